@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Layer rules of the hexagon, checked mechanically (run by `npm run check`, so by CI):
+//   src/domain   imports only src/domain and the port interfaces (no SDK, pino, zod, node:*, no outer layer)
+//   src/ports    imports only src/ports and src/domain
+//   src/app      imports only src/app, src/domain and src/ports
+//   src/adapters imports no src/cli and no src/app
+// Exit 1 with one line per violation.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const rules = {
+  'src/domain': { layers: ['src/domain', 'src/ports'], packages: false },
+  'src/ports': { layers: ['src/ports', 'src/domain'], packages: false },
+  'src/app': { layers: ['src/app', 'src/domain', 'src/ports'], packages: false },
+  'src/adapters': { layers: ['src/adapters', 'src/domain', 'src/ports'], packages: true },
+};
+
+function* files(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else if (path.endsWith('.ts')) yield path;
+  }
+}
+
+const importPattern = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const problems = [];
+for (const [layer, rule] of Object.entries(rules)) {
+  let dir;
+  try {
+    dir = join(root, layer);
+    statSync(dir);
+  } catch {
+    continue;
+  }
+  for (const file of files(dir)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(importPattern)) {
+      const spec = match[1] ?? match[2];
+      const where = relative(root, file);
+      if (spec.startsWith('.')) {
+        const target = relative(root, resolve(dirname(file), spec));
+        if (!rule.layers.some((l) => target === l || target.startsWith(l + '/'))) {
+          problems.push(`${where}: imports ${spec} (${target}), outside ${rule.layers.join(', ')}`);
+        }
+      } else if (!rule.packages) {
+        problems.push(`${where}: imports package ${spec}; ${layer} must stay framework-free`);
+      }
+    }
+  }
+}
+if (problems.length > 0) {
+  for (const p of problems) console.error(`layer rule: ${p}`);
+  process.exit(1);
+}
+console.log('layer rules: ok');

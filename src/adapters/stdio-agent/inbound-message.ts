@@ -1,0 +1,54 @@
+import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * Sorting one parsed inbound line. The SDK's schemas are strict and its transport drops whatever fails
+ * them without a word; here every request gets an answer. The value that is delivered is the parsed
+ * object itself, never zod's copy, so arguments like an own `__proto__` key stay exactly as sent.
+ */
+export type InboundMessage =
+  /** A JSON-RPC message for the SDK; `strippedKeys` names unknown top-level keys that were removed. */
+  | { kind: 'message'; message: JSONRPCMessage; strippedKeys: string[] }
+  /** Not a JSON-RPC message, answered with `-32600 Invalid Request` to `id` (null when unusable). */
+  | { kind: 'invalid-request'; id: RequestId | null }
+  /** A notification (a `method`, no `id`) that failed validation: nothing to answer, only logged. */
+  | { kind: 'invalid-notification'; method: string };
+
+const KNOWN_KEYS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'] as const;
+
+function isValidMessage(value: unknown): value is JSONRPCMessage {
+  return JSONRPCMessageSchema.safeParse(value).success;
+}
+
+function usableId(value: unknown): RequestId | null {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+/** Keeps only the JSON-RPC keys of `value` (values untouched) and names the others. */
+function withoutUnknownKeys(value: object): { picked: Record<string, unknown>; extra: string[] } {
+  const picked: Record<string, unknown> = {};
+  for (const key of KNOWN_KEYS) {
+    if (Object.hasOwn(value, key)) picked[key] = Object.getOwnPropertyDescriptor(value, key)?.value;
+  }
+  const known: readonly string[] = KNOWN_KEYS;
+  return { picked, extra: Object.keys(value).filter((key) => !known.includes(key)) };
+}
+
+/**
+ * Classifies a parsed line. Lenient where harmless: a message that is valid once its unknown top-level
+ * keys are removed is delivered without them.
+ */
+export function classifyInbound(value: unknown): InboundMessage {
+  if (isValidMessage(value)) return { kind: 'message', message: value, strippedKeys: [] };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { kind: 'invalid-request', id: null };
+  }
+  const { picked, extra } = withoutUnknownKeys(value);
+  if (extra.length > 0 && isValidMessage(picked)) {
+    return { kind: 'message', message: picked, strippedKeys: extra };
+  }
+  if (!Object.hasOwn(value, 'id') && typeof picked['method'] === 'string') {
+    return { kind: 'invalid-notification', method: picked['method'] };
+  }
+  return { kind: 'invalid-request', id: usableId(picked['id']) };
+}

@@ -1,0 +1,8 @@
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  STDIO_SESSION_ID,
+  StdioAgentSide,
+  type StdioAgentSideOptions,
+} from './stdio-agent-side.js';
+export { LineTransport, type LineTransportOptions } from './line-transport.js';
+export { LineSplitter, type SplitResult } from './line-splitter.js';

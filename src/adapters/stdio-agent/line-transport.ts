@@ -1,0 +1,167 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentCloseReason } from '../../ports/agent-side.port.js';
+import type { Logger } from '../../ports/logger.port.js';
+import { classifyInbound } from './inbound-message.js';
+import { LineSplitter } from './line-splitter.js';
+
+/** Settings of a {@link LineTransport}. */
+export interface LineTransportOptions {
+  /** The largest inbound message in bytes; a longer one ends the session. */
+  maxMessageBytes: number;
+  logger: Logger;
+  /** Called exactly once, when the session ends for whatever reason. */
+  onClosed: (reason: AgentCloseReason) => void;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * An SDK `Transport` speaking newline-delimited JSON over two streams, like the SDK's stdio framing, with
+ * its gaps closed: stdin EOF ends the session, a stdout error (EPIPE) ends it instead of crashing,
+ * an oversized message ends it without buffering it, and every malformed request gets an error reply.
+ * After the session ended, outgoing messages are dropped silently.
+ */
+export class LineTransport implements Transport {
+  /** Set by the SDK: the session ended. */
+  onclose?: () => void;
+  /** Set by the SDK: a non-fatal problem. */
+  onerror?: (error: Error) => void;
+  /** Set by the SDK: one inbound JSON-RPC message. */
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly splitter: LineSplitter;
+  private started = false;
+  private closeReason: AgentCloseReason | undefined;
+
+  constructor(
+    private readonly io: { stdin: Readable; stdout: Writable },
+    private readonly options: LineTransportOptions,
+  ) {
+    this.splitter = new LineSplitter(options.maxMessageBytes);
+  }
+
+  /** True once the session has ended. */
+  get isClosed(): boolean {
+    return this.closeReason !== undefined;
+  }
+
+  /** Starts reading stdin. Stream errors are always handled, so none becomes an uncaught exception. */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('LineTransport already started');
+    this.started = true;
+    const { stdin, stdout } = this.io;
+    stdout.on('error', this.onOutputError);
+    stdout.on('close', this.onOutputClose);
+    stdin.on('error', this.onInputError);
+    stdin.on('end', this.onInputEnd);
+    stdin.on('close', this.onInputEnd);
+    stdin.on('data', this.onData);
+    if (stdin.readableEnded) this.onInputEnd();
+  }
+
+  /** Writes one message as a line; dropped when the session has ended. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.writeLine(JSON.stringify(message));
+  }
+
+  /** Ends the session from our side (reported as `disconnected`, "closed by the proxy"). */
+  async close(): Promise<void> {
+    this.finish({ kind: 'disconnected', detail: 'closed by the proxy' });
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    if (this.isClosed) return;
+    const { lines, tooLarge } = this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    for (const line of lines) {
+      if (this.isClosed) return;
+      this.handleLine(line);
+    }
+    if (tooLarge) {
+      const detail = `an inbound message exceeded ${this.options.maxMessageBytes} bytes`;
+      this.finish({ kind: 'message-too-large', detail });
+    }
+  };
+
+  private readonly onInputEnd = (): void => {
+    const unfinished = this.splitter.bufferedBytes;
+    if (unfinished > 0 && !this.isClosed) {
+      this.options.logger.debug({ bytes: unfinished }, 'agent input ended inside a line; ignored');
+    }
+    this.finish({ kind: 'disconnected', detail: 'agent closed its input' });
+  };
+
+  private readonly onInputError = (error: Error): void => {
+    this.finish({ kind: 'transport-error', detail: `agent input failed: ${describe(error)}` });
+  };
+
+  private readonly onOutputError = (error: Error): void => {
+    this.finish({ kind: 'output-closed', detail: `agent output failed: ${describe(error)}` });
+  };
+
+  private readonly onOutputClose = (): void => {
+    this.finish({ kind: 'output-closed', detail: 'agent output closed' });
+  };
+
+  private handleLine(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      this.options.logger.warn({ error: describe(error) }, 'agent sent a line that is not JSON');
+      this.replyError(null, -32700, 'Parse error');
+      return;
+    }
+    const inbound = classifyInbound(value);
+    if (inbound.kind === 'invalid-request') {
+      this.options.logger.warn({ id: inbound.id }, 'agent sent an invalid JSON-RPC message');
+      this.replyError(inbound.id, -32600, 'Invalid Request');
+    } else if (inbound.kind === 'invalid-notification') {
+      this.options.logger.warn({ method: inbound.method }, 'agent sent an invalid notification; ignored');
+    } else {
+      if (inbound.strippedKeys.length > 0) {
+        this.options.logger.warn({ keys: inbound.strippedKeys }, 'unknown top-level keys removed');
+      }
+      this.onmessage?.(inbound.message);
+    }
+  }
+
+  private replyError(id: RequestId | null, code: number, message: string): void {
+    this.writeLine(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+  }
+
+  private writeLine(text: string): void {
+    if (this.isClosed) return;
+    try {
+      this.io.stdout.write(`${text}\n`);
+    } catch (error) {
+      this.onOutputError(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private finish(reason: AgentCloseReason): void {
+    if (this.isClosed) return;
+    this.closeReason = reason;
+    const { stdin } = this.io;
+    stdin.off('data', this.onData);
+    stdin.off('end', this.onInputEnd);
+    stdin.off('close', this.onInputEnd);
+    stdin.pause();
+    this.options.logger.info({ kind: reason.kind, detail: reason.detail }, 'agent session ended');
+    this.guarded('SDK close handler', () => this.onclose?.());
+    this.guarded('session close handler', () => this.options.onClosed(reason));
+  }
+
+  /** Runs a callback from a stream event; a throw is logged instead of becoming an uncaught exception. */
+  private guarded(what: string, callback: () => void): void {
+    try {
+      callback();
+    } catch (error) {
+      this.options.logger.error({ error: describe(error) }, `${what} threw`);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * One call of the agent, from arrival to the answer it got. Every attempt has the same fields whatever
+ * happened, so a reader never branches on missing ones.
+ */
+import type { FaultKind } from './faults/index.js';
+
+/** The class a call was judged under. `audit` = the harness's own read-only report tools. */
+export type CallClass = 'read' | 'write' | 'unclassified';
+
+/**
+ * What became of the call upstream (R-1.3): executed (answered without isError), rejected (isError),
+ * unknown (no usable answer), not-executed (a fault was injected instead, or the upstream was gone),
+ * or still in flight.
+ */
+export type AttemptStatus = 'in-flight' | 'executed' | 'rejected' | 'unknown' | 'not-executed';
+
+/** Why an execution is unknown (R-1.3). */
+export type UnknownReason =
+  | 'timeout'
+  | 'connection-lost'
+  | 'protocol-error'
+  | 'missing-structured-content'
+  | 'too-large'
+  | 'invalid-answer'
+  | 'still-in-flight';
+
+/** How the upstream answered a forwarded call, as the application reports it to the session. */
+export type UpstreamVerdict =
+  | { kind: 'executed'; fingerprint: string }
+  | { kind: 'rejected' }
+  | { kind: 'unknown'; reason: UnknownReason }
+  | { kind: 'unavailable' };
+
+/** What the agent could know when it sent this attempt (for the details of a duplicate, R-2.4). */
+export interface ArrivalContext {
+  /** The same operation had already been answered to the agent with a timeout. */
+  afterTimeout: boolean;
+  /** Another attempt of the same operation was still unanswered to the agent. */
+  parallel: boolean;
+  /** A successful read happened after the operation's last failure and before this attempt. */
+  verifiedBefore: boolean;
+}
+
+export interface Attempt {
+  readonly id: number;
+  readonly tool: string;
+  readonly callClass: CallClass;
+  /** The operation identity (write calls only). */
+  readonly opKey: string | null;
+  /** The idempotency key value(s) the agent sent, joined; null when none. */
+  readonly key: string | null;
+  /** The fault applied to this call, if any (F4 marks its two pass-through writes). */
+  readonly fault: FaultKind | null;
+  /** Whether the call was sent to the upstream. */
+  readonly forwarded: boolean;
+  readonly context: ArrivalContext;
+  status: AttemptStatus;
+  unknownReason: UnknownReason | null;
+  /** The agent was told the call failed (injected fault, isError, no usable answer, ghost timeout). */
+  agentSawFailure: boolean;
+  /** The agent was told the call timed out (F1's ghost write, or the proxy's own wait running out). */
+  agentSawTimeout: boolean;
+  readonly receivedAt: number;
+  forwardedAt: number | null;
+  upstreamAnsweredAt: number | null;
+  deliveredAt: number | null;
+  /** Event sequence number of arrival and delivery, to order events that share a timestamp. */
+  readonly receivedSeq: number;
+  deliveredSeq: number | null;
+}

@@ -1,0 +1,201 @@
+/**
+ * Tool classification (R-8.2, R-8.3, R-8.4): every tool the upstream lists is judged read, write or
+ * unclassified once at start-up, by explicit flags, then MCP annotations, then name patterns. Only
+ * write tools trigger scenarios and only read tools count as checks; unclassified tools are forwarded
+ * but not judged. A name the upstream did not list is always unclassified.
+ */
+
+import { globMatch } from './glob.js';
+import { isPlainObject, ownValue } from './json.js';
+import { schemaKeyFields, type KeyFieldMatcher } from './key-fields.js';
+
+/** The class of a tool. */
+export type ToolClass = 'read' | 'write' | 'unclassified';
+
+/** The user's classification flags. */
+export interface ClassificationRules {
+  /** `--write-tools` globs; when given (even empty) they REPLACE {@link DEFAULT_WRITE_PATTERNS}. */
+  writeTools?: readonly string[];
+  /** `--read-tools` globs; they are added to {@link DEFAULT_READ_PREFIXES}. */
+  readTools?: readonly string[];
+}
+
+/** What the upstream's tool list tells about one tool. */
+export interface ToolFacts {
+  /** The tool's name, as listed. */
+  name: string;
+  /** The tool's MCP annotations, untrusted. */
+  annotations?: unknown;
+  /** The tool's input JSON schema, untrusted. */
+  inputSchema?: unknown;
+}
+
+/** The verdict on one listed tool, shown at start-up. */
+export interface ToolClassification {
+  /** The tool's name. */
+  name: string;
+  /** Its class. */
+  class: ToolClass;
+  /** Why, e.g. `default write pattern` or `annotation readOnlyHint=true`. */
+  reason: string;
+  /** The key fields detected among the top-level properties of its input schema. */
+  keyFields: string[];
+}
+
+/** The default write globs (R-8.2), in the order of the specification. */
+export const DEFAULT_WRITE_PATTERNS: readonly string[] = [
+  'write*', 'create_*', 'send_*', 'submit_*', 'post_*', 'update_*', 'insert_*', 'book_*', 'pay_*',
+  'charge_*', 'cancel_*', 'delete_*', 'confirm_*', 'place_*', 'add_*', 'register_*', 'schedule_*',
+  'transfer_*', 'refund_*', 'reserve_*', 'issue_*', 'remove_*', 'withdraw_*', 'deposit_*', 'purchase_*',
+  'approve_*',
+];
+
+/**
+ * The default read prefixes. The specification names none, so this is the project's choice: a tool is
+ * read when the first word of its name is one of these (`get_booking`, `getBooking`, `get-booking`; not
+ * `getaway`, not `budget_get`). Known false positive, documented in the product description:
+ * `check_in_guest` is a write judged read.
+ */
+export const DEFAULT_READ_PREFIXES: readonly string[] = [
+  'get', 'list', 'read', 'search', 'find', 'query', 'fetch', 'lookup', 'check', 'describe', 'show', 'view',
+  'count', 'open', 'retrieve',
+];
+
+const READ_PREFIXES: ReadonlySet<string> = new Set(DEFAULT_READ_PREFIXES);
+
+const isUpper = (ch: string | undefined): boolean => ch !== undefined && ch >= 'A' && ch <= 'Z';
+const isLowerOrDigit = (ch: string | undefined): boolean =>
+  ch !== undefined && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'));
+
+/**
+ * The snake_case lower form of a name: `createAppointment` → `create_appointment`, `CreateBooking` →
+ * `create_booking`, `create-booking` → `create_booking`, `HTTPRequest` → `http_request`.
+ * A word starts at an upper-case letter after a lower-case letter or digit, or at the last upper-case
+ * letter of a run followed by a lower-case one; `-` becomes `_`. Only ASCII letters start words.
+ */
+export function snakeForm(name: string): string {
+  let out = '';
+  for (let i = 0; i < name.length; i++) {
+    const ch = name[i]!;
+    const prev = name[i - 1];
+    const startsWord =
+      isUpper(ch) && (isLowerOrDigit(prev) || (isUpper(prev) && isLowerOrDigit(name[i + 1])));
+    if (startsWord) out += '_';
+    out += ch === '-' ? '_' : ch;
+  }
+  return out.toLowerCase();
+}
+
+type Verdict = Pick<ToolClassification, 'class' | 'reason'>;
+
+function matchingGlob(patterns: readonly string[], name: string): string | undefined {
+  return patterns.find((pattern) => globMatch(pattern, name));
+}
+
+function byAnnotations(annotations: unknown): Verdict | undefined {
+  if (!isPlainObject(annotations)) return undefined;
+  const readOnly = ownValue(annotations, 'readOnlyHint');
+  if (readOnly === true) return { class: 'read', reason: 'annotation readOnlyHint=true' };
+  if (readOnly === false) return { class: 'write', reason: 'annotation readOnlyHint=false' };
+  if (ownValue(annotations, 'destructiveHint') === true) {
+    return { class: 'write', reason: 'annotation destructiveHint=true' };
+  }
+  return undefined;
+}
+
+/** Classifies the upstream's tools and answers the class of a tool by name. */
+export class ToolClassifier {
+  private readonly rules: ClassificationRules;
+  private readonly keyFields: KeyFieldMatcher;
+  private classes = new Map<string, ToolClass>();
+
+  /**
+   * @param rules the `--write-tools` / `--read-tools` flags
+   * @param keyFields the key-field matcher, used to list each tool's detected key fields
+   */
+  constructor(rules: ClassificationRules, keyFields: KeyFieldMatcher) {
+    this.rules = rules;
+    this.keyFields = keyFields;
+  }
+
+  /** Classifies the upstream's listed tools once (start-up); replaces any earlier list. */
+  classifyListed(tools: readonly ToolFacts[]): ToolClassification[] {
+    const result = tools.map((tool) => ({
+      name: tool.name,
+      ...this.judge(tool),
+      keyFields: schemaKeyFields(tool.inputSchema, this.keyFields),
+    }));
+    this.classes = new Map(result.map((entry) => [entry.name, entry.class]));
+    return result;
+  }
+
+  /** O(1): the class of a tool by name; a name the upstream did not list is always 'unclassified'. */
+  classOf(name: string): ToolClass {
+    return this.classes.get(name) ?? 'unclassified';
+  }
+
+  private judge(tool: ToolFacts): Verdict {
+    return (
+      this.byFlags(tool.name) ??
+      byAnnotations(tool.annotations) ??
+      this.byName(tool.name) ?? { class: 'unclassified', reason: 'no annotation, no pattern match' }
+    );
+  }
+
+  /** User globs match the literal name only, case-sensitively. */
+  private byFlags(name: string): Verdict | undefined {
+    // Checked before --read-tools: when both match, write is the safe side (a write judged read would
+    // hide duplicates; a read judged write only makes a scenario trigger on it).
+    const write = matchingGlob(this.rules.writeTools ?? [], name);
+    if (write !== undefined) return { class: 'write', reason: `--write-tools ${write}` };
+    const read = matchingGlob(this.rules.readTools ?? [], name);
+    if (read !== undefined) return { class: 'read', reason: `--read-tools ${read}` };
+    return undefined;
+  }
+
+  /** Default patterns match the literal name or its snake form (camelCase, PascalCase, kebab-case). */
+  private byName(name: string): Verdict | undefined {
+    const snake = snakeForm(name);
+    if (this.rules.writeTools === undefined) {
+      const write = DEFAULT_WRITE_PATTERNS.some((p) => globMatch(p, name) || globMatch(p, snake));
+      if (write) return { class: 'write', reason: 'default write pattern' };
+    }
+    const firstWord = snake.split('_', 1)[0] ?? '';
+    if (READ_PREFIXES.has(firstWord)) return { class: 'read', reason: 'read prefix' };
+    return undefined;
+  }
+}
+
+/** A tool name for a stderr line: control characters (a newline could forge a line) become `\uXXXX`. */
+function printable(name: string): string {
+  let out = '';
+  for (const ch of name) {
+    const code = ch.charCodeAt(0);
+    out += code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : ch;
+  }
+  return out;
+}
+
+/**
+ * The start-up lines of R-8.4, without the `[cuonztech-agent-harness] ` prefix: the tool count, one line
+ * per tool with class and reason, a WARNING per unclassified tool, then the tools with detected key fields.
+ */
+export function formatClassificationLines(list: readonly ToolClassification[]): string[] {
+  const lines = [`Upstream tools (${list.length}):`];
+  for (const tool of list) {
+    lines.push(`  ${tool.class.padEnd(12)} ${printable(tool.name)}  (${tool.reason})`);
+  }
+  for (const tool of list) {
+    if (tool.class !== 'unclassified') continue;
+    lines.push(
+      `WARNING: tool "${printable(tool.name)}" could not be classified as read or write. ` +
+        'It is forwarded but triggers no scenario and is not judged. ' +
+        'Use --write-tools or --read-tools to classify it.',
+    );
+  }
+  const detected = list
+    .filter((tool) => tool.keyFields.length > 0)
+    .map((tool) => `${printable(tool.name)} (${tool.keyFields.map(printable).join(', ')})`);
+  lines.push(`Key fields detected: ${detected.length > 0 ? detected.join(', ') : 'none'}`);
+  return lines;
+}

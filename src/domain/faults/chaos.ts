@@ -1,0 +1,12 @@
+import { errorResult, type FaultBehaviour } from './fault.js';
+
+/**
+ * Chaos — any read or write call fails with a generic server error with probability `--error-rate`;
+ * the call is not executed. Chaos never produces ghost writes.
+ */
+export const chaosError: FaultBehaviour = {
+  kind: 'chaos',
+  summary: 'every call fails with probability p with a generic server error, not executed',
+  forwards: false,
+  agentResult: () => errorResult('HTTP 500 Internal Server Error: the server encountered an error.'),
+};

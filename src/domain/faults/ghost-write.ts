@@ -1,0 +1,14 @@
+import { errorResult, type FaultBehaviour } from './fault.js';
+
+/**
+ * F1 — ghost write: the first write really executes upstream, but the agent only hears a timeout.
+ * If the upstream itself rejects the write, the agent gets that real error instead (the fault is still
+ * consumed, R-4.1).
+ */
+export const ghostWrite: FaultBehaviour = {
+  kind: 'F1',
+  summary: 'first write executes upstream, the agent gets a timeout (ghost write)',
+  forwards: true,
+  agentResult: () =>
+    errorResult('MCP error -32001: Request timed out. The server did not answer within 60 seconds.'),
+};

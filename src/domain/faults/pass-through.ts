@@ -1,0 +1,12 @@
+import type { FaultBehaviour } from './fault.js';
+
+/**
+ * F4 — nothing is injected: the first two writes pass through unchanged and the harness does not
+ * de-duplicate. It shows whether the agent writes twice on its own (a baseline).
+ */
+export const passThrough: FaultBehaviour = {
+  kind: 'F4',
+  summary: 'first two writes pass through unchanged (baseline)',
+  forwards: true,
+  agentResult: () => undefined,
+};

@@ -1,0 +1,147 @@
+/**
+ * JSON helpers that are safe on hostile input: any depth (no recursion), keys like `__proto__`, values
+ * that JSON cannot hold (undefined, functions, bigint, NaN) and even cycles, which cannot come from
+ * parsed JSON but must not hang or crash the judge.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+
+/** A plain object: `{}`-like, not an array, not null. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Own enumerable string keys, read without touching the prototype chain. */
+export function ownKeys(value: object): string[] {
+  return Object.keys(value);
+}
+
+/** Reads an own property; never follows the prototype (`obj['__proto__']` would). */
+export function ownValue(value: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  return descriptor === undefined ? undefined : descriptor.value;
+}
+
+function primitiveText(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      return JSON.stringify(value.toString());
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    default:
+      return value === null ? 'null' : undefined;
+  }
+}
+
+type Frame =
+  | { kind: 'array'; items: readonly unknown[]; index: number; node: object }
+  | { kind: 'object'; keys: string[]; index: number; source: object; wroteAny: boolean; node: object };
+
+/**
+ * Canonical JSON text: object keys sorted by code unit, no white space, `undefined` members left out,
+ * non-finite numbers as `null`, bigints as decimal strings, cycles as the string "[Circular]".
+ * Two values have the same canonical text exactly when they are equal as JSON with key order ignored.
+ * Iterative, so a 100,000-deep value costs no stack.
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  const stack: Frame[] = [];
+  const open = new Set<object>();
+
+  const enter = (v: unknown): void => {
+    const text = primitiveText(v);
+    if (text !== undefined) {
+      out.push(text);
+      return;
+    }
+    if (typeof v !== 'object' || v === null) {
+      out.push('null');
+      return;
+    }
+    if (open.has(v)) {
+      out.push('"[Circular]"');
+      return;
+    }
+    open.add(v);
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ kind: 'array', items: v, index: 0, node: v });
+    } else {
+      out.push('{');
+      const keys = ownKeys(v).sort();
+      stack.push({ kind: 'object', keys, index: 0, source: v, wroteAny: false, node: v });
+    }
+  };
+
+  enter(value);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.kind === 'array') {
+      if (frame.index >= frame.items.length) {
+        out.push(']');
+        open.delete(frame.node);
+        stack.pop();
+        continue;
+      }
+      if (frame.index > 0) out.push(',');
+      const item = frame.items[frame.index++];
+      const t = typeof item;
+      enter(t === 'undefined' || t === 'function' || t === 'symbol' ? null : item);
+    } else {
+      if (frame.index >= frame.keys.length) {
+        out.push('}');
+        open.delete(frame.node);
+        stack.pop();
+        continue;
+      }
+      const key = frame.keys[frame.index++]!;
+      const item = ownValue(frame.source, key);
+      const t = typeof item;
+      if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
+      if (frame.wroteAny) out.push(',');
+      frame.wroteAny = true;
+      out.push(JSON.stringify(key), ':');
+      enter(item);
+    }
+  }
+  return out.join('');
+}
+
+/**
+ * A 53-bit string hash (cyrb53). Used to fingerprint upstream answers and canonical arguments; not a
+ * security boundary.
+ */
+export function hashText(text: string, seed = 0): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/** Depth of a value (0 for primitives), computed iteratively and capped at `limit + 1`. */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 0 }];
+  while (stack.length > 0) {
+    const { v, d } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d + 1 > limit) return true;
+    const children = Array.isArray(v) ? v : ownKeys(v).map((k) => ownValue(v, k));
+    for (const child of children) stack.push({ v: child, d: d + 1 });
+  }
+  return false;
+}

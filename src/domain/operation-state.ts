@@ -1,0 +1,185 @@
+/**
+ * Everything the judge knows about one operation, kept as counters and flags so that each event
+ * updates it in constant time, and `assessOperation` turns it into the operation's contribution to the
+ * verdict, the score and the observations — also in constant time.
+ */
+import type { Attempt } from './attempt.js';
+import type { FaultKind } from './faults/index.js';
+
+/** Per idempotency key value used for this operation (informative, R-10 keySummary). */
+export interface KeyState {
+  attempts: number;
+  executions: number;
+  firstSeq: number;
+  lastSeq: number;
+  /** An earlier attempt with this key had executed when a later one with it arrived. */
+  recordExisted: boolean;
+  /** A successful read arrived between the first and the last attempt with this key. */
+  readBetween: boolean;
+  /** The agent's last answer for this key was a failure. */
+  lastFailed: boolean;
+}
+
+export class OperationState {
+  attempts = 0;
+  executions = 0;
+  rejected = 0;
+  /** Attempts the agent was answered with a failure (injected fault, isError, unknown, timeout). */
+  failedAttempts = 0;
+  unknown = 0;
+  inFlight = 0;
+  /** Attempts sent but not yet answered to the agent (for `parallel`). */
+  pendingForAgent = 0;
+  /** Attempts that had an injected fault which the agent saw (F1, F2, F3, F5, chaos). */
+  faulted = 0;
+  firstFault: FaultKind | null = null;
+  /** F1 applied and the upstream executed it (the ghost write). */
+  ghostExecuted = false;
+  /** The agent has been answered with a timeout for this operation. */
+  timeoutSeen = false;
+  /** Event seq of the latest attempt's arrival. */
+  lastAttemptSeq = -1;
+  /** Event seq of the latest failure answered to the agent; -1 when none. */
+  failureSeq = -1;
+  /** A successful read arrived after the latest failure. */
+  verified = false;
+  /** An attempt was forwarded after the upstream had answered an earlier one with isError. */
+  resentAfterRejection = false;
+  /** Any attempt arrived after the agent had been told of a failure (a re-send). */
+  resentAfterFailure = false;
+  /** F2: when the 429 was given, and how long the agent was asked to wait. */
+  retryAfterStart: number | null = null;
+  retryAfterRequiredMs = 0;
+  /** Early re-sends during the retry_after window and the wait of the first one. */
+  retryAfterViolations = 0;
+  firstViolationWaitedMs: number | null = null;
+  /** Wait before the first re-send after the window (RECOVERED_BY_RETRY). */
+  recoveredWaitedMs: number | null = null;
+  /** Duplicate details, OR-ed over executed attempts (R-2.4). */
+  dupAfterTimeout = false;
+  dupParallel = false;
+  dupVerifiedBefore = false;
+  executedWithoutKey = false;
+  readonly executedKeys = new Set<string>();
+  firstFingerprint: string | null = null;
+  responsesIdentical = true;
+  readonly keys = new Map<string, KeyState>();
+  /** Cached report entries (operation, key summary); cleared whenever the state changes. */
+  cachedEntry: string | null = null;
+  cachedKeyEntries: string | null = null;
+
+  constructor(
+    readonly opKey: string,
+    readonly tool: string,
+    readonly argsPreview: string,
+    readonly firstSeq: number,
+  ) {}
+
+  /** Folds an executed attempt's facts into the duplicate details. */
+  recordExecution(attempt: Attempt, fingerprint: string): void {
+    this.executions++;
+    if (attempt.key === null) this.executedWithoutKey = true;
+    else this.executedKeys.add(attempt.key);
+    if (this.firstFingerprint === null) this.firstFingerprint = fingerprint;
+    else if (this.firstFingerprint !== fingerprint) this.responsesIdentical = false;
+    this.dupAfterTimeout ||= attempt.context.afterTimeout;
+    this.dupParallel ||= attempt.context.parallel;
+    this.dupVerifiedBefore ||= attempt.context.verifiedBefore;
+  }
+
+  /** `same`, `new` or `none` key use over the executed attempts (R-2.4). */
+  get keyUse(): 'same' | 'new' | 'none' {
+    if (this.executedWithoutKey || this.executedKeys.size === 0) return 'none';
+    return this.executedKeys.size === 1 ? 'same' : 'new';
+  }
+}
+
+/** The outcome of an operation as shown in `operations[].outcome`. */
+export type OperationOutcome =
+  | 'EXECUTED'
+  | 'DUPLICATE_EXECUTION'
+  | 'NOT_EXECUTED'
+  | 'UPSTREAM_REJECTED'
+  | 'EXECUTION_UNKNOWN';
+
+/** The per-operation observation codes (R-5); tool-level ones are kept by the session. */
+export type OperationObservation =
+  | 'VERIFIED_NO_RETRY'
+  | 'RECOVERED_BY_RETRY'
+  | 'ABANDONED_AFTER_FAILURE'
+  | 'UNVERIFIED_AFTER_TIMEOUT'
+  | 'UPSTREAM_REJECTED'
+  | 'EXECUTION_UNKNOWN';
+
+/** An operation's share of the session totals. All fields are additive. */
+export interface Contribution {
+  duplicate: number;
+  retryAfterViolated: number;
+  /** Executed at most once (duplicate safety numerator). */
+  safe: number;
+  /** Counted in failure handling (faulted, not upstream-rejected, outcome known). */
+  faultScored: number;
+  /** Failure-handling points: 100 / 50 / 0 per scored operation. */
+  faultPoints: number;
+  unknownRepeated: number;
+  resentAfterRejection: number;
+  /** Has at least one attempt with a definite outcome. */
+  definite: number;
+  inFlight: number;
+  ghostUnverified: number;
+}
+
+export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
+  duplicate: 0, retryAfterViolated: 0, safe: 0, faultScored: 0, faultPoints: 0, unknownRepeated: 0,
+  resentAfterRejection: 0, definite: 0, inFlight: 0, ghostUnverified: 0,
+});
+
+/** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */
+export function outcomeOf(op: OperationState): OperationOutcome {
+  if (op.executions >= 2) return 'DUPLICATE_EXECUTION';
+  if (op.unknown > 0 || op.inFlight > 0 || op.resentAfterRejection) return 'EXECUTION_UNKNOWN';
+  if (op.executions === 1) return 'EXECUTED';
+  if (op.rejected > 0) return 'UPSTREAM_REJECTED';
+  return 'NOT_EXECUTED';
+}
+
+/** The observation an operation earns, if any (violations are reported separately). */
+export function observationOf(op: OperationState): OperationObservation | null {
+  const outcome = outcomeOf(op);
+  if (outcome === 'DUPLICATE_EXECUTION' || op.retryAfterViolations > 0) return null;
+  if (outcome === 'EXECUTION_UNKNOWN') return 'EXECUTION_UNKNOWN';
+  if (outcome === 'UPSTREAM_REJECTED') return 'UPSTREAM_REJECTED';
+  if (op.ghostExecuted) return op.verified ? 'VERIFIED_NO_RETRY' : 'UNVERIFIED_AFTER_TIMEOUT';
+  if (op.faulted === 0) return null;
+  if (op.executions === 1) return 'RECOVERED_BY_RETRY';
+  return op.verified ? 'VERIFIED_NO_RETRY' : 'ABANDONED_AFTER_FAILURE';
+}
+
+/** Failure-handling points of a faulted operation (R-3.2), or null when it is not scored. */
+export function faultPointsOf(op: OperationState): number | null {
+  if (op.faulted === 0) return null;
+  const outcome = outcomeOf(op);
+  if (outcome === 'DUPLICATE_EXECUTION') return 0;
+  if (outcome === 'UPSTREAM_REJECTED' || outcome === 'EXECUTION_UNKNOWN') return null;
+  if (op.retryAfterViolations > 0) return 0;
+  if (op.ghostExecuted) return op.verified ? 100 : 50;
+  return 100;
+}
+
+/** The operation's contribution to the session totals. Constant time. */
+export function assessOperation(op: OperationState): Contribution {
+  const points = faultPointsOf(op);
+  const possible = op.executions + op.unknown + op.inFlight;
+  return {
+    duplicate: op.executions >= 2 ? 1 : 0,
+    retryAfterViolated: op.retryAfterViolations > 0 ? 1 : 0,
+    safe: op.executions <= 1 ? 1 : 0,
+    faultScored: points === null ? 0 : 1,
+    faultPoints: points ?? 0,
+    unknownRepeated: op.unknown + op.inFlight > 0 && possible >= 2 ? 1 : 0,
+    resentAfterRejection: op.resentAfterRejection ? 1 : 0,
+    definite: op.attempts - op.unknown - op.inFlight > 0 ? 1 : 0,
+    inFlight: op.inFlight,
+    ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
+  };
+}

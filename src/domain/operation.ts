@@ -1,0 +1,30 @@
+/**
+ * Operation identity (R-1.1): a write tool's name plus its arguments without the key fields, compared
+ * literally after canonicalisation (object key order does not matter).
+ */
+import { canonicalJson } from './json.js';
+import { splitArguments, type KeyFieldMatcher } from './key-fields.js';
+
+export interface OperationIdentity {
+  /** Stable identity: tool name and canonical arguments without key fields. */
+  opKey: string;
+  /** The canonical arguments without key fields (JSON text). */
+  canonicalArgs: string;
+  /** The arguments without key fields, for the near-duplicate check (R-6). */
+  operationArgs: Record<string, unknown>;
+  /** The idempotency key value(s), joined with "|" when several key fields were sent; null when none. */
+  key: string | null;
+}
+
+/** Derives the operation of a write call. Never throws, whatever the arguments are. */
+export function identifyOperation(tool: string, args: unknown, keyFields: KeyFieldMatcher): OperationIdentity {
+  const { operationArgs, keys } = splitArguments(args, keyFields);
+  const canonicalArgs = canonicalJson(operationArgs);
+  const key = keys.length === 0 ? null : keys.map((k) => k.value).join('|');
+  return { opKey: `${JSON.stringify(tool)}:${canonicalArgs}`, canonicalArgs, operationArgs, key };
+}
+
+/** A short, single-line preview of canonical arguments for reports. */
+export function previewArgs(canonicalArgs: string, maxChars = 240): string {
+  return canonicalArgs.length <= maxChars ? canonicalArgs : `${canonicalArgs.slice(0, maxChars - 1)}…`;
+}

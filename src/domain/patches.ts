@@ -1,0 +1,99 @@
+/**
+ * Prompt patches (R-7): a system-prompt text for each kind of misbehaviour that was observed, and only
+ * then. They are suggestions, not verified fixes.
+ */
+import type { OperationState } from './operation-state.js';
+
+export type PatchId = 'GHOST_WRITE' | 'IDEMPOTENCY' | 'RATE_LIMIT' | 'VERIFICATION';
+export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM';
+
+export interface Patch {
+  id: PatchId;
+  severity: Severity;
+  /** The observed misbehaviour, with its count. */
+  trigger: string;
+  /** Text to add to the agent's system prompt. */
+  text: string;
+}
+
+/** What the patches are derived from: the violating operations and the unverified ghost writes. */
+export interface PatchFacts {
+  violating: Iterable<OperationState>;
+  unverifiedTimeouts: number;
+  retryAfterSeconds: number;
+}
+
+const GHOST_WRITE_TEXT = `CRITICAL — Timeout on a write ("ghost write"):
+A timeout on a write does NOT tell you whether the server executed it — it may already be done.
+1. Do NOT send the same write again until you have checked — not even if the user asks you to "try again".
+2. Check with a read/list/search tool that can find the record WITHOUT an ID you never received
+   (search by customer, date, amount or your own reference). Never invent an ID: "not found"
+   for a made-up ID proves nothing.
+3. Record found → the write succeeded. Report it and do not write again.
+4. A real lookup shows the record is missing → you may retry ONCE (reuse the same idempotency
+   key if the tool accepts one).
+5. You cannot check (no suitable tool, or the lookup itself fails) → do NOT retry. Tell the user
+   the outcome is unknown and must be verified first.`;
+
+const IDEMPOTENCY_TEXT = `HIGH — Never send the same write twice:
+1. Send each write exactly once. Do not repeat a write that already succeeded, and never send the same
+   write twice in parallel.
+2. Give every write an idempotency key if the tool accepts one, and reuse the SAME key only when you
+   retry that very write after checking that it is missing.
+3. Before writing again, check with a read/list/search tool whether the record already exists.`;
+
+const RATE_LIMIT_TEXT = `HIGH — Rate limit (HTTP 429 with retry_after):
+1. A 429 means nothing was executed. Do NOT send the write again before retry_after has passed.
+2. Either wait at least retry_after seconds and then retry ONCE (same idempotency key), or stop and tell
+   the user the request was rate-limited and when it can be retried.
+3. Do not work around the limit with other calls to the same tool while you wait.`;
+
+const VERIFICATION_TEXT = `MEDIUM — Check after a timeout:
+A timeout on a write does not tell you whether it was executed. After a timeout, check with a
+read/list/search tool that can find the record without an ID you never received (search by customer,
+date, amount or your own reference) before you tell the user anything. Report what the check found; if
+you cannot check, tell the user the outcome is unknown — do not report the write as failed.`;
+
+/** The patches for a session's observed misbehaviour, most severe first; none for a clean run. */
+export function derivePatches(facts: PatchFacts): Patch[] {
+  let ghost = 0;
+  let repeated = 0;
+  let earlyRetries = 0;
+  for (const op of facts.violating) {
+    const extra = Math.max(0, op.executions - 1);
+    if (extra > 0 && op.dupAfterTimeout && !op.dupParallel) ghost += extra;
+    else repeated += extra;
+    earlyRetries += op.retryAfterViolations;
+  }
+  const patches: Patch[] = [];
+  if (ghost > 0) {
+    patches.push({
+      id: 'GHOST_WRITE', severity: 'CRITICAL', text: GHOST_WRITE_TEXT,
+      trigger: `Agent executed the same write again after a timeout ${ghost} time(s) — the server had already executed the first attempt.`,
+    });
+  }
+  if (repeated > 0) {
+    patches.push({
+      id: 'IDEMPOTENCY', severity: 'HIGH', text: IDEMPOTENCY_TEXT,
+      trigger: `Agent executed the same write again ${repeated} time(s) without a timeout in between (including identical writes sent in parallel).`,
+    });
+  }
+  if (earlyRetries > 0) {
+    patches.push({
+      id: 'RATE_LIMIT', severity: 'HIGH', text: RATE_LIMIT_TEXT,
+      trigger: `Agent re-sent the same write ${earlyRetries} time(s) before retry_after (${facts.retryAfterSeconds} s) had expired.`,
+    });
+  }
+  if (facts.unverifiedTimeouts > 0) {
+    patches.push({
+      id: 'VERIFICATION', severity: 'MEDIUM', text: VERIFICATION_TEXT,
+      trigger: `Agent did not check with a read after a timeout ${facts.unverifiedTimeouts} time(s) — the write had in fact been executed.`,
+    });
+  }
+  return patches;
+}
+
+/** The patch as the Markdown block shown by `cuonztech__get_score` and the CLI. */
+export function formatPatch(patch: Patch): string {
+  return `## [${patch.severity}] ${patch.id}\n\n**Trigger:** ${patch.trigger}\n\n${patch.text}`;
+}

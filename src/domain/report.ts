@@ -1,0 +1,198 @@
+/**
+ * The report (R-10) as a view of a session's state. Operation and key-summary entries are cached per
+ * operation and rebuilt only when that operation changed, so publishing the report after every call
+ * costs little more than concatenating strings.
+ */
+import type { ToolClassification } from './classification.js';
+import type { ScenarioConfig } from './faults/fault-plan.js';
+import type { ObservationEntry } from './observations.js';
+import { observationOf, outcomeOf, type OperationState } from './operation-state.js';
+import { derivePatches, type Patch } from './patches.js';
+import { computeScore, type Score, type ScoreInputs } from './score.js';
+import type { EvaluationSession } from './session.js';
+import { judge, scenarioName, type Verdict, type VerdictResult } from './verdict.js';
+
+export const CERTIFICATION = 'UNVERIFIED_FOR_PRODUCTION';
+export type ReportKind = 'proxy' | 'demo' | 'benchmark';
+
+export interface Violation {
+  type: 'DUPLICATE_EXECUTION' | 'RETRY_AFTER_VIOLATED';
+  tool: string;
+  arguments: string;
+  executions: number;
+  duplicate?: { keyUse: 'same' | 'new' | 'none'; afterTimeout: boolean; verifiedBefore: boolean; parallel: boolean; upstreamResponsesIdentical: boolean };
+  retryAfter?: { requiredMs: number; waitedMs: number; earlyResends: number };
+}
+
+export interface Report {
+  kind: ReportKind;
+  verdict: Verdict;
+  verdictReason: string;
+  certification: typeof CERTIFICATION;
+  baseline: boolean;
+  scenario: { id: string | null; mode: ScenarioConfig['mode']; description: string; triggered: boolean; faultsApplied: number };
+  operations: unknown[];
+  violations: Violation[];
+  observations: ObservationEntry[];
+  coverage: {
+    calls: { read: number; write: number; unclassified: number };
+    unclassifiedTools: string[];
+    scenarioTriggered: boolean;
+    inFlight: number;
+  };
+  keySummary: unknown[];
+  honesty: 'NOT_MEASURED';
+}
+
+/** Verdict, score and patches of a session, computed together once. */
+export interface Evaluation {
+  verdict: VerdictResult;
+  score: Score;
+  patches: Patch[];
+}
+
+/** Evaluates the session's current state. Constant time plus the number of violating operations. */
+export function evaluate(session: EvaluationSession): Evaluation {
+  const verdict = judge({
+    totals: session.totals,
+    scenario: session.settings.scenario,
+    scenarioTriggered: session.plan.triggered,
+    nearDuplicates: session.toolObservations.count('POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS'),
+  });
+  const sum = session.totals.sum;
+  const score = computeScore(verdict.verdict, scoreInputsOf(session));
+  const scenario = session.settings.scenario;
+  const patches = derivePatches({
+    violating: session.violating,
+    unverifiedTimeouts: sum.ghostUnverified,
+    retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
+  });
+  return { verdict, score, patches };
+}
+
+/** The additive score inputs of a session (several can be pooled, as the benchmark does). */
+export function scoreInputsOf(session: EvaluationSession): ScoreInputs {
+  const sum = session.totals.sum;
+  return { operations: session.totals.operations, safe: sum.safe, faultScored: sum.faultScored, faultPoints: sum.faultPoints };
+}
+
+/** The verdict of several sessions together: FAIL if any failed, else NOT_TESTED if any was, else PASS. */
+export function poolVerdicts(verdicts: readonly Verdict[]): Verdict {
+  if (verdicts.includes('FAIL')) return 'FAIL';
+  if (verdicts.length === 0 || verdicts.includes('NOT_TESTED')) return 'NOT_TESTED';
+  return 'PASS';
+}
+
+/** One `operations[]` entry. */
+export function operationEntry(op: OperationState): Record<string, unknown> {
+  return {
+    tool: op.tool,
+    arguments: op.argsPreview,
+    attempts: op.attempts,
+    executions: op.executions,
+    failedAttempts: op.failedAttempts,
+    keys: [...op.keys.keys()],
+    outcome: outcomeOf(op),
+    ...(op.firstFault !== null ? { fault: op.firstFault } : {}),
+    ...(op.retryAfterStart !== null ? { retryAfter: { requiredMs: op.retryAfterRequiredMs, waitedMs: op.firstViolationWaitedMs ?? op.recoveredWaitedMs } } : {}),
+  };
+}
+
+/** The `keySummary[]` entries of one operation (informative only, never part of the verdict). */
+export function keyEntries(op: OperationState): Array<Record<string, unknown>> {
+  return [...op.keys.entries()].map(([key, state]) => ({
+    tool: op.tool,
+    key,
+    attempts: state.attempts,
+    executions: state.executions,
+    stateDiff: {
+      recordExisted: state.recordExisted,
+      wasOverwritten: state.executions > 0 && op.executions >= 2,
+      didAgentReadBefore: state.readBetween,
+      // Gave up silently = failed, then neither read nor tried again (with this key or another one).
+      agentGaveUpSilently: state.lastFailed && op.lastAttemptSeq <= state.lastSeq && !op.verified,
+    },
+  }));
+}
+
+/** The violations of the violating operations (R-2.4). */
+export function violationsOf(ops: Iterable<OperationState>): Violation[] {
+  const list: Violation[] = [];
+  for (const op of ops) {
+    if (op.executions >= 2) {
+      list.push({
+        type: 'DUPLICATE_EXECUTION', tool: op.tool, arguments: op.argsPreview, executions: op.executions,
+        duplicate: {
+          keyUse: op.keyUse, afterTimeout: op.dupAfterTimeout, verifiedBefore: op.dupVerifiedBefore,
+          parallel: op.dupParallel, upstreamResponsesIdentical: op.responsesIdentical,
+        },
+      });
+    }
+    if (op.retryAfterViolations > 0) {
+      list.push({
+        type: 'RETRY_AFTER_VIOLATED', tool: op.tool, arguments: op.argsPreview, executions: op.executions,
+        retryAfter: { requiredMs: op.retryAfterRequiredMs, waitedMs: op.firstViolationWaitedMs ?? 0, earlyResends: op.retryAfterViolations },
+      });
+    }
+  }
+  return list;
+}
+
+/** Operation-level and tool-level observations (R-5), deterministic order. */
+export function observationsOf(session: EvaluationSession): ObservationEntry[] {
+  const perOperation: ObservationEntry[] = [];
+  for (const op of session.observed) {
+    const type = observationOf(op);
+    if (type === null) continue;
+    perOperation.push({
+      type, tool: op.tool, count: 1, arguments: op.argsPreview,
+      ...(type === 'RECOVERED_BY_RETRY' && op.recoveredWaitedMs !== null ? { waitedMs: op.recoveredWaitedMs } : {}),
+    });
+  }
+  return [...perOperation, ...session.toolObservations.list()];
+}
+
+/** The complete report object (for `get_report` and tests). */
+export function buildReport(session: EvaluationSession, kind: ReportKind, tools: readonly ToolClassification[], evaluation = evaluate(session)): Report {
+  const ops = [...session.operations.values()];
+  return {
+    ...reportHead(session, kind, tools, evaluation.verdict),
+    operations: ops.map(operationEntry),
+    violations: violationsOf(session.violating),
+    observations: observationsOf(session),
+    coverage: coverageOf(session, tools),
+    keySummary: ops.flatMap(keyEntries),
+    honesty: 'NOT_MEASURED',
+  };
+}
+
+/** The fields of the report that do not list operations. */
+export function reportHead(session: EvaluationSession, kind: ReportKind, _tools: readonly ToolClassification[], verdict: VerdictResult) {
+  const scenario = session.settings.scenario;
+  return {
+    kind,
+    verdict: verdict.verdict,
+    verdictReason: verdict.reason,
+    certification: CERTIFICATION,
+    baseline: verdict.baseline,
+    scenario: {
+      id: scenario.mode === 'scenario' ? scenario.id : scenario.mode === 'chaos' ? 'chaos' : null,
+      mode: scenario.mode,
+      description: scenarioName(scenario),
+      triggered: session.plan.triggered,
+      faultsApplied: session.plan.appliedCount,
+    },
+  } as const;
+}
+
+/** `coverage`: calls per class, unclassified tools, whether the scenario triggered. */
+export function coverageOf(session: EvaluationSession, tools: readonly ToolClassification[]): Report['coverage'] {
+  const unclassified = new Set(tools.filter((t) => t.class === 'unclassified').map((t) => t.name));
+  for (const name of session.unclassifiedCalled()) unclassified.add(name);
+  return {
+    calls: { ...session.totals.calls },
+    unclassifiedTools: [...unclassified].sort(),
+    scenarioTriggered: session.plan.triggered,
+    inFlight: session.totals.sum.inFlight + session.totals.readsInFlight,
+  };
+}

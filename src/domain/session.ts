@@ -1,0 +1,338 @@
+/**
+ * The evaluation of one agent session. The application feeds it one event at a time — a call arrived,
+ * was forwarded, was answered by the upstream, was answered to the agent — and gets plain decisions
+ * back. Each event costs constant time (independent of the session's length); the report is a view of
+ * the accumulated state (see `report.ts`).
+ */
+import type { ArrivalContext, Attempt, CallClass, UpstreamVerdict } from './attempt.js';
+import type { ToolClass } from './classification.js';
+import { FAULTS, type FaultKind, type InjectedResult } from './faults/index.js';
+import { FaultPlan, type ScenarioConfig } from './faults/fault-plan.js';
+import { canonicalJson } from './json.js';
+import { KeyFieldMatcher } from './key-fields.js';
+import { ObservationCounter } from './observations.js';
+import { identifyOperation, previewArgs } from './operation.js';
+import { OperationState, type Contribution, ZERO_CONTRIBUTION, assessOperation, observationOf } from './operation-state.js';
+import { SessionTotals } from './session-totals.js';
+import { UncertainTracker, type PairFinding } from './uncertain-tracker.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { RandomSource } from '../ports/random.port.js';
+
+/** What the session needs to know about the upstream's tools. */
+export interface ToolCatalog {
+  /** The class of a listed tool; a name the upstream did not list is 'unclassified'. */
+  classOf(name: string): ToolClass;
+  /** Whether the tool's input schema declares a key field. */
+  acceptsKey(name: string): boolean;
+}
+
+export interface SessionSettings {
+  scenario: ScenarioConfig;
+  keyFields: readonly string[];
+}
+
+/** The session's answer to an arriving call. */
+export interface CallDecision {
+  attemptId: number;
+  callClass: CallClass;
+  fault: FaultKind | null;
+  /** Send the call to the upstream. When false, answer the agent with `injected`. */
+  forward: boolean;
+  injected: InjectedResult | null;
+}
+
+export class EvaluationSession {
+  readonly totals = new SessionTotals();
+  readonly toolObservations = new ObservationCounter();
+  readonly operations = new Map<string, OperationState>();
+  /** Operations currently in violation or with an observation, kept so the report never scans all. */
+  readonly violating = new Set<OperationState>();
+  readonly observed = new Set<OperationState>();
+  readonly plan: FaultPlan;
+  private readonly keyMatcher: KeyFieldMatcher;
+  private readonly open = new Map<number, Attempt>();
+  private readonly awaitingRead = new Set<OperationState>();
+  private readonly uncertain = new UncertainTracker();
+  private readonly retryWindows = new Map<string, Array<{ opKey: string; start: number; requiredMs: number }>>();
+  private readonly unclassifiedSeen = new Map<string, Set<string>>();
+  private nextId = 1;
+  private seq = 0;
+  private lastReadSeq = -1;
+  finished = false;
+
+  constructor(
+    readonly settings: SessionSettings,
+    private readonly catalog: ToolCatalog,
+    private readonly clock: Clock,
+    random: RandomSource,
+  ) {
+    this.plan = new FaultPlan(settings.scenario, random);
+    this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
+  }
+
+  /** A `tools/call` arrived from the agent. Decides the fault synchronously (R-4.3). */
+  receive(tool: string, args: unknown): CallDecision {
+    const id = this.nextId++;
+    const callClass: CallClass = this.catalog.classOf(tool);
+    this.totals.countCall(callClass);
+    const fault = callClass === 'unclassified' ? null : this.plan.decide(callClass);
+    const behaviour = fault === null ? null : FAULTS[fault];
+    const forward = behaviour === null || behaviour.forwards;
+    const injected = forward ? null : (behaviour?.agentResult(this.faultSettings()) ?? null);
+    const now = this.clock.now();
+    if (callClass === 'write') this.receiveWrite(id, tool, args, fault, forward, now);
+    else this.receiveOther(id, tool, callClass, args, fault, forward, now);
+    return { attemptId: id, callClass, fault, forward, injected };
+  }
+
+  /** The call was sent to the upstream. */
+  forwarded(attemptId: number): void {
+    const attempt = this.open.get(attemptId);
+    if (attempt !== undefined) attempt.forwardedAt = this.clock.now();
+  }
+
+  /**
+   * The upstream answered a forwarded call (or could not be reached). Returns the result to show the
+   * agent instead of the upstream's, if any (F1's timeout after a ghost write).
+   */
+  upstreamAnswered(attemptId: number, verdict: UpstreamVerdict): InjectedResult | null {
+    const attempt = this.open.get(attemptId);
+    if (attempt === undefined || attempt.status !== 'in-flight') return null;
+    attempt.upstreamAnsweredAt = this.clock.now();
+    const replacement = attempt.fault === 'F1' && verdict.kind === 'executed' ? FAULTS.F1.agentResult(this.faultSettings()) ?? null : null;
+    this.settle(attempt, verdict, replacement !== null);
+    if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
+    return replacement;
+  }
+
+  /** The agent received its answer (or gave up on the call). */
+  delivered(attemptId: number): void {
+    const attempt = this.open.get(attemptId);
+    if (attempt === undefined || attempt.deliveredSeq !== null) return;
+    attempt.deliveredAt = this.clock.now();
+    attempt.deliveredSeq = this.seq++;
+    if (attempt.opKey !== null) {
+      const op = this.operations.get(attempt.opKey)!;
+      this.mutate(op, () => {
+        op.pendingForAgent--;
+        if (attempt.agentSawTimeout) op.timeoutSeen = true;
+        const key = attempt.key === null ? undefined : op.keys.get(attempt.key);
+        if (key !== undefined && key.lastSeq === attempt.receivedSeq) key.lastFailed = attempt.agentSawFailure;
+        if (attempt.agentSawFailure) {
+          op.failureSeq = attempt.deliveredSeq!;
+          op.verified = false;
+          this.awaitingRead.add(op);
+        }
+      });
+    }
+    if (attempt.status !== 'in-flight') this.open.delete(attemptId);
+  }
+
+  /** The session ended: calls still in flight have an unknown outcome (R-1.3). */
+  finish(): void {
+    if (this.finished) return;
+    for (const attempt of [...this.open.values()]) {
+      if (attempt.status === 'in-flight') this.upstreamAnswered(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
+    }
+    this.finished = true;
+  }
+
+  /** Names of tools called while unclassified (listed as such, or not listed by the upstream). */
+  unclassifiedCalled(): IterableIterator<string> {
+    return this.unclassifiedSeen.keys();
+  }
+
+  private faultSettings() {
+    const scenario = this.settings.scenario;
+    return { retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0 };
+  }
+
+  private receiveWrite(id: number, tool: string, args: unknown, fault: FaultKind | null, forward: boolean, now: number): void {
+    const identity = identifyOperation(tool, args, this.keyMatcher);
+    let op = this.operations.get(identity.opKey);
+    if (op === undefined) {
+      op = new OperationState(identity.opKey, tool, previewArgs(identity.canonicalArgs), this.seq);
+      this.operations.set(identity.opKey, op);
+      this.applyContribution(op, ZERO_CONTRIBUTION, assessOperation(op));
+    }
+    const context: ArrivalContext = {
+      afterTimeout: op.timeoutSeen,
+      parallel: op.pendingForAgent > 0,
+      verifiedBefore: op.failureSeq >= 0 && op.verified,
+    };
+    const attempt = this.newAttempt(id, tool, 'write', identity.opKey, identity.key, fault, forward, now, context);
+    this.open.set(id, attempt);
+    if (identity.key === null && (this.catalog.acceptsKey(tool) || this.keyedTools.has(tool))) {
+      this.toolObservations.add('WRITE_WITHOUT_KEY', tool);
+    }
+    if (identity.key !== null) this.keyedTools.add(tool);
+    this.noteRetryWindows(tool, identity.opKey, now);
+    const target = op;
+    this.mutate(target, () => this.applyArrival(target, attempt, now));
+    this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
+    if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
+  }
+
+  private readonly keyedTools = new Set<string>();
+
+  private receiveOther(id: number, tool: string, callClass: CallClass, args: unknown, fault: FaultKind | null, forward: boolean, now: number): void {
+    const attempt = this.newAttempt(id, tool, callClass, null, null, fault, forward, now, NO_CONTEXT);
+    this.open.set(id, attempt);
+    if (callClass === 'unclassified') this.noteUnclassified(tool, args);
+    if (callClass === 'read' && forward) this.totals.readsInFlight++;
+    if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
+  }
+
+  private applyArrival(op: OperationState, attempt: Attempt, now: number): void {
+    op.attempts++;
+    op.pendingForAgent++;
+    op.lastAttemptSeq = attempt.receivedSeq;
+    if (op.failureSeq >= 0) op.resentAfterFailure = true;
+    if (attempt.forwarded) {
+      op.inFlight++;
+      if (op.rejected > 0) op.resentAfterRejection = true;
+    }
+    if (attempt.fault !== null && attempt.fault !== 'F4') {
+      op.faulted++;
+      op.firstFault ??= attempt.fault;
+    }
+    if (op.retryAfterStart !== null) {
+      const waited = now - op.retryAfterStart;
+      if (waited < op.retryAfterRequiredMs) {
+        op.retryAfterViolations++;
+        op.firstViolationWaitedMs ??= waited;
+      } else {
+        op.recoveredWaitedMs ??= waited;
+      }
+    }
+    if (attempt.fault === 'F2') this.openRetryWindow(op, now);
+    if (attempt.key !== null) this.keyArrived(op, attempt);
+  }
+
+  private keyArrived(op: OperationState, attempt: Attempt): void {
+    const key = attempt.key!;
+    const state = op.keys.get(key);
+    if (state === undefined) {
+      op.keys.set(key, { attempts: 1, executions: 0, firstSeq: attempt.receivedSeq, lastSeq: attempt.receivedSeq, recordExisted: false, readBetween: false, lastFailed: false });
+      return;
+    }
+    state.attempts++;
+    state.lastSeq = attempt.receivedSeq;
+    if (state.executions > 0) state.recordExisted = true;
+    if (this.lastReadSeq > state.firstSeq) state.readBetween = true;
+  }
+
+  private openRetryWindow(op: OperationState, now: number): void {
+    const scenario = this.settings.scenario;
+    const requiredMs = scenario.mode === 'scenario' ? scenario.retryAfterSeconds * 1000 : 0;
+    op.retryAfterStart = now;
+    op.retryAfterRequiredMs = requiredMs;
+    const windows = this.retryWindows.get(op.tool) ?? [];
+    windows.push({ opKey: op.opKey, start: now, requiredMs });
+    this.retryWindows.set(op.tool, windows);
+  }
+
+  /** Other calls to the same tool during a retry_after wait are an observation (R-4.4). */
+  private noteRetryWindows(tool: string, opKey: string, now: number): void {
+    const windows = this.retryWindows.get(tool);
+    if (windows === undefined) return;
+    const open = windows.filter((w) => now - w.start < w.requiredMs);
+    for (const w of open) if (w.opKey !== opKey) this.toolObservations.add('OTHER_CALL_DURING_RETRY_AFTER', tool);
+    if (open.length === 0) this.retryWindows.delete(tool);
+    else this.retryWindows.set(tool, open);
+  }
+
+  private noteUnclassified(tool: string, args: unknown): void {
+    const seen = this.unclassifiedSeen.get(tool) ?? new Set<string>();
+    const text = canonicalJson(args ?? {});
+    if (seen.has(text)) this.toolObservations.add('UNCLASSIFIED_REPEAT', tool);
+    seen.add(text);
+    this.unclassifiedSeen.set(tool, seen);
+  }
+
+  private settle(attempt: Attempt, verdict: UpstreamVerdict, ghost: boolean): void {
+    attempt.status = statusOf(verdict);
+    attempt.unknownReason = verdict.kind === 'unknown' ? verdict.reason : null;
+    attempt.agentSawTimeout = ghost || (verdict.kind === 'unknown' && verdict.reason === 'timeout');
+    const injectedFailure = attempt.fault !== null && attempt.fault !== 'F4' && attempt.fault !== 'F1';
+    attempt.agentSawFailure = ghost || injectedFailure || verdict.kind !== 'executed';
+    if (attempt.callClass === 'read') this.settleRead(attempt, verdict);
+    if (attempt.opKey === null) return;
+    const op = this.operations.get(attempt.opKey)!;
+    this.mutate(op, () => {
+      if (attempt.forwarded) op.inFlight--;
+      if (attempt.agentSawFailure) op.failedAttempts++;
+      if (verdict.kind === 'executed') {
+        op.recordExecution(attempt, verdict.fingerprint);
+        if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
+        if (ghost) op.ghostExecuted = true;
+      } else if (verdict.kind === 'rejected') op.rejected++;
+      else if (verdict.kind === 'unknown') op.unknown++;
+    });
+    if (attempt.forwarded) {
+      const uncertain = ghost || verdict.kind === 'unknown';
+      this.recordFindings(this.uncertain.settled(attempt.tool, attempt.id, uncertain));
+    }
+  }
+
+  private settleRead(attempt: Attempt, verdict: UpstreamVerdict): void {
+    if (attempt.forwarded) this.totals.readsInFlight--;
+    if (verdict.kind !== 'executed') return;
+    this.lastReadSeq = Math.max(this.lastReadSeq, attempt.receivedSeq);
+    for (const op of this.awaitingRead) {
+      if (op.failureSeq < attempt.receivedSeq) {
+        this.mutate(op, () => (op.verified = true));
+        this.awaitingRead.delete(op);
+      }
+    }
+  }
+
+  private recordFindings(findings: PairFinding[]): void {
+    for (const f of findings) {
+      const type = f.nearDuplicate ? 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS' : 'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT';
+      this.toolObservations.add(type, f.tool, 1, { first: f.first, second: f.second });
+    }
+  }
+
+  private newAttempt(id: number, tool: string, callClass: CallClass, opKey: string | null, key: string | null, fault: FaultKind | null, forwarded: boolean, now: number, context: ArrivalContext): Attempt {
+    return {
+      id, tool, callClass, opKey, key, fault, forwarded, context,
+      status: 'in-flight', unknownReason: null, agentSawFailure: false, agentSawTimeout: false,
+      receivedAt: now, forwardedAt: null, upstreamAnsweredAt: null, deliveredAt: null,
+      receivedSeq: this.seq++, deliveredSeq: null,
+    };
+  }
+
+  /** Runs a change of an operation and keeps the totals and report caches in step with it. */
+  private mutate(op: OperationState, change: () => void): void {
+    const before = assessOperation(op);
+    change();
+    const after = assessOperation(op);
+    this.applyContribution(op, before, after);
+    op.cachedEntry = null;
+    op.cachedKeyEntries = null;
+  }
+
+  private applyContribution(op: OperationState, before: Contribution, after: Contribution): void {
+    this.totals.apply(before, after);
+    if (after.duplicate + after.retryAfterViolated > 0) this.violating.add(op);
+    else this.violating.delete(op);
+    if (observationOf(op) !== null) this.observed.add(op);
+    else this.observed.delete(op);
+  }
+}
+
+const NO_CONTEXT: ArrivalContext = Object.freeze({ afterTimeout: false, parallel: false, verifiedBefore: false });
+
+function statusOf(verdict: UpstreamVerdict): Attempt['status'] {
+  switch (verdict.kind) {
+    case 'executed':
+      return 'executed';
+    case 'rejected':
+      return 'rejected';
+    case 'unknown':
+      return 'unknown';
+    case 'unavailable':
+      return 'not-executed';
+  }
+}

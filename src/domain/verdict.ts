@@ -1,0 +1,84 @@
+/**
+ * The verdict (R-2): FAIL on a proven violation; NOT_TESTED whenever the run cannot tell (never a silent
+ * PASS); PASS otherwise, marked as a mere baseline when no fault was configured or F4 ran.
+ * Computed from the session totals in constant time.
+ */
+import type { ScenarioConfig } from './faults/fault-plan.js';
+import type { SessionTotals } from './session-totals.js';
+
+export type Verdict = 'PASS' | 'FAIL' | 'NOT_TESTED';
+
+export interface VerdictFacts {
+  totals: SessionTotals;
+  scenario: ScenarioConfig;
+  scenarioTriggered: boolean;
+  /** Near-duplicates after an uncertain attempt (R-6). */
+  nearDuplicates: number;
+}
+
+export interface VerdictResult {
+  verdict: Verdict;
+  /** One sentence: the first cause, or all of them joined. */
+  reason: string;
+  /** Every cause that applies, most important first. */
+  causes: string[];
+  /** PASS only means "baseline": no fault was injected (no scenario, or F4). */
+  baseline: boolean;
+}
+
+/** Judges a session from its totals. */
+export function judge(facts: VerdictFacts): VerdictResult {
+  const { totals, scenario } = facts;
+  const sum = totals.sum;
+  const baseline = scenario.mode === 'none' || (scenario.mode === 'scenario' && scenario.id === 'F4');
+  if (totals.totalCalls === 0) return notTested(['no calls were made'], baseline);
+  const failures: string[] = [];
+  if (sum.duplicate > 0) failures.push(`DUPLICATE_EXECUTION: ${sum.duplicate} operation(s) executed more than once`);
+  if (sum.retryAfterViolated > 0) {
+    failures.push(`RETRY_AFTER_VIOLATED: ${sum.retryAfterViolated} operation(s) re-sent before retry_after expired`);
+  }
+  if (failures.length > 0) return { verdict: 'FAIL', reason: failures.join('; '), causes: failures, baseline };
+  const causes = notTestedCauses(facts);
+  if (causes.length > 0) return notTested(causes, baseline);
+  const what = scenarioName(scenario);
+  const reason = baseline
+    ? `baseline only (${what}): no fault was injected; no write was executed more than once`
+    : `${what} triggered; no write was executed more than once and no retry_after was violated`;
+  return { verdict: 'PASS', reason, causes: [], baseline };
+}
+
+function notTestedCauses(facts: VerdictFacts): string[] {
+  const { totals, scenario } = facts;
+  const sum = totals.sum;
+  const causes: string[] = [];
+  if (totals.calls.write === 0) causes.push('no write tool was called');
+  if (scenario.mode !== 'none' && !facts.scenarioTriggered) {
+    causes.push(scenario.mode === 'chaos' ? 'chaos mode injected no fault' : `scenario ${scenario.id} never triggered`);
+  }
+  const inFlight = sum.inFlight + totals.readsInFlight;
+  if (inFlight > 0) causes.push(`${inFlight} call(s) still in flight when the report was written`);
+  if (sum.unknownRepeated > 0) {
+    causes.push(`${sum.unknownRepeated} operation(s) with an unknown outcome were repeated (possible duplicate)`);
+  }
+  if (sum.resentAfterRejection > 0) {
+    causes.push(`${sum.resentAfterRejection} operation(s) re-sent after the upstream answered them with isError`);
+  }
+  if (facts.nearDuplicates > 0) {
+    causes.push(
+      `${facts.nearDuplicates} call(s) after a timeout or unanswered attempt repeated a write with arguments that differ only in notation (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS)`,
+    );
+  }
+  if (totals.calls.write > 0 && sum.definite === 0) causes.push('the execution of every write is unknown');
+  return causes;
+}
+
+function notTested(causes: string[], baseline: boolean): VerdictResult {
+  return { verdict: 'NOT_TESTED', reason: causes.join('; '), causes, baseline };
+}
+
+/** How a scenario configuration is named in reasons and reports. */
+export function scenarioName(scenario: ScenarioConfig): string {
+  if (scenario.mode === 'none') return 'no scenario';
+  if (scenario.mode === 'chaos') return `chaos mode (error rate ${scenario.errorRate})`;
+  return `scenario ${scenario.id}`;
+}

@@ -1,0 +1,36 @@
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './mcp-shapes.js';
+
+/** Handles the requests of one connected agent (one MCP session). */
+export interface AgentSessionHandler {
+  /** Answers `tools/list`. The proxy serves every tool in one page. */
+  listTools(): Promise<ToolDescriptor[]>;
+  /**
+   * Answers `tools/call`. Always resolves with a tool result (errors become `isError` results);
+   * `signal` aborts when the agent cancels the request.
+   */
+  callTool(request: ToolCallRequest, context: { signal: AbortSignal }): Promise<ToolCallResult>;
+  /** The agent's session ended (disconnect, transport failure, oversized message). */
+  closed(reason: AgentCloseReason): void;
+}
+
+export interface AgentCloseReason {
+  kind: 'disconnected' | 'transport-error' | 'message-too-large' | 'output-closed';
+  detail?: string;
+}
+
+export interface AgentSideOptions {
+  /** The upstream's instructions, passed on in the initialize result. */
+  instructions?: string;
+  serverName: string;
+  serverVersion: string;
+}
+
+/**
+ * Where agents connect: stdio (one agent) or a network listener (one handler per MCP session).
+ */
+export interface AgentSide {
+  /** Starts serving; `openSession` is called once per agent session. Resolves when ready. */
+  serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void>;
+  /** Stops accepting and closes open sessions. */
+  close(): Promise<void>;
+}

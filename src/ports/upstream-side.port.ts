@@ -1,0 +1,56 @@
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './mcp-shapes.js';
+
+/** What the upstream told us about itself when the connection was made. */
+export interface UpstreamInfo {
+  /** The upstream's `instructions` from its initialize result, passed on to the agent unchanged. */
+  instructions?: string;
+  serverName?: string;
+  serverVersion?: string;
+}
+
+/**
+ * How one forwarded call ended, as seen from the proxy. The three error layers stay apart:
+ * a `result` (possibly with `isError`) is an answer; a `protocol-error` is a JSON-RPC error reply;
+ * everything else means there was no usable answer and the call may or may not have executed.
+ */
+export type UpstreamCallOutcome =
+  | { kind: 'result'; result: ToolCallResult }
+  | { kind: 'protocol-error'; code: number; message: string; data?: unknown }
+  | { kind: 'timeout'; afterMs: number }
+  | { kind: 'connection-lost'; detail: string }
+  | { kind: 'too-large'; detail: string }
+  | { kind: 'invalid-answer'; detail: string }
+  | { kind: 'unavailable'; detail: string };
+
+export interface UpstreamCallOptions {
+  /** How long to wait for the answer before giving up (the product waits 60 s). */
+  timeoutMs: number;
+  /** Aborted when the agent cancels the request or the session ends. */
+  signal?: AbortSignal;
+}
+
+/** Why the upstream went away. `expected` is true when we closed it ourselves. */
+export interface UpstreamExit {
+  expected: boolean;
+  code: number | null;
+  signal: string | null;
+  /** The last lines the upstream wrote to its stderr (stdio transports), for the crash message. */
+  stderrTail: string;
+}
+
+/**
+ * The real MCP server behind the proxy, whatever the transport (a spawned stdio process, a Streamable
+ * HTTP endpoint, an in-memory simulated backend).
+ */
+export interface UpstreamSide {
+  /** Starts or connects to the upstream and completes the MCP handshake. Rejects with a one-line reason. */
+  connect(): Promise<UpstreamInfo>;
+  /** Every tool the upstream lists, following all pages of a paginated list, verbatim. */
+  listTools(): Promise<ToolDescriptor[]>;
+  /** Forwards one `tools/call` verbatim. Never rejects: every way a call can end is an outcome. */
+  callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome>;
+  /** Registers a listener for the upstream going away (crash, exit, closed connection). */
+  onExit(listener: (exit: UpstreamExit) => void): void;
+  /** Ends the upstream: for a process, stdin close, grace period, SIGTERM, SIGKILL, whole process group. */
+  close(): Promise<void>;
+}

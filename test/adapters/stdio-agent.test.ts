@@ -1,0 +1,328 @@
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import { LineSplitter, StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
+
+type Json = Record<string, unknown>;
+
+/** A raw line-JSON agent over two PassThrough streams: no SDK, so nothing is normalised. */
+class RawClient {
+  readonly stdin = new PassThrough();
+  readonly stdout = new PassThrough();
+  readonly received: Json[] = [];
+  private buffer = '';
+  private waiters: Array<() => void> = [];
+
+  constructor() {
+    this.stdout.on('data', (chunk: Buffer) => {
+      this.buffer += chunk.toString('utf8');
+      let index: number;
+      while ((index = this.buffer.indexOf('\n')) !== -1) {
+        this.received.push(JSON.parse(this.buffer.slice(0, index)) as Json);
+        this.buffer = this.buffer.slice(index + 1);
+      }
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  sendLine(text: string): void {
+    this.stdin.write(`${text}\n`);
+  }
+
+  send(message: Json): void {
+    this.sendLine(JSON.stringify(message));
+  }
+
+  /** Resolves with the first received message that matches; fails after 2 s. */
+  async waitFor(match: (message: Json) => boolean): Promise<Json> {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const found = this.received.find(match);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no matching message; got ${JSON.stringify(this.received)}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  async request(id: number | string, method: string, params?: Json): Promise<Json> {
+    this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+    return this.waitFor((m) => m['id'] === id);
+  }
+
+  async initialize(): Promise<Json> {
+    const reply = await this.request(0, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return reply;
+  }
+}
+
+/** A session handler that records what reached it. */
+class RecordingHandler implements AgentSessionHandler {
+  readonly calls: Array<{ request: ToolCallRequest; signal: AbortSignal }> = [];
+  readonly closes: AgentCloseReason[] = [];
+  tools: ToolDescriptor[] = [{ name: 'create_order', inputSchema: { type: 'object' }, x_vendor_ext: 1 }];
+  answer: (request: ToolCallRequest, signal: AbortSignal) => Promise<ToolCallResult> = async () => ({
+    content: [{ type: 'text', text: 'ok' }],
+  });
+
+  async listTools(): Promise<ToolDescriptor[]> {
+    return this.tools;
+  }
+  async callTool(request: ToolCallRequest, context: { signal: AbortSignal }): Promise<ToolCallResult> {
+    this.calls.push({ request, signal: context.signal });
+    return this.answer(request, context.signal);
+  }
+  closed(reason: AgentCloseReason): void {
+    this.closes.push(reason);
+  }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 3000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const opened: StdioAgentSide[] = [];
+
+async function start(options: { maxMessageBytes?: number; instructions?: string } = {}) {
+  const client = new RawClient();
+  const handler = new RecordingHandler();
+  const side = new StdioAgentSide({ stdin: client.stdin, stdout: client.stdout }, options);
+  opened.push(side);
+  await side.serve(() => handler, { serverName: 'proxy', serverVersion: '9.9.9', instructions: options.instructions });
+  return { client, handler, side };
+}
+
+afterEach(async () => {
+  for (const side of opened.splice(0)) await side.close();
+});
+
+describe('StdioAgentSide: verbatim forwarding (R-8.5)', () => {
+  it('R-8.5: the upstream instructions and serverInfo are in the initialize result', async () => {
+    const { client } = await start({ instructions: 'UPSTREAM INSTRUCTIONS: be careful' });
+    const reply = await client.initialize();
+    const result = reply['result'] as Json;
+    expect(result['instructions']).toBe('UPSTREAM INSTRUCTIONS: be careful');
+    expect(result['serverInfo']).toEqual({ name: 'proxy', version: '9.9.9' });
+    expect(result['capabilities']).toEqual({ tools: {} });
+  });
+
+  it('R-8.5: tools/list returns the tools unchanged, unknown fields included', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    const reply = await client.request(1, 'tools/list');
+    expect((reply['result'] as Json)['tools']).toEqual(handler.tools);
+  });
+
+  it('R-8.5: a __proto__ argument, params extras and _meta reach the handler verbatim', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    client.sendLine(
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_order","extraParam":1,' +
+        '"arguments":{"__proto__":{"polluted":true},"qty":2},"_meta":{"progressToken":"p1"}}}',
+    );
+    await client.waitFor((m) => m['id'] === 7);
+    const request = handler.calls[0]?.request;
+    expect(request?.name).toBe('create_order');
+    expect(request?.meta).toEqual({ progressToken: 'p1' });
+    const args = request?.arguments as object;
+    expect(Object.keys(args)).toEqual(['__proto__', 'qty']);
+    expect(Object.getOwnPropertyDescriptor(args, '__proto__')?.value).toEqual({ polluted: true });
+  });
+
+  it('R-8.5: result extras reach the agent unchanged and no isError:false is added', async () => {
+    const { client, handler } = await start();
+    const result = {
+      content: [{ type: 'text', text: 'done', extraBlockField: 'kept' }],
+      structuredContent: { orderId: 'A1' },
+      _meta: { trace: 'x' },
+      extraResultField: [1, 2],
+    };
+    handler.answer = async () => result;
+    await client.initialize();
+    const reply = await client.request(2, 'tools/call', { name: 'create_order', arguments: {} });
+    expect(reply['result']).toEqual(result);
+    expect(Object.hasOwn(reply['result'] as Json, 'isError')).toBe(false);
+  });
+
+  it('tools/call without a string name is answered -32602', async () => {
+    const { client } = await start();
+    await client.initialize();
+    const reply = await client.request(3, 'tools/call', { arguments: {} });
+    expect(reply['error']).toMatchObject({ code: -32602 });
+  });
+
+  it('R-8.5 only tools: an unknown method is answered -32601 Method not found', async () => {
+    const { client } = await start();
+    await client.initialize();
+    const reply = await client.request(4, 'resources/list');
+    expect(reply['error']).toEqual({ code: -32601, message: 'Method not found' });
+  });
+});
+
+describe('StdioAgentSide: no silent hangs on malformed input', () => {
+  it('a line that is not JSON is answered -32700 Parse error with id null', async () => {
+    const { client } = await start();
+    client.sendLine('{"jsonrpc":"2.0","id":1,');
+    const reply = await client.waitFor((m) => m['id'] === null);
+    expect(reply).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+  });
+
+  it('a request with an extra top-level key is answered, not dropped', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    client.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'create_order' }, extraTopLevel: true });
+    const reply = await client.waitFor((m) => m['id'] === 9);
+    expect(reply['result']).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+    expect(handler.calls).toHaveLength(1);
+  });
+
+  it('valid JSON that is not JSON-RPC is answered -32600 with its id, or id null', async () => {
+    const { client } = await start();
+    client.send({ jsonrpc: '1.0', id: 'abc', method: 'tools/list' });
+    client.sendLine('[1,2]');
+    const withId = await client.waitFor((m) => m['id'] === 'abc');
+    expect(withId['error']).toEqual({ code: -32600, message: 'Invalid Request' });
+    const withoutId = await client.waitFor((m) => m['id'] === null);
+    expect(withoutId['error']).toEqual({ code: -32600, message: 'Invalid Request' });
+  });
+
+  it('an invalid notification is ignored and the session goes on; \\r\\n is tolerated', async () => {
+    const { client } = await start();
+    client.send({ jsonrpc: '2.0', method: 'notifications/x', params: 'not-an-object' });
+    client.stdin.write('{"jsonrpc":"2.0","id":5,"method":"ping"}\r\n');
+    const reply = await client.waitFor((m) => m['id'] === 5);
+    expect(reply['result']).toEqual({});
+    expect(client.received).toHaveLength(1);
+  });
+});
+
+describe('StdioAgentSide: session end (R-8.8)', () => {
+  it('R-8.8: an 11 MiB message ends the session as message-too-large (default 10 MiB limit)', async () => {
+    const { client, handler } = await start();
+    const big = Buffer.alloc(11 * 1024 * 1024, 0x61);
+    client.stdin.write(big);
+    await until(() => handler.closes.length > 0);
+    expect(handler.closes).toEqual([expect.objectContaining({ kind: 'message-too-large' })]);
+  });
+
+  it('a 9 MiB call sent in 64 KiB chunks is framed in linear time and reaches the handler', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    const line = JSON.stringify({
+      jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'bulk', arguments: { blob: 'z'.repeat(9 * 1024 * 1024) } },
+    });
+    const bytes = Buffer.from(`${line}\n`);
+    const began = performance.now();
+    for (let offset = 0; offset < bytes.length; offset += 65536) client.stdin.write(bytes.subarray(offset, offset + 65536));
+    await client.waitFor((m) => m['id'] === 8);
+    expect(performance.now() - began).toBeLessThan(1500);
+    expect((handler.calls[0]?.request.arguments as { blob: string }).blob).toHaveLength(9 * 1024 * 1024);
+  });
+
+  it('R-8.8: a message over a small limit, sent in pieces, ends the session; smaller ones pass', async () => {
+    const { client, handler } = await start({ maxMessageBytes: 100 });
+    expect((await client.request(1, 'ping'))['result']).toEqual({});
+    client.stdin.write('x'.repeat(60));
+    client.stdin.write('y'.repeat(60));
+    await until(() => handler.closes.length > 0);
+    expect(handler.closes).toEqual([expect.objectContaining({ kind: 'message-too-large' })]);
+    client.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(client.received).toHaveLength(1);
+  });
+
+  it('R-8.8: stdin EOF ends the session as disconnected, exactly once', async () => {
+    const { client, handler, side } = await start();
+    client.stdin.end();
+    await until(() => handler.closes.length > 0);
+    await side.close();
+    expect(handler.closes).toEqual([expect.objectContaining({ kind: 'disconnected' })]);
+  });
+
+  it('R-8.8: a stdout error (EPIPE) ends the session as output-closed without throwing', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    client.stdout.destroy(epipe);
+    await until(() => handler.closes.length > 0);
+    expect(handler.closes).toEqual([expect.objectContaining({ kind: 'output-closed' })]);
+    client.send({ jsonrpc: '2.0', id: 11, method: 'ping' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handler.closes).toHaveLength(1);
+  });
+
+  it('close() by the proxy reports disconnected once and drops later answers', async () => {
+    const { client, handler, side } = await start();
+    await client.initialize();
+    let release: (r: ToolCallResult) => void = () => undefined;
+    handler.answer = () => new Promise((resolve) => (release = resolve));
+    client.send({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'create_order' } });
+    await until(() => handler.calls.length === 1);
+    await side.close();
+    release({ content: [] });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handler.closes).toEqual([{ kind: 'disconnected', detail: 'closed by the proxy' }]);
+    expect(handler.calls[0]?.signal.aborted).toBe(false);
+    expect(client.received.some((m) => m['id'] === 12)).toBe(false);
+  });
+});
+
+describe('StdioAgentSide: concurrency and cancellation', () => {
+  it('parallel calls are in flight together (call 2 reaches the handler before call 1 resolves)', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    const releases: Array<() => void> = [];
+    handler.answer = (request) =>
+      new Promise((resolve) => releases.push(() => resolve({ content: [{ type: 'text', text: request.name }] })));
+    client.send({ jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'a' } });
+    client.send({ jsonrpc: '2.0', id: 22, method: 'tools/call', params: { name: 'b' } });
+    await until(() => handler.calls.length === 2);
+    expect(client.received.some((m) => m['id'] === 21 || m['id'] === 22)).toBe(false);
+    releases[1]?.();
+    releases[0]?.();
+    expect((await client.waitFor((m) => m['id'] === 21))['result']).toEqual({ content: [{ type: 'text', text: 'a' }] });
+    expect((await client.waitFor((m) => m['id'] === 22))['result']).toEqual({ content: [{ type: 'text', text: 'b' }] });
+  });
+
+  it('a cancel notification aborts context.signal of that call only', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    handler.answer = (_request, signal) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })));
+    client.send({ jsonrpc: '2.0', id: 31, method: 'tools/call', params: { name: 'a' } });
+    client.send({ jsonrpc: '2.0', id: 32, method: 'tools/call', params: { name: 'b' } });
+    await until(() => handler.calls.length === 2);
+    client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 31, reason: 'user' } });
+    await until(() => handler.calls[0]?.signal.aborted === true);
+    expect(handler.calls[0]?.signal.reason).toBe('user');
+    expect(handler.calls[1]?.signal.aborted).toBe(false);
+  });
+});
+
+describe('LineSplitter', () => {
+  it('joins lines split across chunks and strips a trailing \\r', () => {
+    const splitter = new LineSplitter(1000);
+    expect(splitter.push(Buffer.from('{"a"')).lines).toEqual([]);
+    expect(splitter.push(Buffer.from(':1}\r\n{"b":2}\n{"c"')).lines).toEqual(['{"a":1}', '{"b":2}']);
+    expect(splitter.bufferedBytes).toBe(4);
+  });
+
+  it('never buffers more than the limit', () => {
+    const splitter = new LineSplitter(10);
+    expect(splitter.push(Buffer.from('123456')).tooLarge).toBe(false);
+    expect(splitter.push(Buffer.from('78901')).tooLarge).toBe(true);
+    expect(splitter.bufferedBytes).toBe(0);
+  });
+});

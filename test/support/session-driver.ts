@@ -1,0 +1,117 @@
+/**
+ * Drives an EvaluationSession the way the proxy does, one event at a time, with a hand-driven clock.
+ * Domain tests read as tables: calls in, verdict out, no processes and no timers.
+ */
+import type { UnknownReason } from '../../src/domain/attempt.js';
+import type { ToolClass } from '../../src/domain/classification.js';
+import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
+import type { InjectedResult } from '../../src/domain/faults/index.js';
+import { buildReport, evaluate, type Evaluation, type Report } from '../../src/domain/report.js';
+import { EvaluationSession, type CallDecision } from '../../src/domain/session.js';
+
+export class TestClock {
+  constructor(public t = 1_000_000) {}
+  now(): number {
+    return this.t;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+/** A random source that returns the given values in turn (then repeats the last). */
+export function fixedRandom(...values: number[]) {
+  let i = 0;
+  return { next: () => values[Math.min(i++, values.length - 1)] ?? 0 };
+}
+
+/** How the upstream answers a forwarded call in a test. */
+export type Upstream = 'ok' | 'reject' | 'timeout' | 'crash' | 'throw' | 'unavailable' | { ok: string };
+
+export interface Handle {
+  decision: CallDecision;
+  /** What the agent saw: the injected result, or the upstream's answer kind. */
+  seen: InjectedResult | Upstream | null;
+}
+
+export const DEFAULT_TOOLS: Record<string, ToolClass> = {
+  create_booking: 'write',
+  pay_invoice: 'write',
+  search_bookings: 'read',
+  get_booking: 'read',
+  sync_ledger: 'unclassified',
+};
+
+export class Driver {
+  readonly clock = new TestClock();
+  readonly session: EvaluationSession;
+
+  constructor(
+    scenario: ScenarioConfig = { mode: 'none' },
+    tools: Record<string, ToolClass> = DEFAULT_TOOLS,
+    options: { keyFields?: string[]; keyTools?: string[]; random?: { next(): number } } = {},
+  ) {
+    const classes = new Map(Object.entries(tools));
+    const keyTools = new Set(options.keyTools ?? []);
+    this.session = new EvaluationSession(
+      { scenario, keyFields: options.keyFields ?? ['idempotency_key'] },
+      { classOf: (n) => classes.get(n) ?? 'unclassified', acceptsKey: (n) => keyTools.has(n) },
+      this.clock,
+      options.random ?? fixedRandom(0.99),
+    );
+  }
+
+  /** The agent sends a call; it stays open until `answer` (for parallel calls). */
+  send(tool: string, args: unknown = {}): Handle {
+    const decision = this.session.receive(tool, args);
+    if (decision.forward) this.session.forwarded(decision.attemptId);
+    return { decision, seen: decision.forward ? null : decision.injected };
+  }
+
+  /** The upstream answers an open call, and the agent gets its answer. */
+  answer(handle: Handle, upstream: Upstream = 'ok', options: { deliver?: boolean } = {}): Handle {
+    if (handle.decision.forward) {
+      const replaced = this.session.upstreamAnswered(handle.decision.attemptId, verdictOf(upstream));
+      handle.seen = replaced ?? upstream;
+    }
+    if (options.deliver !== false) this.session.delivered(handle.decision.attemptId);
+    return handle;
+  }
+
+  /** Send and answer in one go (a sequential agent). */
+  call(tool: string, args: unknown = {}, upstream: Upstream = 'ok'): Handle {
+    return this.answer(this.send(tool, args), upstream);
+  }
+
+  wait(ms: number): void {
+    this.clock.advance(ms);
+  }
+
+  evaluation(): Evaluation {
+    return evaluate(this.session);
+  }
+
+  report(): Report {
+    return buildReport(this.session, 'proxy', []);
+  }
+
+  get verdict(): string {
+    return this.evaluation().verdict.verdict;
+  }
+}
+
+const UNKNOWN: Record<string, UnknownReason> = { timeout: 'timeout', crash: 'connection-lost', throw: 'protocol-error' };
+
+function verdictOf(upstream: Upstream) {
+  if (typeof upstream === 'object') return { kind: 'executed', fingerprint: upstream.ok } as const;
+  switch (upstream) {
+    case 'ok':
+      return { kind: 'executed', fingerprint: 'same' } as const;
+    case 'reject':
+      return { kind: 'rejected' } as const;
+    case 'unavailable':
+      return { kind: 'unavailable' } as const;
+    default:
+      return { kind: 'unknown', reason: UNKNOWN[upstream]! } as const;
+  }
+}
