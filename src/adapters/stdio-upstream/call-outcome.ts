@@ -1,0 +1,73 @@
+/**
+ * Maps a failed SDK request to an `UpstreamCallOutcome`. The raw reply recorded by the transport decides
+ * first: only a JSON-RPC error that really arrived from the upstream is a `protocol-error`; the SDK's own
+ * errors (-32000 connection closed, -32001 timeout) never are, whatever code they carry.
+ */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
+import type { RawReply } from './incoming-message.js';
+import type { CloseCause } from './process-transport.js';
+
+/** Everything known about a request that did not resolve with a result. */
+export interface FailedRequest {
+  error: unknown;
+  reply: RawReply | undefined;
+  /** True when the caller's signal was aborted. */
+  aborted: boolean;
+  timeoutMs: number;
+  closeCause: CloseCause | undefined;
+}
+
+/** The outcome of a request that the SDK rejected. */
+export function outcomeOfFailure(failed: FailedRequest): UpstreamCallOutcome {
+  const { reply } = failed;
+  if (reply?.kind === 'error') return { kind: 'protocol-error', ...reply.error };
+  if (reply?.kind === 'invalid') return { kind: 'invalid-answer', detail: reply.detail };
+  if (reply?.kind === 'result') {
+    return { kind: 'invalid-answer', detail: `the result was refused: ${oneLine(errorMessage(failed.error))}` };
+  }
+  if (failed.aborted) return { kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' };
+  if (failed.error instanceof McpError && failed.error.code === ErrorCode.RequestTimeout) {
+    return { kind: 'timeout', afterMs: failed.timeoutMs };
+  }
+  return lostOutcome(failed.closeCause, failed.error);
+}
+
+function lostOutcome(cause: CloseCause | undefined, error: unknown): UpstreamCallOutcome {
+  switch (cause?.kind) {
+    case 'too-large':
+      return { kind: 'too-large', detail: cause.detail };
+    case 'eof':
+      return { kind: 'connection-lost', detail: 'the upstream closed its stdout (exited or crashed) before answering' };
+    case 'stdout-error':
+      return { kind: 'connection-lost', detail: `reading the upstream stdout failed: ${cause.detail}` };
+    case 'local':
+      return { kind: 'connection-lost', detail: 'the connection was closed before the upstream answered' };
+    default:
+      return { kind: 'connection-lost', detail: oneLine(errorMessage(error)) };
+  }
+}
+
+/** One line describing an outcome that is not a result (for errors thrown at start-up). */
+export function describeOutcome(outcome: Exclude<UpstreamCallOutcome, { kind: 'result' }>): string {
+  switch (outcome.kind) {
+    case 'protocol-error':
+      return `JSON-RPC error ${outcome.code}: ${outcome.message}`;
+    case 'timeout':
+      return `no answer within ${outcome.afterMs} ms`;
+    default:
+      return outcome.detail;
+  }
+}
+
+/** The message of any thrown value, with the SDK's "MCP error N: " prefix removed. */
+export function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^MCP error -?\d+: /, '');
+}
+
+/** Collapses a text to one line of at most `maxChars` characters. */
+export function oneLine(text: string, maxChars = 300): string {
+  const flat = text.replace(/\s*\r?\n\s*/g, ' ').trim();
+  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}

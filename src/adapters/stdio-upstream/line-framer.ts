@@ -1,0 +1,61 @@
+/**
+ * Newline-delimited framing of a byte stream with a per-message size limit. Unlike the SDK's `ReadBuffer`
+ * it only scans each new chunk once, so a message close to the limit costs O(n), not O(n²).
+ */
+
+/** What one chunk produced: the complete lines, and whether a message went over the limit. */
+export interface FramedChunk {
+  /** Complete lines (without `\n` and a trailing `\r`), in order. */
+  lines: string[];
+  /** True when a message exceeded the limit; the framer then drops everything and stays overflowed. */
+  overflowed: boolean;
+}
+
+const NEWLINE = 0x0a;
+
+/** Splits a stream of chunks into lines; a line longer than `maxMessageBytes` is an overflow. */
+export class LineFramer {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private overflow = false;
+
+  /** @param maxMessageBytes the largest accepted message, in bytes, without its newline. */
+  constructor(private readonly maxMessageBytes: number) {}
+
+  /** Feeds one chunk. After an overflow every later chunk is ignored. */
+  push(chunk: Buffer): FramedChunk {
+    const lines: string[] = [];
+    let start = 0;
+    while (!this.overflow) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (this.pendingBytes + (end - start) > this.maxMessageBytes) {
+        this.overflow = true;
+        this.pending = [];
+        this.pendingBytes = 0;
+        break;
+      }
+      if (newline === -1) {
+        this.keep(chunk.subarray(start));
+        break;
+      }
+      lines.push(this.takeLine(chunk.subarray(start, newline)));
+      start = newline + 1;
+    }
+    return { lines, overflowed: this.overflow };
+  }
+
+  private keep(part: Buffer): void {
+    if (part.length === 0) return;
+    this.pending.push(part);
+    this.pendingBytes += part.length;
+  }
+
+  private takeLine(tail: Buffer): string {
+    const whole = this.pending.length === 0 ? tail : Buffer.concat([...this.pending, tail]);
+    this.pending = [];
+    this.pendingBytes = 0;
+    const text = whole.toString('utf8');
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The real upstream MCP server as a spawned process (R-8.7, R-8.8): an SDK `Client` over our own
+ * process transport, every request forwarded verbatim with a loose result schema, every way a call can
+ * end mapped to an outcome, and the whole process group ended on close or crash. No reconnect.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../ports/logger.port.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type {
+  UpstreamCallOptions,
+  UpstreamCallOutcome,
+  UpstreamExit,
+  UpstreamInfo,
+  UpstreamSide,
+} from '../../ports/upstream-side.port.js';
+import { describeOutcome, oneLine, outcomeOfFailure } from './call-outcome.js';
+import { ProcessTransport } from './process-transport.js';
+import { describeExit, describeStartFailure } from './start-failure.js';
+import { collectToolPages } from './tool-pages.js';
+import { UpstreamProcess } from './upstream-process.js';
+
+/** How to start the upstream and how long to wait for it. */
+export interface StdioUpstreamOptions {
+  command: string;
+  args: string[];
+  cwd?: string;
+  /** Extra variables on top of the FULL inherited `process.env`. */
+  env: Record<string, string>;
+  /** Per-request wait for `tools/list` pages (calls take theirs from `callTool`). Default 60 000. */
+  callTimeoutMs?: number;
+  /** Wait for the answer to `initialize`. Default 60 000. */
+  connectTimeoutMs?: number;
+  /** Largest accepted upstream message. Default 10 MiB. */
+  maxMessageBytes?: number;
+  /** Wait after each shut-down step (stdin close, SIGTERM, SIGKILL). Default 2000. */
+  graceMs?: number;
+  clientName: string;
+  clientVersion: string;
+  logger?: Logger;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_GRACE_MS = 2000;
+
+interface Connection {
+  child: UpstreamProcess;
+  transport: ProcessTransport;
+  client: Client;
+}
+
+/** An `UpstreamSide` that spawns the upstream server and talks to it over stdio. */
+export class StdioUpstreamSide implements UpstreamSide {
+  private state: 'new' | 'connecting' | 'ready' | 'gone' = 'new';
+  private connection: Connection | undefined;
+  private ending: Promise<void> | undefined;
+  private closeRequested = false;
+  private exitReport: UpstreamExit | undefined;
+  private readonly exitListeners: Array<(exit: UpstreamExit) => void> = [];
+
+  constructor(private readonly options: StdioUpstreamOptions) {}
+
+  /** Spawns the upstream and completes the MCP handshake; rejects with a one-line reason. */
+  async connect(): Promise<UpstreamInfo> {
+    if (this.state !== 'new') throw new Error(`upstream connect() called twice (state: ${this.state})`);
+    this.state = 'connecting';
+    const { client, transport } = this.open();
+    try {
+      await client.connect(transport, { timeout: this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS });
+    } catch (error) {
+      throw new Error(await this.startFailure(error));
+    }
+    if (this.state !== 'connecting') throw new Error(await this.startFailure(new Error('ended during start-up')));
+    this.state = 'ready';
+    return upstreamInfo(client);
+  }
+
+  /** Every tool of every page, verbatim; throws a one-line Error when a page cannot be read. */
+  async listTools(): Promise<ToolDescriptor[]> {
+    const timeoutMs = this.options.callTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    return collectToolPages(async (cursor) => {
+      if (this.state !== 'ready') throw new Error('upstream tools/list failed: the upstream is not running');
+      const outcome = await this.forward('tools/list', cursor === undefined ? {} : { cursor }, { timeoutMs });
+      if (outcome.kind === 'result') return outcome.result;
+      throw new Error(oneLine(`upstream tools/list failed: ${describeOutcome(outcome)}`));
+    }, this.options.logger);
+  }
+
+  /** Forwards `tools/call` verbatim; never rejects. */
+  async callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+    if (this.state !== 'ready') return { kind: 'unavailable', detail: this.unavailableDetail() };
+    const params: Record<string, unknown> = { name: request.name };
+    if (request.arguments !== undefined) params['arguments'] = request.arguments;
+    if (request.meta !== undefined) params['_meta'] = request.meta;
+    return this.forward('tools/call', params, options);
+  }
+
+  /** Registers a listener for the upstream going away; called at once if it is already gone. */
+  onExit(listener: (exit: UpstreamExit) => void): void {
+    this.exitListeners.push(listener);
+    const report = this.exitReport;
+    if (report !== undefined) queueMicrotask(() => this.notify(listener, report));
+  }
+
+  /** Ends the upstream (R-8.8 sequence on the whole process group). Idempotent. */
+  async close(): Promise<void> {
+    this.closeRequested = true;
+    if (this.state === 'new') this.state = 'gone';
+    await this.end(true);
+  }
+
+  /** Spawns the process and wires its end (exit, closed stdout, broken stdin) to `end(false)`. */
+  private open(): Connection {
+    const { command, args, cwd, env, logger, clientName, clientVersion } = this.options;
+    const child = UpstreamProcess.start({ command, args, cwd, env }, logger);
+    const maxMessageBytes = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const transport = new ProcessTransport({ stdin: child.stdin, stdout: child.stdout, maxMessageBytes, logger });
+    const client = new Client({ name: clientName, version: clientVersion }, { capabilities: {} });
+    client.onerror = (error) => logger?.debug({ err: error.message }, 'upstream connection notice');
+    transport.onclose = () => {
+      if (transport.closeCause?.kind !== 'local') void this.end(false);
+    };
+    transport.onstdinerror = (error) => {
+      logger?.debug({ err: error.message }, 'writing to the upstream stdin failed; ending the upstream');
+      void this.end(false);
+    };
+    child.onExit(() => void this.end(false));
+    this.connection = { child, transport, client };
+    return this.connection;
+  }
+
+  /** Sends one request with the loose result schema and maps how it ended, using the raw reply. */
+  private async forward(
+    method: string,
+    params: Record<string, unknown>,
+    { timeoutMs, signal }: UpstreamCallOptions,
+  ): Promise<UpstreamCallOutcome> {
+    const { client, transport } = this.connection as Connection;
+    transport.ledger.track(params);
+    const settled = await client
+      .request({ method, params }, ResultSchema, { timeout: timeoutMs, signal })
+      .then((result) => ({ ok: true as const, result }), (error: unknown) => ({ ok: false as const, error }));
+    const { reply } = transport.ledger.release(params);
+    if (settled.ok) return { kind: 'result', result: reply?.kind === 'result' ? reply.result : settled.result };
+    const aborted = signal?.aborted ?? false;
+    return outcomeOfFailure({ error: settled.error, reply, aborted, timeoutMs, closeCause: transport.closeCause });
+  }
+
+  private end(expected: boolean): Promise<void> {
+    this.ending ??= this.runEnd(expected);
+    return this.ending;
+  }
+
+  private async runEnd(expected: boolean): Promise<void> {
+    this.state = 'gone';
+    const connection = this.connection;
+    if (connection === undefined) return;
+    const { child, transport } = connection;
+    const graceMs = this.options.graceMs ?? DEFAULT_GRACE_MS;
+    // A process that closed its stdout is usually exiting: let it, so its own exit status is recorded.
+    if (!expected && transport.closeCause?.kind === 'eof') await child.waitForExit(graceMs);
+    await child.terminate(graceMs);
+    await waitAtMost(transport.closed, graceMs);
+    await transport.close();
+    const exit = child.exit ?? { code: null, signal: null };
+    this.exitReport = { expected, code: exit.code, signal: exit.signal, stderrTail: child.stderrTail.tail() };
+    for (const listener of this.exitListeners) this.notify(listener, this.exitReport);
+  }
+
+  private notify(listener: (exit: UpstreamExit) => void, exit: UpstreamExit): void {
+    try {
+      listener(exit);
+    } catch (error) {
+      const err = error instanceof Error ? error.message : String(error);
+      this.options.logger?.error({ err }, 'upstream exit listener failed');
+    }
+  }
+
+  private async startFailure(error: unknown): Promise<string> {
+    await this.end(true);
+    const { child, transport } = this.connection as Connection;
+    return describeStartFailure({
+      command: this.options.command,
+      cwd: this.options.cwd,
+      error,
+      spawnError: child.spawnError,
+      exit: child.exit,
+      closeCause: transport.closeCause,
+      lastStderrLine: child.stderrTail.lastLine(),
+      connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      closeRequested: this.closeRequested,
+    });
+  }
+
+  private unavailableDetail(): string {
+    if (this.state === 'new' || this.state === 'connecting') return 'the upstream is not connected yet';
+    const exit = this.exitReport;
+    return exit === undefined ? 'the upstream is shutting down' : `the upstream is gone (${describeExit(exit)})`;
+  }
+}
+
+function upstreamInfo(client: Client): UpstreamInfo {
+  const info: UpstreamInfo = {};
+  const instructions = client.getInstructions();
+  const version = client.getServerVersion();
+  if (instructions !== undefined) info.instructions = instructions;
+  if (version?.name !== undefined) info.serverName = version.name;
+  if (version?.version !== undefined) info.serverVersion = version.version;
+  return info;
+}
+
+function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

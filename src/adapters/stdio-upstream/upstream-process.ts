@@ -1,0 +1,139 @@
+/**
+ * The upstream server as a process: spawned in its own process group with the full inherited
+ * environment, ended with the R-8.8 sequence (stdin close, grace, SIGTERM, grace, SIGKILL) applied to
+ * the whole group so that wrapper descendants (`sh -c`, `npx`) die too.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { execa } from 'execa';
+import type { Logger } from '../../ports/logger.port.js';
+import { StderrTail } from './stderr-tail.js';
+
+/** What to run. `env` comes on top of the full inherited `process.env`. */
+export interface ProcessSpec {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: Record<string, string>;
+}
+
+/** How the process group leader ended. `unprompted` is true when it exited before we began ending it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+  unprompted: boolean;
+}
+
+/** A spawned upstream process. */
+export class UpstreamProcess {
+  /** The last lines the process wrote to its stderr (never forwarded anywhere). */
+  readonly stderrTail = new StderrTail();
+  private spawnFailure: NodeJS.ErrnoException | undefined;
+  private leaderExit: ProcessExit | undefined;
+  private terminating = false;
+  private readonly settled: Promise<void>;
+  private readonly exitListeners: Array<() => void> = [];
+
+  private constructor(
+    readonly pid: number | undefined,
+    readonly stdin: Writable,
+    readonly stdout: Readable,
+    stderr: Readable,
+    subprocess: NodeJS.EventEmitter,
+    private readonly logger?: Logger,
+  ) {
+    stderr.on('data', (chunk: Buffer | string) => this.stderrTail.append(chunk));
+    stderr.on('error', (error: Error) => this.logDebug('upstream stderr error', error));
+    stdin.on('error', (error: Error) => this.logDebug('upstream stdin error', error));
+    stdout.on('error', (error: Error) => this.logDebug('upstream stdout error', error));
+    this.settled = new Promise((resolve) => {
+      subprocess.on('error', (error: NodeJS.ErrnoException) => {
+        if (this.pid !== undefined) return this.logDebug('upstream process error', error);
+        this.spawnFailure ??= error;
+        resolve();
+      });
+      subprocess.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
+        this.leaderExit ??= { code, signal, unprompted: !this.terminating };
+        resolve();
+        for (const listener of this.exitListeners) listener();
+      });
+    });
+  }
+
+  /** Spawns the process in its own group (`detached`), with pipes for stdin, stdout and stderr. */
+  static start(spec: ProcessSpec, logger?: Logger): UpstreamProcess {
+    const subprocess = execa(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      extendEnv: true,
+      detached: true,
+      cleanup: false,
+      reject: false,
+      buffer: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    subprocess.catch(() => undefined);
+    const { pid, stdin, stdout, stderr } = subprocess;
+    return new UpstreamProcess(pid, stdin, stdout, stderr, subprocess, logger);
+  }
+
+  /** Set when the spawn itself failed (ENOENT, EACCES, bad cwd …). */
+  get spawnError(): NodeJS.ErrnoException | undefined {
+    return this.spawnFailure;
+  }
+
+  /** Set once the process group leader has exited. */
+  get exit(): ProcessExit | undefined {
+    return this.leaderExit;
+  }
+
+  /** Registers a listener for the leader's exit. */
+  onExit(listener: () => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  /**
+   * Ends the process group: close stdin, wait up to `graceMs`; SIGTERM the group, wait; SIGKILL the
+   * group, wait; finally SIGKILL whatever is left in the group even if the leader exited. Never throws.
+   */
+  async terminate(graceMs: number): Promise<void> {
+    if (this.pid === undefined) return;
+    this.terminating = true;
+    if (!this.stdin.destroyed) this.stdin.end();
+    if (!(await this.waitForExit(graceMs))) {
+      this.signalGroup('SIGTERM');
+      if (!(await this.waitForExit(graceMs))) {
+        this.signalGroup('SIGKILL');
+        await this.waitForExit(graceMs);
+      }
+    }
+    this.signalGroup('SIGKILL');
+  }
+
+  /** Resolves true once the leader has exited (or never started), false after `ms`. */
+  waitForExit(ms: number): Promise<boolean> {
+    if (this.exit !== undefined || this.spawnError !== undefined) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.settled.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    if (this.pid === undefined) return;
+    try {
+      process.kill(-this.pid, signal);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ESRCH') this.logDebug(`could not send ${signal} to the upstream group`, error);
+    }
+  }
+
+  private logDebug(message: string, error: unknown): void {
+    this.logger?.debug({ err: error instanceof Error ? error.message : String(error) }, message);
+  }
+}
