@@ -1,0 +1,84 @@
+/**
+ * In-memory bookings of the example hotel. Deliberately NOT idempotent: `create` makes a new booking on
+ * every call, even for identical input and the same idempotency key, so every duplicate write an agent
+ * sends becomes a real duplicate booking (see README.md).
+ */
+
+/** What `create_booking` needs; optional fields already defaulted by the caller where it wants. */
+export interface BookingInput {
+  guest: string;
+  date: string;
+  room?: string;
+  nights?: number;
+  amount?: number;
+  idempotencyKey?: string;
+}
+
+/** One stored booking, as answered to the agent (JSON). */
+export interface Booking {
+  id: string;
+  guest: string;
+  date: string;
+  room: string;
+  nights: number;
+  amount?: number;
+  /** The key the agent sent, kept only to show it was ignored for deduplication. */
+  idempotencyKey?: string;
+  status: 'confirmed' | 'cancelled';
+}
+
+/** Why a cancellation did not happen. */
+export type CancelRefusal = 'not-found' | 'already-cancelled';
+
+/** A search filter; an empty filter matches every booking. */
+export interface BookingQuery {
+  guest?: string;
+  date?: string;
+}
+
+/** The booking book: ids `BK-0001`, `BK-0002`, … in creation order. */
+export class BookingStore {
+  private readonly bookings = new Map<string, Booking>();
+  private nextNumber = 1;
+
+  /** Creates a new booking every time it is called (no deduplication, on purpose). */
+  create(input: BookingInput): Booking {
+    const id = `BK-${String(this.nextNumber++).padStart(4, '0')}`;
+    const booking: Booking = {
+      id,
+      guest: input.guest,
+      date: input.date,
+      room: input.room ?? 'standard',
+      nights: input.nights ?? 1,
+      ...(input.amount === undefined ? {} : { amount: input.amount }),
+      ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
+      status: 'confirmed',
+    };
+    this.bookings.set(id, booking);
+    return { ...booking };
+  }
+
+  /** Bookings whose guest matches case-insensitively and/or whose date is equal, in creation order. */
+  search(query: BookingQuery): Booking[] {
+    const guest = query.guest?.trim().toLowerCase();
+    return [...this.bookings.values()]
+      .filter((b) => guest === undefined || b.guest.trim().toLowerCase() === guest)
+      .filter((b) => query.date === undefined || b.date === query.date)
+      .map((b) => ({ ...b }));
+  }
+
+  /** The booking with this id, or undefined. */
+  get(id: string): Booking | undefined {
+    const booking = this.bookings.get(id);
+    return booking === undefined ? undefined : { ...booking };
+  }
+
+  /** Cancels a confirmed booking; answers the refusal reason when there is nothing to cancel. */
+  cancel(id: string): Booking | CancelRefusal {
+    const booking = this.bookings.get(id);
+    if (booking === undefined) return 'not-found';
+    if (booking.status === 'cancelled') return 'already-cancelled';
+    booking.status = 'cancelled';
+    return { ...booking };
+  }
+}

@@ -1,0 +1,42 @@
+/** How the example server was asked to run (command line and environment). */
+export interface BookingServerOptions {
+  /** Serve Streamable HTTP on 127.0.0.1 at this port (0 = any free port) instead of stdio. */
+  httpPort?: number;
+  /** Ledger file (env `BOOKING_LEDGER`); undefined writes no ledger. */
+  ledgerPath?: string;
+  /** Wait before executing each write (env `BOOKING_DELAY_MS`, default 0). */
+  writeDelayMs: number;
+}
+
+const USAGE = 'usage: booking-server [--http <port>]  (env: BOOKING_LEDGER, BOOKING_DELAY_MS)';
+
+function parseInteger(text: string | undefined, what: string, max: number): number {
+  if (text === undefined || !/^\d+$/.test(text) || Number(text) > max) {
+    throw new Error(`${what} must be an integer from 0 to ${max}, got ${JSON.stringify(text ?? '')}\n${USAGE}`);
+  }
+  return Number(text);
+}
+
+function parsePort(argv: string[]): number | undefined {
+  let port: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--http') port = parseInteger(argv[++i], '--http', 65535);
+    else if (arg.startsWith('--http=')) port = parseInteger(arg.slice('--http='.length), '--http', 65535);
+    else throw new Error(`unknown argument ${JSON.stringify(arg)}\n${USAGE}`);
+  }
+  return port;
+}
+
+/** Reads the options; throws an Error with a one-line reason (plus usage) on bad input. */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BookingServerOptions {
+  const httpPort = parsePort(argv);
+  const ledgerPath = env['BOOKING_LEDGER'] === '' ? undefined : env['BOOKING_LEDGER'];
+  const delay = env['BOOKING_DELAY_MS'];
+  const writeDelayMs = delay === undefined || delay === '' ? 0 : parseInteger(delay, 'BOOKING_DELAY_MS', 600_000);
+  return {
+    ...(httpPort === undefined ? {} : { httpPort }),
+    ...(ledgerPath === undefined ? {} : { ledgerPath }),
+    writeDelayMs,
+  };
+}
