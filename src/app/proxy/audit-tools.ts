@@ -1,0 +1,56 @@
+/**
+ * The two read-only audit tools the proxy adds (R-8.6). They show the evaluation to the agent; the agent
+ * cannot change or reset it. Off with `--audit-tools off` for real measurements.
+ */
+import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
+import type { ToolClassification } from '../../domain/classification.js';
+import { buildReport, evaluate } from '../../domain/report.js';
+import type { EvaluationSession } from '../../domain/session.js';
+import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+
+export const GET_REPORT = 'cuonztech__get_report';
+export const GET_SCORE = 'cuonztech__get_score';
+
+export const AUDIT_TOOLS: readonly ToolDescriptor[] = [
+  {
+    name: GET_REPORT,
+    description:
+      'cuonztech-agent-harness audit: the evaluation of this session so far (verdict, operations, violations, observations). Read-only. Pass format "json" for the full JSON report.',
+    inputSchema: {
+      type: 'object',
+      properties: { format: { type: 'string', enum: ['text', 'json'], description: 'text (default) or json' } },
+      additionalProperties: false,
+    },
+    annotations: { title: 'Harness report', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: GET_SCORE,
+    description: 'cuonztech-agent-harness audit: the 0–100 resilience score of this session and the prompt patches for observed misbehaviour. Read-only.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: { title: 'Harness score', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+];
+
+export function isAuditTool(name: string): boolean {
+  return name === GET_REPORT || name === GET_SCORE;
+}
+
+/** Answers an audit tool call from the session's current state. */
+export function answerAuditTool(name: string, args: unknown, session: EvaluationSession, tools: readonly ToolClassification[]): ToolCallResult {
+  const evaluation = evaluate(session);
+  if (name === GET_SCORE) return text(formatScoreAnswer(evaluation.score, evaluation.patches));
+  const report = buildReport(session, 'proxy', tools, evaluation);
+  const format = typeof args === 'object' && args !== null && !Array.isArray(args) ? Object.getOwnPropertyDescriptor(args, 'format')?.value : undefined;
+  if (format === 'json') {
+    const document = { ...report, score: evaluation.score, patches: evaluation.patches };
+    return { content: [{ type: 'text', text: JSON.stringify(document, null, 2) }], structuredContent: document };
+  }
+  if (format !== undefined && format !== 'text') {
+    return { content: [{ type: 'text', text: `format must be "text" or "json", got ${JSON.stringify(format)}` }], isError: true };
+  }
+  return text(formatReportText(report, evaluation.score));
+}
+
+function text(value: string): ToolCallResult {
+  return { content: [{ type: 'text', text: value }] };
+}

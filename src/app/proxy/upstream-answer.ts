@@ -1,0 +1,52 @@
+/**
+ * How the upstream's answer is judged (R-1.3) and what the agent is shown: the upstream's result
+ * verbatim whenever there is one; an `isError` result for JSON-RPC errors and for calls with no usable
+ * answer (R-8.5, R-10.2).
+ */
+import type { UpstreamVerdict } from '../../domain/attempt.js';
+import { canonicalJson, hashText } from '../../domain/json.js';
+import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
+
+export interface JudgedAnswer {
+  verdict: UpstreamVerdict;
+  /** What the agent gets unless a fault replaces it. */
+  result: ToolCallResult;
+}
+
+function errorText(text: string): ToolCallResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** Judges one upstream outcome. `hasOutputSchema`: the tool declares an outputSchema. */
+export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchema: boolean, timeoutSeconds: number): JudgedAnswer {
+  switch (outcome.kind) {
+    case 'result': {
+      const result = outcome.result;
+      if (result.isError === true) return { verdict: { kind: 'rejected' }, result };
+      if (hasOutputSchema && result.structuredContent === undefined) {
+        return { verdict: { kind: 'unknown', reason: 'missing-structured-content' }, result };
+      }
+      const fingerprint = hashText(canonicalJson({ content: result.content, structuredContent: result.structuredContent }));
+      return { verdict: { kind: 'executed', fingerprint }, result };
+    }
+    case 'protocol-error':
+      return { verdict: { kind: 'unknown', reason: 'protocol-error' }, result: errorText(`MCP error ${outcome.code}: ${outcome.message}`) };
+    case 'timeout':
+      return {
+        verdict: { kind: 'unknown', reason: 'timeout' },
+        result: errorText(`MCP error -32001: Request timed out. The server did not answer within ${timeoutSeconds} seconds.`),
+      };
+    case 'connection-lost':
+      return { verdict: { kind: 'unknown', reason: 'connection-lost' }, result: errorText(`MCP error -32000: Connection closed: ${outcome.detail}`) };
+    case 'too-large':
+      return { verdict: { kind: 'unknown', reason: 'too-large' }, result: errorText(`The server's answer was too large (over 10 MB): ${outcome.detail}`) };
+    case 'invalid-answer':
+      return { verdict: { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(`The server sent an invalid answer: ${outcome.detail}`) };
+    case 'unavailable':
+      return {
+        verdict: { kind: 'unavailable' },
+        result: errorText(`UPSTREAM_UNAVAILABLE: the upstream MCP server is no longer running (${outcome.detail}). The call was not forwarded.`),
+      };
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The composition root's entry: parses argv with cac and runs one command. Returns the exit code; never
+ * throws, never prints a stack trace.
+ */
+import { cac } from 'cac';
+import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
+import { givenFlags, normaliseArgv } from './argv.js';
+import { BENCHMARK_VALUE_FLAGS, defineBenchmarkCommand } from './benchmark-command.js';
+import { defineDemoCommand } from './demo-command.js';
+import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
+import type { CliIo, CommandContext } from './io.js';
+import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
+
+const VALUE_FLAGS = new Set([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS]);
+
+/** Runs the CLI with the given arguments (without `node` and the script path). */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const cli = cac(PROGRAM_NAME);
+  const context: CommandContext = { io, given: new Set() };
+  defineProxyCommand(cli, context);
+  defineBenchmarkCommand(cli, io);
+  defineDemoCommand(cli, io);
+  cli.help();
+  cli.version(HARNESS_VERSION);
+  try {
+    const wantsInfo = argv.includes('--help') || argv.includes('-h') || argv.includes('--version') || argv.includes('-v');
+    const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
+    for (const flag of givenFlags(normalised)) context.given.add(flag);
+    cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
+    if (cli.options['help'] || cli.options['version']) return 0;
+    if (cli.matchedCommand === undefined) {
+      throw new UsageError(`unknown command "${cli.args[0] ?? ''}"; commands: proxy, benchmark (none = demo MCP server); see --help`);
+    }
+    const code: unknown = await cli.runMatchedCommand();
+    return typeof code === 'number' ? code : 0;
+  } catch (error) {
+    io.stderr.write(`${formatFatal(error instanceof Error && error.name === 'CACError' ? new UsageError(error.message) : error)}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * `proxy`: wires the stdio agent side, the stdio upstream, the report file, the clock, the random
+ * source and the logger to the proxy use case. No logic beyond wiring.
+ */
+import { resolve } from 'node:path';
+import type { CAC } from 'cac';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { FileReportSink } from '../adapters/file-report-sink.js';
+import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
+import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
+import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
+import { SystemClock } from '../adapters/system-clock.js';
+import { ProxyService } from '../app/proxy/proxy-service.js';
+import { scenarioName } from '../domain/verdict.js';
+import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
+import { presentOptions } from './argv.js';
+import { EXIT_FAILURE, FatalError, formatFatal } from './errors.js';
+import type { CliIo, CommandContext } from './io.js';
+import { parseProxyFlags, PROXY_FLAG_HELP } from './proxy-flags.js';
+
+export { PROXY_VALUE_FLAGS } from './proxy-flags.js';
+
+export function defineProxyCommand(cli: CAC, { io, given }: CommandContext): void {
+  const command = cli.command('proxy', 'Chaos proxy in front of a real stdio MCP server (put it in your agent\'s MCP config)');
+  for (const [flag, description] of PROXY_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+  command.example(`${PROGRAM_NAME} proxy --upstream-command node --upstream-arg dist/server.js --scenario F1`);
+  command.action((options: Record<string, unknown>) => runProxy(presentOptions(options, given), io));
+}
+
+async function runProxy(options: Record<string, unknown>, io: CliIo): Promise<number> {
+  const flags = parseProxyFlags(options);
+  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
+  const logger = createPinoLogger(flags.logLevel, io.stderr);
+  let sink: FileReportSink | null = null;
+  if (flags.reportFile !== undefined) {
+    try {
+      sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile));
+    } catch (error) {
+      throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
+  const upstream = new StdioUpstreamSide({
+    command: flags.upstreamCommand,
+    args: flags.upstreamArgs,
+    ...(flags.upstreamCwd !== undefined ? { cwd: resolve(io.cwd, flags.upstreamCwd) } : {}),
+    env: flags.upstreamEnv,
+    callTimeoutMs: flags.upstreamTimeoutMs,
+    connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),
+    clientName: PROGRAM_NAME,
+    clientVersion: HARNESS_VERSION,
+    logger,
+  });
+  const service = new ProxyService(
+    { upstream, agentSide: new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }), sink, clock: new SystemClock(), random, logger, notice },
+    {
+      scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
+      callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
+    },
+  );
+  const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));
+  try {
+    try {
+      await service.start();
+    } catch (error) {
+      io.stderr.write(`${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`);
+      return EXIT_FAILURE;
+    }
+    const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
+    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; report file ${sink === null ? 'none' : sink.targetPath}`);
+    const exit = await service.done;
+    if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
+    return exit.code;
+  } finally {
+    removeSignalHandler();
+  }
+}

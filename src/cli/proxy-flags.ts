@@ -1,0 +1,131 @@
+/**
+ * The `proxy` flags (R-8.1), validated strictly: one clear line and exit 1 for anything unknown, empty,
+ * missing, out of range or contradictory.
+ */
+import type { ClassificationRules } from '../domain/classification.js';
+import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
+import { isScenarioId } from '../domain/faults/index.js';
+import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
+import type { LogLevel } from '../adapters/pino-logger.js';
+import { commaList, keyValue, numberIn, repeated, single } from './argv.js';
+import { UsageError } from './errors.js';
+
+export interface ProxyFlags {
+  upstreamCommand: string;
+  upstreamArgs: string[];
+  upstreamCwd: string | undefined;
+  upstreamEnv: Record<string, string>;
+  scenario: ScenarioConfig;
+  classification: ClassificationRules;
+  keyFields: string[];
+  auditTools: boolean;
+  reportFile: string | undefined;
+  logLevel: LogLevel;
+  seed: number | undefined;
+  upstreamTimeoutMs: number;
+}
+
+/** [flag, description] of every proxy flag that takes a value, in help order. */
+export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['upstream-command', 'Command that starts the upstream MCP server (required)'],
+  ['upstream-arg', 'One argument for the upstream command; repeat for several (may contain commas)'],
+  ['upstream-args', 'Comma-separated arguments (no commas inside); placed before the --upstream-arg values'],
+  ['upstream-cwd', 'Working directory of the upstream process'],
+  ['upstream-env-var', 'One environment variable KEY=VALUE for the upstream; repeatable, value may contain commas'],
+  ['upstream-env', 'Comma-separated KEY=VALUE pairs (values without commas)'],
+  ['scenario', 'F1–F5 (deterministic); without it the proxy only passes through'],
+  ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],
+  ['error-rate', 'chaos only: probability 0–1 that a call fails with a generic server error'],
+  ['retry-after', 'F2 only: seconds announced in the 429 and then checked (default 60, max 86400)'],
+  ['write-tools', 'Comma-separated write tool globs (*); replaces the default write list'],
+  ['read-tools', 'Comma-separated extra read tool globs (*)'],
+  ['key-fields', 'Argument names that carry the idempotency key (default idempotency_key)'],
+  ['audit-tools', 'on (default) or off: add cuonztech__get_report / cuonztech__get_score'],
+  ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
+  ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
+  ['seed', 'chaos only: seed of the random source (default: random, printed at start-up)'],
+  ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
+];
+
+export const PROXY_VALUE_FLAGS = PROXY_FLAG_HELP.map(([flag]) => flag);
+
+const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
+
+/** Validates cac's parsed options (keys in camelCase, values strings or arrays of strings). */
+export function parseProxyFlags(options: Record<string, unknown>): ProxyFlags {
+  const get = (flag: string) => single(options, camel(flag), flag);
+  const upstreamCommand = get('upstream-command');
+  if (upstreamCommand === undefined) throw new UsageError('flag --upstream-command is required (the command that starts your MCP server)');
+  const upstreamArgsList = get('upstream-args');
+  const upstreamArgs = [...(upstreamArgsList === undefined ? [] : commaList(upstreamArgsList, 'upstream-args')), ...repeated(options, 'upstreamArg', 'upstream-arg')];
+  const upstreamEnv: Record<string, string> = Object.create(null) as Record<string, string>;
+  const envList = get('upstream-env');
+  for (const pair of envList === undefined ? [] : commaList(envList, 'upstream-env')) {
+    const [key, value] = keyValue(pair, 'upstream-env');
+    upstreamEnv[key] = value;
+  }
+  for (const pair of repeated(options, 'upstreamEnvVar', 'upstream-env-var')) {
+    const [key, value] = keyValue(pair, 'upstream-env-var');
+    upstreamEnv[key] = value;
+  }
+  const writeTools = get('write-tools');
+  const readTools = get('read-tools');
+  const keyFields = get('key-fields');
+  const logLevel = (get('log-level') ?? 'silent').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`flag --log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const seed = get('seed');
+  const timeout = get('upstream-timeout');
+  return {
+    upstreamCommand,
+    upstreamArgs,
+    upstreamCwd: get('upstream-cwd'),
+    upstreamEnv: { ...upstreamEnv },
+    scenario: parseScenario(get),
+    classification: {
+      ...(writeTools !== undefined ? { writeTools: commaList(writeTools, 'write-tools') } : {}),
+      ...(readTools !== undefined ? { readTools: commaList(readTools, 'read-tools') } : {}),
+    },
+    keyFields: keyFields === undefined ? [...DEFAULT_KEY_FIELDS] : commaList(keyFields, 'key-fields'),
+    auditTools: parseOnOff(get('audit-tools')),
+    reportFile: get('report-file'),
+    logLevel,
+    seed: seed === undefined ? undefined : numberIn(seed, 'seed', 0, 4294967295, true),
+    upstreamTimeoutMs: timeout === undefined ? 60_000 : Math.round(numberIn(timeout, 'upstream-timeout', 0.001, 3600) * 1000),
+  };
+}
+
+function parseScenario(get: (flag: string) => string | undefined): ScenarioConfig {
+  const scenario = get('scenario');
+  const mode = (get('mode') ?? 'deterministic').toLowerCase();
+  const errorRate = get('error-rate');
+  const retryAfter = get('retry-after');
+  if (mode !== 'deterministic' && mode !== 'chaos') throw new UsageError(`flag --mode must be deterministic or chaos, got "${mode}"`);
+  if (mode === 'chaos') {
+    if (scenario !== undefined) throw new UsageError('--scenario cannot be combined with --mode chaos');
+    if (retryAfter !== undefined) throw new UsageError('--retry-after is for --scenario F2 only');
+    if (errorRate === undefined) throw new UsageError('--mode chaos needs --error-rate (a probability from 0 to 1)');
+    return { mode: 'chaos', errorRate: numberIn(errorRate, 'error-rate', 0, 1) };
+  }
+  if (errorRate !== undefined) throw new UsageError('--error-rate is for --mode chaos only');
+  if (scenario === undefined) {
+    if (retryAfter !== undefined) throw new UsageError('--retry-after is for --scenario F2 only');
+    return { mode: 'none' };
+  }
+  const id = scenario.toUpperCase();
+  if (!isScenarioId(id)) throw new UsageError(`flag --scenario must be one of F1, F2, F3, F4, F5, got "${scenario}"`);
+  if (retryAfter !== undefined && id !== 'F2') throw new UsageError('--retry-after is for --scenario F2 only');
+  const seconds = retryAfter === undefined ? 60 : numberIn(retryAfter, 'retry-after', 1, 86400, true);
+  return { mode: 'scenario', id, retryAfterSeconds: seconds };
+}
+
+function parseOnOff(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  const v = value.toLowerCase();
+  if (v === 'on') return true;
+  if (v === 'off') return false;
+  throw new UsageError(`flag --audit-tools must be on or off, got "${value}"`);
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
