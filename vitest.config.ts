@@ -7,6 +7,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -15,8 +16,9 @@ export default defineConfig({
           include: ['e2e/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // e2e tests spawn real processes; two cores, so keep the pool small.
+          // e2e tests spawn real processes; two cores, so keep the pool small and run after the unit tests.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
