@@ -20,7 +20,9 @@ export type UpstreamCallOutcome =
   | { kind: 'connection-lost'; detail: string }
   | { kind: 'too-large'; detail: string }
   | { kind: 'invalid-answer'; detail: string }
-  | { kind: 'unavailable'; detail: string };
+  | { kind: 'unavailable'; detail: string }
+  /** The request could not even be serialised or written (e.g. arguments nested too deeply): not executed. */
+  | { kind: 'not-sent'; detail: string };
 
 export interface UpstreamCallOptions {
   /** How long to wait for the answer before giving up (the product waits 60 s). */

@@ -27,6 +27,10 @@ export function outcomeOfFailure(failed: FailedRequest): UpstreamCallOutcome {
     return { kind: 'invalid-answer', detail: `the result was refused: ${oneLine(errorMessage(failed.error))}` };
   }
   if (failed.aborted) return { kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' };
+  // JSON.stringify gives up on very deep arguments before a single byte is written: nothing was sent.
+  if (failed.error instanceof RangeError) {
+    return { kind: 'not-sent', detail: `the request could not be serialised (${oneLine(failed.error.message)}); arguments nested too deeply?` };
+  }
   if (failed.error instanceof McpError && failed.error.code === ErrorCode.RequestTimeout) {
     return { kind: 'timeout', afterMs: failed.timeoutMs };
   }

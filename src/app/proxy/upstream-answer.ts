@@ -43,6 +43,8 @@ export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchem
       return { verdict: { kind: 'unknown', reason: 'too-large' }, result: errorText(`The server's answer was too large (over 10 MB): ${outcome.detail}`) };
     case 'invalid-answer':
       return { verdict: { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(`The server sent an invalid answer: ${outcome.detail}`) };
+    case 'not-sent':
+      return { verdict: { kind: 'unavailable' }, result: errorText(`The call was not forwarded to the upstream: ${outcome.detail}`) };
     case 'unavailable':
       return {
         verdict: { kind: 'unavailable' },
