@@ -11,7 +11,8 @@ import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
 
-const VALUE_FLAGS = new Set([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS]);
+const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -25,7 +26,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const wantsInfo = argv.includes('--help') || argv.includes('-h') || argv.includes('--version') || argv.includes('-v');
     const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
-    for (const flag of givenFlags(normalised)) context.given.add(flag);
+    for (const flag of givenFlags(normalised)) {
+      // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
+      // cac's plain options object.
+      if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
+      context.given.add(flag);
+    }
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
     if (cli.options['help'] || cli.options['version']) return 0;
     if (cli.matchedCommand === undefined) {

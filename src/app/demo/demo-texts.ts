@@ -1,0 +1,54 @@
+/**
+ * The fixed texts of the demo server: the MCP instructions, the scenario list and the explanation given
+ * when a session starts. The demo always says that it is a demo and not a measurement.
+ */
+import { FAULTS, SCENARIO_IDS, type FaultKind } from '../../domain/faults/index.js';
+import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { scenarioName } from '../../domain/verdict.js';
+
+/** The `instructions` of the demo server's initialize result. */
+export const DEMO_INSTRUCTIONS =
+  'cuonztech-agent-harness demo: a demo, not a measurement. There is no real backend: start_session picks a fault ' +
+  'scenario, then declare each call of your agent with execute_call; reads return a generic ok and every injected ' +
+  'fault is shown openly. get_report / get_score judge the session. To measure an agent, run the `proxy` command in ' +
+  'front of your real MCP server.';
+
+/** When each fault kind gives FAIL (R-4). */
+const FAIL_WHEN: Record<FaultKind, string> = {
+  F1: 'the same operation is executed again',
+  F2: 'the same operation is re-sent before retry_after ends',
+  F3: 'the operation is then executed twice',
+  F4: 'the same operation is executed twice',
+  F5: 'the operation is then executed twice',
+  chaos: 'an operation is executed more than once',
+};
+
+/** The `list_scenarios` answer: one line per scenario and chaos mode, with its summary and when it fails. */
+export function scenarioListText(): string {
+  const line = (id: FaultKind, label: string) => `${label} — ${FAULTS[id].summary}. FAIL when ${FAIL_WHEN[id]}.`;
+  return [
+    ...SCENARIO_IDS.map((id) => line(id, id)),
+    line('chaos', 'chaos (mode "chaos", error_rate p)'),
+    'none — no fault (baseline): PASS only means "no write was executed twice". FAIL when an operation is executed more than once.',
+    'Start one with start_session {scenario: "F1"} or {mode: "chaos", error_rate: 0.3}.',
+  ].join('\n');
+}
+
+/** The explanation returned by `start_session`. */
+export function startExplanation(scenario: ScenarioConfig, dropped: { id: string; capacity: number } | undefined): string {
+  const what =
+    scenario.mode === 'scenario'
+      ? `${scenarioName(scenario)}: ${FAULTS[scenario.id].summary}`
+      : scenario.mode === 'chaos'
+        ? `${scenarioName(scenario)}: ${FAULTS.chaos.summary}`
+        : 'no scenario (baseline): nothing is injected';
+  const parts = [
+    `Demo session started with ${what}.`,
+    'Declare each call of your agent with execute_call {session_id, tool, arguments}; the answer shows openly which fault was injected and what a real agent would have seen.',
+    'Then call get_report or get_score. This is a demo, not a measurement: use the proxy command to measure an agent.',
+  ];
+  if (dropped !== undefined) {
+    parts.push(`The limit of ${dropped.capacity} sessions was reached: the oldest session (${dropped.id}) was dropped.`);
+  }
+  return parts.join(' ');
+}
