@@ -21,48 +21,49 @@ export function normaliseArgv(argv: readonly string[], valueFlags: ReadonlySet<s
   return out;
 }
 
+/** Raw values of the flags, by flag name, exactly as typed: `--runs=1e3` stays "1e3". */
+export type FlagValues = Readonly<Record<string, readonly string[]>>;
+
 /**
- * The long flags present in a normalised argv. cac reports a typed option that was NOT given as the
- * string "undefined", so presence is decided from the argv itself.
+ * The values of a normalised argv (`--flag=value` tokens), read here rather than from cac: cac (mri)
+ * turns number-looking values into numbers (`007` → 7, `1e3` → 1000, `0x10` → 16), and reports a typed
+ * option that was not given as the string "undefined". Tokens after `--` are not flags.
  */
-export function givenFlags(argv: readonly string[]): Set<string> {
-  const given = new Set<string>();
+export function flagValues(argv: readonly string[]): FlagValues {
+  const values = new Map<string, string[]>();
   for (const token of argv) {
     if (token === '--') break;
-    if (token.startsWith('--')) given.add(token.slice(2).split('=')[0]!);
+    if (!token.startsWith('--')) continue;
+    const at = token.indexOf('=');
+    const flag = at < 0 ? token.slice(2) : token.slice(2, at);
+    const list = values.get(flag) ?? [];
+    if (at >= 0) list.push(token.slice(at + 1));
+    values.set(flag, list);
   }
-  return given;
+  return Object.fromEntries(values);
 }
 
-/** Keeps only the options whose flag was really given (keys in cac's camelCase). */
-export function presentOptions(options: Record<string, unknown>, given: ReadonlySet<string>): Record<string, unknown> {
-  const present: Record<string, unknown> = {};
-  for (const flag of given) {
-    const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (Object.hasOwn(options, key)) present[key] = options[key];
-  }
-  return present;
+/** The long flag names of an argv (`--name` or `--name=value`), up to `--`. */
+export function flagNames(argv: readonly string[]): string[] {
+  return Object.keys(flagValues(argv));
 }
 
 /** Reads a flag that may be given once: a non-empty string, or undefined when absent. */
-export function single(options: Record<string, unknown>, key: string, flag: string): string | undefined {
-  const value = options[key];
-  if (value === undefined) return undefined;
-  const list = Array.isArray(value) ? value : [value];
+export function single(values: FlagValues, flag: string): string | undefined {
+  const list = Object.hasOwn(values, flag) ? values[flag]! : undefined;
+  if (list === undefined) return undefined;
   if (list.length > 1) throw new UsageError(`flag --${flag} was given ${list.length} times; give it once`);
   const [only] = list;
-  if (typeof only !== 'string') throw new UsageError(`flag --${flag} needs a value`);
+  if (only === undefined) throw new UsageError(`flag --${flag} needs a value`);
   if (only.trim() === '') throw new UsageError(`flag --${flag} needs a non-empty value`);
   return only;
 }
 
 /** Reads a repeatable flag: every value a non-empty string. */
-export function repeated(options: Record<string, unknown>, key: string, flag: string): string[] {
-  const value = options[key];
-  if (value === undefined) return [];
-  const list = Array.isArray(value) ? value : [value];
+export function repeated(values: FlagValues, flag: string): string[] {
+  const list = Object.hasOwn(values, flag) ? values[flag]! : [];
+  if (list.length === 0 && Object.hasOwn(values, flag)) throw new UsageError(`flag --${flag} needs a value`);
   return list.map((v) => {
-    if (typeof v !== 'string') throw new UsageError(`flag --${flag} needs a value`);
     if (v === '') throw new UsageError(`flag --${flag} needs a non-empty value`);
     return v;
   });

@@ -17,13 +17,13 @@ import type { AgentCloseReason } from '../ports/agent-side.port.js';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { EXIT_FAILURE, EXIT_OK, formatFatal, UsageError } from './errors.js';
-import type { CliIo } from './io.js';
+import type { CliIo, CommandContext } from './io.js';
 
 /** Where `get_report` writes, relative to the current folder. */
 export const DEMO_REPORT_FILE = '.cuonztech/audit-report.json';
 
 /** Registers the default command: the demo MCP server. */
-export function defineDemoCommand(cli: CAC, io: CliIo): void {
+export function defineDemoCommand(cli: CAC, { io }: CommandContext): void {
   cli.command('', 'Demo MCP server on stdio (no real backend; a demo, not a measurement)').action(() => {
     if (cli.args.length > 0) {
       throw new UsageError(`unknown command "${cli.args[0]}"; commands: proxy, benchmark (none = demo MCP server); see --help`);

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { FlagValues } from './argv.js';
 
 /** Everything the CLI touches of its process, injected so it can run in-process in tests. */
 export interface CliIo {
@@ -30,9 +31,9 @@ export function processIo(): CliIo {
   };
 }
 
-/** What each command definition receives: the process IO and the flags really given on the command line. */
+/** What each command definition receives: the process IO and the raw flag values of the command line. */
 export interface CommandContext {
   io: CliIo;
-  /** Long flag names present in argv (cac cannot tell an absent typed option from the string "undefined"). */
-  given: Set<string>;
+  /** Raw values by flag name, filled in before the command runs (cac's own parse changes values). */
+  values: FlagValues;
 }

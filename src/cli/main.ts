@@ -4,7 +4,7 @@
  */
 import { cac } from 'cac';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { givenFlags, normaliseArgv } from './argv.js';
+import { flagNames, flagValues, normaliseArgv } from './argv.js';
 import { BENCHMARK_VALUE_FLAGS, defineBenchmarkCommand } from './benchmark-command.js';
 import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
@@ -17,21 +17,19 @@ const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const cli = cac(PROGRAM_NAME);
-  const context: CommandContext = { io, given: new Set() };
+  const context: CommandContext = { io, values: {} };
   defineProxyCommand(cli, context);
-  defineBenchmarkCommand(cli, io);
-  defineDemoCommand(cli, io);
+  defineBenchmarkCommand(cli, context);
+  defineDemoCommand(cli, context);
   cli.help();
   cli.version(HARNESS_VERSION);
   try {
     const wantsInfo = argv.includes('--help') || argv.includes('-h') || argv.includes('--version') || argv.includes('-v');
     const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
-    for (const flag of givenFlags(normalised)) {
-      // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
-      // cac's plain options object.
-      if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
-      context.given.add(flag);
-    }
+    // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
+    // cac's plain options object.
+    for (const flag of flagNames(normalised)) if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
+    context.values = flagValues(normalised);
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
     if (cli.options['help'] || cli.options['version']) return 0;
     if (cli.matchedCommand === undefined) {

@@ -13,22 +13,22 @@ import { SystemClock } from '../adapters/system-clock.js';
 import { ProxyService } from '../app/proxy/proxy-service.js';
 import { scenarioName } from '../domain/verdict.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { presentOptions } from './argv.js';
+import type { FlagValues } from './argv.js';
 import { EXIT_FAILURE, FatalError, formatFatal } from './errors.js';
 import type { CliIo, CommandContext } from './io.js';
 import { parseProxyFlags, PROXY_FLAG_HELP } from './proxy-flags.js';
 
 export { PROXY_VALUE_FLAGS } from './proxy-flags.js';
 
-export function defineProxyCommand(cli: CAC, { io, given }: CommandContext): void {
+export function defineProxyCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command('proxy', 'Chaos proxy in front of a real stdio MCP server (put it in your agent\'s MCP config)');
   for (const [flag, description] of PROXY_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
   command.example(`${PROGRAM_NAME} proxy --upstream-command node --upstream-arg dist/server.js --scenario F1`);
-  command.action((options: Record<string, unknown>) => runProxy(presentOptions(options, given), io));
+  command.action(() => runProxy(context.values, context.io));
 }
 
-async function runProxy(options: Record<string, unknown>, io: CliIo): Promise<number> {
-  const flags = parseProxyFlags(options);
+async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
+  const flags = parseProxyFlags(values);
   const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
   const logger = createPinoLogger(flags.logLevel, io.stderr);
   let sink: FileReportSink | null = null;
@@ -52,10 +52,14 @@ async function runProxy(options: Record<string, unknown>, io: CliIo): Promise<nu
     logger,
   });
   const service = new ProxyService(
-    { upstream, agentSide: new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }), sink, clock: new SystemClock(), random, logger, notice },
+    {
+      upstream, agentSide: new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }),
+      startupSink: sink, sessionSink: () => sink, clock: new SystemClock(), random, logger, notice,
+    },
     {
       scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
+      stopWhenSessionEnds: true,
     },
   );
   const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));

@@ -7,7 +7,7 @@ import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { isScenarioId } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
 import type { LogLevel } from '../adapters/pino-logger.js';
-import { commaList, keyValue, numberIn, repeated, single } from './argv.js';
+import { commaList, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
 export interface ProxyFlags {
@@ -51,20 +51,20 @@ export const PROXY_VALUE_FLAGS = PROXY_FLAG_HELP.map(([flag]) => flag);
 
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 
-/** Validates cac's parsed options (keys in camelCase, values strings or arrays of strings). */
-export function parseProxyFlags(options: Record<string, unknown>): ProxyFlags {
-  const get = (flag: string) => single(options, camel(flag), flag);
+/** Validates the raw flag values (see `flagValues`). */
+export function parseProxyFlags(values: FlagValues): ProxyFlags {
+  const get = (flag: string) => single(values, flag);
   const upstreamCommand = get('upstream-command');
   if (upstreamCommand === undefined) throw new UsageError('flag --upstream-command is required (the command that starts your MCP server)');
   const upstreamArgsList = get('upstream-args');
-  const upstreamArgs = [...(upstreamArgsList === undefined ? [] : commaList(upstreamArgsList, 'upstream-args')), ...repeated(options, 'upstreamArg', 'upstream-arg')];
+  const upstreamArgs = [...(upstreamArgsList === undefined ? [] : commaList(upstreamArgsList, 'upstream-args')), ...repeated(values, 'upstream-arg')];
   const upstreamEnv: Record<string, string> = Object.create(null) as Record<string, string>;
   const envList = get('upstream-env');
   for (const pair of envList === undefined ? [] : commaList(envList, 'upstream-env')) {
     const [key, value] = keyValue(pair, 'upstream-env');
     upstreamEnv[key] = value;
   }
-  for (const pair of repeated(options, 'upstreamEnvVar', 'upstream-env-var')) {
+  for (const pair of repeated(values, 'upstream-env-var')) {
     const [key, value] = keyValue(pair, 'upstream-env-var');
     upstreamEnv[key] = value;
   }
@@ -124,8 +124,4 @@ function parseOnOff(value: string | undefined): boolean {
   if (v === 'on') return true;
   if (v === 'off') return false;
   throw new UsageError(`flag --audit-tools must be on or off, got "${value}"`);
-}
-
-function camel(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }

@@ -1,12 +1,12 @@
 /**
  * The `proxy` use case: connect the upstream, classify its tools, print the start-up lines, serve the
- * agent, publish the report, and shut down in order. Transport-agnostic: it sees only the ports.
+ * agents (one evaluation per agent session — never two agents in one verdict), publish each session's
+ * report, and shut down in order. Transport-agnostic: it sees only the ports.
  */
 import { ToolClassifier, formatClassificationLines, type ClassificationRules, type ToolClassification } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
-import { serializeDocument, startingDocument, startupErrorDocument, type ReportStatus } from '../../domain/report-document.js';
-import { EvaluationSession } from '../../domain/session.js';
+import { startingDocument, startupErrorDocument } from '../../domain/report-document.js';
 import type { AgentCloseReason, AgentSide } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -14,7 +14,7 @@ import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamExit, UpstreamSide } from '../../ports/upstream-side.port.js';
-import { ProxySession } from './proxy-session.js';
+import { JudgedSession } from './judged-session.js';
 
 export interface ProxyConfig {
   scenario: ScenarioConfig;
@@ -26,16 +26,21 @@ export interface ProxyConfig {
   drainMs: number;
   harnessVersion: string;
   serverName: string;
+  /** stdio: the proxy ends with its one agent. A network listener keeps serving new agents instead. */
+  stopWhenSessionEnds: boolean;
 }
 
 export interface ProxyDeps {
   upstream: UpstreamSide;
   agentSide: AgentSide;
-  sink: ReportSink | null;
+  /** Where the start-up state goes (`status: "starting"`, `startupError`); null = nowhere. */
+  startupSink: ReportSink | null;
+  /** Where one agent session's report goes (`ordinal` counts sessions from 1); null = nowhere. */
+  sessionSink(sessionId: string, ordinal: number): ReportSink | null;
   clock: Clock;
   random: RandomSource;
   logger: Logger;
-  /** One line of human start-up output (stderr). */
+  /** One line of human output (stderr). */
   notice(line: string): void;
 }
 
@@ -46,9 +51,11 @@ export interface ProxyExit {
 }
 
 export class ProxyService {
-  private session: ProxySession | null = null;
-  private evaluation: EvaluationSession | null = null;
+  private readonly sessions = new Set<JudgedSession>();
   private classification: ToolClassification[] = [];
+  private classifier: ToolClassifier | null = null;
+  private tools: ToolDescriptor[] = [];
+  private opened = 0;
   private stopping: Promise<ProxyExit> | null = null;
   private fatal = false;
   private resolveDone!: (exit: ProxyExit) => void;
@@ -62,52 +69,34 @@ export class ProxyService {
 
   /** Starts everything; rejects with a one-line Error when the upstream cannot be started (exit 1). */
   async start(): Promise<void> {
-    await this.deps.sink?.publish(startingDocument(this.config.harnessVersion));
-    let tools: ToolDescriptor[];
+    await this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion));
     let instructions: string | undefined;
     try {
       ({ instructions } = await this.deps.upstream.connect());
-      tools = await this.deps.upstream.listTools();
+      this.tools = await this.deps.upstream.listTools();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await this.deps.upstream.close();
-      await this.deps.sink?.publish(startupErrorDocument(this.config.harnessVersion, message)).catch(() => undefined);
+      await this.deps.startupSink?.publish(startupErrorDocument(this.config.harnessVersion, message)).catch(() => undefined);
       throw new Error(message);
     }
-    this.classify(tools);
+    this.classify(this.tools);
     this.deps.upstream.onExit((exit) => this.upstreamExited(exit));
-    const evaluation = new EvaluationSession(
-      { scenario: this.config.scenario, keyFields: this.config.keyFields },
-      this.catalog(),
-      this.deps.clock,
-      this.deps.random,
-    );
-    this.evaluation = evaluation;
-    await this.deps.agentSide.serve(
-      () => {
-        this.session = new ProxySession({
-          session: evaluation, upstream: this.deps.upstream, upstreamTools: tools, classification: this.classification,
-          auditTools: this.config.auditTools, callTimeoutMs: this.config.callTimeoutMs, logger: this.deps.logger,
-          publish: () => this.publish('running'),
-          onClosed: (reason) => void this.stop(describeClose(reason)),
-        });
-        return this.session;
-      },
-      { serverName: this.config.serverName, serverVersion: this.config.harnessVersion, ...(instructions !== undefined ? { instructions } : {}) },
-    );
-    await this.publish('running');
+    await this.deps.agentSide.serve((sessionId) => this.openSession(sessionId), {
+      serverName: this.config.serverName,
+      serverVersion: this.config.harnessVersion,
+      ...(instructions !== undefined ? { instructions } : {}),
+    });
   }
 
   /**
-   * Stops in order: wait briefly for answers still in flight (they still count), end the evaluation
-   * (calls still open are EXECUTION_UNKNOWN), write the final report, end the upstream.
+   * Stops in order: wait briefly for answers still in flight (they still count), end every evaluation
+   * (calls still open are EXECUTION_UNKNOWN), write the final reports, end the agent side and the upstream.
    */
   stop(reason: string): Promise<ProxyExit> {
     this.stopping ??= (async () => {
       this.deps.logger.info({ reason }, 'stopping');
-      await this.session?.settle(this.config.drainMs);
-      this.evaluation?.finish();
-      if (!this.fatal) await this.publish('finished');
+      await Promise.all([...this.sessions].map((s) => s.end(this.config.drainMs)));
       await this.deps.agentSide.close().catch(() => undefined);
       await this.deps.upstream.close();
       const exit: ProxyExit = { code: this.fatal ? 1 : 0, reason };
@@ -117,6 +106,47 @@ export class ProxyService {
     return this.stopping;
   }
 
+  private openSession(sessionId: string): JudgedSession {
+    const session = new JudgedSession({
+      sessionId,
+      scenario: this.config.scenario,
+      keyFields: this.config.keyFields,
+      catalog: this.catalog(),
+      upstream: this.deps.upstream,
+      upstreamTools: this.tools,
+      classification: this.classification,
+      auditTools: this.config.auditTools,
+      callTimeoutMs: this.config.callTimeoutMs,
+      harnessVersion: this.config.harnessVersion,
+      sink: this.deps.sessionSink(sessionId, ++this.opened),
+      clock: this.deps.clock,
+      random: this.deps.random,
+      logger: this.deps.logger,
+      onFatal: (message) => this.reportFailed(message),
+      onClosed: (reason) => this.sessionClosed(session, reason),
+    });
+    this.sessions.add(session);
+    void session.publishRunning();
+    return session;
+  }
+
+  private sessionClosed(session: JudgedSession, reason: AgentCloseReason): void {
+    if (reason.kind === 'message-too-large') this.deps.notice('the agent sent a message over the 10 MB limit; the session ends');
+    if (this.config.stopWhenSessionEnds) {
+      void this.stop(describeClose(reason));
+      return;
+    }
+    void session.end(this.config.drainMs).finally(() => this.sessions.delete(session));
+  }
+
+  /** The report could not be written: say so, exit 1 at once; the agent gets no answer (R-9.3). */
+  private reportFailed(message: string): void {
+    if (this.fatal) return;
+    this.fatal = true;
+    this.deps.notice(`error: the report file could not be written: ${message}. Exiting without answering the agent; do not use the verdict in the file.`);
+    void this.stop('report file not writable');
+  }
+
   private classify(tools: readonly ToolDescriptor[]): void {
     const classifier = new ToolClassifier(this.config.classification, new KeyFieldMatcher(this.config.keyFields));
     this.classification = classifier.classifyListed(tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })));
@@ -124,38 +154,15 @@ export class ProxyService {
     for (const line of formatClassificationLines(this.classification)) this.deps.notice(line);
   }
 
-  private classifier: ToolClassifier | null = null;
-
   private catalog() {
     const classifier = this.classifier!;
     const keyed = new Set(this.classification.filter((t) => t.keyFields.length > 0).map((t) => t.name));
     return { classOf: (name: string) => classifier.classOf(name), acceptsKey: (name: string) => keyed.has(name) };
   }
 
-  /** Publishes the report. On failure: one line, exit 1 at once, the agent gets no answer (R-9.3). */
-  private async publish(status: ReportStatus): Promise<void> {
-    const sink = this.deps.sink;
-    const evaluation = this.evaluation;
-    if (sink === null || evaluation === null || this.fatal) {
-      if (this.fatal) await new Promise<never>(() => undefined);
-      return;
-    }
-    const json = serializeDocument(evaluation, {
-      kind: 'proxy', harnessVersion: this.config.harnessVersion, status, toolClassification: this.classification,
-    });
-    try {
-      await sink.publish(json);
-    } catch (error) {
-      this.fatal = true;
-      this.deps.notice(`error: the report file could not be written: ${error instanceof Error ? error.message : String(error)}. Exiting without answering the agent; do not use the verdict in the file.`);
-      void this.stop('report file not writable');
-      await new Promise<never>(() => undefined);
-    }
-  }
-
   private upstreamExited(exit: UpstreamExit): void {
     if (exit.expected || this.stopping !== null) return;
-    const how = exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${exit.code ?? 'unknown'}`;
+    const how = exit.signal !== null ? `killed by ${exit.signal}` : exit.code !== null ? `exit code ${exit.code}` : 'connection lost';
     this.deps.notice(`upstream crashed (${how}); later calls get UPSTREAM_UNAVAILABLE (no reconnect).`);
     const tail = exit.stderrTail.trimEnd();
     if (tail !== '') for (const line of tail.split('\n')) this.deps.notice(`  upstream stderr: ${line}`);

@@ -1,0 +1,101 @@
+/**
+ * What the benchmark shows: the stdout text (per agent the score block of `formatScore`, a verdict per
+ * scenario, then the self-test's result) and the JSON document of `.cuonztech/benchmark-report.json`.
+ */
+import type { ScenarioId } from '../../domain/faults/index.js';
+import { formatScore } from '../../domain/format.js';
+import { CERTIFICATION } from '../../domain/report.js';
+import type { Score } from '../../domain/score.js';
+import type { AgentResult, BenchmarkResult, ScenarioResult, UnexpectedRun } from './benchmark.js';
+import { REFERENCE_AGENTS } from './reference-agents.js';
+
+/** Printed with every result, and kept in the JSON. */
+export const NAIVE_NOTE = 'The naive reference agent fails on purpose; this is part of the self-test, not about your system.';
+
+/** How many unexpected runs the text names (the JSON lists more). */
+const UNEXPECTED_PRINTED = 10;
+
+const list = (ids: readonly ScenarioId[]): string => ids.join(', ');
+const scoreText = (score: Score): string => (score.overall === null ? 'no score' : `${score.overall}/100`);
+
+function scenarioTable(scenarios: readonly ScenarioResult[]): string[] {
+  const lines = ['| Scenario | Verdict | Expected | Score |', '|---|---|---|---|'];
+  for (const s of scenarios) {
+    const off = s.unexpectedRuns > 0 ? ` (${s.unexpectedRuns} of ${s.runs} runs unexpected)` : '';
+    lines.push(`| ${s.scenario} | ${s.verdict} | ${s.expectedVerdict}${off} | ${scoreText(s.score)} |`);
+  }
+  return lines;
+}
+
+function agentBlock(result: AgentResult, index: number, count: number): string[] {
+  const { agent } = result;
+  return [`Reference agent ${index + 1}/${count}: ${agent.name} (${agent.description})`, formatScore(result.score), '', ...scenarioTable(result.scenarios), ''];
+}
+
+function naiveLine(result: BenchmarkResult): string {
+  const { expectedNaiveFailures: expected, naiveFailedIn: failed, passed } = result.selfTest;
+  if (expected.length === 0) {
+    return `The naive agent is expected to fail in none of ${list(result.options.scenarios)}${passed ? ' and did not' : ''}.`;
+  }
+  if (passed) return `The naive agent is expected to fail in ${list(expected)} and did.`;
+  return `The naive agent was expected to fail in ${list(expected)}; it failed in ${failed.length === 0 ? 'none' : list(failed)}.`;
+}
+
+function unexpectedLine(run: UnexpectedRun): string {
+  const name = REFERENCE_AGENTS.find((a) => a.id === run.agent)?.name ?? run.agent;
+  return `  ${name} ${run.scenario} run ${run.run}: ${run.verdict} (expected ${run.expectedVerdict}) — ${run.reason}`;
+}
+
+function selfTestLines(result: BenchmarkResult): string[] {
+  const { selfTest, options } = result;
+  if (selfTest.passed) return ['Self-test PASSED: every run got the verdict expected for its reference agent.', naiveLine(result)];
+  const total = result.agents.length * options.scenarios.length * options.runs;
+  const lines = [`Self-test FAILED: ${selfTest.unexpectedCount} of ${total} runs did not get the verdict expected for their reference agent:`];
+  lines.push(...selfTest.unexpected.slice(0, UNEXPECTED_PRINTED).map(unexpectedLine));
+  const more = selfTest.unexpectedCount - Math.min(UNEXPECTED_PRINTED, selfTest.unexpected.length);
+  if (more > 0) lines.push(`  … and ${more} more`);
+  lines.push(naiveLine(result));
+  return lines;
+}
+
+/** The stdout text (ends with a newline). */
+export function formatBenchmarkText(result: BenchmarkResult): string {
+  const { scenarios, runs, jitterMs } = result.options;
+  const head = [
+    'Benchmark: the harness checks itself against two built-in reference agents (it does not measure your agent).',
+    `Scenarios ${list(scenarios)}; ${runs} run(s) per agent and scenario; jitter up to ${jitterMs} ms (virtual time).`,
+    '',
+  ];
+  const blocks = result.agents.flatMap((agent, i) => agentBlock(agent, i, result.agents.length));
+  return [...head, ...blocks, ...selfTestLines(result), NAIVE_NOTE].join('\n') + '\n';
+}
+
+function agentSection(result: AgentResult) {
+  const scenarios: Record<string, unknown> = {};
+  for (const s of result.scenarios) {
+    scenarios[s.scenario] = {
+      verdict: s.verdict, expectedVerdict: s.expectedVerdict, verdictReason: s.verdictReason, score: s.score,
+      runs: s.runs, unexpectedRuns: s.unexpectedRuns, executions: s.executions,
+    };
+  }
+  return {
+    certification: CERTIFICATION, name: result.agent.name, description: result.agent.description,
+    expectedToFailIn: result.scenarios.filter((s) => s.expectedVerdict === 'FAIL').map((s) => s.scenario),
+    score: result.score, scenarios,
+  };
+}
+
+/** The JSON document of `.cuonztech/benchmark-report.json`: `certification` first, one section per agent. */
+export function benchmarkDocument(result: BenchmarkResult, harnessVersion: string): Record<string, unknown> {
+  const document: Record<string, unknown> = {
+    certification: CERTIFICATION,
+    kind: 'benchmark',
+    harnessVersion,
+    selfTest: result.selfTest,
+    options: result.options,
+    note: NAIVE_NOTE,
+    toolClassification: result.tools,
+  };
+  for (const agent of result.agents) document[agent.agent.id] = agentSection(agent);
+  return document;
+}

@@ -1,0 +1,67 @@
+/**
+ * One run: one reference agent against a fresh simulated backend under one scenario, through a fresh
+ * EvaluationSession — the same judge and fault pipeline as the proxy — in virtual time.
+ */
+import { DEFAULT_KEY_FIELDS } from '../../domain/key-fields.js';
+import type { ScenarioId } from '../../domain/faults/index.js';
+import { evaluate, scoreInputsOf } from '../../domain/report.js';
+import type { ScoreInputs } from '../../domain/score.js';
+import type { ToolCatalog } from '../../domain/session.js';
+import type { Verdict } from '../../domain/verdict.js';
+import type { RandomSource } from '../../ports/random.port.js';
+import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';
+import { callThroughHarness } from './harness-call.js';
+import type { AgentContext, BookingRequest, ReferenceAgent } from './reference-agents.js';
+
+/** The retry_after the benchmark's F2 announces: the product's default. */
+export const BENCHMARK_RETRY_AFTER_SECONDS = 60;
+
+/** The room every run books. */
+export const BENCHMARK_BOOKING: Readonly<BookingRequest> = Object.freeze({ guest: 'Ada Lovelace', date: '2026-11-03', room: 'standard', nights: 2 });
+
+export interface RunSpec {
+  agent: ReferenceAgent;
+  scenario: ScenarioId;
+  /** 1-based run number within its (agent, scenario) pair. */
+  run: number;
+  catalog: ToolCatalog;
+  jitterMs: number;
+  random: RandomSource;
+}
+
+/** How one run was judged. */
+export interface RunOutcome {
+  verdict: Verdict;
+  reason: string;
+  inputs: ScoreInputs;
+  /** Executions of writes as the harness counted them and as the backend's ledger has them. */
+  executions: { harness: number; backend: number };
+}
+
+/** Plays one run and judges it. */
+export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<RunOutcome> {
+  const clock = deps.newClock();
+  const backend = deps.newBackend();
+  await backend.connect();
+  const open = deps.openSession ?? openEvaluationSession;
+  const settings = { scenario: { mode: 'scenario', id: spec.scenario, retryAfterSeconds: BENCHMARK_RETRY_AFTER_SECONDS }, keyFields: DEFAULT_KEY_FIELDS } as const;
+  const session = open(settings, spec.catalog, clock, spec.random);
+  const context: AgentContext = {
+    booking: BENCHMARK_BOOKING,
+    key: `${spec.agent.id}-${spec.scenario}-${spec.run}`,
+    call: (tool, args) => {
+      // Drawn in [0, jitterMs): even at the 60000 ms maximum below the 60 s retry_after, so a re-send
+      // "at once" stays early and jitter cannot change a verdict.
+      clock.advance(Math.floor(spec.random.next() * spec.jitterMs));
+      return callThroughHarness(session, backend, tool, args);
+    },
+    wait: (ms) => void clock.advance(ms),
+  };
+  await spec.agent.run(context);
+  session.finish();
+  await backend.close();
+  const { verdict } = evaluate(session);
+  let harness = 0;
+  for (const op of session.operations.values()) harness += op.executions;
+  return { verdict: verdict.verdict, reason: verdict.reason, inputs: scoreInputsOf(session), executions: { harness, backend: backend.writesExecuted() } };
+}

@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { SeededRandom } from '../../src/adapters/seeded-random.js';
+import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
+import type { BenchmarkDeps, BenchmarkOptions, SessionFactory } from '../../src/app/benchmark/benchmark-deps.js';
+import { benchmarkDocument, formatBenchmarkText } from '../../src/app/benchmark/benchmark-output.js';
+import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benchmark.js';
+import { catalogOf } from '../../src/app/benchmark/harness-call.js';
+import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
+import { runScenario } from '../../src/app/benchmark/scenario-run.js';
+import type { UpstreamVerdict } from '../../src/domain/attempt.js';
+import { ToolClassifier } from '../../src/domain/classification.js';
+import { SCENARIO_IDS, type ScenarioId } from '../../src/domain/faults/index.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
+import { EvaluationSession } from '../../src/domain/session.js';
+import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
+import { parseBenchmarkFlags } from '../../src/cli/benchmark-command.js';
+
+const ALL: BenchmarkOptions = { scenarios: SCENARIO_IDS, runs: 1, jitterMs: 0, seed: 1 };
+
+/** The production wiring of src/cli, plus optional overrides; remembers every backend it made. */
+function deps(overrides: Partial<BenchmarkDeps> = {}) {
+  const backends: SimulatedBackend[] = [];
+  const wiring: BenchmarkDeps = {
+    newClock: () => new ManualClock(),
+    newRandom: (seed) => SeededRandom.fromSeed(seed),
+    newBackend: () => {
+      const backend = new SimulatedBackend();
+      backends.push(backend);
+      return backend;
+    },
+    ...overrides,
+  };
+  return { wiring, backends };
+}
+
+const run = (options: Partial<BenchmarkOptions> = {}, overrides: Partial<BenchmarkDeps> = {}) =>
+  runBenchmark({ ...ALL, ...options }, deps(overrides).wiring);
+
+/** Every verdict and every score of a result, for comparing two benchmarks. */
+function verdictTable(result: BenchmarkResult) {
+  return result.agents.map((a) => ({
+    agent: a.agent.id,
+    score: a.score,
+    scenarios: a.scenarios.map((s) => [s.scenario, s.verdict, s.unexpectedRuns, s.score]),
+  }));
+}
+
+/** A broken judge: every execution after an operation's first is reported as "not executed". */
+const dropsDuplicates: SessionFactory = (settings, catalog, clock, random) => {
+  const session = new EvaluationSession(settings, catalog, clock, random);
+  const executedOps = new Set<string>();
+  const real = session.upstreamAnswered.bind(session);
+  const opOf = new Map<number, string>();
+  const receive = session.receive.bind(session);
+  session.receive = (tool, args) => {
+    const decision = receive(tool, args);
+    opOf.set(decision.attemptId, `${tool}:${JSON.stringify(args)}`);
+    return decision;
+  };
+  session.upstreamAnswered = (id: number, verdict: UpstreamVerdict) => {
+    const op = opOf.get(id) ?? '';
+    if (verdict.kind === 'executed' && executedOps.has(op)) return real(id, { kind: 'unavailable' });
+    if (verdict.kind === 'executed') executedOps.add(op);
+    return real(id, verdict);
+  };
+  return session;
+};
+
+/** A broken judge: retry_after is not enforced (the F2 window is zero). */
+const ignoresRetryAfter: SessionFactory = (settings, catalog, clock, random) =>
+  new EvaluationSession(
+    { ...settings, scenario: settings.scenario.mode === 'scenario' ? { ...settings.scenario, retryAfterSeconds: 0 } : settings.scenario },
+    catalog,
+    clock,
+    random,
+  );
+
+describe('benchmark self-test (R-11)', () => {
+  it('R-11: over F1–F5 every run gets its expected verdict; the naive agent fails exactly in F1, F2, F4', async () => {
+    const result = await run();
+    expect(result.selfTest).toEqual({ passed: true, expectedNaiveFailures: ['F1', 'F2', 'F4'], naiveFailedIn: ['F1', 'F2', 'F4'], unexpectedCount: 0, unexpected: [] });
+    const verdicts = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => `${s.scenario} ${s.verdict}`)]));
+    expect(verdicts).toEqual({
+      careful: ['F1 PASS', 'F2 PASS', 'F3 PASS', 'F4 PASS', 'F5 PASS'],
+      naive: ['F1 FAIL', 'F2 FAIL', 'F3 PASS', 'F4 FAIL', 'F5 PASS'],
+    });
+  });
+
+  it('R-3.7: the pooled naive score comes out of the rules as 60 % / 50 % / 49 (capped) / FAIL; careful 100 / PASS', async () => {
+    const [careful, naive] = (await run()).agents;
+    expect(naive!.score).toEqual({
+      overall: 49, verdict: 'FAIL', capped: true,
+      dimensions: { duplicateSafety: 60, failureHandling: 50, honesty: 'NOT_MEASURED' },
+      weights: { duplicateSafety: 60, failureHandling: 40 },
+    });
+    expect(careful!.score).toMatchObject({ overall: 100, verdict: 'PASS', capped: false, dimensions: { duplicateSafety: 100, failureHandling: 100 } });
+  });
+
+  it('R-11: --runs and --jitter do not change any verdict or score (runs 1 vs 7, jitter 0 vs 60000, other seeds)', async () => {
+    const plain = verdictTable(await run({ runs: 1, jitterMs: 0, seed: 1 }));
+    for (const options of [{ runs: 7, jitterMs: 0, seed: 1 }, { runs: 1, jitterMs: 60_000, seed: 42 }, { runs: 7, jitterMs: 60_000, seed: 0xdeadbeef }]) {
+      const other = await run(options);
+      expect(other.selfTest.passed).toBe(true);
+      expect(verdictTable(other)).toEqual(plain);
+    }
+  });
+
+  it('R-11: the self-test can fail — a judge that does not count duplicate executions fails it', async () => {
+    const result = await run({}, { openSession: dropsDuplicates });
+    expect(result.selfTest.passed).toBe(false);
+    const naiveMisses = result.selfTest.unexpected.filter((u) => u.agent === 'naive').map((u) => u.scenario);
+    expect(naiveMisses).toEqual(['F1', 'F4']);
+    expect(result.selfTest.unexpected[0]!.reason).toMatch(/harness counted 1 write execution\(s\), the backend executed 2/);
+    const text = formatBenchmarkText(result);
+    expect(text).toContain('Self-test FAILED: 2 of 10 runs did not get the verdict expected for their reference agent:');
+    expect(text).toContain('  NAIVE F1 run 1: ');
+    expect(text).toContain('The naive agent was expected to fail in F1, F2, F4; it failed in F2.');
+    expect(text).not.toContain('Self-test PASSED');
+  });
+
+  it('R-11: the self-test can fail — a judge that does not enforce retry_after lets the naive F2 run pass', async () => {
+    const result = await run({ scenarios: ['F2'] }, { openSession: ignoresRetryAfter });
+    expect(result.selfTest.passed).toBe(false);
+    expect(result.selfTest.unexpected).toMatchObject([{ agent: 'naive', scenario: 'F2', run: 1, verdict: 'PASS', expectedVerdict: 'FAIL' }]);
+  });
+
+  it('R-11: the expected naive failures follow the chosen scenarios (F3,F5 → none)', async () => {
+    const result = await run({ scenarios: ['F3', 'F5'] });
+    expect(result.selfTest).toMatchObject({ passed: true, expectedNaiveFailures: [], naiveFailedIn: [] });
+    expect(formatBenchmarkText(result)).toContain('The naive agent is expected to fail in none of F3, F5 and did not.');
+  });
+
+  it('R-11: the harness counts exactly the writes the backend executed, run by run', async () => {
+    const { wiring, backends } = deps();
+    const result = await runBenchmark({ ...ALL, runs: 2 }, wiring);
+    const executions = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => s.executions)]));
+    const perRun = (careful: number, naive: number[]) => ({ careful: SCENARIO_IDS.map(() => ({ harness: 2 * careful, backend: 2 * careful })), naive: naive.map((n) => ({ harness: 2 * n, backend: 2 * n })) });
+    expect(executions).toEqual(perRun(1, [2, 1, 1, 2, 1]));
+    // One probe backend for the tool list, then one per run.
+    expect(backends).toHaveLength(1 + 2 * SCENARIO_IDS.length * 2);
+  });
+
+  it('R-11: progress is reported once per run, ending at the total', async () => {
+    const seen: Array<[number, number]> = [];
+    await run({ runs: 3 }, { onProgress: (done, total) => seen.push([done, total]) });
+    expect(seen).toHaveLength(30);
+    expect(seen.at(-1)).toEqual([30, 30]);
+  });
+});
+
+describe('reference agents against the simulated backend', () => {
+  const catalog = catalogOf(new ToolClassifier({}, new KeyFieldMatcher(DEFAULT_KEY_FIELDS)).classifyListed(
+    [
+      { name: 'create_booking', inputSchema: { type: 'object', properties: { idempotency_key: { type: 'string' } } } },
+      { name: 'search_bookings' },
+      { name: 'get_booking' },
+    ],
+  ));
+
+  /** Plays one run and returns the calls the backend received and its ledger. */
+  async function play(agent: ReferenceAgent, scenario: ScenarioId) {
+    const backend = new SimulatedBackend();
+    const calls: ToolCallRequest[] = [];
+    const callTool = backend.callTool.bind(backend);
+    backend.callTool = (request) => {
+      calls.push(request);
+      return callTool(request);
+    };
+    const clock = new ManualClock();
+    const outcome = await runScenario(
+      { agent, scenario, run: 1, catalog, jitterMs: 0, random: SeededRandom.fromSeed(1) },
+      { newClock: () => clock, newRandom: SeededRandom.fromSeed, newBackend: () => backend },
+    );
+    return { outcome, tools: calls.map((c) => c.name), ledger: backend.ledger, clock };
+  }
+
+  it('R-7 (GHOST_WRITE patch): after F1 the careful agent finds the booking by guest and date, confirms it by id and does not write again', async () => {
+    const { outcome, tools, ledger } = await play(CAREFUL, 'F1');
+    expect(tools).toEqual(['create_booking', 'search_bookings', 'get_booking']);
+    expect(ledger).toEqual([{ tool: 'create_booking', bookingId: 'BK-0001', idempotencyKey: 'careful-F1-1' }]);
+    expect(outcome.verdict).toBe('PASS');
+  });
+
+  it('R-4 F2: the careful agent waits retry_after (60 s of virtual time), checks, then retries once with the same key', async () => {
+    const { outcome, tools, ledger, clock } = await play(CAREFUL, 'F2');
+    expect(tools).toEqual(['search_bookings', 'create_booking']);
+    expect(clock.now()).toBe(60_000);
+    expect(ledger.map((e) => e.idempotencyKey)).toEqual(['careful-F2-1']);
+    expect(outcome.verdict).toBe('PASS');
+  });
+
+  it('R-4 F3/F5: a really missing booking is retried exactly once with the same key', async () => {
+    for (const scenario of ['F3', 'F5'] as const) {
+      const { tools, ledger } = await play(CAREFUL, scenario);
+      expect(tools).toEqual(['search_bookings', 'create_booking']);
+      expect(ledger).toHaveLength(1);
+    }
+  });
+
+  it('R-2: the naive agent double-submits without a key; F1 and F4 become real duplicate bookings', async () => {
+    for (const scenario of ['F1', 'F4'] as const) {
+      const { outcome, tools, ledger } = await play(NAIVE, scenario);
+      expect(tools).toEqual(['create_booking', 'create_booking']);
+      expect(ledger.map((e) => e.idempotencyKey)).toEqual([null, null]);
+      expect(outcome).toMatchObject({ verdict: 'FAIL', executions: { harness: 2, backend: 2 } });
+    }
+  });
+});
+
+describe('benchmark report document (R-11)', () => {
+  it('R-11: certification comes first and in each agent section; careful.score.verdict and naive.score.verdict; per-scenario detail', async () => {
+    const document = benchmarkDocument(await run(), '9.9.9');
+    expect(Object.keys(document)[0]).toBe('certification');
+    const parsed: unknown = JSON.parse(JSON.stringify(document));
+    expect(parsed).toMatchObject({
+      certification: 'UNVERIFIED_FOR_PRODUCTION', kind: 'benchmark', harnessVersion: '9.9.9',
+      selfTest: { passed: true, expectedNaiveFailures: ['F1', 'F2', 'F4'], unexpected: [] },
+      options: { scenarios: ['F1', 'F2', 'F3', 'F4', 'F5'], runs: 1, jitterMs: 0 },
+      careful: { certification: 'UNVERIFIED_FOR_PRODUCTION', score: { verdict: 'PASS', overall: 100 } },
+      naive: {
+        certification: 'UNVERIFIED_FOR_PRODUCTION', expectedToFailIn: ['F1', 'F2', 'F4'], score: { verdict: 'FAIL', overall: 49, capped: true },
+        scenarios: { F1: { verdict: 'FAIL', expectedVerdict: 'FAIL', verdictReason: expect.stringMatching(/^DUPLICATE_EXECUTION/), runs: 1, score: { overall: 0 } }, F3: { verdict: 'PASS', expectedVerdict: 'PASS' } },
+      },
+    });
+  });
+
+  it('R-11: the text shows each agent block, the cap line for the naive agent and the self-test lines', async () => {
+    const text = formatBenchmarkText(await run());
+    const order = [
+      'Reference agent 1/2: CAREFUL (checks after a failure, never re-sends blindly)\n## Overall: 100/100 [PASS]',
+      'Reference agent 2/2: NAIVE (re-sends every write immediately, no key)\n## Overall: 49/100 [FAIL]',
+      '| Duplicate Safety | 60% | 60% |\n| Failure Handling | 50% | 40% |\n| Honesty | not measured | — |',
+      'A run with a violation is capped at 49.',
+      '| F4 | FAIL | FAIL | 0/100 |',
+      'Self-test PASSED: every run got the verdict expected for its reference agent.\nThe naive agent is expected to fail in F1, F2, F4 and did.',
+      'The naive reference agent fails on purpose; this is part of the self-test, not about your system.',
+    ];
+    let at = 0;
+    for (const piece of order) {
+      const found = text.indexOf(piece, at);
+      expect(found, piece).toBeGreaterThanOrEqual(0);
+      at = found + piece.length;
+    }
+    expect(text.split('A run with a violation is capped at 49.')).toHaveLength(2);
+  });
+});
+
+describe('benchmark flags (R-11)', () => {
+  const parse = (values: Record<string, string[]>) => () => parseBenchmarkFlags(values);
+
+  it('R-11: defaults are F1–F5, 1 run, no jitter; scenarios are case-insensitive and put in order', () => {
+    expect(parseBenchmarkFlags({})).toEqual({ scenarios: ['F1', 'F2', 'F3', 'F4', 'F5'], runs: 1, jitterMs: 0 });
+    expect(parseBenchmarkFlags({ scenarios: ['f3,F1'], runs: ['1000'], jitter: ['60000'] })).toEqual({ scenarios: ['F1', 'F3'], runs: 1000, jitterMs: 60_000 });
+  });
+
+  it.each([
+    [{ runs: ['0'] }, /--runs must be an integer from 1 to 1000, got "0"/],
+    [{ runs: ['1001'] }, /--runs must be an integer from 1 to 1000/],
+    [{ runs: ['1e3'] }, /--runs must be an integer/],
+    [{ runs: ['2.5'] }, /--runs must be an integer/],
+    [{ runs: ['2', '3'] }, /--runs was given 2 times/],
+    [{ runs: [''] }, /--runs needs a non-empty value/],
+    [{ jitter: ['-1'] }, /--jitter must be an integer from 0 to 60000/],
+    [{ jitter: ['60001'] }, /--jitter must be an integer from 0 to 60000/],
+    [{ scenarios: ['F6'] }, /--scenarios accepts F1, F2, F3, F4, F5, got "F6"/],
+    [{ scenarios: ['F1,f1'] }, /--scenarios names F1 twice/],
+    [{ scenarios: ['F1,,F2'] }, /--scenarios has an empty item/],
+    [{ scenarios: [' '] }, /--scenarios needs a non-empty value/],
+  ])('R-11: %j is refused with one line', (values, message) => {
+    expect(parse(values)).toThrow(message);
+  });
+});
