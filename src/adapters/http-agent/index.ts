@@ -1,0 +1,9 @@
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  HttpAgentSide,
+  MCP_PATH,
+  type HttpAgentSideOptions,
+  type HttpListenAddress,
+} from './http-agent-side.js';
+export { DEFAULT_LISTEN_HOST, parseListenAddress } from './listen-address.js';
+export { defaultAllowedHosts, HostGuard, isLoopbackHost } from './host-guard.js';

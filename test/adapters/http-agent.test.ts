@@ -1,0 +1,342 @@
+import { request as httpRequest } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import { defaultAllowedHosts, HttpAgentSide, parseListenAddress } from '../../src/adapters/http-agent/index.js';
+
+type Json = Record<string, unknown>;
+
+/** A session handler that records what reached it. */
+class RecordingHandler implements AgentSessionHandler {
+  readonly calls: Array<{ request: ToolCallRequest; signal: AbortSignal }> = [];
+  readonly closes: AgentCloseReason[] = [];
+  tools: ToolDescriptor[] = [{ name: 'create_order', inputSchema: { type: 'object' }, x_vendor_ext: 1 }];
+  answer: (request: ToolCallRequest, signal: AbortSignal) => Promise<ToolCallResult> = async (request) => ({
+    content: [{ type: 'text', text: `ok ${request.name}` }],
+  });
+
+  constructor(readonly sessionId: string) {}
+
+  async listTools(): Promise<ToolDescriptor[]> {
+    return this.tools;
+  }
+  async callTool(request: ToolCallRequest, context: { signal: AbortSignal }): Promise<ToolCallResult> {
+    this.calls.push({ request, signal: context.signal });
+    return this.answer(request, context.signal);
+  }
+  closed(reason: AgentCloseReason): void {
+    this.closes.push(reason);
+  }
+}
+
+async function until(condition: () => boolean, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + 3000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One raw HTTP request on loopback (node:http, so the Host header can be anything). */
+function raw(url: string, init: { method?: string; headers?: Json; body?: string | Buffer }): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname, method: init.method ?? 'POST', headers: init.headers as Record<string, string> },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.setTimeout(3000, () => req.destroy(new Error('raw request timed out')));
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+/** The JSON-RPC messages of an SSE or JSON answer body. */
+function messagesOf(reply: RawReply): Json[] {
+  if (!String(reply.headers['content-type']).startsWith('text/event-stream')) return [JSON.parse(reply.body) as Json];
+  return reply.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Json);
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0', id: 0, method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** Opens a session with raw requests; returns its id. */
+async function rawInitialize(url: string): Promise<string> {
+  const reply = await raw(url, { headers: MCP_HEADERS, body: INITIALIZE });
+  const sessionId = reply.headers['mcp-session-id'];
+  if (reply.status !== 200 || typeof sessionId !== 'string') throw new Error(`initialize failed: ${reply.status} ${reply.body}`);
+  await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  return sessionId;
+}
+
+const sides: HttpAgentSide[] = [];
+const clients: Client[] = [];
+
+async function start(options: { maxBodyBytes?: number; instructions?: string; host?: string } = {}) {
+  const handlers: RecordingHandler[] = [];
+  const side = new HttpAgentSide({ host: options.host ?? '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes });
+  sides.push(side);
+  const openSession = (sessionId: string): RecordingHandler => {
+    const handler = new RecordingHandler(sessionId);
+    handlers.push(handler);
+    return handler;
+  };
+  await side.serve(openSession, { serverName: 'proxy', serverVersion: '9.9.9', instructions: options.instructions });
+  return { side, handlers, url: side.address.url };
+}
+
+async function connect(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'agent', version: '1' });
+  clients.push(client);
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+  await Promise.allSettled(sides.splice(0).map((side) => side.close()));
+});
+
+describe('HttpAgentSide: verbatim forwarding over Streamable HTTP (R-8.5)', () => {
+  it('R-8.5: initialize returns the upstream instructions; the URL is http://127.0.0.1:<port>/mcp', async () => {
+    const { url, side } = await start({ instructions: 'UPSTREAM INSTRUCTIONS: be careful' });
+    expect(url).toBe(`http://127.0.0.1:${side.address.port}/mcp`);
+    expect(side.address.port).toBeGreaterThan(0);
+    const { client } = await connect(url);
+    expect(client.getInstructions()).toBe('UPSTREAM INSTRUCTIONS: be careful');
+    expect(client.getServerVersion()).toEqual({ name: 'proxy', version: '9.9.9' });
+  });
+
+  it('R-8.5: tools/list returns the handler tools unchanged, unknown fields included', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const reply = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(messagesOf(reply)[0]?.['result']).toEqual({ tools: handlers[0]?.tools });
+  });
+
+  it('R-8.5: a __proto__ argument key, params extras and _meta reach the handler verbatim', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const body =
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_order","extraParam":1,' +
+      '"arguments":{"__proto__":{"polluted":true},"qty":2},"_meta":{"progressToken":"p1"}}}';
+    const reply = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body });
+    expect(messagesOf(reply)[0]?.['id']).toBe(7);
+    const request = handlers[0]?.calls[0]?.request;
+    expect(request?.name).toBe('create_order');
+    expect(request?.meta).toEqual({ progressToken: 'p1' });
+    const args = request?.arguments as object;
+    expect(Object.keys(args)).toEqual(['__proto__', 'qty']);
+    expect(Object.getOwnPropertyDescriptor(args, '__proto__')?.value).toEqual({ polluted: true });
+  });
+
+  it('R-8.5: result extras reach the agent unchanged and no isError:false is added', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const result = {
+      content: [{ type: 'text', text: 'done', extraBlockField: 'kept' }],
+      structuredContent: { orderId: 'A1' },
+      _meta: { trace: 'x' },
+      extraResultField: [1, 2],
+    };
+    for (const handler of handlers) handler.answer = async () => result;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_order', arguments: {} } });
+    const reply = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body });
+    expect(messagesOf(reply)[0]?.['result']).toEqual(result);
+    expect(Object.hasOwn(messagesOf(reply)[0]?.['result'] as Json, 'isError')).toBe(false);
+  });
+
+  it('R-8.5 only tools: an unknown method is answered -32601 Method not found', async () => {
+    const { url } = await start();
+    const { client } = await connect(url);
+    await expect(client.listResources()).rejects.toMatchObject({ code: -32601 });
+  });
+});
+
+describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two agents)', () => {
+  it('two concurrent clients get two handlers with different session ids, each seeing only its calls', async () => {
+    const { url, handlers } = await start();
+    const [a, b] = await Promise.all([connect(url), connect(url)]);
+    await Promise.all([a.client.callTool({ name: 'from_a' }), b.client.callTool({ name: 'from_b' })]);
+    expect(handlers).toHaveLength(2);
+    expect(handlers[0]?.sessionId).not.toBe(handlers[1]?.sessionId);
+    expect(new Set(handlers.map((h) => h.sessionId))).toEqual(new Set([a.transport.sessionId, b.transport.sessionId]));
+    const byClient = (transport: StreamableHTTPClientTransport) => handlers.find((h) => h.sessionId === transport.sessionId);
+    expect(byClient(a.transport)?.calls.map((c) => c.request.name)).toEqual(['from_a']);
+    expect(byClient(b.transport)?.calls.map((c) => c.request.name)).toEqual(['from_b']);
+  });
+
+  it('parallel calls in one session are in flight together (call 2 arrives before call 1 resolves)', async () => {
+    const { url, handlers } = await start();
+    const { client } = await connect(url);
+    const handler = handlers[0];
+    const releases: Array<() => void> = [];
+    if (handler) handler.answer = (request) => new Promise((resolve) => releases.push(() => resolve({ content: [{ type: 'text', text: request.name }] })));
+    const first = client.callTool({ name: 'a' });
+    const second = client.callTool({ name: 'b' });
+    await until(() => handler?.calls.length === 2, 'both calls in flight');
+    releases[1]?.();
+    releases[0]?.();
+    expect(await first).toEqual({ content: [{ type: 'text', text: 'a' }] });
+    expect(await second).toEqual({ content: [{ type: 'text', text: 'b' }] });
+  });
+
+  it('an agent cancel aborts context.signal of that call only', async () => {
+    const { url, handlers } = await start();
+    const { client } = await connect(url);
+    const handler = handlers[0];
+    if (handler) handler.answer = (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })));
+    const controller = new AbortController();
+    const cancelled = client.callTool({ name: 'a' }, undefined, { signal: controller.signal }).catch(() => 'rejected');
+    void client.callTool({ name: 'b' }).catch(() => undefined);
+    await until(() => handler?.calls.length === 2, 'both calls in flight');
+    controller.abort('user');
+    expect(await cancelled).toBe('rejected');
+    await until(() => handler?.calls[0]?.signal.aborted === true, 'call 1 aborted');
+    expect(handler?.calls[1]?.signal.aborted).toBe(false);
+  });
+});
+
+describe('HttpAgentSide: session end (R-8.8)', () => {
+  it('R-8.8: DELETE ends only that session; its handler hears disconnected once; its id is then 404', async () => {
+    const { url, handlers } = await start();
+    const a = await connect(url);
+    await connect(url);
+    const sessionId = a.transport.sessionId ?? '';
+    await a.transport.terminateSession();
+    await a.client.close();
+    const handler = handlers.find((h) => h.sessionId === sessionId);
+    await until(() => (handler?.closes.length ?? 0) > 0, 'closed');
+    expect(handler?.closes).toEqual([{ kind: 'disconnected', detail: 'the agent ended the session (DELETE)' }]);
+    expect(handlers.find((h) => h.sessionId !== sessionId)?.closes).toEqual([]);
+    const after = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    expect(after.status).toBe(404);
+  });
+
+  it('close() with connected clients and a call in flight resolves promptly; every handler heard closed once', async () => {
+    const { url, handlers, side } = await start();
+    const a = await connect(url);
+    await connect(url);
+    const first = handlers[0];
+    if (first) first.answer = () => new Promise(() => undefined);
+    void a.client.callTool({ name: 'hangs' }).catch(() => undefined);
+    await until(() => first?.calls.length === 1, 'call in flight');
+    const began = Date.now();
+    await side.close();
+    expect(Date.now() - began).toBeLessThan(1000);
+    expect(handlers.map((h) => h.closes)).toEqual([
+      [{ kind: 'disconnected', detail: 'closed by the proxy' }],
+      [{ kind: 'disconnected', detail: 'closed by the proxy' }],
+    ]);
+    expect(first?.calls[0]?.signal.aborted).toBe(false);
+    await expect(raw(url, { headers: MCP_HEADERS, body: INITIALIZE })).rejects.toThrow();
+  });
+});
+
+describe('HttpAgentSide: HTTP guards', () => {
+  it('a Host header that is not allowed is refused 403 (DNS-rebinding protection)', async () => {
+    const { url, handlers } = await start();
+    const reply = await raw(url, { headers: { ...MCP_HEADERS, host: 'evil.example:80' }, body: INITIALIZE });
+    expect(reply.status).toBe(403);
+    expect(JSON.parse(reply.body)).toMatchObject({ error: { code: -32000, message: 'Invalid Host header: evil.example:80' } });
+    expect(handlers).toHaveLength(0);
+  });
+
+  it('a foreign Origin is refused 403; a loopback Origin is served', async () => {
+    const { url, handlers } = await start();
+    const foreign = await raw(url, { headers: { ...MCP_HEADERS, origin: 'http://evil.example' }, body: INITIALIZE });
+    expect(foreign.status).toBe(403);
+    expect(handlers).toHaveLength(0);
+    const local = await raw(url, { headers: { ...MCP_HEADERS, origin: 'http://localhost:5173' }, body: INITIALIZE });
+    expect(local.status).toBe(200);
+  });
+
+  it('a body over the limit is answered 413 and opens no session', async () => {
+    const { url, handlers } = await start({ maxBodyBytes: 1000 });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(2000) } });
+    const reply = await raw(url, { headers: MCP_HEADERS, body });
+    expect(reply.status).toBe(413);
+    expect(handlers).toHaveLength(0);
+  });
+
+  it('the default limit is 10 MiB: an 11 MiB body is answered 413', async () => {
+    const { url } = await start();
+    const reply = await raw(url, { headers: MCP_HEADERS, body: Buffer.alloc(11 * 1024 * 1024, 0x61) });
+    expect(reply.status).toBe(413);
+  });
+
+  it('malformed JSON is answered with a JSON-RPC parse error, not dropped', async () => {
+    const { url } = await start();
+    const reply = await raw(url, { headers: MCP_HEADERS, body: '{"jsonrpc":"2.0","id":1,' });
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body)).toMatchObject({ id: null, error: { code: -32700 } });
+  });
+
+  it('an unknown path is 404; an unknown session id is 404', async () => {
+    const { url } = await start();
+    const other = await raw(url.replace('/mcp', '/other'), { headers: MCP_HEADERS, body: INITIALIZE });
+    expect(other.status).toBe(404);
+    const unknown = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': 'no-such-session' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: -32001 } });
+  });
+
+  it('a port already in use fails serve() with a one-line error', async () => {
+    const { side } = await start();
+    const second = new HttpAgentSide({ host: '127.0.0.1', port: side.address.port });
+    const serving = second.serve(() => new RecordingHandler('x'), { serverName: 'proxy', serverVersion: '1' });
+    await expect(serving).rejects.toThrow(/^cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE[^\n]*$/);
+    await second.close();
+  });
+
+  it('an IPv6 loopback bind serves at http://[::1]:<port>/mcp', async () => {
+    const { url } = await start({ host: '::1' });
+    expect(url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+    const { client } = await connect(url);
+    expect(await client.listTools()).toMatchObject({ tools: [{ name: 'create_order' }] });
+  });
+});
+
+describe('defaultAllowedHosts', () => {
+  it('a loopback bind accepts the three loopback names; another host only itself', () => {
+    expect(defaultAllowedHosts('127.0.0.1', 3000)).toEqual(['127.0.0.1:3000', 'localhost:3000', '[::1]:3000']);
+    expect(defaultAllowedHosts('::1', 8080)).toEqual(['127.0.0.1:8080', 'localhost:8080', '[::1]:8080']);
+    expect(defaultAllowedHosts('192.168.1.5', 80)).toEqual(['192.168.1.5:80']);
+  });
+});
+
+describe('parseListenAddress (--listen <host:port>)', () => {
+  it.each([
+    ['127.0.0.1:3000', { host: '127.0.0.1', port: 3000 }],
+    ['localhost:0', { host: 'localhost', port: 0 }],
+    ['[::1]:8080', { host: '::1', port: 8080 }],
+    [':3000', { host: '127.0.0.1', port: 3000 }],
+    ['0.0.0.0:65535', { host: '0.0.0.0', port: 65535 }],
+  ])('%s is accepted', (value, expected) => {
+    expect(parseListenAddress(value)).toEqual(expected);
+  });
+
+  it.each(['3000', 'localhost', 'localhost:', 'localhost:65536', 'localhost:-1', 'localhost:3e3', '::1:8080', '[::1]8080', '[nope]:80', 'a b:80', 'http://x:80'])(
+    '%s is refused with a one-line error',
+    (value) => {
+      expect(() => parseListenAddress(value)).toThrow(/^invalid listen address "[^\n]*$/);
+    },
+  );
+});
