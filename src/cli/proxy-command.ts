@@ -7,6 +7,8 @@ import type { CAC } from 'cac';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { FileReportSink } from '../adapters/file-report-sink.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
+import { HttpAgentSide, parseListenAddress } from '../adapters/http-agent/index.js';
+import { ReportDirectory } from '../adapters/report-directory.js';
 import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
 import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -14,7 +16,7 @@ import { ProxyService } from '../app/proxy/proxy-service.js';
 import { scenarioName } from '../domain/verdict.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
-import { EXIT_FAILURE, FatalError, formatFatal } from './errors.js';
+import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
 import type { CliIo, CommandContext } from './io.js';
 import { parseProxyFlags, PROXY_FLAG_HELP } from './proxy-flags.js';
 
@@ -31,14 +33,18 @@ async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
   const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
   const logger = createPinoLogger(flags.logLevel, io.stderr);
+  const listen = flags.listen === undefined ? undefined : parseListen(flags.listen);
   let sink: FileReportSink | null = null;
-  if (flags.reportFile !== undefined) {
-    try {
-      sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile));
-    } catch (error) {
-      throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  let reportDir: ReportDirectory | null = null;
+  try {
+    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile));
+    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir));
+  } catch (error) {
+    throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const agentSide = listen === undefined
+    ? new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger })
+    : new HttpAgentSide({ ...listen, logger });
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
   const upstream = new StdioUpstreamSide({
     command: flags.upstreamCommand,
@@ -53,13 +59,14 @@ async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   });
   const service = new ProxyService(
     {
-      upstream, agentSide: new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }),
-      startupSink: sink, sessionSink: () => sink, clock: new SystemClock(), random, logger, notice,
+      upstream, agentSide, startupSink: sink,
+      sessionSink: (sessionId, ordinal) => reportDir?.sinkFor(sessionId, ordinal) ?? sink,
+      clock: new SystemClock(), random, logger, notice,
     },
     {
       scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
-      stopWhenSessionEnds: true,
+      stopWhenSessionEnds: listen === undefined,
     },
   );
   const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));
@@ -71,11 +78,21 @@ async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       return EXIT_FAILURE;
     }
     const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
-    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; report file ${sink === null ? 'none' : sink.targetPath}`);
+    const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
+    const where = agentSide instanceof HttpAgentSide ? `; agents connect to ${agentSide.address.url}` : '';
+    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
     const exit = await service.done;
     if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
     return exit.code;
   } finally {
     removeSignalHandler();
+  }
+}
+
+function parseListen(value: string): { host: string; port: number } {
+  try {
+    return parseListenAddress(value);
+  } catch (error) {
+    throw new UsageError(`flag --listen: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -20,6 +20,9 @@ export interface ProxyFlags {
   keyFields: string[];
   auditTools: boolean;
   reportFile: string | undefined;
+  reportDir: string | undefined;
+  /** `--listen host:port` as given; stdio when undefined. */
+  listen: string | undefined;
   logLevel: LogLevel;
   seed: number | undefined;
   upstreamTimeoutMs: number;
@@ -42,6 +45,8 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['key-fields', 'Argument names that carry the idempotency key (default idempotency_key)'],
   ['audit-tools', 'on (default) or off: add cuonztech__get_report / cuonztech__get_score'],
   ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
+  ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
+  ['listen', 'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000)'],
   ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
   ['seed', 'chaos only: seed of the random source (default: random, printed at start-up)'],
   ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
@@ -73,6 +78,10 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const keyFields = get('key-fields');
   const logLevel = (get('log-level') ?? 'silent').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`flag --log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (get('report-file') !== undefined && get('report-dir') !== undefined) throw new UsageError('give --report-file or --report-dir, not both');
+  if (get('listen') !== undefined && get('report-file') !== undefined) {
+    throw new UsageError('with --listen each agent session gets its own report: use --report-dir instead of --report-file');
+  }
   const seed = get('seed');
   const timeout = get('upstream-timeout');
   return {
@@ -88,6 +97,8 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     keyFields: keyFields === undefined ? [...DEFAULT_KEY_FIELDS] : commaList(keyFields, 'key-fields'),
     auditTools: parseOnOff(get('audit-tools')),
     reportFile: get('report-file'),
+    reportDir: get('report-dir'),
+    listen: get('listen'),
     logLevel,
     seed: seed === undefined ? undefined : numberIn(seed, 'seed', 0, 4294967295, true),
     upstreamTimeoutMs: timeout === undefined ? 60_000 : Math.round(numberIn(timeout, 'upstream-timeout', 0.001, 3600) * 1000),
