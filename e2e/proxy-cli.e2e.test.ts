@@ -1,0 +1,169 @@
+/**
+ * The `proxy` command line (R-8.1, R-8.9, R-9.4) through the compiled CLI: every invalid invocation ends
+ * with exit 1 and ONE line on stderr (no stack trace), and the accepted forms really reach the upstream,
+ * checked with `argv-echo.mjs`, an upstream that answers with its own argv, cwd and environment.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { execa, type Result } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, cleanup, FIXTURES, requireBuild, ROOT, startProxy, textOf, type ProxyRun } from './support/proxy-harness.js';
+
+const COUNTING = join(FIXTURES, 'counting-server.mjs');
+const ARGV_ECHO = join(FIXTURES, 'argv-echo.mjs');
+const UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg', COUNTING];
+const PREFIX = '[cuonztech-agent-harness] error:';
+
+/** Runs the CLI to its end (stdin closed at once); never rejects. */
+async function runCli(args: string[]): Promise<Result> {
+  requireBuild();
+  return execa(process.execPath, [BIN, ...args], { reject: false, timeout: 20_000, stdin: 'ignore', cwd: ROOT });
+}
+
+/** Exit 1, nothing on stdout, exactly one stderr line with the error prefix, no stack trace. */
+function expectOneLineError(result: Result, pattern: RegExp): void {
+  const stderr = String(result.stderr);
+  expect(result.timedOut, `timed out; stderr: ${stderr}`).toBe(false);
+  expect(result.exitCode, stderr).toBe(1);
+  expect(String(result.stdout)).toBe('');
+  const lines = stderr.split('\n').filter((line) => line !== '');
+  expect(lines, stderr).toHaveLength(1);
+  expect(lines[0]!.startsWith(PREFIX)).toBe(true);
+  expect(lines[0]).toMatch(pattern);
+  expect(stderr).not.toMatch(/^\s+at /m);
+}
+
+/** How argv-echo.mjs was started, as seen by itself. */
+interface ProcessInfo {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+async function processInfo(run: ProxyRun): Promise<ProcessInfo> {
+  return JSON.parse(textOf(await run.call('get_process_info'))) as ProcessInfo;
+}
+
+/** Proxy flags with node as the upstream command, then `rest`. */
+const echoFlags = (...rest: string[]): string[] => ['--upstream-command', process.execPath, ...rest];
+
+// Each case is one short-lived process: run them concurrently.
+describe.concurrent('R-8.1 / R-8.9: invalid invocations end with exit 1 and one clear line', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ['missing --upstream-command', ['proxy', '--scenario', 'F1'], /--upstream-command is required/],
+    ['unknown flag', ['proxy', ...UPSTREAM, '--bogus-flag', 'x'], /unknown (option|flag).*bogus/i],
+    ['unknown short flag', ['proxy', ...UPSTREAM, '-x'], /-x/],
+    ['bad --scenario value', ['proxy', ...UPSTREAM, '--scenario', 'F9'], /--scenario.*F9/],
+    ['--scenario as the last token (no value)', ['proxy', ...UPSTREAM, '--scenario'], /--scenario needs a value/],
+    ['a value beginning with -- is never a value', ['proxy', '--upstream-command', '--scenario', 'F1'], /--upstream-command needs a value/],
+    ['--upstream-arg followed by a flag', ['proxy', ...UPSTREAM, '--upstream-arg', '--stdio'], /--upstream-arg needs a value/],
+    ['--scenario with --mode chaos', ['proxy', ...UPSTREAM, '--scenario', 'F1', '--mode', 'chaos', '--error-rate', '0.5'], /--scenario.*chaos/],
+    ['--error-rate without chaos', ['proxy', ...UPSTREAM, '--error-rate', '0.5'], /--error-rate.*chaos/],
+    ['chaos without --error-rate', ['proxy', ...UPSTREAM, '--mode', 'chaos'], /chaos needs --error-rate/],
+    ['--error-rate above 1', ['proxy', ...UPSTREAM, '--mode', 'chaos', '--error-rate', '1.5'], /--error-rate.*1\.5/],
+    ['--retry-after without F2', ['proxy', ...UPSTREAM, '--scenario', 'F1', '--retry-after', '10'], /--retry-after.*F2/],
+    ['--retry-after without any scenario', ['proxy', ...UPSTREAM, '--retry-after', '10'], /--retry-after.*F2/],
+    ['--retry-after above 86400', ['proxy', ...UPSTREAM, '--scenario', 'F2', '--retry-after', '86401'], /--retry-after.*86400/],
+    ['--audit-tools maybe', ['proxy', ...UPSTREAM, '--audit-tools', 'maybe'], /--audit-tools.*on or off/],
+    ['--mode fast', ['proxy', ...UPSTREAM, '--mode', 'fast'], /--mode.*fast/],
+    ['a non-repeatable flag given twice', ['proxy', ...UPSTREAM, '--scenario', 'F1', '--scenario', 'F2'], /--scenario.*2 times/],
+    ['--upstream-env-var without =', ['proxy', ...UPSTREAM, '--upstream-env-var', 'NOVALUE'], /--upstream-env-var.*KEY=VALUE/],
+    ['--upstream-env with an empty item', ['proxy', ...UPSTREAM, '--upstream-env', 'A=1,,B=2'], /--upstream-env.*empty item/],
+    ['--report-file /dev/null', ['proxy', ...UPSTREAM, '--report-file', '/dev/null'], /report file.*\/dev\/null.*device/],
+    ['--report-file a folder', ['proxy', ...UPSTREAM, '--report-file', ROOT], /report file.*folder/],
+    ['--report-file in a missing folder', ['proxy', ...UPSTREAM, '--report-file', '/nonexistent-e2e/dir/r.json'], /report file folder does not exist/],
+    ['--upstream-cwd a missing folder', ['proxy', ...UPSTREAM, '--upstream-cwd', '/nonexistent-e2e/dir'], /upstream did not start/],
+    ['unknown command', ['frobnicate'], /unknown command "frobnicate"/],
+    // cac/mri would read an empty value as the string "true" (`--upstream-command=` would run `true`).
+    ['an empty value (--scenario=)', ['proxy', ...UPSTREAM, '--scenario='], /--scenario.*(empty|needs a)/],
+    ['an empty value (--scenario "")', ['proxy', ...UPSTREAM, '--scenario', ''], /--scenario.*(empty|needs a)/],
+    ['an empty value (--upstream-command=)', ['proxy', '--upstream-command='], /--upstream-command.*(empty|needs a)/],
+    ['an empty value (--upstream-arg "")', ['proxy', ...UPSTREAM, '--upstream-arg', ''], /--upstream-arg.*(empty|needs a)/],
+  ];
+  for (const [name, args, pattern] of cases) {
+    it(`R-8.1: ${name} → exit 1, one line, no stack trace`, async () => {
+      expectOneLineError(await runCli(args), pattern);
+    });
+  }
+});
+
+describe.concurrent('R-8.1: --version and --help', () => {
+  it('R-8.1: --version prints the version of package.json, exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const result = await runCli(['--version']);
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toContain(version);
+  });
+  it('R-8.1: --help shows usage with the commands, exit 0', async () => {
+    const result = await runCli(['--help']);
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/Usage/);
+    expect(String(result.stdout)).toContain('proxy');
+  });
+  it('R-8.1: proxy --help shows the proxy flags, exit 0', async () => {
+    const result = await runCli(['proxy', '--help']);
+    expect(result.exitCode).toBe(0);
+    for (const flag of ['--upstream-command', '--upstream-arg', '--scenario', '--mode', '--audit-tools', '--report-file']) {
+      expect(String(result.stdout)).toContain(flag);
+    }
+  });
+});
+
+describe('R-8.1 / R-8.7: accepted forms reach the upstream', () => {
+  let run: ProxyRun | undefined;
+  afterEach(async () => {
+    await run?.stop();
+    cleanup(run);
+    run = undefined;
+  });
+
+  it('R-8.1: --scenario=F1 (equals form) and --scenario F1 (space form) both select F1', async () => {
+    for (const form of [['--scenario=F1'], ['--scenario', 'F1']]) {
+      run = await startProxy({ flags: UPSTREAM, extra: form });
+      await run.call('get_order', { order_id: 'o-1' }); // the report is written before this answer
+      expect(run.report().report).toMatchObject({ scenario: { id: 'F1' } });
+      await run.stop();
+      cleanup(run);
+      run = undefined;
+    }
+  });
+
+  it('R-8.1: --upstream-arg=--stdio and --upstream-arg -y reach the upstream as values', async () => {
+    run = await startProxy({ flags: echoFlags('--upstream-arg', ARGV_ECHO, '--upstream-arg=--stdio', '--upstream-arg', '-y') });
+    expect((await processInfo(run)).argv).toEqual(['--stdio', '-y']);
+  });
+
+  it('R-8.1: --upstream-args a,b goes before the --upstream-arg values; --upstream-arg keeps commas', async () => {
+    run = await startProxy({ flags: echoFlags('--upstream-arg', 'c,d', '--upstream-args', `${ARGV_ECHO},a,b`, '--upstream-arg', 'e') });
+    expect((await processInfo(run)).argv).toEqual(['a', 'b', 'c,d', 'e']);
+  });
+
+  it('R-8.1: --audit-tools is case-insensitive (ON lists the audit tools, Off hides them)', async () => {
+    run = await startProxy({ flags: UPSTREAM, extra: ['--audit-tools', 'ON'] });
+    expect((await run.client.listTools()).tools.map((t) => t.name)).toContain('cuonztech__get_report');
+    await run.stop();
+    cleanup(run);
+    run = await startProxy({ flags: UPSTREAM, extra: ['--audit-tools=Off'] });
+    expect((await run.client.listTools()).tools.map((t) => t.name)).not.toContain('cuonztech__get_report');
+  });
+
+  it('R-8.7: the upstream inherits the full environment plus --upstream-env-var and --upstream-env', async () => {
+    run = await startProxy({
+      flags: echoFlags('--upstream-arg', ARGV_ECHO, '--upstream-env-var', 'E2E_A=x,y', '--upstream-env', 'E2E_B=1,E2E_C=2', '--upstream-env-var', 'E2E_D=p=q'),
+      env: { E2E_ONLY_IN_PROXY_ENV: 'inherited' },
+    });
+    const { env } = await processInfo(run);
+    expect(env).toMatchObject({ E2E_ONLY_IN_PROXY_ENV: 'inherited', E2E_A: 'x,y', E2E_B: '1', E2E_C: '2', E2E_D: 'p=q' });
+    expect(env['PATH']).toBe(process.env['PATH']);
+  });
+
+  it('R-8.1: --upstream-cwd sets the upstream working folder (absolute, or relative to the proxy cwd)', async () => {
+    run = await startProxy({ flags: echoFlags('--upstream-arg', ARGV_ECHO, '--upstream-cwd', FIXTURES) });
+    expect(realpathSync((await processInfo(run)).cwd)).toBe(realpathSync(FIXTURES));
+    await run.stop();
+    cleanup(run);
+    run = await startProxy({ flags: echoFlags('--upstream-arg', ARGV_ECHO, '--upstream-cwd', '..') });
+    expect(realpathSync((await processInfo(run)).cwd)).toBe(realpathSync(dirname(run.dir)));
+  });
+});
+
