@@ -127,10 +127,9 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
     expectNoStackTrace(p);
     await expectGone(pids);
   });
-  // BUG: during start-up nobody reads the agent's stdin (the agent side starts serving only after the
-  // upstream's handshake), so an agent that leaves while the upstream never answers `initialize` keeps the
-  // proxy and the upstream alive for the whole 60 s connect timeout instead of ending them at once.
-  it.fails('R-8.8: a client that disconnects while the upstream never answers initialize ends both at once', async () => {
+  // The agent side reads stdin from the start (messages wait until the session is served), so an agent
+  // that leaves while the upstream never answers `initialize` ends both at once, not after 60 s.
+  it('R-8.8: a client that disconnects while the upstream never answers initialize ends both at once', async () => {
     const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), { env: { FIXTURE_START_DELAY_MS: '55000' } });
     const pids = await pidsFromFile(p, 1);
     p.raw.child.stdin.end();

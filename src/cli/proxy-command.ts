@@ -77,15 +77,19 @@ async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       io.stderr.write(`${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`);
       return EXIT_FAILURE;
     }
-    const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
-    const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
-    const where = agentSide instanceof HttpAgentSide ? `; agents connect to ${agentSide.address.url}` : '';
-    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
+    if (!service.stopped) printReady();
     const exit = await service.done;
     if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
     return exit.code;
   } finally {
     removeSignalHandler();
+  }
+
+  function printReady(): void {
+    const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
+    const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
+    const where = agentSide instanceof HttpAgentSide ? `; agents connect to ${agentSide.address.url}` : '';
+    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
   }
 }
 

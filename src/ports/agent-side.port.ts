@@ -33,4 +33,9 @@ export interface AgentSide {
   serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void>;
   /** Stops accepting and closes open sessions. */
   close(): Promise<void>;
+  /**
+   * Optional: starts watching the connection before `serve` (stdio: one agent that is already there), so
+   * an agent that leaves during start-up ends the proxy and its upstream at once.
+   */
+  watchBeforeServe?(onGone: (reason: AgentCloseReason) => void): void;
 }

@@ -35,6 +35,8 @@ export class LineTransport implements Transport {
 
   private readonly splitter: LineSplitter;
   private started = false;
+  /** Messages read before the SDK attached `onmessage` (reading early, during the proxy's start-up). */
+  private readonly early: JSONRPCMessage[] = [];
   private closeReason: AgentCloseReason | undefined;
 
   constructor(
@@ -49,9 +51,18 @@ export class LineTransport implements Transport {
     return this.closeReason !== undefined;
   }
 
-  /** Starts reading stdin. Stream errors are always handled, so none becomes an uncaught exception. */
+  /**
+   * Starts reading stdin. Stream errors are always handled, so none becomes an uncaught exception.
+   * May be called early (to notice an agent that leaves during start-up) and again by the SDK's
+   * `connect`: the second call delivers the messages that arrived in between.
+   */
   async start(): Promise<void> {
-    if (this.started) throw new Error('LineTransport already started');
+    if (this.started) {
+      queueMicrotask(() => {
+        for (const message of this.early.splice(0)) this.onmessage?.(message);
+      });
+      return;
+    }
     this.started = true;
     const { stdin, stdout } = this.io;
     stdout.on('error', this.onOutputError);
@@ -126,7 +137,8 @@ export class LineTransport implements Transport {
       if (inbound.strippedKeys.length > 0) {
         this.options.logger.warn({ keys: inbound.strippedKeys }, 'unknown top-level keys removed');
       }
-      this.onmessage?.(inbound.message);
+      if (this.onmessage === undefined) this.early.push(inbound.message);
+      else this.onmessage(inbound.message);
     }
   }
 

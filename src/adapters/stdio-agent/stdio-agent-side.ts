@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
+import type { AgentCloseReason, AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { createForwardingServer } from '../mcp-server-factory.js';
 import { LineTransport } from './line-transport.js';
@@ -26,6 +26,9 @@ export interface StdioAgentSideOptions {
  */
 export class StdioAgentSide implements AgentSide {
   private server: Server | undefined;
+  private transport: LineTransport | undefined;
+  /** Who hears that the session ended: the early watcher until `serve`, then the session handler. */
+  private onClosed: (reason: AgentCloseReason) => void = () => undefined;
   private readonly maxMessageBytes: number;
   private readonly logger: Logger;
 
@@ -37,15 +40,25 @@ export class StdioAgentSide implements AgentSide {
     this.logger = options.logger ?? silentLogger;
   }
 
+  /**
+   * Starts reading before `serve`, so an agent that leaves while the upstream is still starting is
+   * noticed (R-8.8); its early messages wait and are handled once the session is served.
+   */
+  watchBeforeServe(onGone: (reason: AgentCloseReason) => void): void {
+    this.onClosed = onGone;
+    void this.ensureTransport().start();
+  }
+
   /** Opens the one session and starts reading; resolves once the transport is started. */
   async serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void> {
     if (this.server !== undefined) throw new Error('StdioAgentSide is already serving');
     const handler = openSession(STDIO_SESSION_ID);
-    const transport = new LineTransport(this.io, {
-      maxMessageBytes: this.maxMessageBytes,
-      logger: this.logger,
-      onClosed: (reason) => handler.closed(reason),
-    });
+    this.onClosed = (reason) => handler.closed(reason);
+    const transport = this.ensureTransport();
+    if (transport.isClosed) {
+      handler.closed({ kind: 'disconnected', detail: 'the agent left during start-up' });
+      return;
+    }
     const server = createForwardingServer(handler, options, { logger: this.logger, isClosed: () => transport.isClosed });
     this.server = server;
     await server.connect(transport);
@@ -53,6 +66,16 @@ export class StdioAgentSide implements AgentSide {
 
   /** Closes the session (its handler hears `closed` once, as `disconnected` by the proxy). */
   async close(): Promise<void> {
-    await this.server?.close();
+    if (this.server !== undefined) await this.server.close();
+    else await this.transport?.close();
+  }
+
+  private ensureTransport(): LineTransport {
+    this.transport ??= new LineTransport(this.io, {
+      maxMessageBytes: this.maxMessageBytes,
+      logger: this.logger,
+      onClosed: (reason) => this.onClosed(reason),
+    });
+    return this.transport;
   }
 }

@@ -67,19 +67,27 @@ export class ProxyService {
     private readonly config: ProxyConfig,
   ) {}
 
+  /** True once `stop` was called (e.g. the agent left during start-up). */
+  get stopped(): boolean {
+    return this.stopping !== null;
+  }
+
   /** Starts everything; rejects with a one-line Error when the upstream cannot be started (exit 1). */
   async start(): Promise<void> {
     await this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion));
+    this.deps.agentSide.watchBeforeServe?.(() => void this.stop('the agent disconnected during start-up'));
     let instructions: string | undefined;
     try {
       ({ instructions } = await this.deps.upstream.connect());
       this.tools = await this.deps.upstream.listTools();
     } catch (error) {
+      if (this.stopping !== null) return;
       const message = error instanceof Error ? error.message : String(error);
       await this.deps.upstream.close();
       await this.deps.startupSink?.publish(startupErrorDocument(this.config.harnessVersion, message)).catch(() => undefined);
       throw new Error(message);
     }
+    if (this.stopping !== null) return;
     this.classify(this.tools);
     this.deps.upstream.onExit((exit) => this.upstreamExited(exit));
     await this.deps.agentSide.serve((sessionId) => this.openSession(sessionId), {
