@@ -10,7 +10,10 @@ import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { HttpAgentSide, parseListenAddress } from '../adapters/http-agent/index.js';
 import { ReportDirectory } from '../adapters/report-directory.js';
 import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
+import { HttpUpstreamSide, parseHeaderFlags } from '../adapters/http-upstream/index.js';
 import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
+import type { Logger } from '../ports/logger.port.js';
+import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { SystemClock } from '../adapters/system-clock.js';
 import { ProxyService } from '../app/proxy/proxy-service.js';
 import { scenarioName } from '../domain/verdict.js';
@@ -18,7 +21,7 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
 import type { CliIo, CommandContext } from './io.js';
-import { parseProxyFlags, PROXY_FLAG_HELP } from './proxy-flags.js';
+import { parseProxyFlags, PROXY_FLAG_HELP, type ProxyFlags } from './proxy-flags.js';
 
 export { PROXY_VALUE_FLAGS } from './proxy-flags.js';
 
@@ -46,17 +49,7 @@ async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     ? new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger })
     : new HttpAgentSide({ ...listen, logger });
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
-  const upstream = new StdioUpstreamSide({
-    command: flags.upstreamCommand,
-    args: flags.upstreamArgs,
-    ...(flags.upstreamCwd !== undefined ? { cwd: resolve(io.cwd, flags.upstreamCwd) } : {}),
-    env: flags.upstreamEnv,
-    callTimeoutMs: flags.upstreamTimeoutMs,
-    connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),
-    clientName: PROGRAM_NAME,
-    clientVersion: HARNESS_VERSION,
-    logger,
-  });
+  const upstream = createUpstream(flags, io, logger);
   const service = new ProxyService(
     {
       upstream, agentSide, startupSink: sink,
@@ -99,4 +92,31 @@ function parseListen(value: string): { host: string; port: number } {
   } catch (error) {
     throw new UsageError(`flag --listen: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The upstream adapter the flags ask for: a spawned stdio process or a remote Streamable HTTP server. */
+function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger): UpstreamSide {
+  const common = {
+    callTimeoutMs: flags.upstreamTimeoutMs,
+    connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),
+    clientName: PROGRAM_NAME,
+    clientVersion: HARNESS_VERSION,
+    logger,
+  };
+  if (flags.upstreamUrl !== undefined) {
+    let headers: Record<string, string>;
+    try {
+      headers = parseHeaderFlags(flags.upstreamHeaderFlags, flags.upstreamHeaderEnvFlags, io.env);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    return new HttpUpstreamSide({ url: flags.upstreamUrl, headers, ...common });
+  }
+  return new StdioUpstreamSide({
+    command: flags.upstreamCommand!,
+    args: flags.upstreamArgs,
+    ...(flags.upstreamCwd !== undefined ? { cwd: resolve(io.cwd, flags.upstreamCwd) } : {}),
+    env: flags.upstreamEnv,
+    ...common,
+  });
 }

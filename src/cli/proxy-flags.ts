@@ -11,7 +11,11 @@ import { commaList, keyValue, numberIn, repeated, single, type FlagValues } from
 import { UsageError } from './errors.js';
 
 export interface ProxyFlags {
-  upstreamCommand: string;
+  /** Exactly one of `upstreamCommand` (stdio) and `upstreamUrl` (Streamable HTTP) is set. */
+  upstreamCommand: string | undefined;
+  upstreamUrl: URL | undefined;
+  upstreamHeaderFlags: string[];
+  upstreamHeaderEnvFlags: string[];
   upstreamArgs: string[];
   upstreamCwd: string | undefined;
   upstreamEnv: Record<string, string>;
@@ -30,7 +34,10 @@ export interface ProxyFlags {
 
 /** [flag, description] of every proxy flag that takes a value, in help order. */
 export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
-  ['upstream-command', 'Command that starts the upstream MCP server (required)'],
+  ['upstream-command', 'Command that starts the upstream MCP server (this or --upstream-url is required)'],
+  ['upstream-url', 'URL of a remote upstream MCP server (Streamable HTTP, legacy SSE fallback) instead of a command'],
+  ['upstream-header', 'With --upstream-url: one HTTP header "Name: value" sent to the upstream; repeatable'],
+  ['upstream-header-env', 'With --upstream-url: header from an environment variable, Name=ENV_VAR (keeps tokens out of the process list)'],
   ['upstream-arg', 'One argument for the upstream command; repeat for several (may contain commas)'],
   ['upstream-args', 'Comma-separated arguments (no commas inside); placed before the --upstream-arg values'],
   ['upstream-cwd', 'Working directory of the upstream process'],
@@ -60,7 +67,15 @@ const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'deb
 export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const get = (flag: string) => single(values, flag);
   const upstreamCommand = get('upstream-command');
-  if (upstreamCommand === undefined) throw new UsageError('flag --upstream-command is required (the command that starts your MCP server)');
+  const upstreamUrl = parseUrl(get('upstream-url'));
+  if (upstreamCommand === undefined && upstreamUrl === undefined) {
+    throw new UsageError('flag --upstream-command is required (the command that starts your MCP server), or --upstream-url for a remote one');
+  }
+  if (upstreamCommand !== undefined && upstreamUrl !== undefined) throw new UsageError('give --upstream-command or --upstream-url, not both');
+  const processOnly = ['upstream-arg', 'upstream-args', 'upstream-cwd', 'upstream-env-var', 'upstream-env'].find((f) => Object.hasOwn(values, f));
+  if (upstreamUrl !== undefined && processOnly !== undefined) throw new UsageError(`--${processOnly} is for --upstream-command, not --upstream-url`);
+  const httpOnly = ['upstream-header', 'upstream-header-env'].find((f) => Object.hasOwn(values, f));
+  if (upstreamUrl === undefined && httpOnly !== undefined) throw new UsageError(`--${httpOnly} is for --upstream-url only`);
   const upstreamArgsList = get('upstream-args');
   const upstreamArgs = [...(upstreamArgsList === undefined ? [] : commaList(upstreamArgsList, 'upstream-args')), ...repeated(values, 'upstream-arg')];
   const upstreamEnv: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -86,6 +101,9 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const timeout = get('upstream-timeout');
   return {
     upstreamCommand,
+    upstreamUrl,
+    upstreamHeaderFlags: repeated(values, 'upstream-header'),
+    upstreamHeaderEnvFlags: repeated(values, 'upstream-header-env'),
     upstreamArgs,
     upstreamCwd: get('upstream-cwd'),
     upstreamEnv: { ...upstreamEnv },
@@ -127,6 +145,19 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
   if (retryAfter !== undefined && id !== 'F2') throw new UsageError('--retry-after is for --scenario F2 only');
   const seconds = retryAfter === undefined ? 60 : numberIn(retryAfter, 'retry-after', 1, 86400, true);
   return { mode: 'scenario', id, retryAfterSeconds: seconds };
+}
+
+function parseUrl(value: string | undefined): URL | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
+  if (url.username !== '' || url.password !== '') throw new UsageError('flag --upstream-url must not contain credentials; use --upstream-header-env');
+  return url;
 }
 
 function parseOnOff(value: string | undefined): boolean {

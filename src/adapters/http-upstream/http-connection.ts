@@ -1,0 +1,98 @@
+/**
+ * One connection to the HTTP upstream: an SDK `Client` over a `RecordingTransport` around the SDK's
+ * Streamable HTTP or legacy SSE client transport, opened with the MCP handshake under one deadline, and
+ * the polite end of its session.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Logger } from '../../ports/logger.port.js';
+import type { UpstreamInfo } from '../../ports/upstream-side.port.js';
+import type { FailedAttempt } from './connect-failure.js';
+import { RecordingTransport } from './recording-transport.js';
+
+/** The client and its transport. */
+export interface HttpConnection {
+  client: Client;
+  transport: RecordingTransport;
+}
+
+/** What opening a connection needs. */
+export interface ConnectionSpec {
+  url: URL;
+  headers: Record<string, string>;
+  clientName: string;
+  clientVersion: string;
+  /** Bounds the whole attempt: the transport's start (legacy SSE: the endpoint event) and `initialize`. */
+  timeoutMs: number;
+  logger?: Logger;
+}
+
+/** How one attempt ended. */
+export type ConnectAttempt = { ok: true; connection: HttpConnection } | { ok: false; failed: FailedAttempt };
+
+/**
+ * Opens a connection over one transport and completes the handshake. `opened` gets the connection as
+ * soon as it exists, so that a `close()` during the attempt can end it. Never rejects.
+ */
+export async function connectOver(
+  channel: 'streamable' | 'sse',
+  spec: ConnectionSpec,
+  opened: (connection: HttpConnection) => void,
+): Promise<ConnectAttempt> {
+  const connection = openConnection(channel, spec);
+  opened(connection);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), spec.timeoutMs)));
+  let error: unknown;
+  try {
+    const handshake = connection.client.connect(connection.transport, { timeout: spec.timeoutMs });
+    const connected = handshake.then(() => 'connected' as const);
+    if ((await Promise.race([connected, deadline])) === 'connected') return { ok: true, connection };
+  } catch (caught) {
+    error = caught;
+  } finally {
+    clearTimeout(timer);
+  }
+  await connection.client.close().catch(() => undefined);
+  const { transport } = connection;
+  return { ok: false, failed: { error, failure: transport.failure, started: transport.hasStarted, timedOut: error === undefined } };
+}
+
+function openConnection(channel: 'streamable' | 'sse', spec: ConnectionSpec): HttpConnection {
+  const { url, headers, logger } = spec;
+  const requestInit: RequestInit = { headers: { ...headers } };
+  const transport = new RecordingTransport({
+    channel,
+    logger,
+    makeInner: (fetch) =>
+      channel === 'streamable'
+        ? new StreamableHTTPClientTransport(url, { requestInit, fetch })
+        : new SSEClientTransport(url, { requestInit, fetch }),
+  });
+  const client = new Client({ name: spec.clientName, version: spec.clientVersion }, { capabilities: {} });
+  client.onerror = (error) => logger?.debug({ err: error.message }, 'upstream connection notice');
+  return { client, transport };
+}
+
+/** The Streamable HTTP session's DELETE, bounded by `graceMs`; a failure is only logged. */
+export async function endSession(transport: RecordingTransport, graceMs: number, logger?: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+  const terminated = transport.terminateSession().catch((error: unknown) => {
+    logger?.debug({ err: error instanceof Error ? error.message : String(error) }, 'ending the upstream session failed');
+  });
+  await Promise.race([terminated, giveUp]);
+  clearTimeout(timer);
+}
+
+/** The instructions and server name/version from the initialize result. */
+export function upstreamInfo(client: Client): UpstreamInfo {
+  const info: UpstreamInfo = {};
+  const instructions = client.getInstructions();
+  const version = client.getServerVersion();
+  if (instructions !== undefined) info.instructions = instructions;
+  if (version?.name !== undefined) info.serverName = version.name;
+  if (version?.version !== undefined) info.serverVersion = version.version;
+  return info;
+}

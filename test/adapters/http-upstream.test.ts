@@ -1,0 +1,528 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { HttpUpstreamSide, parseHeaderFlags, type HttpUpstreamOptions } from '../../src/adapters/http-upstream/index.js';
+import { SseRewriter } from '../../src/adapters/http-upstream/sse-rewriter.js';
+import type { UpstreamCallOutcome, UpstreamExit } from '../../src/ports/upstream-side.port.js';
+import {
+  startHandWrittenFixture,
+  startSseFixture,
+  startStreamableFixture,
+  type FixtureServer,
+} from '../fixtures/http-upstream/fixture-servers.js';
+
+function upstream(url: URL, options: Partial<HttpUpstreamOptions> = {}): HttpUpstreamSide {
+  return new HttpUpstreamSide({
+    url,
+    headers: {},
+    clientName: 'http-upstream-test',
+    clientVersion: '0.0.0',
+    connectTimeoutMs: 5000,
+    callTimeoutMs: 5000,
+    graceMs: 500,
+    ...options,
+  });
+}
+
+function call(side: HttpUpstreamSide, name: string, args?: unknown, timeoutMs = 5000): Promise<UpstreamCallOutcome> {
+  return side.callTool({ name, arguments: args }, { timeoutMs });
+}
+
+function resultOf(outcome: UpstreamCallOutcome): Record<string, unknown> {
+  if (outcome.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+  return outcome.result;
+}
+
+function exitsOf(side: HttpUpstreamSide): UpstreamExit[] {
+  const exits: UpstreamExit[] = [];
+  side.onExit((exit) => exits.push(exit));
+  return exits;
+}
+
+async function waitUntil(condition: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return condition();
+}
+
+/** A loopback port nobody listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)),
+  ]);
+}
+
+async function withFixture(start: () => Promise<FixtureServer>, run: (fixture: FixtureServer) => Promise<void>): Promise<void> {
+  const fixture = await start();
+  try {
+    await run(fixture);
+  } finally {
+    await fixture.close();
+  }
+}
+
+describe('HttpUpstreamSide over Streamable HTTP', () => {
+  it('issue 7: connects, passes the instructions on and lists every page of tools verbatim', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      try {
+        const info = await side.connect();
+        expect(info).toEqual({ instructions: 'HTTP FIXTURE INSTRUCTIONS', serverName: 'http-fixture', serverVersion: '2.0.0' });
+        const tools = await side.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(['echo', 'fail', 'slow', 'hang']);
+        expect(tools[0]).toEqual({ name: 'echo', description: 'Echo', inputSchema: { type: 'object' }, 'x-vendor': { kept: true } });
+        expect(tools[3]?.annotations).toEqual({ destructiveHint: true });
+        const listBodies = fixture.requests.filter((r) => r.body.includes('"tools/list"')).map((r) => JSON.parse(r.body).params);
+        expect(listBodies).toEqual([{}, { cursor: 'page-2' }]);
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  it('issue 7: a call is forwarded verbatim (own __proto__ key, _meta) and its result comes back verbatim', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      try {
+        await side.connect();
+        const args = JSON.parse('{"guest":"Ann","__proto__":{"admin":true},"nested":{"__proto__":[1]}}') as unknown;
+        const outcome = await side.callTool({ name: 'echo', arguments: args, meta: { progressToken: 7, 'x/trace': 'abc' } }, { timeoutMs: 5000 });
+        const sent = fixture.requests.find((r) => r.body.includes('"tools/call"'));
+        expect(sent).toBeDefined();
+        const params = JSON.parse(sent?.body ?? '{}').params as Record<string, unknown>;
+        expect(JSON.stringify(params)).toBe(
+          '{"name":"echo","arguments":{"guest":"Ann","__proto__":{"admin":true},"nested":{"__proto__":[1]}},"_meta":{"progressToken":7,"x/trace":"abc"}}',
+        );
+        const result = resultOf(outcome);
+        expect(Object.prototype.hasOwnProperty.call(result, '__proto__')).toBe(true);
+        expect(JSON.stringify(result)).toBe(
+          '{"content":[{"type":"text","text":"done","x-part":1}],"__proto__":{"kept":true},"vendorField":[1,2],' +
+            '"structuredContent":{"tool":"echo","arguments":{"guest":"Ann","__proto__":{"admin":true},"nested":{"__proto__":[1]}}},' +
+            '"_meta":{"fixture/request-meta":{"progressToken":7,"x/trace":"abc"}}}',
+        );
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  it('issue 7: a real JSON-RPC error reply is a protocol-error with the message unprefixed', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      try {
+        await side.connect();
+        expect(await call(side, 'fail', {})).toEqual({
+          kind: 'protocol-error',
+          code: -32042,
+          message: 'booking BK-9 is locked',
+          data: { retryable: false },
+        });
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  it('issue 7: no answer within the limit is a timeout; the upstream stays usable', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      try {
+        await side.connect();
+        expect(await call(side, 'slow', { ms: 3000 }, 300)).toEqual({ kind: 'timeout', afterMs: 300 });
+        expect(fixture.executed.get('slow')).toBe(1);
+        expect(resultOf(await call(side, 'echo', {}))['vendorField']).toEqual([1, 2]);
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  for (const jsonResponse of [false, true]) {
+    const answers = jsonResponse ? 'JSON answers' : 'SSE answers';
+    it(`issue 7: the server killed mid-call (${answers}) → connection-lost, then unavailable at once, onExit once`, async () => {
+      const fixture = await startStreamableFixture({ jsonResponse });
+      const side = upstream(fixture.url);
+      try {
+        await side.connect();
+        const exits = exitsOf(side);
+        const pending = call(side, 'hang', {}, 10_000);
+        await bounded(fixture.hanging, 5000, 'the hang call reaching the server');
+        fixture.kill();
+        const outcome = await bounded(pending, 5000, 'the call after the kill');
+        expect(outcome.kind).toBe('connection-lost');
+        expect(fixture.executed.get('hang')).toBe(1);
+        const started = Date.now();
+        const later = await call(side, 'echo', {});
+        expect(later.kind).toBe('unavailable');
+        expect(Date.now() - started).toBeLessThan(100);
+        expect(await waitUntil(() => exits.length > 0, 2000)).toBe(true);
+        await side.close();
+        expect(exits).toHaveLength(1);
+        expect(exits[0]).toMatchObject({ expected: false, code: null, signal: null });
+        expect(exits[0]?.stderrTail).toMatch(/^[^\n]+$/);
+      } finally {
+        await side.close();
+        await fixture.close();
+      }
+    });
+  }
+
+  it('issue 7: a 404 for the session marks the upstream gone after that call', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      try {
+        await side.connect();
+        const exits = exitsOf(side);
+        fixture.forgetSessions();
+        expect(await call(side, 'echo', {})).toEqual({
+          kind: 'connection-lost',
+          detail: 'the upstream answered the call with HTTP 404 Not Found (the session is gone)',
+        });
+        expect((await call(side, 'echo', {})).kind).toBe('unavailable');
+        expect(exits).toEqual([{ expected: false, code: null, signal: null, stderrTail: 'HTTP 404 Not Found (the session is gone)' }]);
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  it('issue 7: the given headers are sent on every request, and close() ends the session with a DELETE', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url, { headers: { 'X-Api-Key': 'k-123', 'X-Tenant': 'acme' } });
+      const exits = exitsOf(side);
+      await side.connect();
+      await side.listTools();
+      resultOf(await call(side, 'echo', {}));
+      await side.close();
+      await side.close();
+      expect(new Set(fixture.requests.map((r) => r.method))).toEqual(new Set(['POST', 'GET', 'DELETE']));
+      for (const request of fixture.requests) {
+        expect(request.headers['x-api-key'], `${request.method} ${request.body}`).toBe('k-123');
+        expect(request.headers['x-tenant']).toBe('acme');
+      }
+      expect(exits).toEqual([{ expected: true, code: null, signal: null, stderrTail: '' }]);
+      expect((await call(side, 'echo', {})).kind).toBe('unavailable');
+    });
+  });
+
+  it('issue 7: a 401 at connect is one clear line without the token; the right token connects', async () => {
+    await withFixture(
+      () => startStreamableFixture({ token: 'right-token' }),
+      async (fixture) => {
+        const good = upstream(fixture.url, { headers: { Authorization: 'Bearer right-token' } });
+        try {
+          await good.connect();
+          expect(resultOf(await call(good, 'echo', {}))['vendorField']).toEqual([1, 2]);
+        } finally {
+          await good.close();
+        }
+        const bad = upstream(fixture.url, { headers: { Authorization: 'Bearer wrong-token' } });
+        try {
+          await expect(bad.connect()).rejects.toThrow(
+            new Error(`upstream HTTP 401 Unauthorized at http://127.0.0.1:${fixture.url.port}/mcp`),
+          );
+        } finally {
+          await bad.close();
+        }
+      },
+    );
+  });
+
+  it('issue 7: connection refused at connect is one line naming the URL and the code', async () => {
+    const port = await closedPort();
+    const side = upstream(new URL(`http://127.0.0.1:${port}/mcp`));
+    try {
+      await expect(side.connect()).rejects.toThrow(new Error(`upstream not reachable at http://127.0.0.1:${port}/mcp (ECONNREFUSED)`));
+    } finally {
+      await side.close();
+    }
+  });
+
+  it('issue 7: a port fetch refuses, a URL with credentials or another scheme are one-line errors', async () => {
+    const cases: Array<[string, string]> = [
+      ['http://127.0.0.1:1/mcp', 'upstream not reachable at http://127.0.0.1:1/mcp (bad port)'],
+      ['http://user:s3cret@127.0.0.1:9/mcp', 'upstream URL must not contain a user name or password; send credentials as a header instead'],
+      ['ftp://127.0.0.1/mcp', 'upstream URL must start with http:// or https://, got ftp://'],
+    ];
+    for (const [url, message] of cases) {
+      const side = upstream(new URL(url));
+      try {
+        await expect(side.connect()).rejects.toThrow(new Error(message));
+      } finally {
+        await side.close();
+      }
+    }
+  });
+
+  it('issue 7: a server that never answers initialize is a one-line timeout; close() while connecting cancels', async () => {
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    const slow = upstream(url, { connectTimeoutMs: 300 });
+    const cancelled = upstream(url);
+    try {
+      await expect(slow.connect()).rejects.toThrow(new Error(`upstream did not answer initialize within 300 ms at ${url.href}`));
+      const connecting = cancelled.connect();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await bounded(cancelled.close(), 2000, 'close() while connecting');
+      await expect(bounded(connecting, 2000, 'connect() after close()')).rejects.toThrow(
+        new Error('upstream start-up was cancelled (the proxy is shutting down)'),
+      );
+    } finally {
+      await slow.close();
+      await cancelled.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('issue 7: a 404 with no legacy SSE endpoint either is one line; the query is not printed', async () => {
+    const server = createServer((_req, res) => void res.writeHead(404).end('nothing here'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const side = upstream(new URL(`http://127.0.0.1:${port}/mcp?token=s3cret`));
+    try {
+      await expect(side.connect()).rejects.toThrow(
+        new Error(`upstream HTTP 404 Not Found at http://127.0.0.1:${port}/mcp (and no legacy SSE endpoint there either: HTTP 404 Not Found)`),
+      );
+    } finally {
+      await side.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('HttpUpstreamSide with answers the SDK server would never send', () => {
+  it('issue 7: extra keys are tolerated, a non-JSON-RPC answer is invalid-answer, a 503 is connection-lost without losing the upstream', async () => {
+    const result = '{"content":[],"__proto__":{"x":1},"_meta":{"m":1}}';
+    const fixture = await startHandWrittenFixture([
+      { body: `{"jsonrpc":"2.0","id":{id},"result":${result},"vendorTop":true}` },
+      { body: '<html>oops</html>', contentType: 'text/html' },
+      { body: 'Service Unavailable', status: 503, contentType: 'text/plain' },
+      { body: `event: message\ndata: {"jsonrpc":"2.0","id":{id},"error":{"code":-32000,"message":"MCP error -32000: upstream says closed"}}\n\n`, contentType: 'text/event-stream' },
+      { body: 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n', contentType: 'text/event-stream' },
+    ]);
+    const side = upstream(fixture.url);
+    const exits = exitsOf(side);
+    try {
+      await side.connect();
+      expect(JSON.stringify(resultOf(await call(side, 'a')))).toBe(result);
+      expect(await call(side, 'b')).toEqual({
+        kind: 'invalid-answer',
+        detail: 'the HTTP answer to the request held no JSON-RPC reply for it',
+      });
+      expect(await call(side, 'c')).toEqual({
+        kind: 'connection-lost',
+        detail: 'the upstream answered the call with HTTP 503 Service Unavailable',
+      });
+      expect(await call(side, 'd')).toEqual({ kind: 'protocol-error', code: -32000, message: 'MCP error -32000: upstream says closed' });
+      expect(await call(side, 'e')).toEqual({
+        kind: 'connection-lost',
+        detail: 'the upstream closed the response stream before answering',
+      });
+      expect(exits).toEqual([
+        { expected: false, code: null, signal: null, stderrTail: 'the upstream closed the response stream before answering' },
+      ]);
+    } finally {
+      await side.close();
+      await fixture.close();
+    }
+  });
+});
+
+describe('HttpUpstreamSide when the caller gives up', () => {
+  it('issue 7: a cancelled call is connection-lost; the upstream stays usable, as it does when a stream then ends unanswered', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      const exits = exitsOf(side);
+      try {
+        await side.connect();
+        const controller = new AbortController();
+        const pending = side.callTool({ name: 'slow', arguments: { ms: 3000 } }, { timeoutMs: 5000, signal: controller.signal });
+        setTimeout(() => controller.abort(), 100);
+        expect((await bounded(pending, 2000, 'the cancelled call')).kind).toBe('connection-lost');
+        expect(resultOf(await call(side, 'echo', {}))['vendorField']).toEqual([1, 2]);
+      } finally {
+        await side.close();
+      }
+      expect(exits.map((exit) => exit.expected)).toEqual([true]);
+    });
+    const late = await startHandWrittenFixture([
+      { body: '', contentType: 'text/event-stream', delayMs: 400 },
+      { body: '{"jsonrpc":"2.0","id":{id},"result":{"content":[]}}' },
+    ]);
+    const side = upstream(late.url);
+    const exits = exitsOf(side);
+    try {
+      await side.connect();
+      expect(await call(side, 'timed-out', {}, 100)).toEqual({ kind: 'timeout', afterMs: 100 });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(resultOf(await call(side, 'next', {}))).toEqual({ content: [] });
+      expect(exits).toEqual([]);
+    } finally {
+      await side.close();
+      await late.close();
+    }
+  });
+});
+
+describe('HttpUpstreamSide over legacy SSE', () => {
+  it('issue 7: an SSE-only server is reached through the fallback, with the headers on every request', async () => {
+    await withFixture(startSseFixture, async (fixture) => {
+      const side = upstream(fixture.url, { headers: { 'X-Api-Key': 'k-sse' } });
+      try {
+        const info = await side.connect();
+        expect(info.instructions).toBe('HTTP FIXTURE INSTRUCTIONS');
+        expect((await side.listTools()).map((tool) => tool.name)).toEqual(['echo', 'fail', 'slow', 'hang']);
+        expect(resultOf(await call(side, 'echo', { a: 1 }))['structuredContent']).toEqual({ tool: 'echo', arguments: { a: 1 } });
+        expect((await call(side, 'fail', {})).kind).toBe('protocol-error');
+        const paths = fixture.requests.map((r) => `${r.method} ${r.path}`);
+        expect(paths).toContain('POST /sse');
+        expect(paths).toContain('GET /sse');
+        expect(paths).toContain('POST /messages');
+        for (const request of fixture.requests) expect(request.headers['x-api-key']).toBe('k-sse');
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  it('issue 7: the SSE server killed mid-call → connection-lost, then unavailable', async () => {
+    const fixture = await startSseFixture();
+    const side = upstream(fixture.url);
+    try {
+      await side.connect();
+      const exits = exitsOf(side);
+      const pending = call(side, 'hang', {}, 10_000);
+      await bounded(fixture.hanging, 5000, 'the hang call reaching the server');
+      fixture.kill();
+      expect((await bounded(pending, 5000, 'the call after the kill')).kind).toBe('connection-lost');
+      expect((await call(side, 'echo', {})).kind).toBe('unavailable');
+      expect(await waitUntil(() => exits.length === 1, 2000)).toBe(true);
+      expect(exits[0]?.expected).toBe(false);
+    } finally {
+      await side.close();
+      await fixture.close();
+    }
+  });
+});
+
+describe('HttpUpstreamSide against the bundled booking server', () => {
+  const serverJs = fileURLToPath(new URL('../../dist/examples/booking-server/server.js', import.meta.url));
+
+  async function startBooking(ledger: string): Promise<{ child: ChildProcess; url: URL }> {
+    const child = spawn(process.execPath, [serverJs, '--http', '0'], {
+      env: { ...process.env, BOOKING_LEDGER: ledger },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const found = await waitUntil(() => /on (http:\/\/\S+\/mcp)/.test(stderr), 10_000);
+    const url = /on (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
+    if (!found || url === undefined) throw new Error(`no banner from the booking server: ${stderr}`);
+    return { child, url: new URL(url) };
+  }
+
+  it.skipIf(!existsSync(serverJs))('issue 7: create_booking over Streamable HTTP executes once (ledger: 1 line)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'http-upstream-'));
+    const ledger = join(dir, 'ledger.jsonl');
+    const { child, url } = await startBooking(ledger);
+    const side = upstream(url);
+    try {
+      await side.connect();
+      expect((await side.listTools()).map((tool) => tool.name)).toContain('create_booking');
+      const outcome = await call(side, 'create_booking', { guest: 'Ann', date: '2026-05-01', nights: 2, idempotency_key: 'k-1' });
+      expect(resultOf(outcome)['isError']).not.toBe(true);
+      expect(readFileSync(ledger, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      await side.close();
+      child.kill('SIGTERM');
+      await waitUntil(() => child.exitCode !== null || child.signalCode !== null, 5000);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('parseHeaderFlags', () => {
+  const env = { API_TOKEN: 'Bearer s3cret', EMPTY: '', BROKEN: 'a\r\nInjected: 1' };
+
+  it('issue 7: "Name: value" flags and Name=ENV_VAR flags make the header record', () => {
+    expect(parseHeaderFlags(['X-Tenant: acme', 'X-Empty:', 'X-Colon: a:b '], ['Authorization=API_TOKEN'], env)).toEqual({
+      'X-Tenant': 'acme',
+      'X-Empty': '',
+      'X-Colon': 'a:b',
+      Authorization: 'Bearer s3cret',
+    });
+  });
+
+  it.each([
+    [['no colon here'], [], '--upstream-header #1 must look like "Name: value" (no colon found)'],
+    [['Bad Name: x'], [], '--upstream-header #1: the text before the colon is not a valid HTTP header name'],
+    [['X-A: 1', 'x-a: 2'], [], '--upstream-header #2: header "x-a" is given more than once'],
+    [['Content-Type: text/plain'], [], '--upstream-header #1: header "Content-Type" is set by the MCP transport and cannot be given'],
+    [[], ['Authorization'], '--upstream-header-env #1 must look like Name=ENV_VAR, got "Authorization"'],
+    [[], ['Authorization=MISSING'], '--upstream-header-env #1: the environment variable MISSING (for header "Authorization") is not set or empty'],
+    [[], ['Authorization=EMPTY'], '--upstream-header-env #1: the environment variable EMPTY (for header "Authorization") is not set or empty'],
+    [[], ['X-A=BROKEN'], '--upstream-header-env #1: the environment variable BROKEN: header value holds a line break or NUL character'],
+    [['X-A: 1'], ['x-a=API_TOKEN'], '--upstream-header-env #1: header "x-a" is given more than once'],
+  ])('issue 7: bad header flags are refused with one line (%j %j)', (flags, envFlags, message) => {
+    expect(() => parseHeaderFlags(flags, envFlags, env)).toThrow(new Error(message));
+  });
+
+  it('issue 7: a header value is never echoed in an error', () => {
+    const attempts: Array<[string[], string[]]> = [
+      [['X-A: visible-value\nInjected'], []],
+      [['Bearer s3cret'], []],
+      [['Bearer s3cret token: x'], []],
+    ];
+    for (const [flags, envFlags] of attempts) {
+      expect(() => parseHeaderFlags(flags, envFlags, env)).toThrow();
+      try {
+        parseHeaderFlags(flags, envFlags, env);
+      } catch (error) {
+        expect((error as Error).message).not.toMatch(/s3cret|Injected|visible-value/);
+      }
+    }
+  });
+});
+
+describe('SseRewriter', () => {
+  const upper = (data: string): string | undefined => (data === 'drop' ? undefined : data.toUpperCase());
+
+  it('issue 7: events split anywhere, CRLF/CR/LF line ends and comments give the same rewritten events', () => {
+    const stream = ': keep-alive\r\nid: 1\r\nevent: message\r\ndata: {"a":1}\r\n\r\nevent: endpoint\rdata: /messages?x=1\r\rid: 7\ndata: drop\n\n';
+    const expected = 'id: 1\nevent: message\ndata: {"A":1}\n\nevent: endpoint\ndata: /messages?x=1\n\nid: 7\n\n';
+    for (let size = 1; size <= stream.length; size += 1) {
+      const rewriter = new SseRewriter(upper);
+      let out = '';
+      for (let i = 0; i < stream.length; i += size) out += rewriter.push(stream.slice(i, i + size));
+      expect(out, `chunks of ${size}`).toBe(expected);
+      expect(rewriter.sawEventId).toBe(true);
+    }
+  });
+
+  it('issue 7: multi-line data is joined with newlines; an unfinished last event is dropped', () => {
+    const rewriter = new SseRewriter((data) => JSON.stringify(data));
+    expect(rewriter.push('data: a\ndata:b\n\ndata: never ended')).toBe('data: "a\\nb"\n\n');
+    expect(rewriter.sawEventId).toBe(false);
+  });
+});
