@@ -1,0 +1,126 @@
+/**
+ * Drives one path as an agent would: an SDK `Client` over `StdioClientTransport` spawns the path's
+ * process, then sends distinct writes one at a time and times each call. Also measures start-up to the
+ * first `tools/list`, the spawned process's peak RSS, and checks the proxy's report file.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { latencyStats, nowMs, peakRssMb, type LatencyStats } from './measure.js';
+import { WARMUP_CALLS, WRITE_TOOL, pathSpec, type PathName, type PathSpec } from './scenarios.js';
+
+const CALL_TIMEOUT_MS = 120_000;
+const STDERR_TAIL_CHARS = 2_000;
+
+/** Whether the proxy's report file held every write when the last answer arrived. */
+export interface ReportCheck {
+  ok: boolean;
+  operations: number | null;
+  expected: number;
+  /** Size of the report file after the last answer. */
+  bytes: number | null;
+  detail?: string;
+}
+
+/** The result of one measured run of a path. */
+export interface RunResult extends LatencyStats {
+  path: PathName;
+  /** The pid of the process the client spawned. */
+  pid: number | null;
+  /** Peak RSS (`VmHWM`) of the process the client spawned, read just before closing. */
+  peakRssMb: number | null;
+  /** Only for proxy paths. */
+  report: ReportCheck | null;
+}
+
+interface Connection {
+  client: Client;
+  transport: StdioClientTransport;
+  spec: PathSpec;
+  dir: string;
+  stderrTail(): string;
+}
+
+/** Spawns the path's process (with `nodeFlags`) and connects a client to it (spawn and `initialize`). */
+export async function connectPath(name: PathName, nodeFlags: readonly string[] = []): Promise<Connection> {
+  const dir = mkdtempSync(join(tmpdir(), 'harness-bench-'));
+  const spec = pathSpec(name, dir, nodeFlags);
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: spec.args,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: 'pipe',
+  });
+  let tail = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS)));
+  const client = new Client({ name: 'bench-agent', version: '1.0.0' });
+  try {
+    await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${name}: could not connect (${String(error)}); stderr: ${tail.trim()}`);
+  }
+  return { client, transport, spec, dir, stderrTail: () => tail };
+}
+
+/** Closes the client (stdin EOF, then the SDK's grace periods) and removes the temp folder. */
+export async function closePath(connection: Connection): Promise<void> {
+  await connection.client.close();
+  rmSync(connection.dir, { recursive: true, force: true });
+}
+
+/** Sends write number `n` (distinct arguments for every `n`); throws if the answer is not a tool result. */
+async function write(client: Client, n: number): Promise<void> {
+  const result = await client.callTool({ name: WRITE_TOOL, arguments: { n, note: 'bench' } }, undefined, { timeout: CALL_TIMEOUT_MS });
+  if (!Array.isArray(result.content)) throw new Error(`write ${n}: unexpected answer ${JSON.stringify(result)}`);
+}
+
+/** Runs `calls` timed distinct writes after the warm-up through one freshly spawned path. */
+export async function measurePath(name: PathName, calls: number, nodeFlags: readonly string[] = []): Promise<RunResult> {
+  const connection = await connectPath(name, nodeFlags);
+  try {
+    for (let i = 0; i < WARMUP_CALLS; i++) await write(connection.client, i);
+    const samples = new Array<number>(calls);
+    for (let i = 0; i < calls; i++) {
+      const start = nowMs();
+      await write(connection.client, WARMUP_CALLS + i);
+      samples[i] = nowMs() - start;
+    }
+    const report = connection.spec.reportFile === null ? null : checkReport(connection.spec.reportFile, WARMUP_CALLS + calls);
+    const pid = connection.transport.pid;
+    return { path: name, pid, ...latencyStats(samples), peakRssMb: peakRssMb(pid), report };
+  } catch (error) {
+    throw new Error(`${name} at N=${calls}: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`);
+  } finally {
+    await closePath(connection);
+  }
+}
+
+/** Milliseconds from spawning the path's process to the first successful `tools/list`. */
+export async function measureStartup(name: PathName): Promise<number> {
+  const start = nowMs();
+  const connection = await connectPath(name);
+  try {
+    const listed = await connection.client.listTools(undefined, { timeout: CALL_TIMEOUT_MS });
+    if (!listed.tools.some((tool) => tool.name === WRITE_TOOL)) throw new Error(`${name}: ${WRITE_TOOL} not listed`);
+    return nowMs() - start;
+  } finally {
+    await closePath(connection);
+  }
+}
+
+/** Reads the report file as it is after the last answer: it must parse and hold one operation per write. */
+export function checkReport(file: string, expected: number): ReportCheck {
+  let bytes: number | null = null;
+  try {
+    const text = readFileSync(file, 'utf8');
+    bytes = Buffer.byteLength(text);
+    const operations = (JSON.parse(text) as { report?: { operations?: unknown } }).report?.operations;
+    if (!Array.isArray(operations)) return { ok: false, operations: null, expected, bytes, detail: 'report.operations missing' };
+    return { ok: operations.length === expected, operations: operations.length, expected, bytes };
+  } catch (error) {
+    return { ok: false, operations: null, expected, bytes, detail: error instanceof Error ? error.message : String(error) };
+  }
+}

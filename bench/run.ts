@@ -1,0 +1,144 @@
+/**
+ * `npm run bench`: measures the compiled proxy against the direct path and a naive SDK forwarder, side
+ * by side and interleaved (issue 5). Prints a short table and writes `bench/results/latest.json`
+ * (`--quick`: `quick.json`). `--profile [N]`: one proxy run under the CPU profiler instead. Measures only.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measurePath, measureStartup, type RunResult } from './drive.js';
+import { median, nowMs } from './measure.js';
+import { formatProfile, profileProxy } from './profile.js';
+import { BIN, ROOT, benchPlan, roundOrder, type BenchPlan, type PathName } from './scenarios.js';
+import { checkTargets, growth, sizeFigures, type Round, type SizeFigures } from './summary.js';
+import { formatTable } from './table.js';
+
+const STARTUP_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy'];
+const BENCHMARK_TIMEOUT_MS = 600_000;
+/** Writes of the throwaway runs that warm the bench's own client code and the disk cache first. */
+const GLOBAL_WARMUP_CALLS = 200;
+
+function progress(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+/** Runs every round of every call count; warns about report files that did not hold every write. */
+async function measureLatency(plan: BenchPlan, warnings: string[]) {
+  const sizes: Array<{ calls: number; rounds: Round[]; figures: SizeFigures }> = [];
+  for (const size of plan.sizes) {
+    const rounds: Round[] = [];
+    for (let r = 0; r < size.rounds; r++) {
+      const round: Round = { order: roundOrder(size.paths, r), runs: {} };
+      for (const path of round.order) {
+        const started = nowMs();
+        const run: RunResult = await measurePath(path, size.calls);
+        round.runs[path] = run;
+        progress(`N=${size.calls} round ${r + 1}/${size.rounds} ${path}: mean ${run.meanMs.toFixed(3)} ms (${((nowMs() - started) / 1000).toFixed(1)} s)`);
+        if (run.report !== null && !run.report.ok) {
+          warnings.push(`${path} at N=${size.calls}: report held ${String(run.report.operations)} operations, expected ${run.report.expected}${run.report.detail ? ` (${run.report.detail})` : ''}`);
+        }
+      }
+      rounds.push(round);
+    }
+    sizes.push({ calls: size.calls, rounds, figures: sizeFigures(rounds, size.paths) });
+  }
+  return sizes;
+}
+
+/** Start-up to the first `tools/list`, interleaved runs per path; per path the samples and their median. */
+async function measureStartups(runs: number) {
+  const samples: Partial<Record<PathName, number[]>> = {};
+  for (let i = 0; i < runs; i++) {
+    for (const path of roundOrder(STARTUP_PATHS, i)) (samples[path] ??= []).push(await measureStartup(path));
+  }
+  const medians: Partial<Record<PathName, number>> = {};
+  for (const path of STARTUP_PATHS) medians[path] = median(samples[path] ?? []);
+  progress(`start-up medians: ${JSON.stringify(medians)}`);
+  return { samplesMs: samples, medianMs: medians };
+}
+
+/** Wall time of `benchmark --runs <n>` in a temp folder; null with the reason when it fails or is missing. */
+async function measureBenchmark(runs: number | null): Promise<{ wallMs: number | null; exitCode: number | null; note: string }> {
+  if (runs === null) return { wallMs: null, exitCode: null, note: 'skipped (--quick)' };
+  const cwd = mkdtempSync(join(tmpdir(), 'harness-bench-cmd-'));
+  const started = nowMs();
+  const outcome = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    execFile(process.execPath, [BIN, 'benchmark', '--runs', String(runs)], { cwd, timeout: BENCHMARK_TIMEOUT_MS, maxBuffer: 64 << 20 }, (error, _stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr }),
+    );
+  });
+  const elapsed = nowMs() - started;
+  rmSync(cwd, { recursive: true, force: true });
+  progress(`benchmark --runs ${runs}: exit ${String(outcome.code)} after ${(elapsed / 1000).toFixed(1)} s`);
+  if (outcome.code === 0) return { wallMs: elapsed, exitCode: 0, note: 'exit 0' };
+  const why = outcome.stderr.trim().split('\n')[0] ?? '';
+  return { wallMs: null, exitCode: outcome.code, note: `exit ${String(outcome.code)} after ${(elapsed / 1000).toFixed(1)} s: ${why}`.slice(0, 300) };
+}
+
+/** Rounds to microseconds for a readable JSON file. */
+function readable(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value;
+}
+
+/** A note when other processes kept the CPUs busy (1-minute load average above half the CPU count). */
+function loadNote(when: string, load: number, cpuCount: number): string[] {
+  return load > cpuCount / 2 ? [`machine busy ${when} (1-min load ${load.toFixed(1)} on ${cpuCount} CPUs): figures are inflated and noisy`] : [];
+}
+
+async function runBench(quick: boolean): Promise<void> {
+  const plan = benchPlan(quick);
+  const startedAt = new Date();
+  const started = nowMs();
+  const loadAtStart = loadavg()[0] ?? 0;
+  for (const path of STARTUP_PATHS) await measurePath(path, GLOBAL_WARMUP_CALLS);
+  const reportProblems: string[] = [];
+  const sizes = await measureLatency(plan, reportProblems);
+  const startup = await measureStartups(plan.startupRuns);
+  const benchmark = await measureBenchmark(plan.benchmarkRuns);
+  const loadAtEnd = loadavg()[0] ?? 0;
+  const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
+  const growthFigures = growth(bySize);
+  const targets = checkTargets({ bySize, startupMedianMs: startup.medianMs, reportsOk: reportProblems.length === 0 }, growthFigures.proxyOverDirect);
+  const cpu = cpus();
+  const warnings = [...reportProblems, ...loadNote('at the start', loadAtStart, cpu.length), ...loadNote('at the end', loadAtEnd, cpu.length)];
+  const result = {
+    date: startedAt.toISOString(),
+    mode: plan.mode,
+    machine: { cpuModel: cpu[0]?.model ?? 'unknown', cpuCount: cpu.length, node: process.version, platform: `${process.platform} ${process.arch}`, load1mStart: loadAtStart, load1mEnd: loadAtEnd },
+    latency: sizes.map((size) => ({ calls: size.calls, figures: size.figures, rounds: size.rounds })),
+    growth: growthFigures,
+    startup,
+    benchmark: { runs: plan.benchmarkRuns, ...benchmark },
+    targets,
+    warnings,
+    totalWallSeconds: (nowMs() - started) / 1000,
+  };
+  const folder = join(ROOT, 'bench/results');
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, quick ? 'quick.json' : 'latest.json');
+  writeFileSync(file, `${JSON.stringify(result, readable, 2)}\n`);
+  const table = formatTable({
+    sizes: sizes.map((size) => ({ calls: size.calls, rounds: size.rounds.length, figures: size.figures })),
+    growth: growthFigures, startupMedianMs: startup.medianMs, benchmarkWallMs: benchmark.wallMs, benchmarkNote: benchmark.note, targets, warnings,
+  });
+  process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const profileAt = argv.indexOf('--profile');
+  if (profileAt >= 0) {
+    const calls = Number(argv[profileAt + 1] ?? 5000);
+    if (!Number.isInteger(calls) || calls < 1) throw new Error(`--profile takes a positive whole number of writes, got "${argv[profileAt + 1]}"`);
+    process.stdout.write(`${formatProfile(await profileProxy(calls)).join('\n')}\n`);
+    return;
+  }
+  const unknown = argv.find((arg) => arg !== '--quick');
+  if (unknown !== undefined) throw new Error(`unknown option "${unknown}" (use --quick or --profile [N])`);
+  await runBench(argv.includes('--quick'));
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,107 @@
+/**
+ * The measured configurations: which processes a path spawns (direct, naive floor, proxy with and without
+ * a scenario), which call counts are measured in how many interleaved rounds, and the targets of issue 5.
+ */
+import { join, resolve } from 'node:path';
+
+/** The repository root (this file runs as `dist/bench/scenarios.js`). */
+export const ROOT = resolve(import.meta.dirname, '../..');
+/** The compiled harness CLI. */
+export const BIN = join(ROOT, 'dist/src/cli/bin.js');
+/** The compiled naive forwarder (the floor). */
+export const FORWARDER = join(ROOT, 'dist/bench/naive-forwarder.js');
+/** The fast raw upstream; without `FIXTURE_LEDGER` it writes no ledger. */
+export const UPSTREAM = join(ROOT, 'e2e/fixtures/counting-server.mjs');
+/** The write tool called (a write by name on the counting server). */
+export const WRITE_TOOL = 'create_order';
+/** Calls before each measured run that are not counted. */
+export const WARMUP_CALLS = 20;
+
+/** A measured path from the client to the upstream. */
+export type PathName = 'direct' | 'floor' | 'proxy' | 'proxyF4' | 'proxyF1';
+
+/** Every path, in the base order that the rounds rotate. */
+export const ALL_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy', 'proxyF4', 'proxyF1'];
+
+/** What a path spawns: the process the client talks to, and the report file it writes (proxy only). */
+export interface PathSpec {
+  name: PathName;
+  command: string;
+  args: string[];
+  /** The proxy's `--report-file`; null for paths without a report. */
+  reportFile: string | null;
+}
+
+/**
+ * Builds the spawn spec of a path; `dir` is a fresh temp folder for the report file, `nodeFlags` go to
+ * the spawned node process only (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow).
+ */
+export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string[] = []): PathSpec {
+  const node = process.execPath;
+  if (name === 'direct') return { name, command: node, args: [...nodeFlags, UPSTREAM], reportFile: null };
+  if (name === 'floor') return { name, command: node, args: [...nodeFlags, FORWARDER, node, UPSTREAM], reportFile: null };
+  const reportFile = join(dir, 'r.json');
+  const scenario = name === 'proxyF4' ? ['--scenario', 'F4'] : name === 'proxyF1' ? ['--scenario', 'F1'] : [];
+  const args = [...nodeFlags, BIN, 'proxy', '--upstream-command', node, '--upstream-arg', UPSTREAM, '--audit-tools', 'off', '--report-file', reportFile, ...scenario];
+  return { name, command: node, args, reportFile };
+}
+
+/** One measured call count: how many interleaved rounds and which paths. */
+export interface SizePlan {
+  calls: number;
+  rounds: number;
+  paths: readonly PathName[];
+}
+
+/** The whole run. */
+export interface BenchPlan {
+  mode: 'full' | 'quick';
+  sizes: SizePlan[];
+  /** Interleaved start-up runs per path (direct, floor, proxy). */
+  startupRuns: number;
+  /** `benchmark --runs <n>`; null to skip. */
+  benchmarkRuns: number | null;
+}
+
+/** The full plan of issue 5, or the quick check (`--quick`: N = 100 and 1000, one round). */
+export function benchPlan(quick: boolean): BenchPlan {
+  if (quick) {
+    return {
+      mode: 'quick',
+      sizes: [100, 1000].map((calls) => ({ calls, rounds: 1, paths: ALL_PATHS })),
+      startupRuns: 3,
+      benchmarkRuns: null,
+    };
+  }
+  return {
+    mode: 'full',
+    sizes: [
+      { calls: 100, rounds: 3, paths: ALL_PATHS },
+      { calls: 1000, rounds: 3, paths: ALL_PATHS },
+      { calls: 5000, rounds: 1, paths: ALL_PATHS },
+      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy'] },
+    ],
+    startupRuns: 10,
+    benchmarkRuns: 1000,
+  };
+}
+
+/** The paths of one round, the base order rotated by the round's index (interleaving). */
+export function roundOrder(paths: readonly PathName[], round: number): PathName[] {
+  const shift = round % paths.length;
+  return [...paths.slice(shift), ...paths.slice(0, shift)];
+}
+
+/** The limits of issue 5 (this machine, 2 cores). */
+export const TARGETS = {
+  /** Added cost per call at 5000 distinct writes, report written before every answer. */
+  addedMsAt5000: 1,
+  /** Proxy growth mean(5000)/mean(100) divided by the direct path's. */
+  growthOverDirect: 1.5,
+  /** Added cost per call at 20000 distinct writes. */
+  addedMsAt20000: 3,
+  /** Added cost per call as a multiple of the naive floor's, at N = 100 and N = 5000. */
+  addedOverFloor: 1.5,
+  /** Peak RSS of the proxy process at 20000 writes. */
+  peakRssMbAt20000: 200,
+} as const;
