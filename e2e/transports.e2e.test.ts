@@ -1,0 +1,343 @@
+/**
+ * Issue 7: the proxy speaks Streamable HTTP on both sides, and the judge does not care. Real processes
+ * on loopback only: the compiled CLI, the bundled booking server (`--http 0` or stdio; its ledger is the
+ * ground truth), server-everything over HTTP, and in-test HTTP upstreams where a test needs to see the
+ * requests. The matrix proves the same verdicts and execution counts over stdio→stdio, stdio→HTTP,
+ * HTTP→stdio and HTTP→HTTP (agent side → upstream side).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startStreamableFixture } from '../test/fixtures/http-upstream/fixture-servers.js';
+import { isAlive, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
+import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy, type AgentTrace } from './support/agents.js';
+import {
+  bookingsIn, connectHttpAgent, freePort, removeDir, startBookingHttp, startEverythingHttp, startListeningProxy, stopAll, tempDir,
+  type BookingHttp, type HttpAgent, type ListeningProxy,
+} from './support/http-harness.js';
+import { BOOKING_SERVER, textOf, type ReportFile } from './support/proxy-harness.js';
+import { spawnProxy } from './support/raw-proxy.js';
+
+type Side = 'stdio' | 'HTTP';
+type ScenarioId = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';
+type AgentKind = 'careful' | 'naive';
+
+interface Expected {
+  verdict: 'PASS' | 'FAIL';
+  /** Bookings of this agent's guest in the upstream's ledger = the report's executions. */
+  executions: number;
+  attempts: number;
+  ending: string;
+  violation?: string;
+  patches: string[];
+}
+
+const pass = (executions: number, attempts: number, ending: string): Expected => ({ verdict: 'PASS', executions, attempts, ending, patches: [] });
+const fail = (executions: number, violation: string, patch: string): Expected => ({
+  verdict: 'FAIL', executions, attempts: 2, ending: 'sent-twice', violation, patches: [patch],
+});
+
+// The stdio→stdio verdicts (e2e/proxy-scenarios.e2e.test.ts, R-4 "FAIL when"): careful PASSes everywhere;
+// naive FAILs F1, F2, F4 and PASSes F3, F5 (the faulted attempt was not executed).
+const EXPECTED: Record<ScenarioId, Record<AgentKind, Expected>> = {
+  F1: { careful: pass(1, 1, 'found-after-failure'), naive: fail(2, 'DUPLICATE_EXECUTION', 'GHOST_WRITE') },
+  F2: { careful: pass(0, 1, 'stopped-after-rate-limit'), naive: fail(1, 'RETRY_AFTER_VIOLATED', 'RATE_LIMIT') },
+  F3: { careful: pass(1, 2, 'retried-once'), naive: pass(1, 2, 'sent-twice') },
+  F4: { careful: pass(1, 1, 'succeeded'), naive: fail(2, 'DUPLICATE_EXECUTION', 'IDEMPOTENCY') },
+  F5: { careful: pass(1, 2, 'retried-once'), naive: pass(1, 2, 'sent-twice') },
+};
+
+const SCENARIOS: ScenarioId[] = ['F1', 'F2', 'F3', 'F4', 'F5'];
+const KINDS: AgentKind[] = ['careful', 'naive'];
+const PAIRS: Array<{ agent: Side; upstream: Side }> = [
+  { agent: 'stdio', upstream: 'stdio' },
+  { agent: 'stdio', upstream: 'HTTP' },
+  { agent: 'HTTP', upstream: 'stdio' },
+  { agent: 'HTTP', upstream: 'HTTP' },
+];
+/** Each agent books for its own guest, so two agents sharing one upstream are told apart in its ledger. */
+const GUESTS: Record<AgentKind, string> = { careful: 'Ada Lovelace', naive: 'Charles Babbage' };
+const DATE = '2026-11-03';
+const STDIO_BOOKING = ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER];
+
+/** What one agent did and what the proxy and the upstream concluded. */
+interface AgentRun {
+  trace: AgentTrace;
+  report: ReportFile;
+  /** This agent's bookings in the upstream's ledger. */
+  bookings: number;
+}
+type GroupResult = Record<AgentKind, AgentRun>;
+
+function play(kind: AgentKind, caller: Pick<HttpAgent, 'call'>): Promise<AgentTrace> {
+  const task = bookingTask(GUESTS[kind], DATE);
+  return kind === 'careful' ? carefulAgent(caller, task) : naiveAgent(caller, task);
+}
+
+/** stdio agents: one proxy (one stdio session) per agent, both in front of the same upstream flags. */
+async function runStdioAgents(flags: string[], ledgerFile: string | undefined, scenario: ScenarioId): Promise<GroupResult> {
+  const runs = await Promise.all(
+    KINDS.map((kind) =>
+      withProxy({ flags, extra: ['--scenario', scenario] }, async (run): Promise<AgentRun> => {
+        const trace = await play(kind, run);
+        const report = await endSession(run);
+        return { trace, report, bookings: bookingsIn(ledgerFile ?? run.ledgerFile, GUESTS[kind]).length };
+      }),
+    ),
+  );
+  return { careful: runs[0]!, naive: runs[1]! };
+}
+
+/** HTTP agents: ONE listening proxy, the two agents as two concurrent MCP sessions, each ended by DELETE. */
+async function runHttpAgents(flags: string[], ledgerFile: string | undefined, scenario: ScenarioId): Promise<GroupResult> {
+  const proxy = await startListeningProxy(flags, ['--scenario', scenario]);
+  try {
+    const agents = await Promise.all(KINDS.map(() => connectHttpAgent(proxy.url)));
+    const traces = await Promise.all(KINDS.map((kind, i) => play(kind, agents[i]!)));
+    await Promise.all(agents.map((agent) => agent.terminate()));
+    const reports = await Promise.all(agents.map((agent) => proxy.waitForReport(agent.sessionId, (r) => r.status === 'finished')));
+    const exit = await proxy.proc.stop('SIGTERM');
+    if (exit.code !== 0) throw new Error(`the listening proxy exited with ${JSON.stringify(exit)}: ${proxy.proc.stderr()}`);
+    const result = (i: number): AgentRun => ({
+      trace: traces[i]!, report: reports[i]!, bookings: bookingsIn(ledgerFile ?? proxy.ledgerFile, GUESTS[KINDS[i]!]).length,
+    });
+    return { careful: result(0), naive: result(1) };
+  } finally {
+    await proxy.proc.stop('SIGKILL', 5_000).catch(() => undefined);
+    removeDir(proxy.dir);
+  }
+}
+
+/** Runs both agents of one transport pair and scenario: one upstream, one proxy per agent session side. */
+async function runGroup(agentSide: Side, upstreamSide: Side, scenario: ScenarioId): Promise<GroupResult> {
+  const dir = tempDir();
+  let booking: BookingHttp | undefined;
+  try {
+    if (upstreamSide === 'HTTP') booking = await startBookingHttp(join(dir, 'ledger.jsonl'));
+    const flags = booking === undefined ? STDIO_BOOKING : ['--upstream-url', booking.url];
+    const run = agentSide === 'stdio' ? runStdioAgents : runHttpAgents;
+    return await run(flags, booking?.ledgerFile, scenario);
+  } finally {
+    await booking?.proc.stop('SIGTERM').catch(() => undefined);
+    removeDir(dir);
+  }
+}
+
+const groups = new Map<string, Promise<GroupResult>>();
+/** The careful and the naive row of one pair and scenario share one run (started by whichever row comes first). */
+function groupOf(agentSide: Side, upstreamSide: Side, scenario: ScenarioId): Promise<GroupResult> {
+  const key = `${agentSide}→${upstreamSide}/${scenario}`;
+  let group = groups.get(key);
+  if (group === undefined) {
+    group = runGroup(agentSide, upstreamSide, scenario);
+    groups.set(key, group);
+  }
+  return group;
+}
+
+/** R-10.2: what the agent sees on its first (faulted) write, whichever transport carried it. */
+function expectAgentSawFault(scenario: ScenarioId, first: CallToolResult): void {
+  const text = textOf(first);
+  expect(first.isError).toBe(scenario === 'F4' ? undefined : true);
+  if (scenario === 'F4') expect(text).toMatch(/"id": "BK-\d{4}"/);
+  if (scenario === 'F1') expect(text).toMatch(/timed out/i);
+  if (scenario === 'F2') expect(text).toMatch(/429[\s\S]*retry_after\D+60/);
+  if (scenario === 'F3') expect(text).toBe('{"');
+  if (scenario === 'F5') expect(text).toContain('500');
+}
+
+const ROWS = PAIRS.flatMap(({ agent, upstream }) =>
+  SCENARIOS.flatMap((scenario) => KINDS.map((kind) => ({ agent, upstream, scenario, kind, ...EXPECTED[scenario][kind] }))),
+);
+
+// The matrix runs concurrently: only kill leftovers once all of it is done.
+afterAll(stopAll);
+
+describe('transport matrix: F1–F5 × careful/naive over stdio and Streamable HTTP (ledger = ground truth)', () => {
+  for (const row of ROWS) {
+    const title = `R-4/R-2 (issue 7): ${row.agent}→${row.upstream} ${row.scenario}, ${row.kind} agent → ${row.verdict}, ${row.executions} execution(s)`;
+    it.concurrent(title, async () => {
+      const { trace, report, bookings } = (await groupOf(row.agent, row.upstream, row.scenario))[row.kind];
+      expect(trace.ending).toBe(row.ending);
+      expectAgentSawFault(row.scenario, trace.steps[0]!.result);
+      expect(bookings).toBe(row.executions);
+      expect(report.status).toBe('finished');
+      expect([report.verdict, report.report.verdict, report.score.verdict]).toEqual([row.verdict, row.verdict, row.verdict]);
+      // Only this agent's operation: the other agent (same upstream, maybe the same proxy) is judged apart.
+      expect(report.report.operations).toEqual([
+        expect.objectContaining({ tool: 'create_booking', executions: row.executions, attempts: row.attempts, arguments: expect.stringContaining(GUESTS[row.kind]) }),
+      ]);
+      expect(report.report.violations.map((v) => v.type)).toEqual(row.violation === undefined ? [] : [row.violation]);
+      expect(report.patches.map((p) => p.id)).toEqual(row.patches);
+    }, 90_000);
+  }
+});
+
+describe('real servers and upstream failures over Streamable HTTP', () => {
+  afterEach(stopAll);
+
+  it('R-8.3/R-8.4/R-8.5 (issue 7): server-everything over HTTP behind the proxy: annotations classify its kebab-case tools, tools/list adds the audit tools, echo answers, instructions reach the agent', async () => {
+    const everything = await startEverythingHttp();
+    const proxy = await startListeningProxy(['--upstream-url', everything.url]);
+    try {
+      const stderr = proxy.proc.stderr();
+      expect(stderr).toContain('Upstream tools (13):');
+      expect(stderr).toMatch(/\bread\s+echo\s+\(annotation readOnlyHint=true\)/);
+      expect(stderr).toMatch(/\bread\s+get-sum\s+\(annotation readOnlyHint=true\)/);
+      expect(stderr).toMatch(/\bwrite\s+toggle-simulated-logging\s+\(annotation readOnlyHint=false\)/);
+      expect(stderr).toMatch(/\bwrite\s+gzip-file-as-resource\s+\(annotation readOnlyHint=false\)/);
+      const agent = await connectHttpAgent(proxy.url);
+      expect(agent.client.getInstructions()).toMatch(/^# Everything Server/);
+      const names = (await agent.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toHaveLength(15);
+      expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'gzip-file-as-resource', 'cuonztech__get_report', 'cuonztech__get_score']));
+      const echoed = await agent.call('echo', { message: 'hi' });
+      expect(echoed).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }] });
+      await agent.terminate();
+      const report = await proxy.waitForReport(agent.sessionId, (r) => r.status === 'finished');
+      expect(report.report.coverage).toMatchObject({ calls: { read: 1, write: 0, unclassified: 0 } });
+      expect(report.report.operations).toEqual([]);
+      expect(await proxy.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    } finally {
+      await everything.proc.stop('SIGTERM').catch(() => undefined);
+      removeDir(proxy.dir);
+    }
+  });
+
+  it('R-8.1 (issue 7): --upstream-header-env sends the token on every request; it is not in the process list, stderr or the report', async () => {
+    const secret = 'e2e-secret-7f3a9c1d';
+    const fixture = await startStreamableFixture({ token: secret });
+    try {
+      const flags = ['--upstream-url', fixture.url.href, '--upstream-header-env', 'Authorization=MY_TOKEN', '--upstream-header', 'X-Harness-E2E: transports'];
+      await withProxy({ flags, env: { MY_TOKEN: `Bearer ${secret}` } }, async (run) => {
+        const cmdline = readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').split('\0');
+        expect(cmdline).toContain('Authorization=MY_TOKEN');
+        expect(cmdline.join(' ')).not.toContain(secret);
+        expect(textOf(await run.call('echo', { text: 'hi' }))).toBe('done');
+        await endSession(run);
+        await waitFor(() => fixture.requests.some((r) => r.method === 'DELETE'), 10_000, 'the DELETE that ends the upstream session');
+        expect([run.stderr(), readFileSync(run.reportFile, 'utf8')].join('\n')).not.toContain(secret);
+      });
+      expect(fixture.executed.get('echo')).toBe(1);
+      expect(new Set(fixture.requests.map((r) => r.method))).toEqual(new Set(['POST', 'GET', 'DELETE']));
+      for (const request of fixture.requests) {
+        expect([request.method, request.headers.authorization, request.headers['x-harness-e2e']]).toEqual([request.method, `Bearer ${secret}`, 'transports']);
+      }
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it('R-8.9 (issue 7): a wrong token → exit 1 with one line naming HTTP 401 and no token value', async () => {
+    const fixture = await startStreamableFixture({ token: 'the-right-token-42' });
+    const proxy = spawnProxy(['--upstream-url', fixture.url.href, '--upstream-header-env', 'Authorization=MY_TOKEN'], {
+      env: { MY_TOKEN: 'Bearer wrong-token-4711' },
+    });
+    try {
+      expect(await waitForExit(proxy.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+      const lines = proxy.raw.stderr().trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/HTTP 401/);
+      expect(lines[0]).not.toMatch(/wrong-token-4711|the-right-token-42/);
+      expect(proxy.report().startupError).toMatch(/HTTP 401/);
+    } finally {
+      await proxy.dispose();
+      await fixture.close();
+    }
+  });
+
+  it('R-8.9 (issue 7): upstream down at start (closed port) → exit 1, one line, startupError in the report file', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    const proxy = spawnProxy(['--upstream-url', url]);
+    try {
+      expect(await waitForExit(proxy.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+      const lines = proxy.raw.stderr().trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(url);
+      expect(proxy.report().startupError).toContain(url);
+    } finally {
+      await proxy.dispose();
+    }
+  });
+
+  it('R-8.7/R-10.2 (issue 7): upstream killed mid-call → that call is EXECUTION_UNKNOWN, the next gets UPSTREAM_UNAVAILABLE', async () => {
+    const dir = tempDir();
+    try {
+      const booking = await startBookingHttp(join(dir, 'ledger.jsonl'), { BOOKING_DELAY_MS: '10000' });
+      await withProxy({ flags: ['--upstream-url', booking.url] }, async (run) => {
+        const pending = run.call('create_booking', { guest: 'Grace Hopper', date: DATE, idempotency_key: 'k-grace' });
+        // The server waits 10 s before it executes the write; kill it 1.5 s into that wait (nothing to poll:
+        // the ledger is written only after the wait, and the proxy publishes the report only on the answer).
+        await sleep(1_500);
+        expect(await booking.proc.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+        expect((await pending).isError).toBe(true);
+        expect(run.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_booking', executions: 0, outcome: 'EXECUTION_UNKNOWN' })]);
+        await waitFor(() => run.stderr().includes('upstream crashed'), 10_000, '"upstream crashed" on stderr');
+        const next = await run.call('create_booking', { guest: 'Alan Turing', date: DATE });
+        expect(next.isError).toBe(true);
+        expect(textOf(next)).toContain('UPSTREAM_UNAVAILABLE');
+        const report = await endSession(run);
+        expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_booking' }));
+      });
+      expect(booking.bookings()).toEqual([]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
+
+describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
+  afterEach(stopAll);
+
+  /** A's report FAILs on its own duplicate only; B's PASSes on its own write and `bReads` reads only. */
+  function expectJudgedApart(a: ReportFile, b: ReportFile, bReads: number): void {
+    expect([a.verdict, b.verdict]).toEqual(['FAIL', 'PASS']);
+    expect(a.report.operations).toEqual([expect.objectContaining({ executions: 2, attempts: 2, arguments: expect.stringContaining('Nadia Naive') })]);
+    expect(b.report.operations).toEqual([expect.objectContaining({ executions: 1, attempts: 1, arguments: expect.stringContaining('Carl Careful') })]);
+    expect(a.report.coverage).toMatchObject({ calls: { read: 0, write: 2 } });
+    expect(b.report.coverage).toMatchObject({ calls: { read: bReads, write: 1 } });
+    expect(a.patches.map((p) => p.id)).toEqual(['GHOST_WRITE']);
+    expect(b.report.observations).toContainEqual(expect.objectContaining({ type: 'VERIFIED_NO_RETRY' }));
+  }
+
+  it('R-2 (issue 7): two concurrent sessions on one --listen proxy, interleaved, are judged apart; DELETE finishes one report; SIGTERM → exit 0, all finished', async () => {
+    const dir = tempDir();
+    let proxy: ListeningProxy | undefined;
+    try {
+      const booking = await startBookingHttp(join(dir, 'ledger.jsonl'));
+      proxy = await startListeningProxy(['--upstream-url', booking.url], ['--scenario', 'F1']);
+      const [a, b] = await Promise.all([connectHttpAgent(proxy.url, 'agent-a'), connectHttpAgent(proxy.url, 'agent-b')]);
+      const naive = bookingTask('Nadia Naive', DATE).args;
+      const careful = { ...bookingTask('Carl Careful', DATE).args, idempotency_key: 'k-carl' };
+      // Interleaved: each session's first write is its own F1 ghost write.
+      expect(textOf(await a!.call('create_booking', naive))).toMatch(/timed out/i);
+      expect(textOf(await b!.call('create_booking', careful))).toMatch(/timed out/i);
+      expect((await a!.call('create_booking', naive)).isError).toBeUndefined();
+      expect(textOf(await b!.call('search_bookings', { guest: 'Carl Careful', date: DATE }))).toContain('Carl Careful');
+      expect([booking.bookings('Nadia Naive').length, booking.bookings('Carl Careful').length]).toEqual([2, 1]);
+
+      await a!.terminate();
+      const reportA = await proxy.waitForReport(a!.sessionId, (r) => r.status === 'finished');
+      expect(proxy.reportFiles()).toHaveLength(2);
+      expect(proxy.reportOf(b!.sessionId).status).toBe('running');
+      expectJudgedApart(reportA, proxy.reportOf(b!.sessionId), 1);
+      // The proxy keeps serving: B goes on, and a new agent can still connect.
+      expect((await b!.call('search_bookings', { guest: 'Nadia Naive' })).isError).toBeUndefined();
+      const c = await connectHttpAgent(proxy.url, 'agent-c');
+
+      expect(await proxy.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      const reports = [a!, b!, c].map((agent) => proxy!.reportOf(agent.sessionId));
+      expect(reports.map((r) => r.status)).toEqual(['finished', 'finished', 'finished']);
+      expectJudgedApart(reports[0]!, reports[1]!, 2);
+      expect(reports[2]!.report.coverage).toMatchObject({ calls: { read: 0, write: 0 } });
+      expect(proxy.reportFiles()).toHaveLength(3);
+      expect(isAlive(proxy.proc.pid)).toBe(false);
+    } finally {
+      await stopAll();
+      if (proxy !== undefined) removeDir(proxy.dir);
+      removeDir(dir);
+    }
+  });
+});
