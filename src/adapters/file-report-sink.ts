@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, openSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
-import { lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { close, closeSync, constants, openSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { ReportSink } from '../ports/report-sink.port.js';
+import type { ReportDocument, ReportSink } from '../ports/report-sink.port.js';
 
 /** Test seams of a {@link FileReportSink}. */
 export interface FileReportSinkOptions {
@@ -74,23 +74,21 @@ async function resolveTarget(path: string): Promise<string> {
   return realpath(absolute);
 }
 
-interface Batch {
-  json: string;
-  waiters: Array<{ resolve: () => void; reject: (error: Error) => void }>;
-}
-
 /**
  * The report file (R-9.3, R-9.4). Each publish writes `<file>.<pid>.<random>.tmp` beside the real
  * target, created exclusively and without following links, then renames it into place; if that fails it
- * writes the target directly; if that fails too the publish rejects with a one-line Error. Publishes
- * are serialised and coalesced: while one write runs, only the newest queued report is written next,
- * and every caller resolves after a write at least as new as its own report.
+ * writes the target directly; if that fails too the publish rejects with a one-line Error.
+ * Writes are synchronous on purpose: the agent's answer waits for the report anyway (R-9.2), and four
+ * direct system calls cost far less than four round trips through libuv's thread pool. Callers that
+ * publish for several calls at once coalesce before calling (see the proxy's report publisher).
  */
 export class FileReportSink implements ReportSink {
-  private queued: Batch | undefined;
-  private writing = false;
-  /** Counts synchronous publishes, so a slower asynchronous write never lands after a newer one. */
-  private syncWrites = 0;
+  /**
+   * The open descriptor of the file last renamed into place. Closing it only after the NEXT rename, off
+   * the hot path, keeps the replaced file's final release (which on ext4 waits for the writeback that the
+   * rename started) out of the rename: measured 1.06 ms → 0.05 ms per 30 kB report, 3.2 → 0.14 ms at 300 kB.
+   */
+  private heldFd: number | null = null;
 
   private constructor(
     /** The real file written (a symbolic link resolved, so the link stays a link). */
@@ -104,54 +102,23 @@ export class FileReportSink implements ReportSink {
     return new FileReportSink(target, options.randomHex ?? (() => randomBytes(6).toString('hex')));
   }
 
-  /** Writes the report atomically (coalescing queued reports); rejects with a one-line Error. */
-  publish(json: string): Promise<void> {
-    return new Promise((resolvePublish, rejectPublish) => {
-      const waiter = { resolve: resolvePublish, reject: rejectPublish };
-      if (this.queued) {
-        this.queued.json = json;
-        this.queued.waiters.push(waiter);
-      } else {
-        this.queued = { json, waiters: [waiter] };
-      }
-      if (!this.writing) void this.drain();
-    });
-  }
-
-  /** The same write, synchronously, for the process-exit path; throws a one-line Error. */
-  publishSync(json: string): void {
-    this.syncWrites += 1;
+  /** Writes the report atomically; rejects with a one-line Error. */
+  publish(document: ReportDocument): Promise<void> {
     try {
-      this.writeViaTempSync(json);
+      this.publishSync(document);
+      return Promise.resolve();
     } catch (error) {
-      this.writeDirectSync(json, error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    const superseded = this.queued;
-    this.queued = undefined;
-    superseded?.waiters.forEach((waiter) => waiter.resolve());
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    for (let batch = this.queued; batch !== undefined; batch = this.queued) {
-      this.queued = undefined;
-      try {
-        await this.writeOnce(batch.json);
-        batch.waiters.forEach((waiter) => waiter.resolve());
-      } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        batch.waiters.forEach((waiter) => waiter.reject(failure));
-      }
-    }
-    this.writing = false;
-  }
-
-  private async writeOnce(json: string): Promise<void> {
-    const generation = this.syncWrites;
+  /** The same write, synchronously; throws a one-line Error. */
+  publishSync(document: ReportDocument): void {
+    const parts = toBuffers(document);
     try {
-      await this.writeViaTemp(json, () => generation !== this.syncWrites);
+      this.writeViaTempSync(parts);
     } catch (error) {
-      await this.writeDirect(json, error);
+      this.writeDirectSync(parts, error);
     }
   }
 
@@ -159,36 +126,7 @@ export class FileReportSink implements ReportSink {
     return `${this.targetPath}.${process.pid}.${this.randomHex()}.tmp`;
   }
 
-  private async writeViaTemp(json: string, superseded: () => boolean): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      const temp = this.tempName();
-      const handle = await open(temp, TEMP_FLAGS, FILE_MODE).catch((error: unknown) => {
-        if (errorCode(error) === 'EEXIST' && attempt < TEMP_NAME_ATTEMPTS) return undefined;
-        throw error;
-      });
-      if (handle === undefined) continue;
-      try {
-        await handle.writeFile(json, 'utf8').finally(() => handle.close());
-        if (superseded()) await rm(temp, { force: true });
-        else await rename(temp, this.targetPath);
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => undefined);
-        throw error;
-      }
-      return;
-    }
-  }
-
-  private async writeDirect(json: string, tempError: unknown): Promise<void> {
-    try {
-      const handle = await open(this.targetPath, DIRECT_FLAGS, FILE_MODE);
-      await handle.writeFile(json, 'utf8').finally(() => handle.close());
-    } catch (error) {
-      throw this.failure(tempError, error);
-    }
-  }
-
-  private writeViaTempSync(json: string): void {
+  private writeViaTempSync(parts: Uint8Array[]): void {
     for (let attempt = 1; ; attempt += 1) {
       const temp = this.tempName();
       let fd: number;
@@ -199,22 +137,42 @@ export class FileReportSink implements ReportSink {
         throw error;
       }
       try {
-        writeAllSync(fd, json);
+        writeAll(fd, parts);
         renameSync(temp, this.targetPath);
       } catch (error) {
+        closeSync(fd);
         rmSync(temp, { force: true });
         throw error;
       }
+      this.hold(fd);
       return;
     }
   }
 
-  private writeDirectSync(json: string, tempError: unknown): void {
+  private writeDirectSync(parts: Uint8Array[], tempError: unknown): void {
     try {
-      writeAllSync(openSync(this.targetPath, DIRECT_FLAGS, FILE_MODE), json);
+      const fd = openSync(this.targetPath, DIRECT_FLAGS, FILE_MODE);
+      try {
+        writeAll(fd, parts);
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       throw this.failure(tempError, error);
     }
+  }
+
+  /** Keeps `fd` open until the next publish; closes the one held before, asynchronously. */
+  private hold(fd: number): void {
+    const previous = this.heldFd;
+    this.heldFd = fd;
+    if (previous !== null) close(previous, () => undefined);
+  }
+
+  /** Releases the descriptor still held (at exit; harmless to skip, the process end closes it). */
+  release(): void {
+    if (this.heldFd !== null) closeSync(this.heldFd);
+    this.heldFd = null;
   }
 
   private failure(tempError: unknown, directError: unknown): Error {
@@ -225,13 +183,15 @@ export class FileReportSink implements ReportSink {
   }
 }
 
-/** Writes all of `text` to `fd` and closes it, even when a write fails. */
-function writeAllSync(fd: number, text: string): void {
-  try {
-    const bytes = Buffer.from(text, 'utf8');
+function toBuffers(document: ReportDocument): Uint8Array[] {
+  const parts = typeof document === 'string' ? [document] : document;
+  return parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)).filter((p) => p.length > 0);
+}
+
+/** Writes every part to `fd`. */
+function writeAll(fd: number, parts: readonly Uint8Array[]): void {
+  for (const bytes of parts) {
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -1,80 +1,17 @@
 /**
- * The default command (no command given): the demo MCP server on stdio (R-12). Wires the stdio agent
- * side, the system clock, a random source and the report file `.cuonztech/audit-report.json` in the
- * current folder (its folder is created on each `get_report`) to the demo use case. Exit code 0 when the
- * agent disconnects or a signal arrives.
+ * The default command: the demo MCP server (R-12). The server itself lives in `demo-run.ts`, loaded only
+ * when the command runs.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import type { CAC } from 'cac';
-import { FileReportSink } from '../adapters/file-report-sink.js';
-import { systemRandom } from '../adapters/seeded-random.js';
-import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
-import { SystemClock } from '../adapters/system-clock.js';
-import { createDemoHandler } from '../app/demo/demo-server.js';
-import { DEMO_INSTRUCTIONS } from '../app/demo/demo-texts.js';
-import type { AgentCloseReason } from '../ports/agent-side.port.js';
-import type { ReportSink } from '../ports/report-sink.port.js';
-import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { EXIT_FAILURE, EXIT_OK, formatFatal, UsageError } from './errors.js';
-import type { CliIo, CommandContext } from './io.js';
+import { UsageError } from './errors.js';
+import type { CommandContext } from './io.js';
 
-/** Where `get_report` writes, relative to the current folder. */
-export const DEMO_REPORT_FILE = '.cuonztech/audit-report.json';
-
-/** Registers the default command: the demo MCP server. */
 export function defineDemoCommand(cli: CAC, { io }: CommandContext): void {
   cli.command('', 'Demo MCP server on stdio (no real backend; a demo, not a measurement)').action(() => {
     if (cli.args.length > 0) {
       throw new UsageError(`unknown command "${cli.args[0]}"; commands: proxy, benchmark (none = demo MCP server); see --help`);
     }
-    return runDemo(io);
+    return import('./demo-run.js').then((m) => m.runDemo(io));
   });
 }
 
-/** A sink that creates the report folder, then writes the file atomically (R-9.3) on every publish. */
-function demoReportSink(path: string): ReportSink {
-  return {
-    async publish(json) {
-      await mkdir(dirname(path), { recursive: true });
-      const sink = await FileReportSink.open(path);
-      await sink.publish(json);
-    },
-  };
-}
-
-/** Serves the demo until the agent disconnects or a signal arrives; resolves with the exit code. */
-export async function runDemo(io: CliIo): Promise<number> {
-  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
-  const handler = createDemoHandler({
-    clock: new SystemClock(),
-    random: systemRandom(),
-    reportSink: demoReportSink(join(io.cwd, DEMO_REPORT_FILE)),
-    reportFileLabel: DEMO_REPORT_FILE,
-    harnessVersion: HARNESS_VERSION,
-  });
-  const side = new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout });
-  let finish: (code: number) => void = () => undefined;
-  const done = new Promise<number>((resolve) => (finish = resolve));
-  const closed = (reason: AgentCloseReason): void => {
-    handler.closed(reason);
-    if (reason.kind !== 'disconnected') notice(`agent session ended: ${reason.detail ?? reason.kind}`);
-    finish(EXIT_OK);
-  };
-  const removeSignalHandler = io.onSignal(() => finish(EXIT_OK));
-  try {
-    await side.serve(() => ({ listTools: () => handler.listTools(), callTool: (r, c) => handler.callTool(r, c), closed }), {
-      serverName: PROGRAM_NAME,
-      serverVersion: HARNESS_VERSION,
-      instructions: DEMO_INSTRUCTIONS,
-    });
-    notice(`demo MCP server on stdio (no real backend; a demo, not a measurement). get_report writes ${DEMO_REPORT_FILE}`);
-  } catch (error) {
-    io.stderr.write(`${formatFatal(error)}\n`);
-    finish(EXIT_FAILURE);
-  }
-  const code = await done;
-  removeSignalHandler();
-  await side.close().catch(() => undefined);
-  return code;
-}

@@ -1,27 +1,11 @@
 /**
- * `proxy`: wires the stdio agent side, the stdio upstream, the report file, the clock, the random
- * source and the logger to the proxy use case. No logic beyond wiring.
+ * `proxy`: the command definition. The wiring lives in `proxy-run.ts`, loaded only when the command runs,
+ * so `--help`, `--version` and the other commands do not pay for the adapters' dependencies.
  */
-import { resolve } from 'node:path';
 import type { CAC } from 'cac';
-import { createPinoLogger } from '../adapters/pino-logger.js';
-import { FileReportSink } from '../adapters/file-report-sink.js';
-import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
-import { HttpAgentSide, parseListenAddress } from '../adapters/http-agent/index.js';
-import { ReportDirectory } from '../adapters/report-directory.js';
-import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
-import { HttpUpstreamSide, parseHeaderFlags } from '../adapters/http-upstream/index.js';
-import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
-import type { Logger } from '../ports/logger.port.js';
-import type { UpstreamSide } from '../ports/upstream-side.port.js';
-import { SystemClock } from '../adapters/system-clock.js';
-import { ProxyService } from '../app/proxy/proxy-service.js';
-import { scenarioName } from '../domain/verdict.js';
-import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import type { FlagValues } from './argv.js';
-import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
-import type { CliIo, CommandContext } from './io.js';
-import { parseProxyFlags, PROXY_FLAG_HELP, type ProxyFlags } from './proxy-flags.js';
+import { PROGRAM_NAME } from '../version.js';
+import type { CommandContext } from './io.js';
+import { PROXY_FLAG_HELP } from './proxy-flags.js';
 
 export { PROXY_VALUE_FLAGS } from './proxy-flags.js';
 
@@ -29,94 +13,6 @@ export function defineProxyCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command('proxy', 'Chaos proxy in front of a real stdio MCP server (put it in your agent\'s MCP config)');
   for (const [flag, description] of PROXY_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
   command.example(`${PROGRAM_NAME} proxy --upstream-command node --upstream-arg dist/server.js --scenario F1`);
-  command.action(() => runProxy(context.values, context.io));
+  command.action(async () => (await import('./proxy-run.js')).runProxy(context.values, context.io));
 }
 
-async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
-  const flags = parseProxyFlags(values);
-  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
-  const logger = createPinoLogger(flags.logLevel, io.stderr);
-  const listen = flags.listen === undefined ? undefined : parseListen(flags.listen);
-  let sink: FileReportSink | null = null;
-  let reportDir: ReportDirectory | null = null;
-  try {
-    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile));
-    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir));
-  } catch (error) {
-    throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const agentSide = listen === undefined
-    ? new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger })
-    : new HttpAgentSide({ ...listen, logger });
-  const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
-  const upstream = createUpstream(flags, io, logger);
-  const service = new ProxyService(
-    {
-      upstream, agentSide, startupSink: sink,
-      sessionSink: (sessionId, ordinal) => reportDir?.sinkFor(sessionId, ordinal) ?? sink,
-      clock: new SystemClock(), random, logger, notice,
-    },
-    {
-      scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
-      callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
-      stopWhenSessionEnds: listen === undefined,
-    },
-  );
-  const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));
-  try {
-    try {
-      await service.start();
-    } catch (error) {
-      io.stderr.write(`${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`);
-      return EXIT_FAILURE;
-    }
-    if (!service.stopped) printReady();
-    const exit = await service.done;
-    if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
-    return exit.code;
-  } finally {
-    removeSignalHandler();
-  }
-
-  function printReady(): void {
-    const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
-    const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
-    const where = agentSide instanceof HttpAgentSide ? `; agents connect to ${agentSide.address.url}` : '';
-    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
-  }
-}
-
-function parseListen(value: string): { host: string; port: number } {
-  try {
-    return parseListenAddress(value);
-  } catch (error) {
-    throw new UsageError(`flag --listen: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-/** The upstream adapter the flags ask for: a spawned stdio process or a remote Streamable HTTP server. */
-function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger): UpstreamSide {
-  const common = {
-    callTimeoutMs: flags.upstreamTimeoutMs,
-    connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),
-    clientName: PROGRAM_NAME,
-    clientVersion: HARNESS_VERSION,
-    logger,
-  };
-  if (flags.upstreamUrl !== undefined) {
-    let headers: Record<string, string>;
-    try {
-      headers = parseHeaderFlags(flags.upstreamHeaderFlags, flags.upstreamHeaderEnvFlags, io.env);
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
-    return new HttpUpstreamSide({ url: flags.upstreamUrl, headers, ...common });
-  }
-  return new StdioUpstreamSide({
-    command: flags.upstreamCommand!,
-    args: flags.upstreamArgs,
-    ...(flags.upstreamCwd !== undefined ? { cwd: resolve(io.cwd, flags.upstreamCwd) } : {}),
-    env: flags.upstreamEnv,
-    ...common,
-  });
-}

@@ -64,9 +64,6 @@ export class OperationState {
   firstFingerprint: string | null = null;
   responsesIdentical = true;
   readonly keys = new Map<string, KeyState>();
-  /** Cached report entries (operation, key summary); cleared whenever the state changes. */
-  cachedEntry: string | null = null;
-  cachedKeyEntries: string | null = null;
 
   constructor(
     readonly opKey: string,

@@ -12,7 +12,10 @@ export interface OperationIdentity {
   canonicalArgs: string;
   /** The arguments without key fields, for the near-duplicate check (R-6). */
   operationArgs: Record<string, unknown>;
-  /** The idempotency key value(s), joined with "|" when several key fields were sent; null when none. */
+  /**
+   * The idempotency key value(s), joined with "|" in the order of their field names when several key
+   * fields were sent (so the order the agent wrote them in does not matter); null when none.
+   */
   key: string | null;
 }
 
@@ -20,7 +23,8 @@ export interface OperationIdentity {
 export function identifyOperation(tool: string, args: unknown, keyFields: KeyFieldMatcher): OperationIdentity {
   const { operationArgs, keys } = splitArguments(args, keyFields);
   const canonicalArgs = canonicalJson(operationArgs);
-  const key = keys.length === 0 ? null : keys.map((k) => k.value).join('|');
+  const byField = [...keys].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+  const key = keys.length === 0 ? null : byField.map((k) => k.value).join('|');
   return { opKey: `${JSON.stringify(tool)}:${canonicalArgs}`, canonicalArgs, operationArgs, key };
 }
 

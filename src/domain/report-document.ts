@@ -1,15 +1,21 @@
 /**
- * The report file document (R-9.1) as JSON text. Operation and key-summary entries come from
- * per-operation caches, so serialising a report of 20,000 operations after every call costs string
- * concatenation, not a walk over the whole state.
+ * The report file document (R-9.1). `ReportWriter` keeps the long lists (operations, violations,
+ * operation observations, key summary) as encoded bytes in slot arenas, updated only for the operations
+ * that changed since the last document. A document is then a few short strings around those byte
+ * ranges, so publishing the report after every call costs about a copy of its bytes, not a re-walk and
+ * re-encoding of the whole session.
  */
 import type { ToolClassification } from './classification.js';
 import type { OperationState } from './operation-state.js';
-import { CERTIFICATION, coverageOf, evaluate, keyEntries, observationsOf, operationEntry, reportHead, violationsOf, type Evaluation, type ReportKind } from './report.js';
+import { CERTIFICATION, coverageOf, evaluate, keyEntries, operationEntry, operationObservationEntry, reportHead, violationsOf, type Evaluation, type ReportKind } from './report.js';
 import type { EvaluationSession } from './session.js';
+import { SlotArena } from './slot-arena.js';
 
 /** `starting` before the first report, `running` while the session lasts, `finished` at the end. */
 export type ReportStatus = 'starting' | 'running' | 'finished';
+
+/** A document as parts to be written one after the other (strings and already encoded bytes). */
+export type DocumentParts = Array<string | Uint8Array>;
 
 export interface DocumentMeta {
   kind: ReportKind;
@@ -20,7 +26,7 @@ export interface DocumentMeta {
 
 /** The document written before anything is known (R-9.1: NOT_TESTED, status "starting"). */
 export function startingDocument(harnessVersion: string): string {
-  return JSON.stringify({ verdict: 'NOT_TESTED', status: 'starting', certification: CERTIFICATION, harnessVersion }, null, 0);
+  return JSON.stringify({ verdict: 'NOT_TESTED', status: 'starting', certification: CERTIFICATION, harnessVersion });
 }
 
 /** The document written when start-up failed (R-9.1: NOT_TESTED and startupError). */
@@ -28,35 +34,61 @@ export function startupErrorDocument(harnessVersion: string, startupError: strin
   return JSON.stringify({ verdict: 'NOT_TESTED', status: 'failed', certification: CERTIFICATION, harnessVersion, startupError });
 }
 
-function cachedEntry(op: OperationState): string {
-  op.cachedEntry ??= JSON.stringify(operationEntry(op));
-  return op.cachedEntry;
-}
+/** Builds the report documents of one session incrementally. */
+export class ReportWriter {
+  private readonly operations = new SlotArena<OperationState>();
+  private readonly violations = new SlotArena<OperationState>();
+  private readonly observations = new SlotArena<OperationState>();
+  private readonly keys = new SlotArena<OperationState>();
 
-function cachedKeys(op: OperationState): string {
-  op.cachedKeyEntries ??= keyEntries(op).map((e) => JSON.stringify(e)).join(',');
-  return op.cachedKeyEntries;
-}
+  private primed = false;
 
-/** Serialises the full report document of a session. */
-export function serializeDocument(session: EvaluationSession, meta: DocumentMeta, evaluation: Evaluation = evaluate(session)): string {
-  const operations: string[] = [];
-  const keys: string[] = [];
-  for (const op of session.operations.values()) {
-    operations.push(cachedEntry(op));
-    if (op.keys.size > 0) keys.push(cachedKeys(op));
+  /** One writer per session: it consumes the session's record of changed operations. */
+  constructor(private readonly session: EvaluationSession) {}
+
+  /** The complete document as parts (valid JSON once concatenated). */
+  document(meta: DocumentMeta, evaluation: Evaluation = evaluate(this.session)): DocumentParts {
+    const changed = this.session.takeChanged();
+    for (const op of this.primed ? changed : this.session.operations.values()) this.refresh(op);
+    this.primed = true;
+    const head = reportHead(this.session, meta.kind, meta.toolClassification, evaluation.verdict);
+    const toolObservations = this.session.toolObservations.list().map((e) => JSON.stringify(e));
+    return [
+      `{"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
+        `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
+        `,"report":${JSON.stringify(head).slice(0, -1)},"operations":[`,
+      this.operations.body(),
+      '],"violations":[',
+      this.violations.body(),
+      '],"observations":[',
+      this.observations.body(),
+      `${this.observations.size > 0 && toolObservations.length > 0 ? ',' : ''}${toolObservations.join(',')}]` +
+        `,"coverage":${JSON.stringify(coverageOf(this.session, meta.toolClassification))},"keySummary":[`,
+      this.keys.body(),
+      `],"honesty":"NOT_MEASURED"},"score":${JSON.stringify(evaluation.score)},"patches":${JSON.stringify(evaluation.patches)}` +
+        `,"toolClassification":${JSON.stringify(meta.toolClassification)}}`,
+    ];
   }
-  const head = reportHead(session, meta.kind, meta.toolClassification, evaluation.verdict);
-  const reportText =
-    `${JSON.stringify(head).slice(0, -1)},"operations":[${operations.join(',')}]` +
-    `,"violations":${JSON.stringify(violationsOf(session.violating))}` +
-    `,"observations":${JSON.stringify(observationsOf(session))}` +
-    `,"coverage":${JSON.stringify(coverageOf(session, meta.toolClassification))}` +
-    `,"keySummary":[${keys.join(',')}],"honesty":"NOT_MEASURED"}`;
-  return (
-    `{"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
-    `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
-    `,"report":${reportText},"score":${JSON.stringify(evaluation.score)}` +
-    `,"patches":${JSON.stringify(evaluation.patches)},"toolClassification":${JSON.stringify(meta.toolClassification)}}`
-  );
+
+  private refresh(op: OperationState): void {
+    this.operations.set(op, JSON.stringify(operationEntry(op)));
+    const violations = violationsOf([op]);
+    if (violations.length > 0) this.violations.set(op, violations.map((v) => JSON.stringify(v)).join(','));
+    else this.violations.delete(op);
+    const observation = operationObservationEntry(op);
+    if (observation !== null) this.observations.set(op, JSON.stringify(observation));
+    else this.observations.delete(op);
+    if (op.keys.size > 0) this.keys.set(op, keyEntries(op).map((e) => JSON.stringify(e)).join(','));
+  }
+}
+
+/** Joins document parts into one string (for sinks and tests that want text). */
+export function documentText(parts: DocumentParts): string {
+  const decoder = new TextDecoder();
+  return parts.map((p) => (typeof p === 'string' ? p : decoder.decode(p))).join('');
+}
+
+/** The whole document of a session as a string, built from scratch (demo, tests). */
+export function serializeDocument(session: EvaluationSession, meta: DocumentMeta, evaluation: Evaluation = evaluate(session)): string {
+  return documentText(new ReportWriter(session).document(meta, evaluation));
 }

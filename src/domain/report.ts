@@ -138,16 +138,22 @@ export function violationsOf(ops: Iterable<OperationState>): Violation[] {
   return list;
 }
 
+/** The observation entry of one operation, or null. */
+export function operationObservationEntry(op: OperationState): ObservationEntry | null {
+  const type = observationOf(op);
+  if (type === null) return null;
+  return {
+    type, tool: op.tool, count: 1, arguments: op.argsPreview,
+    ...(type === 'RECOVERED_BY_RETRY' && op.recoveredWaitedMs !== null ? { waitedMs: op.recoveredWaitedMs } : {}),
+  };
+}
+
 /** Operation-level and tool-level observations, deterministic order. */
 export function observationsOf(session: EvaluationSession): ObservationEntry[] {
   const perOperation: ObservationEntry[] = [];
   for (const op of session.observed) {
-    const type = observationOf(op);
-    if (type === null) continue;
-    perOperation.push({
-      type, tool: op.tool, count: 1, arguments: op.argsPreview,
-      ...(type === 'RECOVERED_BY_RETRY' && op.recoveredWaitedMs !== null ? { waitedMs: op.recoveredWaitedMs } : {}),
-    });
+    const entry = operationObservationEntry(op);
+    if (entry !== null) perOperation.push(entry);
   }
   return [...perOperation, ...session.toolObservations.list()];
 }

@@ -55,6 +55,8 @@ export class EvaluationSession {
   private readonly uncertain = new UncertainTracker();
   private readonly retryWindows = new Map<string, Array<{ opKey: string; start: number; requiredMs: number }>>();
   private readonly unclassifiedSeen = new Map<string, Set<string>>();
+  /** Operations changed since the report writer last looked (see `takeChanged`). */
+  private changed = new Set<OperationState>();
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
@@ -135,6 +137,13 @@ export class EvaluationSession {
       if (attempt.status === 'in-flight') this.upstreamAnswered(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
     }
     this.finished = true;
+  }
+
+  /** The operations changed since the last call, for incremental report writing; clears the record. */
+  takeChanged(): Set<OperationState> {
+    const changed = this.changed;
+    this.changed = new Set();
+    return changed;
   }
 
   /** Names of tools called while unclassified (listed as such, or not listed by the upstream). */
@@ -309,8 +318,7 @@ export class EvaluationSession {
     change();
     const after = assessOperation(op);
     this.applyContribution(op, before, after);
-    op.cachedEntry = null;
-    op.cachedKeyEntries = null;
+    this.changed.add(op);
   }
 
   private applyContribution(op: OperationState, before: Contribution, after: Contribution): void {

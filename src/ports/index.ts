@@ -9,5 +9,5 @@ export type {
   UpstreamSide,
 } from './upstream-side.port.js';
 export type { AgentCloseReason, AgentSessionHandler, AgentSide, AgentSideOptions } from './agent-side.port.js';
-export type { ReportSink } from './report-sink.port.js';
+export type { ReportDocument, ReportSink } from './report-sink.port.js';
 export type { Logger } from './logger.port.js';

@@ -2,6 +2,7 @@
  * The demo MCP server (R-12) in-process: the handler is called directly, with a hand-driven clock, a
  * fixed random source and an in-memory report sink. The e2e test covers the real process over stdio.
  */
+import { documentText } from '../../src/domain/report-document.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
 import { createDemoHandler } from '../../src/app/demo/demo-server.js';
@@ -41,7 +42,7 @@ class Harness {
       reportSink: {
         publish: async (json) => {
           if (this.failWrites) throw new Error('EACCES: permission denied');
-          this.published.push(json);
+          this.published.push(typeof json === 'string' ? json : documentText([...json]));
         },
       },
       reportFileLabel: '.cuonztech/audit-report.json',

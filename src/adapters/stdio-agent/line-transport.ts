@@ -74,9 +74,21 @@ export class LineTransport implements Transport {
     if (stdin.readableEnded) this.onInputEnd();
   }
 
-  /** Writes one message as a line; dropped when the session has ended. */
+  /**
+   * Writes one message as a line; dropped when the session has ended. A response that cannot be
+   * serialised (nested too deeply) is replaced by a `-32603` error to the same id, so no request is left
+   * unanswered.
+   */
   async send(message: JSONRPCMessage): Promise<void> {
-    this.writeLine(JSON.stringify(message));
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      if (!('id' in message) || 'method' in message) throw error;
+      this.options.logger.warn({ id: message.id, error: describe(error) }, 'an answer to the agent could not be serialised');
+      text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `the answer could not be serialised (${describe(error)}); nested too deeply?` } });
+    }
+    this.writeLine(text);
   }
 
   /** Ends the session from our side (reported as `disconnected`, "closed by the proxy"). */

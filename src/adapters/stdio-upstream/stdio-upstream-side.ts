@@ -56,6 +56,8 @@ export class StdioUpstreamSide implements UpstreamSide {
   private connection: Connection | undefined;
   private ending: Promise<void> | undefined;
   private closeRequested = false;
+  /** Writing to the upstream's stdin failed (EPIPE): its reader is gone, so the process is usually exiting. */
+  private stdinBroken = false;
   private exitReport: UpstreamExit | undefined;
   private readonly exitListeners: Array<(exit: UpstreamExit) => void> = [];
 
@@ -83,7 +85,7 @@ export class StdioUpstreamSide implements UpstreamSide {
       if (this.state !== 'ready') throw new Error('upstream tools/list failed: the upstream is not running');
       const outcome = await this.forward('tools/list', cursor === undefined ? {} : { cursor }, { timeoutMs });
       if (outcome.kind === 'result') return outcome.result;
-      throw new Error(oneLine(`upstream tools/list failed: ${describeOutcome(outcome)}`));
+      throw new Error(oneLine(`upstream tools/list failed: ${describeOutcome(outcome)}${await this.exitDetail(outcome)}`, 500));
     }, this.options.logger);
   }
 
@@ -123,6 +125,7 @@ export class StdioUpstreamSide implements UpstreamSide {
     };
     transport.onstdinerror = (error) => {
       logger?.debug({ err: error.message }, 'writing to the upstream stdin failed; ending the upstream');
+      this.stdinBroken = true;
       void this.end(false);
     };
     child.onExit(() => void this.end(false));
@@ -158,8 +161,8 @@ export class StdioUpstreamSide implements UpstreamSide {
     if (connection === undefined) return;
     const { child, transport } = connection;
     const graceMs = this.options.graceMs ?? DEFAULT_GRACE_MS;
-    // A process that closed its stdout is usually exiting: let it, so its own exit status is recorded.
-    if (!expected && transport.closeCause?.kind === 'eof') await child.waitForExit(graceMs);
+    // A process that closed its stdout or its stdin is usually exiting: let it, so its own exit status is recorded.
+    if (!expected && (transport.closeCause?.kind === 'eof' || this.stdinBroken)) await child.waitForExit(graceMs);
     await child.terminate(graceMs);
     await waitAtMost(transport.closed, graceMs);
     await transport.close();
@@ -178,8 +181,11 @@ export class StdioUpstreamSide implements UpstreamSide {
   }
 
   private async startFailure(error: unknown): Promise<string> {
-    await this.end(true);
     const { child, transport } = this.connection as Connection;
+    // A broken pipe or a closed stdout means the process is going away by itself: let it, so that its own
+    // exit status and reason are reported instead of "write EPIPE".
+    if (isBrokenPipe(error) || transport.closeCause?.kind === 'eof') await child.waitForExit(this.options.graceMs ?? DEFAULT_GRACE_MS);
+    await this.end(true);
     return describeStartFailure({
       command: this.options.command,
       cwd: this.options.cwd,
@@ -191,6 +197,18 @@ export class StdioUpstreamSide implements UpstreamSide {
       connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       closeRequested: this.closeRequested,
     });
+  }
+
+  /**
+   * For a connection lost during start-up: how the process ended and its last stderr line, once the
+   * shut-down has recorded them (e.g. ` (exit code 3): cannot load tools`); '' otherwise.
+   */
+  private async exitDetail(outcome: UpstreamCallOutcome): Promise<string> {
+    if (outcome.kind !== 'connection-lost' || this.ending === undefined) return '';
+    await this.ending;
+    const { child } = this.connection as Connection;
+    const line = child.stderrTail.lastLine();
+    return `${child.exit === undefined ? '' : ` (${describeExit(child.exit)})`}${line === '' ? '' : `: ${line}`}`;
   }
 
   private unavailableDetail(): string {
@@ -208,6 +226,11 @@ function upstreamInfo(client: Client): UpstreamInfo {
   if (version?.name !== undefined) info.serverName = version.name;
   if (version?.version !== undefined) info.serverVersion = version.version;
   return info;
+}
+
+/** True for the error of a write to a pipe whose reader has gone (EPIPE). */
+function isBrokenPipe(error: unknown): boolean {
+  return error instanceof Error && Object.getOwnPropertyDescriptor(error, 'code')?.value === 'EPIPE';
 }
 
 function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {

@@ -4,6 +4,8 @@
  */
 import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
 import type { ToolClassification } from '../../domain/classification.js';
+import { canonicalJson } from '../../domain/json.js';
+import { previewArgs } from '../../domain/operation.js';
 import { buildReport, evaluate } from '../../domain/report.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
@@ -46,7 +48,8 @@ export function answerAuditTool(name: string, args: unknown, session: Evaluation
     return { content: [{ type: 'text', text: JSON.stringify(document, null, 2) }], structuredContent: document };
   }
   if (format !== undefined && format !== 'text') {
-    return { content: [{ type: 'text', text: `format must be "text" or "json", got ${JSON.stringify(format)}` }], isError: true };
+    // canonicalJson, not JSON.stringify: any value, however deep, is described without throwing.
+    return { content: [{ type: 'text', text: `format must be "text" or "json", got ${previewArgs(canonicalJson(format), 80)}` }], isError: true };
   }
   return text(formatReportText(report, evaluation.score));
 }

@@ -5,7 +5,7 @@
  */
 import type { ToolClassification } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { serializeDocument, type ReportStatus } from '../../domain/report-document.js';
+import { ReportWriter, type ReportStatus } from '../../domain/report-document.js';
 import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
 import type { AgentCloseReason, AgentSessionHandler } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -15,6 +15,7 @@ import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { AUDIT_TOOLS, answerAuditTool, isAuditTool } from './audit-tools.js';
+import { ReportPublisher } from './report-publisher.js';
 import { judgeUpstreamAnswer } from './upstream-answer.js';
 
 export interface JudgedSessionContext {
@@ -34,6 +35,8 @@ export interface JudgedSessionContext {
   logger: Logger;
   /** The report could not be written: the proxy must stop with exit 1. */
   onFatal(message: string): void;
+  /** The upstream sent an answer over the size limit, so its connection is being closed (`detail` says why). */
+  onUpstreamTooLarge(detail: string): void;
   onClosed(reason: AgentCloseReason): void;
 }
 
@@ -48,12 +51,18 @@ export class JudgedSession implements AgentSessionHandler {
   private idle: Array<() => void> = [];
   private ended: Promise<void> | null = null;
   private failed = false;
+  private status: ReportStatus = 'running';
+  private readonly publisher: ReportPublisher | null;
 
   constructor(private readonly ctx: JudgedSessionContext) {
     this.evaluation = new EvaluationSession({ scenario: ctx.scenario, keyFields: ctx.keyFields }, ctx.catalog, ctx.clock, ctx.random);
     this.outputSchemaTools = new Set(ctx.upstreamTools.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     const upstream = ctx.auditTools ? ctx.upstreamTools.filter((t) => !isAuditTool(t.name)) : ctx.upstreamTools;
     this.listed = ctx.auditTools ? [...upstream, ...AUDIT_TOOLS] : [...upstream];
+    const writer = new ReportWriter(this.evaluation);
+    this.publisher = ctx.sink === null ? null : new ReportPublisher(ctx.sink, () => writer.document({
+      kind: 'proxy', harnessVersion: ctx.harnessVersion, status: this.status, toolClassification: ctx.classification,
+    }));
   }
 
   async listTools(): Promise<ToolDescriptor[]> {
@@ -76,7 +85,7 @@ export class JudgedSession implements AgentSessionHandler {
     // about to see, publish, then answer (R-9.2). An answer that arrives while the session is ending is
     // published after end()'s final report (end() resumes first), so it must stay marked as final.
     session.delivered(decision.attemptId);
-    await this.publish(this.ended === null ? 'running' : 'finished');
+    await this.publish();
     return answer;
   }
 
@@ -86,7 +95,7 @@ export class JudgedSession implements AgentSessionHandler {
 
   /** Publishes the report of a session that has just opened. */
   publishRunning(): Promise<void> {
-    return this.publish('running');
+    return this.publish();
   }
 
   /** Ends the session: waits up to `drainMs` for calls in flight, finishes the evaluation, final report. */
@@ -94,7 +103,8 @@ export class JudgedSession implements AgentSessionHandler {
     this.ended ??= (async () => {
       await this.settle(drainMs);
       this.evaluation.finish();
-      if (!this.failed) await Promise.race([this.publish('finished'), delay(drainMs)]);
+      this.status = 'finished';
+      if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);
     })();
     return this.ended;
   }
@@ -105,6 +115,7 @@ export class JudgedSession implements AgentSessionHandler {
       const outcome = await this.ctx.upstream.callTool(request, { timeoutMs: this.ctx.callTimeoutMs, signal });
       const judged = judgeUpstreamAnswer(outcome, this.outputSchemaTools.has(request.name), this.ctx.callTimeoutMs / 1000);
       if (outcome.kind !== 'result') this.ctx.logger.warn({ tool: request.name, outcome: outcome.kind }, 'no usable answer from the upstream');
+      if (outcome.kind === 'too-large') this.ctx.onUpstreamTooLarge(outcome.detail);
       return this.evaluation.upstreamAnswered(attemptId, judged.verdict) ?? judged.result;
     } finally {
       this.inFlight--;
@@ -112,15 +123,12 @@ export class JudgedSession implements AgentSessionHandler {
     }
   }
 
-  private async publish(status: ReportStatus): Promise<void> {
+  /** Publishes the report (coalesced with other answers of this turn, or at once); fatal on failure. */
+  private async publish(immediately = false): Promise<void> {
     if (this.failed) return never;
-    const sink = this.ctx.sink;
-    if (sink === null) return;
-    const json = serializeDocument(this.evaluation, {
-      kind: 'proxy', harnessVersion: this.ctx.harnessVersion, status, toolClassification: this.ctx.classification,
-    });
+    if (this.publisher === null) return;
     try {
-      await sink.publish(json);
+      await (immediately ? this.publisher.now() : this.publisher.request());
     } catch (error) {
       this.failed = true;
       this.ctx.onFatal(error instanceof Error ? error.message : String(error));

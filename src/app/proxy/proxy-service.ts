@@ -58,6 +58,8 @@ export class ProxyService {
   private opened = 0;
   private stopping: Promise<ProxyExit> | null = null;
   private fatal = false;
+  /** Set when the proxy itself ends the upstream connection (an answer over the size limit). */
+  private closedByProxy: string | null = null;
   private resolveDone!: (exit: ProxyExit) => void;
   /** Resolves when the proxy has stopped. */
   readonly done: Promise<ProxyExit> = new Promise((resolve) => (this.resolveDone = resolve));
@@ -72,9 +74,19 @@ export class ProxyService {
     return this.stopping !== null;
   }
 
-  /** Starts everything; rejects with a one-line Error when the upstream cannot be started (exit 1). */
+  /**
+   * Starts everything; rejects with a one-line Error when the upstream cannot be started (exit 1). A
+   * report file that cannot be written is not an upstream failure: it is reported and stops the proxy
+   * (`done` resolves with exit code 1) before the upstream is started.
+   */
   async start(): Promise<void> {
-    await this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion));
+    try {
+      await this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion));
+    } catch (error) {
+      // Not an upstream failure: the upstream is not started at all, and the proxy exits 1 (R-9.3).
+      this.reportFailed(error instanceof Error ? error.message : String(error));
+      return;
+    }
     this.deps.agentSide.watchBeforeServe?.(() => void this.stop('the agent disconnected during start-up'));
     let instructions: string | undefined;
     try {
@@ -131,6 +143,7 @@ export class ProxyService {
       random: this.deps.random,
       logger: this.deps.logger,
       onFatal: (message) => this.reportFailed(message),
+      onUpstreamTooLarge: (detail) => (this.closedByProxy ??= detail),
       onClosed: (reason) => this.sessionClosed(session, reason),
     });
     this.sessions.add(session);
@@ -168,10 +181,12 @@ export class ProxyService {
     return { classOf: (name: string) => classifier.classOf(name), acceptsKey: (name: string) => keyed.has(name) };
   }
 
+  /** Reports an upstream that went away by itself, also when the agent has left in the meantime. */
   private upstreamExited(exit: UpstreamExit): void {
-    if (exit.expected || this.stopping !== null) return;
+    if (exit.expected) return;
     const how = exit.signal !== null ? `killed by ${exit.signal}` : exit.code !== null ? `exit code ${exit.code}` : 'connection lost';
-    this.deps.notice(`upstream crashed (${how}); later calls get UPSTREAM_UNAVAILABLE (no reconnect).`);
+    const what = this.closedByProxy === null ? 'upstream crashed' : `the proxy closed the upstream: ${this.closedByProxy}`;
+    this.deps.notice(`${what} (${how}); later calls get UPSTREAM_UNAVAILABLE (no reconnect).`);
     const tail = exit.stderrTail.trimEnd();
     if (tail !== '') for (const line of tail.split('\n')) this.deps.notice(`  upstream stderr: ${line}`);
   }

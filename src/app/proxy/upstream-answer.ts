@@ -4,7 +4,7 @@
  * answer (R-8.5, R-10.2).
  */
 import type { UpstreamVerdict } from '../../domain/attempt.js';
-import { canonicalJson, hashText } from '../../domain/json.js';
+import { canonicalJson, depthExceeds, hashText } from '../../domain/json.js';
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 
@@ -13,6 +13,12 @@ export interface JudgedAnswer {
   /** What the agent gets unless a fault replaces it. */
   result: ToolCallResult;
 }
+
+/**
+ * Answers nested deeper than this are not passed on: the agent side could not serialise them (JSON.stringify
+ * gives up at a few thousand levels), and the agent would wait for an answer that never comes.
+ */
+export const MAX_ANSWER_DEPTH = 1000;
 
 function errorText(text: string): ToolCallResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -23,6 +29,10 @@ export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchem
   switch (outcome.kind) {
     case 'result': {
       const result = outcome.result;
+      if (depthExceeds(result, MAX_ANSWER_DEPTH)) {
+        const text = `The server sent an answer nested more than ${MAX_ANSWER_DEPTH} levels deep; it cannot be passed on. The call may have been executed.`;
+        return { verdict: result.isError === true ? { kind: 'rejected' } : { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(text) };
+      }
       if (result.isError === true) return { verdict: { kind: 'rejected' }, result };
       if (hasOutputSchema && result.structuredContent === undefined) {
         return { verdict: { kind: 'unknown', reason: 'missing-structured-content' }, result };

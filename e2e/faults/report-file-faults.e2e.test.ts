@@ -1,0 +1,225 @@
+/**
+ * Report-file faults (issue 6, R-9.3, R-9.4, R-13): the target becomes unwritable mid-session, is a
+ * symbolic link, has links planted at guessable temp names or at its own name, is a device, folder, FIFO,
+ * socket or /proc file, two proxies share it, and the proxy is killed with SIGKILL while writing it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as yieldLoop } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { executions, readLedger } from '../fixtures/lib/ledger.mjs';
+import { INITIALIZE, spawnRaw, waitFor, waitForExit, type RawChild } from '../fixtures/lib/raw-child.mjs';
+import { BIN } from '../support/proxy-harness.js';
+import { rawText } from '../support/raw-proxy.js';
+import { callTool, COUNTING, faultLab, nodeWord, sendCall, shell } from './fault-lab.js';
+import { expectClearStderr, expectLedgerAgrees, expectNothingLost, expectProcessesGone, readReport, tempFilesBeside, upstreamPids, type ProxyEvidence } from './nothing-lost.js';
+
+const isRoot = process.getuid?.() === 0;
+
+/** Makes a folder and a file in it unwritable (root: immutable flag; others: permissions); answers the undo. */
+function makeUnwritable(folder: string, file: string): () => void {
+  if (isRoot) {
+    execFileSync('chattr', ['+i', file, folder]);
+    return () => execFileSync('chattr', ['-i', file, folder]);
+  }
+  execFileSync('chmod', ['0444', file]);
+  execFileSync('chmod', ['0555', folder]);
+  return () => execFileSync('chmod', ['0755', folder]);
+}
+
+/** Whether {@link makeUnwritable} works here (root needs `chattr` on a file system with the flag). */
+function canMakeUnwritable(): boolean {
+  if (!isRoot) return true;
+  const probe = mkdtempSync(join(tmpdir(), 'harness-chattr-'));
+  try {
+    writeFileSync(join(probe, 'f'), '');
+    makeUnwritable(probe, join(probe, 'f'))();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+/** A proxy started by hand with any `--report-file`, a pidfile-writing wrapper and its own ledger. */
+function spawnWithReportFile(dir: string, reportFile: string, name: string): ProxyEvidence & { raw: RawChild } {
+  const ledgerFile = join(dir, `ledger-${name}.jsonl`);
+  const pidFile = join(dir, `pids-${name}`);
+  const raw = spawnRaw(BIN, {
+    args: ['proxy', ...shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`), '--report-file', reportFile],
+    env: { FIXTURE_LEDGER: ledgerFile, FIXTURE_PIDFILE: pidFile },
+  });
+  return { raw, child: raw.child, stderr: () => raw.stderr(), reportFile, ledgerFile, pidFile };
+}
+
+describe.concurrent('the report file fails during the session', () => {
+  it.skipIf(!canMakeUnwritable())('R-9.3: the folder and file become unwritable mid-session → exit 1, the call is not answered, the file never says finished', async ({ onTestFinished }) => {
+    const p = await faultLab(onTestFinished).start(COUNTING);
+    expect(rawText(await callTool(p, 'create_order', { item: 'pen' }))).toBe('ok create_order #1');
+    const undo = makeUnwritable(p.dir, p.reportFile);
+    try {
+      sendCall(p, 77, 'create_order', { item: 'book' });
+      await expectNothingLost(p, { end: 1, report: 'stale', message: /error: the report file could not be written: report file not writable: .*Exiting without answering the agent/ });
+      await expect(p.response(77, 300)).rejects.toThrow(/timed out/);
+      expect(executions(p.ledger())).toHaveLength(2);
+    } finally {
+      undo();
+    }
+  });
+
+  it('R-9.3: SIGKILL while 300 writes run → the file still parses (atomic rename); temp files may remain (documented); the upstream ends at its stdin EOF', async ({ onTestFinished }) => {
+    const p = await faultLab(onTestFinished).start(COUNTING);
+    for (let i = 0; i < 300; i++) sendCall(p, 100 + i, 'create_order', { item: `k-${i}` });
+    await waitFor(() => executions(p.ledger()).length >= 50, 15_000, '50 writes to execute');
+    p.raw.child.kill('SIGKILL');
+    expect(await waitForExit(p.raw.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
+    const report = readReport(p.reportFile);
+    expect(report.status).toBe('running');
+    await expectProcessesGone(upstreamPids(p));
+    const ran = executions(p.ledger()).length;
+    const counted = report.report.operations.reduce((sum, op) => sum + op.executions, 0);
+    expect(counted).toBeLessThanOrEqual(ran);
+    // Left-over temp files are allowed only here: nothing can clean up after SIGKILL (R-9.3).
+    expect(tempFilesBeside(p.reportFile).every((name) => /report\.json\.\d+\.[0-9a-f]{12}\.tmp$/.test(name))).toBe(true);
+  });
+});
+
+describe.concurrent('links at and beside the report file', () => {
+  it('R-9.4: a symbolic link to a regular file in another folder is written through; the link stays a link; temp files go beside the real file', async ({ onTestFinished }) => {
+    const prepare = (dir: string, reportFile: string) => {
+      mkdirSync(join(dir, 'real'));
+      writeFileSync(join(dir, 'real', 'real.json'), '{}');
+      symlinkSync(join(dir, 'real', 'real.json'), reportFile);
+    };
+    const p = await faultLab(onTestFinished).start(COUNTING, { prepare });
+    for (let i = 0; i < 20; i++) await callTool(p, 'create_order', { item: `i-${i}` });
+    p.raw.child.stdin.end();
+    await expectNothingLost(p, { end: 0, exact: true });
+    expect(lstatSync(p.reportFile).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(p.reportFile)).toBe(join(p.dir, 'real', 'real.json'));
+  });
+
+  it('R-9.3: links planted at guessable temp names and at the target itself are never followed; the victim is untouched', async ({ onTestFinished }) => {
+    const lab = faultLab(onTestFinished);
+    const guessable = (reportFile: string, pid = '') => [`${reportFile}.tmp`, `${reportFile}~`, `${reportFile}.new`, ...(pid === '' ? [] : [`${reportFile}.${pid}.tmp`, `${reportFile}.${pid}.0.tmp`])];
+    const plant = (dir: string, names: string[]) => names.forEach((name, i) => symlinkSync(i % 2 === 0 ? join(dir, 'victim.json') : join(dir, 'created-through-link'), name));
+    const p = lab.launch(COUNTING, { prepare: (dir, reportFile) => {
+      writeFileSync(join(dir, 'victim.json'), 'VICTIM');
+      plant(dir, guessable(reportFile));
+    } });
+    plant(p.dir, guessable(p.reportFile, String(p.raw.child.pid)).slice(3));
+    await p.initialize();
+    for (let i = 0; i < 10; i++) await callTool(p, 'create_order', { item: `i-${i}` });
+    unlinkSync(p.reportFile);
+    symlinkSync(join(p.dir, 'victim.json'), p.reportFile);
+    await callTool(p, 'create_order', { item: 'after-the-swap' });
+    expect(lstatSync(p.reportFile).isSymbolicLink(), 'the link planted at the target is replaced').toBe(false);
+    const planted = guessable(p.reportFile, String(p.raw.child.pid));
+    expect(planted.every((name) => lstatSync(name).isSymbolicLink())).toBe(true);
+    planted.forEach((name) => unlinkSync(name));
+    p.raw.child.stdin.end();
+    await expectNothingLost(p, { end: 0, exact: true });
+    expect(readFileSync(join(p.dir, 'victim.json'), 'utf8')).toBe('VICTIM');
+    expect(existsSync(join(p.dir, 'created-through-link'))).toBe(false);
+  });
+});
+
+describe.concurrent('targets that are not regular files are refused before the upstream starts', () => {
+  const cases: Array<[string, (dir: string) => string, RegExp]> = [
+    ['/dev/null', () => '/dev/null', /\/dev\/null is a character device/],
+    ['/dev/zero', () => '/dev/zero', /is a character device/],
+    ['a symbolic link to /dev/null', (dir) => (symlinkSync('/dev/null', join(dir, 'link.json')), join(dir, 'link.json')), /is a character device/],
+    ['a folder', (dir) => (mkdirSync(join(dir, 'folder')), join(dir, 'folder')), /is a folder/],
+    ['a FIFO', (dir) => (execFileSync('mkfifo', [join(dir, 'fifo')]), join(dir, 'fifo')), /is a FIFO \(named pipe\)/],
+  ];
+  for (const [name, target, pattern] of cases) {
+    it(`R-9.4: ${name} → exit 1, one line, no upstream started, the target unchanged`, async ({ onTestFinished }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'harness-refuse-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      const path = target(dir);
+      const before = lstatSync(path);
+      const run = spawnWithReportFile(dir, path, 'refused');
+      expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+      expect(lstatSync(path)).toMatchObject({ mode: before.mode, ino: before.ino, size: before.size });
+      expectClearStderr(run.stderr(), /^\[cuonztech-agent-harness\] error: report file not usable: report file must be a regular file: /);
+      expect(run.stderr().trim().split('\n')).toHaveLength(1);
+      expect(run.stderr()).toMatch(pattern);
+      expect(existsSync(run.pidFile!), 'the upstream was started').toBe(false);
+    });
+  }
+
+  it('R-9.4: a socket → exit 1, "is a socket", no upstream started', async ({ onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-refuse-'));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(dir, 'sock'), resolve));
+    onTestFinished(async () => {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const run = spawnWithReportFile(dir, join(dir, 'sock'), 'socket');
+    expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+    expectClearStderr(run.stderr(), /report file must be a regular file: .*sock is a socket/);
+    expect(existsSync(run.pidFile!)).toBe(false);
+  });
+
+  // Changed to pass: this used to print "upstream did not start: report file not writable …" — the
+  // upstream was never started; the report file was the problem.
+  it('R-9.3: a regular file that cannot be written (/proc/uptime) → exit 1, "report file could not be written", never "upstream did not start"', async ({ onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-refuse-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const run = spawnWithReportFile(dir, '/proc/uptime', 'proc');
+    expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+    expectClearStderr(run.stderr(), /^\[cuonztech-agent-harness\] error: the report file could not be written: report file not writable: \/proc\/uptime/);
+    expect(run.stderr()).not.toMatch(/upstream did not start/);
+    expect(existsSync(run.pidFile!)).toBe(false);
+  });
+});
+
+describe('two proxies, one report file (R-13: last writer wins)', () => {
+  it('R-13: both serve at once; a reader always parses valid JSON; the end state is one complete report, consistent with its own ledger', async ({ onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-two-'));
+    const reportFile = join(dir, 'report.json');
+    const runs = { A: spawnWithReportFile(dir, reportFile, 'A'), B: spawnWithReportFile(dir, reportFile, 'B') };
+    onTestFinished(() => {
+      for (const run of Object.values(runs)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
+    let reads = 0;
+    let polling = true;
+    const reader = (async () => {
+      for (; polling; await yieldLoop()) if (existsSync(reportFile)) (JSON.parse(readFileSync(reportFile, 'utf8')), reads++);
+    })();
+    try {
+      await Promise.all(Object.entries(runs).map(([name, run]) => serveSession(run.raw, name, name === 'A' ? 150 : 100)));
+      for (const run of Object.values(runs)) run.raw.child.stdin.end();
+      for (const run of Object.values(runs)) expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 0, signal: null });
+    } finally {
+      polling = false;
+      await reader;
+    }
+    expect(reads).toBeGreaterThan(20);
+    const final = readReport(reportFile);
+    const winner = final.report.operations.length === 150 ? runs.A : runs.B;
+    expect(final.report.operations.length, 'the final file is one of the two reports').toBe(winner === runs.A ? 150 : 100);
+    await expectNothingLost(winner, { end: 0, exact: true });
+    for (const run of Object.values(runs)) {
+      expectClearStderr(run.stderr());
+      await expectProcessesGone(upstreamPids(run));
+      expect(executions(readLedger(run.ledgerFile))).toHaveLength(run === runs.A ? 150 : 100);
+    }
+    expectLedgerAgrees(final, readLedger(winner.ledgerFile), { exact: true });
+  });
+});
+
+/** Handshake, then `count` writes named after the proxy, all answered. */
+async function serveSession(raw: RawChild, name: string, count: number): Promise<void> {
+  raw.send(INITIALIZE);
+  await raw.next((m) => m['id'] === 0, 30_000);
+  raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  for (let i = 1; i <= count; i++) raw.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'create_order', arguments: { item: `${name}-${i}` } } });
+  for (let i = 1; i <= count; i++) await raw.next((m) => m['id'] === i, 30_000);
+}
