@@ -45,8 +45,6 @@ export class OperationState {
   verified = false;
   /** An attempt was forwarded after the upstream had answered an earlier one with isError. */
   resentAfterRejection = false;
-  /** Any attempt arrived after the agent had been told of a failure (a re-send). */
-  resentAfterFailure = false;
   /** F2: when the 429 was given, and how long the agent was asked to wait. */
   retryAfterStart: number | null = null;
   retryAfterRequiredMs = 0;

@@ -51,7 +51,7 @@ export class ReportWriter {
     const changed = this.session.takeChanged();
     for (const op of this.primed ? changed : this.session.operations.values()) this.refresh(op);
     this.primed = true;
-    const head = reportHead(this.session, meta.kind, meta.toolClassification, evaluation.verdict);
+    const head = reportHead(this.session, meta.kind, evaluation.verdict);
     const toolObservations = this.session.toolObservations.list().map((e) => JSON.stringify(e));
     return [
       `{"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +

@@ -162,7 +162,7 @@ export function observationsOf(session: EvaluationSession): ObservationEntry[] {
 export function buildReport(session: EvaluationSession, kind: ReportKind, tools: readonly ToolClassification[], evaluation = evaluate(session)): Report {
   const ops = [...session.operations.values()];
   return {
-    ...reportHead(session, kind, tools, evaluation.verdict),
+    ...reportHead(session, kind, evaluation.verdict),
     operations: ops.map(operationEntry),
     violations: violationsOf(session.violating),
     observations: observationsOf(session),
@@ -173,7 +173,7 @@ export function buildReport(session: EvaluationSession, kind: ReportKind, tools:
 }
 
 /** The fields of the report that do not list operations. */
-export function reportHead(session: EvaluationSession, kind: ReportKind, _tools: readonly ToolClassification[], verdict: VerdictResult) {
+export function reportHead(session: EvaluationSession, kind: ReportKind, verdict: VerdictResult) {
   const scenario = session.settings.scenario;
   return {
     kind,

@@ -196,7 +196,6 @@ export class EvaluationSession {
     op.attempts++;
     op.pendingForAgent++;
     op.lastAttemptSeq = attempt.receivedSeq;
-    if (op.failureSeq >= 0) op.resentAfterFailure = true;
     if (attempt.forwarded) {
       op.inFlight++;
       if (op.rejected > 0) op.resentAfterRejection = true;

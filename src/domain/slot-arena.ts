@@ -39,7 +39,8 @@ export class SlotArena<K> {
       return;
     }
     if (slot !== undefined) this.free(slot);
-    const size = needed + (needed >> 2) + 8;
+    // Room for the usual growth of an entry (counters gaining a digit, a key added) without moving it.
+    const size = needed + 16;
     this.reserve(size);
     const fresh = { offset: this.used, size };
     this.used += size;
