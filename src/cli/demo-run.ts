@@ -15,7 +15,7 @@ import { DEMO_INSTRUCTIONS } from '../app/demo/demo-texts.js';
 import type { AgentCloseReason } from '../ports/agent-side.port.js';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { EXIT_FAILURE, EXIT_OK, formatFatal, UsageError } from './errors.js';
+import { EXIT_FAILURE, EXIT_OK, formatFatal } from './errors.js';
 import type { CliIo } from './io.js';
 
 /** Where `get_report` writes, relative to the current folder. */

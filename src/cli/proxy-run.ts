@@ -7,7 +7,7 @@ import { createLogger } from '../adapters/logger.js';
 import { FileReportSink } from '../adapters/file-report-sink.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { ReportDirectory } from '../adapters/report-directory.js';
-import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
+import { DeferredAgentSide } from '../adapters/deferred-agent-side.js';
 import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
@@ -35,7 +35,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }
   const agentSide = listen === undefined || http === undefined
-    ? new StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger })
+    ? new DeferredAgentSide(async () => new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }))
     : new http.HttpAgentSide({ ...listen, logger });
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
   const upstream = await createUpstream(flags, io, logger);

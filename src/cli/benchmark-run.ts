@@ -1,0 +1,60 @@
+/**
+ * `benchmark`, run: wires the virtual clock, the seeded random source and the simulated backend into the
+ * benchmark use case, writes the report and prints the result (loaded only when the command runs).
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { FileReportSink } from '../adapters/file-report-sink.js';
+import { ManualClock } from '../adapters/manual-clock.js';
+import { SeededRandom } from '../adapters/seeded-random.js';
+import { SimulatedBackend } from '../adapters/simulated-backend.js';
+import { benchmarkDocument, formatBenchmarkText } from '../app/benchmark/benchmark-output.js';
+import { runBenchmark } from '../app/benchmark/benchmark.js';
+import { REFERENCE_AGENTS } from '../app/benchmark/reference-agents.js';
+import { CERTIFICATION } from '../domain/report.js';
+import type { BenchmarkDeps, BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
+import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
+import { BENCHMARK_REPORT_FILE, BENCHMARK_SEED, PROGRESS_MIN_RUNS } from './benchmark-command.js';
+import { EXIT_FAILURE, EXIT_OK, FatalError } from './errors.js';
+import type { CliIo } from './io.js';
+
+/** Reports progress on stderr, only when it is a terminal and the run is long; never on stdout. */
+function progressReporter(io: CliIo, total: number): { onProgress?: BenchmarkDeps['onProgress']; clear(): void } {
+  const isTerminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
+  if (!isTerminal || total < PROGRESS_MIN_RUNS) return { clear: () => undefined };
+  const step = Math.max(1, Math.floor(total / 100));
+  return {
+    onProgress: (done, all) => {
+      if (done % step === 0 || done === all) io.stderr.write(`\r[${PROGRAM_NAME}] benchmark: ${done}/${all} runs (${Math.floor((100 * done) / all)}%)`);
+    },
+    clear: () => io.stderr.write('\r\x1b[K'),
+  };
+}
+
+/** Writes the report atomically, creating its folder; a failure is one fatal line. */
+async function writeReport(path: string, json: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    const sink = await FileReportSink.open(path);
+    await sink.publish(json);
+  } catch (error) {
+    throw new FatalError(`benchmark report not written: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export async function runBenchmarkCommand(flags: Omit<BenchmarkOptions, 'seed'>, io: CliIo): Promise<number> {
+  const options: BenchmarkOptions = { ...flags, seed: BENCHMARK_SEED };
+  const progress = progressReporter(io, REFERENCE_AGENTS.length * options.scenarios.length * options.runs);
+  const deps: BenchmarkDeps = {
+    newClock: () => new ManualClock(),
+    newRandom: (seed) => SeededRandom.fromSeed(seed),
+    newBackend: () => new SimulatedBackend(),
+    ...(progress.onProgress === undefined ? {} : { onProgress: progress.onProgress }),
+  };
+  const result = await runBenchmark(options, deps).finally(() => progress.clear());
+  const path = join(io.cwd, BENCHMARK_REPORT_FILE);
+  await writeReport(path, `${JSON.stringify(benchmarkDocument(result, HARNESS_VERSION), null, 2)}\n`);
+  io.stdout.write(formatBenchmarkText(result));
+  io.stdout.write(`Report written to ${path} (certification: ${CERTIFICATION}).\n`);
+  return result.selfTest.passed ? EXIT_OK : EXIT_FAILURE;
+}
