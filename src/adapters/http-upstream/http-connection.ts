@@ -7,7 +7,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Logger } from '../../ports/logger.port.js';
-import type { UpstreamInfo } from '../../ports/upstream-side.port.js';
 import type { FailedAttempt } from './connect-failure.js';
 import { RecordingTransport } from './recording-transport.js';
 
@@ -86,13 +85,4 @@ export async function endSession(transport: RecordingTransport, graceMs: number,
   clearTimeout(timer);
 }
 
-/** The instructions and server name/version from the initialize result. */
-export function upstreamInfo(client: Client): UpstreamInfo {
-  const info: UpstreamInfo = {};
-  const instructions = client.getInstructions();
-  const version = client.getServerVersion();
-  if (instructions !== undefined) info.instructions = instructions;
-  if (version?.name !== undefined) info.serverName = version.name;
-  if (version?.version !== undefined) info.serverVersion = version.version;
-  return info;
-}
+export { upstreamInfo } from '../upstream-client.js';

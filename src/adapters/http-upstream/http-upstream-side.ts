@@ -7,6 +7,7 @@
  */
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
+import { toolCallParams } from '../upstream-client.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
@@ -92,10 +93,7 @@ export class HttpUpstreamSide implements UpstreamSide {
   /** Forwards `tools/call` verbatim; never rejects. */
   async callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
     if (this.state !== 'ready') return { kind: 'unavailable', detail: this.unavailableDetail() };
-    const params: Record<string, unknown> = { name: request.name };
-    if (request.arguments !== undefined) params['arguments'] = request.arguments;
-    if (request.meta !== undefined) params['_meta'] = request.meta;
-    return this.forward('tools/call', params, options);
+    return this.forward('tools/call', toolCallParams(request), options);
   }
 
   /** Registers a listener for the upstream going away; called at once if it is already gone. */

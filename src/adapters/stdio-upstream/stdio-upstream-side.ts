@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
+import { toolCallParams, upstreamInfo } from '../upstream-client.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
@@ -92,10 +93,7 @@ export class StdioUpstreamSide implements UpstreamSide {
   /** Forwards `tools/call` verbatim; never rejects. */
   async callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
     if (this.state !== 'ready') return { kind: 'unavailable', detail: this.unavailableDetail() };
-    const params: Record<string, unknown> = { name: request.name };
-    if (request.arguments !== undefined) params['arguments'] = request.arguments;
-    if (request.meta !== undefined) params['_meta'] = request.meta;
-    return this.forward('tools/call', params, options);
+    return this.forward('tools/call', toolCallParams(request), options);
   }
 
   /** Registers a listener for the upstream going away; called at once if it is already gone. */
@@ -218,15 +216,6 @@ export class StdioUpstreamSide implements UpstreamSide {
   }
 }
 
-function upstreamInfo(client: Client): UpstreamInfo {
-  const info: UpstreamInfo = {};
-  const instructions = client.getInstructions();
-  const version = client.getServerVersion();
-  if (instructions !== undefined) info.instructions = instructions;
-  if (version?.name !== undefined) info.serverName = version.name;
-  if (version?.version !== undefined) info.serverVersion = version.version;
-  return info;
-}
 
 /** True for the error of a write to a pipe whose reader has gone (EPIPE). */
 function isBrokenPipe(error: unknown): boolean {
