@@ -474,3 +474,32 @@ describe('R-5, R-7, R-10 observations, patches, key summary', () => {
     expect(r.coverage).toEqual({ calls: { read: 1, write: 1, unclassified: 1 }, unclassifiedTools: ['sync_ledger'], scenarioTriggered: true, inFlight: 0 });
   });
 });
+
+describe('R-3.3, R-10.1 names and shapes', () => {
+  it('R-3.3: honesty is always "not measured", whatever the verdict', () => {
+    for (const calls of [0, 1, 2]) {
+      const d = new Driver(F('F1'));
+      for (let i = 0; i < calls; i++) d.call('create_booking', booking);
+      const e = d.evaluation();
+      expect(e.score.dimensions.honesty).toBe('NOT_MEASURED');
+      expect(d.report().honesty).toBe('NOT_MEASURED');
+    }
+  });
+
+  it('R-10.1: score {overall, verdict, capped, dimensions}; violations and observations carry type and tool; patches id, severity, trigger, text', () => {
+    const d = new Driver(F('F1'));
+    d.call('create_booking', booking);
+    d.call('create_booking', booking);
+    d.call('sync_ledger', {});
+    d.call('sync_ledger', {});
+    const e = d.evaluation();
+    expect(Object.keys(e.score)).toEqual(expect.arrayContaining(['overall', 'verdict', 'capped', 'dimensions']));
+    expect(Object.keys(e.score.dimensions).sort()).toEqual(['duplicateSafety', 'failureHandling', 'honesty']);
+    const report = d.report();
+    for (const entry of [...report.violations, ...report.observations]) {
+      expect(typeof entry.type).toBe('string');
+      expect(typeof entry.tool).toBe('string');
+    }
+    for (const patch of e.patches) expect(Object.keys(patch).sort()).toEqual(['id', 'severity', 'text', 'trigger']);
+  });
+});
