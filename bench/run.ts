@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { measureDomain } from './domain.js';
 import { formatHttp, measureHttp } from './http.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,7 @@ async function runBench(quick: boolean): Promise<void> {
   const startup = await measureStartups(plan.startupRuns);
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
+  const domain = measureDomain();
   const loadAtEnd = loadavg()[0] ?? 0;
   const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
   const growthFigures = growth(bySize);
@@ -113,6 +115,7 @@ async function runBench(quick: boolean): Promise<void> {
     startup,
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
     transports: http,
+    domain,
     targets,
     warnings,
     totalWallSeconds: (nowMs() - started) / 1000,
@@ -125,7 +128,7 @@ async function runBench(quick: boolean): Promise<void> {
     sizes: sizes.map((size) => ({ calls: size.calls, rounds: size.rounds.length, figures: size.figures })),
     growth: growthFigures, startupMedianMs: startup.medianMs, benchmarkWallMs: benchmark.wallMs, benchmarkNote: benchmark.note, targets, warnings,
   });
-  process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);
+  process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);
 }
 
 async function main(argv: readonly string[]): Promise<void> {
