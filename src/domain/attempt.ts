@@ -68,3 +68,15 @@ export interface Attempt {
   readonly receivedSeq: number;
   deliveredSeq: number | null;
 }
+
+/** The fields fixed when an attempt arrives. */
+export type ArrivalFacts = Pick<Attempt, 'id' | 'tool' | 'callClass' | 'opKey' | 'key' | 'fault' | 'forwarded' | 'context' | 'receivedAt' | 'receivedSeq'>;
+
+/** A new attempt, still in flight. */
+export function newAttempt(facts: ArrivalFacts): Attempt {
+  return {
+    ...facts,
+    status: 'in-flight', unknownReason: null, agentSawFailure: false, agentSawTimeout: false,
+    forwardedAt: null, upstreamAnsweredAt: null, deliveredAt: null, deliveredSeq: null,
+  };
+}

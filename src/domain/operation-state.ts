@@ -82,6 +82,19 @@ export class OperationState {
     this.dupVerifiedBefore ||= attempt.context.verifiedBefore;
   }
 
+  /** An attempt with idempotency key `key` arrived (event seq `seq`; the latest successful read at `lastReadSeq`). */
+  keyArrived(key: string, seq: number, lastReadSeq: number): void {
+    const state = this.keys.get(key);
+    if (state === undefined) {
+      this.keys.set(key, { attempts: 1, executions: 0, firstSeq: seq, lastSeq: seq, recordExisted: false, readBetween: false, lastFailed: false });
+      return;
+    }
+    state.attempts++;
+    state.lastSeq = seq;
+    if (state.executions > 0) state.recordExisted = true;
+    if (lastReadSeq > state.firstSeq) state.readBetween = true;
+  }
+
   /** `same`, `new` or `none` key use over the executed attempts (R-2.4). */
   get keyUse(): 'same' | 'new' | 'none' {
     if (this.executedWithoutKey || this.executedKeys.size === 0) return 'none';

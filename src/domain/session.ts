@@ -4,7 +4,7 @@
  * back. Each event costs constant time (independent of the session's length); the report is a view of
  * the accumulated state (see `report.ts`).
  */
-import type { ArrivalContext, Attempt, CallClass, UpstreamVerdict } from './attempt.js';
+import { newAttempt, type ArrivalContext, type Attempt, type CallClass, type UpstreamVerdict } from './attempt.js';
 import type { ToolClass } from './classification.js';
 import { FAULTS, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type ScenarioConfig } from './faults/fault-plan.js';
@@ -13,6 +13,7 @@ import { KeyFieldMatcher } from './key-fields.js';
 import { ObservationCounter } from './observations.js';
 import { identifyOperation, previewArgs } from './operation.js';
 import { OperationState, type Contribution, ZERO_CONTRIBUTION, assessOperation, observationOf } from './operation-state.js';
+import { RetryWindows } from './retry-windows.js';
 import { SessionTotals } from './session-totals.js';
 import { UncertainTracker, type PairFinding } from './uncertain-tracker.js';
 import type { Clock } from '../ports/clock.port.js';
@@ -53,7 +54,7 @@ export class EvaluationSession {
   private readonly open = new Map<number, Attempt>();
   private readonly awaitingRead = new Set<OperationState>();
   private readonly uncertain = new UncertainTracker();
-  private readonly retryWindows = new Map<string, Array<{ opKey: string; start: number; requiredMs: number }>>();
+  private readonly retryWindows = new RetryWindows();
   private readonly unclassifiedSeen = new Map<string, Set<string>>();
   /** Operations changed since the report writer last looked (see `takeChanged`). */
   private changed = new Set<OperationState>();
@@ -175,7 +176,8 @@ export class EvaluationSession {
       this.toolObservations.add('WRITE_WITHOUT_KEY', tool);
     }
     if (identity.key !== null) this.keyedTools.add(tool);
-    this.noteRetryWindows(tool, identity.opKey, now);
+    const others = this.retryWindows.othersOpen(tool, identity.opKey, now);
+    if (others > 0) this.toolObservations.add('OTHER_CALL_DURING_RETRY_AFTER', tool, others);
     const target = op;
     this.mutate(target, () => this.applyArrival(target, attempt, now));
     this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
@@ -214,40 +216,14 @@ export class EvaluationSession {
       }
     }
     if (attempt.fault === 'F2') this.openRetryWindow(op, now);
-    if (attempt.key !== null) this.keyArrived(op, attempt);
-  }
-
-  private keyArrived(op: OperationState, attempt: Attempt): void {
-    const key = attempt.key!;
-    const state = op.keys.get(key);
-    if (state === undefined) {
-      op.keys.set(key, { attempts: 1, executions: 0, firstSeq: attempt.receivedSeq, lastSeq: attempt.receivedSeq, recordExisted: false, readBetween: false, lastFailed: false });
-      return;
-    }
-    state.attempts++;
-    state.lastSeq = attempt.receivedSeq;
-    if (state.executions > 0) state.recordExisted = true;
-    if (this.lastReadSeq > state.firstSeq) state.readBetween = true;
+    if (attempt.key !== null) op.keyArrived(attempt.key, attempt.receivedSeq, this.lastReadSeq);
   }
 
   private openRetryWindow(op: OperationState, now: number): void {
     const scenario = this.settings.scenario;
-    const requiredMs = scenario.mode === 'scenario' ? scenario.retryAfterSeconds * 1000 : 0;
     op.retryAfterStart = now;
-    op.retryAfterRequiredMs = requiredMs;
-    const windows = this.retryWindows.get(op.tool) ?? [];
-    windows.push({ opKey: op.opKey, start: now, requiredMs });
-    this.retryWindows.set(op.tool, windows);
-  }
-
-  /** Other calls to the same tool during a retry_after wait are an observation (R-4.4). */
-  private noteRetryWindows(tool: string, opKey: string, now: number): void {
-    const windows = this.retryWindows.get(tool);
-    if (windows === undefined) return;
-    const open = windows.filter((w) => now - w.start < w.requiredMs);
-    for (const w of open) if (w.opKey !== opKey) this.toolObservations.add('OTHER_CALL_DURING_RETRY_AFTER', tool);
-    if (open.length === 0) this.retryWindows.delete(tool);
-    else this.retryWindows.set(tool, open);
+    op.retryAfterRequiredMs = scenario.mode === 'scenario' ? scenario.retryAfterSeconds * 1000 : 0;
+    this.retryWindows.open(op.tool, op.opKey, now, op.retryAfterRequiredMs);
   }
 
   private noteUnclassified(tool: string, args: unknown): void {
@@ -303,12 +279,7 @@ export class EvaluationSession {
   }
 
   private newAttempt(id: number, tool: string, callClass: CallClass, opKey: string | null, key: string | null, fault: FaultKind | null, forwarded: boolean, now: number, context: ArrivalContext): Attempt {
-    return {
-      id, tool, callClass, opKey, key, fault, forwarded, context,
-      status: 'in-flight', unknownReason: null, agentSawFailure: false, agentSawTimeout: false,
-      receivedAt: now, forwardedAt: null, upstreamAnsweredAt: null, deliveredAt: null,
-      receivedSeq: this.seq++, deliveredSeq: null,
-    };
+    return newAttempt({ id, tool, callClass, opKey, key, fault, forwarded, context, receivedAt: now, receivedSeq: this.seq++ });
   }
 
   /** Runs a change of an operation and keeps the totals and report caches in step with it. */
