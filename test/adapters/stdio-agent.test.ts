@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
-import { LineSplitter, StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
+import { StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -308,21 +308,5 @@ describe('StdioAgentSide: concurrency and cancellation', () => {
     await until(() => handler.calls[0]?.signal.aborted === true);
     expect(handler.calls[0]?.signal.reason).toBe('user');
     expect(handler.calls[1]?.signal.aborted).toBe(false);
-  });
-});
-
-describe('LineSplitter', () => {
-  it('joins lines split across chunks and strips a trailing \\r', () => {
-    const splitter = new LineSplitter(1000);
-    expect(splitter.push(Buffer.from('{"a"')).lines).toEqual([]);
-    expect(splitter.push(Buffer.from(':1}\r\n{"b":2}\n{"c"')).lines).toEqual(['{"a":1}', '{"b":2}']);
-    expect(splitter.bufferedBytes).toBe(4);
-  });
-
-  it('never buffers more than the limit', () => {
-    const splitter = new LineSplitter(10);
-    expect(splitter.push(Buffer.from('123456')).tooLarge).toBe(false);
-    expect(splitter.push(Buffer.from('78901')).tooLarge).toBe(true);
-    expect(splitter.bufferedBytes).toBe(0);
   });
 });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { StdioUpstreamSide, type StdioUpstreamOptions } from '../../src/adapters/stdio-upstream/index.js';
-import { LineFramer } from '../../src/adapters/stdio-upstream/line-framer.js';
 import type { Logger } from '../../src/ports/logger.port.js';
 import type { UpstreamCallOutcome, UpstreamExit } from '../../src/ports/upstream-side.port.js';
 
@@ -328,22 +327,5 @@ describe('StdioUpstreamSide', () => {
     } finally {
       await side.close();
     }
-  });
-});
-
-describe('LineFramer', () => {
-  it('R-8.7: lines split across chunks, several lines in one chunk and CRLF endings are reassembled', () => {
-    const framer = new LineFramer(100);
-    expect(framer.push(Buffer.from('{"a":'))).toEqual({ lines: [], overflowed: false });
-    expect(framer.push(Buffer.from('1}\r\n{"b":2}\n{"c"'))).toEqual({ lines: ['{"a":1}', '{"b":2}'], overflowed: false });
-    expect(framer.push(Buffer.from(':"é"}\n'))).toEqual({ lines: ['{"c":"é"}'], overflowed: false });
-  });
-
-  it('R-1.3: a message over the limit overflows before its newline arrives, and the framer stays overflowed', () => {
-    const framer = new LineFramer(10);
-    expect(framer.push(Buffer.from('0123456789\n'))).toEqual({ lines: ['0123456789'], overflowed: false });
-    expect(framer.push(Buffer.from('01234'))).toEqual({ lines: [], overflowed: false });
-    expect(framer.push(Buffer.from('567890'))).toEqual({ lines: [], overflowed: true });
-    expect(framer.push(Buffer.from('\n{}\n'))).toEqual({ lines: [], overflowed: true });
   });
 });

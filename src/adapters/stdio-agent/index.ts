@@ -5,4 +5,3 @@ export {
   type StdioAgentSideOptions,
 } from './stdio-agent-side.js';
 export { LineTransport, type LineTransportOptions } from './line-transport.js';
-export { LineSplitter, type SplitResult } from './line-splitter.js';

@@ -4,7 +4,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { AgentCloseReason } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { classifyInbound } from './inbound-message.js';
-import { LineSplitter } from './line-splitter.js';
+import { LineFramer } from '../line-framer.js';
 
 /** Settings of a {@link LineTransport}. */
 export interface LineTransportOptions {
@@ -33,7 +33,7 @@ export class LineTransport implements Transport {
   /** Set by the SDK: one inbound JSON-RPC message. */
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private readonly splitter: LineSplitter;
+  private readonly splitter: LineFramer;
   private started = false;
   /** Messages read before the SDK attached `onmessage` (reading early, during the proxy's start-up). */
   private readonly early: JSONRPCMessage[] = [];
@@ -43,7 +43,7 @@ export class LineTransport implements Transport {
     private readonly io: { stdin: Readable; stdout: Writable },
     private readonly options: LineTransportOptions,
   ) {
-    this.splitter = new LineSplitter(options.maxMessageBytes);
+    this.splitter = new LineFramer(options.maxMessageBytes);
   }
 
   /** True once the session has ended. */
@@ -98,12 +98,12 @@ export class LineTransport implements Transport {
 
   private readonly onData = (chunk: Buffer | string): void => {
     if (this.isClosed) return;
-    const { lines, tooLarge } = this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const { lines, overflowed } = this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     for (const line of lines) {
       if (this.isClosed) return;
       this.handleLine(line);
     }
-    if (tooLarge) {
+    if (overflowed) {
       const detail = `an inbound message exceeded ${this.options.maxMessageBytes} bytes`;
       this.finish({ kind: 'message-too-large', detail });
     }

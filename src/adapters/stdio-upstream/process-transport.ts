@@ -9,7 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { classifyLine } from './incoming-message.js';
-import { LineFramer } from './line-framer.js';
+import { LineFramer } from '../line-framer.js';
 import { ReplyLedger } from './reply-ledger.js';
 
 /** Why the connection ended; the first reason is kept. */

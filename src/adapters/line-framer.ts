@@ -1,6 +1,7 @@
 /**
- * Newline-delimited framing of a byte stream with a per-message size limit. Unlike the SDK's `ReadBuffer`
- * it only scans each new chunk once, so a message close to the limit costs O(n), not O(n²).
+ * Newline-delimited framing of a byte stream with a per-message size limit, used on both sides of the
+ * proxy (agent stdin, upstream stdout). Unlike the SDK's `ReadBuffer` it scans each new chunk once and
+ * joins an unfinished line only when it ends, so a message close to the limit costs O(n), not O(n²).
  */
 
 /** What one chunk produced: the complete lines, and whether a message went over the limit. */
@@ -21,6 +22,11 @@ export class LineFramer {
 
   /** @param maxMessageBytes the largest accepted message, in bytes, without its newline. */
   constructor(private readonly maxMessageBytes: number) {}
+
+  /** Bytes held for a line that has not ended yet. */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
 
   /** Feeds one chunk. After an overflow every later chunk is ignored. */
   push(chunk: Buffer): FramedChunk {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { LineFramer } from '../../src/adapters/line-framer.js';
+
+describe('LineFramer', () => {
+  it('R-8.7: lines split across chunks, several lines in one chunk and CRLF endings are reassembled', () => {
+    const framer = new LineFramer(100);
+    expect(framer.push(Buffer.from('{"a":'))).toEqual({ lines: [], overflowed: false });
+    expect(framer.push(Buffer.from('1}\r\n{"b":2}\n{"c"'))).toEqual({ lines: ['{"a":1}', '{"b":2}'], overflowed: false });
+    expect(framer.push(Buffer.from(':"é"}\n'))).toEqual({ lines: ['{"c":"é"}'], overflowed: false });
+  });
+
+  it('R-1.3: a message over the limit overflows before its newline arrives, and the framer stays overflowed', () => {
+    const framer = new LineFramer(10);
+    expect(framer.push(Buffer.from('0123456789\n'))).toEqual({ lines: ['0123456789'], overflowed: false });
+    expect(framer.push(Buffer.from('01234'))).toEqual({ lines: [], overflowed: false });
+    expect(framer.push(Buffer.from('567890'))).toEqual({ lines: [], overflowed: true });
+    expect(framer.push(Buffer.from('\n{}\n'))).toEqual({ lines: [], overflowed: true });
+  });
+
+  it('R-8.8: never buffers more than the limit and reports what an unfinished line holds', () => {
+    const framer = new LineFramer(10);
+    expect(framer.push(Buffer.from('123456')).overflowed).toBe(false);
+    expect(framer.bufferedBytes).toBe(6);
+    expect(framer.push(Buffer.from('78901')).overflowed).toBe(true);
+    expect(framer.bufferedBytes).toBe(0);
+  });
+});
