@@ -28,7 +28,7 @@ function run(calls: number): number {
   for (let i = 0; i < calls; i++) {
     const decision = session.receive('create_order', { n: i, note: 'bench', idempotency_key: `k${i}` });
     session.forwarded(decision.attemptId);
-    session.upstreamAnswered(decision.attemptId, { kind: 'executed', fingerprint: `r${i}` });
+    session.upstreamAnswered(decision.attemptId, { kind: 'executed', answer: { content: [{ type: 'text', text: `r${i}` }] } });
     session.delivered(decision.attemptId);
     evaluate(session);
     clock.advance(1);

@@ -3,6 +3,7 @@
  * happened, so a reader never branches on missing ones.
  */
 import type { FaultKind } from './faults/index.js';
+import { canonicalJson, hashText, isPlainObject, ownValue } from './json.js';
 
 /** The class a call was judged under. `audit` = the harness's own read-only report tools. */
 export type CallClass = 'read' | 'write' | 'unclassified';
@@ -26,7 +27,7 @@ export type UnknownReason =
 
 /** How the upstream answered a forwarded call, as the application reports it to the session. */
 export type UpstreamVerdict =
-  | { kind: 'executed'; fingerprint: string }
+  | { kind: 'executed'; answer: unknown }
   | { kind: 'rejected' }
   | { kind: 'unknown'; reason: UnknownReason }
   | { kind: 'unavailable' };
@@ -79,4 +80,14 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
     status: 'in-flight', unknownReason: null, agentSawFailure: false, agentSawTimeout: false,
     forwardedAt: null, upstreamAnsweredAt: null, deliveredAt: null, deliveredSeq: null,
   };
+}
+
+/**
+ * What two executions' answers are compared on (R-2.4 `upstreamResponsesIdentical`): the content and the
+ * structured content of the tool result, key order ignored; `_meta` and extras are left out. Computed only
+ * for write calls, the only ones compared.
+ */
+export function answerFingerprint(answer: unknown): string {
+  const facts = isPlainObject(answer) ? { content: ownValue(answer, 'content'), structuredContent: ownValue(answer, 'structuredContent') } : answer;
+  return hashText(canonicalJson(facts));
 }

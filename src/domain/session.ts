@@ -4,7 +4,7 @@
  * back. Each event costs constant time (independent of the session's length); the report is a view of
  * the accumulated state (see `report.ts`).
  */
-import { newAttempt, type ArrivalContext, type Attempt, type CallClass, type UpstreamVerdict } from './attempt.js';
+import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type CallClass, type UpstreamVerdict } from './attempt.js';
 import type { ToolClass } from './classification.js';
 import { FAULTS, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type ScenarioConfig } from './faults/fault-plan.js';
@@ -247,7 +247,7 @@ export class EvaluationSession {
       if (attempt.forwarded) op.inFlight--;
       if (attempt.agentSawFailure) op.failedAttempts++;
       if (verdict.kind === 'executed') {
-        op.recordExecution(attempt, verdict.fingerprint);
+        op.recordExecution(attempt, answerFingerprint(verdict.answer));
         if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
         if (ghost) op.ghostExecuted = true;
       } else if (verdict.kind === 'rejected') op.rejected++;

@@ -167,7 +167,7 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
 );
 
 const VERDICTS: Record<'ok' | 'reject' | 'timeout' | 'unavailable', UpstreamVerdict> = {
-  ok: { kind: 'executed', fingerprint: 'same' }, reject: { kind: 'rejected' }, timeout: { kind: 'unknown', reason: 'timeout' }, unavailable: { kind: 'unavailable' },
+  ok: { kind: 'executed', answer: { content: [] } }, reject: { kind: 'rejected' }, timeout: { kind: 'unknown', reason: 'timeout' }, unavailable: { kind: 'unavailable' },
 };
 
 /** Feeds the events to a fresh session; answers the final report text and the executions the upstream made. */

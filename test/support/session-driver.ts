@@ -103,10 +103,10 @@ export class Driver {
 const UNKNOWN: Record<string, UnknownReason> = { timeout: 'timeout', crash: 'connection-lost', throw: 'protocol-error' };
 
 function verdictOf(upstream: Upstream) {
-  if (typeof upstream === 'object') return { kind: 'executed', fingerprint: upstream.ok } as const;
+  if (typeof upstream === 'object') return { kind: 'executed', answer: textAnswer(upstream.ok) } as const;
   switch (upstream) {
     case 'ok':
-      return { kind: 'executed', fingerprint: 'same' } as const;
+      return { kind: 'executed', answer: textAnswer('same') } as const;
     case 'reject':
       return { kind: 'rejected' } as const;
     case 'unavailable':
@@ -114,4 +114,8 @@ function verdictOf(upstream: Upstream) {
     default:
       return { kind: 'unknown', reason: UNKNOWN[upstream]! } as const;
   }
+}
+
+function textAnswer(text: string) {
+  return { content: [{ type: 'text', text }] };
 }

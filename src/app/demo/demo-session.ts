@@ -6,7 +6,7 @@
  */
 import { ToolClassifier, type ToolClass, type ToolClassification } from '../../domain/classification.js';
 import type { FaultKind, InjectedResult } from '../../domain/faults/index.js';
-import { canonicalJson, hashText, type JsonValue } from '../../domain/json.js';
+import type { JsonValue } from '../../domain/json.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { EvaluationSession } from '../../domain/session.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -77,8 +77,7 @@ export class DemoSession {
     }
     session.forwarded(decision.attemptId);
     const backendResult = this.simulateBackend(decision.callClass);
-    const fingerprint = hashText(canonicalJson(backendResult));
-    const replacement = session.upstreamAnswered(decision.attemptId, { kind: 'executed', fingerprint });
+    const replacement = session.upstreamAnswered(decision.attemptId, { kind: 'executed', answer: backendResult });
     session.delivered(decision.attemptId);
     const agent = replacement !== null ? seen(replacement) : { agentSees: JSON.stringify(backendResult), agentSeesError: false };
     return { ...base, executedUpstream: true, backendResult, ...agent };

@@ -4,7 +4,7 @@
  * answer (R-8.5, R-10.2).
  */
 import type { UpstreamVerdict } from '../../domain/attempt.js';
-import { canonicalJson, depthExceeds, hashText } from '../../domain/json.js';
+import { depthExceeds } from '../../domain/json.js';
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 
@@ -37,8 +37,7 @@ export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchem
       if (hasOutputSchema && result.structuredContent === undefined) {
         return { verdict: { kind: 'unknown', reason: 'missing-structured-content' }, result };
       }
-      const fingerprint = hashText(canonicalJson({ content: result.content, structuredContent: result.structuredContent }));
-      return { verdict: { kind: 'executed', fingerprint }, result };
+      return { verdict: { kind: 'executed', answer: result }, result };
     }
     case 'protocol-error':
       return { verdict: { kind: 'unknown', reason: 'protocol-error' }, result: errorText(`MCP error ${outcome.code}: ${outcome.message}`) };
