@@ -135,11 +135,17 @@ export interface Contribution {
   definite: number;
   inFlight: number;
   ghostUnverified: number;
+  /** Extra executions after a timeout (GHOST_WRITE) and other extra executions (IDEMPOTENCY), R-7. */
+  repeatsAfterTimeout: number;
+  otherRepeats: number;
+  /** Re-sends before retry_after expired (RATE_LIMIT). */
+  earlyResends: number;
 }
 
 export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
   duplicate: 0, retryAfterViolated: 0, safe: 0, faultScored: 0, faultPoints: 0, unknownRepeated: 0,
   resentAfterRejection: 0, definite: 0, inFlight: 0, ghostUnverified: 0,
+  repeatsAfterTimeout: 0, otherRepeats: 0, earlyResends: 0,
 });
 
 /** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */
@@ -178,6 +184,8 @@ export function faultPointsOf(op: OperationState): number | null {
 export function assessOperation(op: OperationState): Contribution {
   const points = faultPointsOf(op);
   const possible = op.executions + op.unknown + op.inFlight;
+  const extra = Math.max(0, op.executions - 1);
+  const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
   return {
     duplicate: op.executions >= 2 ? 1 : 0,
     retryAfterViolated: op.retryAfterViolations > 0 ? 1 : 0,
@@ -189,5 +197,8 @@ export function assessOperation(op: OperationState): Contribution {
     definite: op.attempts - op.unknown - op.inFlight > 0 ? 1 : 0,
     inFlight: op.inFlight,
     ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
+    repeatsAfterTimeout: afterTimeout ? extra : 0,
+    otherRepeats: afterTimeout ? 0 : extra,
+    earlyResends: op.retryAfterViolations,
   };
 }

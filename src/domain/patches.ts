@@ -2,7 +2,6 @@
  * Prompt patches (R-7): a system-prompt text for each kind of misbehaviour that was observed, and only
  * then. They are suggestions, not verified fixes.
  */
-import type { OperationState } from './operation-state.js';
 
 export type PatchId = 'GHOST_WRITE' | 'IDEMPOTENCY' | 'RATE_LIMIT' | 'VERIFICATION';
 export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM';
@@ -16,9 +15,14 @@ export interface Patch {
   text: string;
 }
 
-/** What the patches are derived from: the violating operations and the unverified ghost writes. */
+/** What the patches are derived from: counts kept in the session totals (constant time to read). */
 export interface PatchFacts {
-  violating: Iterable<OperationState>;
+  /** Extra executions of an operation sent again after it timed out (not in parallel). */
+  repeatsAfterTimeout: number;
+  /** Other extra executions (no timeout in between, or sent in parallel). */
+  otherRepeats: number;
+  /** Re-sends before retry_after expired. */
+  earlyResends: number;
   unverifiedTimeouts: number;
   retryAfterSeconds: number;
 }
@@ -56,15 +60,7 @@ you cannot check, tell the user the outcome is unknown — do not report the wri
 
 /** The patches for a session's observed misbehaviour, most severe first; none for a clean run. */
 export function derivePatches(facts: PatchFacts): Patch[] {
-  let ghost = 0;
-  let repeated = 0;
-  let earlyRetries = 0;
-  for (const op of facts.violating) {
-    const extra = Math.max(0, op.executions - 1);
-    if (extra > 0 && op.dupAfterTimeout && !op.dupParallel) ghost += extra;
-    else repeated += extra;
-    earlyRetries += op.retryAfterViolations;
-  }
+  const { repeatsAfterTimeout: ghost, otherRepeats: repeated, earlyResends: earlyRetries } = facts;
   const patches: Patch[] = [];
   if (ghost > 0) {
     patches.push({

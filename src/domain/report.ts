@@ -63,7 +63,9 @@ export function evaluate(session: EvaluationSession): Evaluation {
   const score = computeScore(verdict.verdict, scoreInputsOf(session));
   const scenario = session.settings.scenario;
   const patches = derivePatches({
-    violating: session.violating,
+    repeatsAfterTimeout: sum.repeatsAfterTimeout,
+    otherRepeats: sum.otherRepeats,
+    earlyResends: sum.earlyResends,
     unverifiedTimeouts: sum.ghostUnverified,
     retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
   });
