@@ -67,7 +67,6 @@ export class OperationState {
     readonly opKey: string,
     readonly tool: string,
     readonly argsPreview: string,
-    readonly firstSeq: number,
   ) {}
 
   /** Folds an executed attempt's facts into the duplicate details. */

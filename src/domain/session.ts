@@ -161,7 +161,7 @@ export class EvaluationSession {
     const identity = identifyOperation(tool, args, this.keyMatcher);
     let op = this.operations.get(identity.opKey);
     if (op === undefined) {
-      op = new OperationState(identity.opKey, tool, previewArgs(identity.canonicalArgs), this.seq);
+      op = new OperationState(identity.opKey, tool, previewArgs(identity.canonicalArgs));
       this.operations.set(identity.opKey, op);
       this.applyContribution(op, ZERO_CONTRIBUTION, assessOperation(op));
     }

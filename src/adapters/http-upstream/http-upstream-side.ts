@@ -7,7 +7,7 @@
  */
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { toolCallParams } from '../upstream-client.js';
+import { ExitNotice, toolCallParams } from '../upstream-client.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
@@ -49,10 +49,11 @@ export class HttpUpstreamSide implements UpstreamSide {
   private connection: HttpConnection | undefined;
   private closeRequested = false;
   private ending: Promise<void> | undefined;
-  private exitReport: UpstreamExit | undefined;
-  private readonly exitListeners: Array<(exit: UpstreamExit) => void> = [];
+  private readonly exitNotice: ExitNotice;
 
-  constructor(private readonly options: HttpUpstreamOptions) {}
+  constructor(private readonly options: HttpUpstreamOptions) {
+    this.exitNotice = new ExitNotice(options.logger);
+  }
 
   /** Connects (Streamable HTTP, then legacy SSE if asked for) and completes the MCP handshake. */
   async connect(): Promise<UpstreamInfo> {
@@ -98,9 +99,7 @@ export class HttpUpstreamSide implements UpstreamSide {
 
   /** Registers a listener for the upstream going away; called at once if it is already gone. */
   onExit(listener: (exit: UpstreamExit) => void): void {
-    this.exitListeners.push(listener);
-    const report = this.exitReport;
-    if (report !== undefined) queueMicrotask(() => this.notify(listener, report));
+    this.exitNotice.listen(listener);
   }
 
   /** Ends the session (DELETE, errors ignored) and closes the client. Idempotent. */
@@ -172,18 +171,7 @@ export class HttpUpstreamSide implements UpstreamSide {
   }
 
   private report(exit: UpstreamExit): void {
-    if (this.exitReport !== undefined) return;
-    this.exitReport = exit;
-    for (const listener of this.exitListeners) this.notify(listener, exit);
-  }
-
-  private notify(listener: (exit: UpstreamExit) => void, exit: UpstreamExit): void {
-    try {
-      listener(exit);
-    } catch (error) {
-      const err = error instanceof Error ? error.message : String(error);
-      this.options.logger?.error({ err }, 'upstream exit listener failed');
-    }
+    this.exitNotice.fire(exit);
   }
 
   private connectTimeoutMs(): number {
@@ -192,7 +180,7 @@ export class HttpUpstreamSide implements UpstreamSide {
 
   private unavailableDetail(): string {
     if (this.state === 'new' || this.state === 'connecting') return 'the upstream is not connected yet';
-    const exit = this.exitReport;
+    const exit = this.exitNotice.report;
     if (exit === undefined) return 'the upstream connection is closing';
     return exit.expected ? 'the upstream connection was closed' : `the upstream is gone (${exit.stderrTail})`;
   }

@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { toolCallParams, upstreamInfo } from '../upstream-client.js';
+import { ExitNotice, toolCallParams, upstreamInfo } from '../upstream-client.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
@@ -59,10 +59,11 @@ export class StdioUpstreamSide implements UpstreamSide {
   private closeRequested = false;
   /** Writing to the upstream's stdin failed (EPIPE): its reader is gone, so the process is usually exiting. */
   private stdinBroken = false;
-  private exitReport: UpstreamExit | undefined;
-  private readonly exitListeners: Array<(exit: UpstreamExit) => void> = [];
+  private readonly exitNotice: ExitNotice;
 
-  constructor(private readonly options: StdioUpstreamOptions) {}
+  constructor(private readonly options: StdioUpstreamOptions) {
+    this.exitNotice = new ExitNotice(options.logger);
+  }
 
   /** Spawns the upstream and completes the MCP handshake; rejects with a one-line reason. */
   async connect(): Promise<UpstreamInfo> {
@@ -98,9 +99,7 @@ export class StdioUpstreamSide implements UpstreamSide {
 
   /** Registers a listener for the upstream going away; called at once if it is already gone. */
   onExit(listener: (exit: UpstreamExit) => void): void {
-    this.exitListeners.push(listener);
-    const report = this.exitReport;
-    if (report !== undefined) queueMicrotask(() => this.notify(listener, report));
+    this.exitNotice.listen(listener);
   }
 
   /** Ends the upstream (R-8.8 sequence on the whole process group). Idempotent. */
@@ -165,17 +164,7 @@ export class StdioUpstreamSide implements UpstreamSide {
     await waitAtMost(transport.closed, graceMs);
     await transport.close();
     const exit = child.exit ?? { code: null, signal: null };
-    this.exitReport = { expected, code: exit.code, signal: exit.signal, stderrTail: child.stderrTail.tail() };
-    for (const listener of this.exitListeners) this.notify(listener, this.exitReport);
-  }
-
-  private notify(listener: (exit: UpstreamExit) => void, exit: UpstreamExit): void {
-    try {
-      listener(exit);
-    } catch (error) {
-      const err = error instanceof Error ? error.message : String(error);
-      this.options.logger?.error({ err }, 'upstream exit listener failed');
-    }
+    this.exitNotice.fire({ expected, code: exit.code, signal: exit.signal, stderrTail: child.stderrTail.tail() });
   }
 
   private async startFailure(error: unknown): Promise<string> {
@@ -211,7 +200,7 @@ export class StdioUpstreamSide implements UpstreamSide {
 
   private unavailableDetail(): string {
     if (this.state === 'new' || this.state === 'connecting') return 'the upstream is not connected yet';
-    const exit = this.exitReport;
+    const exit = this.exitNotice.report;
     return exit === undefined ? 'the upstream is shutting down' : `the upstream is gone (${describeExit(exit)})`;
   }
 }
