@@ -254,6 +254,24 @@ describe('StdioUpstreamSide', () => {
     }
   });
 
+  it('R-8.9: a command the spawn refuses at once (empty; the CLI refuses it earlier) fails start-up with one line, not a throw', async () => {
+    const side = upstream({ command: '', args: [] });
+    try {
+      await expect(side.connect()).rejects.toThrow(/^could not start the upstream command : The argument 'file' cannot be empty/);
+    } finally {
+      await side.close();
+    }
+  });
+
+  it('R-8.9: a process that dies while the SDK is still loading is reported with its exit code (spawn happens first)', async () => {
+    const side = upstream({ args: ['-e', 'process.exit(7)'] });
+    try {
+      await expect(side.connect()).rejects.toThrow(/^upstream exited before the MCP handshake \(exit code 7\)$/);
+    } finally {
+      await side.close();
+    }
+  });
+
   it('R-8.9: an upstream that exits before the handshake fails start-up with its exit code and last stderr line', async () => {
     const side = upstream({ args: [join(fixtures, 'exit-early.mjs')] });
     try {

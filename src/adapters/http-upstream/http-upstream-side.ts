@@ -16,7 +16,7 @@ import type {
   UpstreamInfo,
   UpstreamSide,
 } from '../../ports/upstream-side.port.js';
-import { describeOutcome, oneLine } from '../stdio-upstream/call-outcome.js';
+import { describeOutcome, oneLine } from '../stdio-upstream/outcome-text.js';
 import { collectToolPages } from '../stdio-upstream/tool-pages.js';
 import { describeConnectFailure, safeUrl, unusableUrl, wantsSseFallback, type FailedAttempt } from './connect-failure.js';
 import { describeFailure, type ExchangeFailure } from './exchange-failure.js';

@@ -7,6 +7,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 import type { RawReply } from './incoming-message.js';
 import type { CloseCause } from './process-transport.js';
+import { errorMessage, oneLine } from './outcome-text.js';
 
 /** Everything known about a request that did not resolve with a result. */
 export interface FailedRequest {
@@ -50,28 +51,4 @@ function lostOutcome(cause: CloseCause | undefined, error: unknown): UpstreamCal
     default:
       return { kind: 'connection-lost', detail: oneLine(errorMessage(error)) };
   }
-}
-
-/** One line describing an outcome that is not a result (for errors thrown at start-up). */
-export function describeOutcome(outcome: Exclude<UpstreamCallOutcome, { kind: 'result' }>): string {
-  switch (outcome.kind) {
-    case 'protocol-error':
-      return `JSON-RPC error ${outcome.code}: ${outcome.message}`;
-    case 'timeout':
-      return `no answer within ${outcome.afterMs} ms`;
-    default:
-      return outcome.detail;
-  }
-}
-
-/** The message of any thrown value, with the SDK's "MCP error N: " prefix removed. */
-export function errorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^MCP error -?\d+: /, '');
-}
-
-/** Collapses a text to one line of at most `maxChars` characters. */
-export function oneLine(text: string, maxChars = 300): string {
-  const flat = text.replace(/\s*\r?\n\s*/g, ' ').trim();
-  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
 }

@@ -3,7 +3,7 @@
  */
 import { existsSync } from 'node:fs';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, oneLine } from './call-outcome.js';
+import { describeExit, errorMessage, formatDuration, oneLine } from './outcome-text.js';
 import type { CloseCause } from './process-transport.js';
 import type { ProcessExit } from './upstream-process.js';
 
@@ -48,15 +48,4 @@ function handshakeFailure(failure: StartFailure): string {
   if (closeCause?.kind === 'too-large') return `upstream handshake failed: ${closeCause.detail}`;
   if (closeCause?.kind === 'eof') return `upstream closed its stdout before the MCP handshake${stderr}`;
   return `upstream MCP handshake failed: ${errorMessage(error)}`;
-}
-
-/** `exit code 1` or `signal SIGKILL`. */
-export function describeExit(exit: { code: number | null; signal: string | null }): string {
-  if (exit.code !== null) return `exit code ${exit.code}`;
-  return exit.signal !== null ? `signal ${exit.signal}` : 'no exit status';
-}
-
-/** `60 s` for whole seconds, otherwise `1500 ms`. */
-export function formatDuration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

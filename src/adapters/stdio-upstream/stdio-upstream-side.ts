@@ -3,8 +3,7 @@
  * process transport, every request forwarded verbatim with a loose result schema, every way a call can
  * end mapped to an outcome, and the whole process group ended on close or crash. No reconnect.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { ExitNotice, toolCallParams, upstreamInfo } from '../upstream-client.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
@@ -15,9 +14,8 @@ import type {
   UpstreamInfo,
   UpstreamSide,
 } from '../../ports/upstream-side.port.js';
-import { describeOutcome, oneLine, outcomeOfFailure } from './call-outcome.js';
-import { ProcessTransport } from './process-transport.js';
-import { describeExit, describeStartFailure } from './start-failure.js';
+import { describeExit, describeOutcome, oneLine } from './outcome-text.js';
+import type { ProcessTransport } from './process-transport.js';
 import { collectToolPages } from './tool-pages.js';
 import { UpstreamProcess } from './upstream-process.js';
 
@@ -45,8 +43,12 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_GRACE_MS = 2000;
 
+/** The SDK half of the adapter, loaded after the spawn (see `sdk-kit.ts`). */
+type SdkKit = typeof import('./sdk-kit.js');
+
+/** The MCP connection over the process's pipes. */
 interface Connection {
-  child: UpstreamProcess;
+  kit: SdkKit;
   transport: ProcessTransport;
   client: Client;
 }
@@ -54,6 +56,7 @@ interface Connection {
 /** An `UpstreamSide` that spawns the upstream server and talks to it over stdio. */
 export class StdioUpstreamSide implements UpstreamSide {
   private state: 'new' | 'connecting' | 'ready' | 'gone' = 'new';
+  private child: UpstreamProcess | undefined;
   private connection: Connection | undefined;
   private ending: Promise<void> | undefined;
   private closeRequested = false;
@@ -65,17 +68,23 @@ export class StdioUpstreamSide implements UpstreamSide {
     this.exitNotice = new ExitNotice(options.logger);
   }
 
-  /** Spawns the upstream and completes the MCP handshake; rejects with a one-line reason. */
+  /**
+   * Spawns the upstream and completes the MCP handshake; rejects with a one-line reason. The SDK is
+   * loaded after the spawn, while the process boots.
+   */
   async connect(): Promise<UpstreamInfo> {
     if (this.state !== 'new') throw new Error(`upstream connect() called twice (state: ${this.state})`);
     this.state = 'connecting';
-    const { client, transport } = this.open();
+    this.child = this.spawn();
+    const kit = await import('./sdk-kit.js');
+    if (this.state !== 'connecting') throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
+    const { client, transport } = this.attach(this.child, kit);
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS });
     } catch (error) {
-      throw new Error(await this.startFailure(error));
+      throw new Error(this.startFailure(kit, await this.ended(error)));
     }
-    if (this.state !== 'connecting') throw new Error(await this.startFailure(new Error('ended during start-up')));
+    if (this.state !== 'connecting') throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
     this.state = 'ready';
     return upstreamInfo(client);
   }
@@ -109,13 +118,20 @@ export class StdioUpstreamSide implements UpstreamSide {
     await this.end(true);
   }
 
-  /** Spawns the process and wires its end (exit, closed stdout, broken stdin) to `end(false)`. */
-  private open(): Connection {
-    const { command, args, cwd, env, logger, clientName, clientVersion } = this.options;
+  /** Spawns the process; its exit ends the adapter. */
+  private spawn(): UpstreamProcess {
+    const { command, args, cwd, env, logger } = this.options;
     const child = UpstreamProcess.start({ command, args, cwd, env }, logger);
+    child.onExit(() => void this.end(false));
+    return child;
+  }
+
+  /** Connects an SDK client to the process's pipes; a closed stdout or a broken stdin ends the adapter. */
+  private attach(child: UpstreamProcess, kit: SdkKit): Connection {
+    const { logger, clientName, clientVersion } = this.options;
     const maxMessageBytes = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    const transport = new ProcessTransport({ stdin: child.stdin, stdout: child.stdout, maxMessageBytes, logger });
-    const client = new Client({ name: clientName, version: clientVersion }, { capabilities: {} });
+    const transport = new kit.ProcessTransport({ stdin: child.stdin, stdout: child.stdout, maxMessageBytes, logger });
+    const client = new kit.Client({ name: clientName, version: clientVersion }, { capabilities: {} });
     client.onerror = (error) => logger?.debug({ err: error.message }, 'upstream connection notice');
     transport.onclose = () => {
       if (transport.closeCause?.kind !== 'local') void this.end(false);
@@ -125,8 +141,7 @@ export class StdioUpstreamSide implements UpstreamSide {
       this.stdinBroken = true;
       void this.end(false);
     };
-    child.onExit(() => void this.end(false));
-    this.connection = { child, transport, client };
+    this.connection = { kit, transport, client };
     return this.connection;
   }
 
@@ -136,15 +151,15 @@ export class StdioUpstreamSide implements UpstreamSide {
     params: Record<string, unknown>,
     { timeoutMs, signal }: UpstreamCallOptions,
   ): Promise<UpstreamCallOutcome> {
-    const { client, transport } = this.connection as Connection;
+    const { client, transport, kit } = this.connection as Connection;
     transport.ledger.track(params);
     const settled = await client
-      .request({ method, params }, ResultSchema, { timeout: timeoutMs, signal })
+      .request({ method, params }, kit.ResultSchema, { timeout: timeoutMs, signal })
       .then((result) => ({ ok: true as const, result }), (error: unknown) => ({ ok: false as const, error }));
     const { reply } = transport.ledger.release(params);
     if (settled.ok) return { kind: 'result', result: reply?.kind === 'result' ? reply.result : settled.result };
     const aborted = signal?.aborted ?? false;
-    return outcomeOfFailure({ error: settled.error, reply, aborted, timeoutMs, closeCause: transport.closeCause });
+    return kit.outcomeOfFailure({ error: settled.error, reply, aborted, timeoutMs, closeCause: transport.closeCause });
   }
 
   private end(expected: boolean): Promise<void> {
@@ -154,32 +169,42 @@ export class StdioUpstreamSide implements UpstreamSide {
 
   private async runEnd(expected: boolean): Promise<void> {
     this.state = 'gone';
-    const connection = this.connection;
-    if (connection === undefined) return;
-    const { child, transport } = connection;
+    const child = this.child;
+    if (child === undefined) return;
+    const transport = this.connection?.transport;
     const graceMs = this.options.graceMs ?? DEFAULT_GRACE_MS;
     // A process that closed its stdout or its stdin is usually exiting: let it, so its own exit status is recorded.
-    if (!expected && (transport.closeCause?.kind === 'eof' || this.stdinBroken)) await child.waitForExit(graceMs);
+    if (!expected && (transport?.closeCause?.kind === 'eof' || this.stdinBroken)) await child.waitForExit(graceMs);
     await child.terminate(graceMs);
-    await waitAtMost(transport.closed, graceMs);
-    await transport.close();
+    if (transport !== undefined) {
+      await waitAtMost(transport.closed, graceMs);
+      await transport.close();
+    }
     const exit = child.exit ?? { code: null, signal: null };
     this.exitNotice.fire({ expected, code: exit.code, signal: exit.signal, stderrTail: child.stderrTail.tail() });
   }
 
-  private async startFailure(error: unknown): Promise<string> {
-    const { child, transport } = this.connection as Connection;
+  /** Ends the start-up that failed with `error` (letting a process that is going away exit by itself first). */
+  private async ended(error: unknown): Promise<unknown> {
+    const child = this.child as UpstreamProcess;
+    const transport = this.connection?.transport;
     // A broken pipe or a closed stdout means the process is going away by itself: let it, so that its own
     // exit status and reason are reported instead of "write EPIPE".
-    if (isBrokenPipe(error) || transport.closeCause?.kind === 'eof') await child.waitForExit(this.options.graceMs ?? DEFAULT_GRACE_MS);
+    if (isBrokenPipe(error) || transport?.closeCause?.kind === 'eof') await child.waitForExit(this.options.graceMs ?? DEFAULT_GRACE_MS);
     await this.end(true);
-    return describeStartFailure({
+    return error;
+  }
+
+  /** The one-line reason of a failed start-up, once `ended` has recorded how the process ended. */
+  private startFailure(kit: SdkKit, error: unknown): string {
+    const child = this.child as UpstreamProcess;
+    return kit.describeStartFailure({
       command: this.options.command,
       cwd: this.options.cwd,
       error,
       spawnError: child.spawnError,
       exit: child.exit,
-      closeCause: transport.closeCause,
+      closeCause: this.connection?.transport.closeCause,
       lastStderrLine: child.stderrTail.lastLine(),
       connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       closeRequested: this.closeRequested,
@@ -193,7 +218,7 @@ export class StdioUpstreamSide implements UpstreamSide {
   private async exitDetail(outcome: UpstreamCallOutcome): Promise<string> {
     if (outcome.kind !== 'connection-lost' || this.ending === undefined) return '';
     await this.ending;
-    const { child } = this.connection as Connection;
+    const child = this.child as UpstreamProcess;
     const line = child.stderrTail.lastLine();
     return `${child.exit === undefined ? '' : ` (${describeExit(child.exit)})`}${line === '' ? '' : `: ${line}`}`;
   }
