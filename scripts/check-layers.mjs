@@ -4,6 +4,9 @@
 //   src/ports    imports only src/ports and src/domain
 //   src/app      imports only src/app, src/domain and src/ports
 //   src/adapters imports no src/cli and no src/app
+// and one start-up rule: nothing that `src/cli/bin.ts` or the proxy's wiring (`src/cli/proxy-run.ts`,
+// loaded before the upstream is spawned) load statically imports the MCP SDK, zod or pino (type-only and
+// dynamic imports excluded): those load after the spawn, while the upstream boots.
 // Exit 1 with one line per violation.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -50,6 +53,23 @@ for (const [layer, rule] of Object.entries(rules)) {
     }
   }
 }
+const LATE_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'pino'];
+const staticImport = /(?:^|\n)\s*(import|export)\s(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+const pending = ['src/cli/bin.ts', 'src/cli/proxy-run.ts'].map((file) => join(root, file));
+const loaded = new Set(pending);
+while (pending.length > 0) {
+  const file = pending.pop();
+  for (const match of readFileSync(file, 'utf8').matchAll(staticImport)) {
+    const spec = match[2] ?? match[3];
+    if (spec.startsWith('.')) {
+      const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+      if (!loaded.has(target)) loaded.add(target) && pending.push(target);
+    } else if (LATE_PACKAGES.some((p) => spec === p || spec.startsWith(p + '/'))) {
+      problems.push(`start-up: ${relative(root, file)} imports ${spec} statically; it must load after the upstream is spawned`);
+    }
+  }
+}
+
 if (problems.length > 0) {
   for (const p of problems) console.error(`layer rule: ${p}`);
   process.exit(1);
