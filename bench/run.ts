@@ -15,6 +15,7 @@ import { formatProfile, profileProxy } from './profile.js';
 import { BIN, ROOT, benchPlan, roundOrder, type BenchPlan, type PathName } from './scenarios.js';
 import { checkTargets, growth, sizeFigures, type Round, type SizeFigures } from './summary.js';
 import { formatTable } from './table.js';
+import { measureReportWrite, type ReportWriteFigures } from './report-write.js';
 
 const STARTUP_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy'];
 const BENCHMARK_TIMEOUT_MS = 600_000;
@@ -27,7 +28,7 @@ function progress(line: string): void {
 
 /** Runs every round of every call count; warns about report files that did not hold every write. */
 async function measureLatency(plan: BenchPlan, warnings: string[]) {
-  const sizes: Array<{ calls: number; rounds: Round[]; figures: SizeFigures }> = [];
+  const sizes: Array<{ calls: number; rounds: Round[]; figures: SizeFigures; reportWrite: ReportWriteFigures | null }> = [];
   for (const size of plan.sizes) {
     const rounds: Round[] = [];
     for (let r = 0; r < size.rounds; r++) {
@@ -43,9 +44,18 @@ async function measureLatency(plan: BenchPlan, warnings: string[]) {
       }
       rounds.push(round);
     }
-    sizes.push({ calls: size.calls, rounds, figures: sizeFigures(rounds, size.paths) });
+    sizes.push({ calls: size.calls, rounds, figures: sizeFigures(rounds, size.paths), reportWrite: await reportWriteAt(rounds, size.calls) });
   }
   return sizes;
+}
+
+/** One atomic write alone of the size the proxy's report file had after its last answer (median over the rounds). */
+async function reportWriteAt(rounds: readonly Round[], calls: number): Promise<ReportWriteFigures | null> {
+  const sizes = rounds.map((round) => round.runs.proxy?.report?.bytes).filter((bytes): bytes is number => typeof bytes === 'number');
+  if (sizes.length === 0) return null;
+  const figures = await measureReportWrite(Math.round(median(sizes)));
+  progress(`N=${calls}: one atomic write of the ${(figures.bytes / 1024).toFixed(0)} kB report alone: median ${figures.medianMs.toFixed(3)} ms`);
+  return figures;
 }
 
 /** Start-up to the first `tools/list`, interleaved runs per path; per path the samples and their median. */
@@ -110,7 +120,7 @@ async function runBench(quick: boolean): Promise<void> {
     date: startedAt.toISOString(),
     mode: plan.mode,
     machine: { cpuModel: cpu[0]?.model ?? 'unknown', cpuCount: cpu.length, node: process.version, platform: `${process.platform} ${process.arch}`, load1mStart: loadAtStart, load1mEnd: loadAtEnd },
-    latency: sizes.map((size) => ({ calls: size.calls, figures: size.figures, rounds: size.rounds })),
+    latency: sizes.map((size) => ({ calls: size.calls, figures: size.figures, reportWrite: size.reportWrite, rounds: size.rounds })),
     growth: growthFigures,
     startup,
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
@@ -125,7 +135,7 @@ async function runBench(quick: boolean): Promise<void> {
   const file = join(folder, quick ? 'quick.json' : 'latest.json');
   writeFileSync(file, `${JSON.stringify(result, readable, 2)}\n`);
   const table = formatTable({
-    sizes: sizes.map((size) => ({ calls: size.calls, rounds: size.rounds.length, figures: size.figures })),
+    sizes: sizes.map((size) => ({ calls: size.calls, rounds: size.rounds.length, figures: size.figures, reportWrite: size.reportWrite })),
     growth: growthFigures, startupMedianMs: startup.medianMs, benchmarkWallMs: benchmark.wallMs, benchmarkNote: benchmark.note, targets, warnings,
   });
   process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);

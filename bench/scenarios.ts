@@ -17,11 +17,15 @@ export const WRITE_TOOL = 'create_order';
 /** Calls before each measured run that are not counted. */
 export const WARMUP_CALLS = 20;
 
-/** A measured path from the client to the upstream. */
-export type PathName = 'direct' | 'floor' | 'proxy' | 'proxyF4' | 'proxyF1';
+/**
+ * A measured path from the client to the upstream. `proxyNoFile` is the proxy without `--report-file`:
+ * it forwards and records every event but never builds or writes a report, so proxy − proxyNoFile is what
+ * the report file costs in place (evaluation and document per answer, the atomic write, their side effects).
+ */
+export type PathName = 'direct' | 'floor' | 'proxy' | 'proxyNoFile' | 'proxyF4' | 'proxyF1';
 
 /** Every path, in the base order that the rounds rotate. */
-export const ALL_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy', 'proxyF4', 'proxyF1'];
+export const ALL_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy', 'proxyNoFile', 'proxyF4', 'proxyF1'];
 
 /** What a path spawns: the process the client talks to, and the report file it writes (proxy only). */
 export interface PathSpec {
@@ -40,9 +44,10 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
   const node = process.execPath;
   if (name === 'direct') return { name, command: node, args: [...nodeFlags, UPSTREAM], reportFile: null };
   if (name === 'floor') return { name, command: node, args: [...nodeFlags, FORWARDER, node, UPSTREAM], reportFile: null };
-  const reportFile = join(dir, 'r.json');
+  const reportFile = name === 'proxyNoFile' ? null : join(dir, 'r.json');
   const scenario = name === 'proxyF4' ? ['--scenario', 'F4'] : name === 'proxyF1' ? ['--scenario', 'F1'] : [];
-  const args = [...nodeFlags, BIN, 'proxy', '--upstream-command', node, '--upstream-arg', UPSTREAM, '--audit-tools', 'off', '--report-file', reportFile, ...scenario];
+  const report = reportFile === null ? [] : ['--report-file', reportFile];
+  const args = [...nodeFlags, BIN, 'proxy', '--upstream-command', node, '--upstream-arg', UPSTREAM, '--audit-tools', 'off', ...report, ...scenario];
   return { name, command: node, args, reportFile };
 }
 
@@ -79,7 +84,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       { calls: 100, rounds: 3, paths: ALL_PATHS },
       { calls: 1000, rounds: 3, paths: ALL_PATHS },
       { calls: 5000, rounds: 1, paths: ALL_PATHS },
-      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy'] },
+      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy', 'proxyNoFile'] },
     ],
     startupRuns: 10,
     benchmarkRuns: 1000,

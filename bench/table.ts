@@ -2,12 +2,13 @@
  * The short stdout table of a bench run: per call count one row per path, then growth, start-up,
  * peak RSS, the `benchmark` wall time and the targets with PASS/FAIL.
  */
+import type { ReportWriteFigures } from './report-write.js';
 import type { PathName } from './scenarios.js';
 import type { SizeFigures, TargetResult } from './summary.js';
 
 /** Everything the table shows. */
 export interface TableInput {
-  sizes: Array<{ calls: number; rounds: number; figures: SizeFigures }>;
+  sizes: Array<{ calls: number; rounds: number; figures: SizeFigures; reportWrite: ReportWriteFigures | null }>;
   growth: { byPath: Partial<Record<PathName, number | null>>; proxyOverDirect: number | null };
   startupMedianMs: Partial<Record<PathName, number>>;
   benchmarkWallMs: number | null;
@@ -25,13 +26,23 @@ function row(cells: readonly string[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' ');
 }
 
-function sizeLines(calls: number, rounds: number, figures: SizeFigures): string[] {
+/** The report file's share: one atomic write of its final size alone, and the proxy's added cost without it. */
+function reportWriteLine(write: ReportWriteFigures, figures: SizeFigures): string {
+  const proxy = figures.proxy?.addedMs ?? null;
+  const floor = figures.floor?.addedMs ?? null;
+  const rest = proxy === null ? null : proxy - write.medianMs;
+  const overFloor = rest === null || floor === null || floor <= 0 ? null : rest / floor;
+  return `report file ${(write.bytes / 1024).toFixed(0)} kB; one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); proxy added minus that ${fixed(rest, 3)} ms = ${fixed(overFloor)} × floor`;
+}
+
+function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWrite: ReportWriteFigures | null): string[] {
   const lines = [`N = ${calls} distinct writes (${rounds} round${rounds === 1 ? '' : 's'}; ms per call, medians of rounds)`];
   lines.push(row(['path', 'median', 'p99', 'mean', 'added', '×direct', 'added/floor', 'RSS MB']));
   for (const [path, f] of Object.entries(figures) as Array<[PathName, SizeFigures[PathName]]>) {
     if (f === undefined) continue;
     lines.push(row([path, fixed(f.medianMs, 3), fixed(f.p99Ms), fixed(f.meanMs, 3), fixed(f.addedMs, 3), fixed(f.ratioToDirect), fixed(f.addedOverFloor), fixed(f.peakRssMb, 0)]));
   }
+  if (reportWrite !== null) lines.push(reportWriteLine(reportWrite, figures));
   return lines;
 }
 
@@ -44,7 +55,7 @@ function targetLine(t: TargetResult): string {
 /** The table as lines of text. */
 export function formatTable(input: TableInput): string[] {
   const lines: string[] = [];
-  for (const size of input.sizes) lines.push(...sizeLines(size.calls, size.rounds, size.figures), '');
+  for (const size of input.sizes) lines.push(...sizeLines(size.calls, size.rounds, size.figures, size.reportWrite), '');
   const growth = Object.entries(input.growth.byPath).map(([path, g]) => `${path} ${fixed(g)}`);
   if (growth.length > 0) lines.push(`growth mean(5000)/mean(100): ${growth.join(', ')}; proxy ÷ direct ${fixed(input.growth.proxyOverDirect)}`);
   const startup = Object.entries(input.startupMedianMs).map(([path, ms]) => `${path} ${fixed(ms, 0)} ms`);

@@ -1,0 +1,40 @@
+/**
+ * What one complete, atomic report write costs by itself at a given report size: the proxy's own
+ * `FileReportSink` (exclusive temp file, write, rename; the previous file closed in the background) run
+ * in this process on a document of that many bytes. This is the part of the proxy's added cost per call
+ * that R-9.2 (a report written before every answer, holding the state at that answer) and R-9.3 (atomic)
+ * impose at that size, whatever the judging costs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileReportSink } from '../src/adapters/file-report-sink.js';
+import { median, nowMs } from './measure.js';
+
+/** The measured write of one report size. */
+export interface ReportWriteFigures {
+  bytes: number;
+  writes: number;
+  medianMs: number;
+  meanMs: number;
+}
+
+/** Median and mean of `writes` atomic publishes of a `bytes`-long document, one per event-loop turn as in the proxy. */
+export async function measureReportWrite(bytes: number, writes = 300): Promise<ReportWriteFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'harness-bench-write-'));
+  try {
+    const sink = await FileReportSink.open(join(dir, 'r.json'));
+    const body = new Uint8Array(Math.max(0, bytes - 2)).fill(0x20);
+    const samples: number[] = [];
+    for (let i = 0; i < writes; i++) {
+      const start = nowMs();
+      sink.publishSync(['{', body, '}']);
+      samples.push(nowMs() - start);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    sink.release();
+    return { bytes, writes, medianMs: median(samples), meanMs: samples.reduce((a, b) => a + b, 0) / samples.length };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
