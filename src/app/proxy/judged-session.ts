@@ -128,7 +128,8 @@ export class JudgedSession implements AgentSessionHandler {
     if (this.failed) return never;
     if (this.publisher === null) return;
     try {
-      await (immediately ? this.publisher.now() : this.publisher.request());
+      // With no other call waiting for the upstream, no other answer can join this write: write it now.
+      await (immediately ? this.publisher.now() : this.publisher.request(this.inFlight === 0));
     } catch (error) {
       this.failed = true;
       this.ctx.onFatal(error instanceof Error ? error.message : String(error));
