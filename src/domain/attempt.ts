@@ -75,8 +75,10 @@ export type ArrivalFacts = Pick<Attempt, 'id' | 'tool' | 'callClass' | 'opKey' |
 
 /** A new attempt, still in flight. */
 export function newAttempt(facts: ArrivalFacts): Attempt {
+  // Field by field, not a spread: one object shape for every attempt (the spread showed up in profiles).
   return {
-    ...facts,
+    id: facts.id, tool: facts.tool, callClass: facts.callClass, opKey: facts.opKey, key: facts.key, fault: facts.fault,
+    forwarded: facts.forwarded, context: facts.context, receivedAt: facts.receivedAt, receivedSeq: facts.receivedSeq,
     status: 'in-flight', unknownReason: null, agentSawFailure: false, agentSawTimeout: false,
     forwardedAt: null, upstreamAnsweredAt: null, deliveredAt: null, deliveredSeq: null,
   };
