@@ -42,6 +42,8 @@ export class ReportWriter {
   private readonly keys = new SlotArena<OperationState>();
 
   private primed = false;
+  /** The tool classification's JSON, kept while the same list is passed (it is fixed for a session). */
+  private classificationJson: { of: readonly ToolClassification[]; json: string } | null = null;
 
   /** One writer per session: it consumes the session's record of changed operations. */
   constructor(private readonly session: EvaluationSession) {}
@@ -66,8 +68,13 @@ export class ReportWriter {
         `,"coverage":${JSON.stringify(coverageOf(this.session, meta.toolClassification))},"keySummary":[`,
       this.keys.body(),
       `],"honesty":"NOT_MEASURED"},"score":${JSON.stringify(evaluation.score)},"patches":${JSON.stringify(evaluation.patches)}` +
-        `,"toolClassification":${JSON.stringify(meta.toolClassification)}}`,
+        `,"toolClassification":${this.classificationText(meta.toolClassification)}}`,
     ];
+  }
+
+  private classificationText(tools: readonly ToolClassification[]): string {
+    if (this.classificationJson?.of !== tools) this.classificationJson = { of: tools, json: JSON.stringify(tools) };
+    return this.classificationJson.json;
   }
 
   private refresh(op: OperationState): void {
