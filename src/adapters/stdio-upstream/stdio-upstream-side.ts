@@ -14,7 +14,7 @@ import type {
   UpstreamInfo,
   UpstreamSide,
 } from '../../ports/upstream-side.port.js';
-import { describeExit, describeOutcome, oneLine } from './outcome-text.js';
+import { describeExit, describeOutcome, errorMessage, oneLine } from './outcome-text.js';
 import type { ProcessTransport } from './process-transport.js';
 import { collectToolPages } from './tool-pages.js';
 import { UpstreamProcess } from './upstream-process.js';
@@ -76,7 +76,7 @@ export class StdioUpstreamSide implements UpstreamSide {
     if (this.state !== 'new') throw new Error(`upstream connect() called twice (state: ${this.state})`);
     this.state = 'connecting';
     this.child = this.spawn();
-    const kit = await import('./sdk-kit.js');
+    const kit = await this.loadKit();
     if (this.state !== 'connecting') throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
     const { client, transport } = this.attach(this.child, kit);
     try {
@@ -116,6 +116,16 @@ export class StdioUpstreamSide implements UpstreamSide {
     this.closeRequested = true;
     if (this.state === 'new') this.state = 'gone';
     await this.end(true);
+  }
+
+  /** The SDK half; if it cannot be loaded (a broken install), the process just spawned is ended too. */
+  private async loadKit(): Promise<SdkKit> {
+    try {
+      return await import('./sdk-kit.js');
+    } catch (error) {
+      await this.end(true);
+      throw new Error(oneLine(`could not load the MCP SDK: ${errorMessage(error)}`));
+    }
   }
 
   /** Spawns the process; its exit ends the adapter. */
