@@ -3,7 +3,7 @@
  * by side and interleaved (issue 5). Prints a short table and writes `bench/results/latest.json`
  * (`--quick`: `quick.json`). `--profile [N]`: one proxy run under the CPU profiler instead. Measures only.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { measureDomain } from './domain.js';
 import { formatHttp, measureHttp } from './http.js';
@@ -26,6 +26,18 @@ function progress(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
 
+/**
+ * Flushes the dirty pages of the runs before (`sync`): a proxy run at N = 5000 leaves gigabytes of replaced
+ * report files for the kernel to write back, which would otherwise slow whichever path runs next.
+ */
+function settleDisk(): void {
+  try {
+    execFileSync('sync', { timeout: 120_000, stdio: 'ignore' });
+  } catch {
+    // No `sync` command (e.g. Windows): the runs are only interleaved.
+  }
+}
+
 /** Runs every round of every call count; warns about report files that did not hold every write. */
 async function measureLatency(plan: BenchPlan, warnings: string[]) {
   const sizes: Array<{ calls: number; rounds: Round[]; figures: SizeFigures; reportWrite: ReportWriteFigures | null }> = [];
@@ -34,6 +46,7 @@ async function measureLatency(plan: BenchPlan, warnings: string[]) {
     for (let r = 0; r < size.rounds; r++) {
       const round: Round = { order: roundOrder(size.paths, r), runs: {} };
       for (const path of round.order) {
+        settleDisk();
         const started = nowMs();
         const run: RunResult = await measurePath(path, size.calls);
         round.runs[path] = run;

@@ -83,7 +83,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     sizes: [
       { calls: 100, rounds: 3, paths: ALL_PATHS },
       { calls: 1000, rounds: 3, paths: ALL_PATHS },
-      { calls: 5000, rounds: 1, paths: ALL_PATHS },
+      { calls: 5000, rounds: 3, paths: ALL_PATHS },
       { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy', 'proxyNoFile'] },
     ],
     startupRuns: 10,
