@@ -5,17 +5,35 @@
  * upstream that exits 0 at once, one that ignores SIGTERM and one that spawns children. After each: nothing lost (see nothing-lost.ts).
  */
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { executions, readLedger } from '../fixtures/lib/ledger.mjs';
-import { waitFor } from '../fixtures/lib/raw-child.mjs';
-import { BIN } from '../support/proxy-harness.js';
+import { waitFor, waitForExit } from '../fixtures/lib/raw-child.mjs';
+import { removeDir, spawnNode, tempDir } from '../support/http-harness.js';
+import { BIN, FIXTURES } from '../support/proxy-harness.js';
 import { rawText } from '../support/raw-proxy.js';
 import { callTool, COUNTING, faultLab, messagesMatching, nodeFixture, nodeWord, sendCall, shell } from './fault-lab.js';
-import { expectNothingLost, upstreamPids } from './nothing-lost.js';
+import { evidenceOf, expectNothingLost, upstreamPids } from './nothing-lost.js';
 
 /** The report entry of the operation whose argument preview contains `marker`. */
 const opWith = (report: { report: { operations: unknown[] } }, marker: string) =>
   (report.report.operations as Array<{ arguments: string; executions: number; attempts: number; outcome: string }>).find((op) => op.arguments.includes(marker));
+
+/**
+ * The counting upstream over Streamable HTTP (`e2e/fixtures/counting-http-server.mjs`), its ledger in a
+ * folder of its own; killed (if still running) and removed when the test finishes.
+ */
+async function countingHttp(onTestFinished: (fn: () => Promise<void>) => void, env: Record<string, string>) {
+  const dir = tempDir('harness-http-upstream-');
+  const ledgerFile = join(dir, 'ledger.jsonl');
+  const proc = spawnNode([join(FIXTURES, 'counting-http-server.mjs')], { FIXTURE_LEDGER: ledgerFile, ...env });
+  onTestFinished(async () => {
+    await proc.stop('SIGKILL', 5_000).catch(() => undefined);
+    removeDir(dir);
+  });
+  const [, url] = await proc.waitForOutput(/listening on (http:\/\/\S+\/mcp)/, 10_000, 'the HTTP upstream banner');
+  return { proc, url: url!, ledgerFile };
+}
 
 describe.concurrent('upstream does not start: exit 1, one clear line, a start-up report, no process left', () => {
   it('R-8.9: crash before initialize (exit 1 with a reason) → "upstream did not start" with that reason', async ({ onTestFinished }) => {
@@ -102,6 +120,30 @@ describe.concurrent('upstream crashes while serving: the proxy keeps serving, th
     expect(opWith(report, 'huge')).toMatchObject({ executions: 0, outcome: 'EXECUTION_UNKNOWN' });
     expect(executions(p.ledger(), 'create_order')).toHaveLength(1);
   });
+
+  for (const answers of ['json', 'sse'] as const) {
+    it(`R-8.7: over HTTP (--upstream-url, ${answers === 'json' ? 'JSON answer' : 'SSE answer'}) an answer over 10 MB → the same: isError "too large", EXECUTION_UNKNOWN, "the proxy closed the upstream", later calls UPSTREAM_UNAVAILABLE, the upstream session ended`, async ({ onTestFinished }) => {
+      const upstream = await countingHttp(onTestFinished, { FIXTURE_HTTP_ANSWERS: answers });
+      const p = await faultLab(onTestFinished).start(['--upstream-url', upstream.url]);
+      const huge = await callTool(p, 'create_order', { item: 'huge', hugeAnswerBytes: 11 * 1024 * 1024 }, 30_000);
+      expect(huge['isError']).toBe(true);
+      expect(rawText(huge)).toMatch(/too large \(over 10 MB\): the upstream sent a message over 10485760 bytes/);
+      expect(rawText(await callTool(p, 'get_order', { order_id: 'o-1' }))).toMatch(/UPSTREAM_UNAVAILABLE/);
+      await waitFor(() => p.raw.stderr().includes('the proxy closed the upstream'), 10_000, 'the notice');
+      p.raw.child.stdin.end();
+      expect(await waitForExit(p.raw.child, 20_000)).toEqual({ code: 0, signal: null });
+      // Nothing left: the proxy ended the upstream's session; the upstream itself is not the proxy's to stop.
+      expect(upstream.proc.stderr()).toMatch(/counting-http-server: session \S+ ended/);
+      expect(await upstream.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      const report = await expectNothingLost({ ...evidenceOf(p), ledgerFile: upstream.ledgerFile }, {
+        end: 0, message: /the proxy closed the upstream: the upstream sent a message over 10485760 bytes/,
+      });
+      expect(p.raw.stderr()).not.toMatch(/upstream crashed/);
+      expect(opWith(report, 'huge')).toMatchObject({ executions: 0, outcome: 'EXECUTION_UNKNOWN' });
+      expect(executions(readLedger(upstream.ledgerFile), 'create_order')).toHaveLength(1);
+      expect(executions(readLedger(upstream.ledgerFile), 'get_order')).toHaveLength(0);
+    });
+  }
 
   // Changed to pass: an agent that left before the upstream's exit was recorded (here: at once, while the
   // upstream still writes its 11 MB) suppressed the notice altogether.

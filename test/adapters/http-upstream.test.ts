@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import {
   startSseFixture,
   startStreamableFixture,
   type FixtureServer,
+  type RawAnswer,
 } from '../fixtures/http-upstream/fixture-servers.js';
 
 function upstream(url: URL, options: Partial<HttpUpstreamOptions> = {}): HttpUpstreamSide {
@@ -462,6 +463,205 @@ describe('HttpUpstreamSide against the bundled booking server', () => {
   });
 });
 
+describe('HttpUpstreamSide with an answer over the size limit (maxMessageBytes)', () => {
+  const LIMIT = 64 * 1024;
+  const TOO_LARGE: UpstreamCallOutcome = { kind: 'too-large', detail: `the upstream sent a message over ${LIMIT} bytes` };
+  const UNAVAILABLE: UpstreamCallOutcome = {
+    kind: 'unavailable',
+    detail: `the proxy closed the upstream connection: the upstream sent a message over ${LIMIT} bytes`,
+  };
+
+  /**
+   * The big call ends too-large before onExit fires (the app needs that order to say "the proxy closed
+   * the upstream"), onExit fires once, unexpected, and later calls are unavailable at once.
+   */
+  async function expectCut(side: HttpUpstreamSide, big: () => Promise<UpstreamCallOutcome>): Promise<void> {
+    const order: string[] = [];
+    const exits = exitsOf(side);
+    side.onExit(() => order.push('exit'));
+    expect(await bounded(big(), 5000, 'the call with the big answer')).toEqual(TOO_LARGE);
+    order.push('outcome');
+    expect(await waitUntil(() => exits.length > 0, 3000)).toBe(true);
+    expect(order).toEqual(['outcome', 'exit']);
+    expect(exits).toEqual([{ expected: false, code: null, signal: null, stderrTail: '' }]);
+    const started = Date.now();
+    expect(await call(side, 'echo', {})).toEqual(UNAVAILABLE);
+    expect(Date.now() - started).toBeLessThan(100);
+    await side.close();
+    expect(exits).toHaveLength(1);
+  }
+
+  for (const jsonResponse of [true, false]) {
+    const answers = jsonResponse ? 'a JSON answer' : 'an SSE answer stream';
+    it(`R-8.7: ${answers} over the limit → too-large, the session is ended (DELETE), onExit once, later calls unavailable`, async () => {
+      const fixture = await startStreamableFixture({ jsonResponse });
+      const side = upstream(fixture.url, { maxMessageBytes: LIMIT });
+      try {
+        await side.connect();
+        expect(resultOf(await call(side, 'echo', { pad: 'x'.repeat(LIMIT / 2) }))['vendorField']).toEqual([1, 2]);
+        await expectCut(side, () => call(side, 'echo', { pad: 'x'.repeat(LIMIT) }));
+        expect(fixture.executed.get('echo')).toBe(2);
+        expect(fixture.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+      } finally {
+        await side.close();
+        await fixture.close();
+      }
+    });
+  }
+
+  it('R-8.7: a reply over the limit on the legacy SSE channel → too-large, onExit once, later calls unavailable', async () => {
+    const fixture = await startSseFixture();
+    const side = upstream(fixture.url, { maxMessageBytes: LIMIT });
+    try {
+      await side.connect();
+      await expectCut(side, () => call(side, 'echo', { pad: 'x'.repeat(LIMIT) }));
+      expect(fixture.executed.get('echo')).toBe(1);
+    } finally {
+      await side.close();
+      await fixture.close();
+    }
+  });
+
+  for (const contentType of ['application/json', 'text/event-stream']) {
+    it(`R-8.7: a message of exactly the limit in bytes passes unchanged, one byte more is too-large (${contentType}, chunked, 2-byte characters)`, async () => {
+      const fits = answerOfBytes(LIMIT, contentType);
+      const fixture = await startHandWrittenFixture([fits, answerOfBytes(LIMIT + 1, contentType)]);
+      const side = upstream(fixture.url, { maxMessageBytes: LIMIT });
+      try {
+        await side.connect();
+        expect(resultOf(await call(side, 'fits'))).toEqual({ content: [{ type: 'text', text: fits.text }] });
+        await expectCut(side, () => call(side, 'one-byte-more'));
+      } finally {
+        await side.close();
+        await fixture.close();
+      }
+    });
+  }
+
+  it('R-8.7: an initialize answer over the limit on an SSE stream fails connect() at once with one line', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${'x'.repeat(LIMIT + 1)}\n\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    const side = upstream(url, { maxMessageBytes: LIMIT, connectTimeoutMs: 10_000 });
+    try {
+      await expect(bounded(side.connect(), 3000, 'connect()')).rejects.toThrow(
+        new Error(`upstream connection failed during the MCP handshake at ${url.href} (the upstream sent a message over ${LIMIT} bytes)`),
+      );
+    } finally {
+      await side.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  const endless: Array<[string, string, string, string]> = [
+    ['a JSON body', 'application/json', '{"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"', 'x'.repeat(4096)],
+    ['one SSE data line', 'text/event-stream', 'event: message\ndata: {"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"', 'x'.repeat(4096)],
+    ['many data lines of one SSE event', 'text/event-stream', 'event: message\n', `data: ${'x'.repeat(4095)}\n`],
+  ];
+  for (const [what, contentType, head, chunk] of endless) {
+    it(`R-8.7: ${what} that never ends is cut at the limit (not read to its end)`, async () => {
+      let markCut = (): void => undefined;
+      const cut = new Promise<void>((resolve) => (markCut = resolve));
+      const fixture = await startRawAnswerServer(contentType, (res, id) => {
+        res.on('close', markCut);
+        res.write(head.replace('{id}', String(id)));
+        const more = (): void => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
+      });
+      const side = upstream(fixture.url, { maxMessageBytes: LIMIT });
+      try {
+        await side.connect();
+        await expectCut(side, () => call(side, 'endless'));
+        await bounded(cut, 2000, 'the upstream seeing its answer cancelled');
+      } finally {
+        await side.close();
+        await fixture.close();
+      }
+    });
+  }
+});
+
+describe('HttpUpstreamSide reading an SSE answer that arrives in pieces', () => {
+  it('issue 7: a 200 kB answer on an SSE stream (many network chunks) comes back whole under the default limit', async () => {
+    await withFixture(startStreamableFixture, async (fixture) => {
+      const side = upstream(fixture.url);
+      try {
+        await side.connect();
+        const pad = 'é'.repeat(100_000);
+        expect(resultOf(await call(side, 'echo', { pad }, 3000))['structuredContent']).toEqual({ tool: 'echo', arguments: { pad } });
+      } finally {
+        await side.close();
+      }
+    });
+  });
+
+  it('issue 7: an event split over writes 50 ms apart arrives whole (the stream does not stall on half an event)', async () => {
+    const fixture = await startRawAnswerServer('text/event-stream', (res, id) => {
+      const event = `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":{"content":[],"split":true}}\n\n`;
+      const parts = [event.slice(0, 10), event.slice(10, 40), event.slice(40)];
+      parts.forEach((part, i) => setTimeout(() => (i === parts.length - 1 ? res.end(part) : res.write(part)), i * 50));
+    });
+    const side = upstream(fixture.url);
+    try {
+      await side.connect();
+      expect(resultOf(await call(side, 'split', {}, 2000))).toEqual({ content: [], split: true });
+    } finally {
+      await side.close();
+      await fixture.close();
+    }
+  });
+});
+
+/**
+ * A tools/call answer whose JSON-RPC message is exactly `bytes` UTF-8 bytes once `{id}` is replaced by a
+ * one-digit id (the SDK numbers requests from 0), made mostly of 2-byte characters so that counting
+ * characters instead of bytes would be seen.
+ */
+function answerOfBytes(bytes: number, contentType: string): RawAnswer & { text: string } {
+  const frame = (text: string): string => `{"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"${text}"}]}}`;
+  const need = bytes - (Buffer.byteLength(frame('')) - '{id}'.length + 1);
+  const text = 'é'.repeat(Math.floor(need / 2)) + 'x'.repeat(need % 2);
+  const message = frame(text);
+  return { contentType, body: contentType === 'text/event-stream' ? `event: message\ndata: ${message}\n\n` : message, text };
+}
+
+/**
+ * A hand-written Streamable HTTP server (no SDK, no session) that answers `initialize` itself and hands
+ * the response to every tools/call to `answer`, headers sent, for answers written piece by piece.
+ */
+async function startRawAnswerServer(contentType: string, answer: (res: ServerResponse, id: number) => void) {
+  const initialize = '{"jsonrpc":"2.0","id":{id},"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}}';
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (text: string) => (raw += text));
+    req.on('end', () => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const message = JSON.parse(raw) as { id?: number; method: string };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      if (message.method !== 'tools/call') {
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(initialize.replace('{id}', String(message.id)));
+      }
+      res.writeHead(200, { 'content-type': contentType }).flushHeaders();
+      answer(res, message.id);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`),
+    async close(): Promise<void> {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe('parseHeaderFlags', () => {
   const env = { API_TOKEN: 'Bearer s3cret', EMPTY: '', BROKEN: 'a\r\nInjected: 1' };
 
@@ -518,6 +718,23 @@ describe('SseRewriter', () => {
       expect(out, `chunks of ${size}`).toBe(expected);
       expect(rewriter.sawEventId).toBe(true);
     }
+  });
+
+  it('R-8.7: data over the byte limit stops the parser: the events before it pass, nothing after; an unfinished line counts too', () => {
+    // 'é' is 2 bytes: 3 of them are 6 bytes, over a limit of 5 although only 3 characters.
+    const stream = 'data: ab\ndata: c\n\ndata: éé\n\ndata: ééé\n\ndata: later\n\n';
+    for (let size = 1; size <= stream.length; size += 1) {
+      const rewriter = new SseRewriter((data) => data, 5);
+      let out = '';
+      for (let i = 0; i < stream.length; i += size) out += rewriter.push(stream.slice(i, i + size));
+      expect(out, `chunks of ${size}`).toBe('data: ab\ndata: c\n\ndata: éé\n\n');
+      expect(rewriter.overflowed).toBe(true);
+    }
+    const endless = new SseRewriter((data) => data, 5);
+    expect(endless.push('data: 12345')).toBe('');
+    expect(endless.overflowed).toBe(false);
+    expect(endless.push('6')).toBe('');
+    expect(endless.overflowed).toBe(true);
   });
 
   it('issue 7: multi-line data is joined with newlines; an unfinished last event is dropped', () => {

@@ -73,6 +73,7 @@ function describeAttempt(attempt: FailedAttempt, context: ConnectFailure): strin
       return `upstream not reachable at ${where} (${failure.code})`;
     case 'broken':
     case 'ended':
+    case 'too-large':
       return `upstream connection failed during the MCP handshake at ${where} (${failure.text})`;
     default:
       return `upstream MCP handshake failed at ${where}: ${errorMessage(error)}`;

@@ -1,7 +1,7 @@
 /**
  * How one HTTP exchange with the upstream failed, told apart by what it means for a forwarded call:
  * a connection that never opened (nothing was sent), a connection that broke or a response stream that
- * ended before the answer (the call may have run), or an HTTP error status.
+ * ended before the answer (the call may have run), an answer over the size limit, or an HTTP error status.
  */
 import { STATUS_CODES } from 'node:http';
 
@@ -13,6 +13,8 @@ export type ExchangeFailure =
   | { kind: 'broken'; text: string }
   /** The upstream closed a response stream without answering the request(s) sent on it. */
   | { kind: 'ended'; text: string }
+  /** The upstream sent a message over the size limit: the proxy stopped reading and cuts the upstream. */
+  | { kind: 'too-large'; text: string }
   /** The upstream answered with an HTTP error status. `sessionGone` is a 404 for an existing session. */
   | { kind: 'http-status'; status: number; statusText: string; sessionGone: boolean };
 
@@ -50,6 +52,11 @@ export function networkFailure(error: unknown): ExchangeFailure {
   if (code !== undefined && UNREACHABLE[code] !== undefined) return { kind: 'unreachable', code, text: UNREACHABLE[code] };
   if (code !== undefined && BROKEN[code] !== undefined) return { kind: 'broken', text: BROKEN[code] };
   return { kind: 'broken', text: innermostMessage(error) };
+}
+
+/** A message over `maxMessageBytes`, worded as on stdio (the limit in bytes). */
+export function tooLargeFailure(maxMessageBytes: number): ExchangeFailure {
+  return { kind: 'too-large', text: `the upstream sent a message over ${maxMessageBytes} bytes` };
 }
 
 /** An HTTP error status as a failure. */

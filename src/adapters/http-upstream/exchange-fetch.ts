@@ -2,13 +2,13 @@
  * The `fetch` the SDK's HTTP client transports use. It hands every JSON-RPC message from the upstream
  * (JSON bodies and SSE events alike) to the recording transport before the SDK parses it, gives the SDK
  * a sanitised copy, and turns each way an exchange can fail into an `ExchangeFailure`: a fetch that
- * could not connect, a body that broke off, a response stream that ended before the answer, an HTTP
- * error status on a POST.
+ * could not connect, a body that broke off, a response stream that ended before the answer, a message
+ * over the size limit (JSON body or SSE event, never read whole), an HTTP error status on a POST.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isPlainObject, ownValue } from '../../domain/json.js';
 import { HttpExchangeError, statusFailure } from './exchange-failure.js';
-import { reportNetworkError, type AwaitedReplies, type ExchangeHooks } from './exchange-hooks.js';
+import { reportNetworkError, reportTooLarge, type AwaitedReplies, type ExchangeHooks } from './exchange-hooks.js';
 import { observeSse, type SseRole } from './sse-stream.js';
 
 /** Builds the observing fetch over `base` (the global fetch by default). */
@@ -44,14 +44,20 @@ function sseRole(hooks: ExchangeHooks, method: string): SseRole {
   return hooks.channel === 'sse' ? 'channel' : 'standalone';
 }
 
-/** A JSON answer to a POST: every message through `incoming`, an error reply for each request left unanswered. */
+/**
+ * A JSON answer to a POST: every message through `incoming`, an error reply for each request left
+ * unanswered. A body over the size limit is not read further and fails the exchange as too-large.
+ */
 async function readJsonReplies(response: Response, awaited: AwaitedReplies, hooks: ExchangeHooks): Promise<Response> {
-  let text: string;
+  let bytes: Uint8Array | undefined;
   try {
-    text = await response.text();
+    bytes = await readAtMost(response.body, hooks.maxMessageBytes);
   } catch (error) {
     throw reportNetworkError(hooks, error);
   }
+  if (bytes === undefined) throw reportTooLarge(hooks);
+  // Decoded as `response.text()` would: UTF-8, a leading BOM dropped, invalid bytes as U+FFFD.
+  const text = new TextDecoder().decode(bytes);
   const forwards: string[] = [];
   for (const message of splitBatch(text)) {
     const forward = hooks.incoming(message, awaited);
@@ -64,6 +70,28 @@ async function readJsonReplies(response: Response, awaited: AwaitedReplies, hook
   headers.set('content-type', 'application/json');
   headers.delete('content-length');
   return new Response(`[${forwards.join(',')}]`, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * The whole body, or undefined (and the rest cancelled) once it passes `maxBytes`. The bytes are counted
+ * as they arrive: Content-Length may be missing (chunked) or wrong, so it is not trusted.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /** The message texts of a JSON body: the elements of a batch, or the body itself. */

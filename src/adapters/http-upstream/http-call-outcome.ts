@@ -2,7 +2,8 @@
  * Maps a request that did not end with a usable result to an `UpstreamCallOutcome`. The raw reply and
  * the SDK's own errors are read exactly as on stdio; on top of that the HTTP failures keep their
  * meaning: a connection that never opened means the call was not sent (unavailable), a broken
- * connection, a stream that ended early or an HTTP error status mean it may have run (connection-lost).
+ * connection, a stream that ended early or an HTTP error status mean it may have run (connection-lost),
+ * and an answer over the size limit is too-large, as on stdio.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
@@ -39,6 +40,8 @@ function outcomeOfExchange(failure: ExchangeFailure): UpstreamCallOutcome {
       return { kind: 'connection-lost', detail: `the connection to the upstream broke before it answered (${failure.text})` };
     case 'ended':
       return { kind: 'connection-lost', detail: failure.text };
+    case 'too-large':
+      return { kind: 'too-large', detail: failure.text };
     case 'http-status':
       return { kind: 'connection-lost', detail: `the upstream answered the call with ${describeFailure(failure)}` };
   }

@@ -24,6 +24,8 @@ export interface ConnectionSpec {
   clientVersion: string;
   /** Bounds the whole attempt: the transport's start (legacy SSE: the endpoint event) and `initialize`. */
   timeoutMs: number;
+  /** Largest accepted upstream message, in bytes. */
+  maxMessageBytes: number;
   logger?: Logger;
 }
 
@@ -44,10 +46,13 @@ export async function connectOver(
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), spec.timeoutMs)));
   let error: unknown;
+  let ended: 'timeout' | 'too-large' | undefined;
   try {
     const handshake = connection.client.connect(connection.transport, { timeout: spec.timeoutMs });
     const connected = handshake.then(() => 'connected' as const);
-    if ((await Promise.race([connected, deadline])) === 'connected') return { ok: true, connection };
+    const result = await Promise.race([connected, deadline, tooLarge(connection.transport)]);
+    if (result === 'connected') return { ok: true, connection };
+    ended = result;
   } catch (caught) {
     error = caught;
   } finally {
@@ -55,14 +60,27 @@ export async function connectOver(
   }
   await connection.client.close().catch(() => undefined);
   const { transport } = connection;
-  return { ok: false, failed: { error, failure: transport.failure, started: transport.hasStarted, timedOut: error === undefined } };
+  return { ok: false, failed: { error, failure: transport.failure, started: transport.hasStarted, timedOut: ended === 'timeout' } };
+}
+
+/**
+ * Resolves when an answer over the size limit arrives during the handshake: on an SSE stream the SDK
+ * would otherwise wait for the deadline, as the request stays open after its stream was cut.
+ */
+function tooLarge(transport: RecordingTransport): Promise<'too-large'> {
+  return new Promise((resolve) => {
+    transport.onunusable = (failure) => {
+      if (failure.kind === 'too-large') resolve('too-large');
+    };
+  });
 }
 
 function openConnection(channel: 'streamable' | 'sse', spec: ConnectionSpec): HttpConnection {
-  const { url, headers, logger } = spec;
+  const { url, headers, logger, maxMessageBytes } = spec;
   const requestInit: RequestInit = { headers: { ...headers } };
   const transport = new RecordingTransport({
     channel,
+    maxMessageBytes,
     logger,
     makeInner: (fetch) =>
       channel === 'streamable'

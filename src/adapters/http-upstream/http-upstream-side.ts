@@ -3,7 +3,8 @@
  * legacy SSE transport when the server answers the first POST with a 4xx other than 401/403, as the SDK
  * recommends), the given headers on every request, every request forwarded verbatim with a loose result
  * schema and every way a call can end mapped to an outcome. No reconnect: once an exchange fails at the
- * network level (or the session is gone) the upstream is gone for good.
+ * network level (or the session is gone) the upstream is gone for good; an answer over the size limit
+ * makes the proxy cut the upstream itself, as on stdio.
  */
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -35,6 +36,8 @@ export interface HttpUpstreamOptions {
   connectTimeoutMs?: number;
   /** Longest wait for the session's DELETE on close. Default 2000. */
   graceMs?: number;
+  /** Largest accepted upstream message (a JSON answer body, one SSE event's data). Default 10 MiB. */
+  maxMessageBytes?: number;
   clientName: string;
   clientVersion: string;
   logger?: Logger;
@@ -42,6 +45,7 @@ export interface HttpUpstreamOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_GRACE_MS = 2_000;
+const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** The upstream as a Streamable HTTP (or legacy SSE) endpoint. */
 export class HttpUpstreamSide implements UpstreamSide {
@@ -49,6 +53,8 @@ export class HttpUpstreamSide implements UpstreamSide {
   private connection: HttpConnection | undefined;
   private closeRequested = false;
   private ending: Promise<void> | undefined;
+  /** Why the proxy itself cut the upstream (an answer over the size limit), once it did. */
+  private cutReason: string | undefined;
   private readonly exitNotice: ExitNotice;
 
   constructor(private readonly options: HttpUpstreamOptions) {
@@ -112,7 +118,8 @@ export class HttpUpstreamSide implements UpstreamSide {
   /** One connection attempt over one transport, bounded by the connect timeout as a whole. */
   private attempt(channel: 'streamable' | 'sse'): Promise<ConnectAttempt> {
     const { url, headers, clientName, clientVersion, logger } = this.options;
-    const spec = { url, headers, clientName, clientVersion, timeoutMs: this.connectTimeoutMs(), logger };
+    const maxMessageBytes = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const spec = { url, headers, clientName, clientVersion, timeoutMs: this.connectTimeoutMs(), maxMessageBytes, logger };
     return connectOver(channel, spec, (connection) => (this.connection = connection));
   }
 
@@ -123,8 +130,8 @@ export class HttpUpstreamSide implements UpstreamSide {
     }
     this.state = 'ready';
     const { client, transport } = connection;
-    transport.onunusable = (failure) => this.lose(failure);
-    if (transport.unusable !== undefined) this.lose(transport.unusable);
+    transport.onunusable = (failure) => this.unusable(failure);
+    if (transport.unusable !== undefined) this.unusable(transport.unusable);
     return upstreamInfo(client);
   }
 
@@ -147,6 +154,12 @@ export class HttpUpstreamSide implements UpstreamSide {
     return outcomeOfHttpFailure({ error: settled.error, reply, aborted, timeoutMs, unusable: transport.unusable });
   }
 
+  /** An answer over the size limit is cut by the proxy; any other fatal failure means the upstream is gone. */
+  private unusable(failure: ExchangeFailure): void {
+    if (failure.kind === 'too-large') this.cut(failure.text);
+    else this.lose(failure);
+  }
+
   /** The upstream became unusable: no reconnect; pending requests end as connection-lost. */
   private lose(failure: ExchangeFailure): void {
     if (this.state !== 'ready') return;
@@ -157,6 +170,29 @@ export class HttpUpstreamSide implements UpstreamSide {
     const { client } = this.connection as HttpConnection;
     // Let replies already read from the network reach the SDK first.
     setImmediate(() => void client.close().catch(() => undefined));
+  }
+
+  /**
+   * An answer was over the size limit: the proxy ends the upstream as the stdio side does after its
+   * transport closed. Later calls are unavailable at once; the session is ended (DELETE, bounded), the
+   * client closed (pending requests end too-large), and only then is the exit reported, so that whoever
+   * got a too-large outcome has seen it before hearing that the upstream is gone. A `close()` meanwhile
+   * waits for this instead of reporting an expected end.
+   */
+  private cut(reason: string): void {
+    if (this.state !== 'ready') return;
+    this.state = 'gone';
+    this.cutReason = reason;
+    this.options.logger?.warn({ reason }, 'closing the HTTP upstream: its answer was too large');
+    this.ending ??= this.runCut();
+  }
+
+  private async runCut(): Promise<void> {
+    const { client, transport } = this.connection as HttpConnection;
+    await endSession(transport, this.options.graceMs ?? DEFAULT_GRACE_MS, this.options.logger);
+    await client.close().catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    this.report({ expected: false, code: null, signal: null, stderrTail: '' });
   }
 
   private async runClose(): Promise<void> {
@@ -180,6 +216,7 @@ export class HttpUpstreamSide implements UpstreamSide {
 
   private unavailableDetail(): string {
     if (this.state === 'new' || this.state === 'connecting') return 'the upstream is not connected yet';
+    if (this.cutReason !== undefined) return `the proxy closed the upstream connection: ${this.cutReason}`;
     const exit = this.exitNotice.report;
     if (exit === undefined) return 'the upstream connection is closing';
     return exit.expected ? 'the upstream connection was closed' : `the upstream is gone (${exit.stderrTail})`;

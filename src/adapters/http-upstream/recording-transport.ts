@@ -3,7 +3,7 @@
  * the inner transport an observing `fetch`, keeps the raw reply of every tracked request in a ledger (so
  * a real JSON-RPC error reply is told apart from the SDK's own -32000/-32001), and remembers the first
  * failure that left the upstream unusable: a network error, a response stream that broke or ended
- * before the answer, or a 404 for the session.
+ * before the answer, a message over the size limit, or a 404 for the session.
  */
 import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -25,6 +25,8 @@ export interface RecordingTransportOptions {
   /** Builds the SDK transport around the observing fetch. */
   makeInner: (fetch: FetchLike) => InnerTransport;
   channel: 'streamable' | 'sse';
+  /** Largest accepted upstream message (a JSON body, one SSE event's data), in bytes. */
+  maxMessageBytes: number;
   logger?: Logger;
 }
 
@@ -49,6 +51,7 @@ export class RecordingTransport implements Transport {
     this.inner = options.makeInner(
       exchangeFetch({
         channel: options.channel,
+        maxMessageBytes: options.maxMessageBytes,
         incoming: (text, awaited) => this.incoming(text, awaited),
         unanswered: (id, detail) => this.unanswered(id, detail),
         abandoned: (id) => this.cancelled.has(id),

@@ -1,8 +1,9 @@
 /**
  * Wraps an SSE response body: each message event goes through the exchange hooks (recorded raw, passed
- * on sanitised) before the SDK reads it, and the way the stream ends is reported when it matters.
+ * on sanitised) before the SDK reads it, and the way the stream ends is reported when it matters. An
+ * event over the size limit, on any stream, ends the stream and is reported as too-large.
  */
-import { reportNetworkError, type AwaitedReplies, type ExchangeHooks } from './exchange-hooks.js';
+import { reportNetworkError, reportTooLarge, type AwaitedReplies, type ExchangeHooks } from './exchange-hooks.js';
 import { SseRewriter } from './sse-rewriter.js';
 
 /**
@@ -22,22 +23,35 @@ export function observeSse(
   const reader = source.getReader();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  const rewriter = new SseRewriter((data) => hooks.incoming(data, awaited));
+  const rewriter = new SseRewriter((data) => hooks.incoming(data, awaited), hooks.maxMessageBytes);
   return new ReadableStream<Uint8Array>({
+    // Reads until there is something to hand on: a pull that enqueues nothing is not repeated by the
+    // stream, so returning after half an event would stall it until more was asked for.
     async pull(controller) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (role !== 'standalone') reportNetworkError(hooks, error);
-        controller.error(error);
-        return;
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (role !== 'standalone') reportNetworkError(hooks, error);
+          controller.error(error);
+          return;
+        }
+        const text = rewriter.push(chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true }));
+        if (text !== '') controller.enqueue(encoder.encode(text));
+        if (rewriter.overflowed) {
+          // Stop reading; replies already parsed are in the ledger even though erroring drops the queue.
+          void reader.cancel().catch(() => undefined);
+          controller.error(reportTooLarge(hooks));
+          return;
+        }
+        if (chunk.done) {
+          reportEnd(role, awaited, rewriter.sawEventId, hooks);
+          controller.close();
+          return;
+        }
+        if (text !== '') return;
       }
-      const text = rewriter.push(chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true }));
-      if (text !== '') controller.enqueue(encoder.encode(text));
-      if (!chunk.done) return;
-      reportEnd(role, awaited, rewriter.sawEventId, hooks);
-      controller.close();
     },
     cancel(reason) {
       return reader.cancel(reason);
