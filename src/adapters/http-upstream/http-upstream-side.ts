@@ -23,6 +23,7 @@ import { describeConnectFailure, safeUrl, unusableUrl, wantsSseFallback, type Fa
 import { describeFailure, type ExchangeFailure } from './exchange-failure.js';
 import { outcomeOfHttpFailure } from './http-call-outcome.js';
 import { connectOver, endSession, upstreamInfo, type ConnectAttempt, type HttpConnection } from './http-connection.js';
+import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
 /** Where the upstream is and how long to wait for it. */
 export interface HttpUpstreamOptions {
@@ -45,7 +46,6 @@ export interface HttpUpstreamOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_GRACE_MS = 2_000;
-const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** The upstream as a Streamable HTTP (or legacy SSE) endpoint. */
 export class HttpUpstreamSide implements UpstreamSide {
@@ -118,7 +118,7 @@ export class HttpUpstreamSide implements UpstreamSide {
   /** One connection attempt over one transport, bounded by the connect timeout as a whole. */
   private attempt(channel: 'streamable' | 'sse'): Promise<ConnectAttempt> {
     const { url, headers, clientName, clientVersion, logger } = this.options;
-    const maxMessageBytes = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const maxMessageBytes = this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     const spec = { url, headers, clientName, clientVersion, timeoutMs: this.connectTimeoutMs(), maxMessageBytes, logger };
     return connectOver(channel, spec, (connection) => (this.connection = connection));
   }

@@ -5,9 +5,10 @@ import type { Logger } from '../../ports/logger.port.js';
 import { createForwardingServer } from '../mcp-server-factory.js';
 import { LineTransport } from './line-transport.js';
 import { silentLogger } from './silent-logger.js';
+import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
 /** The default limit for one inbound message: 10 MiB, like the SDK's stdio transport. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = MAX_MESSAGE_BYTES;
 
 /** The session id given to `openSession`: stdio carries exactly one session. */
 export const STDIO_SESSION_ID = 'stdio';

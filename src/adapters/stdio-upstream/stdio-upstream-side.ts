@@ -18,6 +18,7 @@ import { describeExit, describeOutcome, errorMessage, oneLine } from './outcome-
 import type { ProcessTransport } from './process-transport.js';
 import { collectToolPages } from './tool-pages.js';
 import { UpstreamProcess } from './upstream-process.js';
+import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
 /** How to start the upstream and how long to wait for it. */
 export interface StdioUpstreamOptions {
@@ -40,7 +41,6 @@ export interface StdioUpstreamOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_GRACE_MS = 2000;
 
 /** The SDK half of the adapter, loaded after the spawn (see `sdk-kit.ts`). */
@@ -139,7 +139,7 @@ export class StdioUpstreamSide implements UpstreamSide {
   /** Connects an SDK client to the process's pipes; a closed stdout or a broken stdin ends the adapter. */
   private attach(child: UpstreamProcess, kit: SdkKit): Connection {
     const { logger, clientName, clientVersion } = this.options;
-    const maxMessageBytes = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const maxMessageBytes = this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     const transport = new kit.ProcessTransport({ stdin: child.stdin, stdout: child.stdout, maxMessageBytes, logger });
     const client = new kit.Client({ name: clientName, version: clientVersion }, { capabilities: {} });
     client.onerror = (error) => logger?.debug({ err: error.message }, 'upstream connection notice');

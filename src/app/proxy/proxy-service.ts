@@ -184,9 +184,11 @@ export class ProxyService {
   /** Reports an upstream that went away by itself, also when the agent has left in the meantime. */
   private upstreamExited(exit: UpstreamExit): void {
     if (exit.expected) return;
-    const how = exit.signal !== null ? `killed by ${exit.signal}` : exit.code !== null ? `exit code ${exit.code}` : 'connection lost';
+    const how = exit.signal !== null ? `killed by ${exit.signal}` : exit.code !== null ? `exit code ${exit.code}` : null;
     const what = this.closedByProxy === null ? 'upstream crashed' : `the proxy closed the upstream: ${this.closedByProxy}`;
-    this.deps.notice(`${what} (${how}); later calls get UPSTREAM_UNAVAILABLE (no reconnect).`);
+    // An HTTP upstream has no exit status: "connection lost" only when nothing else explains the end.
+    const detail = how ?? (this.closedByProxy === null ? 'connection lost' : null);
+    this.deps.notice(`${what}${detail === null ? '' : ` (${detail})`}; later calls get UPSTREAM_UNAVAILABLE (no reconnect).`);
     const tail = exit.stderrTail.trimEnd();
     if (tail !== '') for (const line of tail.split('\n')) this.deps.notice(`  upstream stderr: ${line}`);
   }
