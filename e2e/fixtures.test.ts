@@ -178,6 +178,37 @@ describe('counting-server.mjs', () => {
   });
 });
 
+describe('counting-http-server.mjs (the counting upstream over Streamable HTTP)', () => {
+  for (const answers of ['json', 'sse'] as const) {
+    it(`R-1.3: over HTTP with ${answers} answers, two identical writes both execute and leave 2 ledger lines; DELETE and SIGTERM end it`, async () => {
+      const ledger = newLedger();
+      const env: Record<string, string> = { FIXTURE_LEDGER: ledger, ...(answers === 'sse' ? { FIXTURE_HTTP_ANSWERS: 'sse' } : {}) };
+      const server = spawnRaw(fixture('counting-http-server.mjs'), { env });
+      const client = new Client({ name: 'fixtures-test', version: '1.0.0' });
+      try {
+        const bannerUrl = (): string | undefined => /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(server.stderr())?.[0];
+        const url = await waitFor(bannerUrl, 5000, 'the banner');
+        const transport = new StreamableHTTPClientTransport(new URL(url));
+        await client.connect(transport, { timeout: 5000 });
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['create_order', 'get_order', 'search_orders', 'sync_ledger']);
+        const args = { item: 'book' };
+        expect(textOf(await call(client, 'create_order', args))).toBe('ok create_order #1');
+        expect(textOf(await call(client, 'create_order', args))).toBe('ok create_order #2');
+        expect(textOf(await call(client, 'get_order', { hugeAnswerBytes: 4096 }))).toBe('x'.repeat(4096));
+        expect(executions(readLedger(ledger), 'create_order')).toHaveLength(2);
+        await transport.terminateSession();
+        await waitFor(() => /session \S+ ended/.test(server.stderr()) || undefined, 3000, 'the session end on stderr');
+      } finally {
+        await client.close();
+        server.child.kill('SIGTERM');
+        const exit = await waitForExit(server.child, 3000).catch(() => undefined);
+        if (exit === undefined) server.child.kill('SIGKILL');
+        expect(exit).toEqual({ code: 0, signal: null });
+      }
+    });
+  }
+});
+
 describe('paginating-server.mjs', () => {
   it('R-8.5: lists tools over 3 pages, with x_vendor_ext and an unknown annotation key in the raw bytes', async () => {
     const raw = spawnRaw(fixture('paginating-server.mjs'));
