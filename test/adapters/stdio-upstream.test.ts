@@ -264,9 +264,28 @@ describe('StdioUpstreamSide', () => {
   });
 
   it('R-8.9: a process that dies while the SDK is still loading is reported with its exit code (spawn happens first)', async () => {
-    const side = upstream({ args: ['-e', 'process.exit(7)'] });
+    const realKit = () => import('../../src/adapters/stdio-upstream/sdk-kit.js');
+    let side!: StdioUpstreamSide;
+    // The SDK half arrives only after the process has exited: the window between spawn and handshake.
+    const loadSdk = async () => {
+      await exitOf(side);
+      return realKit();
+    };
+    side = upstream({ args: ['-e', 'process.exit(7)'], loadSdk });
     try {
       await expect(side.connect()).rejects.toThrow(/^upstream exited before the MCP handshake \(exit code 7\)$/);
+    } finally {
+      await side.close();
+    }
+  });
+
+  it('R-8.9: an SDK that cannot be loaded fails start-up with one line and ends the process just spawned', async () => {
+    const side = upstream({ args: ['-e', 'setInterval(() => {}, 1000)'], loadSdk: () => Promise.reject(new Error("Cannot find package 'zod'")) });
+    const exit = exitOf(side);
+    try {
+      await expect(side.connect()).rejects.toThrow(/^could not load the MCP SDK: Cannot find package 'zod'$/);
+      expect(await exit).toMatchObject({ expected: true });
+      expect((await call(side, 'echo')).kind).toBe('unavailable');
     } finally {
       await side.close();
     }

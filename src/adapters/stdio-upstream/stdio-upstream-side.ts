@@ -38,13 +38,15 @@ export interface StdioUpstreamOptions {
   clientName: string;
   clientVersion: string;
   logger?: Logger;
+  /** Test seam: loads the SDK half after the spawn (default: `import('./sdk-kit.js')`). */
+  loadSdk?: () => Promise<SdkKit>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_GRACE_MS = 2000;
 
 /** The SDK half of the adapter, loaded after the spawn (see `sdk-kit.ts`). */
-type SdkKit = typeof import('./sdk-kit.js');
+export type SdkKit = typeof import('./sdk-kit.js');
 
 /** The MCP connection over the process's pipes. */
 interface Connection {
@@ -121,7 +123,7 @@ export class StdioUpstreamSide implements UpstreamSide {
   /** The SDK half; if it cannot be loaded (a broken install), the process just spawned is ended too. */
   private async loadKit(): Promise<SdkKit> {
     try {
-      return await import('./sdk-kit.js');
+      return await (this.options.loadSdk?.() ?? import('./sdk-kit.js'));
     } catch (error) {
       await this.end(true);
       throw new Error(oneLine(`could not load the MCP SDK: ${errorMessage(error)}`));
