@@ -1,5 +1,4 @@
 export {
-  DEFAULT_MAX_MESSAGE_BYTES,
   STDIO_SESSION_ID,
   StdioAgentSide,
   type StdioAgentSideOptions,

@@ -7,9 +7,6 @@ import { LineTransport } from './line-transport.js';
 import { silentLogger } from './silent-logger.js';
 import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
-/** The default limit for one inbound message: 10 MiB, like the SDK's stdio transport. */
-export const DEFAULT_MAX_MESSAGE_BYTES = MAX_MESSAGE_BYTES;
-
 /** The session id given to `openSession`: stdio carries exactly one session. */
 export const STDIO_SESSION_ID = 'stdio';
 
@@ -37,7 +34,7 @@ export class StdioAgentSide implements AgentSide {
     private readonly io: { stdin: Readable; stdout: Writable },
     options: StdioAgentSideOptions = {},
   ) {
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.logger = options.logger ?? silentLogger;
   }
 
