@@ -30,6 +30,15 @@ function upstream(url: URL, options: Partial<HttpUpstreamOptions> = {}): HttpUps
   });
 }
 
+/** Runs `body` with `side`, then closes the side whatever happened. */
+async function withSide(side: HttpUpstreamSide, body: (side: HttpUpstreamSide) => Promise<void>): Promise<void> {
+  try {
+    await body(side);
+  } finally {
+    await side.close();
+  }
+}
+
 function call(side: HttpUpstreamSide, name: string, args?: unknown, timeoutMs = 5000): Promise<UpstreamCallOutcome> {
   return side.callTool({ name, arguments: args }, { timeoutMs });
 }
@@ -82,8 +91,7 @@ async function withFixture(start: () => Promise<FixtureServer>, run: (fixture: F
 describe('HttpUpstreamSide over Streamable HTTP', () => {
   it('issue 7: connects, passes the instructions on and lists every page of tools verbatim', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
-      const side = upstream(fixture.url);
-      try {
+      await withSide(upstream(fixture.url), async (side) => {
         const info = await side.connect();
         expect(info).toEqual({ instructions: 'HTTP FIXTURE INSTRUCTIONS', serverName: 'http-fixture', serverVersion: '2.0.0' });
         const tools = await side.listTools();
@@ -92,16 +100,13 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
         expect(tools[3]?.annotations).toEqual({ destructiveHint: true });
         const listBodies = fixture.requests.filter((r) => r.body.includes('"tools/list"')).map((r) => JSON.parse(r.body).params);
         expect(listBodies).toEqual([{}, { cursor: 'page-2' }]);
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
   it('issue 7: a call is forwarded verbatim (own __proto__ key, _meta) and its result comes back verbatim', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
-      const side = upstream(fixture.url);
-      try {
+      await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         const args = JSON.parse('{"guest":"Ann","__proto__":{"admin":true},"nested":{"__proto__":[1]}}') as unknown;
         const outcome = await side.callTool({ name: 'echo', arguments: args, meta: { progressToken: 7, 'x/trace': 'abc' } }, { timeoutMs: 5000 });
@@ -118,16 +123,13 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
             '"structuredContent":{"tool":"echo","arguments":{"guest":"Ann","__proto__":{"admin":true},"nested":{"__proto__":[1]}}},' +
             '"_meta":{"fixture/request-meta":{"progressToken":7,"x/trace":"abc"}}}',
         );
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
   it('issue 7: a real JSON-RPC error reply is a protocol-error with the message unprefixed', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
-      const side = upstream(fixture.url);
-      try {
+      await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         expect(await call(side, 'fail', {})).toEqual({
           kind: 'protocol-error',
@@ -135,23 +137,18 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
           message: 'booking BK-9 is locked',
           data: { retryable: false },
         });
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
   it('issue 7: no answer within the limit is a timeout; the upstream stays usable', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
-      const side = upstream(fixture.url);
-      try {
+      await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         expect(await call(side, 'slow', { ms: 3000 }, 300)).toEqual({ kind: 'timeout', afterMs: 300 });
         expect(fixture.executed.get('slow')).toBe(1);
         expect(resultOf(await call(side, 'echo', {}))['vendorField']).toEqual([1, 2]);
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
@@ -187,8 +184,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
 
   it('issue 7: a 404 for the session marks the upstream gone after that call', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
-      const side = upstream(fixture.url);
-      try {
+      await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         const exits = exitsOf(side);
         fixture.forgetSessions();
@@ -198,9 +194,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
         });
         expect((await call(side, 'echo', {})).kind).toBe('unavailable');
         expect(exits).toEqual([{ expected: false, code: null, signal: null, stderrTail: 'HTTP 404 Not Found (the session is gone)' }]);
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
@@ -248,12 +242,9 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
 
   it('issue 7: connection refused at connect is one line naming the URL and the code', async () => {
     const port = await closedPort();
-    const side = upstream(new URL(`http://127.0.0.1:${port}/mcp`));
-    try {
+    await withSide(upstream(new URL(`http://127.0.0.1:${port}/mcp`)), async (side) => {
       await expect(side.connect()).rejects.toThrow(new Error(`upstream not reachable at http://127.0.0.1:${port}/mcp (ECONNREFUSED)`));
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('issue 7: a port fetch refuses, a URL with credentials or another scheme are one-line errors', async () => {
@@ -263,12 +254,9 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
       ['ftp://127.0.0.1/mcp', 'upstream URL must start with http:// or https://, got ftp://'],
     ];
     for (const [url, message] of cases) {
-      const side = upstream(new URL(url));
-      try {
+      await withSide(upstream(new URL(url)), async (side) => {
         await expect(side.connect()).rejects.toThrow(new Error(message));
-      } finally {
-        await side.close();
-      }
+      });
     }
   });
 
@@ -388,8 +376,7 @@ describe('HttpUpstreamSide when the caller gives up', () => {
 describe('HttpUpstreamSide over legacy SSE', () => {
   it('issue 7: an SSE-only server is reached through the fallback, with the headers on every request', async () => {
     await withFixture(startSseFixture, async (fixture) => {
-      const side = upstream(fixture.url, { headers: { 'X-Api-Key': 'k-sse' } });
-      try {
+      await withSide(upstream(fixture.url, { headers: { 'X-Api-Key': 'k-sse' } }), async (side) => {
         const info = await side.connect();
         expect(info.instructions).toBe('HTTP FIXTURE INSTRUCTIONS');
         expect((await side.listTools()).map((tool) => tool.name)).toEqual(['echo', 'fail', 'slow', 'hang']);
@@ -400,9 +387,7 @@ describe('HttpUpstreamSide over legacy SSE', () => {
         expect(paths).toContain('GET /sse');
         expect(paths).toContain('POST /messages');
         for (const request of fixture.requests) expect(request.headers['x-api-key']).toBe('k-sse');
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
@@ -590,14 +575,11 @@ describe('HttpUpstreamSide with an answer over the size limit (maxMessageBytes)'
 describe('HttpUpstreamSide reading an SSE answer that arrives in pieces', () => {
   it('issue 7: a 200 kB answer on an SSE stream (many network chunks) comes back whole under the default limit', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
-      const side = upstream(fixture.url);
-      try {
+      await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         const pad = 'é'.repeat(100_000);
         expect(resultOf(await call(side, 'echo', { pad }, 3000))['structuredContent']).toEqual({ tool: 'echo', arguments: { pad } });
-      } finally {
-        await side.close();
-      }
+      });
     });
   });
 
