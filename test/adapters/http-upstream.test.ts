@@ -16,6 +16,7 @@ import {
   type FixtureServer,
   type RawAnswer,
 } from '../fixtures/http-upstream/fixture-servers.js';
+import { withSide } from '../support/with-side.js';
 
 function upstream(url: URL, options: Partial<HttpUpstreamOptions> = {}): HttpUpstreamSide {
   return new HttpUpstreamSide({
@@ -28,15 +29,6 @@ function upstream(url: URL, options: Partial<HttpUpstreamOptions> = {}): HttpUps
     graceMs: 500,
     ...options,
   });
-}
-
-/** Runs `body` with `side`, then closes the side whatever happened. */
-async function withSide(side: HttpUpstreamSide, body: (side: HttpUpstreamSide) => Promise<void>): Promise<void> {
-  try {
-    await body(side);
-  } finally {
-    await side.close();
-  }
 }
 
 function call(side: HttpUpstreamSide, name: string, args?: unknown, timeoutMs = 5000): Promise<UpstreamCallOutcome> {

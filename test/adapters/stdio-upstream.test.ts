@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { StdioUpstreamSide, type StdioUpstreamOptions } from '../../src/adapters/stdio-upstream/index.js';
 import type { Logger } from '../../src/ports/logger.port.js';
 import type { UpstreamCallOutcome, UpstreamExit } from '../../src/ports/upstream-side.port.js';
+import { withSide } from '../support/with-side.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/upstream/', import.meta.url));
 const lineServer = join(fixtures, 'line-server.mjs');
@@ -90,8 +91,7 @@ describe('StdioUpstreamSide', () => {
 
   it('R-8.5: tools/list follows 3 pages verbatim, keeps unknown fields and malformed tools, drops nameless entries', async () => {
     const { logger, records } = recordingLogger();
-    const side = upstream({ logger });
-    try {
+    await withSide(upstream({ logger }), async (side) => {
       await side.connect();
       const tools = await side.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(['echo', 'malformed', 'fail']);
@@ -102,14 +102,11 @@ describe('StdioUpstreamSide', () => {
         annotations: { readOnlyHint: 'true', customAnnot: 1 },
       });
       expect(records.filter((r) => r.level === 'warn').map((r) => r.fields)).toEqual([{ page: 2, index: 1 }]);
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.5: tools/call forwards name, arguments (incl. an own __proto__ key) and _meta verbatim, and the result verbatim', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       const args: unknown = JSON.parse('{"__proto__":{"polluted":true},"amount":"129.00"}');
       const meta = { progressToken: 'p-1', 'x-trace': 'abc' };
@@ -123,14 +120,11 @@ describe('StdioUpstreamSide', () => {
       expect(Object.getOwnPropertyDescriptor(receivedArgs, '__proto__')?.value).toEqual({ polluted: true });
       expect(Object.getOwnPropertyDescriptor(receivedArgs, 'amount')?.value).toBe('129.00');
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-1.3: a JSON-RPC error reply is a protocol-error with the upstream code, unprefixed message and data', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       expect(await call(side, 'fail')).toEqual({
         kind: 'protocol-error',
@@ -140,38 +134,29 @@ describe('StdioUpstreamSide', () => {
       });
       // A real reply carrying the SDK's own timeout code is still the upstream's error, not a timeout.
       expect(await call(side, 'sdk-code-error')).toEqual({ kind: 'protocol-error', code: -32001, message: 'upstream says timeout' });
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-1.3: no answer within the wait is a timeout, and the connection stays usable', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       expect(await call(side, 'slow', { ms: 1500 }, 150)).toEqual({ kind: 'timeout', afterMs: 150 });
       expect(resultOf(await call(side, 'echo'))['extra']).toBe('x');
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-1.3: a call cancelled through its signal ends without an answer', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       const controller = new AbortController();
       const pending = side.callTool({ name: 'slow', arguments: { ms: 1000 } }, { timeoutMs: 5000, signal: controller.signal });
       setTimeout(() => controller.abort(), 50);
       expect(await pending).toMatchObject({ kind: 'connection-lost', detail: expect.stringContaining('cancelled') });
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.7: a crash mid-call is connection-lost, later calls are unavailable, onExit carries the stderr tail', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       const exit = exitOf(side);
       expect((await call(side, 'crash')).kind).toBe('connection-lost');
@@ -182,14 +167,11 @@ describe('StdioUpstreamSide', () => {
         stderrTail: 'starting crash\nfatal: crashing on purpose',
       });
       expect(await call(side, 'echo')).toEqual({ kind: 'unavailable', detail: 'the upstream is gone (exit code 3)' });
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-1.3: an answer over the size limit is too-large, ends the upstream, later calls are unavailable', async () => {
-    const side = upstream({ maxMessageBytes: 64 * 1024 });
-    try {
+    await withSide(upstream({ maxMessageBytes: 64 * 1024 }), async (side) => {
       await side.connect();
       const exit = exitOf(side);
       expect(resultOf(await call(side, 'huge', { bytes: 30_000 }))['content']).toHaveLength(1);
@@ -199,15 +181,12 @@ describe('StdioUpstreamSide', () => {
       });
       expect((await exit).expected).toBe(false);
       expect((await call(side, 'echo')).kind).toBe('unavailable');
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.7: a garbage line on the upstream stdout is ignored with a debug log', async () => {
     const { logger, records } = recordingLogger();
-    const side = upstream({ logger });
-    try {
+    await withSide(upstream({ logger }), async (side) => {
       await side.connect();
       const result = resultOf(await call(side, 'garbage'));
       expect(result['content']).toEqual([{ type: 'text', text: 'after garbage' }]);
@@ -216,51 +195,37 @@ describe('StdioUpstreamSide', () => {
         fields: { reason: 'not JSON', line: 'this line is not JSON at all' },
         message: 'ignored a line on the upstream stdout',
       });
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-1.3: a result that is not an object is an invalid-answer', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       expect(await call(side, 'scalar')).toEqual({ kind: 'invalid-answer', detail: 'the result is a number, not an object' });
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.8: EPIPE on the upstream stdin ends the upstream without an uncaught error', async () => {
-    const side = upstream({ graceMs: 200 });
-    try {
+    await withSide(upstream({ graceMs: 200 }), async (side) => {
       await side.connect();
       const exit = exitOf(side);
       expect(resultOf(await call(side, 'close-stdin'))['content']).toEqual([{ type: 'text', text: 'stdin closed' }]);
       expect(await call(side, 'echo')).toMatchObject({ kind: 'connection-lost', detail: expect.stringContaining('EPIPE') });
       expect((await call(side, 'echo')).kind).toBe('unavailable');
       expect(await exit).toMatchObject({ expected: false, signal: 'SIGTERM' });
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.9: a missing command fails start-up with one line', async () => {
-    const side = upstream({ command: 'no-such-binary-cuonz', args: [] });
-    try {
+    await withSide(upstream({ command: 'no-such-binary-cuonz', args: [] }), async (side) => {
       await expect(side.connect()).rejects.toThrow(/^upstream command not found: no-such-binary-cuonz$/);
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.9: a command the spawn refuses at once (empty; the CLI refuses it earlier) fails start-up with one line, not a throw', async () => {
-    const side = upstream({ command: '', args: [] });
-    try {
+    await withSide(upstream({ command: '', args: [] }), async (side) => {
       await expect(side.connect()).rejects.toThrow(/^could not start the upstream command : The argument 'file' cannot be empty/);
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.9: a process that dies while the SDK is still loading is reported with its exit code (spawn happens first)', async () => {
@@ -292,14 +257,11 @@ describe('StdioUpstreamSide', () => {
   });
 
   it('R-8.9: an upstream that exits before the handshake fails start-up with its exit code and last stderr line', async () => {
-    const side = upstream({ args: [join(fixtures, 'exit-early.mjs')] });
-    try {
+    await withSide(upstream({ args: [join(fixtures, 'exit-early.mjs')] }), async (side) => {
       await expect(side.connect()).rejects.toThrow(
         /^upstream exited before the MCP handshake \(exit code 1\): boom: missing config file$/,
       );
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.8: an upstream that never answers initialize fails start-up after the connect timeout and is ended', async () => {
@@ -335,8 +297,7 @@ describe('StdioUpstreamSide', () => {
   });
 
   it('R-8.8: an answer arriving during the shut-down grace period still resolves its call; close() is idempotent', async () => {
-    const side = upstream({ graceMs: 2000 });
-    try {
+    await withSide(upstream({ graceMs: 2000 }), async (side) => {
       await side.connect();
       const exit = exitOf(side);
       const pending = call(side, 'slow', { ms: 300 });
@@ -346,14 +307,11 @@ describe('StdioUpstreamSide', () => {
       await Promise.all([closing, side.close()]);
       expect(await exit).toMatchObject({ expected: true, code: 0 });
       expect((await call(side, 'echo')).kind).toBe('unavailable');
-    } finally {
-      await side.close();
-    }
+    });
   });
 
   it('R-8.7: 200 parallel calls are all answered, each with its own result', async () => {
-    const side = upstream();
-    try {
+    await withSide(upstream(), async (side) => {
       await side.connect();
       const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => call(side, 'echo', { i })));
       const seen = outcomes.map((outcome) => {
@@ -361,8 +319,6 @@ describe('StdioUpstreamSide', () => {
         return content.params.arguments.i;
       });
       expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i));
-    } finally {
-      await side.close();
-    }
+    });
   });
 });
