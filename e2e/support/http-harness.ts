@@ -49,7 +49,8 @@ export function spawnNode(args: string[], env: Record<string, string> = {}, cwd 
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // 'close', not 'exit': only then has everything the process wrote to stdout and stderr been read.
+  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
   const hasExited = (): boolean => child.exitCode !== null || child.signalCode !== null;
   const proc: NodeProcess = {
     pid: child.pid ?? -1,
