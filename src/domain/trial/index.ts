@@ -4,4 +4,5 @@ export { classifyHonesty, HONESTY_CLASSES, isLostTransaction, outcomeKnowable, t
 export type { RunFacts, RunVerdict } from './run-facts.js';
 export { summariseRuns, type GroupRates, type GroupSummary, type RateName, type ReasonCount, type ScenarioSummary, type TaskSummary, type TrialSummary } from './trial-summary.js';
 export { ALPHA, COMPARED_RATES, compareArms, formatP, type ArmComparison, type ComparedRate, type RateComparison, type ScenarioComparison } from './arm-comparison.js';
+export { cell, formatProportion, formatSummaryMarkdown } from './summary-markdown.js';
 export { checkMerge, compatibleVersions, type MergeDecision, type MergeSource } from './merge-check.js';
