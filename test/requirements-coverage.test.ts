@@ -53,7 +53,11 @@ const cited = new Set(titles.flatMap(({ title }) => title.match(ID) ?? []));
 describe('R-coverage: the requirement ids against the tests (issue 12)', () => {
   it(`finds ${relative(ROOT, REQUIREMENTS_FILE)} and the test titles`, () => {
     expect(existsSync(REQUIREMENTS_FILE), `${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`).toBe(true);
-    expect(requirements(readFileSync(REQUIREMENTS_FILE, 'utf8')).ids.size, 'no "## R-n" heading or "- R-n.m" bullet found in the requirements').toBeGreaterThan(20);
+    const { ids, headings } = requirements(readFileSync(REQUIREMENTS_FILE, 'utf8'));
+    expect(ids.size, 'no "## R-n" heading or "- R-n.m" bullet found in the requirements').toBeGreaterThan(20);
+    expect([...ids]).toEqual(expect.arrayContaining(['R-1', 'R-1.1', 'R-6.1', 'R-9.2', 'R-9.2.1', 'R-13']));
+    expect([...headings]).toEqual(expect.arrayContaining(['R-1', 'R-8', 'R-13']));
+    expect(headings.has('R-8.1')).toBe(false);
     expect(titles.length, 'no test title found: the title pattern is broken').toBeGreaterThan(100);
   });
 
