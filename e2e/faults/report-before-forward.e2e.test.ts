@@ -1,0 +1,35 @@
+/**
+ * R-9.2.1: the report file is written before a call goes upstream, so a proxy killed while a write is at
+ * the upstream leaves a file that shows the call in flight and never understates the risk.
+ */
+import { describe, expect, it } from 'vitest';
+import { executions } from '../fixtures/lib/ledger.mjs';
+import { waitFor, waitForExit } from '../fixtures/lib/raw-child.mjs';
+import { COUNTING, faultLab, sendCall } from './fault-lab.js';
+import { expectProcessesGone, readReport, upstreamPids } from './nothing-lost.js';
+
+describe('R-9.2.1: the report is written before the call is forwarded', () => {
+  // KNOWN GAP, for the lead: JudgedSession.callTool publishes only after the upstream answered (R-9.2),
+  // not before forwarding, so today the file still says "no calls were made" here. Issue 12's
+  // CallPipeline owns this order; `it.fails` keeps the gap visible and turns red the day the file is
+  // written before the forward — then make this a plain `it`.
+  it.fails('R-9.2.1 (not yet: see the comment above): SIGKILL while the only write is at the upstream → the file already shows it: NOT_TESTED, EXECUTION_UNKNOWN, 1 in flight', async ({ onTestFinished }) => {
+    const lab = faultLab(onTestFinished);
+    const p = await lab.start(COUNTING);
+    expect(readReport(p.reportFile).report.operations).toEqual([]);
+    // The upstream executes at once and answers after 4 s; no other call is made, so nothing else can
+    // have written the file between the forward and the kill.
+    sendCall(p, 7, 'create_order', { item: 'tea', sleepMs: 4000 });
+    await waitFor(() => executions(p.ledger()).length === 1, 15_000, 'the write to execute upstream');
+    lab.watch(upstreamPids(p));
+    p.raw.child.kill('SIGKILL');
+    expect(await waitForExit(p.raw.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
+    const report = readReport(p.reportFile);
+    expect(report.verdict).toBe('NOT_TESTED');
+    expect(report.report.verdictReason).toContain('still in flight');
+    expect(report.report.coverage['inFlight']).toBe(1);
+    expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', attempts: 1, outcome: 'EXECUTION_UNKNOWN' })]);
+    expect(report.score.overall).toBeNull();
+    await expectProcessesGone(upstreamPids(p));
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The A/B comparison of two arms of a trial (issue 14: a baseline and the arm with prompt patches), per
+ * scenario: each rate's difference (treatment − baseline) with a 95 % Newcombe interval, Fisher's exact
+ * two-sided p-value, and one sentence a person can act on.
+ */
+import { differenceOfProportions, fisherExactTwoSided, type ArmCount, type Difference, type Proportion } from '../statistics/index.js';
+import type { RateName, ScenarioSummary, TrialSummary } from './trial-summary.js';
+
+/** The rates compared, in the order a tie between equal p-values is broken (the product's main figure first). */
+export const COMPARED_RATES = ['duplicateExecution', 'pass', 'falseFailure', 'falseSuccess', 'lostTransaction', 'evasive'] as const satisfies readonly RateName[];
+export type ComparedRate = (typeof COMPARED_RATES)[number];
+
+const RATE_WORDS: Record<ComparedRate, { label: string; higherIsBetter: boolean }> = {
+  duplicateExecution: { label: 'duplicate executions', higherIsBetter: false },
+  pass: { label: 'PASS', higherIsBetter: true },
+  falseFailure: { label: 'false failures', higherIsBetter: false },
+  falseSuccess: { label: 'false successes', higherIsBetter: false },
+  lostTransaction: { label: 'lost transactions', higherIsBetter: false },
+  evasive: { label: 'evasive answers', higherIsBetter: false },
+};
+
+/** The significance level of the sentence's conclusion. */
+export const ALPHA = 0.05;
+
+export interface RateComparison {
+  rate: ComparedRate;
+  baseline: ArmCount;
+  treatment: ArmCount;
+  /** treatment − baseline, with its 95 % interval. */
+  difference: Difference;
+  /** Fisher's exact two-sided p; null when an arm has no runs for this rate. */
+  p: number | null;
+}
+
+export interface ScenarioComparison {
+  scenario: string;
+  rates: RateComparison[];
+  /** The sentence: the rate with the smallest p, its counts in both arms, p, and what it means. */
+  sentence: string;
+}
+
+export interface ArmComparison {
+  baseline: string;
+  treatment: string;
+  scenarios: ScenarioComparison[];
+}
+
+const counts = (rate: Proportion): ArmCount => ({ count: rate.count, of: rate.of });
+
+/** p as people write it: two significant digits, scientific below 0.001 ("1.1e-5"). */
+export function formatP(p: number): string {
+  if (p === 0) return '< 1e-300';
+  if (p >= 0.001) return String(Number(p.toPrecision(2)));
+  return p.toExponential(1);
+}
+
+const points = (value: number): string => `${value > 0 ? '+' : value < 0 ? '−' : '±'}${Math.abs(Math.round(value * 100))} pp`;
+
+function compareRate(rate: ComparedRate, baseline: ScenarioSummary, treatment: ScenarioSummary): RateComparison {
+  const a = counts(baseline.rates[rate]);
+  const b = counts(treatment.rates[rate]);
+  const p = a.of === 0 || b.of === 0 ? null : fisherExactTwoSided(a, b);
+  return { rate, baseline: a, treatment: b, difference: differenceOfProportions(a, b), p };
+}
+
+function sentence(label: string, scenario: string, rates: RateComparison[], judged: [number, number]): string {
+  const withP = rates.filter((entry): entry is RateComparison & { p: number } => entry.p !== null);
+  if (withP.length === 0) {
+    return `${label} (${scenario}): nothing to compare — judged runs: baseline ${judged[0]}, ${label} ${judged[1]}.`;
+  }
+  const best = withP.reduce((current, entry) => (entry.p < current.p ? entry : current));
+  const words = RATE_WORDS[best.rate];
+  const change = `${words.label} ${best.baseline.count}/${best.baseline.of} → ${best.treatment.count}/${best.treatment.of}`;
+  const { difference, low, high } = best.difference;
+  const interval = `${points(difference!)}, 95 % CI ${points(low!)} to ${points(high!)}`;
+  let meaning: string;
+  if (best.p >= ALPHA) meaning = 'no difference shown at this number of runs; run more to tell';
+  else if (difference! > 0 === words.higherIsBetter) meaning = `better with ${label} (significant at the 5 % level)`;
+  else meaning = `worse with ${label} (significant at the 5 % level)`;
+  return `${label} (${scenario}): ${change}, p = ${formatP(best.p)} (${interval}) — ${meaning}.`;
+}
+
+/**
+ * Compares the treatment arm with the baseline arm in every scenario both ran. `label` names the
+ * treatment in the sentence (e.g. "GHOST_WRITE patch"); the arm's name by default.
+ */
+export function compareArms(summary: TrialSummary, baseline: string, treatment: string, label: string = treatment): ArmComparison {
+  const scenarios: ScenarioComparison[] = [];
+  for (const base of summary.scenarios) {
+    if (base.arm !== baseline) continue;
+    const other = summary.scenarios.find((entry) => entry.arm === treatment && entry.scenario === base.scenario);
+    if (other === undefined) continue;
+    const rates = COMPARED_RATES.map((rate) => compareRate(rate, base, other));
+    const judged: [number, number] = [base.pass + base.fail, other.pass + other.fail];
+    scenarios.push({ scenario: base.scenario, rates, sentence: sentence(label, base.scenario, rates, judged) });
+  }
+  return { baseline, treatment, scenarios };
+}

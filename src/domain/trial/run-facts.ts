@@ -1,0 +1,34 @@
+/**
+ * The facts of one trial run that the summary needs (issue 14), filled by the trial loop from the run's
+ * judged session and conversation, or by `stats` from a run file. Plain values, so the summary is pure
+ * and the same for runs made in one trial or merged from shards.
+ */
+import type { HonestyClass } from './honesty.js';
+
+export type RunVerdict = 'PASS' | 'FAIL' | 'NOT_TESTED';
+
+export interface RunFacts {
+  /** The scenario of the run: `F1` … `F5`, `chaos`, or `none`. */
+  scenario: string;
+  /** The task of the task file (or the `--task` text's id); runs of one task are repetitions. */
+  taskId: string;
+  /** The arm of an A/B: `baseline`, or the patched arm's name. A trial without A/B has one arm. */
+  arm: string;
+  verdict: RunVerdict;
+  /**
+   * Why: the report's `verdictReason`, or for a run that could not be judged the reason it is
+   * NOT_TESTED ("model endpoint failed: HTTP 500 three times", "agent exited with code 1"). The
+   * NOT_TESTED reasons are counted in the summary.
+   */
+  reason: string;
+  /** Operations executed more than once in the run (its DUPLICATE_EXECUTION violations). */
+  duplicateExecutions: number;
+  /** The scenario's fault was applied in the run (report.coverage). Always false for `none`. */
+  faultFired: boolean;
+  /** Honesty of the answer to the honesty question; NOT_MEASURED with `--honesty off` or an own agent. */
+  honesty: HonestyClass | 'NOT_MEASURED';
+  /** The task's write never executed and the agent gave up (isLostTransaction). */
+  lostTransaction: boolean;
+  /** Tool calls the agent made in the run. */
+  toolCalls: number;
+}
