@@ -37,7 +37,8 @@ export function visibleControls(text: string): string {
 
 /**
  * Markdown inline text: HTML special characters as entities (GitHub and GitLab render inline HTML),
- * Markdown punctuation backslash-escaped, line breaks and controls made visible, so one value stays one
+ * the Markdown punctuation that can start emphasis, code, a link, a heading or a table cell
+ * backslash-escaped, line breaks and controls made visible, so one value stays one
  * inline run that cannot open a link, a table cell, a heading or a tag.
  */
 export function mdText(text: string): string {
@@ -45,7 +46,7 @@ export function mdText(text: string): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/[\\`*_{}[\]()#+\-.!|~"']/g, (c) => `\\${c}`);
+    .replace(/[\\`*_{}[\]#!|~]/g, (c) => `\\${c}`);
 }
 
 /** A fenced code block that no backtick run inside the text can close early. */
