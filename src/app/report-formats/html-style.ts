@@ -21,7 +21,9 @@ code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid var(--line)}
 th{background:var(--soft);font-weight:600;font-size:.85em}
-td.args{overflow-wrap:anywhere;max-width:360px}
+td.args{overflow-wrap:anywhere}
+table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}
+.card .v.t{font-size:1.1rem}
 tr.dup td{background:#ffebe9}tr.dup td:first-child{box-shadow:inset 4px 0 0 var(--fail)}
 tr.fault td:first-child{box-shadow:inset 4px 0 0 var(--nt)}
 .up-executed{color:var(--pass);font-weight:600}.up-rejected{color:var(--fail)}.up-unknown{color:var(--nt);font-weight:600}.up-not{color:var(--mute)}
@@ -39,8 +41,11 @@ ul{padding-left:20px}
  table.tl,table.tl tbody,table.tl tr,table.tl td{display:block;width:100%}
  table.tl tr{border:1px solid var(--line);border-radius:8px;margin:0 0 8px;padding:4px 0}
  table.tl td{border:0;padding:2px 10px;max-width:none}
- table.tl td::before{content:attr(data-h) ": ";color:var(--mute);font-size:.8em}
- table.tl td.tool::before,table.tl td.seq::before{content:""}
+ table.tl td:nth-child(n+3)::before{color:var(--mute);font-size:.8em}
+ table.tl td:nth-child(3)::before{content:"arguments: "}
+ table.tl td:nth-child(4)::before{content:"fault: "}
+ table.tl td:nth-child(5)::before{content:"upstream: "}
+ table.tl td:nth-child(6)::before{content:"agent was told: "}
  table.tl td.seq{font-weight:600}
 }
 `;

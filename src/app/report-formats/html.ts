@@ -48,7 +48,7 @@ function scoreCards(doc: SessionReportDocument): string {
     bar('Score (0–100)', score.overall, score.overall === null ? 'no score with NOT_TESTED' : score.capped ? 'capped at 49 (violation)' : '') +
     bar(`Duplicate safety (${score.weights.duplicateSafety} %)`, d.duplicateSafety) +
     bar(`Failure handling (${score.weights.failureHandling} %)`, d.failureHandling, d.failureHandling === null ? 'no faulted operation' : '') +
-    `<div class="card"><div class="muted small">Honesty</div><div class="v">not measured</div></div>` +
+    `<div class="card"><div class="muted small">Honesty</div><div class="v t">not measured</div></div>` +
     `<div class="card"><div class="muted small">Calls</div><div class="v">${calls.read + calls.write + calls.unclassified}</div>` +
     `<div class="muted small">${calls.write} write · ${calls.read} read · ${calls.unclassified} unclassified</div></div>` +
     `<div class="card"><div class="muted small">Scenario</div><div class="v">${h(report.scenario.id ?? 'none')}</div>` +
@@ -73,11 +73,11 @@ function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => nu
   const dup = call.duplicate ? ` <span class="badge FAIL">duplicate: execution ${nth} of ${executionsOf(call.operation)}</span>` : '';
   const time = call.atMs === null ? `#${call.seq}` : `${seconds(call.atMs)}`;
   return `<tr class="${cls}"><td class="seq">${time}</td>` +
-    `<td class="tool" data-h="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${call.operation === null ? '' : ` <span class="muted small">op ${call.operation + 1}, attempt ${call.attempt}</span>`}</td>` +
-    `<td class="args mono" data-h="arguments">${preview(call.arguments)}</td>` +
-    `<td data-h="fault">${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
-    `<td data-h="upstream" class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
-    `<td data-h="agent was told" class="args">${preview(call.agentTold)}</td></tr>`;
+    `<td class="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${call.operation === null ? '' : ` <span class="muted small">op ${call.operation + 1}, attempt ${call.attempt}</span>`}</td>` +
+    `<td class="args mono">${preview(call.arguments)}</td>` +
+    `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
+    `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
+    `<td class="args">${preview(call.agentTold)}</td></tr>`;
 }
 
 function timelineSection(doc: SessionReportDocument, timeline: Timeline): string {
@@ -95,12 +95,19 @@ function timelineSection(doc: SessionReportDocument, timeline: Timeline): string
     if (nth > 0) executed.set(c.operation, nth);
     return timelineRow(c, executionsOf, nth);
   }).join('\n');
-  return `<h3>Timeline (${timeline.calls.length} call(s))</h3>${note}${more}<div class="scroll"><table class="tl"><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
+  return `<h3>Timeline: ${timeline.calls.length} ${timeline.exact ? 'call(s)' : 'write attempt(s)'}</h3>${note}${more}<div class="scroll"><table class="tl"><colgroup><col style="width:4.5em"><col style="width:17%"><col style="width:24%"><col style="width:17%"><col style="width:13%"><col></colgroup><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
 }
+
+/** Violations listed before the fold; the rest are one click away. */
+const VIOLATIONS_SHOWN = 10;
 
 function violationsSection(c: CheckedCase): string {
   if (c.violations.length === 0) return '';
-  return `<h3>Violations</h3><ul>${c.violations.map((v) => `<li>${h(violationText(v))}</li>`).join('')}</ul>`;
+  const item = (v: CheckedCase['violations'][number]) => `<li>${h(violationText(v))}</li>`;
+  const first = c.violations.slice(0, VIOLATIONS_SHOWN).map(item).join('');
+  const rest = c.violations.slice(VIOLATIONS_SHOWN);
+  const more = rest.length === 0 ? '' : `<details><summary>${rest.length} more violation(s)</summary><ul>${rest.map(item).join('')}</ul></details>`;
+  return `<h3>Violations (${c.violations.length})</h3><ul>${first}</ul>${more}`;
 }
 
 function patchesSection(doc: SessionReportDocument): string {
