@@ -159,6 +159,15 @@ describe('issue 15 HTML report', () => {
     expect(textOf(dup[0]!)).toContain('F1');
   });
 
+  it('observations, the patch texts and the tool classification are in the report', async () => {
+    const careful = buildHtml(await resultOf({ 'pass.json': documentOf(carefulF1()) }));
+    expect(careful).toContain('<b>VERIFIED_NO_RETRY</b>');
+    expect(careful).toMatch(/<summary>Tool classification \(5\)<\/summary>/);
+    expect(careful).toContain('<td class="mono">search_bookings</td><td>read</td>');
+    const failing = buildHtml(await resultOf({ 'fail.json': documentOf(naiveF1()) }));
+    expect(failing).toMatch(/<summary>\[CRITICAL\] GHOST_WRITE<\/summary>.*<pre>CRITICAL — Timeout on a write/s);
+  });
+
   it('the retry_after window is drawn on the F2 call with the early re-send marked', async () => {
     const html = buildHtml(await resultOf({ 'f2.json': documentOf(naiveF2()) }));
     expect(html).toMatch(/<div class="window" title="retry_after window"><i style="left:calc\(0\.0% - 1px\)"><\/i><\/div>/);

@@ -110,6 +110,16 @@ function violationsSection(c: CheckedCase): string {
   return `<h3>Violations (${c.violations.length})</h3><ul>${first}</ul>${more}`;
 }
 
+function observationsSection(doc: SessionReportDocument): string {
+  const list = doc.report.observations;
+  if (list.length === 0) return '';
+  const item = (o: SessionReportDocument['report']['observations'][number]) =>
+    `<li><b>${h(o.type)}</b> <span class="mono">${h(o.tool)}</span>${o.count > 1 ? ` ×${o.count}` : ''}` +
+    `${o.arguments === undefined ? '' : ` <span class="mono small">${preview(o.arguments)}</span>`}${o.waitedMs === undefined ? '' : ` (waited ${seconds(o.waitedMs)})`}</li>`;
+  return `<details><summary>Observations (${list.length})</summary><ul>${list.slice(0, 200).map(item).join('')}</ul>` +
+    `${list.length > 200 ? `<p class="muted small">… and ${list.length - 200} more in the report file.</p>` : ''}</details>`;
+}
+
 function patchesSection(doc: SessionReportDocument): string {
   if (doc.patches.length === 0) return '';
   const items = doc.patches.map((p) => `<details open><summary>[${h(p.severity)}] ${h(p.id)}</summary><p>${h(p.trigger)}</p><pre>${h(p.text)}</pre></details>`);
@@ -127,7 +137,7 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf): str
   const head = `<section class="case" id="case-${index + 1}"><h2>${h(c.title)}</h2>${banner(c)}`;
   const doc = c.document;
   if (doc === null) return `${head}</section>`;
-  return `${head}${scoreCards(doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${toolsSection(doc)}` +
+  return `${head}${scoreCards(doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
     `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`;
 }
 
