@@ -147,6 +147,20 @@ describe('issue 15 check: exit codes over real report files', () => {
     }
   });
 
+  it('proxy --report-html: the HTML report of the session is written at exit', async () => {
+    const html = file('proxy-report.html');
+    await withProxy({ extra: ['--scenario', 'F1', '--audit-tools', 'off', '--report-html', html] }, async (run) => {
+      await naiveAgent(run, bookingTask('Hal', '2026-02-03'));
+      await run.stop();
+    });
+    const text = readFileSync(html, 'utf8');
+    expect(text).toContain('<div class="banner FAIL"><b>FAIL</b>');
+    expect(text.match(/<tr class="dup">/g)).toHaveLength(2);
+    const usage = spawnSync(process.execPath, [BIN, 'proxy', '--upstream-command', 'node', '--report-html', 'x.html'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(usage.status).toBe(1);
+    expect(usage.stderr).toContain('--report-html is built from the report: give --report-file (or --report-dir) too');
+  });
+
   it('benchmark --junit: one testcase per reference agent and scenario, and check agrees', () => {
     const b = spawnSync(process.execPath, [BIN, 'benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     expect(b.status).toBe(0);

@@ -34,3 +34,20 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
   }
   return result.exitCode;
 }
+
+/**
+ * `proxy --report-html`: at exit, the HTML report of the proxy's own report file or folder, as
+ * `check --html` builds it. Returns false (after one line on stderr) when it could not be written.
+ */
+export async function writeHtmlReport(paths: readonly string[], file: string, io: CliIo): Promise<boolean> {
+  const groups = [];
+  for (const path of paths) groups.push(await readSource(path));
+  const result = checkGroups(groups, { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
+  try {
+    await writeOutputFile('HTML report', file, buildHtml(result));
+    return true;
+  } catch (error) {
+    io.stderr.write(`${formatFatal(error)}\n`);
+    return false;
+  }
+}
