@@ -81,6 +81,13 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
     expect(c.reason).toContain('status "running"');
   });
 
+  it('a demo server\'s report is not a measurement: harness error, said so', async () => {
+    files = tempFiles({ 'audit-report.json': documentOf(carefulF1()).replace('"kind":"proxy"', '"kind":"demo"') });
+    const result = await check([files.path('audit-report.json')]);
+    expect(result.exitCode).toBe(1);
+    expect(result.suites[0]!.cases[0]!.reason).toContain('demo MCP server, which is not a measurement');
+  });
+
   it('a start-up failure and a report that never left "starting" are harness errors', async () => {
     files = tempFiles({ 'start.json': startingDocument('t'), 'failed.json': startupErrorDocument('t', 'upstream exited with code 3') });
     const result = await check([files.path('start.json'), files.path('failed.json')]);

@@ -37,6 +37,9 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     status: report.verdict, baseline: report.verdict === 'PASS' && report.baseline, verdict: report.verdict,
     score: score.overall, reason: report.verdictReason, incomplete: false, violations: report.violations, patches: doc.patches, document: doc,
   };
+  if (report.kind === 'demo') {
+    return { ...base, status: 'ERROR', baseline: false, reason: 'a report of the demo MCP server, which is not a measurement: run your agent through the proxy' };
+  }
   if (doc.verdict !== report.verdict) {
     return { ...base, status: 'ERROR', baseline: false, reason: `inconsistent report: verdict ${doc.verdict} but report.verdict ${report.verdict}` };
   }
