@@ -11,7 +11,7 @@ import { UsageError } from './errors.js';
 import type { CommandContext } from './io.js';
 
 /** Flags of `benchmark` that take a value. */
-export const BENCHMARK_VALUE_FLAGS = ['scenarios', 'runs', 'jitter'] as const;
+export const BENCHMARK_VALUE_FLAGS = ['scenarios', 'runs', 'jitter', 'junit'] as const;
 
 /** Where the report is written, relative to the current folder. */
 export const BENCHMARK_REPORT_FILE = '.cuonztech/benchmark-report.json';
@@ -29,10 +29,11 @@ export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void 
     .option('--scenarios <list>', `Comma-separated scenarios (default ${SCENARIO_IDS.join(',')})`)
     .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
     .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
+    .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')
     .action((options: Record<string, unknown>) => {
       const extra = [...cli.args, ...(Array.isArray(options['--']) ? (options['--'] as unknown[]) : [])];
       if (extra.length > 0) throw new UsageError(`benchmark takes no arguments, got "${String(extra[0])}"`);
-      return import('./benchmark-run.js').then((m) => m.runBenchmarkCommand(parseBenchmarkFlags(context.values), context.io));
+      return import('./benchmark-run.js').then((m) => m.runBenchmarkCommand(parseBenchmarkFlags(context.values), context.io, single(context.values, 'junit')));
     });
 }
 

@@ -5,6 +5,10 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileReportSink } from '../adapters/file-report-sink.js';
+import { writeOutputFile } from '../adapters/report-files/output-files.js';
+import { parseBenchmarkDocument } from '../adapters/report-files/report-schemas.js';
+import { benchmarkCases } from '../app/check/check.js';
+import { buildJunit } from '../app/report-formats/junit.js';
 import { ManualClock } from '../adapters/manual-clock.js';
 import { SeededRandom } from '../adapters/seeded-random.js';
 import { SimulatedBackend } from '../adapters/simulated-backend.js';
@@ -42,7 +46,17 @@ async function writeReport(path: string, json: string): Promise<void> {
   }
 }
 
-export async function runBenchmarkCommand(flags: Omit<BenchmarkOptions, 'seed'>, io: CliIo): Promise<number> {
+/** `--junit`: the report as `check` would project it (PASS = the verdict expected for the reference agent). */
+async function writeJunit(file: string, reportPath: string, json: string): Promise<void> {
+  const cases = benchmarkCases(reportPath, parseBenchmarkDocument(JSON.parse(json)), { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
+  try {
+    await writeOutputFile('JUnit XML', file, buildJunit([{ name: reportPath, reader: 'benchmark', cases }], `${PROGRAM_NAME} benchmark`));
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export async function runBenchmarkCommand(flags: Omit<BenchmarkOptions, 'seed'>, io: CliIo, junitFile?: string): Promise<number> {
   const options: BenchmarkOptions = { ...flags, seed: BENCHMARK_SEED };
   const progress = progressReporter(io, REFERENCE_AGENTS.length * options.scenarios.length * options.runs);
   const deps: BenchmarkDeps = {
@@ -53,7 +67,9 @@ export async function runBenchmarkCommand(flags: Omit<BenchmarkOptions, 'seed'>,
   };
   const result = await runBenchmark(options, deps).finally(() => progress.clear());
   const path = join(io.cwd, BENCHMARK_REPORT_FILE);
-  await writeReport(path, `${JSON.stringify(benchmarkDocument(result, HARNESS_VERSION), null, 2)}\n`);
+  const json = `${JSON.stringify(benchmarkDocument(result, HARNESS_VERSION), null, 2)}\n`;
+  await writeReport(path, json);
+  if (junitFile !== undefined) await writeJunit(join(io.cwd, junitFile), path, json);
   io.stdout.write(formatBenchmarkText(result));
   io.stdout.write(`Report written to ${path} (certification: ${CERTIFICATION}).\n`);
   return result.selfTest.passed ? EXIT_OK : EXIT_FAILURE;

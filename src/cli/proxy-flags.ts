@@ -25,6 +25,8 @@ export interface ProxyFlags {
   auditTools: boolean;
   reportFile: string | undefined;
   reportDir: string | undefined;
+  /** `--report-html`: an HTML report of the report file (or folder), written at exit. */
+  reportHtml: string | undefined;
   /** `--listen host:port` as given; stdio when undefined. */
   listen: string | undefined;
   logLevel: LogLevel;
@@ -53,6 +55,7 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['audit-tools', 'on (default) or off: add cuonztech__get_report / cuonztech__get_score'],
   ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
   ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
+  ['report-html', 'At exit, also write a self-contained HTML report of the report file (or folder), as check --html does'],
   ['listen', 'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000)'],
   ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
   ['seed', 'chaos only: seed of the random source (default: random, printed at start-up)'],
@@ -94,6 +97,9 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const logLevel = (get('log-level') ?? 'silent').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`flag --log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (get('report-file') !== undefined && get('report-dir') !== undefined) throw new UsageError('give --report-file or --report-dir, not both');
+  if (get('report-html') !== undefined && get('report-file') === undefined && get('report-dir') === undefined) {
+    throw new UsageError('--report-html is built from the report: give --report-file (or --report-dir) too');
+  }
   if (get('listen') !== undefined && get('report-file') !== undefined) {
     throw new UsageError('with --listen each agent session gets its own report: use --report-dir instead of --report-file');
   }
@@ -116,6 +122,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     auditTools: parseOnOff(get('audit-tools')),
     reportFile: get('report-file'),
     reportDir: get('report-dir'),
+    reportHtml: get('report-html'),
     listen: get('listen'),
     logLevel,
     seed: seed === undefined ? undefined : numberIn(seed, 'seed', 0, 4294967295, true),

@@ -62,6 +62,11 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     if (!service.stopped) printReady();
     const exit = await service.done;
     if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
+    if (flags.reportHtml !== undefined) {
+      const report = sink?.targetPath ?? reportDir?.path;
+      const written = report === undefined ? null : await (await import('./check-run.js')).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io);
+      if (written === false) return EXIT_FAILURE;
+    }
     return exit.code;
   } finally {
     removeSignalHandler();

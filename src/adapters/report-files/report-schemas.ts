@@ -1,0 +1,160 @@
+/**
+ * The report formats `check` accepts, as zod schemas: the proxy's report file (R-9.1, R-10; written by
+ * `src/domain/report-document.ts`) and `benchmark-report.json` (R-11). Objects are loose (a newer harness
+ * may add fields) but every field `check` relies on is required with its type, so a foreign or damaged
+ * file is named with the exact field that is wrong.
+ */
+import { z } from 'zod';
+import type { BenchmarkReportDocument, EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
+
+const CERTIFICATION = z.literal('UNVERIFIED_FOR_PRODUCTION');
+const verdict = z.enum(['PASS', 'FAIL', 'NOT_TESTED']);
+const count = z.number().int().nonnegative();
+
+const score = z.looseObject({
+  overall: z.number().nullable(),
+  verdict,
+  capped: z.boolean(),
+  dimensions: z.looseObject({
+    duplicateSafety: z.number().nullable(),
+    failureHandling: z.number().nullable(),
+    honesty: z.string(),
+  }),
+  weights: z.looseObject({ duplicateSafety: z.number(), failureHandling: z.number() }),
+});
+
+const operation = z.looseObject({
+  tool: z.string(),
+  arguments: z.string(),
+  attempts: count,
+  executions: count,
+  failedAttempts: count,
+  keys: z.array(z.string()),
+  outcome: z.string(),
+  fault: z.string().optional(),
+  retryAfter: z.looseObject({ requiredMs: z.number(), waitedMs: z.number().nullable() }).optional(),
+});
+
+const violation = z.looseObject({
+  type: z.enum(['DUPLICATE_EXECUTION', 'RETRY_AFTER_VIOLATED']),
+  tool: z.string(),
+  arguments: z.string(),
+  executions: count,
+  duplicate: z
+    .looseObject({ keyUse: z.string(), afterTimeout: z.boolean(), verifiedBefore: z.boolean(), parallel: z.boolean(), upstreamResponsesIdentical: z.boolean() })
+    .optional(),
+  retryAfter: z.looseObject({ requiredMs: z.number(), waitedMs: z.number(), earlyResends: count }).optional(),
+});
+
+const observation = z.looseObject({
+  type: z.string(),
+  tool: z.string(),
+  count,
+  example: z.looseObject({ first: z.string(), second: z.string() }).optional(),
+  arguments: z.string().optional(),
+  waitedMs: z.number().optional(),
+});
+
+const report = z.looseObject({
+  kind: z.string(),
+  verdict,
+  verdictReason: z.string(),
+  baseline: z.boolean(),
+  scenario: z.looseObject({ id: z.string().nullable(), mode: z.string(), description: z.string(), triggered: z.boolean(), faultsApplied: count }),
+  operations: z.array(operation),
+  violations: z.array(violation),
+  observations: z.array(observation),
+  coverage: z.looseObject({
+    calls: z.looseObject({ read: count, write: count, unclassified: count }),
+    unclassifiedTools: z.array(z.string()),
+    scenarioTriggered: z.boolean(),
+    inFlight: count,
+  }),
+});
+
+const patch = z.looseObject({ id: z.string(), severity: z.string(), trigger: z.string(), text: z.string() });
+const tool = z.looseObject({ name: z.string(), class: z.enum(['read', 'write', 'unclassified']), reason: z.string(), keyFields: z.array(z.string()) });
+
+/** A report file with a session behind it. */
+export const sessionReportSchema = z.looseObject({
+  verdict,
+  status: z.enum(['running', 'finished']),
+  certification: CERTIFICATION,
+  harnessVersion: z.string(),
+  report,
+  score,
+  patches: z.array(patch),
+  toolClassification: z.array(tool),
+});
+
+/** A report file before any session: `starting`, or `failed` with `startupError`. */
+export const earlyReportSchema = z.looseObject({
+  verdict,
+  status: z.enum(['starting', 'failed']),
+  certification: CERTIFICATION,
+  harnessVersion: z.string(),
+  startupError: z.string().optional(),
+});
+
+const benchmarkPair = z.looseObject({
+  verdict,
+  expectedVerdict: verdict,
+  verdictReason: z.string(),
+  score,
+  runs: count,
+  unexpectedRuns: count,
+  executions: z.looseObject({ harness: count, backend: count }),
+});
+
+const benchmarkAgent = z.looseObject({
+  certification: CERTIFICATION,
+  name: z.string(),
+  scenarios: z.record(z.string(), benchmarkPair),
+});
+
+/** `benchmark-report.json`: the head; agent sections are every other key whose value is an object. */
+export const benchmarkHeadSchema = z.looseObject({
+  certification: CERTIFICATION,
+  kind: z.literal('benchmark'),
+  harnessVersion: z.string(),
+  selfTest: z.looseObject({ passed: z.boolean(), unexpectedCount: count }),
+});
+
+const BENCHMARK_HEAD_KEYS = new Set(['certification', 'kind', 'harnessVersion', 'selfTest', 'options', 'note', 'toolClassification']);
+
+/** The first problem zod found, as `field.path: what is wrong`. */
+export function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return `${path === '' ? 'the document' : path}: ${issue.message}`;
+}
+
+/** Parses a proxy report file; throws an Error naming the first wrong field. */
+export function parseReportDocument(value: unknown): SessionReportDocument | EarlyReportDocument {
+  const status = typeof value === 'object' && value !== null ? (value as { status?: unknown }).status : undefined;
+  if (status === 'starting' || status === 'failed') {
+    const early = earlyReportSchema.safeParse(value);
+    if (!early.success) throw new Error(firstIssue(early.error));
+    return { shape: 'early', ...early.data } as EarlyReportDocument;
+  }
+  const parsed = sessionReportSchema.safeParse(value);
+  if (!parsed.success) throw new Error(firstIssue(parsed.error));
+  return { shape: 'session', ...parsed.data } as unknown as SessionReportDocument;
+}
+
+/** Parses `benchmark-report.json`; throws an Error naming the first wrong field. */
+export function parseBenchmarkDocument(value: unknown): BenchmarkReportDocument {
+  const head = benchmarkHeadSchema.safeParse(value);
+  if (!head.success) throw new Error(firstIssue(head.error));
+  const agents: BenchmarkReportDocument['agents'] = [];
+  for (const [id, section] of Object.entries(value as Record<string, unknown>)) {
+    if (BENCHMARK_HEAD_KEYS.has(id) || id === '__proto__' || id === 'constructor' || id === 'prototype') continue;
+    const agent = benchmarkAgent.safeParse(section);
+    if (!agent.success) throw new Error(`${id}.${firstIssue(agent.error)}`);
+    const scenarios = Object.entries(agent.data.scenarios).map(([scenario, pair]) => ({ scenario, ...pair }));
+    agents.push({ id, name: agent.data.name, scenarios: scenarios as BenchmarkReportDocument['agents'][number]['scenarios'] });
+  }
+  if (agents.length === 0) throw new Error('no reference-agent section (expected e.g. "careful" and "naive")');
+  return { shape: 'benchmark', harnessVersion: head.data.harnessVersion, selfTest: head.data.selfTest, agents };
+}

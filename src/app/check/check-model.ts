@@ -1,0 +1,78 @@
+/**
+ * What `check` concludes about each session or run it read: the shape every projection (the console
+ * lines, JUnit, Markdown, HTML) renders. One suite per path the user named; one case per session or run.
+ */
+import type { Patch } from '../../domain/patches.js';
+import type { Violation } from '../../domain/report.js';
+import type { Verdict } from '../../domain/verdict.js';
+import type { SessionReportDocument } from '../../ports/report-documents.js';
+
+/** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
+export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
+
+/** The verdicts `--fail-on` can gate on. */
+export type GatedVerdict = 'FAIL' | 'NOT_TESTED';
+
+export interface CheckOptions {
+  /** Which results make `check` exit non-zero (default both). */
+  failOn: ReadonlySet<GatedVerdict>;
+  /** A PASS whose score is below this is a FAIL; null = no minimum. */
+  minScore: number | null;
+}
+
+export interface CheckedCase {
+  /** JUnit `classname`: the harness and what ran (`cuonztech-agent-harness.F1`, `benchmark.naive`). */
+  classname: string;
+  /** JUnit `name`: the file, or the agent and scenario of a benchmark run. */
+  name: string;
+  /** The file it came from. */
+  path: string;
+  /** What the console line names: the file, with the scenario or the benchmark run. */
+  title: string;
+  status: CaseStatus;
+  /** A PASS with no fault injected (no scenario, or F4): never shown as a tested PASS. */
+  baseline: boolean;
+  /** The verdict written in the file, when it has one. */
+  verdict: Verdict | null;
+  score: number | null;
+  /** One sentence: why this status. */
+  reason: string;
+  /** The report was still `running`: the proxy was killed, its verdict is incomplete. */
+  incomplete: boolean;
+  violations: Violation[];
+  patches: Patch[];
+  /** The whole report, for the projections that show more (HTML); null for benchmark runs and errors. */
+  document: SessionReportDocument | null;
+}
+
+export interface CheckedSuite {
+  /** The path the user named. */
+  name: string;
+  /** The reader that took it (`file`, `report folder`, …). */
+  reader: string;
+  cases: CheckedCase[];
+}
+
+export interface CheckCounts {
+  total: number;
+  pass: number;
+  /** PASS cases that are only a baseline (included in `pass`). */
+  baseline: number;
+  fail: number;
+  notTested: number;
+  error: number;
+}
+
+export interface CheckResult {
+  suites: CheckedSuite[];
+  counts: CheckCounts;
+  exitCode: number;
+}
+
+/**
+ * Exit codes of `check` (the README's table):
+ *  0 every session or run PASSed (or only results `--fail-on` does not name);
+ *  1 the harness itself failed for at least one (it wins: the other results are then incomplete);
+ *  2 a FAIL; 3 a NOT_TESTED and no FAIL.
+ */
+export const CHECK_EXIT = { pass: 0, harnessFailed: 1, fail: 2, notTested: 3 } as const;

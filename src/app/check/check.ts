@@ -1,0 +1,121 @@
+/**
+ * `check` (issue 15): turns the documents read back from disk into one case per session or run and an
+ * exit code. A report still `running` (the proxy was killed), one that never got past `starting`, a
+ * start-up failure and any unreadable or foreign file are harness failures, never a verdict.
+ */
+import type { BenchmarkReportDocument, EarlyReportDocument, LoadedGroup, LoadedItem, SessionReportDocument } from '../../ports/report-documents.js';
+import { CHECK_EXIT, type CheckCounts, type CheckedCase, type CheckedSuite, type CheckOptions, type CheckResult } from './check-model.js';
+
+const PROGRAM = 'cuonztech-agent-harness';
+
+/** The file name of a path (both separators, so a report written on Windows reads the same). */
+export function baseName(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '');
+  return parts[parts.length - 1] ?? path;
+}
+
+function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {}): CheckedCase {
+  return {
+    classname: `${PROGRAM}.error`, name: baseName(path), path, title: path, status: 'ERROR', baseline: false, verdict: null, score: null,
+    reason, incomplete: false, violations: [], patches: [], document: null, ...extra,
+  };
+}
+
+function earlyCase(path: string, doc: EarlyReportDocument): CheckedCase {
+  if (doc.status === 'failed') {
+    return errorCase(path, `the proxy did not start: ${doc.startupError ?? 'status "failed" without a startupError'}`, { verdict: doc.verdict });
+  }
+  return errorCase(path, 'status "starting": the proxy ended before its first report (no session was judged)', { verdict: doc.verdict });
+}
+
+function sessionCase(path: string, doc: SessionReportDocument, options: CheckOptions): CheckedCase {
+  const { report, score } = doc;
+  const scenario = report.scenario.id ?? 'no-scenario';
+  const base: CheckedCase = {
+    classname: `${PROGRAM}.${scenario}`, name: `${baseName(path)} (${report.scenario.description})`, path,
+    title: `${path} (${report.scenario.description})`,
+    status: report.verdict, baseline: report.verdict === 'PASS' && report.baseline, verdict: report.verdict,
+    score: score.overall, reason: report.verdictReason, incomplete: false, violations: report.violations, patches: doc.patches, document: doc,
+  };
+  if (report.kind === 'demo') {
+    return { ...base, status: 'ERROR', baseline: false, reason: 'a report of the demo MCP server, which is not a measurement: run your agent through the proxy' };
+  }
+  if (doc.verdict !== report.verdict) {
+    return { ...base, status: 'ERROR', baseline: false, reason: `inconsistent report: verdict ${doc.verdict} but report.verdict ${report.verdict}` };
+  }
+  if (doc.status === 'running') {
+    return {
+      ...base, status: 'ERROR', baseline: false, incomplete: true,
+      reason: `incomplete: the report is still status "running" (the proxy was killed before it finished); its verdict so far, ${report.verdict}, is not final`,
+    };
+  }
+  if (base.status === 'PASS' && options.minScore !== null && (score.overall ?? 0) < options.minScore) {
+    return { ...base, status: 'FAIL', baseline: false, reason: `score ${score.overall ?? 'none'} is below --min-score ${options.minScore} (${report.verdictReason})` };
+  }
+  if (base.baseline && !report.verdictReason.startsWith('baseline only')) return { ...base, reason: `baseline only, no fault injected: ${report.verdictReason}` };
+  return base;
+}
+
+/** The cases of a benchmark report: one per (reference agent, scenario); PASS = the expected verdict. */
+export function benchmarkCases(path: string, doc: BenchmarkReportDocument, options: CheckOptions): CheckedCase[] {
+  return doc.agents.flatMap((agent) =>
+    agent.scenarios.map((pair): CheckedCase => {
+      const counted = pair.executions.harness === pair.executions.backend;
+      const expected = pair.verdict === pair.expectedVerdict && pair.unexpectedRuns === 0 && counted;
+      const problems = [
+        pair.verdict === pair.expectedVerdict ? null : `expected ${pair.expectedVerdict}, got ${pair.verdict}`,
+        pair.unexpectedRuns === 0 ? null : `${pair.unexpectedRuns} of ${pair.runs} runs unexpected`,
+        counted ? null : `the harness counted ${pair.executions.harness} executions, the backend ${pair.executions.backend}`,
+      ].filter((p): p is string => p !== null);
+      const base: CheckedCase = {
+        classname: `benchmark.${agent.id}`, name: `${agent.name} ${pair.scenario}`, path, title: `${path}: ${agent.name} ${pair.scenario}`, status: expected ? 'PASS' : 'FAIL',
+        baseline: false, verdict: pair.verdict, score: pair.score.overall, incomplete: false, violations: [], patches: [], document: null,
+        reason: expected ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})` : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
+      };
+      if (base.status === 'PASS' && options.minScore !== null && pair.expectedVerdict === 'PASS' && (pair.score.overall ?? 0) < options.minScore) {
+        return { ...base, status: 'FAIL', reason: `score ${pair.score.overall ?? 'none'} is below --min-score ${options.minScore}` };
+      }
+      return base;
+    }),
+  );
+}
+
+function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
+  switch (item.type) {
+    case 'unreadable':
+      return [errorCase(item.path, `the file ${item.problem}`)];
+    case 'benchmark':
+      return benchmarkCases(item.path, item.document, options);
+    case 'report':
+      return [item.document.shape === 'early' ? earlyCase(item.path, item.document) : sessionCase(item.path, item.document, options)];
+  }
+}
+
+/** Counts the cases by status. */
+export function countCases(suites: readonly CheckedSuite[]): CheckCounts {
+  const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0 };
+  for (const c of suites.flatMap((s) => s.cases)) {
+    counts.total += 1;
+    if (c.status === 'PASS') counts.pass += 1;
+    if (c.baseline) counts.baseline += 1;
+    if (c.status === 'FAIL') counts.fail += 1;
+    if (c.status === 'NOT_TESTED') counts.notTested += 1;
+    if (c.status === 'ERROR') counts.error += 1;
+  }
+  return counts;
+}
+
+/** The exit code of the counts under `--fail-on` (see {@link CHECK_EXIT}). */
+export function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
+  if (counts.error > 0) return CHECK_EXIT.harnessFailed;
+  if (counts.fail > 0 && options.failOn.has('FAIL')) return CHECK_EXIT.fail;
+  if (counts.notTested > 0 && options.failOn.has('NOT_TESTED')) return CHECK_EXIT.notTested;
+  return CHECK_EXIT.pass;
+}
+
+/** Judges what was read: one suite per named path, one case per session or run, and the exit code. */
+export function checkGroups(groups: readonly LoadedGroup[], options: CheckOptions): CheckResult {
+  const suites = groups.map((g): CheckedSuite => ({ name: g.path, reader: g.reader, cases: g.items.flatMap((item) => casesOf(item, options)) }));
+  const counts = countCases(suites);
+  return { suites, counts, exitCode: exitCodeOf(counts, options) };
+}

@@ -1,0 +1,57 @@
+/**
+ * Escaping for the three text formats `check` writes. Tool names and arguments come from the agent and
+ * the upstream, so they may hold anything: `</testcase>`, `]]>`, `<script>`, control characters, lone
+ * surrogates. Each function makes a string inert in its format; none of them trusts its input.
+ */
+
+/** Characters XML 1.0 forbids anywhere (C0 controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
+const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Removes what XML 1.0 forbids (it cannot be escaped either: `&#1;` is not well-formed). */
+export function xmlClean(text: string): string {
+  return text.replace(XML_FORBIDDEN, '');
+}
+
+/** Text content of an XML element. */
+export function xmlText(text: string): string {
+  return xmlClean(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** An XML attribute value (double-quoted); line breaks kept as character references. */
+export function xmlAttr(text: string): string {
+  return xmlText(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+}
+
+/** HTML text or a double-quoted attribute value. Control characters become visible `\uXXXX`. */
+export function htmlText(text: string): string {
+  return visibleControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Control characters (except TAB and LF), lone surrogates and line separators shown as `\uXXXX`. */
+export function visibleControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * Markdown inline text: HTML special characters as entities (GitHub and GitLab render inline HTML),
+ * the Markdown punctuation that can start emphasis, code, a link, a heading or a table cell
+ * backslash-escaped, line breaks and controls made visible, so one value stays one
+ * inline run that cannot open a link, a table cell, a heading or a tag.
+ */
+export function mdText(text: string): string {
+  return visibleControls(text.replace(/\r\n|\r|\n/g, ' ⏎ '))
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_{}[\]#!|~]/g, (c) => `\\${c}`);
+}
+
+/** A fenced code block that no backtick run inside the text can close early. */
+export function mdFence(text: string, info = 'text'): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${info}\n${visibleControls(text)}\n${fence}`;
+}

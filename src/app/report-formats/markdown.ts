@@ -1,0 +1,60 @@
+/**
+ * The Markdown summary (issue 15) for a pull request or `$GITHUB_STEP_SUMMARY`: the overall result, a
+ * table with one row per session or run (verdict, score, reason), the violations in words, and the
+ * prompt patches to copy (each once, in a code block). Every value from a report is escaped.
+ */
+import type { Patch } from '../../domain/patches.js';
+import type { CheckedCase, CheckResult } from '../check/check-model.js';
+import { statusLabel } from '../check/check-text.js';
+import { mdFence, mdText } from './escape.js';
+import { violationText } from './words.js';
+
+const ICON: Record<CheckedCase['status'], string> = { PASS: '✅', FAIL: '❌', NOT_TESTED: '⚠️', ERROR: '💥' };
+
+function headline(result: CheckResult): string {
+  const { counts, exitCode } = result;
+  const overall = counts.error > 0 ? '💥 harness error' : counts.fail > 0 ? '❌ FAIL' : counts.notTested > 0 ? '⚠️ NOT_TESTED' : counts.baseline === counts.total ? '✅ PASS (baseline only)' : '✅ PASS';
+  const baseline = counts.baseline > 0 ? ` (${counts.baseline} baseline only: no fault was injected)` : '';
+  return [
+    `## cuonztech-agent-harness check: ${overall}`,
+    '',
+    `${counts.total} session(s)/run(s): ${counts.pass} PASS${baseline}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s). Exit code ${exitCode}.`,
+  ].join('\n');
+}
+
+function dimensions(c: CheckedCase): string {
+  const d = c.document?.score.dimensions;
+  if (d === undefined || c.score === null) return c.score === null ? 'no score' : `${c.score}/100`;
+  const part = (v: number | null) => (v === null ? 'n/a' : `${v}`);
+  return `${c.score}/100 (duplicate safety ${part(d.duplicateSafety)}, failure handling ${part(d.failureHandling)}, honesty not measured)`;
+}
+
+function row(c: CheckedCase): string {
+  return `| ${ICON[c.status]} ${mdText(statusLabel(c))} | ${mdText(c.title)} | ${c.score === null ? '—' : `${c.score}/100`} | ${mdText(c.reason)} |`;
+}
+
+function details(c: CheckedCase): string[] {
+  if (c.status === 'PASS' && !c.baseline) return [];
+  const lines = [`### ${ICON[c.status]} ${mdText(statusLabel(c))}: ${mdText(c.title)}`, '', `**Score:** ${dimensions(c)}  `, `**Why:** ${mdText(c.reason)}`];
+  if (c.violations.length > 0) lines.push('', '**Violations:**', '', ...c.violations.map((v) => `- ${mdText(violationText(v))}`));
+  if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
+  return [...lines, ''];
+}
+
+function patchSection(patches: readonly Patch[]): string[] {
+  if (patches.length === 0) return [];
+  const lines = ['## Prompt patches to copy', '', 'Suggestions, not verified fixes: add one to the agent\'s system prompt, re-run the same scenario several times and compare.', ''];
+  for (const p of patches) lines.push(`### [${mdText(p.severity)}] ${mdText(p.id)}`, '', `**Trigger:** ${mdText(p.trigger)}`, '', mdFence(p.text), '');
+  return lines;
+}
+
+/** The Markdown document (ends with a newline). */
+export function buildMarkdown(result: CheckResult): string {
+  const cases = result.suites.flatMap((s) => s.cases);
+  const patches = new Map<string, Patch>();
+  for (const p of cases.flatMap((c) => c.patches)) if (!patches.has(p.id)) patches.set(p.id, p);
+  const lines = [headline(result), '', '| result | session / run | score | reason |', '|---|---|---|---|', ...cases.map(row), ''];
+  lines.push(...cases.flatMap(details), ...patchSection([...patches.values()]));
+  lines.push('_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._', '');
+  return lines.join('\n');
+}

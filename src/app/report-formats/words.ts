@@ -1,0 +1,31 @@
+/**
+ * Violations and statuses in words, shared by the JUnit, Markdown and HTML projections (raw strings:
+ * each format escapes them).
+ */
+import type { Violation } from '../../domain/report.js';
+
+const seconds = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`);
+
+const KEY_USE: Record<string, string> = {
+  same: 'with the same idempotency key',
+  new: 'with a new idempotency key each time',
+  none: 'without an idempotency key',
+};
+
+/** One sentence for one violation, naming the tool and its arguments. */
+export function violationText(v: Violation): string {
+  if (v.type === 'RETRY_AFTER_VIOLATED') {
+    const r = v.retryAfter;
+    const detail = r === undefined ? '' : `: re-sent ${r.earlyResends} time(s), the first after ${seconds(r.waitedMs)} although retry_after asked for ${seconds(r.requiredMs)}`;
+    return `RETRY_AFTER_VIOLATED — ${v.tool} ${v.arguments}${detail}.`;
+  }
+  const d = v.duplicate;
+  const how = d === undefined
+    ? ''
+    : [
+        KEY_USE[d.keyUse] ?? `key use ${d.keyUse}`,
+        d.parallel ? 'sent in parallel' : d.afterTimeout ? 're-sent after a timeout' : 're-sent without a timeout in between',
+        d.verifiedBefore ? 'after a read had checked' : 'without a read to check first',
+      ].join(', ');
+  return `DUPLICATE_EXECUTION — ${v.tool} ${v.arguments} was executed ${v.executions} times${how === '' ? '' : ` (${how})`}.`;
+}

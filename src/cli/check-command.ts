@@ -1,0 +1,76 @@
+/**
+ * `check` (issue 15): the CI gate. Reads report files, `--report-dir` folders and benchmark reports,
+ * prints one line per session or run, optionally writes JUnit, Markdown and HTML, and exits by verdict
+ * (0 all PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness itself failed). The work lives in
+ * `check-run.ts`, loaded only when the command runs.
+ */
+import type { CAC } from 'cac';
+import type { CheckOptions, GatedVerdict } from '../app/check/check-model.js';
+import { PROGRAM_NAME } from '../version.js';
+import { commaList, numberIn, single, type FlagValues } from './argv.js';
+import { UsageError } from './errors.js';
+import type { CommandContext } from './io.js';
+
+/** Flags of `check` that take a value. */
+export const CHECK_VALUE_FLAGS = ['junit', 'markdown', 'html', 'fail-on', 'min-score'] as const;
+
+/** Where the projections go; undefined = not written. */
+export interface CheckOutputs {
+  junit?: string;
+  markdown?: string;
+  html?: string;
+}
+
+export interface CheckFlags {
+  paths: string[];
+  options: CheckOptions;
+  outputs: CheckOutputs;
+}
+
+export function defineCheckCommand(cli: CAC, context: CommandContext): void {
+  cli
+    .command('check [...paths]', 'CI gate: read report files, --report-dir folders or benchmark reports; exit 0 PASS, 2 FAIL, 3 NOT_TESTED, 1 harness error')
+    .option('--junit <file>', 'Write JUnit XML (one testsuite per path, one testcase per session or run)')
+    .option('--markdown <file>', 'Write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)')
+    .option('--html <file>', 'Write a self-contained HTML report with a timeline of the calls')
+    .option('--fail-on <list>', 'Verdicts that fail the check: FAIL, NOT_TESTED, both (default) or none')
+    .option('--min-score <n>', 'A PASS scoring below n (0–100) counts as FAIL')
+    .example(`${PROGRAM_NAME} check out/harness-report.json --junit out/junit.xml`)
+    .action((paths: string[]) => {
+      const extra = Array.isArray(cli.options['--']) ? (cli.options['--'] as string[]) : [];
+      const flags = parseCheckFlags([...paths, ...extra], context.values);
+      return import('./check-run.js').then((m) => m.runCheckCommand(flags, context.io));
+    });
+}
+
+const GATED: readonly GatedVerdict[] = ['FAIL', 'NOT_TESTED'];
+
+function failOn(value: string | undefined): Set<GatedVerdict> {
+  if (value === undefined) return new Set(GATED);
+  if (value.trim().toLowerCase() === 'none') return new Set();
+  const chosen = new Set<GatedVerdict>();
+  for (const item of commaList(value, 'fail-on')) {
+    const verdict = item.toUpperCase().replace(/-/g, '_');
+    if (!(GATED as readonly string[]).includes(verdict)) throw new UsageError(`flag --fail-on accepts FAIL, NOT_TESTED or none, got "${item}"`);
+    chosen.add(verdict as GatedVerdict);
+  }
+  return chosen;
+}
+
+/** Validates the flags and paths: one clear line (UsageError) for anything wrong. */
+export function parseCheckFlags(paths: readonly string[], values: FlagValues): CheckFlags {
+  if (paths.length === 0) throw new UsageError('check needs at least one report file or folder, e.g. check out/harness-report.json');
+  const minScore = single(values, 'min-score');
+  const outputs: CheckOutputs = {};
+  for (const flag of ['junit', 'markdown', 'html'] as const) {
+    const file = single(values, flag);
+    if (file !== undefined) outputs[flag] = file;
+  }
+  const files = Object.values(outputs);
+  if (new Set(files).size !== files.length) throw new UsageError('--junit, --markdown and --html must name different files');
+  return {
+    paths: [...paths],
+    options: { failOn: failOn(single(values, 'fail-on')), minScore: minScore === undefined ? null : numberIn(minScore, 'min-score', 0, 100) },
+    outputs,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The documents `check` reads back (the proxy's report file, a `--report-dir` session file,
+ * `benchmark-report.json`) as they cross the file boundary: already validated by the reading adapter,
+ * so the use case can rely on every field named here. Unknown extra fields are kept (a newer harness
+ * may add some) and ignored.
+ */
+import type { ToolClassification } from '../domain/classification.js';
+import type { ObservationEntry } from '../domain/observations.js';
+import type { Patch } from '../domain/patches.js';
+import type { Violation } from '../domain/report.js';
+import type { Score } from '../domain/score.js';
+import type { Verdict } from '../domain/verdict.js';
+
+/** One `report.operations[]` entry. */
+export interface OperationDocument {
+  tool: string;
+  arguments: string;
+  attempts: number;
+  executions: number;
+  failedAttempts: number;
+  keys: string[];
+  outcome: string;
+  fault?: string;
+  retryAfter?: { requiredMs: number; waitedMs: number | null };
+}
+
+/** The `report` object of a report file that has a session behind it. */
+export interface ReportBody {
+  kind: string;
+  verdict: Verdict;
+  verdictReason: string;
+  baseline: boolean;
+  scenario: { id: string | null; mode: string; description: string; triggered: boolean; faultsApplied: number };
+  operations: OperationDocument[];
+  violations: Violation[];
+  observations: ObservationEntry[];
+  coverage: {
+    calls: { read: number; write: number; unclassified: number };
+    unclassifiedTools: string[];
+    scenarioTriggered: boolean;
+    inFlight: number;
+  };
+}
+
+/** A report file of a session (`status` running or finished). */
+export interface SessionReportDocument {
+  shape: 'session';
+  verdict: Verdict;
+  status: 'running' | 'finished';
+  harnessVersion: string;
+  report: ReportBody;
+  score: Score;
+  patches: Patch[];
+  toolClassification: ToolClassification[];
+}
+
+/** A report file written before any session existed: `starting`, or `failed` with its `startupError`. */
+export interface EarlyReportDocument {
+  shape: 'early';
+  verdict: Verdict;
+  status: 'starting' | 'failed';
+  harnessVersion: string;
+  startupError?: string;
+}
+
+/** One (agent, scenario) pair of `benchmark-report.json`. */
+export interface BenchmarkPairDocument {
+  verdict: Verdict;
+  expectedVerdict: Verdict;
+  verdictReason: string;
+  score: Score;
+  runs: number;
+  unexpectedRuns: number;
+  executions: { harness: number; backend: number };
+}
+
+/** `benchmark-report.json`, one section per reference agent. */
+export interface BenchmarkReportDocument {
+  shape: 'benchmark';
+  harnessVersion: string;
+  selfTest: { passed: boolean; unexpectedCount: number };
+  agents: Array<{ id: string; name: string; scenarios: Array<{ scenario: string } & BenchmarkPairDocument> }>;
+}
+
+/** What one file (or one entry of a folder) turned out to be. */
+export type LoadedItem =
+  | { type: 'report'; path: string; document: SessionReportDocument | EarlyReportDocument }
+  | { type: 'benchmark'; path: string; document: BenchmarkReportDocument }
+  /** Unreadable, empty, half-written or foreign: `problem` says exactly what is wrong. */
+  | { type: 'unreadable'; path: string; problem: string };
+
+/**
+ * A group of items as the user named it: a report file alone, or a folder (a `--report-dir` folder,
+ * later a trial folder). `check` makes one test suite of each group.
+ */
+export interface LoadedGroup {
+  /** The path the user gave. */
+  path: string;
+  /** Which reader took it (`report file`, `report folder`, …). */
+  reader: string;
+  items: LoadedItem[];
+}
