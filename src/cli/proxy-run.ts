@@ -29,8 +29,8 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   let sink: FileReportSink | null = null;
   let reportDir: ReportDirectory | null = null;
   try {
-    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile));
-    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir));
+    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile), { notice });
+    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
   } catch (error) {
     throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }
