@@ -13,7 +13,7 @@ export interface SinkFileSystem {
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   renameSync(from: string, to: string): void;
   fchmodSync(fd: number, mode: number): void;
-  fstatSync(fd: number): { mode: number; size: number };
+  fstatSync(fd: number): { mode: number; size: number; uid: number };
   ftruncateSync(fd: number, length: number): void;
   closeSync(fd: number): void;
 }
@@ -87,10 +87,12 @@ function isStickyWorldWritable(folder: Stats): boolean {
   return (folder.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE;
 }
 
-/** The real file to write and the mode of the file already there (kept by every write). */
+/** The real file to write, the mode of the file already there (kept by every write), and its folder's kind. */
 interface Target {
   path: string;
   mode: number | undefined;
+  /** The folder is world-writable and sticky (`/tmp`): another user may create the name at any time. */
+  sharedFolder: boolean;
 }
 
 /**
@@ -108,8 +110,8 @@ async function resolveTarget(path: string, uid: number | undefined): Promise<Tar
     if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') {
       throw new Error(`report file cannot be used: ${path} (${errorText(error)})`);
     }
-    await requireFolder(dirname(absolute));
-    return { path: absolute, mode: undefined };
+    const folder = await requireFolder(dirname(absolute));
+    return { path: absolute, mode: undefined, sharedFolder: isStickyWorldWritable(folder) };
   }
   const folder = await requireFolder(dirname(absolute));
   const othersFolder = isStickyWorldWritable(folder);
@@ -119,7 +121,7 @@ async function resolveTarget(path: string, uid: number | undefined): Promise<Tar
     if (othersFolder && ownedByOther) {
       throw new Error(`report file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`);
     }
-    return { path: absolute, mode: info.mode & 0o777 };
+    return { path: absolute, mode: info.mode & 0o777, sharedFolder: othersFolder };
   }
   if (othersFolder) {
     throw new Error(`report file is a symbolic link in a world-writable folder, refused (it may have been planted): ${path}; use a private folder`);
@@ -131,7 +133,8 @@ async function resolveTarget(path: string, uid: number | undefined): Promise<Tar
     throw new Error(`report file is a symbolic link to a missing file: ${path}`);
   });
   requireRegular(linked, path);
-  return { path: await realpath(absolute), mode: linked.mode & 0o777 };
+  const real = await realpath(absolute);
+  return { path: real, mode: linked.mode & 0o777, sharedFolder: isStickyWorldWritable(await requireFolder(dirname(real))) };
 }
 
 /** The temp file or the rename was refused (not a full disk): the report may be written in place. */
@@ -167,6 +170,8 @@ export class FileReportSink implements ReportSink {
     readonly targetPath: string,
     /** The mode of the file that was there at open (a replaced file keeps it; 600 stays 600). */
     private readonly initialMode: number | undefined,
+    /** The target's folder is world-writable and sticky, and the proxy's user id (to refuse others' files there). */
+    private readonly shared: { folder: boolean; uid: number | undefined },
     private readonly randomHex: () => string,
     private readonly fs: SinkFileSystem,
     private readonly notice: (line: string) => void,
@@ -177,7 +182,7 @@ export class FileReportSink implements ReportSink {
     const uid = 'uid' in options ? options.uid : process.getuid?.();
     const target = await resolveTarget(path, uid);
     return new FileReportSink(
-      target.path, target.mode, options.randomHex ?? randomHexPool(), { ...NODE_FS, ...options.fileSystem }, options.notice ?? (() => undefined),
+      target.path, target.mode, { folder: target.sharedFolder, uid }, options.randomHex ?? randomHexPool(), { ...NODE_FS, ...options.fileSystem }, options.notice ?? (() => undefined),
     );
   }
 
@@ -278,7 +283,10 @@ export class FileReportSink implements ReportSink {
     }
     try {
       const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-      const oldSize = fs.fstatSync(fd).size;
+      const { size: oldSize, uid: owner } = fs.fstatSync(fd);
+      if (this.shared.folder && this.shared.uid !== undefined && owner !== this.shared.uid) {
+        throw new Error(`the file now belongs to another user (uid ${owner}) in a world-writable folder; not written`);
+      }
       if (data.length > oldSize) {
         try {
           writeAt(fs, fd, data.subarray(oldSize), oldSize);

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync,
+  chmodSync, fstatSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync,
   writeFileSync, writeSync, writevSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -345,6 +345,28 @@ describe('FileReportSink refuses planted links and keeps the mode (R-9.4, issue 
     const sink = await FileReportSink.open(file);
     await sink.publish(report(1));
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ sequence: 1 });
+  });
+
+  it('R-9.4: in a world-writable sticky folder, the in-place fallback refuses a file another user put at the name after open (fault seam)', async () => {
+    const file = join(stickyFolder(), 'report.json');
+    let swapped = false;
+    const sink = await FileReportSink.open(file, {
+      fileSystem: {
+        renameSync: (from, to) => {
+          if (swapped) throw systemError('EPERM', 'rename');
+          renameSync(from, to);
+        },
+        fstatSync: (fd) => {
+          const info = fstatSync(fd);
+          return swapped ? { mode: info.mode, size: info.size, uid: info.uid + 1 } : info;
+        },
+      },
+    });
+    await sink.publish(report(1));
+    const before = readFileSync(file, 'utf8');
+    swapped = true;
+    await expect(sink.publish(report(2))).rejects.toThrow(/^report file not writable: .*direct write: the file now belongs to another user \(uid \d+\) in a world-writable folder; not written\)$/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
   it('R-9.3: a replaced file keeps its mode (600 stays 600, 664 stays 664), also through a link and after a chmod mid-session', async () => {
