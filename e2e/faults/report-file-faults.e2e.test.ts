@@ -1,10 +1,11 @@
 /**
- * Report-file faults (issue 6, R-9.3, R-9.4, R-13): the target becomes unwritable mid-session, is a
- * symbolic link, has links planted at guessable temp names or at its own name, is a device, folder, FIFO,
- * socket or /proc file, two proxies share it, and the proxy is killed with SIGKILL while writing it.
+ * Report-file faults (issue 6, issue 11, R-9.3, R-9.4, R-13): the target becomes unwritable mid-session,
+ * the disk fills up, the folder refuses new files, it is a symbolic link, has links planted at guessable
+ * temp names, at its own name or in a world-writable folder, is a device, folder, FIFO, socket or /proc
+ * file, two proxies share it, and the proxy is killed with SIGKILL while writing it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +89,77 @@ describe.concurrent('the report file fails during the session', () => {
   });
 });
 
+/** Makes a folder refuse new files and renames, its files staying writable (root: immutable flag; others: 0555). */
+function refuseNewFiles(folder: string): () => void {
+  if (isRoot) {
+    execFileSync('chattr', ['+i', folder]);
+    return () => execFileSync('chattr', ['-i', folder]);
+  }
+  execFileSync('chmod', ['0555', folder]);
+  return () => execFileSync('chmod', ['0755', folder]);
+}
+
+/** Whether a tmpfs can be mounted here (root, outside a sandbox that forbids it). */
+function canMountTmpfs(): boolean {
+  if (!isRoot) return false;
+  const probe = mkdtempSync(join(tmpdir(), 'harness-mount-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+describe.concurrent('a full disk and a folder that refuses new files (issue 11 item 2)', () => {
+  it.skipIf(!canMountTmpfs())('R-9.3: the disk fills up mid-session (a 64 KiB tmpfs; skipped unless root may mount one) → exit 1, one line naming the full disk, the call not answered, the last complete report kept byte for byte', async ({ onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-full-'));
+    const mount = join(dir, 'tiny');
+    mkdirSync(mount);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount]);
+    const reportFile = join(mount, 'report.json');
+    const run = spawnWithReportFile(dir, reportFile, 'full');
+    onTestFinished(() => {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      execFileSync('umount', ['-l', mount]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await serveSession(run.raw, 'before', 3);
+    const before = readFileSync(reportFile, 'utf8');
+    expect(JSON.parse(before)).toMatchObject({ status: 'running' });
+    try {
+      writeFileSync(join(mount, 'filler'), Buffer.alloc(64 * 1024));
+    } catch {
+      // ENOSPC: the filler took every block left.
+    }
+    run.raw.send({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'create_order', arguments: { item: 'disk-full' } } });
+    await expectNothingLost(run, {
+      end: 1, report: 'stale',
+      message: /error: the report file could not be written: report file not writable: .*ENOSPC.*the disk is full; the last complete report is kept\)\. Exiting without answering the agent/,
+    });
+    await expect(run.raw.next((m) => m['id'] === 99, 300)).rejects.toThrow(/timed out/);
+    expect(readFileSync(reportFile, 'utf8'), 'the last complete report, untouched').toBe(before);
+  });
+
+  it.skipIf(!canMakeUnwritable())('R-9.3: the folder refuses new files mid-session → the report is written in place, stderr says so exactly once, the final report is complete', async ({ onTestFinished }) => {
+    const p = await faultLab(onTestFinished).start(COUNTING);
+    expect(rawText(await callTool(p, 'create_order', { item: 'first' }))).toBe('ok create_order #1');
+    const undo = refuseNewFiles(p.dir);
+    try {
+      for (let i = 0; i < 10; i++) await callTool(p, 'create_order', { item: `in-place-${i}` });
+      p.raw.child.stdin.end();
+      await expectNothingLost(p, { end: 0, exact: true, message: /\[cuonztech-agent-harness\] warning: the report file .*report\.json is written in place, not atomically \(the temp file or the rename was refused: E(PERM|ACCES)/ });
+      expect(p.raw.stderr().match(/is written in place/g)).toHaveLength(1);
+      expect(readReport(p.reportFile).report.operations).toHaveLength(11);
+    } finally {
+      undo();
+    }
+  });
+});
+
 describe.concurrent('links at and beside the report file', () => {
   it('R-9.4: a symbolic link to a regular file in another folder is written through; the link stays a link; temp files go beside the real file', async ({ onTestFinished }) => {
     const prepare = (dir: string, reportFile: string) => {
@@ -125,6 +197,41 @@ describe.concurrent('links at and beside the report file', () => {
     await expectNothingLost(p, { end: 0, exact: true });
     expect(readFileSync(join(p.dir, 'victim.json'), 'utf8')).toBe('VICTIM');
     expect(existsSync(join(p.dir, 'created-through-link'))).toBe(false);
+  });
+});
+
+describe.concurrent('planted links and modes (issue 11 item 3)', () => {
+  it('R-9.4: a link planted at the report path in a world-writable sticky folder (like /tmp) → exit 1, one line, no upstream started; the linked file keeps its content and mode 600', async ({ onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-planted-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const victim = join(dir, 'bashrc');
+    writeFileSync(victim, 'VICTIM');
+    chmodSync(victim, 0o600);
+    const link = join(shared, 'harness-report.json');
+    symlinkSync(victim, link);
+    const run = spawnWithReportFile(dir, link, 'planted');
+    expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+    expectClearStderr(run.stderr(), /^\[cuonztech-agent-harness\] error: report file not usable: report file is a symbolic link in a world-writable folder, refused \(it may have been planted\): .*; use a private folder$/m);
+    expect(run.stderr().trim().split('\n')).toHaveLength(1);
+    expect(existsSync(run.pidFile!), 'the upstream was started').toBe(false);
+    expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
+    expect(statSync(victim).mode & 0o777).toBe(0o600);
+  });
+
+  it('R-9.3: a report file of mode 600 keeps mode 600 through a whole session', async ({ onTestFinished }) => {
+    const prepare = (_dir: string, reportFile: string) => {
+      writeFileSync(reportFile, '{}');
+      chmodSync(reportFile, 0o600);
+    };
+    const p = await faultLab(onTestFinished).start(COUNTING, { prepare });
+    for (let i = 0; i < 5; i++) await callTool(p, 'create_order', { item: `m-${i}` });
+    expect(statSync(p.reportFile).mode & 0o777).toBe(0o600);
+    p.raw.child.stdin.end();
+    await expectNothingLost(p, { end: 0, exact: true });
+    expect(statSync(p.reportFile).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -1,24 +1,52 @@
 /**
  * `--report-dir`: one report file per agent session (a network listener serves many agents, and two
  * agents' calls never share a verdict). Each session's sink opens its file on the first publish, with the
- * same atomic writes and refusals as `--report-file`.
+ * same atomic writes and refusals as `--report-file` (planted links and other users' files are refused,
+ * a full disk keeps the last complete report, an in-place write is told once per folder).
  */
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { FileReportSink } from './file-report-sink.js';
 
-export class ReportDirectory {
-  private constructor(readonly path: string) {}
+/** Options of {@link ReportDirectory.open}. */
+export interface ReportDirectoryOptions {
+  /** Told once per folder, the first time a session's report is written in place (see FileReportSink). */
+  notice?: (line: string) => void;
+  /** The proxy's user id (default `process.getuid()`), a test seam. */
+  uid?: number;
+}
 
-  /** Creates the folder if needed; rejects with a one-line Error when it cannot be used. */
-  static async open(path: string): Promise<ReportDirectory> {
+/** Set on a folder that is world-writable with the sticky bit (`/tmp`). */
+const STICKY_WORLD_WRITABLE = 0o1002;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class ReportDirectory {
+  private told = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly uid: number | undefined,
+    private readonly notice: (line: string) => void,
+  ) {}
+
+  /**
+   * Creates the folder if needed; rejects with a one-line Error when it cannot be used, or when someone
+   * else may have planted it: a symbolic link owned by another user or in a world-writable sticky folder
+   * (`/tmp`), or another user's folder there.
+   */
+  static async open(path: string, options: ReportDirectoryOptions = {}): Promise<ReportDirectory> {
+    const uid = 'uid' in options ? options.uid : process.getuid?.();
     try {
       await mkdir(path, { recursive: true });
     } catch (error) {
-      throw new Error(`report folder ${path} cannot be created: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`report folder ${path} cannot be created: ${message(error)}`);
     }
-    return new ReportDirectory(path);
+    await refusePlanted(path, uid);
+    return new ReportDirectory(path, uid, options.notice ?? (() => undefined));
   }
 
   /** The file of one session: `session-0001-<first 8 characters of the id>.json`. */
@@ -33,9 +61,33 @@ export class ReportDirectory {
     let sink: Promise<FileReportSink> | null = null;
     return {
       publish: async (json) => {
-        sink ??= FileReportSink.open(file);
+        sink ??= FileReportSink.open(file, { uid: this.uid, notice: (line) => this.tellOnce(line) });
         return (await sink).publish(json);
       },
     };
+  }
+
+  private tellOnce(line: string): void {
+    if (this.told) return;
+    this.told = true;
+    this.notice(line);
+  }
+}
+
+async function refusePlanted(path: string, uid: number | undefined): Promise<void> {
+  const absolute = resolve(path);
+  const [entry, parent] = await Promise.all([lstat(absolute), stat(dirname(absolute))]);
+  const othersFolder = (parent.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE;
+  const ownedByOther = uid !== undefined && entry.uid !== uid;
+  if (entry.isSymbolicLink() && othersFolder) {
+    throw new Error(`report folder is a symbolic link in a world-writable folder, refused (it may have been planted): ${path}; use a private folder`);
+  }
+  if (entry.isSymbolicLink() && ownedByOther) {
+    throw new Error(`report folder is a symbolic link owned by another user (uid ${entry.uid}), refused: ${path}`);
+  }
+  const folder = entry.isSymbolicLink() ? await stat(absolute) : entry;
+  if (!folder.isDirectory()) throw new Error(`report folder is not a folder: ${path}`);
+  if (othersFolder && ownedByOther) {
+    throw new Error(`report folder belongs to another user (uid ${entry.uid}) in a world-writable folder: ${path}; use a private folder`);
   }
 }

@@ -16,7 +16,7 @@ import type { AgentCloseReason } from '../ports/agent-side.port.js';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { EXIT_FAILURE, EXIT_OK, formatFatal } from './errors.js';
-import type { CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 
 /** Where `get_report` writes, relative to the current folder. */
 export const DEMO_REPORT_FILE = '.cuonztech/audit-report.json';
@@ -35,7 +35,7 @@ function demoReportSink(path: string): ReportSink {
 
 /** Serves the demo until the agent disconnects or a signal arrives; resolves with the exit code. */
 export async function runDemo(io: CliIo): Promise<number> {
-  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
+  const notice = (line: string) => writeNotice(io.stderr, line);
   const handler = createDemoHandler({
     clock: new SystemClock(),
     random: systemRandom(),

@@ -1,3 +1,4 @@
+import { escapeTerminalText } from '../domain/terminal-text.js';
 import { PROGRAM_NAME } from '../version.js';
 
 /** A bad flag or value: one clear line, exit code 1, never a stack trace. */
@@ -18,9 +19,12 @@ export class FatalError extends Error {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 
-/** The one line printed for any fatal error. Unknown errors keep their message, never their stack. */
+/**
+ * The one line printed for any fatal error. Unknown errors keep their message, never their stack; text
+ * from outside in it (an upstream's stderr, a flag value) is escaped for the terminal.
+ */
 export function formatFatal(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = message.split('\n')[0]?.trim() || 'unknown error';
-  return `[${PROGRAM_NAME}] error: ${firstLine}`;
+  return `[${PROGRAM_NAME}] error: ${escapeTerminalText(firstLine)}`;
 }

@@ -1,4 +1,7 @@
-import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { Writable, type Readable } from 'node:stream';
+import { escapeTerminalLines, escapeTerminalText } from '../domain/terminal-text.js';
+import { PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 
 /** Everything the CLI touches of its process, injected so it can run in-process in tests. */
@@ -36,4 +39,31 @@ export interface CommandContext {
   io: CliIo;
   /** Raw values by flag name, filled in before the command runs (cac's own parse changes values). */
   values: FlagValues;
+}
+
+/**
+ * One line for the operator on `stream`, with the program prefix. The whole line is escaped for the
+ * terminal (see `src/domain/terminal-text.ts`): the proxy's own words pass unchanged, while text from
+ * outside in it (an upstream's stderr, tool names, error messages) can neither drive the terminal nor
+ * forge a line.
+ */
+export function writeNotice(stream: Writable, line: string): void {
+  stream.write(`[${PROGRAM_NAME}] ${escapeTerminalText(line)}\n`);
+}
+
+/**
+ * A stream that forwards to `stream` with every unsafe character but the line feed escaped, for
+ * structured logs (NDJSON stays valid JSON with the same values). UTF-8 split across chunks is joined
+ * first. Writes pass through synchronously, in order.
+ */
+export function terminalSafe(stream: Writable): Writable {
+  const decoder = new StringDecoder('utf8');
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, _encoding, done) {
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      if (text !== '') stream.write(escapeTerminalLines(text));
+      done();
+    },
+  });
 }

@@ -17,20 +17,20 @@ import { scenarioName } from '../domain/verdict.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
-import type { CliIo } from './io.js';
+import { terminalSafe, writeNotice, type CliIo } from './io.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
-  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
-  const logger = await createLogger(flags.logLevel, io.stderr);
+  const notice = (line: string) => writeNotice(io.stderr, line);
+  const logger = await createLogger(flags.logLevel, terminalSafe(io.stderr));
   const http = flags.listen === undefined ? undefined : await import('../adapters/http-agent/index.js');
   const listen = flags.listen === undefined || http === undefined ? undefined : parseListen(http.parseListenAddress, flags.listen);
   let sink: FileReportSink | null = null;
   let reportDir: ReportDirectory | null = null;
   try {
-    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile));
-    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir));
+    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile), { notice });
+    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
   } catch (error) {
     throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -6,6 +6,7 @@
  */
 
 import { globMatch } from './glob.js';
+import { escapeTerminalText } from './terminal-text.js';
 import { isPlainObject, ownValue } from './json.js';
 import { schemaKeyFields, type KeyFieldMatcher } from './key-fields.js';
 
@@ -166,15 +167,8 @@ export class ToolClassifier {
   }
 }
 
-/** A tool name for a stderr line: control characters (a newline could forge a line) become `\uXXXX`. */
-function printable(name: string): string {
-  let out = '';
-  for (const ch of name) {
-    const code = ch.charCodeAt(0);
-    out += code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : ch;
-  }
-  return out;
-}
+/** A tool name for a stderr line: controls, bidi and invisible characters escaped (see terminal-text.ts). */
+const printable = escapeTerminalText;
 
 /**
  * The start-up lines of R-8.4, without the `[cuonztech-agent-harness] ` prefix: the tool count, one line

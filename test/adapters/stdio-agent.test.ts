@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import { StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
+import { topLevelNumberIdToken } from '../../src/adapters/stdio-agent/id-token.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +12,8 @@ class RawClient {
   readonly stdin = new PassThrough();
   readonly stdout = new PassThrough();
   readonly received: Json[] = [];
+  /** Every line as it was written, for what JSON.parse would change (ids beyond 2^53). */
+  readonly lines: string[] = [];
   private buffer = '';
   private waiters: Array<() => void> = [];
 
@@ -19,6 +22,7 @@ class RawClient {
       this.buffer += chunk.toString('utf8');
       let index: number;
       while ((index = this.buffer.indexOf('\n')) !== -1) {
+        this.lines.push(this.buffer.slice(0, index));
         this.received.push(JSON.parse(this.buffer.slice(0, index)) as Json);
         this.buffer = this.buffer.slice(index + 1);
       }
@@ -198,6 +202,33 @@ describe('StdioAgentSide: no silent hangs on malformed input', () => {
     expect(withoutId['error']).toEqual({ code: -32600, message: 'Invalid Request' });
   });
 
+  it('R-13: an id a number cannot hold (12345678901234567890, 1e300, 1.5) is answered -32600 with the id token as sent', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    const tokens = ['12345678901234567890', '1e300', '1.5', '0.5', '9007199254740993'];
+    for (const token of tokens) {
+      client.sendLine(`{"jsonrpc":"2.0","id":${token},"method":"tools/call","params":{"name":"create_order","arguments":{}}}`);
+    }
+    client.sendLine('{"jsonrpc":"2.0","method":"ping","id" : \t1E+400 }');
+    await until(() => client.lines.length >= 1 + tokens.length + 1);
+    const errors = client.lines.slice(1);
+    expect(errors).toEqual([...tokens, '1E+400'].map((token) => `{"jsonrpc":"2.0","id":${token},"error":{"code":-32600,"message":"Invalid Request"}}`));
+    expect(handler.calls).toHaveLength(0);
+  });
+
+  it('an id that is an object or boolean is still answered with id null; a safe integer id is answered as a number', async () => {
+    const { client } = await start();
+    client.sendLine('{"jsonrpc":"2.0","id":{"n":12345678901234567890},"method":"ping"}');
+    client.sendLine('{"jsonrpc":"2.0","id":true,"method":"ping"}');
+    client.sendLine('{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}');
+    await until(() => client.lines.length >= 3);
+    expect(client.lines).toEqual([
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}',
+      '{"result":{},"jsonrpc":"2.0","id":9007199254740991}',
+    ]);
+  });
+
   it('an invalid notification is ignored and the session goes on; \\r\\n is tolerated', async () => {
     const { client } = await start();
     client.send({ jsonrpc: '2.0', method: 'notifications/x', params: 'not-an-object' });
@@ -309,4 +340,24 @@ describe('StdioAgentSide: concurrency and cancellation', () => {
     expect(handler.calls[0]?.signal.reason).toBe('user');
     expect(handler.calls[1]?.signal.aborted).toBe(false);
   });
+});
+
+describe('topLevelNumberIdToken: the id token of a JSON line, exactly as sent', () => {
+  const cases: Array<[string, string | undefined]> = [
+    ['{"id":12345678901234567890}', '12345678901234567890'],
+    ['  {"jsonrpc":"2.0","method":"x","id":-1.5e-3}', '-1.5e-3'],
+    ['{"params":{"id":7},"id":1e300}', '1e300'],
+    ['{"params":[{"id":7},"id",8],"x":"\\"id\\":9","id":2.5}', '2.5'],
+    ['{"\\u0069d":3.25}', '3.25'],
+    ['{"id":1.5,"id":"s"}', undefined],
+    ['{"id":"1.5"}', undefined],
+    ['{"params":{"id":7}}', undefined],
+    ['[{"id":1.5}]', undefined],
+    ['"id"', undefined],
+  ];
+  for (const [line, token] of cases) {
+    it(`${line} → ${String(token)}`, () => {
+      expect(topLevelNumberIdToken(line)).toBe(token);
+    });
+  }
 });

@@ -1,4 +1,5 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { topLevelNumberIdToken } from './id-token.js';
 
 /**
  * Sorting one parsed inbound line. The SDK's schemas are strict and its transport drops whatever fails
@@ -8,8 +9,12 @@ import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@mode
 export type InboundMessage =
   /** A JSON-RPC message for the SDK; `strippedKeys` names unknown top-level keys that were removed. */
   | { kind: 'message'; message: JSONRPCMessage; strippedKeys: string[] }
-  /** Not a JSON-RPC message, answered with `-32600 Invalid Request` to `id` (null when unusable). */
-  | { kind: 'invalid-request'; id: RequestId | null }
+  /**
+   * Not a JSON-RPC message, answered with `-32600 Invalid Request` to `id` (null when there is none or it
+   * is no string or number). `idToken`: the id exactly as sent when it is a number that is not a safe
+   * integer (`12345678901234567890`, `1e300`, `1.5`); the answer carries that token, not `id`.
+   */
+  | { kind: 'invalid-request'; id: RequestId | null; idToken?: string }
   /** A notification (a `method`, no `id`) that failed validation: nothing to answer, only logged. */
   | { kind: 'invalid-notification'; method: string };
 
@@ -35,10 +40,10 @@ function withoutUnknownKeys(value: object): { picked: Record<string, unknown>; e
 }
 
 /**
- * Classifies a parsed line. Lenient where harmless: a message that is valid once its unknown top-level
- * keys are removed is delivered without them.
+ * Classifies a parsed line (`line`: its text, for an id token a number cannot hold). Lenient where
+ * harmless: a message that is valid once its unknown top-level keys are removed is delivered without them.
  */
-export function classifyInbound(value: unknown): InboundMessage {
+export function classifyInbound(value: unknown, line = ''): InboundMessage {
   if (isValidMessage(value)) return { kind: 'message', message: value, strippedKeys: [] };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid-request', id: null };
@@ -50,5 +55,7 @@ export function classifyInbound(value: unknown): InboundMessage {
   if (!Object.hasOwn(value, 'id') && typeof picked['method'] === 'string') {
     return { kind: 'invalid-notification', method: picked['method'] };
   }
-  return { kind: 'invalid-request', id: usableId(picked['id']) };
+  const id = usableId(picked['id']);
+  const idToken = id === null && typeof picked['id'] === 'number' ? topLevelNumberIdToken(line) : undefined;
+  return idToken === undefined ? { kind: 'invalid-request', id } : { kind: 'invalid-request', id, idToken };
 }

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentCloseReason } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { classifyInbound } from './inbound-message.js';
@@ -136,13 +136,13 @@ export class LineTransport implements Transport {
       value = JSON.parse(line);
     } catch (error) {
       this.options.logger.warn({ error: describe(error) }, 'agent sent a line that is not JSON');
-      this.replyError(null, -32700, 'Parse error');
+      this.replyError('null', -32700, 'Parse error');
       return;
     }
-    const inbound = classifyInbound(value);
+    const inbound = classifyInbound(value, line);
     if (inbound.kind === 'invalid-request') {
-      this.options.logger.warn({ id: inbound.id }, 'agent sent an invalid JSON-RPC message');
-      this.replyError(inbound.id, -32600, 'Invalid Request');
+      this.options.logger.warn({ id: inbound.idToken ?? inbound.id }, 'agent sent an invalid JSON-RPC message');
+      this.replyError(inbound.idToken ?? JSON.stringify(inbound.id), -32600, 'Invalid Request');
     } else if (inbound.kind === 'invalid-notification') {
       this.options.logger.warn({ method: inbound.method }, 'agent sent an invalid notification; ignored');
     } else {
@@ -154,8 +154,9 @@ export class LineTransport implements Transport {
     }
   }
 
-  private replyError(id: RequestId | null, code: number, message: string): void {
-    this.writeLine(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+  /** An error answer; `idJson` is the id's JSON text (a token as sent when a number cannot hold it). */
+  private replyError(idJson: string, code: number, message: string): void {
+    this.writeLine(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`);
   }
 
   private writeLine(text: string): void {
