@@ -164,7 +164,7 @@ describe('StdioUpstreamSide', () => {
         expected: false,
         code: 3,
         signal: null,
-        stderrTail: 'starting crash\nfatal: crashing on purpose',
+        detail: 'starting crash\nfatal: crashing on purpose',
       });
       expect(await call(side, 'echo')).toEqual({ kind: 'unavailable', detail: 'the upstream is gone (exit code 3)' });
     });
