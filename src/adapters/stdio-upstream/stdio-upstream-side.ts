@@ -66,7 +66,8 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
   /** Spawns the process; its exit ends the adapter. */
   private spawn(): UpstreamProcess {
     const { command, args, cwd, env, logger } = this.options;
-    const child = UpstreamProcess.start({ command, args, cwd, env }, logger);
+    const graceMs = this.options.graceMs ?? UPSTREAM_DEFAULTS.graceMs;
+    const child = UpstreamProcess.start({ command, args, cwd, env, graceMs }, logger);
     child.onExit(() => void this.end(false));
     return child;
   }
