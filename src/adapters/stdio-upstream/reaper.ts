@@ -69,11 +69,6 @@ export class Reaper {
     }
   }
 
-  /** The reaper's pid (for tests). */
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   /** The upstream has been ended: the reaper exits without signalling anything. Idempotent. */
   disarm(): void {
     const { stdin } = this.child;
