@@ -36,8 +36,12 @@ export interface UpstreamExit {
   expected: boolean;
   code: number | null;
   signal: string | null;
-  /** The last lines the upstream wrote to its stderr (stdio transports), for the crash message. */
-  stderrTail: string;
+  /**
+   * Why, in the upstream's own words, for the crash message: the last lines a process wrote to its stderr,
+   * or the failure that ended a network connection (e.g. `HTTP 404 Not Found (the session is gone)`);
+   * '' when nothing is known.
+   */
+  detail: string;
 }
 
 /**

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server as NodeHttpServer, type
 import type { AddressInfo } from 'node:net';
 import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { silentLogger } from '../stdio-agent/silent-logger.js';
+import { silentLogger } from '../silent-logger.js';
 import { defaultAllowedHosts, HostGuard } from './host-guard.js';
 import { HttpSession } from './http-session.js';
 

@@ -3,7 +3,7 @@
  * credentials, query or fragment, and never a header value.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, formatDuration, oneLine } from '../stdio-upstream/outcome-text.js';
+import { errorMessage, formatDuration, oneLine } from '../upstream-core/outcome-text.js';
 import { describeStatus, type ExchangeFailure } from './exchange-failure.js';
 
 /** How one connection attempt (Streamable HTTP, or the legacy SSE fallback) failed. */

@@ -1,34 +1,24 @@
 /**
- * Maps a request that did not end with a usable result to an `UpstreamCallOutcome`. The raw reply and
- * the SDK's own errors are read exactly as on stdio; on top of that the HTTP failures keep their
- * meaning: a connection that never opened means the call was not sent (unavailable), a broken
- * connection, a stream that ended early or an HTTP error status mean it may have run (connection-lost),
- * and an answer over the size limit is too-large, as on stdio.
+ * Why a request over HTTP lost its answer (the shared mapping in `../upstream-core/call-outcome.ts` has
+ * already handled replies, cancels and timeouts). The HTTP failures keep their meaning: a connection that
+ * never opened means the call was not sent (unavailable); a broken connection, a stream that ended early
+ * or an HTTP error status mean it may have run (connection-lost); an answer over the size limit is
+ * too-large, as on stdio.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
-import { outcomeOfFailure } from '../stdio-upstream/call-outcome.js';
-import type { RawReply } from '../stdio-upstream/incoming-message.js';
+import { connectionLost } from '../upstream-core/call-outcome.js';
 import { describeFailure, HttpExchangeError, type ExchangeFailure } from './exchange-failure.js';
 
-/** Everything known about a request that the SDK rejected. */
-export interface FailedHttpRequest {
-  error: unknown;
-  reply: RawReply | undefined;
-  /** True when the caller's signal was aborted. */
-  aborted: boolean;
-  timeoutMs: number;
-  /** Why the upstream became unusable, if it did (the SDK then rejects pending requests as closed). */
-  unusable: ExchangeFailure | undefined;
-}
-
-/** The outcome of a request that the SDK rejected. */
-export function outcomeOfHttpFailure(failed: FailedHttpRequest): UpstreamCallOutcome {
-  const { error, reply, unusable } = failed;
-  if (reply === undefined && error instanceof HttpExchangeError) return outcomeOfExchange(error.failure);
+/**
+ * The outcome of a request that ended with `error` and no reply. `unusable` is why the upstream became
+ * unusable, if it did (the SDK then rejects the pending requests as closed).
+ */
+export function httpLostOutcome(error: unknown, unusable: ExchangeFailure | undefined): UpstreamCallOutcome {
+  if (error instanceof HttpExchangeError) return outcomeOfExchange(error.failure);
   const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
-  if (reply === undefined && closed && !failed.aborted && unusable !== undefined) return outcomeOfExchange(unusable);
-  return outcomeOfFailure({ error, reply, aborted: failed.aborted, timeoutMs: failed.timeoutMs, closeCause: undefined });
+  if (closed && unusable !== undefined) return outcomeOfExchange(unusable);
+  return connectionLost(error);
 }
 
 /** What one failed exchange means for the call that was in it. */

@@ -1,20 +1,17 @@
 /**
- * One connection to the HTTP upstream: an SDK `Client` over a `RecordingTransport` around the SDK's
- * Streamable HTTP or legacy SSE client transport, opened with the MCP handshake under one deadline, and
- * the polite end of its session.
+ * One connection to the HTTP upstream: the shared SDK client connection over an `HttpRecordingTransport`
+ * around the SDK's Streamable HTTP or legacy SSE client transport, opened with the MCP handshake under one
+ * deadline, and the polite end of its session.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Logger } from '../../ports/logger.port.js';
+import { ClientConnection } from '../upstream-core/client-connection.js';
 import type { FailedAttempt } from './connect-failure.js';
-import { RecordingTransport } from './recording-transport.js';
+import { HttpRecordingTransport } from './recording-transport.js';
 
 /** The client and its transport. */
-export interface HttpConnection {
-  client: Client;
-  transport: RecordingTransport;
-}
+export type HttpConnection = ClientConnection<HttpRecordingTransport>;
 
 /** What opening a connection needs. */
 export interface ConnectionSpec {
@@ -48,7 +45,7 @@ export async function connectOver(
   let error: unknown;
   let ended: 'timeout' | 'too-large' | undefined;
   try {
-    const handshake = connection.client.connect(connection.transport, { timeout: spec.timeoutMs });
+    const handshake = connection.connect(spec.timeoutMs);
     const connected = handshake.then(() => 'connected' as const);
     const result = await Promise.race([connected, deadline, tooLarge(connection.transport)]);
     if (result === 'connected') return { ok: true, connection };
@@ -58,7 +55,7 @@ export async function connectOver(
   } finally {
     clearTimeout(timer);
   }
-  await connection.client.close().catch(() => undefined);
+  await connection.close();
   const { transport } = connection;
   return { ok: false, failed: { error, failure: transport.failure, started: transport.hasStarted, timedOut: ended === 'timeout' } };
 }
@@ -67,7 +64,7 @@ export async function connectOver(
  * Resolves when an answer over the size limit arrives during the handshake: on an SSE stream the SDK
  * would otherwise wait for the deadline, as the request stays open after its stream was cut.
  */
-function tooLarge(transport: RecordingTransport): Promise<'too-large'> {
+function tooLarge(transport: HttpRecordingTransport): Promise<'too-large'> {
   return new Promise((resolve) => {
     transport.onunusable = (failure) => {
       if (failure.kind === 'too-large') resolve('too-large');
@@ -78,7 +75,7 @@ function tooLarge(transport: RecordingTransport): Promise<'too-large'> {
 function openConnection(channel: 'streamable' | 'sse', spec: ConnectionSpec): HttpConnection {
   const { url, headers, logger, maxMessageBytes } = spec;
   const requestInit: RequestInit = { headers: { ...headers } };
-  const transport = new RecordingTransport({
+  const transport = new HttpRecordingTransport({
     channel,
     maxMessageBytes,
     logger,
@@ -87,13 +84,11 @@ function openConnection(channel: 'streamable' | 'sse', spec: ConnectionSpec): Ht
         ? new StreamableHTTPClientTransport(url, { requestInit, fetch })
         : new SSEClientTransport(url, { requestInit, fetch }),
   });
-  const client = new Client({ name: spec.clientName, version: spec.clientVersion }, { capabilities: {} });
-  client.onerror = (error) => logger?.debug({ err: error.message }, 'upstream connection notice');
-  return { client, transport };
+  return new ClientConnection(transport, spec);
 }
 
 /** The Streamable HTTP session's DELETE, bounded by `graceMs`; a failure is only logged. */
-export async function endSession(transport: RecordingTransport, graceMs: number, logger?: Logger): Promise<void> {
+export async function endSession(transport: HttpRecordingTransport, graceMs: number, logger?: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
   const terminated = transport.terminateSession().catch((error: unknown) => {
@@ -102,5 +97,3 @@ export async function endSession(transport: RecordingTransport, graceMs: number,
   await Promise.race([terminated, giveUp]);
   clearTimeout(timer);
 }
-
-export { upstreamInfo } from '../upstream-client.js';

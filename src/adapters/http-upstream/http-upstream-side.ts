@@ -1,118 +1,59 @@
 /**
- * The real upstream MCP server behind a URL: an SDK `Client` over Streamable HTTP (falling back to the
- * legacy SSE transport when the server answers the first POST with a 4xx other than 401/403, as the SDK
- * recommends), the given headers on every request, every request forwarded verbatim with a loose result
- * schema and every way a call can end mapped to an outcome. No reconnect: once an exchange fails at the
- * network level (or the session is gone) the upstream is gone for good; an answer over the size limit
- * makes the proxy cut the upstream itself, as on stdio.
+ * The real upstream MCP server behind a URL: the shared upstream core (`../upstream-core/`) over
+ * Streamable HTTP (falling back to the legacy SSE transport when the server answers the first POST with a
+ * 4xx other than 401/403, as the SDK recommends), the given headers on every request. No reconnect: once
+ * an exchange fails at the network level (or the session is gone) the upstream is gone for good; an
+ * answer over the size limit makes the proxy cut the upstream itself, as on stdio. This side only
+ * connects and ends the session.
  */
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../../ports/logger.port.js';
-import { ExitNotice, toolCallParams } from '../upstream-client.js';
-import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
-import type {
-  UpstreamCallOptions,
-  UpstreamCallOutcome,
-  UpstreamExit,
-  UpstreamInfo,
-  UpstreamSide,
-} from '../../ports/upstream-side.port.js';
-import { describeOutcome, oneLine } from '../stdio-upstream/outcome-text.js';
-import { collectToolPages } from '../stdio-upstream/tool-pages.js';
+import type { UpstreamInfo } from '../../ports/upstream-side.port.js';
+import { UPSTREAM_DEFAULTS, UpstreamCore, type UpstreamCoreOptions } from '../upstream-core/upstream-core.js';
 import { describeConnectFailure, safeUrl, unusableUrl, wantsSseFallback, type FailedAttempt } from './connect-failure.js';
 import { describeFailure, type ExchangeFailure } from './exchange-failure.js';
-import { outcomeOfHttpFailure } from './http-call-outcome.js';
-import { connectOver, endSession, upstreamInfo, type ConnectAttempt, type HttpConnection } from './http-connection.js';
+import { connectOver, endSession, type ConnectAttempt, type HttpConnection } from './http-connection.js';
+import type { HttpRecordingTransport } from './recording-transport.js';
 import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
-/** Where the upstream is and how long to wait for it. */
-export interface HttpUpstreamOptions {
+/** Where the upstream is. `connectTimeoutMs` bounds the whole handshake (each transport tried); `graceMs` the DELETE on close. */
+export interface HttpUpstreamOptions extends UpstreamCoreOptions {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp` (for a legacy SSE server: its SSE URL). */
   url: URL;
   /** Sent exactly so on every request (POST, GET, DELETE, the SSE fallback). Never logged. */
   headers: Record<string, string>;
-  /** Per-request wait for `tools/list` pages (calls take theirs from `callTool`). Default 60 000. */
-  callTimeoutMs?: number;
-  /** Wait for the whole handshake (each transport tried). Default 60 000. */
-  connectTimeoutMs?: number;
-  /** Longest wait for the session's DELETE on close. Default 2000. */
-  graceMs?: number;
-  /** Largest accepted upstream message (a JSON answer body, one SSE event's data). Default 10 MiB. */
-  maxMessageBytes?: number;
-  clientName: string;
-  clientVersion: string;
-  logger?: Logger;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_GRACE_MS = 2_000;
+const CANCELLED = 'upstream start-up was cancelled (the proxy is shutting down)';
 
 /** The upstream as a Streamable HTTP (or legacy SSE) endpoint. */
-export class HttpUpstreamSide implements UpstreamSide {
-  private state: 'new' | 'connecting' | 'ready' | 'gone' = 'new';
-  private connection: HttpConnection | undefined;
-  private closeRequested = false;
-  private ending: Promise<void> | undefined;
+export class HttpUpstreamSide extends UpstreamCore<HttpRecordingTransport, HttpUpstreamOptions> {
   /** Why the proxy itself cut the upstream (an answer over the size limit), once it did. */
   private cutReason: string | undefined;
-  private readonly exitNotice: ExitNotice;
 
-  constructor(private readonly options: HttpUpstreamOptions) {
-    this.exitNotice = new ExitNotice(options.logger);
+  constructor(options: HttpUpstreamOptions) {
+    super(options);
   }
 
   /** Connects (Streamable HTTP, then legacy SSE if asked for) and completes the MCP handshake. */
-  async connect(): Promise<UpstreamInfo> {
-    if (this.state !== 'new') throw new Error(`upstream connect() called twice (state: ${this.state})`);
+  protected async open(): Promise<UpstreamInfo> {
     const badUrl = unusableUrl(this.options.url);
     if (badUrl !== undefined) {
       this.state = 'gone';
       throw new Error(badUrl);
     }
-    this.state = 'connecting';
     const streamable = await this.attempt('streamable');
-    if (streamable.ok) return this.ready(streamable.connection);
+    if (streamable.ok) return this.opened(streamable.connection);
     let sse: FailedAttempt | undefined;
     if (!this.closeRequested && wantsSseFallback(streamable.failed)) {
       this.options.logger?.info({ url: safeUrl(this.options.url) }, 'no Streamable HTTP at the upstream URL; trying legacy SSE');
       const attempt = await this.attempt('sse');
-      if (attempt.ok) return this.ready(attempt.connection);
+      if (attempt.ok) return this.opened(attempt.connection);
       sse = attempt.failed;
     }
     this.state = 'gone';
-    if (this.closeRequested) throw new Error('upstream start-up was cancelled (the proxy is shutting down)');
+    if (this.closeRequested) throw new Error(CANCELLED);
     const { url } = this.options;
     const connectTimeoutMs = this.connectTimeoutMs();
     throw new Error(describeConnectFailure({ url, connectTimeoutMs, streamable: streamable.failed, ...(sse ? { sse } : {}) }));
-  }
-
-  /** Every tool of every page, verbatim; throws a one-line Error when a page cannot be read. */
-  async listTools(): Promise<ToolDescriptor[]> {
-    const timeoutMs = this.options.callTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    return collectToolPages(async (cursor) => {
-      if (this.state !== 'ready') throw new Error(`upstream tools/list failed: ${this.unavailableDetail()}`);
-      const outcome = await this.forward('tools/list', cursor === undefined ? {} : { cursor }, { timeoutMs });
-      if (outcome.kind === 'result') return outcome.result;
-      throw new Error(oneLine(`upstream tools/list failed: ${describeOutcome(outcome)}`));
-    }, this.options.logger);
-  }
-
-  /** Forwards `tools/call` verbatim; never rejects. */
-  async callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
-    if (this.state !== 'ready') return { kind: 'unavailable', detail: this.unavailableDetail() };
-    return this.forward('tools/call', toolCallParams(request), options);
-  }
-
-  /** Registers a listener for the upstream going away; called at once if it is already gone. */
-  onExit(listener: (exit: UpstreamExit) => void): void {
-    this.exitNotice.listen(listener);
-  }
-
-  /** Ends the session (DELETE, errors ignored) and closes the client. Idempotent. */
-  close(): Promise<void> {
-    this.closeRequested = true;
-    this.ending ??= this.runClose();
-    return this.ending;
   }
 
   /** One connection attempt over one transport, bounded by the connect timeout as a whole. */
@@ -123,35 +64,19 @@ export class HttpUpstreamSide implements UpstreamSide {
     return connectOver(channel, spec, (connection) => (this.connection = connection));
   }
 
-  private async ready(connection: HttpConnection): Promise<UpstreamInfo> {
+  private async opened(connection: HttpConnection): Promise<UpstreamInfo> {
     if (this.closeRequested) {
-      await connection.client.close().catch(() => undefined);
-      throw new Error('upstream start-up was cancelled (the proxy is shutting down)');
+      await connection.close();
+      throw new Error(CANCELLED);
     }
-    this.state = 'ready';
-    const { client, transport } = connection;
-    transport.onunusable = (failure) => this.unusable(failure);
-    if (transport.unusable !== undefined) this.unusable(transport.unusable);
-    return upstreamInfo(client);
+    return connection.info();
   }
 
-  /** Sends one request with the loose result schema and maps how it ended, using the raw reply. */
-  private async forward(
-    method: string,
-    params: Record<string, unknown>,
-    { timeoutMs, signal }: UpstreamCallOptions,
-  ): Promise<UpstreamCallOutcome> {
-    const { client, transport } = this.connection as HttpConnection;
-    transport.ledger.track(params);
-    const settled = await client
-      .request({ method, params }, ResultSchema, { timeout: timeoutMs, signal })
-      .then((result) => ({ ok: true as const, result }), (error: unknown) => ({ ok: false as const, error }));
-    const { reply } = transport.ledger.release(params);
-    // The raw reply decides: even when the SDK gave up a moment before, the upstream did answer.
-    if (reply?.kind === 'result') return { kind: 'result', result: reply.result };
-    if (settled.ok) return { kind: 'result', result: settled.result };
-    const aborted = signal?.aborted ?? false;
-    return outcomeOfHttpFailure({ error: settled.error, reply, aborted, timeoutMs, unusable: transport.unusable });
+  /** From now on a fatal failure of the transport ends the side (one that came during the handshake too). */
+  protected override onReady(): void {
+    const { transport } = this.connection as HttpConnection;
+    transport.onunusable = (failure) => this.unusable(failure);
+    if (transport.unusable !== undefined) this.unusable(transport.unusable);
   }
 
   /** An answer over the size limit is cut by the proxy; any other fatal failure means the upstream is gone. */
@@ -166,10 +91,10 @@ export class HttpUpstreamSide implements UpstreamSide {
     this.state = 'gone';
     const reason = describeFailure(failure);
     this.options.logger?.warn({ reason }, 'the HTTP upstream is gone');
-    this.report({ expected: false, code: null, signal: null, stderrTail: reason });
-    const { client } = this.connection as HttpConnection;
+    this.reportExit({ expected: false, code: null, signal: null, detail: reason });
+    const connection = this.connection as HttpConnection;
     // Let replies already read from the network reach the SDK first.
-    setImmediate(() => void client.close().catch(() => undefined));
+    setImmediate(() => void connection.close());
   }
 
   /**
@@ -188,37 +113,37 @@ export class HttpUpstreamSide implements UpstreamSide {
   }
 
   private async runCut(): Promise<void> {
-    const { client, transport } = this.connection as HttpConnection;
-    await endSession(transport, this.options.graceMs ?? DEFAULT_GRACE_MS, this.options.logger);
-    await client.close().catch(() => undefined);
+    const connection = this.connection as HttpConnection;
+    await endSession(connection.transport, this.graceMs(), this.options.logger);
+    await connection.close();
     await new Promise((resolve) => setImmediate(resolve));
-    this.report({ expected: false, code: null, signal: null, stderrTail: '' });
+    this.reportExit({ expected: false, code: null, signal: null, detail: '' });
   }
 
-  private async runClose(): Promise<void> {
+  /** Ends the session (DELETE, errors ignored) and closes the client. */
+  protected async shutDown(expected: boolean): Promise<void> {
     const wasReady = this.state === 'ready';
     this.state = 'gone';
     const connection = this.connection;
     if (connection !== undefined) {
-      if (wasReady) await endSession(connection.transport, this.options.graceMs ?? DEFAULT_GRACE_MS, this.options.logger);
-      await connection.client.close().catch(() => undefined);
+      if (wasReady) await endSession(connection.transport, this.graceMs(), this.options.logger);
+      await connection.close();
     }
-    this.report({ expected: true, code: null, signal: null, stderrTail: '' });
-  }
-
-  private report(exit: UpstreamExit): void {
-    this.exitNotice.fire(exit);
+    this.reportExit({ expected, code: null, signal: null, detail: '' });
   }
 
   private connectTimeoutMs(): number {
-    return this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    return this.options.connectTimeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs;
   }
 
-  private unavailableDetail(): string {
-    if (this.state === 'new' || this.state === 'connecting') return 'the upstream is not connected yet';
+  private graceMs(): number {
+    return this.options.graceMs ?? UPSTREAM_DEFAULTS.graceMs;
+  }
+
+  protected goneDetail(): string {
     if (this.cutReason !== undefined) return `the proxy closed the upstream connection: ${this.cutReason}`;
-    const exit = this.exitNotice.report;
+    const exit = this.exit;
     if (exit === undefined) return 'the upstream connection is closing';
-    return exit.expected ? 'the upstream connection was closed' : `the upstream is gone (${exit.stderrTail})`;
+    return exit.expected ? 'the upstream connection was closed' : `the upstream is gone (${exit.detail})`;
   }
 }

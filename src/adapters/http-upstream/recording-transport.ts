@@ -8,11 +8,14 @@
 import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { classifyLine, type RawReply } from '../stdio-upstream/incoming-message.js';
-import { ReplyLedger } from '../stdio-upstream/reply-ledger.js';
+import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
+import type { RecordingTransport } from '../upstream-core/client-connection.js';
+import { classifyLine, type RawReply } from '../upstream-core/incoming-message.js';
+import { ReplyLedger } from '../upstream-core/reply-ledger.js';
 import type { ExchangeFailure } from './exchange-failure.js';
 import { exchangeFetch } from './exchange-fetch.js';
 import type { AwaitedReplies } from './exchange-hooks.js';
+import { httpLostOutcome } from './http-call-outcome.js';
 
 /** The JSON-RPC code of the error handed to the SDK in place of an unusable answer (as on stdio). */
 const INVALID_ANSWER_CODE = -32603;
@@ -21,7 +24,7 @@ const INVALID_ANSWER_CODE = -32603;
 export type InnerTransport = Transport & { terminateSession?: () => Promise<void> };
 
 /** Options of the decorator. */
-export interface RecordingTransportOptions {
+export interface HttpRecordingTransportOptions {
   /** Builds the SDK transport around the observing fetch. */
   makeInner: (fetch: FetchLike) => InnerTransport;
   channel: 'streamable' | 'sse';
@@ -31,7 +34,7 @@ export interface RecordingTransportOptions {
 }
 
 /** An SDK client transport whose upstream messages are recorded raw before the SDK sees them. */
-export class RecordingTransport implements Transport {
+export class HttpRecordingTransport implements RecordingTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -47,7 +50,7 @@ export class RecordingTransport implements Transport {
   /** Ids of the requests the SDK cancelled (their replies are no longer due). */
   private readonly cancelled = new Set<string>();
 
-  constructor(private readonly options: RecordingTransportOptions) {
+  constructor(private readonly options: HttpRecordingTransportOptions) {
     this.inner = options.makeInner(
       exchangeFetch({
         channel: options.channel,
@@ -103,6 +106,11 @@ export class RecordingTransport implements Transport {
       if (typeof requestId === 'string' || typeof requestId === 'number') this.cancelled.add(String(requestId));
     }
     return this.inner.send(message, options);
+  }
+
+  /** Why a request lost its answer: the failed exchange it was in, or the failure that made the upstream unusable. */
+  lostOutcome(error: unknown): UpstreamCallOutcome {
+    return httpLostOutcome(error, this.fatalFailure);
   }
 
   /** Ends the Streamable HTTP session with a DELETE, if there is one. Rejects when that fails. */

@@ -4,7 +4,7 @@ import type { AgentCloseReason, AgentSessionHandler, AgentSide, AgentSideOptions
 import type { Logger } from '../../ports/logger.port.js';
 import { createForwardingServer } from '../mcp-server-factory.js';
 import { LineTransport } from './line-transport.js';
-import { silentLogger } from './silent-logger.js';
+import { silentLogger } from '../silent-logger.js';
 import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
 /** The session id given to `openSession`: stdio carries exactly one session. */

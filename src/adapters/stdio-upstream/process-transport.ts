@@ -5,12 +5,14 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { classifyLine } from './incoming-message.js';
+import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
+import { connectionLost } from '../upstream-core/call-outcome.js';
+import type { RecordingTransport } from '../upstream-core/client-connection.js';
+import { classifyLine } from '../upstream-core/incoming-message.js';
 import { LineFramer } from '../line-framer.js';
-import { ReplyLedger } from './reply-ledger.js';
+import { ReplyLedger } from '../upstream-core/reply-ledger.js';
 
 /** Why the connection ended; the first reason is kept. */
 export type CloseCause =
@@ -28,7 +30,7 @@ export interface ProcessTransportOptions {
 }
 
 /** Newline-delimited JSON-RPC over a child's pipes. */
-export class ProcessTransport implements Transport {
+export class ProcessTransport implements RecordingTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -72,6 +74,23 @@ export class ProcessTransport implements Transport {
     return new Promise((resolve, reject) => {
       stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
     });
+  }
+
+  /** Why a request lost its answer: how the connection ended. */
+  lostOutcome(error: unknown): UpstreamCallOutcome {
+    const cause = this.cause;
+    switch (cause?.kind) {
+      case 'too-large':
+        return { kind: 'too-large', detail: cause.detail };
+      case 'eof':
+        return { kind: 'connection-lost', detail: 'the upstream closed its stdout (exited or crashed) before answering' };
+      case 'stdout-error':
+        return { kind: 'connection-lost', detail: `reading the upstream stdout failed: ${cause.detail}` };
+      case 'local':
+        return { kind: 'connection-lost', detail: 'the connection was closed before the upstream answered' };
+      default:
+        return connectionLost(error);
+    }
   }
 
   /** Ends the connection from our side; the process itself is ended by its owner. */

@@ -3,8 +3,6 @@
  * `StdioUpstreamSide` imports only after it has spawned the process: the SDK and zod (~230 ms of module
  * loading) then load while the upstream boots, not before it is started.
  */
-export { Client } from '@modelcontextprotocol/sdk/client/index.js';
-export { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-export { outcomeOfFailure } from './call-outcome.js';
+export { ClientConnection } from '../upstream-core/client-connection.js';
 export { ProcessTransport } from './process-transport.js';
 export { describeStartFailure } from './start-failure.js';

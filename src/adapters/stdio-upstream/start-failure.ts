@@ -3,7 +3,7 @@
  */
 import { existsSync } from 'node:fs';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { describeExit, errorMessage, formatDuration, oneLine } from './outcome-text.js';
+import { describeExit, errorMessage, formatDuration, oneLine } from '../upstream-core/outcome-text.js';
 import type { CloseCause } from './process-transport.js';
 import type { ProcessExit } from './upstream-process.js';
 

@@ -1,13 +1,15 @@
 /**
  * The upstream server as a process: spawned in its own process group with the full inherited
  * environment, ended with the R-8.8 sequence (stdin close, grace, SIGTERM, grace, SIGKILL) applied to
- * the whole group so that wrapper descendants (`sh -c`, `npx`) die too.
+ * the whole group so that wrapper descendants (`sh -c`, `npx`) die too — and, should the proxy die
+ * without ending it, by a reaper (`reaper.ts`).
  */
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import spawn from 'cross-spawn';
 import type { Logger } from '../../ports/logger.port.js';
+import { Reaper } from './reaper.js';
 import { StderrTail } from './stderr-tail.js';
 
 /** What to run. `env` comes on top of the full inherited `process.env`. */
@@ -16,6 +18,8 @@ export interface ProcessSpec {
   args: string[];
   cwd?: string;
   env: Record<string, string>;
+  /** The grace period of each shut-down step; the reaper waits as long. */
+  graceMs: number;
 }
 
 /** How the process group leader ended. `unprompted` is true when it exited before we began ending it. */
@@ -34,6 +38,8 @@ export class UpstreamProcess {
   private terminating = false;
   private readonly settled: Promise<void>;
   private readonly exitListeners: Array<() => void> = [];
+  private reaper: Reaper | undefined;
+  private reaperTimer: NodeJS.Immediate | undefined;
 
   private constructor(
     readonly pid: number | undefined,
@@ -77,7 +83,9 @@ export class UpstreamProcess {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       const { pid, stdin, stdout, stderr } = subprocess as ChildProcessWithoutNullStreams;
-      return new UpstreamProcess(pid, stdin, stdout, stderr, subprocess, logger);
+      const started = new UpstreamProcess(pid, stdin, stdout, stderr, subprocess, logger);
+      started.armReaper(spec.graceMs);
+      return started;
     } catch (error) {
       const subprocess = new EventEmitter();
       const stdout = new PassThrough();
@@ -86,6 +94,20 @@ export class UpstreamProcess {
       process.nextTick(() => subprocess.emit('error', error));
       return failed;
     }
+  }
+
+  /**
+   * Starts the reaper in the next turn, so the SDK import begins first. Its fork (median ~4 ms of the
+   * proxy's main thread on a busy two-core machine) then overlaps the upstream's own boot, which real
+   * servers take longer for (330–480 ms) than the proxy takes to load the SDK (~230 ms).
+   */
+  private armReaper(graceMs: number): void {
+    const pid = this.pid;
+    if (pid === undefined) return;
+    this.reaperTimer = setImmediate(() => {
+      this.reaperTimer = undefined;
+      if (!this.terminating && this.leaderExit === undefined) this.reaper = Reaper.watch(pid, graceMs, this.logger);
+    });
   }
 
   /** Set when the spawn itself failed (ENOENT, EACCES, bad cwd …). */
@@ -119,6 +141,13 @@ export class UpstreamProcess {
       }
     }
     this.signalGroup('SIGKILL');
+    this.disarmReaper();
+  }
+
+  private disarmReaper(): void {
+    if (this.reaperTimer !== undefined) clearImmediate(this.reaperTimer);
+    this.reaperTimer = undefined;
+    this.reaper?.disarm();
   }
 
   /** Resolves true once the leader has exited (or never started), false after `ms`. */

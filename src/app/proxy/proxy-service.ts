@@ -189,7 +189,7 @@ export class ProxyService {
     // An HTTP upstream has no exit status: "connection lost" only when nothing else explains the end.
     const detail = how ?? (this.closedByProxy === null ? 'connection lost' : null);
     this.deps.notice(`${what}${detail === null ? '' : ` (${detail})`}; later calls get UPSTREAM_UNAVAILABLE (no reconnect).`);
-    const tail = exit.stderrTail.trimEnd();
+    const tail = exit.detail.trimEnd();
     if (tail !== '') for (const line of tail.split('\n')) this.deps.notice(`  upstream stderr: ${line}`);
   }
 }

@@ -32,10 +32,13 @@ export class ReplyLedger {
     this.replies.set(String(id), undefined);
   }
 
-  /** Called by the transport for every incoming reply; kept only when its request is tracked. */
+  /**
+   * Called by the transport for every incoming reply; kept only when its request is tracked. The first
+   * reply wins, as in the SDK, which settles a request with the first reply and drops later ones.
+   */
   noteReply(id: RequestId, reply: RawReply): void {
     const key = String(id);
-    if (this.replies.has(key)) this.replies.set(key, reply);
+    if (this.replies.has(key) && this.replies.get(key) === undefined) this.replies.set(key, reply);
   }
 
   /** Stops tracking the request and hands back what was recorded for it. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../../ports/logger.port.js';
+import type { Logger } from '../ports/logger.port.js';
 
 const ignore = (): void => undefined;
 
