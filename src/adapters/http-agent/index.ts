@@ -1,5 +1,7 @@
 export {
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   HttpAgentSide,
   MCP_PATH,
   type HttpAgentSideOptions,
