@@ -29,9 +29,8 @@ export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void 
     .option('--scenarios <list>', `Comma-separated scenarios (default ${SCENARIO_IDS.join(',')})`)
     .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
     .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
-    .action((options: Record<string, unknown>) => {
-      const extra = [...cli.args, ...(Array.isArray(options['--']) ? (options['--'] as unknown[]) : [])];
-      if (extra.length > 0) throw new UsageError(`benchmark takes no arguments, got "${String(extra[0])}"`);
+    .action(() => {
+      // Stray positional arguments are refused for every command in main.ts.
       return import('./benchmark-run.js').then((m) => m.runBenchmarkCommand(parseBenchmarkFlags(context.values), context.io));
     });
 }
