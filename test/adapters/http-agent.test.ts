@@ -4,7 +4,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
-import { defaultAllowedHosts, HttpAgentSide, parseListenAddress, type HttpAgentSideOptions } from '../../src/adapters/http-agent/index.js';
+import {
+  DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, defaultAllowedHosts, HttpAgentSide, parseListenAddress, SessionLimits, type HttpAgentSideOptions,
+} from '../../src/adapters/http-agent/index.js';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
 
 type Json = Record<string, unknown>;
@@ -432,6 +434,35 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
     expect(side.address.port).toBe(port);
     const { client } = await connect(side.address.url);
     expect(await client.listTools()).toMatchObject({ tools: [{ name: 'create_order' }] });
+  });
+});
+
+describe('SessionLimits (issue 11)', () => {
+  it('defaults: 100 sessions, 30 minutes idle', () => {
+    const limits = new SessionLimits();
+    expect([limits.maxSessions, limits.idleTimeoutMs]).toEqual([DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS]);
+    expect([DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS]).toEqual([100, 1_800_000]);
+  });
+
+  it('refuses at the cap, counting candidates still opening; a release counts once', () => {
+    const limits = new SessionLimits(2, 1000);
+    expect(limits.refusal(1)).toBeUndefined();
+    const release = limits.reserve();
+    expect(limits.refusal(1)).toMatch(/^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)\. .* 1 s \(--session-idle-timeout\)$/);
+    release();
+    release();
+    expect(limits.refusal(1)).toBeUndefined();
+    expect(limits.refusal(2)).toBeDefined();
+  });
+
+  it('picks exactly the sessions idle for the time-out or longer', () => {
+    const limits = new SessionLimits(10, 1500);
+    const since = (startMs: number) => ({ idleMs: (now: number) => now - startMs });
+    const sessions = new Map([['a', since(0)], ['b', since(500)], ['busy', { idleMs: () => 0 }]]);
+    expect(limits.idle(sessions, 1499)).toEqual([]);
+    expect(limits.idle(sessions, 1500)).toEqual(['a']);
+    expect(limits.idle(sessions, 2000)).toEqual(['a', 'b']);
+    expect(limits.idleDetail).toBe('idle for 1.5 s (--session-idle-timeout)');
   });
 });
 

@@ -7,25 +7,10 @@ import { silentLogger } from '../stdio-agent/silent-logger.js';
 import { SystemClock } from '../system-clock.js';
 import { defaultAllowedHosts, HostGuard } from './host-guard.js';
 import { HttpSession } from './http-session.js';
+import { seconds, SessionLimits } from './session-limits.js';
 
 /** The default request body limit: 10 MiB, like the stdio agent side. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
-/**
- * The default cap on open sessions. Each open session keeps its evaluation in memory (about 100 KB after
- * a short conversation, more with more calls); 100 is more agents than one machine runs at once, and
- * bounds what never-closed sessions can hold. `--max-sessions` raises it.
- */
-export const DEFAULT_MAX_SESSIONS = 100;
-
-/**
- * The default idle time-out: 30 minutes. Most clients never end their session (the SDK's `Client.close()`
- * sends no DELETE, the MCP inspector keeps its session for as long as its tab lives), so without a
- * time-out their reports would stay `running` until the proxy stops. It must still be long enough for a
- * slow model or a human to answer between two tool calls: an agent that comes back after its session
- * ended gets 404 and a new session, and a write it re-sends is then judged apart from the first one.
- */
-export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
 
 /** The one path that serves MCP. */
 export const MCP_PATH = '/mcp';
@@ -41,7 +26,7 @@ export interface HttpAgentSideOptions {
   logger?: Logger;
   /** The largest request body in bytes (default 10 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
-  /** At most this many sessions are open at once (default {@link DEFAULT_MAX_SESSIONS}); more get 503. */
+  /** At most this many sessions are open at once (default `DEFAULT_MAX_SESSIONS`, 100); more get 503. */
   maxSessions?: number;
   /** A session without a request or an answer for this long is ended (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
@@ -79,8 +64,6 @@ function listenFailure(host: string, port: number, error: NodeJS.ErrnoException)
   return new Error(`cannot listen on ${where}: ${error.message}`);
 }
 
-const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
-
 /**
  * Agents connect by URL: MCP Streamable HTTP at `/mcp` on `node:http`, stateful. Every `initialize`
  * opens a new MCP session with its own SDK transport, `Server` and handler from `openSession`, so two
@@ -95,12 +78,10 @@ const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
 export class HttpAgentSide implements AgentSide {
   private readonly logger: Logger;
   private readonly maxBodyBytes: number;
-  private readonly maxSessions: number;
-  private readonly idleTimeoutMs: number;
+  private readonly limits: SessionLimits;
   private readonly clock: Clock;
   private readonly sessions = new Map<string, HttpSession>();
-  /** Candidates whose first POST is being answered: they count against the cap until they know. */
-  private opening = 0;
+  /** True once the operator was told that the cap refused a session; reset when a session ends. */
   private capNoticed = false;
   private httpServer: NodeHttpServer | undefined;
   private listening: { address: HttpListenAddress; guard: HostGuard } | undefined;
@@ -112,8 +93,7 @@ export class HttpAgentSide implements AgentSide {
   constructor(private readonly settings: HttpAgentSideOptions) {
     this.logger = settings.logger ?? silentLogger;
     this.maxBodyBytes = settings.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.maxSessions = settings.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    this.idleTimeoutMs = settings.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.limits = new SessionLimits(settings.maxSessions, settings.sessionIdleTimeoutMs);
     this.clock = settings.clock ?? new SystemClock();
   }
 
@@ -168,20 +148,20 @@ export class HttpAgentSide implements AgentSide {
         },
         isShuttingDown: () => this.shuttingDown,
       });
-    const sweepMs = this.settings.idleSweepMs ?? Math.min(1000, this.idleTimeoutMs);
+    const sweepMs = this.settings.idleSweepMs ?? Math.min(1000, this.limits.idleTimeoutMs);
     this.sweeper = setInterval(() => void this.closeIdleSessions(), sweepMs);
     this.sweeper.unref();
   }
 
   /** Ends every session idle for the time-out or longer (each handler hears `closed` once). */
   async closeIdleSessions(): Promise<void> {
-    const now = this.clock.now();
-    const idle = [...this.sessions].filter(([, session]) => session.idleMs(now) >= this.idleTimeoutMs);
+    const idle = this.limits.idle(this.sessions, this.clock.now());
     await Promise.allSettled(
-      idle.map(async ([sessionId, session]) => {
-        const detail = `idle for ${seconds(this.idleTimeoutMs)} (--session-idle-timeout)`;
-        this.settings.notice?.(`agent session ${sessionId.slice(0, 8)} ended: no request for ${seconds(this.idleTimeoutMs)}; its report is final`);
-        await session.close(detail);
+      idle.map(async (sessionId) => {
+        const session = this.sessions.get(sessionId);
+        if (session === undefined) return;
+        this.settings.notice?.(`agent session ${sessionId.slice(0, 8)} ended: no request for ${seconds(this.limits.idleTimeoutMs)}; its report is final`);
+        await session.close(this.limits.idleDetail);
       }),
     );
   }
@@ -236,28 +216,21 @@ export class HttpAgentSide implements AgentSide {
 
   /** A POST without a session id: a new session if it is an `initialize` and the cap allows one more. */
   private async openCandidate(req: IncomingMessage, res: ServerResponse, newSession: (counted: () => void) => HttpSession): Promise<void> {
-    if (this.sessions.size + this.opening >= this.maxSessions) {
-      const message =
-        `Too many open sessions: this proxy serves at most ${this.maxSessions} at once (--max-sessions). ` +
-        `End a session with HTTP DELETE, or wait until one has had no request for ${seconds(this.idleTimeoutMs)} (--session-idle-timeout)`;
-      this.logger.warn({ open: this.sessions.size, max: this.maxSessions }, 'session refused: too many open sessions');
+    const refusal = this.limits.refusal(this.sessions.size);
+    if (refusal !== undefined) {
+      this.logger.warn({ open: this.sessions.size, max: this.limits.maxSessions }, 'session refused: too many open sessions');
       if (!this.capNoticed) {
         this.capNoticed = true;
-        this.settings.notice?.(`a new agent session was refused: ${this.maxSessions} sessions are open (--max-sessions)`);
+        this.settings.notice?.(`a new agent session was refused: ${this.limits.maxSessions} sessions are open (--max-sessions)`);
       }
-      return sendError(res, 503, -32000, message);
+      return sendError(res, 503, -32000, refusal);
     }
-    // Counted as opening until it is in `sessions` (or turned out not to be an initialize).
-    this.opening++;
-    let pending = true;
-    const counted = (): void => {
-      if (pending) this.opening--;
-      pending = false;
-    };
+    // Counted against the cap until it is in `sessions` (or turned out not to be an initialize).
+    const release = this.limits.reserve();
     try {
-      await newSession(counted).handle(req, res);
+      await newSession(release).handle(req, res);
     } finally {
-      counted();
+      release();
     }
   }
 }
