@@ -91,6 +91,8 @@ export class ProxyService {
       this.reportFailed(error instanceof Error ? error.message : String(error));
       return;
     }
+    // A signal during that first write: stop() has already ended an upstream that was never started.
+    if (this.stopping !== null) return;
     this.deps.agentSide.watchBeforeServe?.(() => void this.stop('the agent disconnected during start-up'));
     let instructions: string | undefined;
     try {
