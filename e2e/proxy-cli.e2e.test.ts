@@ -3,7 +3,9 @@
  * with exit 1 and ONE line on stderr (no stack trace), and the accepted forms really reach the upstream,
  * checked with `argv-echo.mjs`, an upstream that answers with its own argv, cwd and environment.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type Result } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,6 +81,13 @@ describe.concurrent('R-8.1 / R-8.9: invalid invocations end with exit 1 and one 
     ['an empty value (--scenario "")', ['proxy', ...UPSTREAM, '--scenario', ''], /--scenario.*(empty|needs a)/],
     ['an empty value (--upstream-command=)', ['proxy', '--upstream-command='], /--upstream-command.*(empty|needs a)/],
     ['an empty value (--upstream-arg "")', ['proxy', ...UPSTREAM, '--upstream-arg', ''], /--upstream-arg.*(empty|needs a)/],
+    // issue 11: friction a new user met.
+    ['--seed without chaos (it would seed nothing)', ['proxy', ...UPSTREAM, '--scenario', 'F1', '--seed', '7'], /--seed seeds nothing here: it is for --mode chaos/],
+    ['a stray positional argument (proxy extra-arg)', ['proxy', 'extra-arg', ...UPSTREAM], /proxy takes no positional arguments, got "extra-arg"/],
+    ['a stray argument after the flags', ['proxy', ...UPSTREAM, 'F1'], /proxy takes no positional arguments, got "F1"/],
+    ['--listen without --report-dir', ['proxy', ...UPSTREAM, '--listen', '127.0.0.1:0'], /--listen needs --report-dir/],
+    ['--max-sessions without --listen', ['proxy', ...UPSTREAM, '--max-sessions', '5'], /--max-sessions is for --listen only/],
+    ['--session-idle-timeout 0', ['proxy', ...UPSTREAM, '--listen', ':0', '--report-dir', '/tmp', '--session-idle-timeout', '0'], /--session-idle-timeout must be a number/],
   ];
   for (const [name, args, pattern] of cases) {
     it(`R-8.1: ${name} → exit 1, one line, no stack trace`, async () => {
@@ -94,11 +103,14 @@ describe.concurrent('R-8.1: --version and --help', () => {
     expect(result.exitCode).toBe(0);
     expect(String(result.stdout)).toContain(version);
   });
-  it('R-8.1: --help shows usage with the commands, exit 0', async () => {
+  it('R-8.1: --help shows usage with the commands, exit 0; no command is listed with an empty name (issue 11)', async () => {
     const result = await runCli(['--help']);
     expect(result.exitCode).toBe(0);
-    expect(String(result.stdout)).toMatch(/Usage/);
-    expect(String(result.stdout)).toContain('proxy');
+    const stdout = String(result.stdout);
+    expect(stdout).toMatch(/Usage/);
+    const commands = stdout.split('Commands:\n')[1]!.split('\n\n')[0]!.split('\n');
+    expect(commands.map((line) => /^ {2}(\S+) {2,}\S/.exec(line)?.[1])).toEqual(['proxy', 'benchmark']);
+    expect(stdout).toMatch(/Without a command:\n {2}\$ cuonztech-agent-harness\n {4}Demo MCP server/);
   });
   it('R-8.1: proxy --help shows the proxy flags, exit 0', async () => {
     const result = await runCli(['proxy', '--help']);
@@ -167,3 +179,50 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream', () => {
   });
 });
 
+
+describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing behind', () => {
+  /** An upstream that records that it was started (a file), then runs the counting server. */
+  const recordingUpstream = (marker: string): string[] => [
+    '--upstream-command', 'sh', '--upstream-arg', '-c', '--upstream-arg', `echo started > "${marker}"; exec "${process.execPath}" "${COUNTING}"`,
+  ];
+
+  it('R-8.9: a busy --listen port → exit 1, one line naming the port, the upstream never started, no report folder created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-busy-'));
+    const busy = createServer();
+    try {
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      const { port } = busy.address() as AddressInfo;
+      const marker = join(dir, 'upstream-started');
+      const result = await runCli(['proxy', ...recordingUpstream(marker), '--listen', `127.0.0.1:${port}`, '--report-dir', join(dir, 'out', 'reports')]);
+      expectOneLineError(result, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use \\(EADDRINUSE\\)`));
+      expect(String(result.stderr)).not.toMatch(/upstream did not start/);
+      expect(existsSync(marker)).toBe(false);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      busy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('R-8.9: an upstream that does not start with --listen → exit 1, and the report folder it created is removed again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-nostart-'));
+    try {
+      const result = await runCli(['proxy', '--upstream-command', 'cuonztech-no-such-command-e2e', '--listen', '127.0.0.1:0', '--report-dir', join(dir, 'out', 'reports')]);
+      expectOneLineError(result, /upstream did not start/);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('R-8.9: an existing report folder is never removed, even when the upstream does not start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-keep-'));
+    try {
+      const result = await runCli(['proxy', '--upstream-command', 'cuonztech-no-such-command-e2e', '--listen', '127.0.0.1:0', '--report-dir', dir]);
+      expectOneLineError(result, /upstream did not start/);
+      expect(existsSync(dir)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -119,13 +119,26 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
     expect(executions(p.ledger(), 'create_order')).toHaveLength(1);
   });
 
-  it('R-8.8: a client that disconnects during a slow start-up still ends the upstream', async () => {
+  it('R-8.8 / R-9.1: a client that disconnects during a slow start-up still ends the upstream; the report ends in a final state saying so', async () => {
     const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), { env: { FIXTURE_START_DELAY_MS: '1500' } });
     const pids = await pidsFromFile(p, 1);
     p.raw.child.stdin.end();
-    await waitForExit(p.raw.child, 15_000);
+    expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 0, signal: null });
     expectNoStackTrace(p);
     await expectGone(pids);
+    // Not `status: "starting"` for good (issue 11): the file says the run never started, and why.
+    expect(p.report()).toEqual({
+      verdict: 'NOT_TESTED', status: 'failed', certification: 'UNVERIFIED_FOR_PRODUCTION', harnessVersion: expect.any(String),
+      startupError: 'start-up did not complete: the agent disconnected during start-up; no calls were made',
+    });
+  });
+
+  it('R-8.8 / R-9.1: SIGTERM during a slow start-up: exit 0, and the report says start-up did not complete', async () => {
+    const p = launch(node('slow-start.mjs'), { env: { FIXTURE_START_DELAY_MS: '20000' } });
+    await waitFor(() => (existsSync(p.reportFile) ? p.report() : undefined), 10_000, 'the starting report');
+    p.raw.child.kill('SIGTERM');
+    expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 0, signal: null });
+    expect(p.report()).toMatchObject({ verdict: 'NOT_TESTED', status: 'failed', startupError: 'start-up did not complete: received SIGTERM; no calls were made' });
   });
   // The agent side reads stdin from the start (messages wait until the session is served), so an agent
   // that leaves while the upstream never answers `initialize` ends both at once, not after 60 s.

@@ -7,7 +7,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executions } from './fixtures/lib/ledger.mjs';
+import { executions, readLedger } from './fixtures/lib/ledger.mjs';
+import { connectHttpAgent, removeDir, startListeningProxy, stopAll, tempDir, type HttpAgent, type ListeningProxy } from './support/http-harness.js';
 import { FIXTURES } from './support/proxy-harness.js';
 import { rawText, resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 
@@ -188,5 +189,73 @@ describe('R-8.3: tools the upstream does not list', () => {
     const report = p.report();
     expect(report.report.coverage['unclassifiedTools']).toContain('create_ghost');
     expect(report.report.operations.map((op) => op.tool)).not.toContain('create_ghost');
+  });
+});
+
+describe('R-8.4 (issue 11): start-up warnings for a configuration that cannot measure', () => {
+  it('R-8.4: a --write-tools pattern matching no tool, and F1 with no write tool, are warned about on stderr; the proxy still serves', async () => {
+    const { p } = await start([...COUNTING, '--write-tools', 'Create_*', '--scenario', 'F1']);
+    const stderr = p.raw.stderr();
+    expect(stderr).toContain('[cuonztech-agent-harness] WARNING: --write-tools pattern "Create_*" matches none of the upstream\'s 4 tools');
+    expect(stderr).toContain('[cuonztech-agent-harness] WARNING: scenario F1 can never trigger: no upstream tool is classified as a write');
+    expect(rawText(await call(p, 'get_order', { order_id: 'o-1' }))).toBe('ok get_order #1');
+  });
+
+  it('R-8.4: a configuration that works prints no such warning', async () => {
+    const { p } = await start([...COUNTING, '--write-tools', 'create_*', '--scenario', 'F1']);
+    expect(p.raw.stderr()).not.toMatch(/matches none|can never trigger/);
+  });
+});
+
+describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --session-idle-timeout', () => {
+  let listening: ListeningProxy | undefined;
+  const agents: HttpAgent[] = [];
+  let ledgerDir = '';
+  afterEach(async () => {
+    await Promise.allSettled(agents.splice(0).map((agent) => agent.client.close()));
+    await stopAll();
+    if (listening !== undefined) removeDir(listening.dir);
+    listening = undefined;
+    if (ledgerDir !== '') removeDir(ledgerDir);
+    ledgerDir = '';
+  });
+
+  it('R-8.8: with --max-sessions 2 a third SDK client is refused with the reason; after a DELETE it connects', async () => {
+    listening = await startListeningProxy(COUNTING, ['--max-sessions', '2']);
+    agents.push(await connectHttpAgent(listening.url, 'a'), await connectHttpAgent(listening.url, 'b'));
+    await expect(connectHttpAgent(listening.url, 'c')).rejects.toThrow(
+      /Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)\. End a session with HTTP DELETE/,
+    );
+    await listening.proc.waitForOutput(/a new agent session was refused: 2 sessions are open \(--max-sessions\)/, 5000, 'the refusal notice');
+    await agents[0]!.terminate();
+    await listening.waitForReport(agents[0]!.sessionId, (r) => r.status === 'finished');
+    const third = await connectHttpAgent(listening.url, 'c');
+    agents.push(third);
+    expect((await third.call('get_order', { order_id: 'o-1' })).isError).toBeUndefined();
+    expect(listening.reportFiles()).toHaveLength(3);
+  });
+
+  it('R-8.8: a client that never ends its session (like the MCP inspector) is ended after --session-idle-timeout: its report is finished with its verdict', async () => {
+    ledgerDir = tempDir('harness-ledger-');
+    const ledgerFile = join(ledgerDir, 'ledger.jsonl');
+    listening = await startListeningProxy(COUNTING, ['--scenario', 'F5', '--session-idle-timeout', '2'], { FIXTURE_LEDGER: ledgerFile });
+    const agent = await connectHttpAgent(listening.url, 'never-closes');
+    agents.push(agent);
+    expect((await agent.call('create_order', { item: 'pen' })).isError).toBe(true); // F5: HTTP 500, not executed
+    const second = await agent.call('create_order', { item: 'pen' });
+    expect(second.isError, JSON.stringify(second)).toBeUndefined();
+    const running = listening.reportOf(agent.sessionId);
+    expect(running.status).toBe('running');
+    const finished = await listening.waitForReport(agent.sessionId, (r) => r.status === 'finished', 15_000);
+    expect(finished.verdict).toBe('PASS');
+    expect(finished.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', executions: 1, attempts: 2 })]);
+    await listening.proc.waitForOutput(new RegExp(`agent session ${agent.sessionId.slice(0, 8)} ended: no request for 2 s; its report is final`), 5000, 'the idle notice');
+    await expect(agent.call('get_order', { order_id: 'o-1' })).rejects.toThrow(/Session not found|404/);
+    // The listener keeps serving new agents; SIGTERM then ends it cleanly.
+    const next = await connectHttpAgent(listening.url, 'next');
+    agents.push(next);
+    expect((await next.call('get_order', { order_id: 'o-2' })).isError).toBeUndefined();
+    expect(await listening.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(executions(readLedger(ledgerFile), 'create_order')).toHaveLength(1);
   });
 });

@@ -4,8 +4,8 @@
  * same atomic writes and refusals as `--report-file` (planted links and other users' files are refused,
  * a full disk keeps the last complete report, an in-place write is told once per folder).
  */
-import { lstat, mkdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { lstat, mkdir, rmdir, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { FileReportSink } from './file-report-sink.js';
 
@@ -27,8 +27,10 @@ function message(error: unknown): string {
 export class ReportDirectory {
   private told = false;
 
+  /** @param created the first folder `open` created (the top of what it made), undefined if none */
   private constructor(
     readonly path: string,
+    private readonly created: string | undefined,
     private readonly uid: number | undefined,
     private readonly notice: (line: string) => void,
   ) {}
@@ -40,13 +42,30 @@ export class ReportDirectory {
    */
   static async open(path: string, options: ReportDirectoryOptions = {}): Promise<ReportDirectory> {
     const uid = 'uid' in options ? options.uid : process.getuid?.();
+    let created: string | undefined;
     try {
-      await mkdir(path, { recursive: true });
+      created = await mkdir(path, { recursive: true });
     } catch (error) {
       throw new Error(`report folder ${path} cannot be created: ${message(error)}`);
     }
     await refusePlanted(path, uid);
-    return new ReportDirectory(path, uid, options.notice ?? (() => undefined));
+    return new ReportDirectory(path, created, uid, options.notice ?? (() => undefined));
+  }
+
+  /**
+   * Removes the folders `open` created, if they are still empty (a start-up that failed leaves nothing
+   * behind). Never removes a folder that existed before or holds anything; never throws.
+   */
+  async removeIfUnused(): Promise<void> {
+    if (this.created === undefined || relative(this.created, this.path).startsWith('..')) return;
+    for (let dir = this.path; ; dir = dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        return;
+      }
+      if (dir === this.created) return;
+    }
   }
 
   /** The file of one session: `session-0001-<first 8 characters of the id>.json`. */

@@ -30,9 +30,8 @@ export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void 
     .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
     .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
     .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')
-    .action((options: Record<string, unknown>) => {
-      const extra = [...cli.args, ...(Array.isArray(options['--']) ? (options['--'] as unknown[]) : [])];
-      if (extra.length > 0) throw new UsageError(`benchmark takes no arguments, got "${String(extra[0])}"`);
+    .action(() => {
+      // Stray positional arguments are refused for every command in main.ts.
       return import('./benchmark-run.js').then((m) => m.runBenchmarkCommand(parseBenchmarkFlags(context.values), context.io, single(context.values, 'junit')));
     });
 }

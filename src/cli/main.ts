@@ -2,13 +2,14 @@
  * The composition root's entry: parses argv with cac and runs one command. Returns the exit code; never
  * throws, never prints a stack trace.
  */
-import { cac } from 'cac';
+import { cac, type CAC } from 'cac';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { flagNames, flagValues, normaliseArgv } from './argv.js';
 import { BENCHMARK_VALUE_FLAGS, defineBenchmarkCommand } from './benchmark-command.js';
 import { CHECK_VALUE_FLAGS, defineCheckCommand } from './check-command.js';
 import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
+import { topLevelHelp } from './help.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
 
@@ -23,7 +24,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineBenchmarkCommand(cli, context);
   defineCheckCommand(cli, context);
   defineDemoCommand(cli, context);
-  cli.help();
+  cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {
     const wantsInfo = argv.includes('--help') || argv.includes('-h') || argv.includes('--version') || argv.includes('-v');
@@ -35,12 +36,34 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
     if (cli.options['help'] || cli.options['version']) return 0;
     if (cli.matchedCommand === undefined) {
-      throw new UsageError(`unknown command "${cli.args[0] ?? ''}"; commands: proxy, benchmark, check (none = demo MCP server); see --help`);
+      throw new UsageError(`unknown command "${cli.args[0] ?? ''}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`);
     }
+    refuseStrayArguments(cli);
     const code: unknown = await cli.runMatchedCommand();
     return typeof code === 'number' ? code : 0;
   } catch (error) {
     io.stderr.write(`${formatFatal(error instanceof Error && error.name === 'CACError' ? new UsageError(error.message) : error)}\n`);
     return EXIT_FAILURE;
   }
+}
+
+/**
+ * Positional arguments a command does not declare are refused, for every command (`proxy extra-arg`
+ * must not run as if the word were not there), as are words after `--`. A command that declares
+ * positional arguments (`<file>`, `[files...]`) gets exactly those.
+ */
+function refuseStrayArguments(cli: CAC): void {
+  const command = cli.matchedCommand;
+  if (command === undefined) return;
+  const declared = command.args;
+  const afterDashes = Array.isArray(cli.options['--']) ? (cli.options['--'] as unknown[]).map(String) : [];
+  const stray = declared.some((arg) => arg.variadic) ? afterDashes : [...cli.args.slice(declared.length), ...afterDashes];
+  if (stray.length === 0) return;
+  if (command.name === '') throw new UsageError(`unknown command "${stray[0]}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`);
+  const takes = declared.length === 0 ? 'no positional arguments' : `${declared.length} positional argument${declared.length === 1 ? '' : 's'}`;
+  throw new UsageError(`${command.name} takes ${takes}, got "${stray[0]}"; every other value belongs to a flag (see ${command.name} --help)`);
+}
+
+function commandNames(cli: CAC): string {
+  return cli.commands.filter((command) => command.name !== '').map((command) => command.name).join(', ');
 }

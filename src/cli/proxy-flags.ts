@@ -29,6 +29,10 @@ export interface ProxyFlags {
   reportHtml: string | undefined;
   /** `--listen host:port` as given; stdio when undefined. */
   listen: string | undefined;
+  /** With `--listen`: at most this many agent sessions at once (undefined: the agent side's default). */
+  maxSessions: number | undefined;
+  /** With `--listen`: a session without a request for this long ends (undefined: the default). */
+  sessionIdleTimeoutMs: number | undefined;
   logLevel: LogLevel;
   seed: number | undefined;
   upstreamTimeoutMs: number;
@@ -56,15 +60,29 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
   ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
   ['report-html', 'At exit, also write a self-contained HTML report of the report file (or folder), as check --html does'],
-  ['listen', 'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000)'],
+  ['listen', 'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000); needs --report-dir'],
+  ['max-sessions', 'With --listen: at most this many agent sessions open at once; more are refused (default 100)'],
+  ['session-idle-timeout', 'With --listen: seconds without a request after which a session ends and its report is final (default 1800)'],
   ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
-  ['seed', 'chaos only: seed of the random source (default: random, printed at start-up)'],
+  ['seed', 'With --mode chaos: seed of the random source (default: random, printed at start-up)'],
   ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
 ];
 
 export const PROXY_VALUE_FLAGS = PROXY_FLAG_HELP.map(([flag]) => flag);
 
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
+
+/**
+ * What `--seed` seeds: each random feature, named as the user turns it on. A seed while none of them is
+ * on seeds nothing and is refused, as `--error-rate` outside chaos is. A new random feature (a later
+ * `--latency`) is one more line here.
+ */
+const SEEDED_FEATURES: ReadonlyArray<{ flag: string; on: (flags: Omit<ProxyFlags, 'seed'>) => boolean }> = [
+  { flag: '--mode chaos', on: (flags) => flags.scenario.mode === 'chaos' },
+];
+
+/** Flags that only mean something with `--listen`. */
+const LISTEN_ONLY = ['max-sessions', 'session-idle-timeout'];
 
 /** Validates the raw flag values (see `flagValues`). */
 export function parseProxyFlags(values: FlagValues): ProxyFlags {
@@ -97,15 +115,23 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const logLevel = (get('log-level') ?? 'silent').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`flag --log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (get('report-file') !== undefined && get('report-dir') !== undefined) throw new UsageError('give --report-file or --report-dir, not both');
+  const listen = get('listen');
   if (get('report-html') !== undefined && get('report-file') === undefined && get('report-dir') === undefined) {
     throw new UsageError('--report-html is built from the report: give --report-file (or --report-dir) too');
   }
-  if (get('listen') !== undefined && get('report-file') !== undefined) {
+  if (listen !== undefined && get('report-file') !== undefined) {
     throw new UsageError('with --listen each agent session gets its own report: use --report-dir instead of --report-file');
   }
+  if (listen !== undefined && get('report-dir') === undefined) {
+    throw new UsageError('--listen needs --report-dir <folder>: each agent session\'s verdict is written there (one file per session)');
+  }
+  const listenOnly = LISTEN_ONLY.find((f) => Object.hasOwn(values, f));
+  if (listen === undefined && listenOnly !== undefined) throw new UsageError(`--${listenOnly} is for --listen only`);
+  const maxSessions = get('max-sessions');
+  const idleTimeout = get('session-idle-timeout');
   const seed = get('seed');
   const timeout = get('upstream-timeout');
-  return {
+  const flags: Omit<ProxyFlags, 'seed'> = {
     upstreamCommand,
     upstreamUrl,
     upstreamHeaderFlags: repeated(values, 'upstream-header'),
@@ -123,11 +149,16 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     reportFile: get('report-file'),
     reportDir: get('report-dir'),
     reportHtml: get('report-html'),
-    listen: get('listen'),
+    listen,
+    maxSessions: maxSessions === undefined ? undefined : numberIn(maxSessions, 'max-sessions', 1, 10_000, true),
+    sessionIdleTimeoutMs: idleTimeout === undefined ? undefined : Math.round(numberIn(idleTimeout, 'session-idle-timeout', 0.001, 86_400) * 1000),
     logLevel,
-    seed: seed === undefined ? undefined : numberIn(seed, 'seed', 0, 4294967295, true),
     upstreamTimeoutMs: timeout === undefined ? 60_000 : Math.round(numberIn(timeout, 'upstream-timeout', 0.001, 3600) * 1000),
   };
+  if (seed !== undefined && !SEEDED_FEATURES.some((feature) => feature.on(flags))) {
+    throw new UsageError(`--seed seeds nothing here: it is for ${SEEDED_FEATURES.map((f) => f.flag).join(' or ')}`);
+  }
+  return { ...flags, seed: seed === undefined ? undefined : numberIn(seed, 'seed', 0, 4294967295, true) };
 }
 
 function parseScenario(get: (flag: string) => string | undefined): ScenarioConfig {

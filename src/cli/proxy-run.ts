@@ -18,27 +18,28 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
 import { terminalSafe, writeNotice, type CliIo } from './io.js';
+import { listenWarning } from './listen-warning.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
   const notice = (line: string) => writeNotice(io.stderr, line);
   const logger = await createLogger(flags.logLevel, terminalSafe(io.stderr));
-  const http = flags.listen === undefined ? undefined : await import('../adapters/http-agent/index.js');
-  const listen = flags.listen === undefined || http === undefined ? undefined : parseListen(http.parseListenAddress, flags.listen);
+  // Everything that can be refused without side effects first, then the port, then the report folder,
+  // and only then the upstream: a busy port or a bad folder never starts an upstream or leaves a folder.
+  const upstream = await createUpstream(flags, io, logger);
+  const listener = flags.listen === undefined ? undefined : await bindListener(flags, flags.listen, logger, notice);
   let sink: FileReportSink | null = null;
   let reportDir: ReportDirectory | null = null;
   try {
     if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile), { notice });
     if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
   } catch (error) {
+    await listener?.close();
     throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const agentSide = listen === undefined || http === undefined
-    ? new DeferredAgentSide(async () => new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }))
-    : new http.HttpAgentSide({ ...listen, logger });
+  const agentSide = listener ?? new DeferredAgentSide(async () => new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }));
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
-  const upstream = await createUpstream(flags, io, logger);
   const service = new ProxyService(
     {
       upstream, agentSide, startupSink: sink,
@@ -48,18 +49,21 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     {
       scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
-      stopWhenSessionEnds: listen === undefined,
+      stopWhenSessionEnds: listener === undefined,
     },
   );
   const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));
+  let ready = false;
   try {
     try {
       await service.start();
     } catch (error) {
+      await listener?.close();
       io.stderr.write(`${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`);
       return EXIT_FAILURE;
     }
-    if (!service.stopped) printReady();
+    ready = !service.stopped;
+    if (ready) printReady();
     const exit = await service.done;
     if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
     if (flags.reportHtml !== undefined) {
@@ -70,14 +74,34 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     return exit.code;
   } finally {
     removeSignalHandler();
+    if (!ready) await reportDir?.removeIfUnused();
   }
 
   function printReady(): void {
     const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
     const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
-    const where = 'address' in agentSide ? `; agents connect to ${agentSide.address.url}` : '';
+    const where = listener === undefined ? '' : `; agents connect to ${listener.address.url}`;
     notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
   }
+}
+
+/** `--listen`: the HTTP agent side, bound before anything else starts; warns when it is not loopback only. */
+async function bindListener(flags: ProxyFlags, listen: string, logger: Logger, notice: (line: string) => void) {
+  const http = await import('../adapters/http-agent/index.js');
+  const { host, port } = parseListen(http.parseListenAddress, listen);
+  const side = new http.HttpAgentSide({
+    host, port, logger, notice,
+    ...(flags.maxSessions !== undefined ? { maxSessions: flags.maxSessions } : {}),
+    ...(flags.sessionIdleTimeoutMs !== undefined ? { sessionIdleTimeoutMs: flags.sessionIdleTimeoutMs } : {}),
+  });
+  try {
+    await side.bind();
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+  const warning = listenWarning(listen, http.isLoopbackHost(host));
+  if (warning !== undefined) notice(warning);
+  return side;
 }
 
 function parseListen(parse: (value: string) => { host: string; port: number }, value: string): { host: string; port: number } {

@@ -4,7 +4,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
-import { defaultAllowedHosts, HttpAgentSide, parseListenAddress } from '../../src/adapters/http-agent/index.js';
+import {
+  DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, defaultAllowedHosts, HttpAgentSide, parseListenAddress, SessionLimits, type HttpAgentSideOptions,
+} from '../../src/adapters/http-agent/index.js';
+import { ManualClock } from '../../src/adapters/manual-clock.js';
 
 type Json = Record<string, unknown>;
 
@@ -88,16 +91,19 @@ async function rawInitialize(url: string): Promise<string> {
 const sides: HttpAgentSide[] = [];
 const clients: Client[] = [];
 
-async function start(options: { maxBodyBytes?: number; instructions?: string; host?: string } = {}) {
+type StartOptions = Partial<HttpAgentSideOptions> & { instructions?: string };
+
+async function start(options: StartOptions = {}) {
   const handlers: RecordingHandler[] = [];
-  const side = new HttpAgentSide({ host: options.host ?? '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes });
+  const { instructions, ...settings } = options;
+  const side = new HttpAgentSide({ host: '127.0.0.1', port: 0, ...settings });
   sides.push(side);
   const openSession = (sessionId: string): RecordingHandler => {
     const handler = new RecordingHandler(sessionId);
     handlers.push(handler);
     return handler;
   };
-  await side.serve(openSession, { serverName: 'proxy', serverVersion: '9.9.9', instructions: options.instructions });
+  await side.serve(openSession, { serverName: 'proxy', serverVersion: '9.9.9', instructions });
   return { side, handlers, url: side.address.url };
 }
 
@@ -311,6 +317,152 @@ describe('HttpAgentSide: HTTP guards', () => {
     expect(url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
     const { client } = await connect(url);
     expect(await client.listTools()).toMatchObject({ tools: [{ name: 'create_order' }] });
+  });
+});
+
+describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () => {
+  /** A listener on a manual clock whose sweeper never fires by itself: the test calls closeIdleSessions(). */
+  async function startIdle(idleMs: number, extra: StartOptions = {}) {
+    const clock = new ManualClock(1_000_000);
+    const notices: string[] = [];
+    const started = await start({ clock, sessionIdleTimeoutMs: idleMs, idleSweepMs: 2_000_000_000, notice: (line) => notices.push(line), ...extra });
+    return { ...started, clock, notices };
+  }
+
+  // Raw sessions: the SDK client opens its GET stream at a moment of its own, which would move the idle time.
+  const ping = (url: string, sessionId: string) =>
+    raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+
+  it('R-8.8: a session without a request for the time-out is ended like a disconnect, once; its id is then 404', async () => {
+    const { url, side, handlers, clock, notices } = await startIdle(60_000);
+    const sessionId = await rawInitialize(url);
+    clock.advance(59_999);
+    await side.closeIdleSessions();
+    expect(handlers[0]?.closes).toEqual([]);
+    clock.advance(1);
+    await side.closeIdleSessions();
+    await side.closeIdleSessions();
+    expect(handlers[0]?.closes).toEqual([{ kind: 'disconnected', detail: 'idle for 60 s (--session-idle-timeout)' }]);
+    expect(side.openSessions).toBe(0);
+    expect(notices).toEqual([`agent session ${sessionId.slice(0, 8)} ended: no request for 60 s; its report is final`]);
+    expect((await ping(url, sessionId)).status).toBe(404);
+  });
+
+  it('R-8.8: every request restarts the idle time; only the idle session of two is ended', async () => {
+    const { url, side, handlers, clock } = await startIdle(1000);
+    const busy = await rawInitialize(url);
+    const idle = await rawInitialize(url);
+    clock.advance(900);
+    expect((await ping(url, busy)).status).toBe(200);
+    clock.advance(900);
+    await side.closeIdleSessions();
+    const byId = (id: string) => handlers.find((h) => h.sessionId === id);
+    expect(byId(busy)?.closes).toEqual([]);
+    expect(byId(idle)?.closes).toHaveLength(1);
+    clock.advance(100);
+    await side.closeIdleSessions();
+    expect(byId(busy)?.closes).toHaveLength(1);
+  });
+
+  it('R-8.8: a tools/call waiting for its answer keeps the session; the idle time counts from the answer', async () => {
+    const { url, side, handlers, clock } = await startIdle(1000);
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    let release: () => void = () => undefined;
+    handler.answer = () => new Promise((resolve) => (release = () => resolve({ content: [] })));
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow_write', arguments: {} } });
+    const answered = raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body });
+    await until(() => handler.calls.length === 1, 'the call in flight');
+    clock.advance(50_000);
+    await side.closeIdleSessions();
+    expect(handler.closes).toEqual([]);
+    release();
+    expect(messagesOf(await answered)[0]).toMatchObject({ id: 5, result: { content: [] } });
+    clock.advance(999);
+    await side.closeIdleSessions();
+    expect(handler.closes).toEqual([]);
+    clock.advance(1);
+    await side.closeIdleSessions();
+    expect(handler.closes).toHaveLength(1);
+  });
+
+  it('R-8.8: the sweeper runs by itself (every idleSweepMs)', async () => {
+    const { url, handlers, clock } = await startIdle(1000, { idleSweepMs: 5 });
+    await rawInitialize(url);
+    clock.advance(1000);
+    await until(() => handlers[0]?.closes.length === 1, 'the idle session to be ended by the sweeper');
+  });
+
+  it('a session over --max-sessions gets HTTP 503 with a JSON-RPC error saying why; after a DELETE there is room again', async () => {
+    const { url, handlers } = await start({ maxSessions: 2 });
+    const a = await connect(url);
+    await connect(url);
+    const refused = await raw(url, { headers: MCP_HEADERS, body: INITIALIZE });
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({
+      jsonrpc: '2.0', id: null,
+      error: { code: -32000, message: expect.stringMatching(/^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)/) },
+    });
+    const client = new Client({ name: 'third', version: '1' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/Too many open sessions: this proxy serves at most 2/);
+    expect(handlers).toHaveLength(2);
+    await a.transport.terminateSession();
+    await until(() => handlers[0]?.closes.length === 1, 'the DELETE to end session A');
+    await connect(url);
+    expect(handlers).toHaveLength(3);
+  });
+
+  it('parallel initializes never open more sessions than the cap', async () => {
+    const { url, handlers, side } = await start({ maxSessions: 3 });
+    const replies = await Promise.all(Array.from({ length: 10 }, () => raw(url, { headers: MCP_HEADERS, body: INITIALIZE })));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(replies.filter((r) => r.status === 503)).toHaveLength(7);
+    expect(handlers).toHaveLength(3);
+    expect(side.openSessions).toBe(3);
+  });
+
+  it('bound before serve(): requests get 503 "starting" with Retry-After; then served on the same port', async () => {
+    const side = new HttpAgentSide({ host: '127.0.0.1', port: 0 });
+    sides.push(side);
+    await side.bind();
+    const early = await raw(side.address.url, { headers: MCP_HEADERS, body: INITIALIZE });
+    expect(early.status).toBe(503);
+    expect(early.headers['retry-after']).toBe('1');
+    expect(JSON.parse(early.body)).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/starting/) } });
+    const port = side.address.port;
+    await side.serve((id) => new RecordingHandler(id), { serverName: 'proxy', serverVersion: '1' });
+    expect(side.address.port).toBe(port);
+    const { client } = await connect(side.address.url);
+    expect(await client.listTools()).toMatchObject({ tools: [{ name: 'create_order' }] });
+  });
+});
+
+describe('SessionLimits (issue 11)', () => {
+  it('defaults: 100 sessions, 30 minutes idle', () => {
+    const limits = new SessionLimits();
+    expect([limits.maxSessions, limits.idleTimeoutMs]).toEqual([DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS]);
+    expect([DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS]).toEqual([100, 1_800_000]);
+  });
+
+  it('refuses at the cap, counting candidates still opening; a release counts once', () => {
+    const limits = new SessionLimits(2, 1000);
+    expect(limits.refusal(1)).toBeUndefined();
+    const release = limits.reserve();
+    expect(limits.refusal(1)).toMatch(/^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)\. .* 1 s \(--session-idle-timeout\)$/);
+    release();
+    release();
+    expect(limits.refusal(1)).toBeUndefined();
+    expect(limits.refusal(2)).toBeDefined();
+  });
+
+  it('picks exactly the sessions idle for the time-out or longer', () => {
+    const limits = new SessionLimits(10, 1500);
+    const since = (startMs: number) => ({ idleMs: (now: number) => now - startMs });
+    const sessions = new Map([['a', since(0)], ['b', since(500)], ['busy', { idleMs: () => 0 }]]);
+    expect(limits.idle(sessions, 1499)).toEqual([]);
+    expect(limits.idle(sessions, 1500)).toEqual(['a']);
+    expect(limits.idle(sessions, 2000)).toEqual(['a', 'b']);
+    expect(limits.idleDetail).toBe('idle for 1.5 s (--session-idle-timeout)');
   });
 });
 

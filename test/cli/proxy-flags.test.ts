@@ -1,5 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
+import { listenWarning } from '../../src/cli/listen-warning.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
 import { main } from '../../src/cli/main.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
@@ -77,5 +79,65 @@ describe('R-8.1 proxy flags', () => {
 
   it('R-8.9: an unknown command exits 1', async () => {
     expect((await run('frobnicate')).code).toBe(1);
+  });
+});
+
+describe('issue 11: CLI friction', () => {
+  it('R-8.1: --seed without anything random to seed is refused like --error-rate outside chaos; with chaos it is kept', () => {
+    expect(() => parse('--upstream-command', 'n', '--seed', '42')).toThrow(/^--seed seeds nothing here: it is for --mode chaos$/);
+    expect(() => parse('--upstream-command', 'n', '--scenario', 'F1', '--seed', '42')).toThrow(/--seed seeds nothing/);
+    expect(parse('--upstream-command', 'n', '--mode', 'chaos', '--error-rate', '0.5', '--seed', '42').seed).toBe(42);
+  });
+
+  it('R-8.1: --listen without --report-dir is refused (the verdicts would be written nowhere)', () => {
+    expect(() => parse('--upstream-command', 'n', '--listen', '127.0.0.1:0')).toThrow(/^--listen needs --report-dir <folder>/);
+    expect(parse('--upstream-command', 'n', '--listen', '127.0.0.1:0', '--report-dir', 'out').listen).toBe('127.0.0.1:0');
+  });
+
+  it('R-8.1: --max-sessions and --session-idle-timeout: defaults left to the agent side, bounds, --listen only', () => {
+    const listen = ['--upstream-command', 'n', '--listen', ':0', '--report-dir', 'out'];
+    expect(parse(...listen)).toMatchObject({ maxSessions: undefined, sessionIdleTimeoutMs: undefined });
+    expect(parse(...listen, '--max-sessions', '7', '--session-idle-timeout', '0.5')).toMatchObject({ maxSessions: 7, sessionIdleTimeoutMs: 500 });
+    expect(() => parse(...listen, '--max-sessions', '0')).toThrow(/--max-sessions must be an integer from 1 to 10000/);
+    expect(() => parse(...listen, '--max-sessions', '2.5')).toThrow(/--max-sessions must be an integer/);
+    expect(() => parse(...listen, '--session-idle-timeout', '0')).toThrow(/--session-idle-timeout must be a number from 0.001 to 86400/);
+    expect(() => parse('--upstream-command', 'n', '--max-sessions', '5')).toThrow(/^--max-sessions is for --listen only$/);
+    expect(() => parse('--upstream-command', 'n', '--session-idle-timeout', '5')).toThrow(/^--session-idle-timeout is for --listen only$/);
+  });
+
+  it.each([
+    [['proxy', '--upstream-command', 'n', 'extra-arg'], /^\[cuonztech-agent-harness\] error: proxy takes no positional arguments, got "extra-arg"/],
+    [['proxy', 'extra-arg', '--upstream-command', 'n'], /proxy takes no positional arguments, got "extra-arg"/],
+    [['proxy', '--upstream-command', 'n', '--', 'after-dashes'], /proxy takes no positional arguments, got "after-dashes"/],
+    [['benchmark', 'F1'], /benchmark takes no positional arguments, got "F1"/],
+    [['frobnicate'], /unknown command "frobnicate"; commands: proxy, benchmark/],
+  ])('R-8.9: stray positional arguments are refused for every command: %j → exit 1, one line', async (argv, message) => {
+    const { code, stderr } = await run(...argv);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(message);
+  });
+
+  it('R-8.1: the top-level --help lists no command with an empty name; the demo server has its own line', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((text: string) => void lines.push(text));
+    try {
+      expect((await run('--help')).code).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const help = lines.join('\n');
+    const commands = help.split('Commands:\n')[1]!.split('\n\n')[0]!.split('\n');
+    expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(['proxy', 'benchmark']);
+    expect(help).toMatch(/Usage:\n {2}\$ cuonztech-agent-harness <command> \[options\]/);
+    expect(help).toMatch(/Without a command:\n {2}\$ cuonztech-agent-harness\n {4}Demo MCP server on stdio/);
+    expect(help).not.toMatch(/^\s*\$ cuonztech-agent-harness --help$/m);
+  });
+
+  it('issue 11: a non-loopback --listen gets a warning; loopback binds do not', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.1.2.3']) expect(listenWarning(`${host}:0`, isLoopbackHost(host))).toBeUndefined();
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', 'myhost.example']) {
+      expect(listenWarning(`${host}:3000`, isLoopbackHost(host))).toMatch(/^WARNING: --listen \S+:3000 is reachable from other machines\. The proxy has no authentication/);
+    }
   });
 });

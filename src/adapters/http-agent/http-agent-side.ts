@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
+import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { silentLogger } from '../silent-logger.js';
+import { SystemClock } from '../system-clock.js';
 import { defaultAllowedHosts, HostGuard } from './host-guard.js';
 import { HttpSession } from './http-session.js';
+import { seconds, SessionLimits } from './session-limits.js';
 
 /** The default request body limit: 10 MiB, like the stdio agent side. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -16,16 +19,26 @@ export const MCP_PATH = '/mcp';
 export interface HttpAgentSideOptions {
   /** The interface to bind, e.g. `127.0.0.1` (the CLI's default). */
   host: string;
-  /** The port; 0 picks any free port (read it from `address` after `serve()`). */
+  /** The port; 0 picks any free port (read it from `address` after `bind()`). */
   port: number;
   /** Accepted Host header values, `host:port`. Default: loopback names for a loopback bind, else host:port. */
   allowedHosts?: string[];
   logger?: Logger;
   /** The largest request body in bytes (default 10 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
+  /** At most this many sessions are open at once (default `DEFAULT_MAX_SESSIONS`, 100); more get 503. */
+  maxSessions?: number;
+  /** A session without a request or an answer for this long is ended (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /** How often idle sessions are looked for (default: every second, or the time-out if shorter). */
+  idleSweepMs?: number;
+  /** The time source of the idle time-out (default: the system clock). */
+  clock?: Clock;
+  /** One line for the operator (stderr): a session ended for idleness, the session cap reached. */
+  notice?: (line: string) => void;
 }
 
-/** Where the agent side listens, once serving. */
+/** Where the agent side listens, once bound. */
 export interface HttpListenAddress {
   host: string;
   port: number;
@@ -43,51 +56,68 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** A one-line reason why `host:port` cannot be bound. */
+function listenFailure(host: string, port: number, error: NodeJS.ErrnoException): Error {
+  const where = `${urlHost(host)}:${port}`;
+  if (error.code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is already in use (EADDRINUSE); choose another --listen port`);
+  if (error.code === 'EACCES') return new Error(`cannot listen on ${where}: permission denied (EACCES); ports below 1024 need privileges`);
+  return new Error(`cannot listen on ${where}: ${error.message}`);
+}
+
 /**
  * Agents connect by URL: MCP Streamable HTTP at `/mcp` on `node:http`, stateful. Every `initialize`
  * opens a new MCP session with its own SDK transport, `Server` and handler from `openSession`, so two
  * agents' calls never meet in one handler. Requests are refused with 403 unless their Host header is
- * allowed and their Origin (if any) is loopback or allowed (DNS-rebinding protection).
+ * allowed and their Origin (if any) is loopback or allowed (DNS-rebinding protection). At most
+ * `maxSessions` sessions are open at once, and a session idle for `sessionIdleTimeoutMs` is ended as if
+ * the agent had disconnected.
+ *
+ * `bind()` takes the port before the proxy starts its upstream (a busy port then costs nothing); until
+ * `serve()` every request is answered 503.
  */
 export class HttpAgentSide implements AgentSide {
   private readonly logger: Logger;
   private readonly maxBodyBytes: number;
+  private readonly limits: SessionLimits;
+  private readonly clock: Clock;
   private readonly sessions = new Map<string, HttpSession>();
+  /** True once the operator was told that the cap refused a session; reset when a session ends. */
+  private capNoticed = false;
   private httpServer: NodeHttpServer | undefined;
   private listening: { address: HttpListenAddress; guard: HostGuard } | undefined;
+  /** Makes a candidate session; `counted` runs once it opened (or never will). */
+  private newSession: ((counted: () => void) => HttpSession) | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
   private shuttingDown = false;
 
   constructor(private readonly settings: HttpAgentSideOptions) {
     this.logger = settings.logger ?? silentLogger;
     this.maxBodyBytes = settings.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.limits = new SessionLimits(settings.maxSessions, settings.sessionIdleTimeoutMs);
+    this.clock = settings.clock ?? new SystemClock();
   }
 
-  /** Where agents connect; available once `serve()` resolved. */
+  /** Where agents connect; available once `bind()` resolved. */
   get address(): HttpListenAddress {
-    if (this.listening === undefined) throw new Error('HttpAgentSide is not serving');
+    if (this.listening === undefined) throw new Error('HttpAgentSide is not listening');
     return this.listening.address;
   }
 
-  /** Starts listening on host:port; resolves once bound. `openSession` runs once per MCP session. */
-  async serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void> {
-    if (this.httpServer !== undefined) throw new Error('HttpAgentSide is already serving');
-    const newSession = (): HttpSession =>
-      new HttpSession({
-        openSession,
-        options,
-        logger: this.logger,
-        maxBodyBytes: this.maxBodyBytes,
-        onOpened: (sessionId, session) => void this.sessions.set(sessionId, session),
-        onEnded: (sessionId) => void this.sessions.delete(sessionId),
-        isShuttingDown: () => this.shuttingDown,
-      });
-    const httpServer = createServer((req, res) => void this.answer(req, res, newSession));
+  /** The number of open sessions. */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  /** Binds host:port; requests are answered 503 until `serve()`. Rejects with a one-line Error. */
+  async bind(): Promise<void> {
+    if (this.httpServer !== undefined) return;
+    const httpServer = createServer((req, res) => void this.answer(req, res));
     this.httpServer = httpServer;
     const { host, port } = this.settings;
     const bound = await new Promise<number>((resolve, reject) => {
-      httpServer.once('error', (error) => {
+      httpServer.once('error', (error: NodeJS.ErrnoException) => {
         this.httpServer = undefined;
-        reject(new Error(`cannot listen on ${host}:${port}: ${error.message}`));
+        reject(listenFailure(host, port, error));
       });
       httpServer.listen(port, host, () => resolve((httpServer.address() as AddressInfo).port));
     });
@@ -97,20 +127,60 @@ export class HttpAgentSide implements AgentSide {
     this.logger.info({ url }, 'agent side listening');
   }
 
+  /** Binds if not yet bound and starts serving; `openSession` runs once per MCP session. */
+  async serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void> {
+    if (this.newSession !== undefined) throw new Error('HttpAgentSide is already serving');
+    await this.bind();
+    this.newSession = (counted) =>
+      new HttpSession({
+        openSession,
+        options,
+        logger: this.logger,
+        clock: this.clock,
+        maxBodyBytes: this.maxBodyBytes,
+        onOpened: (sessionId, session) => {
+          this.sessions.set(sessionId, session);
+          counted();
+        },
+        onEnded: (sessionId) => {
+          this.sessions.delete(sessionId);
+          this.capNoticed = false;
+        },
+        isShuttingDown: () => this.shuttingDown,
+      });
+    const sweepMs = this.settings.idleSweepMs ?? Math.min(1000, this.limits.idleTimeoutMs);
+    this.sweeper = setInterval(() => void this.closeIdleSessions(), sweepMs);
+    this.sweeper.unref();
+  }
+
+  /** Ends every session idle for the time-out or longer (each handler hears `closed` once). */
+  async closeIdleSessions(): Promise<void> {
+    const idle = this.limits.idle(this.sessions, this.clock.now());
+    await Promise.allSettled(
+      idle.map(async (sessionId) => {
+        const session = this.sessions.get(sessionId);
+        if (session === undefined) return;
+        this.settings.notice?.(`agent session ${sessionId.slice(0, 8)} ended: no request for ${seconds(this.limits.idleTimeoutMs)}; its report is final`);
+        await session.close(this.limits.idleDetail);
+      }),
+    );
+  }
+
   /** Closes every session (each handler hears `closed` once), stops listening, drops idle connections. */
   async close(): Promise<void> {
     const httpServer = this.httpServer;
     if (httpServer === undefined || this.shuttingDown) return;
     this.shuttingDown = true;
+    clearInterval(this.sweeper);
     const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
     httpServer.closeAllConnections();
     await stopped;
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, newSession: () => HttpSession): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      await this.route(req, res, newSession);
+      await this.route(req, res);
     } catch (error) {
       this.logger.error({ error: error instanceof Error ? error.message : String(error) }, 'HTTP request failed');
       if (!res.headersSent) sendError(res, 500, -32603, 'Internal error');
@@ -118,7 +188,7 @@ export class HttpAgentSide implements AgentSide {
     }
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, newSession: () => HttpSession): Promise<void> {
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const guard = this.listening?.guard;
     if (guard === undefined || this.shuttingDown) return sendError(res, 503, -32000, 'The proxy is not serving');
     const refusal = guard.refusal({ host: req.headers.host, origin: req.headers.origin });
@@ -127,16 +197,40 @@ export class HttpAgentSide implements AgentSide {
       return sendError(res, 403, -32000, refusal);
     }
     if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
+    const newSession = this.newSession;
+    if (newSession === undefined) {
+      return sendError(res, 503, -32000, 'The proxy is starting (its upstream is not ready yet); try again in a moment', { 'retry-after': '1' });
+    }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
       if (session === undefined) return sendError(res, 404, -32001, 'Session not found');
       return session.handle(req, res);
     }
-    if (req.method === 'POST') return newSession().handle(req, res);
+    if (req.method === 'POST') return this.openCandidate(req, res, newSession);
     if (req.method === 'GET' || req.method === 'DELETE') {
       return sendError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
     return sendError(res, 405, -32000, 'Method not allowed.', { allow: 'GET, POST, DELETE' });
+  }
+
+  /** A POST without a session id: a new session if it is an `initialize` and the cap allows one more. */
+  private async openCandidate(req: IncomingMessage, res: ServerResponse, newSession: (counted: () => void) => HttpSession): Promise<void> {
+    const refusal = this.limits.refusal(this.sessions.size);
+    if (refusal !== undefined) {
+      this.logger.warn({ open: this.sessions.size, max: this.limits.maxSessions }, 'session refused: too many open sessions');
+      if (!this.capNoticed) {
+        this.capNoticed = true;
+        this.settings.notice?.(`a new agent session was refused: ${this.limits.maxSessions} sessions are open (--max-sessions)`);
+      }
+      return sendError(res, 503, -32000, refusal);
+    }
+    // Counted against the cap until it is in `sessions` (or turned out not to be an initialize).
+    const release = this.limits.reserve();
+    try {
+      await newSession(release).handle(req, res);
+    } finally {
+      release();
+    }
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentSessionHandler, AgentSideOptions } from '../../ports/agent-side.port.js';
+import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { createForwardingServer } from '../mcp-server-factory.js';
 
@@ -10,6 +11,8 @@ export interface HttpSessionContext {
   openSession: (sessionId: string) => AgentSessionHandler;
   options: AgentSideOptions;
   logger: Logger;
+  /** Reads the time of each request and answer, for the idle time-out. */
+  clock: Clock;
   /** The largest request body in bytes; a larger one is answered 413 by the SDK. */
   maxBodyBytes: number;
   /** Called once the `initialize` request created the session id and its handler. */
@@ -28,15 +31,22 @@ function describe(error: unknown): string {
  * One candidate MCP session over Streamable HTTP. It is created for a POST without a session id and
  * becomes a session only if that POST is an `initialize`: only then are the handler (`openSession`) and
  * the SDK `Server` made. Its handler hears `closed({ kind: 'disconnected' })` exactly once, whether the
- * agent sent DELETE or the proxy closed it.
+ * agent sent DELETE, the proxy closed it, or it was idle too long.
+ *
+ * Activity, for the idle time-out: every HTTP request of the session and every answer to a `tools/call`.
+ * A call waiting for the upstream keeps the session busy; an open GET event stream alone does not (the
+ * MCP inspector keeps one open for as long as its tab lives).
  */
 export class HttpSession {
   private readonly transport: StreamableHTTPServerTransport;
   private opened: { sessionId: string; handler: AgentSessionHandler } | undefined;
   private ended = false;
   private endDetail = 'closed by the proxy';
+  private lastActivityMs: number;
+  private callsInFlight = 0;
 
   constructor(private readonly context: HttpSessionContext) {
+    this.lastActivityMs = context.clock.now();
     this.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: context.maxBodyBytes,
@@ -51,23 +61,50 @@ export class HttpSession {
 
   /** Lets the SDK transport answer one HTTP request of this session. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.lastActivityMs = this.context.clock.now();
     await this.transport.handleRequest(req, res);
   }
 
-  /** Ends the session from the proxy's side. */
-  async close(): Promise<void> {
+  /**
+   * How long (ms) the session has been idle at `nowMs`: 0 while a `tools/call` is in flight, else the
+   * time since its last request or answer.
+   */
+  idleMs(nowMs: number): number {
+    return this.callsInFlight > 0 ? 0 : Math.max(0, nowMs - this.lastActivityMs);
+  }
+
+  /** Ends the session from the proxy's side; `detail` says why (default: the proxy closed it). */
+  async close(detail?: string): Promise<void> {
+    if (detail !== undefined && !this.ended) this.endDetail = detail;
     await this.transport.close();
   }
 
   private async open(sessionId: string): Promise<void> {
     if (this.context.isShuttingDown()) throw new Error('the proxy is shutting down');
-    const handler = this.context.openSession(sessionId);
+    const handler = this.trackCalls(this.context.openSession(sessionId));
     this.opened = { sessionId, handler };
     const logger = this.context.logger;
     const server = createForwardingServer(handler, this.context.options, { logger, isClosed: () => this.ended });
     await server.connect(this.transport);
     logger.info({ sessionId }, 'agent session opened');
     this.context.onOpened(sessionId, this);
+  }
+
+  /** The handler with its calls counted: a call in flight keeps the session from idling out. */
+  private trackCalls(handler: AgentSessionHandler): AgentSessionHandler {
+    return {
+      listTools: () => handler.listTools(),
+      closed: (reason) => handler.closed(reason),
+      callTool: async (request, context) => {
+        this.callsInFlight++;
+        try {
+          return await handler.callTool(request, context);
+        } finally {
+          this.callsInFlight--;
+          this.lastActivityMs = this.context.clock.now();
+        }
+      },
+    };
   }
 
   private end(): void {

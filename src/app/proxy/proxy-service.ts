@@ -4,6 +4,7 @@
  * report, and shut down in order. Transport-agnostic: it sees only the ports.
  */
 import { ToolClassifier, formatClassificationLines, type ClassificationRules, type ToolClassification } from '../../domain/classification.js';
+import { classificationWarnings } from '../../domain/classification-warnings.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { startingDocument, startupErrorDocument } from '../../domain/report-document.js';
@@ -61,6 +62,8 @@ export class ProxyService {
   /** Set when the proxy itself ends the upstream connection (an answer over the size limit). */
   private closedByProxy: string | null = null;
   private resolveDone!: (exit: ProxyExit) => void;
+  /** The write of the `starting` document; a stop during start-up replaces it only after it is done. */
+  private startingWritten: Promise<void> = Promise.resolve();
   /** Resolves when the proxy has stopped. */
   readonly done: Promise<ProxyExit> = new Promise((resolve) => (this.resolveDone = resolve));
 
@@ -81,12 +84,15 @@ export class ProxyService {
    */
   async start(): Promise<void> {
     try {
-      await this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion));
+      this.startingWritten = this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion)) ?? this.startingWritten;
+      await this.startingWritten;
     } catch (error) {
       // Not an upstream failure: the upstream is not started at all, and the proxy exits 1 (R-9.3).
       this.reportFailed(error instanceof Error ? error.message : String(error));
       return;
     }
+    // A signal during that first write: stop() has already ended an upstream that was never started.
+    if (this.stopping !== null) return;
     this.deps.agentSide.watchBeforeServe?.(() => void this.stop('the agent disconnected during start-up'));
     let instructions: string | undefined;
     try {
@@ -117,6 +123,12 @@ export class ProxyService {
     this.stopping ??= (async () => {
       this.deps.logger.info({ reason }, 'stopping');
       await Promise.all([...this.sessions].map((s) => s.end(this.config.drainMs)));
+      // Stopped before any session opened (the agent left during start-up, a signal): the file must not
+      // say `starting` for good.
+      if (this.opened === 0 && !this.fatal) {
+        const document = startupErrorDocument(this.config.harnessVersion, `start-up did not complete: ${reason}; no calls were made`);
+        await this.startingWritten.then(() => this.deps.startupSink?.publish(document)).catch(() => undefined);
+      }
       await this.deps.agentSide.close().catch(() => undefined);
       await this.deps.upstream.close();
       const exit: ProxyExit = { code: this.fatal ? 1 : 0, reason };
@@ -173,6 +185,7 @@ export class ProxyService {
     this.classification = classifier.classifyListed(tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })));
     this.classifier = classifier;
     for (const line of formatClassificationLines(this.classification)) this.deps.notice(line);
+    for (const line of classificationWarnings(this.config.classification, this.config.scenario, this.classification)) this.deps.notice(line);
   }
 
   private catalog() {
