@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { silentLogger } from '../../src/adapters/stdio-agent/silent-logger.js';
+import { silentLogger } from '../../src/adapters/silent-logger.js';
 import { ProxyService } from '../../src/app/proxy/proxy-service.js';
 import type { AgentSessionHandler, AgentSide } from '../../src/ports/agent-side.port.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';
