@@ -15,7 +15,7 @@ import { identifyOperation, previewArgs } from './operation.js';
 import { OperationState, type Contribution, ZERO_CONTRIBUTION, assessOperation, observationOf } from './operation-state.js';
 import { RetryWindows } from './retry-windows.js';
 import { SessionTotals } from './session-totals.js';
-import { UncertainTracker, type PairFinding } from './uncertain-tracker.js';
+import { UncertainTracker, type PairFinding, type Uncertainty } from './uncertain-tracker.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { RandomSource } from '../ports/random.port.js';
 
@@ -254,8 +254,8 @@ export class EvaluationSession {
       else if (verdict.kind === 'unknown') op.unknown++;
     });
     if (attempt.forwarded) {
-      const uncertain = ghost || verdict.kind === 'unknown';
-      this.recordFindings(this.uncertain.settled(attempt.tool, attempt.id, uncertain));
+      const uncertainty: Uncertainty = ghost || verdict.kind === 'unknown' ? 'unknown' : verdict.kind === 'rejected' ? 'rejected' : 'none';
+      this.recordFindings(this.uncertain.settled(attempt.tool, attempt.id, uncertainty));
     }
   }
 
