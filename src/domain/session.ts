@@ -16,8 +16,7 @@ import { OperationState, type Contribution, ZERO_CONTRIBUTION, assessOperation, 
 import { RetryWindows } from './retry-windows.js';
 import { SessionTotals } from './session-totals.js';
 import { UncertainTracker, type PairFinding, type Uncertainty } from './uncertain-tracker.js';
-import type { Clock } from '../ports/clock.port.js';
-import type { RandomSource } from '../ports/random.port.js';
+import type { Clock, RandomSource } from './time-and-chance.js';
 
 /** What the session needs to know about the upstream's tools. */
 export interface ToolCatalog {
@@ -40,6 +39,83 @@ export interface CallDecision {
   /** Send the call to the upstream. When false, answer the agent with `injected`. */
   forward: boolean;
   injected: InjectedResult | null;
+}
+
+/**
+ * One call of the agent inside the session, from arrival to delivery: the only way to tell the session
+ * what became of it, so the steps cannot come out of order. A forwarded call is `forwarded()`, then
+ * `answered()` by the upstream, then `delivered()` to the agent; a call answered with an injected fault
+ * is only `delivered()`. `delivered()` may also come before the upstream answered (the agent gave up, the
+ * session ended); a later `answered()` is then still counted. Each step at most once; a step out of order
+ * throws (a bug of the caller, never of the agent's input).
+ */
+export interface CallAttempt extends CallDecision {
+  /** The call was sent to the upstream. */
+  forwarded(): void;
+  /**
+   * The upstream answered (or could not be reached). Returns the result to show the agent instead of
+   * the upstream's, if any (F1's timeout after a ghost write).
+   */
+  answered(verdict: UpstreamVerdict): InjectedResult | null;
+  /** The agent received its answer (or gave up on the call). */
+  delivered(): void;
+}
+
+/** The session's events of one attempt, reachable only through its {@link CallAttempt}. */
+interface AttemptEvents {
+  forwarded(attemptId: number): void;
+  answered(attemptId: number, verdict: UpstreamVerdict): InjectedResult | null;
+  delivered(attemptId: number): void;
+}
+
+class AttemptHandle implements CallAttempt {
+  private wasForwarded = false;
+  private wasAnswered = false;
+  private wasDelivered = false;
+
+  constructor(
+    private readonly decision: CallDecision,
+    private readonly events: AttemptEvents,
+  ) {}
+
+  get attemptId(): number {
+    return this.decision.attemptId;
+  }
+  get callClass(): CallClass {
+    return this.decision.callClass;
+  }
+  get fault(): FaultKind | null {
+    return this.decision.fault;
+  }
+  get forward(): boolean {
+    return this.decision.forward;
+  }
+  get injected(): InjectedResult | null {
+    return this.decision.injected;
+  }
+
+  forwarded(): void {
+    if (!this.decision.forward || this.wasForwarded || this.wasDelivered) this.outOfOrder('forwarded');
+    this.wasForwarded = true;
+    this.events.forwarded(this.decision.attemptId);
+  }
+
+  answered(verdict: UpstreamVerdict): InjectedResult | null {
+    if (!this.wasForwarded || this.wasAnswered) this.outOfOrder('answered');
+    this.wasAnswered = true;
+    return this.events.answered(this.decision.attemptId, verdict);
+  }
+
+  delivered(): void {
+    if (this.wasDelivered) this.outOfOrder('delivered');
+    this.wasDelivered = true;
+    this.events.delivered(this.decision.attemptId);
+  }
+
+  private outOfOrder(step: string): never {
+    const done = [this.wasForwarded && 'forwarded', this.wasAnswered && 'answered', this.wasDelivered && 'delivered'].filter(Boolean);
+    throw new Error(`call attempt ${this.decision.attemptId}: ${step}() out of order (done: ${done.join(', ') || 'received'})`);
+  }
 }
 
 export class EvaluationSession {
@@ -73,8 +149,21 @@ export class EvaluationSession {
     this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
   }
 
-  /** A `tools/call` arrived from the agent. Decides the fault synchronously (R-4.3). */
-  receive(tool: string, args: unknown): CallDecision {
+  /**
+   * A `tools/call` arrived from the agent. Decides the fault synchronously (R-4.3) and answers the
+   * attempt's handle, through which the caller reports the call's later steps.
+   */
+  receive(tool: string, args: unknown): CallAttempt {
+    return new AttemptHandle(this.arrive(tool, args), this.events);
+  }
+
+  private readonly events: AttemptEvents = {
+    forwarded: (id) => this.forwardedEvent(id),
+    answered: (id, verdict) => this.answeredEvent(id, verdict),
+    delivered: (id) => this.deliveredEvent(id),
+  };
+
+  private arrive(tool: string, args: unknown): CallDecision {
     const id = this.nextId++;
     const callClass: CallClass = this.catalog.classOf(tool);
     this.totals.countCall(callClass);
@@ -88,17 +177,12 @@ export class EvaluationSession {
     return { attemptId: id, callClass, fault, forward, injected };
   }
 
-  /** The call was sent to the upstream. */
-  forwarded(attemptId: number): void {
+  private forwardedEvent(attemptId: number): void {
     const attempt = this.open.get(attemptId);
     if (attempt !== undefined) attempt.forwardedAt = this.clock.now();
   }
 
-  /**
-   * The upstream answered a forwarded call (or could not be reached). Returns the result to show the
-   * agent instead of the upstream's, if any (F1's timeout after a ghost write).
-   */
-  upstreamAnswered(attemptId: number, verdict: UpstreamVerdict): InjectedResult | null {
+  private answeredEvent(attemptId: number, verdict: UpstreamVerdict): InjectedResult | null {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
@@ -108,8 +192,7 @@ export class EvaluationSession {
     return replacement;
   }
 
-  /** The agent received its answer (or gave up on the call). */
-  delivered(attemptId: number): void {
+  private deliveredEvent(attemptId: number): void {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.deliveredSeq !== null) return;
     attempt.deliveredAt = this.clock.now();
@@ -135,7 +218,7 @@ export class EvaluationSession {
   finish(): void {
     if (this.finished) return;
     for (const attempt of [...this.open.values()]) {
-      if (attempt.status === 'in-flight') this.upstreamAnswered(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
+      if (attempt.status === 'in-flight') this.answeredEvent(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
     }
     this.finished = true;
   }

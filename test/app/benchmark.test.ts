@@ -50,19 +50,17 @@ function verdictTable(result: BenchmarkResult) {
 const dropsDuplicates: SessionFactory = (settings, catalog, clock, random) => {
   const session = new EvaluationSession(settings, catalog, clock, random);
   const executedOps = new Set<string>();
-  const real = session.upstreamAnswered.bind(session);
-  const opOf = new Map<number, string>();
   const receive = session.receive.bind(session);
   session.receive = (tool, args) => {
-    const decision = receive(tool, args);
-    opOf.set(decision.attemptId, `${tool}:${JSON.stringify(args)}`);
-    return decision;
-  };
-  session.upstreamAnswered = (id: number, verdict: UpstreamVerdict) => {
-    const op = opOf.get(id) ?? '';
-    if (verdict.kind === 'executed' && executedOps.has(op)) return real(id, { kind: 'unavailable' });
-    if (verdict.kind === 'executed') executedOps.add(op);
-    return real(id, verdict);
+    const attempt = receive(tool, args);
+    const op = `${tool}:${JSON.stringify(args)}`;
+    const real = attempt.answered.bind(attempt);
+    attempt.answered = (verdict: UpstreamVerdict) => {
+      if (verdict.kind === 'executed' && executedOps.has(op)) return real({ kind: 'unavailable' });
+      if (verdict.kind === 'executed') executedOps.add(op);
+      return real(verdict);
+    };
+    return attempt;
   };
   return session;
 };

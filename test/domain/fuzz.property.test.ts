@@ -183,11 +183,11 @@ function play(config: ScenarioConfig, events: readonly Event[]): { document: str
     }
     const decision = session.receive(e.tool, e.args);
     if (decision.forward && e.answer !== 'open') {
-      session.forwarded(decision.attemptId);
-      session.upstreamAnswered(decision.attemptId, VERDICTS[e.answer]);
+      decision.forwarded();
+      decision.answered(VERDICTS[e.answer]);
       if (e.answer === 'ok' && decision.callClass === 'write') executed++;
     }
-    if (e.deliver) session.delivered(decision.attemptId);
+    if (e.deliver) decision.delivered();
   }
   session.finish();
   const document = serializeDocument(session, { kind: 'proxy', harnessVersion: 'fuzz', status: 'finished', toolClassification: [] });

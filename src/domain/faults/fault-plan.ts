@@ -4,7 +4,7 @@
  * two parallel writes exactly one is "the first" (R-4.3), and a scenario is consumed only by a call it
  * was applied to: a tool the upstream does not list is unclassified and never reaches the plan (R-4.1).
  */
-import type { RandomSource } from '../../ports/random.port.js';
+import type { RandomSource } from '../time-and-chance.js';
 import type { FaultKind, ScenarioId } from './fault.js';
 
 /** What the user configured: nothing, one deterministic scenario, or chaos. */
