@@ -8,6 +8,8 @@
 // and one start-up rule: nothing that `src/cli/bin.ts` or the proxy's wiring (`src/cli/proxy-run.ts`,
 // loaded before the upstream is spawned) load statically imports the MCP SDK, zod or pino (type-only and
 // dynamic imports excluded): those load after the spawn, while the upstream boots.
+// and one design rule: faults own their behaviour — nothing in the domain outside src/domain/faults/, nor the
+// call pipeline, branches on a fault id (`=== 'F1'`, `case 'F2':`); they read the fault's hooks instead.
 // Exit 1 with one line per violation.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -68,6 +70,20 @@ while (pending.length > 0) {
     } else if (LATE_PACKAGES.some((p) => spec === p || spec.startsWith(p + '/'))) {
       problems.push(`start-up: ${relative(root, file)} imports ${spec} statically; it must load after the upstream is spawned`);
     }
+  }
+}
+
+const FAULT_ID_BRANCH = /(?:[!=]==\s*['"](?:F[1-9]\d*|chaos)['"]|['"](?:F[1-9]\d*|chaos)['"]\s*[!=]==|case\s+['"](?:F[1-9]\d*|chaos)['"])/;
+for (const folder of ['src/domain', 'src/app/pipeline', 'src/app/proxy']) {
+  for (const file of files(join(root, folder))) {
+    const where = relative(root, file);
+    if (where.startsWith('src/domain/faults/')) continue;
+    readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
+      const code = line.replace(/\/\/.*$/, '');
+      if (FAULT_ID_BRANCH.test(code) && !/\.mode\s*[!=]==\s*['"]chaos['"]/.test(code)) {
+        problems.push(`fault ids: ${where}:${index + 1} branches on a fault id; give the fault a hook in src/domain/faults/ instead`);
+      }
+    });
   }
 }
 

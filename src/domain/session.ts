@@ -6,7 +6,7 @@
  */
 import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type CallClass, type UpstreamVerdict } from './attempt.js';
 import type { ToolClass } from './classification.js';
-import { FAULTS, type FaultKind, type InjectedResult } from './faults/index.js';
+import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type ScenarioConfig } from './faults/fault-plan.js';
 import { canonicalJson } from './json.js';
 import { KeyFieldMatcher } from './key-fields.js';
@@ -168,9 +168,9 @@ export class EvaluationSession {
     const callClass: CallClass = this.catalog.classOf(tool);
     this.totals.countCall(callClass);
     const fault = callClass === 'unclassified' ? null : this.plan.decide(callClass);
-    const behaviour = fault === null ? null : FAULTS[fault];
+    const behaviour = behaviourOf(fault);
     const forward = behaviour === null || behaviour.forwards;
-    const injected = forward ? null : (behaviour?.agentResult(this.faultSettings()) ?? null);
+    const injected = forward ? null : (behaviour?.injected?.(this.faultSettings()) ?? null);
     const now = this.clock.now();
     if (callClass === 'write') this.receiveWrite(id, tool, args, fault, forward, now);
     else this.receiveOther(id, tool, callClass, args, fault, forward, now);
@@ -186,7 +186,7 @@ export class EvaluationSession {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
-    const replacement = attempt.fault === 'F1' && verdict.kind === 'executed' ? FAULTS.F1.agentResult(this.faultSettings()) ?? null : null;
+    const replacement = verdict.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
     this.settle(attempt, verdict, replacement !== null);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
     return replacement;
@@ -285,7 +285,8 @@ export class EvaluationSession {
       op.inFlight++;
       if (op.rejected > 0) op.resentAfterRejection = true;
     }
-    if (attempt.fault !== null && attempt.fault !== 'F4') {
+    const fault = behaviourOf(attempt.fault);
+    if (fault !== null && !fault.baseline) {
       op.faulted++;
       op.firstFault ??= attempt.fault;
     }
@@ -298,7 +299,7 @@ export class EvaluationSession {
         op.recoveredWaitedMs ??= waited;
       }
     }
-    if (attempt.fault === 'F2') this.openRetryWindow(op, now);
+    if (fault?.opensRetryWindow === true) this.openRetryWindow(op, now);
     if (attempt.key !== null) op.keyArrived(attempt.key, attempt.receivedSeq, this.lastReadSeq);
   }
 
@@ -321,7 +322,8 @@ export class EvaluationSession {
     attempt.status = statusOf(verdict);
     attempt.unknownReason = verdict.kind === 'unknown' ? verdict.reason : null;
     attempt.agentSawTimeout = ghost || (verdict.kind === 'unknown' && verdict.reason === 'timeout');
-    const injectedFailure = attempt.fault !== null && attempt.fault !== 'F4' && attempt.fault !== 'F1';
+    // The agent got the fault's failure instead of the upstream's answer (the call was not forwarded).
+    const injectedFailure = behaviourOf(attempt.fault)?.forwards === false;
     attempt.agentSawFailure = ghost || injectedFailure || verdict.kind !== 'executed';
     if (attempt.callClass === 'read') this.settleRead(attempt, verdict);
     if (attempt.opKey === null) return;
