@@ -8,6 +8,7 @@ import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type 
 import type { ToolClass } from './classification.js';
 import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type ScenarioConfig } from './faults/fault-plan.js';
+import { ChangeSet } from './change-set.js';
 import { canonicalJson } from './json.js';
 import { KeyFieldMatcher } from './key-fields.js';
 import { ObservationCounter } from './observations.js';
@@ -132,8 +133,8 @@ export class EvaluationSession {
   private readonly uncertain = new UncertainTracker();
   private readonly retryWindows = new RetryWindows();
   private readonly unclassifiedSeen = new Map<string, Set<string>>();
-  /** Operations changed since the report writer last looked (see `takeChanged`). */
-  private changed = new Set<OperationState>();
+  /** One record of changed operations per reader (see `recordChanges`). */
+  private readonly changeSets: ChangeSet[] = [];
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
@@ -223,11 +224,14 @@ export class EvaluationSession {
     this.finished = true;
   }
 
-  /** The operations changed since the last call, for incremental report writing; clears the record. */
-  takeChanged(): Set<OperationState> {
-    const changed = this.changed;
-    this.changed = new Set();
-    return changed;
+  /**
+   * Starts a record of the operations that change from now on, for one reader (the incremental report
+   * writer). Every reader has its own record, so a second reader never takes the first one's changes.
+   */
+  recordChanges(): ChangeSet {
+    const changes = new ChangeSet();
+    this.changeSets.push(changes);
+    return changes;
   }
 
   /** Names of tools called while unclassified (listed as such, or not listed by the upstream). */
@@ -373,7 +377,7 @@ export class EvaluationSession {
     change();
     const after = assessOperation(op);
     this.applyContribution(op, before, after);
-    this.changed.add(op);
+    for (const changes of this.changeSets) changes.add(op);
   }
 
   private applyContribution(op: OperationState, before: Contribution, after: Contribution): void {
