@@ -3,18 +3,18 @@
  * (`EvaluationSession.recordChanges`), so two readers never take each other's changes: the incremental
  * report writer refreshes exactly the operations in its own set.
  */
-import type { OperationState } from './operation-state.js';
+import type { OperationView } from './operation-state.js';
 
 export class ChangeSet {
-  private changed = new Set<OperationState>();
+  private changed = new Set<OperationView>();
 
   /** Records a changed operation (called by the session). */
-  add(op: OperationState): void {
+  add(op: OperationView): void {
     this.changed.add(op);
   }
 
   /** The operations changed since the last `take`; starts a new record. */
-  take(): ReadonlySet<OperationState> {
+  take(): ReadonlySet<OperationView> {
     const changed = this.changed;
     this.changed = new Set();
     return changed;

@@ -6,7 +6,7 @@
  * re-encoding of the whole session.
  */
 import type { ToolClassification } from './classification.js';
-import type { OperationState } from './operation-state.js';
+import type { OperationView } from './operation-state.js';
 import { CERTIFICATION, coverageOf, evaluate, keyEntries, operationEntry, operationObservationEntry, reportHead, violationsOf, type Evaluation, type ReportKind } from './report.js';
 import type { ChangeSet } from './change-set.js';
 import type { EvaluationSession } from './session.js';
@@ -37,10 +37,10 @@ export function startupErrorDocument(harnessVersion: string, startupError: strin
 
 /** Builds the report documents of one session incrementally. */
 export class ReportWriter {
-  private readonly operations = new SlotArena<OperationState>();
-  private readonly violations = new SlotArena<OperationState>();
-  private readonly observations = new SlotArena<OperationState>();
-  private readonly keys = new SlotArena<OperationState>();
+  private readonly operations = new SlotArena<OperationView>();
+  private readonly violations = new SlotArena<OperationView>();
+  private readonly observations = new SlotArena<OperationView>();
+  private readonly keys = new SlotArena<OperationView>();
 
   private primed = false;
   /** The tool classification's JSON, kept while the same list is passed (it is fixed for a session). */
@@ -89,7 +89,7 @@ export class ReportWriter {
     return this.classificationJson.json;
   }
 
-  private refresh(op: OperationState): void {
+  private refresh(op: OperationView): void {
     this.operations.set(op, JSON.stringify(operationEntry(op)));
     const violations = violationsOf([op]);
     if (violations.length > 0) this.violations.set(op, violations.map((v) => JSON.stringify(v)).join(','));

@@ -5,12 +5,12 @@
  */
 import type { ScenarioConfig } from './faults/fault-plan.js';
 import { isBaselineScenario } from './faults/index.js';
-import type { SessionTotals } from './session-totals.js';
+import type { TotalsView } from './session-totals.js';
 
 export type Verdict = 'PASS' | 'FAIL' | 'NOT_TESTED';
 
 export interface VerdictFacts {
-  totals: SessionTotals;
+  totals: TotalsView;
   scenario: ScenarioConfig;
   scenarioTriggered: boolean;
   /** Near-duplicates after an uncertain attempt. */

@@ -8,7 +8,7 @@ import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benc
 import { catalogOf } from '../../src/app/benchmark/harness-call.js';
 import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
 import { runScenario } from '../../src/app/benchmark/scenario-run.js';
-import type { UpstreamVerdict } from '../../src/domain/attempt.js';
+import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import { ToolClassifier } from '../../src/domain/classification.js';
 import { SCENARIO_IDS, type ScenarioId } from '../../src/domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
@@ -55,7 +55,7 @@ const dropsDuplicates: SessionFactory = (settings, catalog, clock, random) => {
     const attempt = receive(tool, args);
     const op = `${tool}:${JSON.stringify(args)}`;
     const real = attempt.answered.bind(attempt);
-    attempt.answered = (verdict: UpstreamVerdict) => {
+    attempt.answered = (verdict: ExecutionOutcome) => {
       if (verdict.kind === 'executed' && executedOps.has(op)) return real({ kind: 'unavailable' });
       if (verdict.kind === 'executed') executedOps.add(op);
       return real(verdict);

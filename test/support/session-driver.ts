@@ -73,7 +73,7 @@ export class Driver {
   /** The upstream answers an open call, and the agent gets its answer. */
   answer(handle: Handle, upstream: Upstream = 'ok', options: { deliver?: boolean } = {}): Handle {
     if (handle.decision.forward) {
-      const replaced = handle.decision.answered(verdictOf(upstream));
+      const replaced = handle.decision.answered(executionOf(upstream));
       handle.seen = replaced ?? upstream;
     }
     if (options.deliver !== false) handle.decision.delivered();
@@ -104,7 +104,7 @@ export class Driver {
 
 const UNKNOWN: Record<string, UnknownReason> = { timeout: 'timeout', crash: 'connection-lost', throw: 'protocol-error' };
 
-function verdictOf(upstream: Upstream) {
+function executionOf(upstream: Upstream) {
   if (typeof upstream === 'object') return { kind: 'executed', answer: textAnswer(upstream.ok) } as const;
   switch (upstream) {
     case 'ok':

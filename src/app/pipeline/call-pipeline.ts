@@ -92,7 +92,7 @@ export class CallPipeline {
           const outcome = await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
           this.deps.onUpstreamOutcome?.(request.name, outcome);
           const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
-          const replacement = attempt.answered(judged.verdict);
+          const replacement = attempt.answered(judged.execution);
           record = { result: replacement ?? judged.result, callClass: attempt.callClass, fault: attempt.fault, upstream: outcome, replaced: replacement !== null };
         }
       } finally {

@@ -44,6 +44,9 @@ export interface ProxyDeps {
   notice(line: string): void;
 }
 
+/** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
+export const AGENT_DISCONNECTED = 'the agent disconnected';
+
 /** Why the proxy stopped and with which exit code (never the verdict, R-8.9). */
 export interface ProxyExit {
   code: 0 | 1;
@@ -87,7 +90,7 @@ export class ProxyService {
       this.reportFailed(error instanceof Error ? error.message : String(error));
       return;
     }
-    this.deps.agentSide.watchBeforeServe?.(() => void this.stop('the agent disconnected during start-up'));
+    this.deps.agentSide.watchBeforeServe?.(() => void this.stop(`${AGENT_DISCONNECTED} during start-up`));
     let instructions: string | undefined;
     try {
       ({ instructions } = await this.deps.upstream.connect());
@@ -203,6 +206,6 @@ function describeClose(reason: AgentCloseReason): string {
     case 'transport-error':
       return `agent transport error${reason.detail ? `: ${reason.detail}` : ''}`;
     default:
-      return 'the agent disconnected';
+      return AGENT_DISCONNECTED;
   }
 }

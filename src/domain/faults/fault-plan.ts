@@ -14,6 +14,9 @@ export type ScenarioConfig =
   | { mode: 'scenario'; id: ScenarioId; retryAfterSeconds: number }
   | { mode: 'chaos'; errorRate: number };
 
+/** The plan as readers see it (deciding is the session's). */
+export type PlanView = Pick<FaultPlan, 'config' | 'triggered' | 'appliedCount'>;
+
 export class FaultPlan {
   private writesSeen = 0;
   private applied = 0;
