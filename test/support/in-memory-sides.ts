@@ -6,6 +6,7 @@
 import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';
 import type { UpstreamCallOutcome, UpstreamExit, UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';
+import type { AgentCloseReason, AgentSessionHandler, AgentSide, AgentSideOptions } from '../../src/ports/agent-side.port.js';
 import type { Logger } from '../../src/ports/logger.port.js';
 
 /** One call the upstream received and has not answered yet. */
@@ -23,7 +24,8 @@ export class HeldUpstream implements UpstreamSide {
   constructor(private readonly tools: ToolDescriptor[] = []) {}
 
   async connect(): Promise<UpstreamInfo> {
-    return {};
+    if (this.failConnect !== null) throw new Error(this.failConnect);
+    return { instructions: 'book carefully' };
   }
 
   async listTools(): Promise<ToolDescriptor[]> {
@@ -47,7 +49,17 @@ export class HeldUpstream implements UpstreamSide {
     this.exits.push(listener);
   }
 
-  async close(): Promise<void> {}
+  closed = false;
+  failConnect: string | null = null;
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** The upstream goes away by itself. */
+  exit(exit: UpstreamExit): void {
+    for (const listener of this.exits) listener(exit);
+  }
 }
 
 /** A report sink that keeps every published document, parsed. */
@@ -75,3 +87,46 @@ export const SILENT_LOGGER: Logger = { debug() {}, info() {}, warn() {}, error()
 
 /** A plain tool result with one text block. */
 export const okResult = (text = 'ok'): UpstreamCallOutcome => ({ kind: 'result', result: { content: [{ type: 'text', text }] } });
+
+/**
+ * An agent side in memory: `connect()` opens one agent session the way a transport would, and the test
+ * calls the handler directly (what the SDK's InMemoryTransport gives a client, at the port).
+ */
+export class InMemoryAgentSide implements AgentSide {
+  private openSession: ((sessionId: string) => AgentSessionHandler) | null = null;
+  private readonly handlers = new Map<string, AgentSessionHandler>();
+  private onGone: ((reason: AgentCloseReason) => void) | null = null;
+  options: AgentSideOptions | null = null;
+  closedByProxy = false;
+
+  async serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void> {
+    this.openSession = openSession;
+    this.options = options;
+  }
+
+  watchBeforeServe(onGone: (reason: AgentCloseReason) => void): void {
+    this.onGone = onGone;
+  }
+
+  /** An agent connects: the proxy opens its session. */
+  connect(sessionId = `session-${this.handlers.size + 1}`): AgentSessionHandler {
+    if (this.openSession === null) throw new Error('the proxy is not serving yet');
+    const handler = this.openSession(sessionId);
+    this.handlers.set(sessionId, handler);
+    return handler;
+  }
+
+  /** The agent goes away (before serving: during start-up). */
+  disconnect(sessionId?: string, reason: AgentCloseReason = { kind: 'disconnected' }): void {
+    if (sessionId === undefined) {
+      this.onGone?.(reason);
+      return;
+    }
+    this.handlers.get(sessionId)?.closed(reason);
+    this.handlers.delete(sessionId);
+  }
+
+  async close(): Promise<void> {
+    this.closedByProxy = true;
+  }
+}
