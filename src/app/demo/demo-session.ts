@@ -74,7 +74,7 @@ export class DemoSession {
     const backend = this.backend;
     const record = await this.pipeline.run({ name: tool, arguments: args });
     const executedUpstream = record.upstream?.kind === 'result';
-    const base = { tool, toolClass: classification.class, classifiedBy: classification.reason, fault: record.fault as FaultKind | null };
+    const base = { tool, toolClass: classification.class, classifiedBy: classification.reason, fault: record.fault };
     return {
       ...base,
       executedUpstream,

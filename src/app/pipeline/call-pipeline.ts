@@ -13,6 +13,8 @@
  * The step order itself is guarded by the domain's `CallAttempt`; this class adds what the application
  * owns: the upstream port, the answer judging, the report writes and the count of calls in flight.
  */
+import type { CallClass } from '../../domain/attempt.js';
+import type { FaultKind } from '../../domain/faults/index.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
@@ -42,8 +44,8 @@ export interface CallPipelineDeps {
 export interface CallRecord {
   /** What the agent gets. */
   result: ToolCallResult;
-  callClass: 'read' | 'write' | 'unclassified';
-  fault: string | null;
+  callClass: CallClass;
+  fault: FaultKind | null;
   /** How the upstream answered; null when the call was not forwarded. */
   upstream: UpstreamCallOutcome | null;
   /** The upstream's answer was replaced by the fault (F1). */
