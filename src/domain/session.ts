@@ -400,7 +400,7 @@ export class EvaluationSession {
   private recordFindings(findings: PairFinding[]): void {
     for (const f of findings) {
       const type = f.nearDuplicate ? 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS' : 'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT';
-      this.observationCounter.add(type, f.tool, 1, { first: f.first, second: f.second });
+      this.observationCounter.add(type, f.tool, f.count, { first: f.first, second: f.second });
     }
   }
 

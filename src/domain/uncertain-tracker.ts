@@ -25,12 +25,16 @@ interface TrackedWrite {
   rejected: boolean;
 }
 
-/** The verdict on one pair: near-duplicate (NOT_TESTED) or just another write (observation). */
+/**
+ * The finding on one pair (or on `count` pairs with the same earlier attempt): near-duplicate
+ * (NOT_TESTED) or just another write (observation). `second` is the first later write's preview.
+ */
 export interface PairFinding {
   tool: string;
   nearDuplicate: boolean;
   first: string;
   second: string;
+  count: number;
 }
 
 /** Only the most recent uncertain attempts per tool are compared (each took a timeout to happen). */
@@ -111,8 +115,14 @@ export class UncertainTracker {
     if (writes === undefined) return [];
     const findings: PairFinding[] = [];
     const rejected = uncertainty === 'rejected';
+    // After isError every other form is only "another write" (R-6.1): counted in one finding, no
+    // comparison, so thousands of parallel writes a server rejects cost a tight loop, not a pair each.
+    let others: PairFinding | null = null;
     const compareLater = (later: TrackedWrite, earlier: TrackedWrite): void => {
-      if (later.opKey !== earlier.opKey) findings.push(compare(tool, earlier, later.args, later.preview, rejected));
+      if (later.opKey === earlier.opKey) return;
+      if (!rejected) findings.push(compare(tool, earlier, later.args, later.preview, false));
+      else if (others === null) findings.push((others = compare(tool, earlier, later.args, later.preview, true)));
+      else others.count++;
     };
     const tracked = writes.take(id, uncertainty === 'none' ? undefined : compareLater);
     if (tracked === undefined) return [];
@@ -129,5 +139,5 @@ export class UncertainTracker {
 /** After `isError` (R-6.1) any other form is "another write"; otherwise a notation variant is a near-duplicate. */
 function compare(tool: string, earlier: TrackedWrite, args: unknown, preview: string, rejected: boolean): PairFinding {
   const nearDuplicate = !rejected && isNotationVariant(earlier.args, args);
-  return { tool, nearDuplicate, first: earlier.preview, second: preview };
+  return { tool, nearDuplicate, first: earlier.preview, second: preview, count: 1 };
 }
