@@ -1,8 +1,10 @@
 /**
- * The evaluation of one agent session. The application feeds it one event at a time — a call arrived,
- * was forwarded, was answered by the upstream, was answered to the agent — and gets plain decisions
- * back. Each event costs constant time (independent of the session's length); the report is a view of
- * the accumulated state (see `report.ts`).
+ * The evaluation of one agent session. A call arrives (`receive`) and the caller reports its later
+ * steps — forwarded, answered by the upstream, delivered to the agent — through the call's `CallAttempt`,
+ * getting plain decisions back. Each event costs constant time, independent of the session's length,
+ * except that a write that settles uncertain is compared with the writes of its tool that arrived while
+ * it was in flight (R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
+ * (`report.ts`), and readers outside see that state only through read-only views.
  */
 import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type CallClass, type ExecutionOutcome } from './attempt.js';
 import type { ToolClass } from './classification.js';
