@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GET_REPORT, GET_SCORE } from '../../src/app/proxy/audit-tools.js';
 import { JudgedSession, type JudgedSessionContext } from '../../src/app/proxy/judged-session.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';
@@ -7,7 +8,7 @@ import { TestClock, fixedRandom } from '../support/session-driver.js';
 
 const TOOLS = [{ name: 'create_order', inputSchema: { type: 'object' } }, { name: 'get_order', inputSchema: { type: 'object' } }];
 
-function open(options: { scenario?: ScenarioConfig; sink?: ReportSink } = {}) {
+function open(options: { scenario?: ScenarioConfig; sink?: ReportSink; auditTools?: boolean } = {}) {
   const upstream = new HeldUpstream(TOOLS);
   const sink = options.sink ?? new MemorySink();
   const fatal: string[] = [];
@@ -19,7 +20,7 @@ function open(options: { scenario?: ScenarioConfig; sink?: ReportSink } = {}) {
     upstream,
     upstreamTools: TOOLS,
     classification: [],
-    auditTools: true,
+    auditTools: options.auditTools ?? true,
     callTimeoutMs: 60_000,
     harnessVersion: 'test',
     sink,
@@ -120,5 +121,31 @@ describe('JudgedSession through the ports: the report file around each call (R-9
     await Promise.all([answer, ended]);
     expect(memory.last).toMatchObject({ status: 'finished', verdict: 'PASS' });
     expect(memory.last!['report'].operations).toMatchObject([{ outcome: 'EXECUTED', executions: 1 }]);
+  });
+});
+
+describe('JudgedSession audit tools (R-8.6)', () => {
+  it('R-8.6: listed after the upstream tools, answered from the evaluation, never judged or forwarded', async () => {
+    const { session, upstream, sink } = open();
+    const memory = sink as MemorySink;
+    expect((await session.listTools()).map((t) => t.name)).toEqual(['create_order', 'get_order', GET_REPORT, GET_SCORE]);
+    const score = await session.callTool({ name: GET_SCORE, arguments: {} }, { signal });
+    expect(score.isError).not.toBe(true);
+    const report = await session.callTool({ name: GET_REPORT, arguments: { format: 'json' } }, { signal });
+    expect(JSON.stringify(report)).toContain('no calls were made');
+    expect(upstream.held).toHaveLength(0);
+    expect(memory.documents).toHaveLength(0);
+    expect(session.evaluation.totals.totalCalls).toBe(0);
+  });
+
+  it('R-8.6: with --audit-tools off they are not listed, and a call of that name is forwarded like any unlisted tool', async () => {
+    const { session, upstream } = open({ auditTools: false });
+    expect((await session.listTools()).map((t) => t.name)).toEqual(['create_order', 'get_order']);
+    const answer = session.callTool({ name: GET_REPORT, arguments: {} }, { signal });
+    const [held] = await upstream.received(1);
+    expect(held!.request.name).toBe(GET_REPORT);
+    held!.answer({ kind: 'protocol-error', code: -32602, message: 'Unknown tool' });
+    expect(await answer).toMatchObject({ isError: true });
+    expect(session.evaluation.totals.calls.unclassified).toBe(1);
   });
 });
