@@ -1,6 +1,6 @@
 /**
  * The judge alone (issue 2: "a session of 50,000 distinct writes must not be slower per call than one
- * of 100"): feeds N distinct writes through `EvaluationSession` (receive, forwarded, answered, delivered
+ * of 100"): feeds N distinct writes through `EvaluationSession`'s call handle (receive, forwarded, answered, delivered
  * and a verdict) in-process, and reports the mean time per call at N = 100 and N = 50,000.
  */
 import { ManualClock } from '../src/adapters/manual-clock.js';
@@ -26,10 +26,10 @@ function run(calls: number): number {
   );
   const start = nowMs();
   for (let i = 0; i < calls; i++) {
-    const decision = session.receive('create_order', { n: i, note: 'bench', idempotency_key: `k${i}` });
-    session.forwarded(decision.attemptId);
-    session.upstreamAnswered(decision.attemptId, { kind: 'executed', answer: { content: [{ type: 'text', text: `r${i}` }] } });
-    session.delivered(decision.attemptId);
+    const attempt = session.receive('create_order', { n: i, note: 'bench', idempotency_key: `k${i}` });
+    attempt.forwarded();
+    attempt.answered({ kind: 'executed', answer: { content: [{ type: 'text', text: `r${i}` }] } });
+    attempt.delivered();
     evaluate(session);
     clock.advance(1);
   }

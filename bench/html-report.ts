@@ -27,12 +27,12 @@ function sessionDocument(calls: number): string {
     SeededRandom.fromSeed(1),
   );
   const send = (tool: string, args: Record<string, unknown>) => {
-    const decision = session.receive(tool, args);
-    if (decision.forward) {
-      session.forwarded(decision.attemptId);
-      session.upstreamAnswered(decision.attemptId, { kind: 'executed', answer: { content: [{ type: 'text', text: 'ok' }] } });
+    const attempt = session.receive(tool, args);
+    if (attempt.forward) {
+      attempt.forwarded();
+      attempt.answered({ kind: 'executed', answer: { content: [{ type: 'text', text: 'ok' }] } });
     }
-    session.delivered(decision.attemptId);
+    attempt.delivered();
     clock.advance(3);
   };
   for (let i = 0; i < calls; i++) {

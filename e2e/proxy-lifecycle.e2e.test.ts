@@ -257,6 +257,24 @@ describe('R-9: the report file during a session', () => {
     }
   });
 
+  it('R-9.2.1: SIGKILL while a write is at the upstream leaves a file saying NOT_TESTED with the call EXECUTION_UNKNOWN', async () => {
+    const p = await start(COUNTING);
+    await call(p, 'create_order', { item: 'tea' });
+    expect(p.report().verdict).toBe('PASS');
+    sendCall(p, 9, 'create_order', { item: 'pen', sleepMs: 8000 });
+    await waitFor(() => executions(p.ledger(), 'create_order').length === 2, 10_000, 'the slow call to execute');
+    const pid = upstreamPid(p);
+    p.raw.child.kill('SIGKILL');
+    await waitForExit(p.raw.child, 5000);
+    process.kill(pid, 'SIGKILL');
+    const file = p.report();
+    expect(file).toMatchObject({ verdict: 'NOT_TESTED', status: 'running' });
+    expect(file.report.operations).toEqual([
+      expect.objectContaining({ arguments: expect.stringContaining('tea'), outcome: 'EXECUTED' }),
+      expect.objectContaining({ arguments: expect.stringContaining('pen'), outcome: 'EXECUTION_UNKNOWN' }),
+    ]);
+  });
+
   it('R-9.3: the file is valid JSON at every moment while 200 calls run', async () => {
     const p = await start(COUNTING);
     for (let i = 1; i <= 200; i++) sendCall(p, 1000 + i, 'create_order', { item: `item-${i}` });
@@ -287,7 +305,7 @@ describe('R-9: the report file during a session', () => {
     expect(real.status).toBe('running');
   });
 
-  it('R-9.3: the target becoming a folder mid-session ends the proxy with exit 1 and no answer to the call', async () => {
+  it('R-9.3/R-9.2.1: the target becoming a folder mid-session ends the proxy with exit 1; the call is neither forwarded nor answered', async () => {
     const p = await start(COUNTING);
     await call(p, 'create_order', { item: 'pen' });
     const pid = upstreamPid(p);
@@ -296,7 +314,8 @@ describe('R-9: the report file during a session', () => {
     sendCall(p, 77, 'create_order', { item: 'book' });
     expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 1, signal: null });
     await expect(p.response(77, 300)).rejects.toThrow(/timed out/);
-    expect(executions(p.ledger(), 'create_order')).toHaveLength(2);
+    // The write before forwarding failed (R-9.2.1), so the second call never reached the upstream.
+    expect(executions(p.ledger(), 'create_order')).toHaveLength(1);
     expect(p.raw.stderr()).toMatch(/report file could not be written/);
     expectNoStackTrace(p);
     await expectGone([pid]);

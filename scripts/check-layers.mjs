@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // Layer rules of the hexagon, checked mechanically (run by `npm run check`, so by CI):
-//   src/domain   imports only src/domain and the port interfaces (no SDK, pino, zod, node:*, no outer layer)
+//   src/domain   imports only src/domain (no ports, SDK, pino, zod, node:*, no outer layer): it declares what
+//                it needs (Clock, RandomSource) itself, and the ports re-export it — one direction only
 //   src/ports    imports only src/ports and src/domain
 //   src/app      imports only src/app, src/domain and src/ports
 //   src/adapters imports no src/cli and no src/app
 // and one start-up rule: nothing that `src/cli/bin.ts` or the proxy's wiring (`src/cli/proxy-run.ts`,
 // loaded before the upstream is spawned) load statically imports the MCP SDK, zod or pino (type-only and
 // dynamic imports excluded): those load after the spawn, while the upstream boots.
+// and one design rule: faults own their behaviour — nothing in the domain outside src/domain/faults/, nor the
+// call pipeline, branches on a fault id (`=== 'F1'`, `case 'F2':`); they read the fault's hooks instead.
 // Exit 1 with one line per violation.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const rules = {
-  'src/domain': { layers: ['src/domain', 'src/ports'], packages: false },
+  'src/domain': { layers: ['src/domain'], packages: false },
   'src/ports': { layers: ['src/ports', 'src/domain'], packages: false },
   'src/app': { layers: ['src/app', 'src/domain', 'src/ports'], packages: false },
   'src/adapters': { layers: ['src/adapters', 'src/domain', 'src/ports'], packages: true },
@@ -67,6 +70,20 @@ while (pending.length > 0) {
     } else if (LATE_PACKAGES.some((p) => spec === p || spec.startsWith(p + '/'))) {
       problems.push(`start-up: ${relative(root, file)} imports ${spec} statically; it must load after the upstream is spawned`);
     }
+  }
+}
+
+const FAULT_ID_BRANCH = /(?:[!=]==\s*['"](?:F[1-9]\d*|chaos)['"]|['"](?:F[1-9]\d*|chaos)['"]\s*[!=]==|case\s+['"](?:F[1-9]\d*|chaos)['"])/;
+for (const folder of ['src/domain', 'src/app/pipeline', 'src/app/proxy']) {
+  for (const file of files(join(root, folder))) {
+    const where = relative(root, file);
+    if (where.startsWith('src/domain/faults/')) continue;
+    readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
+      const code = line.replace(/\/\/.*$/, '');
+      if (FAULT_ID_BRANCH.test(code) && !/\.mode\s*[!=]==\s*['"]chaos['"]/.test(code)) {
+        problems.push(`fault ids: ${where}:${index + 1} branches on a fault id; give the fault a hook in src/domain/faults/ instead`);
+      }
+    });
   }
 }
 

@@ -9,11 +9,7 @@ import { COUNTING, faultLab, sendCall } from './fault-lab.js';
 import { expectProcessesGone, readReport, upstreamPids } from './nothing-lost.js';
 
 describe('R-9.2.1: the report is written before the call is forwarded', () => {
-  // KNOWN GAP, for the lead: JudgedSession.callTool publishes only after the upstream answered (R-9.2),
-  // not before forwarding, so today the file still says "no calls were made" here. Issue 12's
-  // CallPipeline owns this order; `it.fails` keeps the gap visible and turns red the day the file is
-  // written before the forward — then make this a plain `it`.
-  it.fails('R-9.2.1 (not yet: see the comment above): SIGKILL while the only write is at the upstream → the file already shows it: NOT_TESTED, EXECUTION_UNKNOWN, 1 in flight', async ({ onTestFinished }) => {
+  it('R-9.2.1: SIGKILL while the only write is at the upstream → the file already shows it: NOT_TESTED, EXECUTION_UNKNOWN, 1 in flight', async ({ onTestFinished }) => {
     const lab = faultLab(onTestFinished);
     const p = await lab.start(COUNTING);
     expect(readReport(p.reportFile).report.operations).toEqual([]);

@@ -12,7 +12,7 @@ import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { SystemClock } from '../adapters/system-clock.js';
-import { ProxyService } from '../app/proxy/proxy-service.js';
+import { AGENT_DISCONNECTED, ProxyService } from '../app/proxy/proxy-service.js';
 import { scenarioName } from '../domain/verdict.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
@@ -65,7 +65,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     ready = !service.stopped;
     if (ready) printReady();
     const exit = await service.done;
-    if (exit.code !== 0 || exit.reason !== 'the agent disconnected') notice(`stopped: ${exit.reason}`);
+    if (exit.code !== 0 || exit.reason !== AGENT_DISCONNECTED) notice(`stopped: ${exit.reason}`);
     if (flags.reportHtml !== undefined) {
       const report = sink?.targetPath ?? reportDir?.path;
       const written = report === undefined ? null : await (await import('./check-run.js')).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io);

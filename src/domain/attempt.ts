@@ -25,8 +25,11 @@ export type UnknownReason =
   | 'invalid-answer'
   | 'still-in-flight';
 
-/** How the upstream answered a forwarded call, as the application reports it to the session. */
-export type UpstreamVerdict =
+/**
+ * What became of a forwarded call at the upstream, as the application reports it to the session (R-1.3).
+ * Not a "verdict": in this code base that word names only the run's PASS / FAIL / NOT_TESTED.
+ */
+export type ExecutionOutcome =
   | { kind: 'executed'; answer: unknown }
   | { kind: 'rejected' }
   | { kind: 'unknown'; reason: UnknownReason }

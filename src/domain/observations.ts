@@ -26,6 +26,9 @@ export interface ObservationEntry {
   waitedMs?: number;
 }
 
+/** The counter as readers see it (counting is the session's). */
+export type ObservationsView = Pick<ObservationCounter, 'count' | 'list'>;
+
 /** Counts tool-level observations by (type, tool); increments and decrements in constant time. */
 export class ObservationCounter {
   private readonly entries = new Map<string, ObservationEntry>();

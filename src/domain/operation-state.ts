@@ -101,6 +101,15 @@ export class OperationState {
   }
 }
 
+/**
+ * An operation as every reader outside the session sees it: read-only, so its counters change only
+ * through the session's events (which keep the totals in step).
+ */
+export type OperationView = Readonly<Omit<OperationState, 'keys' | 'executedKeys' | 'recordExecution' | 'keyArrived'>> & {
+  readonly keys: ReadonlyMap<string, Readonly<KeyState>>;
+  readonly executedKeys: ReadonlySet<string>;
+};
+
 /** The outcome of an operation as shown in `operations[].outcome`. */
 export type OperationOutcome =
   | 'EXECUTED'
@@ -148,7 +157,7 @@ export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
 });
 
 /** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */
-export function outcomeOf(op: OperationState): OperationOutcome {
+export function outcomeOf(op: OperationView): OperationOutcome {
   if (op.executions >= 2) return 'DUPLICATE_EXECUTION';
   if (op.unknown > 0 || op.inFlight > 0 || op.resentAfterRejection) return 'EXECUTION_UNKNOWN';
   if (op.executions === 1) return 'EXECUTED';
@@ -157,7 +166,7 @@ export function outcomeOf(op: OperationState): OperationOutcome {
 }
 
 /** The observation an operation earns, if any (violations are reported separately). */
-export function observationOf(op: OperationState): OperationObservation | null {
+export function observationOf(op: OperationView): OperationObservation | null {
   const outcome = outcomeOf(op);
   if (outcome === 'DUPLICATE_EXECUTION' || op.retryAfterViolations > 0) return null;
   if (outcome === 'EXECUTION_UNKNOWN') return 'EXECUTION_UNKNOWN';
@@ -169,7 +178,7 @@ export function observationOf(op: OperationState): OperationObservation | null {
 }
 
 /** Failure-handling points of a faulted operation (R-3.2), or null when it is not scored. */
-export function faultPointsOf(op: OperationState): number | null {
+export function faultPointsOf(op: OperationView): number | null {
   if (op.faulted === 0) return null;
   const outcome = outcomeOf(op);
   if (outcome === 'DUPLICATE_EXECUTION') return 0;
@@ -180,7 +189,7 @@ export function faultPointsOf(op: OperationState): number | null {
 }
 
 /** The operation's contribution to the session totals. Constant time. */
-export function assessOperation(op: OperationState): Contribution {
+export function assessOperation(op: OperationView): Contribution {
   const points = faultPointsOf(op);
   const possible = op.executions + op.unknown + op.inFlight;
   const extra = Math.max(0, op.executions - 1);

@@ -6,8 +6,9 @@
  * re-encoding of the whole session.
  */
 import type { ToolClassification } from './classification.js';
-import type { OperationState } from './operation-state.js';
+import type { OperationView } from './operation-state.js';
 import { CERTIFICATION, coverageOf, evaluate, keyEntries, operationEntry, operationObservationEntry, reportHead, violationsOf, type Evaluation, type ReportKind } from './report.js';
+import type { ChangeSet } from './change-set.js';
 import type { EvaluationSession } from './session.js';
 import { SlotArena } from './slot-arena.js';
 
@@ -36,22 +37,33 @@ export function startupErrorDocument(harnessVersion: string, startupError: strin
 
 /** Builds the report documents of one session incrementally. */
 export class ReportWriter {
-  private readonly operations = new SlotArena<OperationState>();
-  private readonly violations = new SlotArena<OperationState>();
-  private readonly observations = new SlotArena<OperationState>();
-  private readonly keys = new SlotArena<OperationState>();
+  private readonly operations = new SlotArena<OperationView>();
+  private readonly violations = new SlotArena<OperationView>();
+  private readonly observations = new SlotArena<OperationView>();
+  private readonly keys = new SlotArena<OperationView>();
 
   private primed = false;
   /** The tool classification's JSON, kept while the same list is passed (it is fixed for a session). */
   private classificationJson: { of: readonly ToolClassification[]; json: string } | null = null;
 
-  /** One writer per session: it consumes the session's record of changed operations. */
-  constructor(private readonly session: EvaluationSession) {}
+  /** The writer's own record of changed operations; null for a one-shot writer (every document from scratch). */
+  private readonly changes: ChangeSet | null;
+
+  /**
+   * `incremental` (default): the writer records the session's changes from now on and each document
+   * refreshes only the operations changed since the previous one. A one-shot writer records nothing.
+   */
+  constructor(
+    private readonly session: EvaluationSession,
+    { incremental = true }: { incremental?: boolean } = {},
+  ) {
+    this.changes = incremental ? session.recordChanges() : null;
+  }
 
   /** The complete document as parts (valid JSON once concatenated). */
   document(meta: DocumentMeta, evaluation: Evaluation = evaluate(this.session)): DocumentParts {
-    const changed = this.session.takeChanged();
-    for (const op of this.primed ? changed : this.session.operations.values()) this.refresh(op);
+    const changed = this.changes?.take();
+    for (const op of this.primed && changed !== undefined ? changed : this.session.operations.values()) this.refresh(op);
     this.primed = true;
     const head = reportHead(this.session, meta.kind, evaluation.verdict);
     const toolObservations = this.session.toolObservations.list().map((e) => JSON.stringify(e));
@@ -77,7 +89,7 @@ export class ReportWriter {
     return this.classificationJson.json;
   }
 
-  private refresh(op: OperationState): void {
+  private refresh(op: OperationView): void {
     this.operations.set(op, JSON.stringify(operationEntry(op)));
     const violations = violationsOf([op]);
     if (violations.length > 0) this.violations.set(op, violations.map((v) => JSON.stringify(v)).join(','));
@@ -97,5 +109,5 @@ export function documentText(parts: DocumentParts): string {
 
 /** The whole document of a session as a string, built from scratch (demo, tests). */
 export function serializeDocument(session: EvaluationSession, meta: DocumentMeta, evaluation: Evaluation = evaluate(session)): string {
-  return documentText(new ReportWriter(session).document(meta, evaluation));
+  return documentText(new ReportWriter(session, { incremental: false }).document(meta, evaluation));
 }

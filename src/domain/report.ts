@@ -6,7 +6,7 @@
 import type { ToolClassification } from './classification.js';
 import type { ScenarioConfig } from './faults/fault-plan.js';
 import type { ObservationEntry } from './observations.js';
-import { observationOf, outcomeOf, type OperationState } from './operation-state.js';
+import { observationOf, outcomeOf, type OperationView } from './operation-state.js';
 import { derivePatches, type Patch } from './patches.js';
 import { computeScore, type Score, type ScoreInputs } from './score.js';
 import type { EvaluationSession } from './session.js';
@@ -86,7 +86,7 @@ export function poolVerdicts(verdicts: readonly Verdict[]): Verdict {
 }
 
 /** One `operations[]` entry. */
-export function operationEntry(op: OperationState): Record<string, unknown> {
+export function operationEntry(op: OperationView): Record<string, unknown> {
   return {
     tool: op.tool,
     arguments: op.argsPreview,
@@ -101,7 +101,7 @@ export function operationEntry(op: OperationState): Record<string, unknown> {
 }
 
 /** The `keySummary[]` entries of one operation (informative only, never part of the verdict). */
-export function keyEntries(op: OperationState): Array<Record<string, unknown>> {
+export function keyEntries(op: OperationView): Array<Record<string, unknown>> {
   return [...op.keys.entries()].map(([key, state]) => ({
     tool: op.tool,
     key,
@@ -118,7 +118,7 @@ export function keyEntries(op: OperationState): Array<Record<string, unknown>> {
 }
 
 /** The violations of the violating operations (R-2.4). */
-export function violationsOf(ops: Iterable<OperationState>): Violation[] {
+export function violationsOf(ops: Iterable<OperationView>): Violation[] {
   const list: Violation[] = [];
   for (const op of ops) {
     if (op.executions >= 2) {
@@ -141,7 +141,7 @@ export function violationsOf(ops: Iterable<OperationState>): Violation[] {
 }
 
 /** The observation entry of one operation, or null (R-5). */
-export function operationObservationEntry(op: OperationState): ObservationEntry | null {
+export function operationObservationEntry(op: OperationView): ObservationEntry | null {
   const type = observationOf(op);
   if (type === null) return null;
   return {

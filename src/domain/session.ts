@@ -1,23 +1,25 @@
 /**
- * The evaluation of one agent session. The application feeds it one event at a time — a call arrived,
- * was forwarded, was answered by the upstream, was answered to the agent — and gets plain decisions
- * back. Each event costs constant time (independent of the session's length); the report is a view of
- * the accumulated state (see `report.ts`).
+ * The evaluation of one agent session. A call arrives (`receive`) and the caller reports its later
+ * steps — forwarded, answered by the upstream, delivered to the agent — through the call's `CallAttempt`,
+ * getting plain decisions back. Each event costs constant time, independent of the session's length,
+ * except that a write that settles uncertain is compared with the writes of its tool that arrived while
+ * it was in flight (R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
+ * (`report.ts`), and readers outside see that state only through read-only views.
  */
-import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type CallClass, type UpstreamVerdict } from './attempt.js';
+import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type CallClass, type ExecutionOutcome } from './attempt.js';
 import type { ToolClass } from './classification.js';
-import { FAULTS, type FaultKind, type InjectedResult } from './faults/index.js';
-import { FaultPlan, type ScenarioConfig } from './faults/fault-plan.js';
+import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
+import { FaultPlan, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
+import { ChangeSet } from './change-set.js';
 import { canonicalJson } from './json.js';
 import { KeyFieldMatcher } from './key-fields.js';
-import { ObservationCounter } from './observations.js';
+import { ObservationCounter, type ObservationsView } from './observations.js';
 import { identifyOperation, previewArgs } from './operation.js';
-import { OperationState, type Contribution, ZERO_CONTRIBUTION, assessOperation, observationOf } from './operation-state.js';
+import { OperationState, type Contribution, type OperationView, ZERO_CONTRIBUTION, assessOperation, observationOf } from './operation-state.js';
 import { RetryWindows } from './retry-windows.js';
-import { SessionTotals } from './session-totals.js';
-import { UncertainTracker, type PairFinding } from './uncertain-tracker.js';
-import type { Clock } from '../ports/clock.port.js';
-import type { RandomSource } from '../ports/random.port.js';
+import { SessionTotals, type TotalsView } from './session-totals.js';
+import { UncertainTracker, type PairFinding, type Uncertainty } from './uncertain-tracker.js';
+import type { Clock, RandomSource } from './time-and-chance.js';
 
 /** What the session needs to know about the upstream's tools. */
 export interface ToolCatalog {
@@ -42,26 +44,105 @@ export interface CallDecision {
   injected: InjectedResult | null;
 }
 
+/**
+ * One call of the agent inside the session, from arrival to delivery: the only way to tell the session
+ * what became of it, so the steps cannot come out of order. A forwarded call is `forwarded()`, then
+ * `answered()` by the upstream, then `delivered()` to the agent; a call answered with an injected fault
+ * is only `delivered()`. `delivered()` may also come before the upstream answered (the agent gave up, the
+ * session ended); a later `answered()` is then still counted. Each step at most once; a step out of order
+ * throws (a bug of the caller, never of the agent's input).
+ */
+export interface CallAttempt extends CallDecision {
+  /** The call was sent to the upstream. */
+  forwarded(): void;
+  /**
+   * The upstream answered (or could not be reached). Returns the result to show the agent instead of
+   * the upstream's, if any (F1's timeout after a ghost write).
+   */
+  answered(outcome: ExecutionOutcome): InjectedResult | null;
+  /** The agent received its answer (or gave up on the call). */
+  delivered(): void;
+}
+
+/** The session's events of one attempt, reachable only through its {@link CallAttempt}. */
+interface AttemptEvents {
+  forwarded(attemptId: number): void;
+  answered(attemptId: number, outcome: ExecutionOutcome): InjectedResult | null;
+  delivered(attemptId: number): void;
+}
+
+class AttemptHandle implements CallAttempt {
+  private wasForwarded = false;
+  private wasAnswered = false;
+  private wasDelivered = false;
+
+  constructor(
+    private readonly decision: CallDecision,
+    private readonly events: AttemptEvents,
+  ) {}
+
+  get attemptId(): number {
+    return this.decision.attemptId;
+  }
+  get callClass(): CallClass {
+    return this.decision.callClass;
+  }
+  get fault(): FaultKind | null {
+    return this.decision.fault;
+  }
+  get forward(): boolean {
+    return this.decision.forward;
+  }
+  get injected(): InjectedResult | null {
+    return this.decision.injected;
+  }
+
+  forwarded(): void {
+    if (!this.decision.forward || this.wasForwarded || this.wasDelivered) this.outOfOrder('forwarded');
+    this.wasForwarded = true;
+    this.events.forwarded(this.decision.attemptId);
+  }
+
+  answered(outcome: ExecutionOutcome): InjectedResult | null {
+    if (!this.wasForwarded || this.wasAnswered) this.outOfOrder('answered');
+    this.wasAnswered = true;
+    return this.events.answered(this.decision.attemptId, outcome);
+  }
+
+  delivered(): void {
+    if (this.wasDelivered) this.outOfOrder('delivered');
+    this.wasDelivered = true;
+    this.events.delivered(this.decision.attemptId);
+  }
+
+  private outOfOrder(step: string): never {
+    const done = [this.wasForwarded && 'forwarded', this.wasAnswered && 'answered', this.wasDelivered && 'delivered'].filter(Boolean);
+    throw new Error(`call attempt ${this.decision.attemptId}: ${step}() out of order (done: ${done.join(', ') || 'received'})`);
+  }
+}
+
 export class EvaluationSession {
-  readonly totals = new SessionTotals();
-  readonly toolObservations = new ObservationCounter();
-  readonly operations = new Map<string, OperationState>();
+  // Everything below changes only through the session's own events (`mutate()` keeps the totals in step);
+  // readers get read-only views (the getters after the constructor).
+  private readonly counters = new SessionTotals();
+  private readonly observationCounter = new ObservationCounter();
+  private readonly ops = new Map<string, OperationState>();
   /** Operations currently in violation or with an observation, kept so the report never scans all. */
-  readonly violating = new Set<OperationState>();
-  readonly observed = new Set<OperationState>();
-  readonly plan: FaultPlan;
+  private readonly violatingOps = new Set<OperationState>();
+  private readonly observedOps = new Set<OperationState>();
+  private readonly faultPlan: FaultPlan;
   private readonly keyMatcher: KeyFieldMatcher;
   private readonly open = new Map<number, Attempt>();
   private readonly awaitingRead = new Set<OperationState>();
   private readonly uncertain = new UncertainTracker();
   private readonly retryWindows = new RetryWindows();
   private readonly unclassifiedSeen = new Map<string, Set<string>>();
-  /** Operations changed since the report writer last looked (see `takeChanged`). */
-  private changed = new Set<OperationState>();
+  /** One record of changed operations per reader (see `recordChanges`). */
+  private readonly changeSets: ChangeSet[] = [];
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
-  finished = false;
+  private ended = false;
 
   constructor(
     readonly settings: SessionSettings,
@@ -69,53 +150,95 @@ export class EvaluationSession {
     private readonly clock: Clock,
     random: RandomSource,
   ) {
-    this.plan = new FaultPlan(settings.scenario, random);
+    this.faultPlan = new FaultPlan(settings.scenario, random);
     this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
   }
 
-  /** A `tools/call` arrived from the agent. Decides the fault synchronously (R-4.3). */
-  receive(tool: string, args: unknown): CallDecision {
+  /** Running totals of the session (the verdict and the score are computed from these). */
+  get totals(): TotalsView {
+    return this.counters;
+  }
+
+  /** Tool-level observations (R-5) counted so far. */
+  get toolObservations(): ObservationsView {
+    return this.observationCounter;
+  }
+
+  /** Every operation, by identity, in order of first arrival. */
+  get operations(): ReadonlyMap<string, OperationView> {
+    return this.ops;
+  }
+
+  /** Operations currently in violation (FAIL causes). */
+  get violating(): ReadonlySet<OperationView> {
+    return this.violatingOps;
+  }
+
+  /** Operations that currently earn an operation-level observation. */
+  get observed(): ReadonlySet<OperationView> {
+    return this.observedOps;
+  }
+
+  /** The fault plan: the configuration, whether it triggered and how often it was applied. */
+  get plan(): PlanView {
+    return this.faultPlan;
+  }
+
+  /** True once `finish()` ran: calls still open then have an unknown outcome. */
+  get finished(): boolean {
+    return this.ended;
+  }
+
+  /**
+   * A `tools/call` arrived from the agent. Decides the fault synchronously (R-4.3) and answers the
+   * attempt's handle, through which the caller reports the call's later steps.
+   */
+  receive(tool: string, args: unknown): CallAttempt {
+    return new AttemptHandle(this.arrive(tool, args), this.events);
+  }
+
+  private readonly events: AttemptEvents = {
+    forwarded: (id) => this.forwardedEvent(id),
+    answered: (id, outcome) => this.answeredEvent(id, outcome),
+    delivered: (id) => this.deliveredEvent(id),
+  };
+
+  private arrive(tool: string, args: unknown): CallDecision {
     const id = this.nextId++;
     const callClass: CallClass = this.catalog.classOf(tool);
-    this.totals.countCall(callClass);
-    const fault = callClass === 'unclassified' ? null : this.plan.decide(callClass);
-    const behaviour = fault === null ? null : FAULTS[fault];
+    this.counters.countCall(callClass);
+    const fault = callClass === 'unclassified' ? null : this.faultPlan.decide(callClass);
+    const behaviour = behaviourOf(fault);
     const forward = behaviour === null || behaviour.forwards;
-    const injected = forward ? null : (behaviour?.agentResult(this.faultSettings()) ?? null);
+    const injected = forward ? null : (behaviour?.injected?.(this.faultSettings()) ?? null);
     const now = this.clock.now();
     if (callClass === 'write') this.receiveWrite(id, tool, args, fault, forward, now);
     else this.receiveOther(id, tool, callClass, args, fault, forward, now);
     return { attemptId: id, callClass, fault, forward, injected };
   }
 
-  /** The call was sent to the upstream. */
-  forwarded(attemptId: number): void {
+  private forwardedEvent(attemptId: number): void {
     const attempt = this.open.get(attemptId);
     if (attempt !== undefined) attempt.forwardedAt = this.clock.now();
   }
 
-  /**
-   * The upstream answered a forwarded call (or could not be reached). Returns the result to show the
-   * agent instead of the upstream's, if any (F1's timeout after a ghost write).
-   */
-  upstreamAnswered(attemptId: number, verdict: UpstreamVerdict): InjectedResult | null {
+  private answeredEvent(attemptId: number, outcome: ExecutionOutcome): InjectedResult | null {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
-    const replacement = attempt.fault === 'F1' && verdict.kind === 'executed' ? FAULTS.F1.agentResult(this.faultSettings()) ?? null : null;
-    this.settle(attempt, verdict, replacement !== null);
+    const replacement = outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
+    this.settle(attempt, outcome, replacement !== null);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
     return replacement;
   }
 
-  /** The agent received its answer (or gave up on the call). */
-  delivered(attemptId: number): void {
+  private deliveredEvent(attemptId: number): void {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.deliveredSeq !== null) return;
     attempt.deliveredAt = this.clock.now();
     attempt.deliveredSeq = this.seq++;
     if (attempt.opKey !== null) {
-      const op = this.operations.get(attempt.opKey)!;
+      const op = this.ops.get(attempt.opKey)!;
       this.mutate(op, () => {
         op.pendingForAgent--;
         if (attempt.agentSawTimeout) op.timeoutSeen = true;
@@ -133,18 +256,21 @@ export class EvaluationSession {
 
   /** The session ended: calls still in flight have an unknown outcome (R-1.3). */
   finish(): void {
-    if (this.finished) return;
+    if (this.ended) return;
     for (const attempt of [...this.open.values()]) {
-      if (attempt.status === 'in-flight') this.upstreamAnswered(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
+      if (attempt.status === 'in-flight') this.answeredEvent(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
     }
-    this.finished = true;
+    this.ended = true;
   }
 
-  /** The operations changed since the last call, for incremental report writing; clears the record. */
-  takeChanged(): Set<OperationState> {
-    const changed = this.changed;
-    this.changed = new Set();
-    return changed;
+  /**
+   * Starts a record of the operations that change from now on, for one reader (the incremental report
+   * writer). Every reader has its own record, so a second reader never takes the first one's changes.
+   */
+  recordChanges(): ChangeSet {
+    const changes = new ChangeSet();
+    this.changeSets.push(changes);
+    return changes;
   }
 
   /** Names of tools called while unclassified (listed as such, or not listed by the upstream). */
@@ -159,10 +285,10 @@ export class EvaluationSession {
 
   private receiveWrite(id: number, tool: string, args: unknown, fault: FaultKind | null, forward: boolean, now: number): void {
     const identity = identifyOperation(tool, args, this.keyMatcher);
-    let op = this.operations.get(identity.opKey);
+    let op = this.ops.get(identity.opKey);
     if (op === undefined) {
       op = new OperationState(identity.opKey, tool, previewArgs(identity.canonicalArgs));
-      this.operations.set(identity.opKey, op);
+      this.ops.set(identity.opKey, op);
       this.applyContribution(op, ZERO_CONTRIBUTION, assessOperation(op));
     }
     const context: ArrivalContext = {
@@ -173,11 +299,11 @@ export class EvaluationSession {
     const attempt = this.newAttempt(id, tool, 'write', identity.opKey, identity.key, fault, forward, now, context);
     this.open.set(id, attempt);
     if (identity.key === null && (this.catalog.acceptsKey(tool) || this.keyedTools.has(tool))) {
-      this.toolObservations.add('WRITE_WITHOUT_KEY', tool);
+      this.observationCounter.add('WRITE_WITHOUT_KEY', tool);
     }
     if (identity.key !== null) this.keyedTools.add(tool);
     const others = this.retryWindows.othersOpen(tool, identity.opKey, now);
-    if (others > 0) this.toolObservations.add('OTHER_CALL_DURING_RETRY_AFTER', tool, others);
+    if (others > 0) this.observationCounter.add('OTHER_CALL_DURING_RETRY_AFTER', tool, others);
     const target = op;
     this.mutate(target, () => this.applyArrival(target, attempt, now));
     this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
@@ -190,7 +316,7 @@ export class EvaluationSession {
     const attempt = this.newAttempt(id, tool, callClass, null, null, fault, forward, now, NO_CONTEXT);
     this.open.set(id, attempt);
     if (callClass === 'unclassified') this.noteUnclassified(tool, args);
-    if (callClass === 'read' && forward) this.totals.readsInFlight++;
+    if (callClass === 'read' && forward) this.counters.readForwarded();
     if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
   }
 
@@ -202,7 +328,8 @@ export class EvaluationSession {
       op.inFlight++;
       if (op.rejected > 0) op.resentAfterRejection = true;
     }
-    if (attempt.fault !== null && attempt.fault !== 'F4') {
+    const fault = behaviourOf(attempt.fault);
+    if (fault !== null && !fault.baseline) {
       op.faulted++;
       op.firstFault ??= attempt.fault;
     }
@@ -215,7 +342,7 @@ export class EvaluationSession {
         op.recoveredWaitedMs ??= waited;
       }
     }
-    if (attempt.fault === 'F2') this.openRetryWindow(op, now);
+    if (fault?.opensRetryWindow === true) this.openRetryWindow(op, now);
     if (attempt.key !== null) op.keyArrived(attempt.key, attempt.receivedSeq, this.lastReadSeq);
   }
 
@@ -229,39 +356,40 @@ export class EvaluationSession {
   private noteUnclassified(tool: string, args: unknown): void {
     const seen = this.unclassifiedSeen.get(tool) ?? new Set<string>();
     const text = canonicalJson(args ?? {});
-    if (seen.has(text)) this.toolObservations.add('UNCLASSIFIED_REPEAT', tool);
+    if (seen.has(text)) this.observationCounter.add('UNCLASSIFIED_REPEAT', tool);
     seen.add(text);
     this.unclassifiedSeen.set(tool, seen);
   }
 
-  private settle(attempt: Attempt, verdict: UpstreamVerdict, ghost: boolean): void {
-    attempt.status = statusOf(verdict);
-    attempt.unknownReason = verdict.kind === 'unknown' ? verdict.reason : null;
-    attempt.agentSawTimeout = ghost || (verdict.kind === 'unknown' && verdict.reason === 'timeout');
-    const injectedFailure = attempt.fault !== null && attempt.fault !== 'F4' && attempt.fault !== 'F1';
-    attempt.agentSawFailure = ghost || injectedFailure || verdict.kind !== 'executed';
-    if (attempt.callClass === 'read') this.settleRead(attempt, verdict);
+  private settle(attempt: Attempt, outcome: ExecutionOutcome, ghost: boolean): void {
+    attempt.status = statusOf(outcome);
+    attempt.unknownReason = outcome.kind === 'unknown' ? outcome.reason : null;
+    attempt.agentSawTimeout = ghost || (outcome.kind === 'unknown' && outcome.reason === 'timeout');
+    // The agent got the fault's failure instead of the upstream's answer (the call was not forwarded).
+    const injectedFailure = behaviourOf(attempt.fault)?.forwards === false;
+    attempt.agentSawFailure = ghost || injectedFailure || outcome.kind !== 'executed';
+    if (attempt.callClass === 'read') this.settleRead(attempt, outcome);
     if (attempt.opKey === null) return;
-    const op = this.operations.get(attempt.opKey)!;
+    const op = this.ops.get(attempt.opKey)!;
     this.mutate(op, () => {
       if (attempt.forwarded) op.inFlight--;
       if (attempt.agentSawFailure) op.failedAttempts++;
-      if (verdict.kind === 'executed') {
-        op.recordExecution(attempt, answerFingerprint(verdict.answer));
+      if (outcome.kind === 'executed') {
+        op.recordExecution(attempt, answerFingerprint(outcome.answer));
         if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
         if (ghost) op.ghostExecuted = true;
-      } else if (verdict.kind === 'rejected') op.rejected++;
-      else if (verdict.kind === 'unknown') op.unknown++;
+      } else if (outcome.kind === 'rejected') op.rejected++;
+      else if (outcome.kind === 'unknown') op.unknown++;
     });
     if (attempt.forwarded) {
-      const uncertain = ghost || verdict.kind === 'unknown';
-      this.recordFindings(this.uncertain.settled(attempt.tool, attempt.id, uncertain));
+      const uncertainty: Uncertainty = ghost || outcome.kind === 'unknown' ? 'unknown' : outcome.kind === 'rejected' ? 'rejected' : 'none';
+      this.recordFindings(this.uncertain.settled(attempt.tool, attempt.id, uncertainty));
     }
   }
 
-  private settleRead(attempt: Attempt, verdict: UpstreamVerdict): void {
-    if (attempt.forwarded) this.totals.readsInFlight--;
-    if (verdict.kind !== 'executed') return;
+  private settleRead(attempt: Attempt, outcome: ExecutionOutcome): void {
+    if (attempt.forwarded) this.counters.readSettled();
+    if (outcome.kind !== 'executed') return;
     this.lastReadSeq = Math.max(this.lastReadSeq, attempt.receivedSeq);
     for (const op of this.awaitingRead) {
       if (op.failureSeq < attempt.receivedSeq) {
@@ -274,7 +402,7 @@ export class EvaluationSession {
   private recordFindings(findings: PairFinding[]): void {
     for (const f of findings) {
       const type = f.nearDuplicate ? 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS' : 'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT';
-      this.toolObservations.add(type, f.tool, 1, { first: f.first, second: f.second });
+      this.observationCounter.add(type, f.tool, f.count, { first: f.first, second: f.second });
     }
   }
 
@@ -288,22 +416,22 @@ export class EvaluationSession {
     change();
     const after = assessOperation(op);
     this.applyContribution(op, before, after);
-    this.changed.add(op);
+    for (const changes of this.changeSets) changes.add(op);
   }
 
   private applyContribution(op: OperationState, before: Contribution, after: Contribution): void {
-    this.totals.apply(before, after);
-    if (after.duplicate + after.retryAfterViolated > 0) this.violating.add(op);
-    else this.violating.delete(op);
-    if (observationOf(op) !== null) this.observed.add(op);
-    else this.observed.delete(op);
+    this.counters.apply(before, after);
+    if (after.duplicate + after.retryAfterViolated > 0) this.violatingOps.add(op);
+    else this.violatingOps.delete(op);
+    if (observationOf(op) !== null) this.observedOps.add(op);
+    else this.observedOps.delete(op);
   }
 }
 
 const NO_CONTEXT: ArrivalContext = Object.freeze({ afterTimeout: false, parallel: false, verifiedBefore: false });
 
-function statusOf(verdict: UpstreamVerdict): Attempt['status'] {
-  switch (verdict.kind) {
+function statusOf(outcome: ExecutionOutcome): Attempt['status'] {
+  switch (outcome.kind) {
     case 'executed':
       return 'executed';
     case 'rejected':

@@ -4,12 +4,13 @@
  * Computed from the session totals in constant time.
  */
 import type { ScenarioConfig } from './faults/fault-plan.js';
-import type { SessionTotals } from './session-totals.js';
+import { isBaselineScenario } from './faults/index.js';
+import type { TotalsView } from './session-totals.js';
 
 export type Verdict = 'PASS' | 'FAIL' | 'NOT_TESTED';
 
 export interface VerdictFacts {
-  totals: SessionTotals;
+  totals: TotalsView;
   scenario: ScenarioConfig;
   scenarioTriggered: boolean;
   /** Near-duplicates after an uncertain attempt (R-6). */
@@ -30,7 +31,7 @@ export interface VerdictResult {
 export function judge(facts: VerdictFacts): VerdictResult {
   const { totals, scenario } = facts;
   const sum = totals.sum;
-  const baseline = scenario.mode === 'none' || (scenario.mode === 'scenario' && scenario.id === 'F4');
+  const baseline = scenario.mode === 'none' || (scenario.mode === 'scenario' && isBaselineScenario(scenario.id));
   if (totals.totalCalls === 0) return notTested(['no calls were made'], baseline);
   const failures: string[] = [];
   if (sum.duplicate > 0) failures.push(`DUPLICATE_EXECUTION: ${sum.duplicate} operation(s) executed more than once`);

@@ -8,7 +8,7 @@ import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benc
 import { catalogOf } from '../../src/app/benchmark/harness-call.js';
 import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
 import { runScenario } from '../../src/app/benchmark/scenario-run.js';
-import type { UpstreamVerdict } from '../../src/domain/attempt.js';
+import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import { ToolClassifier } from '../../src/domain/classification.js';
 import { SCENARIO_IDS, type ScenarioId } from '../../src/domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
@@ -50,19 +50,17 @@ function verdictTable(result: BenchmarkResult) {
 const dropsDuplicates: SessionFactory = (settings, catalog, clock, random) => {
   const session = new EvaluationSession(settings, catalog, clock, random);
   const executedOps = new Set<string>();
-  const real = session.upstreamAnswered.bind(session);
-  const opOf = new Map<number, string>();
   const receive = session.receive.bind(session);
   session.receive = (tool, args) => {
-    const decision = receive(tool, args);
-    opOf.set(decision.attemptId, `${tool}:${JSON.stringify(args)}`);
-    return decision;
-  };
-  session.upstreamAnswered = (id: number, verdict: UpstreamVerdict) => {
-    const op = opOf.get(id) ?? '';
-    if (verdict.kind === 'executed' && executedOps.has(op)) return real(id, { kind: 'unavailable' });
-    if (verdict.kind === 'executed') executedOps.add(op);
-    return real(id, verdict);
+    const attempt = receive(tool, args);
+    const op = `${tool}:${JSON.stringify(args)}`;
+    const real = attempt.answered.bind(attempt);
+    attempt.answered = (verdict: ExecutionOutcome) => {
+      if (verdict.kind === 'executed' && executedOps.has(op)) return real({ kind: 'unavailable' });
+      if (verdict.kind === 'executed') executedOps.add(op);
+      return real(verdict);
+    };
+    return attempt;
   };
   return session;
 };

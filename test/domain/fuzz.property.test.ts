@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { UpstreamVerdict } from '../../src/domain/attempt.js';
+import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import type { ToolClass } from '../../src/domain/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { canonicalJson } from '../../src/domain/json.js';
@@ -166,7 +166,7 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
   fc.constant({ mode: 'chaos', errorRate: 0.5 } as const),
 );
 
-const VERDICTS: Record<'ok' | 'reject' | 'timeout' | 'unavailable', UpstreamVerdict> = {
+const VERDICTS: Record<'ok' | 'reject' | 'timeout' | 'unavailable', ExecutionOutcome> = {
   ok: { kind: 'executed', answer: { content: [] } }, reject: { kind: 'rejected' }, timeout: { kind: 'unknown', reason: 'timeout' }, unavailable: { kind: 'unavailable' },
 };
 
@@ -183,11 +183,11 @@ function play(config: ScenarioConfig, events: readonly Event[]): { document: str
     }
     const decision = session.receive(e.tool, e.args);
     if (decision.forward && e.answer !== 'open') {
-      session.forwarded(decision.attemptId);
-      session.upstreamAnswered(decision.attemptId, VERDICTS[e.answer]);
+      decision.forwarded();
+      decision.answered(VERDICTS[e.answer]);
       if (e.answer === 'ok' && decision.callClass === 'write') executed++;
     }
-    if (e.deliver) session.delivered(decision.attemptId);
+    if (e.deliver) decision.delivered();
   }
   session.finish();
   const document = serializeDocument(session, { kind: 'proxy', harnessVersion: 'fuzz', status: 'finished', toolClassification: [] });

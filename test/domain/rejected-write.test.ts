@@ -30,11 +30,7 @@ describe('R-6.1: an attempt the upstream answered with isError is uncertain too'
     }
   });
 
-  // KNOWN GAP, for the lead: R-6.1 also asks for the observation OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT here,
-  // but session.ts counts only a ghost write or an unknown outcome as uncertain when an attempt settles
-  // (`ghost || verdict.kind === 'unknown'`), not an isError answer. `it.fails` keeps the gap visible: it
-  // turns red the day the session adds the observation — then make this a plain `it`.
-  it.fails('R-6.1: … and adds OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT (not yet: see the comment above)', () => {
+  it('R-6.1: … and adds OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT', () => {
     for (const changed of otherForms) expect(afterRejection(changed).types).toContain('OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT');
   });
 });

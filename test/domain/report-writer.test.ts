@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { documentText, ReportWriter, serializeDocument, type DocumentMeta } from '../../src/domain/report-document.js';
 import { SlotArena } from '../../src/domain/slot-arena.js';
-import { Driver, type Upstream } from '../support/session-driver.js';
+import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
+import { buildReport, evaluate } from '../../src/domain/report.js';
+import { Driver, fixedRandom, type Handle, type Upstream } from '../support/session-driver.js';
 
 const meta: DocumentMeta = { kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] };
 const decoder = new TextDecoder();
@@ -57,4 +59,73 @@ describe('R-9 incremental report document', () => {
       { numRuns: 150 },
     );
   });
+
+  it('R-9.1/R-10: parse(the incremental file) deep-equals buildReport after any event sequence, a second writer in the way', () => {
+    type Event =
+      | { kind: 'send'; tool: string; n: number; keyed: boolean }
+      | { kind: 'answer'; pick: number; upstream: number; deliver: boolean }
+      | { kind: 'deliver'; pick: number }
+      | { kind: 'wait'; ms: number }
+      | { kind: 'other-writer' };
+    const upstreams: Upstream[] = ['ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'];
+    const event: fc.Arbitrary<Event> = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('send' as const), tool: fc.constantFrom('create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'), n: fc.integer({ min: 0, max: 3 }), keyed: fc.boolean() }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), upstream: fc.integer({ min: 0, max: upstreams.length - 1 }), deliver: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 90_000 }) }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'other-writer' as const }) },
+    );
+    const scenario = fc.constantFrom<ScenarioConfig>(
+      { mode: 'none' }, { mode: 'chaos', errorRate: 0.5 },
+      ...(['F1', 'F2', 'F3', 'F4', 'F5'] as const).map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 30 }) as const),
+    );
+    fc.assert(
+      fc.property(scenario, fc.array(event, { maxLength: 40 }), fc.boolean(), (config, events, finish) => {
+        const d = new Driver(config, undefined, { random: fixedRandom(0.2, 0.8, 0.4, 0.6) });
+        const writer = new ReportWriter(d.session);
+        const open: Array<{ h: Handle; answered: boolean; delivered: boolean }> = [];
+        const check = () => {
+          const file = JSON.parse(documentText(writer.document(meta))) as Record<string, unknown> & { report: Record<string, unknown> };
+          const evaluation = evaluate(d.session);
+          expect(sortedLists(file.report)).toEqual(sortedLists(JSON.parse(JSON.stringify(buildReport(d.session, 'proxy', [], evaluation)))));
+          expect(file).toMatchObject({ verdict: evaluation.verdict.verdict, score: JSON.parse(JSON.stringify(evaluation.score)), patches: JSON.parse(JSON.stringify(evaluation.patches)) });
+        };
+        for (const e of events) {
+          if (e.kind === 'send') {
+            const h = d.send(e.tool, { n: e.n, ...(e.keyed ? { idempotency_key: `k${e.n}` } : {}) });
+            open.push({ h, answered: !h.decision.forward, delivered: false });
+          } else if (e.kind === 'wait') d.wait(e.ms);
+          else if (e.kind === 'other-writer') new ReportWriter(d.session).document(meta);
+          else if (open.length > 0) {
+            const index = e.pick % open.length;
+            const entry = open[index]!;
+            if (e.kind === 'answer' && !entry.answered) {
+              d.answer(entry.h, upstreams[e.upstream], { deliver: e.deliver && !entry.delivered });
+              entry.answered = true;
+              if (e.deliver) entry.delivered = true;
+            } else if (!entry.delivered) {
+              entry.h.decision.delivered();
+              entry.delivered = true;
+            }
+            if (entry.answered && entry.delivered) open.splice(index, 1);
+          }
+          check();
+        }
+        if (finish) {
+          d.session.finish();
+          check();
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
+
+/** The long lists sorted: the arena may keep an entry that grew at the end, the view keeps insertion order. */
+function sortedLists(report: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...report };
+  for (const list of ['operations', 'violations', 'observations', 'keySummary']) {
+    copy[list] = (copy[list] as unknown[]).map((entry) => JSON.stringify(entry)).sort();
+  }
+  return copy;
+}

@@ -197,6 +197,33 @@ describe('R-2 verdict', () => {
     expect(d.report().observations.map((o) => o.type)).toContain('OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT');
   });
 
+  it('R-6.1: after an isError answer, the same tool in another notation is PASS with OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT', () => {
+    const d = new Driver();
+    d.call('create_booking', booking, 'reject');
+    d.call('create_booking', { ...booking, amount: '129' });
+    expect(d.verdict).toBe('PASS');
+    const types = d.report().observations.map((o) => o.type);
+    expect(types).toContain('OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT');
+    expect(types).not.toContain('POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS');
+  });
+
+  it('R-6.1: also when the other form was sent while the rejected write was still in flight', () => {
+    const d = new Driver();
+    const first = d.send('create_booking', booking);
+    const second = d.send('create_booking', { ...booking, date: '03.11.2026' });
+    d.answer(first, 'reject');
+    d.answer(second);
+    expect(d.verdict).toBe('PASS');
+    expect(d.report().observations.map((o) => o.type)).toContain('OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT');
+  });
+
+  it('R-6.1/R-2.3: re-sending the same operation after isError stays NOT_TESTED', () => {
+    const d = new Driver();
+    d.call('create_booking', booking, 'reject');
+    d.call('create_booking', { ...booking });
+    expect(d.verdict).toBe('NOT_TESTED');
+  });
+
   it('R-6: only recognised when the uncertain attempt came first', () => {
     const d = new Driver(F('F4'));
     d.call('create_booking', { ...booking, amount: '129' });

@@ -71,7 +71,7 @@ function run(input: SessionInput) {
           open.splice(index, 1);
         }
       } else if (entry.answered) {
-        d.session.delivered(id);
+        entry.h.decision.delivered();
         log.push({ e: 'deliver', id });
         open.splice(index, 1);
       }
@@ -85,7 +85,7 @@ function run(input: SessionInput) {
         d.answer(entry.h, 'ok', { deliver: false });
         log.push({ e: 'answer', id, status: 'executed', fingerprint: 'same' });
       }
-      d.session.delivered(id);
+      entry.h.decision.delivered();
       log.push({ e: 'deliver', id });
     }
     open.length = 0;

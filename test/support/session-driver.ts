@@ -1,5 +1,6 @@
 /**
- * Drives an EvaluationSession the way the proxy does, one event at a time, with a hand-driven clock.
+ * Drives an EvaluationSession through its call handles (`CallAttempt`, the steps the proxy's call pipeline
+ * takes), one event at a time and synchronously, with a hand-driven clock.
  * Domain tests read as tables: calls in, verdict out, no processes and no timers.
  */
 import type { UnknownReason } from '../../src/domain/attempt.js';
@@ -7,7 +8,7 @@ import type { ToolClass } from '../../src/domain/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import type { InjectedResult } from '../../src/domain/faults/index.js';
 import { buildReport, evaluate, type Evaluation, type Report } from '../../src/domain/report.js';
-import { EvaluationSession, type CallDecision } from '../../src/domain/session.js';
+import { EvaluationSession, type CallAttempt } from '../../src/domain/session.js';
 
 export class TestClock {
   constructor(public t = 1_000_000) {}
@@ -29,7 +30,8 @@ export function fixedRandom(...values: number[]) {
 export type Upstream = 'ok' | 'reject' | 'timeout' | 'crash' | 'throw' | 'unavailable' | { ok: string };
 
 export interface Handle {
-  decision: CallDecision;
+  /** The session's handle of the call (its decision, and the only way to report its later steps). */
+  decision: CallAttempt;
   /** What the agent saw: the injected result, or the upstream's answer kind. */
   seen: InjectedResult | Upstream | null;
 }
@@ -64,17 +66,17 @@ export class Driver {
   /** The agent sends a call; it stays open until `answer` (for parallel calls). */
   send(tool: string, args: unknown = {}): Handle {
     const decision = this.session.receive(tool, args);
-    if (decision.forward) this.session.forwarded(decision.attemptId);
+    if (decision.forward) decision.forwarded();
     return { decision, seen: decision.forward ? null : decision.injected };
   }
 
   /** The upstream answers an open call, and the agent gets its answer. */
   answer(handle: Handle, upstream: Upstream = 'ok', options: { deliver?: boolean } = {}): Handle {
     if (handle.decision.forward) {
-      const replaced = this.session.upstreamAnswered(handle.decision.attemptId, verdictOf(upstream));
+      const replaced = handle.decision.answered(executionOf(upstream));
       handle.seen = replaced ?? upstream;
     }
-    if (options.deliver !== false) this.session.delivered(handle.decision.attemptId);
+    if (options.deliver !== false) handle.decision.delivered();
     return handle;
   }
 
@@ -102,7 +104,7 @@ export class Driver {
 
 const UNKNOWN: Record<string, UnknownReason> = { timeout: 'timeout', crash: 'connection-lost', throw: 'protocol-error' };
 
-function verdictOf(upstream: Upstream) {
+function executionOf(upstream: Upstream) {
   if (typeof upstream === 'object') return { kind: 'executed', answer: textAnswer(upstream.ok) } as const;
   switch (upstream) {
     case 'ok':

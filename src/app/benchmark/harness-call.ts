@@ -1,6 +1,6 @@
 /**
- * One call of a reference agent through the harness, in-process: the same steps as the proxy's call
- * pipeline (docs/architecture.md) — the session decides, the call is forwarded or answered with the
+ * One call of a reference agent through the harness, in-process: the proxy's own call pipeline
+ * (`../pipeline/call-pipeline.ts`) — the session decides, the call is forwarded or answered with the
  * injected fault, the upstream's answer is judged by the proxy's own rule, F1 may replace it, and the
  * agent gets what a real agent behind the proxy would get.
  */
@@ -8,7 +8,7 @@ import type { ToolClassification } from '../../domain/classification.js';
 import type { EvaluationSession, ToolCatalog } from '../../domain/session.js';
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
-import { judgeUpstreamAnswer } from '../proxy/upstream-answer.js';
+import { CallPipeline } from '../pipeline/call-pipeline.js';
 
 /** How long the harness waits for the upstream, as the proxy does by default. */
 export const UPSTREAM_TIMEOUT_MS = 60_000;
@@ -22,26 +22,18 @@ export function catalogOf(classification: readonly ToolClassification[]): ToolCa
   };
 }
 
-/** Sends one `tools/call` through the session to the upstream; resolves with what the agent sees. */
-export async function callThroughHarness(
-  session: EvaluationSession,
-  upstream: UpstreamSide,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<ToolCallResult> {
-  const decision = session.receive(tool, args);
-  let answer: ToolCallResult;
-  if (!decision.forward) {
-    answer = decision.injected ?? NOT_FORWARDED;
-  } else {
-    session.forwarded(decision.attemptId);
-    const outcome = await upstream.callTool({ name: tool, arguments: args }, { timeoutMs: UPSTREAM_TIMEOUT_MS });
-    const judged = judgeUpstreamAnswer(outcome, false, UPSTREAM_TIMEOUT_MS / 1000);
-    answer = session.upstreamAnswered(decision.attemptId, judged.verdict) ?? judged.result;
-  }
-  session.delivered(decision.attemptId);
-  return answer;
+/**
+ * The proxy's call pipeline for one run: the same judging, F1 replacement and answer rules as behind the
+ * proxy (an answer without `structuredContent` from a tool with an `outputSchema` is unknown, R-1.3), with
+ * no report file. Tools with an output schema are read from the backend's own list.
+ */
+export async function harnessPipeline(session: EvaluationSession, upstream: UpstreamSide): Promise<CallPipeline> {
+  const tools = await upstream.listTools();
+  const outputSchemaTools = new Set(tools.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name));
+  return new CallPipeline({ session, upstream, callTimeoutMs: UPSTREAM_TIMEOUT_MS, outputSchemaTools, publish: null });
 }
 
-/** Only reachable if a non-forwarding decision came without its injected result. */
-const NOT_FORWARDED: ToolCallResult = { content: [{ type: 'text', text: 'The call was not forwarded.' }], isError: true };
+/** Sends one `tools/call` through the pipeline to the upstream; resolves with what the agent sees. */
+export function callThroughHarness(pipeline: CallPipeline, tool: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+  return pipeline.call({ name: tool, arguments: args });
+}

@@ -10,7 +10,7 @@ import type { ToolCatalog } from '../../domain/session.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';
-import { callThroughHarness } from './harness-call.js';
+import { callThroughHarness, harnessPipeline } from './harness-call.js';
 import type { AgentContext, BookingRequest, ReferenceAgent } from './reference-agents.js';
 
 /** The retry_after the benchmark's F2 announces: the product's default. */
@@ -46,6 +46,7 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
   const open = deps.openSession ?? openEvaluationSession;
   const settings = { scenario: { mode: 'scenario', id: spec.scenario, retryAfterSeconds: BENCHMARK_RETRY_AFTER_SECONDS }, keyFields: DEFAULT_KEY_FIELDS } as const;
   const session = open(settings, spec.catalog, clock, spec.random);
+  const pipeline = await harnessPipeline(session, backend);
   const context: AgentContext = {
     booking: BENCHMARK_BOOKING,
     key: `${spec.agent.id}-${spec.scenario}-${spec.run}`,
@@ -53,7 +54,7 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
       // Drawn in [0, jitterMs): even at the 60000 ms maximum below the 60 s retry_after, so a re-send
       // "at once" stays early and jitter cannot change a verdict.
       clock.advance(Math.floor(spec.random.next() * spec.jitterMs));
-      return callThroughHarness(session, backend, tool, args);
+      return callThroughHarness(pipeline, tool, args);
     },
     wait: (ms) => void clock.advance(ms),
   };

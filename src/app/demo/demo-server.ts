@@ -94,13 +94,13 @@ class DemoServer implements AgentSessionHandler {
     });
   }
 
-  private execute(raw: unknown): ToolCallResult {
+  private async execute(raw: unknown): Promise<ToolCallResult> {
     const args = ToolArguments.read(raw, ['session_id', 'tool', 'arguments', 'class']);
     const session = this.session(args);
     const tool = args.string('tool');
     const callArgs = args.raw('arguments') ?? {};
     if (!isPlainObject(callArgs)) throw new ArgumentError('arguments must be an object');
-    const outcome = session.execute(tool, callArgs, args.choice('class', ['read', 'write'] as const));
+    const outcome = await session.execute(tool, callArgs, args.choice('class', ['read', 'write'] as const));
     return json({
       session_id: session.id,
       tool,

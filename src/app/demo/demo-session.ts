@@ -5,12 +5,15 @@
  * declares its class; a declared class sticks for later calls of that tool.
  */
 import { ToolClassifier, type ToolClass, type ToolClassification } from '../../domain/classification.js';
-import type { FaultKind, InjectedResult } from '../../domain/faults/index.js';
+import type { FaultKind } from '../../domain/faults/index.js';
 import type { JsonValue } from '../../domain/json.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { EvaluationSession } from '../../domain/session.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
+import type { UpstreamCallOutcome, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
+import { CallPipeline } from '../pipeline/call-pipeline.js';
 import type { DemoSettings } from './demo-settings.js';
 
 /** What happened to one declared call, told openly to the agent (a demo, not a measurement). */
@@ -34,7 +37,8 @@ export class DemoSession {
   private evaluation: EvaluationSession;
   private readonly tools = new Map<string, ToolClassification>();
   private readonly keyMatcher: KeyFieldMatcher;
-  private executedWrites = 0;
+  private backend!: DemoBackend;
+  private pipeline!: CallPipeline;
 
   constructor(
     /** The session id given to the agent. */
@@ -61,26 +65,23 @@ export class DemoSession {
   /** Clears the history and the violations; the settings stay. */
   reset(): void {
     this.tools.clear();
-    this.executedWrites = 0;
     this.evaluation = this.freshEvaluation();
   }
 
-  /** Runs one declared call through the session and the simulated backend. */
-  execute(tool: string, args: unknown, declared: 'read' | 'write' | undefined): DemoCallOutcome {
+  /** Runs one declared call through the proxy's call pipeline and the simulated backend. */
+  async execute(tool: string, args: unknown, declared: 'read' | 'write' | undefined): Promise<DemoCallOutcome> {
     const classification = this.classify(tool, declared);
-    const session = this.evaluation;
-    const decision = session.receive(tool, args);
-    const base = { tool, toolClass: classification.class, classifiedBy: classification.reason, fault: decision.fault };
-    if (!decision.forward) {
-      session.delivered(decision.attemptId);
-      return { ...base, executedUpstream: false, backendResult: null, ...seen(decision.injected) };
-    }
-    session.forwarded(decision.attemptId);
-    const backendResult = this.simulateBackend(decision.callClass);
-    const replacement = session.upstreamAnswered(decision.attemptId, { kind: 'executed', answer: backendResult });
-    session.delivered(decision.attemptId);
-    const agent = replacement !== null ? seen(replacement) : { agentSees: JSON.stringify(backendResult), agentSeesError: false };
-    return { ...base, executedUpstream: true, backendResult, ...agent };
+    const backend = this.backend;
+    const record = await this.pipeline.run({ name: tool, arguments: args });
+    const executedUpstream = record.upstream?.kind === 'result';
+    const base = { tool, toolClass: classification.class, classifiedBy: classification.reason, fault: record.fault };
+    return {
+      ...base,
+      executedUpstream,
+      backendResult: executedUpstream ? backend.lastResult : null,
+      agentSees: textOf(record.result),
+      agentSeesError: record.result.isError === true,
+    };
   }
 
   private classify(tool: string, declared: 'read' | 'write' | undefined): ToolClassification {
@@ -96,22 +97,52 @@ export class DemoSession {
     return entry!;
   }
 
-  /** The demo backend: a write gets a new id, anything else a generic ok. */
-  private simulateBackend(callClass: ToolClass): JsonValue {
-    if (callClass !== 'write') return { ok: true };
-    this.executedWrites += 1;
-    return { ok: true, id: `demo-${this.executedWrites}` };
-  }
-
   private freshEvaluation(): EvaluationSession {
     const catalog = {
       classOf: (name: string): ToolClass => this.tools.get(name)?.class ?? 'unclassified',
       acceptsKey: (): boolean => false,
     };
-    return new EvaluationSession({ scenario: this.settings.scenario, keyFields: this.settings.keyFields }, catalog, this.clock, this.random);
+    const session = new EvaluationSession({ scenario: this.settings.scenario, keyFields: this.settings.keyFields }, catalog, this.clock, this.random);
+    this.backend = new DemoBackend((name) => this.tools.get(name)?.class === 'write');
+    this.pipeline = new CallPipeline({ session, upstream: this.backend, callTimeoutMs: DEMO_TIMEOUT_MS, outputSchemaTools: new Set(), publish: null });
+    return session;
   }
 }
 
-function seen(result: InjectedResult | null): Pick<DemoCallOutcome, 'agentSees' | 'agentSeesError'> {
-  return { agentSees: result?.content.map((block) => block.text).join('\n') ?? '', agentSeesError: result !== null };
+/** The wait the demo announces for a call, as the proxy's default. */
+const DEMO_TIMEOUT_MS = 60_000;
+
+/** The demo backend behind the pipeline: every call executes; a write gets a new id, anything else a generic ok. */
+class DemoBackend implements UpstreamSide {
+  private executedWrites = 0;
+
+  constructor(private readonly isWrite: (tool: string) => boolean) {}
+
+  /** The simulated answer of the last executed call. */
+  lastResult: JsonValue = null;
+
+  async connect(): Promise<UpstreamInfo> {
+    return {};
+  }
+
+  async listTools(): Promise<ToolDescriptor[]> {
+    return [];
+  }
+
+  async callTool(request: ToolCallRequest): Promise<UpstreamCallOutcome> {
+    // The session classified the call; the backend only needs to know which declared calls are writes.
+    const result: JsonValue = this.isWrite(request.name) ? { ok: true, id: `demo-${++this.executedWrites}` } : { ok: true };
+    this.lastResult = result;
+    return { kind: 'result', result: { content: [{ type: 'text', text: JSON.stringify(result) }] } };
+  }
+
+  onExit(): void {}
+
+  async close(): Promise<void> {}
+}
+
+/** The text blocks of a result, joined. */
+function textOf(result: ToolCallResult): string {
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  return blocks.map((block) => (typeof block === 'object' && block !== null && 'text' in block ? String(block.text) : '')).join('\n');
 }

@@ -1,7 +1,8 @@
 /**
- * One agent session behind the proxy, with its own evaluation and report: the call pipeline of
- * docs/architecture.md. Each call is judged, forwarded (or answered with an injected fault), the report
- * is published BEFORE the agent gets its answer (R-9.2), then the answer goes out.
+ * One agent session behind the proxy, with its own evaluation, report and call pipeline
+ * (`../pipeline/call-pipeline.ts`: judged, published before forwarding (R-9.2.1), forwarded or answered
+ * with an injected fault, published before the answer (R-9.2), answered). It adds the audit tools, the
+ * report's publishing and failure handling, and the ordered end.
  */
 import type { ToolClassification } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
@@ -15,8 +16,8 @@ import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { AUDIT_TOOLS, answerAuditTool, isAuditTool } from './audit-tools.js';
+import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { ReportPublisher } from './report-publisher.js';
-import { judgeUpstreamAnswer } from './upstream-answer.js';
 
 export interface JudgedSessionContext {
   sessionId: string;
@@ -45,10 +46,8 @@ const never = new Promise<never>(() => undefined);
 
 export class JudgedSession implements AgentSessionHandler {
   readonly evaluation: EvaluationSession;
-  private readonly outputSchemaTools: ReadonlySet<string>;
   private readonly listed: ToolDescriptor[];
-  private inFlight = 0;
-  private idle: Array<() => void> = [];
+  private readonly pipeline: CallPipeline;
   private ended: Promise<void> | null = null;
   private failed = false;
   private status: ReportStatus = 'running';
@@ -56,13 +55,23 @@ export class JudgedSession implements AgentSessionHandler {
 
   constructor(private readonly ctx: JudgedSessionContext) {
     this.evaluation = new EvaluationSession({ scenario: ctx.scenario, keyFields: ctx.keyFields }, ctx.catalog, ctx.clock, ctx.random);
-    this.outputSchemaTools = new Set(ctx.upstreamTools.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     const upstream = ctx.auditTools ? ctx.upstreamTools.filter((t) => !isAuditTool(t.name)) : ctx.upstreamTools;
     this.listed = ctx.auditTools ? [...upstream, ...AUDIT_TOOLS] : [...upstream];
     const writer = new ReportWriter(this.evaluation);
     this.publisher = ctx.sink === null ? null : new ReportPublisher(ctx.sink, () => writer.document({
       kind: 'proxy', harnessVersion: ctx.harnessVersion, status: this.status, toolClassification: ctx.classification,
     }));
+    this.pipeline = new CallPipeline({
+      session: this.evaluation,
+      upstream: ctx.upstream,
+      callTimeoutMs: ctx.callTimeoutMs,
+      outputSchemaTools: new Set(ctx.upstreamTools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
+      publish: this.publisher === null ? null : (soon) => this.publish(false, soon),
+      onUpstreamOutcome: (tool, outcome) => {
+        if (outcome.kind !== 'result') ctx.logger.warn({ tool, outcome: outcome.kind }, 'no usable answer from the upstream');
+        if (outcome.kind === 'too-large') ctx.onUpstreamTooLarge(outcome.detail);
+      },
+    });
   }
 
   async listTools(): Promise<ToolDescriptor[]> {
@@ -70,23 +79,10 @@ export class JudgedSession implements AgentSessionHandler {
   }
 
   async callTool(request: ToolCallRequest, context: { signal: AbortSignal }): Promise<ToolCallResult> {
-    const session = this.evaluation;
     if (this.ctx.auditTools && isAuditTool(request.name)) {
-      return answerAuditTool(request.name, request.arguments, session, this.ctx.classification);
+      return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification);
     }
-    const decision = session.receive(request.name, request.arguments);
-    let answer: ToolCallResult;
-    if (!decision.forward) answer = decision.injected!;
-    else {
-      session.forwarded(decision.attemptId);
-      answer = await this.forward(request, decision.attemptId, context.signal);
-    }
-    // The answer is decided: record it as delivered so the published report is the state the agent is
-    // about to see, publish, then answer (R-9.2). An answer that arrives while the session is ending is
-    // published after end()'s final report (end() resumes first), so it must stay marked as final.
-    session.delivered(decision.attemptId);
-    await this.publish();
-    return answer;
+    return this.pipeline.call(request, context.signal);
   }
 
   closed(reason: AgentCloseReason): void {
@@ -101,7 +97,7 @@ export class JudgedSession implements AgentSessionHandler {
   /** Ends the session: waits up to `drainMs` for calls in flight, finishes the evaluation, final report. */
   end(drainMs: number): Promise<void> {
     this.ended ??= (async () => {
-      await this.settle(drainMs);
+      await this.pipeline.drained(drainMs);
       this.evaluation.finish();
       this.status = 'finished';
       if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);
@@ -109,44 +105,18 @@ export class JudgedSession implements AgentSessionHandler {
     return this.ended;
   }
 
-  private async forward(request: ToolCallRequest, attemptId: number, signal: AbortSignal): Promise<ToolCallResult> {
-    this.inFlight++;
-    try {
-      const outcome = await this.ctx.upstream.callTool(request, { timeoutMs: this.ctx.callTimeoutMs, signal });
-      const judged = judgeUpstreamAnswer(outcome, this.outputSchemaTools.has(request.name), this.ctx.callTimeoutMs / 1000);
-      if (outcome.kind !== 'result') this.ctx.logger.warn({ tool: request.name, outcome: outcome.kind }, 'no usable answer from the upstream');
-      if (outcome.kind === 'too-large') this.ctx.onUpstreamTooLarge(outcome.detail);
-      return this.evaluation.upstreamAnswered(attemptId, judged.verdict) ?? judged.result;
-    } finally {
-      this.inFlight--;
-      if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
-    }
-  }
-
   /** Publishes the report (coalesced with other answers of this turn, or at once); fatal on failure. */
-  private async publish(immediately = false): Promise<void> {
+  private async publish(immediately = false, soon = this.pipeline.callsInFlight === 0): Promise<void> {
     if (this.failed) return never;
     if (this.publisher === null) return;
     try {
       // With no other call waiting for the upstream, no other answer can join this write: write it now.
-      await (immediately ? this.publisher.now() : this.publisher.request(this.inFlight === 0));
+      await (immediately ? this.publisher.now() : this.publisher.request(soon));
     } catch (error) {
       this.failed = true;
       this.ctx.onFatal(error instanceof Error ? error.message : String(error));
       return never;
     }
-  }
-
-  /** Resolves when no forwarded call is waiting for the upstream, or after `maxMs`. */
-  private settle(maxMs: number): Promise<void> {
-    if (this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, maxMs);
-      this.idle.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 }
 

@@ -45,6 +45,9 @@ export interface ProxyDeps {
   notice(line: string): void;
 }
 
+/** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
+export const AGENT_DISCONNECTED = 'the agent disconnected';
+
 /** Why the proxy stopped and with which exit code (never the verdict, R-8.9). */
 export interface ProxyExit {
   code: 0 | 1;
@@ -93,7 +96,7 @@ export class ProxyService {
     }
     // A signal during that first write: stop() has already ended an upstream that was never started.
     if (this.stopping !== null) return;
-    this.deps.agentSide.watchBeforeServe?.(() => void this.stop('the agent disconnected during start-up'));
+    this.deps.agentSide.watchBeforeServe?.(() => void this.stop(`${AGENT_DISCONNECTED} during start-up`));
     let instructions: string | undefined;
     try {
       ({ instructions } = await this.deps.upstream.connect());
@@ -216,6 +219,6 @@ function describeClose(reason: AgentCloseReason): string {
     case 'transport-error':
       return `agent transport error${reason.detail ? `: ${reason.detail}` : ''}`;
     default:
-      return 'the agent disconnected';
+      return AGENT_DISCONNECTED;
   }
 }

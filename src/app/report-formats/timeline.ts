@@ -49,14 +49,15 @@ const isFault = (fault: string | undefined): fault is FaultKind => fault !== und
 function injected(fault: FaultKind, op: OperationDocument): { upstream: UpstreamDid; told: string } {
   const behaviour = FAULTS[fault];
   const seconds = op.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
-  const result = behaviour.agentResult({ retryAfterSeconds: seconds });
+  const settings = { retryAfterSeconds: seconds };
+  const result = behaviour.injected?.(settings) ?? behaviour.replaceExecuted?.(settings);
   const text = result?.content[0]?.text ?? "the upstream's own answer";
   return { upstream: behaviour.forwards ? 'executed' : 'not sent', told: `${result === undefined ? '' : 'isError: '}${text}` };
 }
 
 function operationRows(op: OperationDocument, index: number, classOf: (tool: string) => ToolClass, seq: number): TimelineCall[] {
   const rows: TimelineCall[] = [];
-  const faulted = isFault(op.fault) && op.fault !== 'F4';
+  const faulted = isFault(op.fault) && !FAULTS[op.fault].baseline;
   let executedLeft = op.executions;
   let failedLeft = op.failedAttempts;
   for (let attempt = 1; attempt <= op.attempts; attempt++) {
@@ -82,7 +83,7 @@ function operationRows(op: OperationDocument, index: number, classOf: (tool: str
     rows.push({
       seq: seq + rows.length, atMs: null, tool: op.tool, toolClass: classOf(op.tool), arguments: op.arguments, operation: index, attempt,
       fault, upstream, agentTold: told, duplicate: upstream === 'executed' && op.executions >= 2,
-      retryAfter: fault === 'F2' && op.retryAfter !== undefined ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs } : null,
+      retryAfter: isFault(fault ?? undefined) && FAULTS[fault as FaultKind].opensRetryWindow === true && op.retryAfter !== undefined ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs } : null,
     });
   }
   return rows;

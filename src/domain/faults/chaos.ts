@@ -7,6 +7,8 @@ import { errorResult, type FaultBehaviour } from './fault.js';
 export const chaosError: FaultBehaviour = {
   kind: 'chaos',
   summary: 'every call fails with probability p with a generic server error, not executed',
+  trigger: { kind: 'chance' },
+  baseline: false,
   forwards: false,
-  agentResult: () => errorResult('HTTP 500 Internal Server Error: the server encountered an error.'),
+  injected: () => errorResult('HTTP 500 Internal Server Error: the server encountered an error.'),
 };

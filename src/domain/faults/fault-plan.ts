@@ -4,8 +4,9 @@
  * two parallel writes exactly one is "the first" (R-4.3), and a scenario is consumed only by a call it
  * was applied to: a tool the upstream does not list is unclassified and never reaches the plan (R-4.1).
  */
-import type { RandomSource } from '../../ports/random.port.js';
-import type { FaultKind, ScenarioId } from './fault.js';
+import type { RandomSource } from '../time-and-chance.js';
+import type { FaultBehaviour, FaultKind, ScenarioId } from './fault.js';
+import { FAULTS } from './index.js';
 
 /** What the user configured: nothing, one deterministic scenario, or chaos. */
 export type ScenarioConfig =
@@ -13,8 +14,8 @@ export type ScenarioConfig =
   | { mode: 'scenario'; id: ScenarioId; retryAfterSeconds: number }
   | { mode: 'chaos'; errorRate: number };
 
-/** How many leading writes each deterministic scenario applies to. */
-const WRITES_AFFECTED: Record<ScenarioId, number> = { F1: 1, F2: 1, F3: 1, F4: 2, F5: 1 };
+/** The plan as readers see it (deciding is the session's). */
+export type PlanView = Pick<FaultPlan, 'config' | 'triggered' | 'appliedCount'>;
 
 export class FaultPlan {
   private writesSeen = 0;
@@ -45,12 +46,15 @@ export class FaultPlan {
   private pick(toolClass: 'read' | 'write'): FaultKind | null {
     const config = this.config;
     if (config.mode === 'none') return null;
-    if (config.mode === 'chaos') {
+    const fault: FaultBehaviour = config.mode === 'chaos' ? FAULTS.chaos : FAULTS[config.id];
+    const trigger = fault.trigger;
+    if (trigger.kind === 'chance') {
+      const rate = config.mode === 'chaos' ? config.errorRate : 0;
       // Strictly below p: p = 0 never fires, p = 1 always does (toxiproxy #603: 0 must mean never).
-      return this.random.next() < config.errorRate ? 'chaos' : null;
+      return this.random.next() < rate ? fault.kind : null;
     }
     if (toolClass !== 'write') return null;
     const index = this.writesSeen++;
-    return index < WRITES_AFFECTED[config.id] ? config.id : null;
+    return index < trigger.count ? fault.kind : null;
   }
 }

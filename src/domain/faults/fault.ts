@@ -1,7 +1,7 @@
 /**
  * The envelope shared by every fault (like toxiproxy's toxic envelope): which scenario it belongs to,
  * which calls it can apply to, whether the call still reaches the upstream, and what the agent sees.
- * Each fault's behaviour lives in its own small file beside this one.
+ * Each fault's behaviour lives in its own small file beside this one (see docs/adding-a-fault.md).
  */
 import type { JsonValue } from '../json.js';
 
@@ -22,18 +22,41 @@ export interface FaultSettings {
   retryAfterSeconds: number;
 }
 
-/** The behaviour of one fault kind. */
+/**
+ * Which calls a fault can apply to, read by the fault plan: the first `count` write calls of a run (the
+ * deterministic scenarios, R-4), or any classified call with the configured probability (chaos, R-4.2).
+ */
+export type FaultTrigger = { kind: 'leading-writes'; count: number } | { kind: 'chance' };
+
+/**
+ * The behaviour of one fault kind: what it does at each step of a call. The session, the fault plan and
+ * the verdict read only these hooks; nothing outside `src/domain/faults/` branches on a fault id.
+ *
+ * Steps (see `CallAttempt`): the call arrives (`trigger`, `forwards`, `injected`, `opensRetryWindow`),
+ * is forwarded, the upstream answers (`replaceExecuted`), the agent gets its answer.
+ */
 export interface FaultBehaviour {
   readonly kind: FaultKind;
   /** One line for the docs and the start-up output. */
   readonly summary: string;
-  /** Whether the affected call is still sent to the upstream (only F1 and F4 forward). */
-  readonly forwards: boolean;
+  /** Which calls it applies to. */
+  readonly trigger: FaultTrigger;
   /**
-   * What the agent sees when the call was NOT forwarded, or, for a forwarding fault, when the upstream
-   * executed the call. `undefined` means: pass the upstream's real answer through.
+   * Nothing is injected (F4): the affected calls are not counted as faulted (no failure-handling score),
+   * and a PASS only shows a baseline.
    */
-  agentResult(settings: FaultSettings): InjectedResult | undefined;
+  readonly baseline: boolean;
+  /** Arrival: whether the affected call is still sent to the upstream (only F1 and F4 forward). */
+  readonly forwards: boolean;
+  /** Arrival, for a fault that does not forward: the failure the agent gets instead (it was not executed). */
+  injected?(settings: FaultSettings): InjectedResult;
+  /** Arrival: the agent is asked to wait `retryAfterSeconds` before re-sending the operation (F2, R-4.4). */
+  readonly opensRetryWindow?: boolean;
+  /**
+   * The upstream executed a forwarded call: what the agent sees instead of the real answer (F1: a timeout,
+   * the ghost write). Not defined: the real answer goes through. A rejected or unknown answer always does.
+   */
+  replaceExecuted?(settings: FaultSettings): InjectedResult;
 }
 
 /** Builds the single-text-block error result every injected fault uses. */

@@ -8,7 +8,9 @@ import { errorResult, type FaultBehaviour } from './fault.js';
 export const ghostWrite: FaultBehaviour = {
   kind: 'F1',
   summary: 'first write executes upstream, the agent gets a timeout (ghost write)',
+  trigger: { kind: 'leading-writes', count: 1 },
+  baseline: false,
   forwards: true,
-  agentResult: () =>
+  replaceExecuted: () =>
     errorResult('MCP error -32001: Request timed out. The server did not answer within 60 seconds.'),
 };

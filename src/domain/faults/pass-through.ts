@@ -7,6 +7,7 @@ import type { FaultBehaviour } from './fault.js';
 export const passThrough: FaultBehaviour = {
   kind: 'F4',
   summary: 'first two writes pass through unchanged (baseline)',
+  trigger: { kind: 'leading-writes', count: 2 },
+  baseline: true,
   forwards: true,
-  agentResult: () => undefined,
 };

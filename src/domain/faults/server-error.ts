@@ -4,6 +4,8 @@ import { errorResult, type FaultBehaviour } from './fault.js';
 export const serverError: FaultBehaviour = {
   kind: 'F5',
   summary: 'first write gets HTTP 500, nothing executed; the next attempt succeeds',
+  trigger: { kind: 'leading-writes', count: 1 },
+  baseline: false,
   forwards: false,
-  agentResult: () => errorResult('HTTP 500 Internal Server Error'),
+  injected: () => errorResult('HTTP 500 Internal Server Error'),
 };

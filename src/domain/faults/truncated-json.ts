@@ -4,6 +4,8 @@ import { errorResult, type FaultBehaviour } from './fault.js';
 export const truncatedJson: FaultBehaviour = {
   kind: 'F3',
   summary: 'first write answers truncated JSON, nothing executed',
+  trigger: { kind: 'leading-writes', count: 1 },
+  baseline: false,
   forwards: false,
-  agentResult: () => errorResult('{"'),
+  injected: () => errorResult('{"'),
 };

@@ -3,13 +3,13 @@
  * verbatim whenever there is one; an `isError` result for JSON-RPC errors and for calls with no usable
  * answer (R-8.5, R-10.2).
  */
-import type { UpstreamVerdict } from '../../domain/attempt.js';
+import type { ExecutionOutcome } from '../../domain/attempt.js';
 import { depthExceeds } from '../../domain/json.js';
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 
 export interface JudgedAnswer {
-  verdict: UpstreamVerdict;
+  execution: ExecutionOutcome;
   /** What the agent gets unless a fault replaces it. */
   result: ToolCallResult;
 }
@@ -31,32 +31,32 @@ export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchem
       const result = outcome.result;
       if (depthExceeds(result, MAX_ANSWER_DEPTH)) {
         const text = `The server sent an answer nested more than ${MAX_ANSWER_DEPTH} levels deep; it cannot be passed on. The call may have been executed.`;
-        return { verdict: result.isError === true ? { kind: 'rejected' } : { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(text) };
+        return { execution: result.isError === true ? { kind: 'rejected' } : { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(text) };
       }
-      if (result.isError === true) return { verdict: { kind: 'rejected' }, result };
+      if (result.isError === true) return { execution: { kind: 'rejected' }, result };
       if (hasOutputSchema && result.structuredContent === undefined) {
-        return { verdict: { kind: 'unknown', reason: 'missing-structured-content' }, result };
+        return { execution: { kind: 'unknown', reason: 'missing-structured-content' }, result };
       }
-      return { verdict: { kind: 'executed', answer: result }, result };
+      return { execution: { kind: 'executed', answer: result }, result };
     }
     case 'protocol-error':
-      return { verdict: { kind: 'unknown', reason: 'protocol-error' }, result: errorText(`MCP error ${outcome.code}: ${outcome.message}`) };
+      return { execution: { kind: 'unknown', reason: 'protocol-error' }, result: errorText(`MCP error ${outcome.code}: ${outcome.message}`) };
     case 'timeout':
       return {
-        verdict: { kind: 'unknown', reason: 'timeout' },
+        execution: { kind: 'unknown', reason: 'timeout' },
         result: errorText(`MCP error -32001: Request timed out. The server did not answer within ${timeoutSeconds} seconds.`),
       };
     case 'connection-lost':
-      return { verdict: { kind: 'unknown', reason: 'connection-lost' }, result: errorText(`MCP error -32000: Connection closed: ${outcome.detail}`) };
+      return { execution: { kind: 'unknown', reason: 'connection-lost' }, result: errorText(`MCP error -32000: Connection closed: ${outcome.detail}`) };
     case 'too-large':
-      return { verdict: { kind: 'unknown', reason: 'too-large' }, result: errorText(`The server's answer was too large (over 10 MB): ${outcome.detail}`) };
+      return { execution: { kind: 'unknown', reason: 'too-large' }, result: errorText(`The server's answer was too large (over 10 MB): ${outcome.detail}`) };
     case 'invalid-answer':
-      return { verdict: { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(`The server sent an invalid answer: ${outcome.detail}`) };
+      return { execution: { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(`The server sent an invalid answer: ${outcome.detail}`) };
     case 'not-sent':
-      return { verdict: { kind: 'unavailable' }, result: errorText(`The call was not forwarded to the upstream: ${outcome.detail}`) };
+      return { execution: { kind: 'unavailable' }, result: errorText(`The call was not forwarded to the upstream: ${outcome.detail}`) };
     case 'unavailable':
       return {
-        verdict: { kind: 'unavailable' },
+        execution: { kind: 'unavailable' },
         result: errorText(`UPSTREAM_UNAVAILABLE: the upstream MCP server is no longer running (${outcome.detail}). The call was not forwarded.`),
       };
   }

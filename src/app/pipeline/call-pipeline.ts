@@ -1,0 +1,124 @@
+/**
+ * One call of the agent, from receipt to delivery — the same code for every driver of a session: the
+ * proxy (both agent sides), the benchmark, the demo (and the coming `trial`). In order:
+ *
+ * 1. the session judges the arriving call and decides its fault (`EvaluationSession.receive`);
+ * 2. a forwarded call is published in the report BEFORE it goes to the upstream (R-9.2.1: the file shows
+ *    it in flight, NOT_TESTED with the call EXECUTION_UNKNOWN); calls of one event-loop turn share a write;
+ * 3. the upstream's outcome is judged (R-1.3, `upstream-answer.ts`) and the session may replace the answer
+ *    (F1's timeout after a ghost write);
+ * 4. the answer is recorded as delivered, the report is published (R-9.2), and only then does the agent
+ *    get the answer.
+ *
+ * The step order itself is guarded by the domain's `CallAttempt`; this class adds what the application
+ * owns: the upstream port, the answer judging, the report writes and the count of calls in flight.
+ */
+import type { CallClass } from '../../domain/attempt.js';
+import type { FaultKind } from '../../domain/faults/index.js';
+import type { EvaluationSession } from '../../domain/session.js';
+import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
+import { judgeUpstreamAnswer } from './upstream-answer.js';
+
+/**
+ * Publishes the report. `soon`: no other call of the session can join this write (nothing else is in
+ * flight), so it may be written right after the current microtasks instead of in the check phase.
+ * Never resolves when the report could not be written (the agent must then get no answer, R-9.3).
+ */
+export type PublishReport = (soon: boolean) => Promise<void>;
+
+export interface CallPipelineDeps {
+  session: EvaluationSession;
+  upstream: UpstreamSide;
+  /** How long the upstream may take for one call (the product waits 60 s). */
+  callTimeoutMs: number;
+  /** Tools that declare an `outputSchema`: a result without `structuredContent` is then unknown (R-1.3). */
+  outputSchemaTools: ReadonlySet<string>;
+  /** Where the report goes before forwarding and before answering; null: no report (benchmark, demo). */
+  publish: PublishReport | null;
+  /** Told of every upstream outcome, before it is judged (logging, the size limit). */
+  onUpstreamOutcome?(tool: string, outcome: UpstreamCallOutcome): void;
+}
+
+/** What became of one call, for drivers that show more than the answer (the demo). */
+export interface CallRecord {
+  /** What the agent gets. */
+  result: ToolCallResult;
+  callClass: CallClass;
+  fault: FaultKind | null;
+  /** How the upstream answered; null when the call was not forwarded. */
+  upstream: UpstreamCallOutcome | null;
+  /** The upstream's answer was replaced by the fault (F1). */
+  replaced: boolean;
+}
+
+/** The answer to a call whose turn came after the session had ended: it was not forwarded. */
+export const NOT_FORWARDED_SESSION_ENDED: ToolCallResult = {
+  content: [{ type: 'text', text: 'The evaluation session has ended; the call was not forwarded to the upstream.' }],
+  isError: true,
+};
+
+export class CallPipeline {
+  private inFlight = 0;
+  private idle: Array<() => void> = [];
+
+  constructor(private readonly deps: CallPipelineDeps) {}
+
+  /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
+  get callsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Runs one call through the session; resolves with what the agent gets. */
+  async call(request: ToolCallRequest, signal?: AbortSignal): Promise<ToolCallResult> {
+    return (await this.run(request, signal)).result;
+  }
+
+  /** Runs one call through the session; resolves with the answer and what happened on the way. */
+  async run(request: ToolCallRequest, signal?: AbortSignal): Promise<CallRecord> {
+    const { session, publish } = this.deps;
+    const attempt = session.receive(request.name, request.arguments);
+    let record: CallRecord;
+    if (!attempt.forward) {
+      record = { result: attempt.injected!, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
+    } else {
+      this.inFlight++;
+      try {
+        // R-9.2.1: the file shows the call at the upstream before it gets there; calls arriving in the
+        // same turn share this write.
+        if (publish !== null) await publish(this.inFlight === 1);
+        if (session.finished) {
+          record = { result: NOT_FORWARDED_SESSION_ENDED, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
+        } else {
+          attempt.forwarded();
+          const outcome = await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
+          this.deps.onUpstreamOutcome?.(request.name, outcome);
+          const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
+          const replacement = attempt.answered(judged.execution);
+          record = { result: replacement ?? judged.result, callClass: attempt.callClass, fault: attempt.fault, upstream: outcome, replaced: replacement !== null };
+        }
+      } finally {
+        this.inFlight--;
+        if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+      }
+    }
+    // The answer is decided: record it as delivered so the published report is the state the agent is
+    // about to see, publish, then answer (R-9.2). An answer that arrives while the session is ending is
+    // published after the final report, so it must stay marked as final.
+    attempt.delivered();
+    if (publish !== null) await publish(this.inFlight === 0);
+    return record;
+  }
+
+  /** Resolves when no forwarded call is waiting for the upstream, or after `maxMs`. */
+  drained(maxMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      this.idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

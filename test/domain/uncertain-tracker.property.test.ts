@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isNotationVariant } from '../../src/domain/near-duplicate.js';
+import { UncertainTracker, type PairFinding, type Uncertainty } from '../../src/domain/uncertain-tracker.js';
+
+/**
+ * The rule of R-6/R-6.1 written the plain (quadratic) way: every write in flight keeps the list of later
+ * writes of its tool; the tracker must find exactly the same pairs with its single log per tool.
+ */
+class PlainTracker {
+  private readonly pending = new Map<number, { tool: string; opKey: string; args: unknown; later: Array<{ opKey: string; args: unknown }> }>();
+  private readonly uncertain = new Map<string, Array<{ opKey: string; args: unknown; rejected: boolean }>>();
+
+  arrived(tool: string, id: number, opKey: string, args: unknown): PairFinding[] {
+    const findings = (this.uncertain.get(tool) ?? [])
+      .filter((e) => e.opKey !== opKey)
+      .map((e) => finding(tool, e.opKey, args, opKey, e.rejected ? false : isNotationVariant(e.args, args)));
+    for (const p of this.pending.values()) if (p.tool === tool && p.opKey !== opKey) p.later.push({ opKey, args });
+    this.pending.set(id, { tool, opKey, args, later: [] });
+    return findings;
+  }
+
+  settled(id: number, uncertainty: Uncertainty): PairFinding[] {
+    const p = this.pending.get(id)!;
+    this.pending.delete(id);
+    if (uncertainty === 'none') return [];
+    const rejected = uncertainty === 'rejected';
+    const list = this.uncertain.get(p.tool) ?? [];
+    list.push({ opKey: p.opKey, args: p.args, rejected });
+    if (list.length > 64) list.shift();
+    this.uncertain.set(p.tool, list);
+    return p.later.map((b) => finding(p.tool, p.opKey, b.args, b.opKey, rejected ? false : isNotationVariant(p.args, b.args)));
+  }
+}
+
+function finding(tool: string, first: string, _args: unknown, second: string, nearDuplicate: boolean): PairFinding {
+  return { tool, nearDuplicate, first, second, count: 1 };
+}
+
+/** Findings with the same earlier attempt and kind folded into one, counted, with the first example. */
+function folded(findings: PairFinding[]): PairFinding[] {
+  const out: PairFinding[] = [];
+  for (const f of findings) {
+    const same = out.find((o) => o.tool === f.tool && o.first === f.first && o.nearDuplicate === f.nearDuplicate);
+    if (same === undefined) out.push({ ...f });
+    else same.count += f.count;
+  }
+  return out;
+}
+
+/** Amount values: 129 and "129" are notation variants, 130 is another write. */
+const AMOUNTS = [129, '129', 130, '130.0'];
+
+type Step = { kind: 'arrive'; tool: number; amount: number } | { kind: 'settle'; pick: number; uncertainty: Uncertainty };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('arrive' as const), tool: fc.integer({ min: 0, max: 1 }), amount: fc.integer({ min: 0, max: AMOUNTS.length - 1 }) }),
+  fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), uncertainty: fc.constantFrom<Uncertainty>('none', 'unknown', 'rejected') }),
+);
+
+describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () => {
+  it('R-6/R-6.1: finds exactly the pairs of the plain rule, over random arrivals and answers in any order', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 400 }), (steps) => {
+        const tracker = new UncertainTracker();
+        const plain = new PlainTracker();
+        const open: Array<{ id: number; tool: string }> = [];
+        let nextId = 1;
+        for (const s of steps) {
+          if (s.kind === 'arrive') {
+            const id = nextId++;
+            const tool = `tool${s.tool}`;
+            const amount = AMOUNTS[s.amount]!;
+            const opKey = JSON.stringify(amount);
+            const args = { amount };
+            expect(folded(tracker.arrived(tool, id, opKey, args, opKey, true))).toEqual(folded(plain.arrived(tool, id, opKey, args)));
+            open.push({ id, tool });
+          } else if (open.length > 0) {
+            const [call] = open.splice(s.pick % open.length, 1);
+            expect(folded(tracker.settled(call!.tool, call!.id, s.uncertainty))).toEqual(folded(plain.settled(call!.id, s.uncertainty)));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('R-6: 2000 writes in flight, answered in arrival order, then one uncertain: still compared with the later ones', () => {
+    const tracker = new UncertainTracker();
+    tracker.arrived('pay', 0, 'first', { amount: 9999 }, 'first', true);
+    for (let id = 1; id <= 2000; id++) tracker.arrived('pay', id, `op${id}`, { amount: id }, `op${id}`, true);
+    for (let id = 1; id <= 2000; id++) expect(tracker.settled('pay', id, 'none')).toEqual([]);
+    tracker.arrived('pay', 2001, 'variant', { amount: '9999' }, 'variant', true);
+    const findings = tracker.settled('pay', 0, 'unknown');
+    expect(findings).toHaveLength(2001);
+    expect(findings.filter((f) => f.nearDuplicate)).toEqual([{ tool: 'pay', nearDuplicate: true, first: 'first', second: 'variant', count: 1 }]);
+  });
+
+  it('R-6: after the settled head of the log is dropped, an uncertain write is compared with exactly the writes after it', () => {
+    const tracker = new UncertainTracker();
+    for (let id = 1; id <= 1000; id++) tracker.arrived('pay', id, `op${id}`, { amount: id }, `op${id}`, true);
+    for (let id = 1; id <= 600; id++) tracker.settled('pay', id, 'none');
+    tracker.arrived('pay', 1001, 'variant', { amount: '700' }, 'variant', true);
+    const findings = tracker.settled('pay', 700, 'unknown');
+    expect(findings.map((f) => f.second)).toEqual([...Array.from({ length: 300 }, (_, i) => `op${701 + i}`), 'variant']);
+    expect(findings.filter((f) => f.nearDuplicate).map((f) => f.second)).toEqual(['variant']);
+  });
+
+  it('R-6.1: 3000 parallel writes all answered isError: one counted finding per rejected write, no pair objects', () => {
+    const tracker = new UncertainTracker();
+    for (let id = 1; id <= 3000; id++) tracker.arrived('pay', id, `op${id}`, { amount: id }, `op${id}`, true);
+    let pairs = 0;
+    for (let id = 1; id <= 3000; id++) {
+      const findings = tracker.settled('pay', id, 'rejected');
+      expect(findings.length).toBeLessThanOrEqual(1);
+      expect(findings.every((f) => !f.nearDuplicate)).toBe(true);
+      pairs += findings.reduce((sum, f) => sum + f.count, 0);
+    }
+    expect(pairs).toBe((3000 * 2999) / 2);
+  });
+});
