@@ -31,7 +31,7 @@ function spawnAndRead(args: string[], pattern: RegExp, dir: string): Promise<{ c
   let text = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no match for ${pattern} in: ${text}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       const m = pattern.exec(text);
       if (m) {

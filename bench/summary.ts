@@ -66,7 +66,7 @@ function addedRatio(own: number | null, floor: number | null): number | null {
 export function sizeFigures(rounds: readonly Round[], paths: readonly PathName[]): SizeFigures {
   const figures: SizeFigures = {};
   for (const path of paths) {
-    const stat = (pick: (run: RunResult) => number | null) => medianOf(rounds, (r) => (r.runs[path] ? pick(r.runs[path]!) : null));
+    const stat = (pick: (run: RunResult) => number | null) => medianOf(rounds, (r) => (r.runs[path] ? pick(r.runs[path]) : null));
     const isProxy = path !== 'direct' && path !== 'floor';
     figures[path] = {
       medianMs: stat((run) => run.medianMs) ?? Number.NaN,

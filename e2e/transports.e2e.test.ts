@@ -312,23 +312,23 @@ describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
       const naive = bookingTask('Nadia Naive', DATE).args;
       const careful = { ...bookingTask('Carl Careful', DATE).args, idempotency_key: 'k-carl' };
       // Interleaved: each session's first write is its own F1 ghost write.
-      expect(textOf(await a!.call('create_booking', naive))).toMatch(/timed out/i);
-      expect(textOf(await b!.call('create_booking', careful))).toMatch(/timed out/i);
-      expect((await a!.call('create_booking', naive)).isError).toBeUndefined();
-      expect(textOf(await b!.call('search_bookings', { guest: 'Carl Careful', date: DATE }))).toContain('Carl Careful');
+      expect(textOf(await a.call('create_booking', naive))).toMatch(/timed out/i);
+      expect(textOf(await b.call('create_booking', careful))).toMatch(/timed out/i);
+      expect((await a.call('create_booking', naive)).isError).toBeUndefined();
+      expect(textOf(await b.call('search_bookings', { guest: 'Carl Careful', date: DATE }))).toContain('Carl Careful');
       expect([booking.bookings('Nadia Naive').length, booking.bookings('Carl Careful').length]).toEqual([2, 1]);
 
-      await a!.terminate();
-      const reportA = await proxy.waitForReport(a!.sessionId, (r) => r.status === 'finished');
+      await a.terminate();
+      const reportA = await proxy.waitForReport(a.sessionId, (r) => r.status === 'finished');
       expect(proxy.reportFiles()).toHaveLength(2);
-      expect(proxy.reportOf(b!.sessionId).status).toBe('running');
-      expectJudgedApart(reportA, proxy.reportOf(b!.sessionId), 1);
+      expect(proxy.reportOf(b.sessionId).status).toBe('running');
+      expectJudgedApart(reportA, proxy.reportOf(b.sessionId), 1);
       // The proxy keeps serving: B goes on, and a new agent can still connect.
-      expect((await b!.call('search_bookings', { guest: 'Nadia Naive' })).isError).toBeUndefined();
+      expect((await b.call('search_bookings', { guest: 'Nadia Naive' })).isError).toBeUndefined();
       const c = await connectHttpAgent(proxy.url, 'agent-c');
 
       expect(await proxy.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-      const reports = [a!, b!, c].map((agent) => proxy!.reportOf(agent.sessionId));
+      const reports = [a, b, c].map((agent) => proxy!.reportOf(agent.sessionId));
       expect(reports.map((r) => r.status)).toEqual(['finished', 'finished', 'finished']);
       expectJudgedApart(reports[0]!, reports[1]!, 2);
       expect(reports[2]!.report.coverage).toMatchObject({ calls: { read: 0, write: 0 } });

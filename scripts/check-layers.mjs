@@ -66,7 +66,10 @@ while (pending.length > 0) {
     const spec = match[2] ?? match[3];
     if (spec.startsWith('.')) {
       const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
-      if (!loaded.has(target)) loaded.add(target) && pending.push(target);
+      if (!loaded.has(target)) {
+        loaded.add(target);
+        pending.push(target);
+      }
     } else if (LATE_PACKAGES.some((p) => spec === p || spec.startsWith(p + '/'))) {
       problems.push(`start-up: ${relative(root, file)} imports ${spec} statically; it must load after the upstream is spawned`);
     }

@@ -299,7 +299,10 @@ describe('two proxies, one report file (R-13: last writer wins)', () => {
     let reads = 0;
     let polling = true;
     const reader = (async () => {
-      for (; polling; await yieldLoop()) if (existsSync(reportFile)) (JSON.parse(readFileSync(reportFile, 'utf8')), reads++);
+      for (; polling; await yieldLoop()) if (existsSync(reportFile)) {
+        JSON.parse(readFileSync(reportFile, 'utf8'));
+        reads++;
+      }
     })();
     try {
       await Promise.all(Object.entries(runs).map(([name, run]) => serveSession(run.raw, name, name === 'A' ? 150 : 100)));

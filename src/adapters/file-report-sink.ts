@@ -350,9 +350,9 @@ function toBuffers(document: ReportDocument): Uint8Array[] {
 
 /** Writes every part to `fd`: one `writev` system call, continued after a short write. */
 function writeAll(fs: SinkFileSystem, fd: number, parts: readonly Uint8Array[]): void {
-  let pending = [...parts];
+  const pending = [...parts];
   while (pending.length > 0) {
-    let written = fs.writevSync(fd, pending as NodeJS.ArrayBufferView[]);
+    let written = fs.writevSync(fd, pending);
     while (pending.length > 0 && written >= pending[0]!.length) written -= pending.shift()!.length;
     if (pending.length > 0 && written > 0) pending[0] = pending[0]!.subarray(written);
   }

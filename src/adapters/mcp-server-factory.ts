@@ -3,8 +3,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type JSONRPCRequest,
-  type ListToolsResult,
-  type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentSessionHandler, AgentSideOptions } from '../ports/agent-side.port.js';
 import type { Logger } from '../ports/logger.port.js';
@@ -67,11 +65,11 @@ export function createForwardingServer(
     { capabilities: { tools: {} }, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
   );
   server.onerror = (error) => context.logger.debug({ error: error.message }, 'MCP server notice');
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await handler.listTools() }) as ListToolsResult);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await handler.listTools() }));
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
     const signal = cancelOnlySignal(extra.signal, context.isClosed);
-    return (await handler.callTool(toolCallRequest(request), { signal })) as ServerResult;
+    return (await handler.callTool(toolCallRequest(request), { signal }));
   };
   return server;
 }

@@ -191,6 +191,7 @@ describe('StdioUpstreamSide', () => {
 
   it('R-8.9: a process that dies while the SDK is still loading is reported with its exit code (spawn happens first)', async () => {
     const realKit = () => import('../../src/adapters/stdio-upstream/sdk-kit.js');
+    // eslint-disable-next-line prefer-const -- assigned after the closure below that reads it is created
     let side!: StdioUpstreamSide;
     // The SDK half arrives only after the process has exited: the window between spawn and handshake.
     const loadSdk = async () => {

@@ -242,7 +242,7 @@ class ScriptedTransport implements RecordingTransport {
   /** The reply is read, recorded and handed to the SDK. */
   deliver(id: number, reply: { result: Record<string, unknown> } | { error: { code: number; message: string } }): void {
     this.record(id, reply);
-    this.onmessage?.({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage);
+    this.onmessage?.({ jsonrpc: '2.0', id, ...reply });
   }
 
   lostOutcome(error: unknown): UpstreamCallOutcome {

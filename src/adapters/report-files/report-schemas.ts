@@ -136,7 +136,7 @@ export function parseReportDocument(value: unknown): SessionReportDocument | Ear
   if (status === 'starting' || status === 'failed') {
     const early = earlyReportSchema.safeParse(value);
     if (!early.success) throw new Error(firstIssue(early.error));
-    return { shape: 'early', ...early.data } as EarlyReportDocument;
+    return { shape: 'early', ...early.data };
   }
   const parsed = sessionReportSchema.safeParse(value);
   if (!parsed.success) throw new Error(firstIssue(parsed.error));

@@ -75,7 +75,7 @@ export class ToolArguments {
     if (value === undefined) return undefined;
     const ok = typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
     if (!ok) throw new ArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${shown(value)}`);
-    return value as number;
+    return value;
   }
 
   /** A non-empty list of non-empty strings. */

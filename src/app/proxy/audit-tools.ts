@@ -42,7 +42,7 @@ export function answerAuditTool(name: string, args: unknown, session: Evaluation
   const evaluation = evaluate(session);
   if (name === GET_SCORE) return text(formatScoreAnswer(evaluation.score, evaluation.patches));
   const report = buildReport(session, 'proxy', tools, evaluation);
-  const format = typeof args === 'object' && args !== null && !Array.isArray(args) ? Object.getOwnPropertyDescriptor(args, 'format')?.value : undefined;
+  const format = typeof args === 'object' && args !== null && !Array.isArray(args) ? (Object.getOwnPropertyDescriptor(args, 'format')?.value as unknown) : undefined;
   if (format === 'json') {
     const document = { ...report, score: evaluation.score, patches: evaluation.patches };
     return { content: [{ type: 'text', text: JSON.stringify(document, null, 2) }], structuredContent: document };
