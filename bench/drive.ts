@@ -98,6 +98,31 @@ export async function measurePath(name: PathName, calls: number, nodeFlags: read
   }
 }
 
+/** The result of one parallel run: every write sent at once. */
+export interface ParallelResult {
+  path: PathName;
+  calls: number;
+  wallMs: number;
+  peakRssMb: number | null;
+  report: ReportCheck | null;
+}
+
+/** Sends `calls` distinct writes at once through one freshly spawned path; wall time and peak RSS. */
+export async function measureParallel(name: PathName, calls: number): Promise<ParallelResult> {
+  const connection = await connectPath(name);
+  try {
+    const start = nowMs();
+    await Promise.all(Array.from({ length: calls }, (_, i) => write(connection.client, i)));
+    const wallMs = nowMs() - start;
+    const report = connection.spec.reportFile === null ? null : checkReport(connection.spec.reportFile, calls);
+    return { path: name, calls, wallMs, peakRssMb: peakRssMb(connection.transport.pid), report };
+  } catch (error) {
+    throw new Error(`${name} with ${calls} parallel writes: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`);
+  } finally {
+    await closePath(connection);
+  }
+}
+
 /** Milliseconds from spawning the path's process to the first successful `tools/list`. */
 export async function measureStartup(name: PathName): Promise<number> {
   const start = nowMs();

@@ -9,10 +9,10 @@ import { measureDomain } from './domain.js';
 import { formatHttp, measureHttp } from './http.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measurePath, measureStartup, type RunResult } from './drive.js';
+import { measureParallel, measurePath, measureStartup, type RunResult } from './drive.js';
 import { median, nowMs } from './measure.js';
 import { formatProfile, profileProxy } from './profile.js';
-import { BIN, ROOT, benchPlan, roundOrder, type BenchPlan, type PathName } from './scenarios.js';
+import { BIN, ROOT, benchPlan, parallelCalls, roundOrder, type BenchPlan, type PathName } from './scenarios.js';
 import { checkTargets, growth, sizeFigures, type Round, type SizeFigures } from './summary.js';
 import { formatTable } from './table.js';
 import { measureReportWrite, type ReportWriteFigures } from './report-write.js';
@@ -120,13 +120,21 @@ async function runBench(quick: boolean): Promise<void> {
   const reportProblems: string[] = [];
   const sizes = await measureLatency(plan, reportProblems);
   const startup = await measureStartups(plan.startupRuns);
+  settleDisk();
+  const parallel = await measureParallel('proxy', parallelCalls(quick));
+  progress(`${parallel.calls} parallel writes through the proxy: ${(parallel.wallMs / 1000).toFixed(1)} s, peak RSS ${String(parallel.peakRssMb)} MB`);
+  if (parallel.report !== null && !parallel.report.ok) reportProblems.push(`parallel: report held ${String(parallel.report.operations)} operations, expected ${parallel.report.expected}`);
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
   const domain = measureDomain();
   const loadAtEnd = loadavg()[0] ?? 0;
   const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
   const growthFigures = growth(bySize);
-  const targets = checkTargets({ bySize, startupMedianMs: startup.medianMs, reportsOk: reportProblems.length === 0 }, growthFigures.proxyOverDirect);
+  const reportWriteBySize = new Map(sizes.map((size) => [size.calls, size.reportWrite]));
+  const targets = checkTargets(
+    { bySize, reportWriteBySize, startupMedianMs: startup.medianMs, parallel: { calls: parallel.calls, peakRssMb: parallel.peakRssMb }, reportsOk: reportProblems.length === 0 },
+    growthFigures.proxyOverDirect,
+  );
   const cpu = cpus();
   const warnings = [...reportProblems, ...loadNote('at the start', loadAtStart, cpu.length), ...loadNote('at the end', loadAtEnd, cpu.length)];
   const result = {
@@ -136,6 +144,7 @@ async function runBench(quick: boolean): Promise<void> {
     latency: sizes.map((size) => ({ calls: size.calls, figures: size.figures, reportWrite: size.reportWrite, rounds: size.rounds })),
     growth: growthFigures,
     startup,
+    parallel: { calls: parallel.calls, wallMs: parallel.wallMs, peakRssMb: parallel.peakRssMb },
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
     transports: http,
     domain,
