@@ -10,8 +10,9 @@ import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
+import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
 
-const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]);
 const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
@@ -21,6 +22,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineProxyCommand(cli, context);
   defineBenchmarkCommand(cli, context);
   defineDemoCommand(cli, context);
+  defineTrialCommand(cli, context);
   cli.help();
   cli.version(HARNESS_VERSION);
   try {
@@ -33,7 +35,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
     if (cli.options['help'] || cli.options['version']) return 0;
     if (cli.matchedCommand === undefined) {
-      throw new UsageError(`unknown command "${cli.args[0] ?? ''}"; commands: proxy, benchmark (none = demo MCP server); see --help`);
+      throw new UsageError(`unknown command "${cli.args[0] ?? ''}"; commands: proxy, trial, benchmark (none = demo MCP server); see --help`);
     }
     const code: unknown = await cli.runMatchedCommand();
     return typeof code === 'number' ? code : 0;
