@@ -40,7 +40,7 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
 
 const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
 /** Proxy flags that make no sense in a trial (each run has its own report file; the agent is in-process). */
-const REFUSED = new Map<string, string>([
+export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['report-file', 'each run writes runs/<run>/report.json under --out'],
   ['report-dir', 'each run writes runs/<run>/report.json under --out'],
   ['listen', 'use --agent-transport http: each run gets its own listener on 127.0.0.1'],
@@ -67,7 +67,7 @@ function has(values: FlagValues, flag: string): boolean {
 /** Validates every flag; reads the system prompt and task files. */
 export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<string, string | undefined>>, cwd: string, now: Date): Promise<TrialFlags> {
   for (const flag of Object.keys(values)) {
-    const why = REFUSED.get(flag);
+    const why = TRIAL_REFUSED_FLAGS.get(flag);
     if (why !== undefined) throw new UsageError(`flag --${flag} is not used by trial: ${why}`);
     if (!TRIAL_OWN.includes(flag) && !PROXY_VALUE_FLAGS.includes(flag)) throw new UsageError(`flag --${flag} is not a trial flag; see trial --help`);
   }
