@@ -80,9 +80,12 @@ export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<s
     if (has(values, flag)) throw new UsageError(`flag --${flag} is for ${model !== undefined ? '--agent-command' : '--model'} only`);
   }
   if (has(values, 'scenario') && has(values, 'scenarios')) throw new UsageError('give --scenario or --scenarios, not both');
-  const { seed: _seed, scenarios: _scenarios, ...proxyValues } = Object.fromEntries(Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) || f === 'scenarios'));
-  const proxy = parseProxyFlags(proxyValues);
-  const scenarios = scenarioMatrix(values, proxyValues);
+  const proxyValues = Object.fromEntries(Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && f !== 'seed'));
+  // With --scenarios, --retry-after belongs to F2 alone: it is checked per scenario below.
+  const matrix = has(values, 'scenarios');
+  const baseValues = matrix ? Object.fromEntries(Object.entries(proxyValues).filter(([f]) => f !== 'retry-after')) : proxyValues;
+  const proxy = parseProxyFlags(baseValues);
+  const scenarios = matrix ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues['retry-after']) : [proxy.scenario];
   const seedText = get('seed');
   const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
   const systemPrompt = await readSystemPrompt(get('system-prompt'), cwd);
@@ -130,7 +133,7 @@ export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<s
       keyFields: proxy.keyFields, classification: proxy.classification, callTimeoutMs: proxy.upstreamTimeoutMs,
     },
     proxy,
-    proxyTokens: Object.entries(proxyValues)
+    proxyTokens: Object.entries(baseValues)
       .filter(([flag]) => !['scenario', 'mode', 'error-rate', 'retry-after'].includes(flag))
       .flatMap(([flag, list]) => list.map((v) => [flag, v] as const)),
     apiKey,
@@ -161,21 +164,21 @@ function baseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
-/** `--scenarios F1,F3` (each parsed as `proxy --scenario` would be), `--scenario F1`, or the proxy's chaos / none. */
-function scenarioMatrix(values: FlagValues, proxyValues: Record<string, readonly string[]>): ScenarioConfig[] {
-  const list = single(values, 'scenarios');
-  if (list === undefined) return [parseProxyFlags(proxyValues).scenario];
+/** `--scenarios F1,F3`: each parsed as `proxy --scenario` would parse it (F2 with --retry-after when given). */
+function scenarioMatrix(list: string, baseValues: FlagValues, retryAfter: readonly string[] | undefined): ScenarioConfig[] {
   const seen = new Set<string>();
-  return commaList(list, 'scenarios').map((item) => {
+  const scenarios = commaList(list, 'scenarios').map((item) => {
     const id = item.toUpperCase();
     if (seen.has(id)) throw new UsageError(`flag --scenarios names ${id} twice`);
     seen.add(id);
     try {
-      return parseProxyFlags({ ...proxyValues, scenario: [id] }).scenario;
+      return parseProxyFlags({ ...baseValues, scenario: [id], ...(id === 'F2' && retryAfter !== undefined ? { 'retry-after': retryAfter } : {}) }).scenario;
     } catch (error) {
       throw new UsageError(String(error instanceof Error ? error.message : error).replace('flag --scenario ', 'flag --scenarios '));
     }
   });
+  if (retryAfter !== undefined && !seen.has('F2')) throw new UsageError('--retry-after is for --scenario F2 only');
+  return scenarios;
 }
 
 async function readSystemPrompt(value: string | undefined, cwd: string): Promise<string | undefined> {
