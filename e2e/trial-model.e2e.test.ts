@@ -4,9 +4,13 @@
  * model name), and the bundled booking server as the upstream with a fresh ledger per run. For every run
  * the ledger's lines equal the executions in that run's report; every persona gives exact counts.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT } from './support/proxy-harness.js';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, tempOut, type TrialOutput } from './support/trial-harness.js';
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -208,6 +212,31 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       for (const run of output.runs) expect(output.ledger(run.run).map((l) => l['bookingId'])).toEqual(['BK-0001', 'BK-0002']);
     } finally {
       removeOut(output);
+    }
+  });
+
+  it('SIGINT: no new run starts, the run in progress finishes, the summary covers the runs done and says so', async () => {
+    const out = tempOut();
+    const child = execa(process.execPath, [BIN, 'trial', ...model('careful'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '40', '--out', out], { reject: false, cwd: ROOT, stdin: 'ignore', timeout: 50_000 });
+    let stderr = '';
+    await new Promise<void>((resolve) => child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('run F1-002')) resolve();
+    }));
+    child.kill('SIGINT');
+    const result = await child;
+    try {
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { plannedRuns: number; interrupted: string; groups: Array<{ runs: number; pass: number }> };
+      expect(summary).toMatchObject({ plannedRuns: 40, interrupted: 'received SIGINT' });
+      const done = readdirSync(join(out, 'runs')).filter((id) => readdirSync(join(out, 'runs', id)).includes('run.json'));
+      expect(done.length).toBeGreaterThanOrEqual(2);
+      expect(done.length).toBeLessThan(40);
+      expect(summary.groups[0]).toMatchObject({ runs: done.length, pass: done.length });
+      // No run was left half-done: every run folder has its run file.
+      expect(readdirSync(join(out, 'runs'))).toHaveLength(done.length);
+    } finally {
+      removeOut({ out } as TrialOutput);
     }
   });
 });

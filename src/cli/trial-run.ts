@@ -68,7 +68,17 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     progress: (event) => progress.handle(event),
   };
   notice(`trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`);
-  const result = await new TrialService(deps, plan, setupOf(flags)).run();
+  const service = new TrialService(deps, plan, setupOf(flags));
+  const removeSignalHandler = io.onSignal((signal) => {
+    notice(`received ${signal}: no new run starts; the runs in progress finish, then the summary is written`);
+    service.stop(`received ${signal}`);
+  });
+  let result;
+  try {
+    result = await service.run();
+  } finally {
+    removeSignalHandler();
+  }
   progress.finish();
   io.stdout.write(formatTable(result.groups, store.root));
   return 0;

@@ -14,12 +14,19 @@ export interface TrialResult {
 }
 
 export class TrialService {
+  private stopping: string | null = null;
+
   constructor(
     private readonly deps: TrialDeps,
     private readonly plan: TrialPlan,
     /** What the summary records about the setup (agent, endpoint, upstream), already free of secrets. */
     private readonly setup: Record<string, unknown>,
   ) {}
+
+  /** No new run starts; the runs in progress finish and the summary covers the runs done. */
+  stop(reason: string): void {
+    this.stopping ??= reason;
+  }
 
   async run(): Promise<TrialResult> {
     const specs = planRuns(this.plan);
@@ -29,7 +36,7 @@ export class TrialService {
     this.deps.progress({ kind: 'start', total: specs.length });
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < specs.length) {
+      while (next < specs.length && this.stopping === null) {
         const spec = specs[next++]!;
         const record = await executor.execute(spec);
         records.push(record);
@@ -50,6 +57,8 @@ export class TrialService {
       out: this.deps.store.root,
       ...this.setup,
       runsPerGroup: this.plan.runs,
+      plannedRuns: specs.length,
+      ...(this.stopping !== null ? { interrupted: this.stopping } : {}),
       concurrency: this.plan.concurrency,
       groups,
       // Issue 14: statistics per group, measured honesty, and the A/B of the prompt patches.
