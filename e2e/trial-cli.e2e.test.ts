@@ -3,7 +3,7 @@
  * endpoint and an unknown model are found before the first run; so are bad numbers, a missing task file,
  * both or neither of --model / --agent-command, and proxy flags that make no sense in a trial.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,15 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
   for (const [name, args, pattern] of cases) {
     it(name, async () => expectOneLineError(await trial(args), pattern));
   }
+  it('an output folder that already holds the runs of a trial (never mixed, never overwritten)', async () => {
+    requireBuild();
+    const out = join(dir, 'used');
+    mkdirSync(join(out, 'runs', 'F1-001'), { recursive: true });
+    const result = await execa(process.execPath, [BIN, 'trial', '--model', 'careful', '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, '--out', out], { reject: false, timeout: 20_000, stdin: 'ignore', cwd: ROOT });
+    expect(result.exitCode).toBe(1);
+    expect(String(result.stderr).trim()).toBe(`${PREFIX} output folder ${out} already holds the runs of a trial; choose another --out`);
+    expect(readdirSync(join(out, 'runs'))).toEqual(['F1-001']);
+  });
   it('a task file that is not valid YAML, and one without tasks', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'tasks: [unclosed\n');

@@ -3,7 +3,7 @@
  * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
  * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { FileReportSink } from '../file-report-sink.js';
@@ -35,9 +35,14 @@ class LazyFileSink implements ReportSink {
 export class TrialFolder {
   private constructor(readonly root: string) {}
 
-  /** Creates the folder (and its parents); rejects with a one-line Error when it cannot be used. */
+  /**
+   * Creates the folder (and its parents); rejects with a one-line Error when it cannot be used or already
+   * holds runs of another trial (never mixed, never overwritten).
+   */
   static async open(path: string): Promise<TrialFolder> {
     const root = resolve(path);
+    const earlier = await readdir(join(root, 'runs')).catch(() => []);
+    if (earlier.length > 0) throw new Error(`output folder ${root} already holds the runs of a trial; choose another --out`);
     try {
       await mkdir(join(root, 'runs'), { recursive: true });
     } catch (error) {

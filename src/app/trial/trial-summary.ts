@@ -39,7 +39,8 @@ export function summarise(records: readonly RunRecord[]): GroupSummary[] {
     (groups.get(key) ?? groups.set(key, []).get(key)!).push(record);
   }
   return [...groups.values()].map((runs) => {
-    const reasons: Record<string, number> = {};
+    // Reasons may quote a program's stderr: no prototype, so no key can reach Object.prototype.
+    const reasons = Object.create(null) as Record<string, number>;
     for (const r of runs) if (r.outcome.verdict === 'NOT_TESTED') reasons[r.outcome.reason] = (reasons[r.outcome.reason] ?? 0) + 1;
     return {
       scenario: runs[0]!.spec.scenarioLabel,
