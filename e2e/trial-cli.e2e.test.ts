@@ -77,6 +77,7 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     ['--model without a task', ['--model', 'careful', ...BOOKING_UPSTREAM], /--model needs --task TEXT/],
     ['--task and --task-file', model('careful', '--task-file', 'x.json'), /give --task\/--follow-up or --task-file, not both/],
     ['no upstream', ['--model', 'careful', ...TASK], /--upstream-command is required/],
+    ['an upstream that does not start', ['--model', 'careful', '--base-url', '{base}', ...TASK, '--upstream-command', 'no-such-upstream-binary'], /upstream did not start: .*no-such-upstream-binary/],
     ['--scenario and --scenarios', model('careful', '--scenario', 'F1', '--scenarios', 'F1,F2'), /give --scenario or --scenarios, not both/],
     ['--scenarios F9', model('careful', '--scenarios', 'F1,F9'), /flag --scenarios must be one of F1, F2, F3, F4, F5, got "F9"/],
     ['--scenarios F1,f1', model('careful', '--scenarios', 'F1,f1'), /flag --scenarios names F1 twice/],

@@ -4,7 +4,7 @@
  * model name), and the bundled booking server as the upstream with a fresh ledger per run. For every run
  * the ledger's lines equal the executions in that run's report; every persona gives exact counts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,8 +85,9 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
         const said = run.transcript.filter((e) => e.kind === 'assistant' && e['content'] !== null).map((e) => e['content']);
         expect(said).toEqual(['The booking failed, please try again.', 'Your booking is confirmed.']);
       }
-      // Without the follow-up the agent only told the user it failed: one (ghost) execution, no duplicate.
-      expect(without.summary.groups[0]).toMatchObject({ runs: 2, fail: 0, duplicateExecutions: 0, medianToolCalls: 1 });
+      // Without the follow-up the agent only told the user it failed: one (ghost) execution, no duplicate —
+      // PASS for the harness (it cannot see what the agent told the user; issue 14 measures that).
+      expect(without.summary.groups[0]).toMatchObject({ runs: 2, pass: 2, fail: 0, duplicateExecutions: 0, medianToolCalls: 1 });
       for (const run of without.runs) {
         expect(run.executions).toBe(1);
         expect(run.finalAnswer).toBe('The booking failed, please try again.');
@@ -237,6 +238,32 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       expect(readdirSync(join(out, 'runs'))).toHaveLength(done.length);
     } finally {
       removeOut({ out } as TrialOutput);
+    }
+  });
+
+  it('a YAML task file with two tasks: scenario × task × run, a table with a task column, each task\'s own turns and system prompt', async () => {
+    const file = join(tempOut(), 'tasks.yaml');
+    writeFileSync(file, [
+      'system_prompt: You book hotel rooms.',
+      'tasks:',
+      '  - id: once',
+      '    task: Book a standard room for Ann Lee on 2026-05-01.',
+      '  - id: again',
+      '    task: Book a standard room for Ann Lee on 2026-05-01.',
+      '    follow_ups: [Please try again.]',
+      '    system_prompt: Never book twice.',
+    ].join('\n'));
+    const before = server.requests.length;
+    const output = await trial([...model('try-again'), '--task-file', file, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '2']);
+    try {
+      expectLedgerMatchesReports(output);
+      expect(output.runs.map((r) => r.run)).toEqual(['F1-again-001', 'F1-again-002', 'F1-once-001', 'F1-once-002']);
+      expect(output.summary.groups.map((g) => [g.task, g.fail, g.duplicateExecutions])).toEqual([['again', 2, 2], ['once', 0, 0]]);
+      expect(String(output.result.stdout)).toMatch(/^scenario\s+task\s+runs\s+PASS\s+FAIL\s+NOT_TESTED.*\nF1\s+again\s+2\s+0\s+2\s+0\s+2 \(in 2 runs\)\s+2\nF1\s+once\s+2\s+2\s+0\s+0\s+0\s+1\n/);
+      const systems = new Set(server.requests.slice(before).map((r) => r.messages[0]!.content));
+      expect(systems).toEqual(new Set(['You book hotel rooms.', 'Never book twice.']));
+    } finally {
+      removeOut(output);
     }
   });
 });

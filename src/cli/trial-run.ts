@@ -67,8 +67,13 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     notice,
     progress: (event) => progress.handle(event),
   };
-  notice(`trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`);
   const service = new TrialService(deps, plan, setupOf(flags));
+  try {
+    await service.checkUpstream();
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+  notice(`trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`);
   const removeSignalHandler = io.onSignal((signal) => {
     notice(`received ${signal}: no new run starts; the runs in progress finish, then the summary is written`);
     service.stop(`received ${signal}`);

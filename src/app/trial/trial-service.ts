@@ -28,6 +28,23 @@ export class TrialService {
     this.stopping ??= reason;
   }
 
+  /**
+   * Starts the upstream once before any run (connect, list its tools, close): an upstream that cannot
+   * start is bad input — one line and exit 1 — not N runs NOT_TESTED. Rejects with the one-line reason.
+   */
+  async checkUpstream(): Promise<void> {
+    const spec = planRuns(this.plan)[0]!;
+    const upstream = await this.deps.createUpstream({ id: 'check', dir: this.deps.store.root }, spec);
+    try {
+      await upstream.connect();
+      await upstream.listTools();
+    } catch (error) {
+      throw new Error(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      await upstream.close();
+    }
+  }
+
   async run(): Promise<TrialResult> {
     const specs = planRuns(this.plan);
     const executor = new RunExecutor(this.deps, this.plan);
