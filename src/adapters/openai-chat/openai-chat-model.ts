@@ -17,6 +17,9 @@ export interface OpenAiChatOptions {
   fetch?: typeof fetch;
 }
 
+/** The check before any run waits at most this long for the model list. */
+const CHECK_TIMEOUT_MS = 30_000;
+
 /** Longest piece of an error body quoted in a failure's one-line detail. */
 const MAX_BODY_CHARS = 300;
 
@@ -124,7 +127,7 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   async check(): Promise<ChatModelCheck> {
-    const answer = await this.send('GET', 'models', undefined);
+    const answer = await this.send('GET', 'models', undefined, undefined, Math.min(this.options.timeoutMs, CHECK_TIMEOUT_MS));
     if (!answer.ok) {
       const f = answer.failure;
       // An endpoint without a model list (404/405) is still usable: the first request will tell.
@@ -145,8 +148,8 @@ export class OpenAiChatModel implements ChatModel {
     return { ok: false, reason: `unknown model "${wanted}" at ${this.options.baseUrl} (it lists: ${known || 'no models'})` };
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal): Promise<{ ok: true; text: string } | { ok: false; failure: ChatFailure }> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal, timeoutMs = this.options.timeoutMs): Promise<{ ok: true; text: string } | { ok: false; failure: ChatFailure }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -157,7 +160,7 @@ export class OpenAiChatModel implements ChatModel {
       response = await this.fetch(endpoint(this.options.baseUrl, path), { method, headers, body, signal: combined });
       text = await response.text();
     } catch (error) {
-      if (timeout.aborted) return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${this.options.timeoutMs / 1000} s` } };
+      if (timeout.aborted) return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${timeoutMs / 1000} s` } };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
       return { ok: false, failure: { kind: 'network', retryable: true, detail: `${error instanceof Error ? error.message : String(error)}${cause}` } };
     }
