@@ -83,4 +83,19 @@ describe('R-13 trial --agent-command', () => {
       removeOut(idleHttp);
     }
   });
+
+  it('http: an agent that opens a new MCP session per tool call is judged as one agent (one report): the booking re-sent in its second session is a duplicate', async () => {
+    const output = await runTrial([...agent(join(AGENTS, 'two-session-agent.mjs'), '--agent-transport', 'http'), '--scenario', 'F1', '--runs', '2']);
+    try {
+      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+      expectLedgerMatchesReports(output);
+      expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
+      for (const run of output.runs) {
+        expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
+        expect(output.ledger(run.run)).toHaveLength(2);
+      }
+    } finally {
+      removeOut(output);
+    }
+  });
 });

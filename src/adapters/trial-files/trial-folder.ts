@@ -13,7 +13,6 @@ export interface TrialRunFolder {
   dir: string;
   reportFile: string;
   reportSink: ReportSink;
-  extraSink(name: string): ReportSink;
 }
 
 /** A sink that opens its file on the first publish and can give its held descriptor back. */
@@ -56,21 +55,8 @@ export class TrialFolder {
     const dir = join(this.root, 'runs', safe);
     await mkdir(dir, { recursive: true });
     const reportFile = join(dir, 'report.json');
-    const sinks = [new LazyFileSink(reportFile)];
-    return {
-      id: runId,
-      dir,
-      reportFile,
-      reportSink: sinks[0]!,
-      extraSink: (name) => {
-        const sink = new LazyFileSink(join(dir, name.replace(/[^A-Za-z0-9_.-]/g, '_')));
-        sinks.push(sink);
-        return sink;
-      },
-      release: async () => {
-        await Promise.all(sinks.map((s) => s.release()));
-      },
-    };
+    const sink = new LazyFileSink(reportFile);
+    return { id: runId, dir, reportFile, reportSink: sink, release: () => sink.release() };
   }
 
   async readText(path: string): Promise<string | null> {

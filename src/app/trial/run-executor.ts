@@ -8,6 +8,7 @@ import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { CapturingSink } from './capturing-sink.js';
+import { OneRunAgentSide } from './one-run-agent-side.js';
 import { runConversation, type ConversationEnd } from './model-conversation.js';
 import { runEnv } from './placeholders.js';
 import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
@@ -81,7 +82,7 @@ export class RunExecutor {
       executions: outcome.executions,
       duplicateExecutions: outcome.duplicateExecutions,
       ...(program !== null ? { agentProgram: program } : {}),
-      ...(sessions > 1 ? { mcpSessions: sessions } : {}),
+      ...(program !== null && this.plan.agent.kind === 'command' && this.plan.agent.transport === 'http' ? { mcpSessions: sessions } : {}),
       endpointErrors: transcript.endpointErrors,
       transcript: transcript.entries,
       notices,
@@ -168,19 +169,16 @@ export class RunExecutor {
   }
 
   private async httpProgramRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent, notices: string[]) {
-    const sinks: CapturingSink[] = [];
-    const agentSide = await this.deps.createListeningAgentSide();
-    const service = await this.service(spec, folder, agentSide, (ordinal) => (sinks[ordinal - 1] ??= new CapturingSink(ordinal === 1 ? folder.reportSink : folder.extraSink(`report-${ordinal}.json`))), notices, false);
+    const sink = new CapturingSink(folder.reportSink);
+    const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
+    const service = await this.service(spec, folder, agentSide, () => sink, notices, false);
     const started = await startService(service);
-    if (started !== null) return { failure: started, report: parseReport(sinks[0]?.last ?? null), program: null, sessions: 0 };
+    if (started !== null) return { failure: started, report: parseReport(sink.last), program: null, sessions: 0 };
     const program = await this.deps.programs.run(this.programSpec(spec, folder, agent, { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: agentSide.address.url }));
     await service.stop('the agent program exited');
-    // Sink 1 also took the start-up document; a session opened only if a later document came.
-    const sessions = sinks.filter((s, i) => (i === 0 ? s.count > 1 : s.count > 0)).length;
     let failure = programFailure(program, agent);
-    if (failure === null && sessions > 1) failure = `the agent opened ${sessions} MCP sessions; a run must be one session (each was judged alone: report.json, report-2.json, …)`;
-    if (failure === null && sessions === 0) failure = 'the agent program never connected to the MCP server';
-    return { failure, report: parseReport(sinks[0]?.last ?? null), program, sessions };
+    if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
+    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions };
   }
 
   private async stdioProgramRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent) {

@@ -27,8 +27,6 @@ export interface ListeningAgentSide extends AgentSide {
 export interface RunFolder extends RunPlace {
   reportFile: string;
   reportSink: ReportSink;
-  /** A further report file in the run's folder (a second MCP session of one agent program). */
-  extraSink(name: string): ReportSink;
   /** Gives back what the run's report files still hold open (called once the run file is written). */
   release(): Promise<void>;
 }
