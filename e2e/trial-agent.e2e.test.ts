@@ -75,7 +75,7 @@ describe('R-13 trial --agent-command', () => {
     const idleHttp = await runTrial([...agent(join(AGENTS, 'idle-agent.mjs'), '--agent-transport', 'http'), '--scenario', 'F2', '--runs', '1']);
     try {
       expect(hanging.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program exceeded --agent-timeout (0.5 s) and was killed; stderr: thinking forever' });
-      expect(idleStdio.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never started the MCP server it was given (no report)' });
+      expect(idleStdio.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never connected to the MCP server' });
       expect(idleHttp.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never connected to the MCP server' });
     } finally {
       removeOut(hanging);
@@ -84,18 +84,20 @@ describe('R-13 trial --agent-command', () => {
     }
   });
 
-  it('http: an agent that opens a new MCP session per tool call is judged as one agent (one report): the booking re-sent in its second session is a duplicate', async () => {
-    const output = await runTrial([...agent(join(AGENTS, 'two-session-agent.mjs'), '--agent-transport', 'http'), '--scenario', 'F1', '--runs', '2']);
-    try {
-      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
-      expectLedgerMatchesReports(output);
-      expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
-      for (const run of output.runs) {
-        expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
-        expect(output.ledger(run.run)).toHaveLength(2);
+  for (const transport of ['http', 'stdio'] as const) {
+    it(`${transport}: an agent that opens a new MCP session per tool call (stdio: starts the server command twice) is judged as one agent, one report: the booking re-sent in its second session is a duplicate`, async () => {
+      const output = await runTrial([...agent(join(AGENTS, 'two-session-agent.mjs'), '--agent-transport', transport), '--scenario', 'F1', '--runs', '2']);
+      try {
+        expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+        expectLedgerMatchesReports(output);
+        expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
+        for (const run of output.runs) {
+          expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
+          expect(output.ledger(run.run)).toHaveLength(2);
+        }
+      } finally {
+        removeOut(output);
       }
-    } finally {
-      removeOut(output);
-    }
-  });
+    });
+  }
 });

@@ -102,6 +102,18 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     expect(String(result.stderr).trim()).toBe(`${PREFIX} output folder ${out} already holds the runs of a trial; choose another --out`);
     expect(readdirSync(join(out, 'runs'))).toEqual(['F1-001']);
   });
+  it('trial-relay: a URL that is not http is one line; an endpoint that is gone ends the relay with exit 1 and one line', async () => {
+    requireBuild();
+    const bad = await execa(process.execPath, [BIN, 'trial-relay', 'ftp://x/mcp'], { reject: false, timeout: 20_000, stdin: 'ignore' });
+    expect([bad.exitCode, String(bad.stderr).trim()]).toEqual([1, `${PREFIX} trial-relay needs an http URL, got "ftp://x/mcp"`]);
+    const initialize = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`;
+    // stdin stays open (the agent is still there): the relay ends because the endpoint is gone.
+    const relay = execa(process.execPath, [BIN, 'trial-relay', `http://127.0.0.1:${closedPort}/mcp`], { reject: false, timeout: 20_000, stdin: 'pipe' });
+    relay.stdin!.write(initialize);
+    const gone = await relay;
+    expect(gone.exitCode).toBe(1);
+    expect(String(gone.stderr).trim()).toMatch(new RegExp(`^trial-relay: the trial's MCP endpoint http://127\\.0\\.0\\.1:${closedPort}/mcp failed: .*fetch failed`));
+  });
   it('a task file that is not valid YAML, and one without tasks', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'tasks: [unclosed\n');

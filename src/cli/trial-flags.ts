@@ -53,8 +53,6 @@ const AGENT_ONLY = ['agent-arg', 'agent-transport', 'agent-timeout'];
 export interface TrialFlags {
   plan: TrialPlan;
   proxy: ProxyFlags;
-  /** The proxy flags as typed (for the stdio agent's proxy command line), without the scenario flags. */
-  proxyTokens: Array<readonly [string, string]>;
   apiKey: string | undefined;
   modelTimeoutMs: number;
   out: string;
@@ -133,9 +131,6 @@ export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<s
       keyFields: proxy.keyFields, classification: proxy.classification, callTimeoutMs: proxy.upstreamTimeoutMs,
     },
     proxy,
-    proxyTokens: Object.entries(baseValues)
-      .filter(([flag]) => !['scenario', 'mode', 'error-rate', 'retry-after'].includes(flag))
-      .flatMap(([flag, list]) => list.map((v) => [flag, v] as const)),
     apiKey,
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),

@@ -18,7 +18,6 @@ import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
 import { TrialService } from '../app/trial/trial-service.js';
 import { formatTable } from '../app/trial/trial-summary.js';
-import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
@@ -59,7 +58,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     chatModel,
     createInProcessAgentSide: () => new InMemoryAgentSide(),
     createListeningAgentSide: async () => new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
-    proxyCommandFor: (run, spec, reportFile) => ({ command: process.execPath, args: [BIN, 'proxy', ...proxyArgsFor(flags, run, spec), `--report-file=${reportFile}`] }),
+    relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
     cwd: io.cwd,
     harnessVersion: HARNESS_VERSION,
@@ -99,22 +98,6 @@ function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): Tria
     upstreamEnv: { ...runEnv(run, spec.scenarioLabel), ...expandEnv(p.upstreamEnv, run) },
     upstreamCwd: p.upstreamCwd === undefined ? undefined : expandPlaceholders(p.upstreamCwd, run),
   };
-}
-
-/** The `proxy` command line of one run for a stdio agent program: the trial's proxy flags, expanded, plus the run's scenario. */
-function proxyArgsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): string[] {
-  const args = flags.proxyTokens.map(([flag, value]) => `--${flag}=${expandPlaceholders(value, run)}`);
-  if (flags.proxy.upstreamCommand !== undefined) {
-    for (const [key, value] of Object.entries(runEnv(run, spec.scenarioLabel))) args.push(`--upstream-env-var=${key}=${value}`);
-  }
-  args.push(...scenarioArgs(spec.scenario, spec.seed), '--audit-tools=off');
-  return args;
-}
-
-function scenarioArgs(scenario: ScenarioConfig, seed: number | undefined): string[] {
-  if (scenario.mode === 'none') return [];
-  if (scenario.mode === 'chaos') return ['--mode=chaos', `--error-rate=${scenario.errorRate}`, ...(seed !== undefined ? [`--seed=${seed}`] : [])];
-  return [`--scenario=${scenario.id}`, ...(scenario.id === 'F2' ? [`--retry-after=${scenario.retryAfterSeconds}`] : [])];
 }
 
 /** What summary.json records about the setup (no API key, no header values). */

@@ -34,7 +34,7 @@ describe('R-13 trial flags', () => {
       callTimeoutMs: 60_000, keyFields: ['idempotency_key'],
     });
     expect(flags.out).toBe(join(dir, '.cuonztech/trials/2026-11-30T18-40-44Z'));
-    expect(flags.proxyTokens).toEqual([['upstream-command', 'node'], ['upstream-arg', 'server.js']]);
+    expect(flags.proxy).toMatchObject({ upstreamCommand: 'node', upstreamArgs: ['server.js'] });
   });
 
   it('--scenarios is a matrix, each parsed as proxy --scenario (F2 keeps --retry-after); run ids and seeds per run', async () => {

@@ -26,9 +26,6 @@ export interface RunRecord {
   file: string;
 }
 
-/** How long to wait for the report of a stdio agent's proxy to be final after the agent exited. */
-const REPORT_SETTLE_MS = 5_000;
-
 export class RunExecutor {
   private readonly shown = new Set<string>();
 
@@ -52,10 +49,8 @@ export class RunExecutor {
       const agent = this.plan.agent;
       if (agent.kind === 'model') {
         ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices));
-      } else if (agent.transport === 'http') {
-        ({ failure, report, program, sessions } = await this.httpProgramRun(spec, folder, agent, notices));
       } else {
-        ({ failure, report, program } = await this.stdioProgramRun(spec, folder, agent));
+        ({ failure, report, program, sessions } = await this.programRun(spec, folder, agent, notices));
       }
     }
     const outcome = runOutcome(report, failure);
@@ -82,7 +77,7 @@ export class RunExecutor {
       executions: outcome.executions,
       duplicateExecutions: outcome.duplicateExecutions,
       ...(program !== null ? { agentProgram: program } : {}),
-      ...(program !== null && this.plan.agent.kind === 'command' && this.plan.agent.transport === 'http' ? { mcpSessions: sessions } : {}),
+      ...(program !== null ? { mcpSessions: sessions } : {}),
       endpointErrors: transcript.endpointErrors,
       transcript: transcript.entries,
       notices,
@@ -168,34 +163,23 @@ export class RunExecutor {
     return { failure, report: parseReport(sink.last), conversation };
   }
 
-  private async httpProgramRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent, notices: string[]) {
+  /** The user's agent program against a listener for this run: directly over HTTP, or through the stdio relay. */
+  private async programRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent, notices: string[]) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
     const service = await this.service(spec, folder, agentSide, () => sink, notices, false);
     const started = await startService(service);
     if (started !== null) return { failure: started, report: parseReport(sink.last), program: null, sessions: 0 };
-    const program = await this.deps.programs.run(this.programSpec(spec, folder, agent, { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: agentSide.address.url }));
+    const url = agentSide.address.url;
+    const relay = this.deps.relayCommandFor(url);
+    const mcp: Record<string, string> = agent.transport === 'http'
+      ? { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: url }
+      : { CUONZTECH_MCP_TRANSPORT: 'stdio', CUONZTECH_MCP_COMMAND: relay.command, CUONZTECH_MCP_ARGS: JSON.stringify(relay.args) };
+    const program = await this.deps.programs.run(this.programSpec(spec, folder, agent, mcp));
     await service.stop('the agent program exited');
     let failure = programFailure(program, agent);
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
     return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions };
-  }
-
-  private async stdioProgramRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent) {
-    const proxy = this.deps.proxyCommandFor(folder, spec, folder.reportFile);
-    const program = await this.deps.programs.run(
-      this.programSpec(spec, folder, agent, { CUONZTECH_MCP_TRANSPORT: 'stdio', CUONZTECH_MCP_COMMAND: proxy.command, CUONZTECH_MCP_ARGS: JSON.stringify(proxy.args) }),
-    );
-    // The proxy ends when the agent closes its stdin (at the latest when the agent exits): wait for its final report.
-    let report = parseReport(await this.deps.store.readText(folder.reportFile));
-    for (let waited = 0; report !== null && report.status !== 'finished' && report.status !== 'failed' && waited < REPORT_SETTLE_MS; waited += 50) {
-      await this.deps.sleep(50);
-      report = parseReport(await this.deps.store.readText(folder.reportFile));
-    }
-    let failure = programFailure(program, agent);
-    if (failure === null && report === null) failure = 'the agent program never started the MCP server it was given (no report)';
-    if (failure === null && report?.status === 'starting') failure = 'the agent program started the MCP server but never connected to it';
-    return { failure, report, program };
   }
 
   private programSpec(spec: RunSpec, folder: RunFolder, agent: CommandAgent, mcp: Record<string, string>) {

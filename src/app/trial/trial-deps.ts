@@ -88,10 +88,10 @@ export interface TrialDeps {
   /** Built-in loop only. */
   chatModel: ChatModel | null;
   createInProcessAgentSide(): InProcessAgentSide;
-  /** `--agent-transport http`: a listener on 127.0.0.1, any free port. */
+  /** For agent programs: a listener on 127.0.0.1, any free port (stdio agents reach it through the relay). */
   createListeningAgentSide(): Promise<ListeningAgentSide>;
-  /** `--agent-transport stdio`: the command line of the harness's own `proxy` for one run. */
-  proxyCommandFor(run: RunPlace, spec: RunSpec, reportFile: string): { command: string; args: string[] };
+  /** `--agent-transport stdio`: the command line of the stdio relay to a run's listener. */
+  relayCommandFor(url: string): { command: string; args: string[] };
   programs: ProgramRunner;
   /** The working folder for agent programs and the reset command. */
   cwd: string;
