@@ -266,4 +266,21 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       removeOut(output);
     }
   });
+
+  it('--api-key-env: the key reaches the endpoint as a Bearer header and appears in no file of the output', async () => {
+    const before = server.requests.length;
+    const key = 'sk-test-4f1d2c9e8b7a';
+    const output = await runTrial([...model('careful'), ...TASK, ...BOOKING_UPSTREAM, '--runs', '1', '--api-key-env', 'TRIAL_TEST_KEY'], { env: { TRIAL_TEST_KEY: key } });
+    try {
+      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+      const sent = server.requests.slice(before);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.every((r) => r.authorization === `Bearer ${key}`)).toBe(true);
+      const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+      for (const file of files(output.out)) expect(readFileSync(file, 'utf8'), file).not.toContain(key);
+      expect(String(output.result.stdout) + String(output.result.stderr)).not.toContain(key);
+    } finally {
+      removeOut(output);
+    }
+  });
 });
