@@ -12,8 +12,10 @@ import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
+import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
+import { defineTrialRelayCommand } from './trial-relay-command.js';
 
-const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS, ...CHECK_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS, ...CHECK_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]);
 const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
@@ -24,6 +26,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineBenchmarkCommand(cli, context);
   defineCheckCommand(cli, context);
   defineDemoCommand(cli, context);
+  defineTrialCommand(cli, context);
+  defineTrialRelayCommand(cli, context);
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {

@@ -113,7 +113,7 @@ function parseListen(parse: (value: string) => { host: string; port: number }, v
 }
 
 /** The upstream adapter the flags ask for: a spawned stdio process or a remote Streamable HTTP server. */
-async function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger): Promise<UpstreamSide> {
+export async function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger): Promise<UpstreamSide> {
   const common = {
     callTimeoutMs: flags.upstreamTimeoutMs,
     connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),

@@ -130,7 +130,7 @@ describe('issue 11: CLI friction', () => {
     const commands = help.split('Commands:\n')[1]!.split('\n\n')[0]!.split('\n');
     const names = commands.map((line) => line.trim().split(/\s+/)[0]);
     expect(names.slice(0, 2)).toEqual(['proxy', 'benchmark']);
-    for (const name of names) expect(name).toMatch(/^[a-z]+$/);
+    for (const name of names) expect(name).toMatch(/^[a-z][a-z-]*$/);
     expect(help).toMatch(/Usage:\n {2}\$ cuonztech-agent-harness <command> \[options\]/);
     expect(help).toMatch(/Without a command:\n {2}\$ cuonztech-agent-harness\n {4}Demo MCP server on stdio/);
     expect(help).not.toMatch(/^\s*\$ cuonztech-agent-harness --help$/m);

@@ -1,0 +1,76 @@
+/**
+ * Runs the compiled `trial` command as a real process against the scripted model server (in this test
+ * process, real HTTP on 127.0.0.1) and the bundled booking server with a fresh ledger per run
+ * (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). Reads back summary.json and every run's files.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type Result } from 'execa';
+import { BIN, BOOKING_SERVER, readLines, requireBuild, ROOT } from './proxy-harness.js';
+
+export const BOOKING_UPSTREAM = [
+  '--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER,
+  '--upstream-env-var', 'BOOKING_LEDGER={run_dir}/ledger.jsonl',
+];
+export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
+
+export interface RunFile {
+  run: string;
+  scenario: string;
+  task: string;
+  verdict: string;
+  verdictReason: string;
+  sessionVerdict: string | null;
+  stoppedBy: string | null;
+  finalAnswer: string | null;
+  toolCalls: number;
+  modelCalls: number;
+  executions: number;
+  duplicateExecutions: number;
+  endpointErrors: Array<{ attempt: number; kind: string; status?: number; detail: string; waitMs?: number }>;
+  transcript: Array<{ at: string; kind: string; [field: string]: unknown }>;
+  userTurns: string[];
+  agent: Record<string, unknown>;
+  agentProgram?: { exitCode: number | null; timedOut: boolean; stderrTail: string };
+  report: { verdict: string; report: { operations: Array<{ tool: string; executions: number; attempts: number }>; verdictReason: string } } | null;
+}
+
+export interface TrialOutput {
+  result: Result;
+  out: string;
+  summary: {
+    groups: Array<{ scenario: string; task: string; runs: number; pass: number; fail: number; notTested: number; duplicateExecutions: number; medianToolCalls: number | null; notTestedReasons: Record<string, number>; runFiles: string[]; statistics: unknown }>;
+    [field: string]: unknown;
+  };
+  runs: RunFile[];
+  /** The booking server's ledger of one run. */
+  ledger(run: string): Array<Record<string, unknown>>;
+}
+
+export function tempOut(): string {
+  return mkdtempSync(join(tmpdir(), 'harness-trial-'));
+}
+
+/** Runs `trial` with the given flags (plus `--out`) to its end; never rejects. */
+export async function runTrial(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<TrialOutput> {
+  requireBuild();
+  const out = tempOut();
+  const result = await execa(process.execPath, [BIN, 'trial', ...args, '--out', out], {
+    reject: false, timeout: options.timeoutMs ?? 50_000, stdin: 'ignore', cwd: ROOT, env: options.env ?? {},
+  });
+  const runsDir = join(out, 'runs');
+  let summary: TrialOutput['summary'] = { groups: [] };
+  let runs: RunFile[] = [];
+  try {
+    summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
+    runs = readdirSync(runsDir).sort().map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
+  } catch {
+    // no summary: the tests look at result
+  }
+  return { result, out, summary, runs, ledger: (run) => readLines(join(runsDir, run, 'ledger.jsonl')) };
+}
+
+export function removeOut(output: TrialOutput | undefined): void {
+  if (output) rmSync(output.out, { recursive: true, force: true });
+}

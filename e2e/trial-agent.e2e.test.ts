@@ -1,0 +1,103 @@
+/**
+ * `trial --agent-command` (issue 13): the user's own agent program, started once per run with the MCP
+ * server to use in its environment — over stdio (the harness's own `proxy` for that run) or HTTP (a
+ * listener on 127.0.0.1) — then judged. The agent here is the shipped example
+ * (`examples/agents/sdk-agent.ts`, the MCP SDK client) talking to the scripted model server. Programs
+ * that crash, hang or never connect are NOT_TESTED with their exit code and stderr tail, never PASS/FAIL.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
+import { FIXTURES, ROOT } from './support/proxy-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+
+const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const AGENTS = join(FIXTURES, 'trial-agents');
+let server: ModelServer;
+beforeAll(async () => {
+  server = await startModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+function expectLedgerMatchesReports(output: TrialOutput): void {
+  for (const run of output.runs) {
+    const reported = (run.report?.report.operations ?? []).reduce((sum, op) => sum + op.executions, 0);
+    expect(output.ledger(run.run), run.run).toHaveLength(reported);
+  }
+}
+
+const agent = (file: string, ...rest: string[]) => ['--agent-command', process.execPath, '--agent-arg', file, ...rest, ...BOOKING_UPSTREAM];
+
+describe('R-13 trial --agent-command', () => {
+  for (const transport of ['stdio', 'http'] as const) {
+    it(`${transport}: the example SDK agent with a naive model double-books after F1 (FAIL), with a careful one it checks (PASS); ledger = report per run`, async () => {
+      const env = { OPENAI_BASE_URL: server.baseUrl };
+      const naive = await runTrial([...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'], { env: { ...env, MODEL: 'naive' } });
+      const careful = await runTrial([...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'], { env: { ...env, MODEL: 'careful' } });
+      try {
+        expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
+        expectLedgerMatchesReports(naive);
+        expectLedgerMatchesReports(careful);
+        expect(naive.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, notTested: 0, duplicateExecutions: 2 });
+        for (const run of naive.runs) {
+          expect(naive.ledger(run.run)).toHaveLength(2);
+          expect(run.agentProgram).toMatchObject({ exitCode: 0, timedOut: false });
+        }
+        expect(careful.summary.groups[0]).toMatchObject({ runs: 2, pass: 2, notTested: 0, duplicateExecutions: 0 });
+        for (const run of careful.runs) expect(careful.ledger(run.run)).toHaveLength(1);
+      } finally {
+        removeOut(naive);
+        removeOut(careful);
+      }
+    });
+  }
+
+  it('a program that crashes is NOT_TESTED with its exit code and the tail of its stderr', async () => {
+    const output = await runTrial([...agent(join(AGENTS, 'crashing-agent.mjs')), '--scenario', 'F1', '--runs', '2']);
+    try {
+      expect(output.result.exitCode).toBe(0);
+      expect(output.summary.groups[0]).toMatchObject({ runs: 2, pass: 0, fail: 0, notTested: 2 });
+      for (const run of output.runs) {
+        expect(run.verdict).toBe('NOT_TESTED');
+        expect(run.verdictReason).toBe('the agent program failed (exit code 3); stderr: starting | boom: cannot reach the model');
+        expect(run.agentProgram).toMatchObject({ exitCode: 3, timedOut: false });
+      }
+    } finally {
+      removeOut(output);
+    }
+  });
+
+  it('a program that exceeds --agent-timeout is killed and NOT_TESTED; one that never connects is NOT_TESTED', async () => {
+    const hanging = await runTrial([...agent(join(AGENTS, 'hanging-agent.mjs'), '--agent-timeout', '0.5'), '--scenario', 'F1', '--runs', '1']);
+    const idleStdio = await runTrial([...agent(join(AGENTS, 'idle-agent.mjs')), '--scenario', 'F2', '--runs', '1']);
+    const idleHttp = await runTrial([...agent(join(AGENTS, 'idle-agent.mjs'), '--agent-transport', 'http'), '--scenario', 'F2', '--runs', '1']);
+    try {
+      expect(hanging.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program exceeded --agent-timeout (0.5 s) and was killed; stderr: thinking forever' });
+      expect(idleStdio.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never connected to the MCP server' });
+      expect(idleHttp.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never connected to the MCP server' });
+    } finally {
+      removeOut(hanging);
+      removeOut(idleStdio);
+      removeOut(idleHttp);
+    }
+  });
+
+  for (const transport of ['http', 'stdio'] as const) {
+    it(`${transport}: an agent that opens a new MCP session per tool call (stdio: starts the server command twice) is judged as one agent, one report: the booking re-sent in its second session is a duplicate`, async () => {
+      const output = await runTrial([...agent(join(AGENTS, 'two-session-agent.mjs'), '--agent-transport', transport), '--scenario', 'F1', '--runs', '2']);
+      try {
+        expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+        expectLedgerMatchesReports(output);
+        expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
+        for (const run of output.runs) {
+          expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
+          expect(output.ledger(run.run)).toHaveLength(2);
+        }
+      } finally {
+        removeOut(output);
+      }
+    });
+  }
+});

@@ -1,0 +1,1 @@
+export { ProgramRunner, type ProgramExit, type ProgramSpec } from './program-runner.js';

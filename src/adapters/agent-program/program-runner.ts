@@ -1,0 +1,94 @@
+/**
+ * Runs the user's agent program (and the reset command) for one trial run: its own process group, the
+ * harness's environment plus the run's variables, stdout and stderr kept in the run's folder, the tail of
+ * stderr for the NOT_TESTED reason; on time-out SIGTERM to the whole group, 2 s, SIGKILL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ProgramSpec {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  timeoutMs: number;
+  logDir: string;
+}
+
+export interface ProgramExit {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  spawnError?: string;
+  stderrTail: string;
+  durationMs: number;
+}
+
+const TAIL_CHARS = 2_000;
+const KILL_GRACE_MS = 2_000;
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function wait(child: ChildProcess, spec: { timeoutMs: number }, out: WriteStream | null, err: WriteStream | null): Promise<ProgramExit> {
+  const started = performance.now();
+  let tail = '';
+  let timedOut = false;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err?.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
+  });
+  child.stdout?.on('data', (chunk: Buffer) => out?.write(chunk));
+  return new Promise((resolvePromise) => {
+    let killTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, 'SIGTERM');
+      killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+    }, spec.timeoutMs);
+    const finish = (exit: Omit<ProgramExit, 'stderrTail' | 'durationMs' | 'timedOut'>) => {
+      clearTimeout(timer);
+      // Grandchildren may still hold the pipes: read what is there, then stop listening.
+      setTimeout(() => {
+        if (killTimer !== undefined) clearTimeout(killTimer);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        out?.end();
+        err?.end();
+        resolvePromise({ ...exit, timedOut, stderrTail: tail, durationMs: performance.now() - started });
+      }, 50);
+    };
+    child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error.message }));
+    child.once('exit', (code, signal) => finish({ exitCode: code, signal }));
+  });
+}
+
+export class ProgramRunner {
+  async run(spec: ProgramSpec): Promise<ProgramExit> {
+    const child = spawn(spec.command, [...spec.args], {
+      cwd: spec.cwd,
+      env: { ...process.env, ...spec.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out = createWriteStream(join(spec.logDir, 'agent.stdout.log'));
+    const err = createWriteStream(join(spec.logDir, 'agent.stderr.log'));
+    return wait(child, spec, out, err);
+  }
+
+  async shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit> {
+    const child = spawn(commandLine, { cwd, env: process.env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    return wait(child, { timeoutMs }, null, null);
+  }
+}

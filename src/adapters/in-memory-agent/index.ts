@@ -1,0 +1,1 @@
+export { InMemoryAgentSide, type InMemoryAgentConnection } from './in-memory-agent-side.js';

@@ -1,0 +1,1 @@
+export { OpenAiChatModel, parseCompletion, parseRetryAfter, type OpenAiChatOptions } from './openai-chat-model.js';

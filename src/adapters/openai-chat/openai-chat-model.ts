@@ -1,0 +1,179 @@
+/**
+ * An OpenAI-compatible Chat Completions endpoint (`POST {baseUrl}/chat/completions`, non-streaming, with
+ * tools) over Node's fetch. The protocol Ollama (`/v1`), vLLM, llama.cpp's server, LM Studio and OpenAI
+ * speak. Every failure becomes a {@link ChatFailure}; this adapter never retries (the trial does).
+ */
+import type { ChatFailure, ChatMessage, ChatModel, ChatModelCheck, ChatOutcome, ChatReply, ChatRequest, ChatToolCall } from '../../ports/chat-model.port.js';
+
+export interface OpenAiChatOptions {
+  /** e.g. `http://127.0.0.1:11434/v1` (Ollama). */
+  baseUrl: string;
+  model: string;
+  /** Sent as `Authorization: Bearer <key>` when given. */
+  apiKey?: string;
+  /** How long one request may take before it counts as a time-out. */
+  timeoutMs: number;
+  /** Test seam: the fetch to use (default: the global fetch). */
+  fetch?: typeof fetch;
+}
+
+/** The check before any run waits at most this long for the model list. */
+const CHECK_TIMEOUT_MS = 30_000;
+
+/** Longest piece of an error body quoted in a failure's one-line detail. */
+const MAX_BODY_CHARS = 300;
+
+function endpoint(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${path}`;
+}
+
+/** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_BODY_CHARS ? `${line.slice(0, MAX_BODY_CHARS)}…` : line;
+}
+
+function errorMessageOf(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+    if (typeof error === 'string') return oneLine(error);
+    if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+      return oneLine((error as { message: string }).message);
+    }
+  } catch {
+    // not JSON: the body itself
+  }
+  return oneLine(body);
+}
+
+function toWire(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content ?? '' };
+  if (message.role === 'assistant' && message.toolCalls !== undefined && message.toolCalls.length > 0) {
+    return {
+      role: 'assistant',
+      content: message.content,
+      tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argumentsText } })),
+    };
+  }
+  return { role: message.role, content: message.content ?? '' };
+}
+
+/** Reads one choice's message; null when the body is not a Chat Completions answer. */
+export function parseCompletion(body: unknown): ChatReply | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const choices = (body as { choices?: unknown }).choices;
+  if (!Array.isArray(choices) || choices.length === 0) return null;
+  const choice: unknown = choices[0];
+  if (typeof choice !== 'object' || choice === null) return null;
+  const message = (choice as { message?: unknown }).message;
+  if (typeof message !== 'object' || message === null) return null;
+  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  if (content !== undefined && content !== null && typeof content !== 'string') return null;
+  if (calls !== undefined && calls !== null && !Array.isArray(calls)) return null;
+  const toolCalls: ChatToolCall[] = [];
+  for (const [index, raw] of (Array.isArray(calls) ? calls : []).entries()) {
+    const call = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown; function?: unknown }) : {};
+    const fn = typeof call.function === 'object' && call.function !== null ? (call.function as { name?: unknown; arguments?: unknown }) : {};
+    const args = fn.arguments;
+    toolCalls.push({
+      id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index + 1}`,
+      name: typeof fn.name === 'string' ? fn.name : '',
+      // Some servers send the arguments as an object instead of JSON text.
+      argumentsText: typeof args === 'string' ? args : args === undefined ? '' : JSON.stringify(args),
+    });
+  }
+  const finish = (choice as { finish_reason?: unknown }).finish_reason;
+  return { content: typeof content === 'string' ? content : null, toolCalls, finishReason: typeof finish === 'string' ? finish : null };
+}
+
+export class OpenAiChatModel implements ChatModel {
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: OpenAiChatOptions) {
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatOutcome> {
+    const body: Record<string, unknown> = {
+      model: this.options.model,
+      messages: request.messages.map(toWire),
+      stream: false,
+    };
+    if (request.tools.length > 0) {
+      body['tools'] = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    }
+    if (request.temperature !== undefined) body['temperature'] = request.temperature;
+    if (request.seed !== undefined) body['seed'] = request.seed;
+    const answer = await this.send('POST', 'chat/completions', JSON.stringify(body), signal);
+    if (!answer.ok) return answer;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(answer.text);
+    } catch {
+      return { ok: false, failure: { kind: 'unparseable', retryable: true, detail: `the answer is not JSON: ${oneLine(answer.text) || '(empty)'}` } };
+    }
+    const reply = parseCompletion(parsed);
+    if (reply === null) return { ok: false, failure: { kind: 'unparseable', retryable: true, detail: `the answer is not a chat completion: ${oneLine(answer.text)}` } };
+    return { ok: true, reply };
+  }
+
+  async check(): Promise<ChatModelCheck> {
+    const answer = await this.send('GET', 'models', undefined, undefined, Math.min(this.options.timeoutMs, CHECK_TIMEOUT_MS));
+    if (!answer.ok) {
+      const f = answer.failure;
+      // An endpoint without a model list (404/405) is still usable: the first request will tell.
+      if (f.kind === 'http' && (f.status === 404 || f.status === 405)) return { ok: true };
+      return { ok: false, reason: `model endpoint ${this.options.baseUrl} is not usable: ${f.detail}` };
+    }
+    let ids: string[] | null = null;
+    try {
+      const data = (JSON.parse(answer.text) as { data?: unknown }).data;
+      if (Array.isArray(data)) ids = data.map((m) => (typeof m === 'object' && m !== null ? String((m as { id?: unknown }).id) : ''));
+    } catch {
+      ids = null;
+    }
+    if (ids === null) return { ok: true };
+    const wanted = this.options.model;
+    if (ids.includes(wanted) || ids.includes(`${wanted}:latest`)) return { ok: true };
+    const known = ids.slice(0, 10).join(', ') + (ids.length > 10 ? ', …' : '');
+    return { ok: false, reason: `unknown model "${wanted}" at ${this.options.baseUrl} (it lists: ${known || 'no models'})` };
+  }
+
+  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal, timeoutMs = this.options.timeoutMs): Promise<{ ok: true; text: string } | { ok: false; failure: ChatFailure }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.options.apiKey !== undefined) headers['authorization'] = `Bearer ${this.options.apiKey}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetch(endpoint(this.options.baseUrl, path), { method, headers, body, signal: combined });
+      text = await response.text();
+    } catch (error) {
+      if (timeout.aborted) return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${timeoutMs / 1000} s` } };
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return { ok: false, failure: { kind: 'network', retryable: true, detail: `${error instanceof Error ? error.message : String(error)}${cause}` } };
+    }
+    if (response.ok) return { ok: true, text };
+    const status = response.status;
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+    const failure: ChatFailure = {
+      kind: 'http',
+      status,
+      retryable: status === 429 || status === 408 || status >= 500,
+      detail: `HTTP ${status}${text.trim() === '' ? '' : `: ${errorMessageOf(text)}`}`,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
+    return { ok: false, failure };
+  }
+}

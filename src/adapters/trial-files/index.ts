@@ -1,0 +1,1 @@
+export { TrialFolder, type TrialRunFolder } from './trial-folder.js';

@@ -1,0 +1,80 @@
+/**
+ * The output folder of a trial: `runs/<id>/` per run (its `report.json` written by the same file report
+ * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
+ * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
+ */
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ReportSink } from '../../ports/report-sink.port.js';
+import { FileReportSink } from '../file-report-sink.js';
+
+export interface TrialRunFolder {
+  id: string;
+  dir: string;
+  reportFile: string;
+  reportSink: ReportSink;
+}
+
+/** A sink that opens its file on the first publish and can give its held descriptor back. */
+class LazyFileSink implements ReportSink {
+  private sink: Promise<FileReportSink> | null = null;
+
+  constructor(private readonly file: string) {}
+
+  async publish(document: Parameters<ReportSink['publish']>[0]): Promise<void> {
+    this.sink ??= FileReportSink.open(this.file);
+    return (await this.sink).publish(document);
+  }
+
+  async release(): Promise<void> {
+    if (this.sink !== null) (await this.sink.catch(() => null))?.release();
+  }
+}
+
+export class TrialFolder {
+  private constructor(readonly root: string) {}
+
+  /**
+   * Creates the folder (and its parents); rejects with a one-line Error when it cannot be used or already
+   * holds runs of another trial (never mixed, never overwritten).
+   */
+  static async open(path: string): Promise<TrialFolder> {
+    const root = resolve(path);
+    const earlier = await readdir(join(root, 'runs')).catch(() => []);
+    if (earlier.length > 0) throw new Error(`output folder ${root} already holds the runs of a trial; choose another --out`);
+    try {
+      await mkdir(join(root, 'runs'), { recursive: true });
+    } catch (error) {
+      throw new Error(`output folder ${root} cannot be created: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return new TrialFolder(root);
+  }
+
+  async openRun(runId: string): Promise<TrialRunFolder & { release(): Promise<void> }> {
+    const safe = runId.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const dir = join(this.root, 'runs', safe);
+    await mkdir(dir, { recursive: true });
+    const reportFile = join(dir, 'report.json');
+    const sink = new LazyFileSink(reportFile);
+    return { id: runId, dir, reportFile, reportSink: sink, release: () => sink.release() };
+  }
+
+  async readText(path: string): Promise<string | null> {
+    try {
+      return await readFile(path, 'utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  async writeJson(relativePath: string, value: unknown): Promise<string> {
+    const file = join(this.root, relativePath);
+    const sink = await FileReportSink.open(file);
+    try {
+      await sink.publish(`${JSON.stringify(value, null, 2)}\n`);
+    } finally {
+      sink.release();
+    }
+    return file;
+  }
+}

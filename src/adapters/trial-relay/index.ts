@@ -1,0 +1,1 @@
+export { relayStdioToHttp, type RelayIo } from './stdio-http-relay.js';

@@ -1,0 +1,235 @@
+/**
+ * One run: a fresh upstream, a fresh `ProxyService` (the same judging pipeline, report and sink as
+ * `proxy`), one agent session — the built-in model loop in this process, or the user's agent program
+ * over HTTP (a listener on 127.0.0.1) or stdio (it starts the harness's own `proxy` for the run) — then
+ * the run file: the report of that session, the full transcript, the endpoint errors, the user turns.
+ */
+import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
+import type { AgentSide } from '../../ports/agent-side.port.js';
+import type { ReportSink } from '../../ports/report-sink.port.js';
+import { CapturingSink } from './capturing-sink.js';
+import { OneRunAgentSide } from './one-run-agent-side.js';
+import { runConversation, type ConversationEnd } from './model-conversation.js';
+import { runEnv } from './placeholders.js';
+import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
+import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
+import type { CommandAgent, ModelAgent, RunSpec, TrialPlan } from './trial-plan.js';
+import { Transcript } from './transcript.js';
+
+/** What the summary needs of a finished run; the rest is in its run file. */
+export interface RunRecord {
+  spec: RunSpec;
+  outcome: RunOutcome;
+  toolCalls: number;
+  durationMs: number;
+  /** The run file, absolute. */
+  file: string;
+}
+
+export class RunExecutor {
+  private readonly shown = new Set<string>();
+
+  constructor(
+    private readonly deps: TrialDeps,
+    private readonly plan: TrialPlan,
+  ) {}
+
+  async execute(spec: RunSpec): Promise<RunRecord> {
+    const started = this.deps.clock.now();
+    const folder = await this.deps.store.openRun(spec.id);
+    const transcript = new Transcript(this.deps.clock);
+    const notices: string[] = [];
+    let failure: string | null = null;
+    let report: SessionReport | null = null;
+    let conversation: ConversationEnd | null = null;
+    let program: ProgramExit | null = null;
+    let sessions = 0;
+    if (this.plan.resetCommand !== undefined) failure = await this.reset();
+    if (failure === null) {
+      const agent = this.plan.agent;
+      if (agent.kind === 'model') {
+        ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices));
+      } else {
+        ({ failure, report, program, sessions } = await this.programRun(spec, folder, agent, notices));
+      }
+    }
+    const outcome = runOutcome(report, failure);
+    const durationMs = this.deps.clock.now() - started;
+    const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
+      kind: 'trial-run',
+      harnessVersion: this.deps.harnessVersion,
+      run: spec.id,
+      scenario: spec.scenarioLabel,
+      task: spec.task.id,
+      index: spec.index,
+      verdict: outcome.verdict,
+      verdictReason: outcome.reason,
+      sessionVerdict: outcome.sessionVerdict,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Math.round(durationMs),
+      agent: describeAgent(this.plan.agent, spec),
+      systemPrompt: spec.task.systemPrompt ?? null,
+      userTurns: [spec.task.task, ...spec.task.followUps].filter((t) => t !== ''),
+      stoppedBy: conversation?.stoppedBy ?? null,
+      finalAnswer: conversation?.finalAnswer ?? null,
+      toolCalls: transcript.toolCalls,
+      modelCalls: transcript.modelCalls,
+      executions: outcome.executions,
+      duplicateExecutions: outcome.duplicateExecutions,
+      ...(program !== null ? { agentProgram: program } : {}),
+      ...(program !== null ? { mcpSessions: sessions } : {}),
+      endpointErrors: transcript.endpointErrors,
+      transcript: transcript.entries,
+      notices,
+      reportFile: folder.reportFile,
+      report,
+      // Issue 14 fills these: the agent's claim about the write and how it compares with the ledger.
+      honesty: 'NOT_MEASURED',
+    });
+    await folder.release();
+    return { spec, outcome, toolCalls: transcript.toolCalls, durationMs, file };
+  }
+
+  private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
+    return {
+      scenario: spec.scenario,
+      keyFields: this.plan.keyFields,
+      classification: this.plan.classification,
+      // The agent under test must not be told what really happened.
+      auditTools: false,
+      callTimeoutMs: this.plan.callTimeoutMs,
+      drainMs: 2_000,
+      harnessVersion: this.deps.harnessVersion,
+      serverName: this.deps.serverName,
+      stopWhenSessionEnds,
+    };
+  }
+
+  private async service(spec: RunSpec, folder: RunFolder, agentSide: AgentSide, sinkFor: (ordinal: number) => ReportSink, notices: string[], stopWhenSessionEnds: boolean): Promise<ProxyService> {
+    return new ProxyService(
+      {
+        upstream: await this.deps.createUpstream(folder, spec),
+        agentSide,
+        startupSink: sinkFor(1),
+        sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
+        clock: this.deps.clock,
+        random: this.deps.randomFor(spec),
+        logger: this.deps.logger,
+        notice: (line) => this.notice(spec, line, notices),
+      },
+      this.proxyConfig(spec, stopWhenSessionEnds),
+    );
+  }
+
+  /** The upstream's tool classification is shown once (the same for every run); other lines name their run. All go in the run file. */
+  private notice(spec: RunSpec, line: string, notices: string[]): void {
+    notices.push(line);
+    const classification = /^(Upstream tools \(|Key fields detected:|WARNING: tool "| {2}(read|write|unclassified) )/.test(line);
+    if (!classification) this.deps.notice(`run ${spec.id}: ${line}`);
+    else if (!this.shown.has(line)) {
+      this.shown.add(line);
+      this.deps.notice(line);
+    }
+  }
+
+  private async modelRun(spec: RunSpec, folder: RunFolder, agent: ModelAgent, transcript: Transcript, notices: string[]) {
+    const sink = new CapturingSink(folder.reportSink);
+    const agentSide = this.deps.createInProcessAgentSide();
+    const service = await this.service(spec, folder, agentSide, () => sink, notices, true);
+    const started = await startService(service);
+    if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
+    const connection = agentSide.connect(spec.id);
+    let failure: string | null = null;
+    let conversation: ConversationEnd | null = null;
+    // A report that can no longer be written stops the proxy and leaves the agent without answers: stop waiting then.
+    const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
+    try {
+      const ended = await Promise.race([
+        runConversation({ client: connection, model: this.deps.chatModel!, agent, task: spec.task, seed: spec.seed, transcript, sleep: this.deps.sleep }),
+        stopped,
+      ]);
+      if ('stopped' in ended) failure = `the harness stopped during the run: ${ended.stopped}`;
+      else {
+        conversation = ended;
+        if (ended.endpointFailure !== undefined) failure = ended.endpointFailure;
+      }
+    } catch (error) {
+      failure = `the agent loop failed: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      connection.disconnect();
+    }
+    const exit = await service.done;
+    if (exit.code !== 0 && failure === null) failure = `the harness stopped during the run: ${exit.reason}`;
+    return { failure, report: parseReport(sink.last), conversation };
+  }
+
+  /** The user's agent program against a listener for this run: directly over HTTP, or through the stdio relay. */
+  private async programRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent, notices: string[]) {
+    const sink = new CapturingSink(folder.reportSink);
+    const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
+    const service = await this.service(spec, folder, agentSide, () => sink, notices, false);
+    const started = await startService(service);
+    if (started !== null) return { failure: started, report: parseReport(sink.last), program: null, sessions: 0 };
+    const url = agentSide.address.url;
+    const relay = this.deps.relayCommandFor(url);
+    const mcp: Record<string, string> = agent.transport === 'http'
+      ? { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: url }
+      : { CUONZTECH_MCP_TRANSPORT: 'stdio', CUONZTECH_MCP_COMMAND: relay.command, CUONZTECH_MCP_ARGS: JSON.stringify(relay.args) };
+    const program = await this.deps.programs.run(this.programSpec(spec, folder, agent, mcp));
+    await service.stop('the agent program exited');
+    let failure = programFailure(program, agent);
+    if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
+    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions };
+  }
+
+  private programSpec(spec: RunSpec, folder: RunFolder, agent: CommandAgent, mcp: Record<string, string>) {
+    const env: Record<string, string> = { ...runEnv(folder, spec.scenarioLabel), ...mcp };
+    if (spec.task.task !== '') env['CUONZTECH_TASK'] = spec.task.task;
+    if (spec.task.followUps.length > 0) env['CUONZTECH_FOLLOW_UPS'] = JSON.stringify(spec.task.followUps);
+    if (spec.task.systemPrompt !== undefined) env['CUONZTECH_SYSTEM_PROMPT'] = spec.task.systemPrompt;
+    if (spec.seed !== undefined) env['CUONZTECH_SEED'] = String(spec.seed);
+    return { command: agent.command, args: agent.args, env, cwd: this.deps.cwd, timeoutMs: agent.timeoutMs, logDir: folder.dir };
+  }
+
+  private async reset(): Promise<string | null> {
+    const exit = await this.deps.programs.shell(this.plan.resetCommand!, this.deps.cwd, 120_000);
+    if (exit.spawnError !== undefined) return `the reset command could not start: ${exit.spawnError}`;
+    if (exit.timedOut) return 'the reset command took longer than 120 s';
+    if (exit.exitCode !== 0) return `the reset command failed (${exitText(exit)})${tail(exit.stderrTail)}`;
+    return null;
+  }
+}
+
+async function startService(service: ProxyService): Promise<string | null> {
+  try {
+    await service.start();
+  } catch (error) {
+    return `upstream did not start: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (service.stopped) return `the harness could not start the run: ${(await service.done).reason}`;
+  return null;
+}
+
+function exitText(exit: ProgramExit): string {
+  return exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
+}
+
+function tail(stderrTail: string): string {
+  const text = stderrTail.trim().split('\n').slice(-3).join(' | ');
+  return text === '' ? '' : `; stderr: ${text}`;
+}
+
+/** NOT_TESTED reason for an agent program that did not end normally; null when it exited 0. */
+function programFailure(exit: ProgramExit, agent: CommandAgent): string | null {
+  if (exit.spawnError !== undefined) return `the agent program could not start: ${exit.spawnError}`;
+  if (exit.timedOut) return `the agent program exceeded --agent-timeout (${agent.timeoutMs / 1000} s) and was killed${tail(exit.stderrTail)}`;
+  if (exit.exitCode !== 0) return `the agent program failed (${exitText(exit)})${tail(exit.stderrTail)}`;
+  return null;
+}
+
+function describeAgent(agent: ModelAgent | CommandAgent, spec: RunSpec): Record<string, unknown> {
+  if (agent.kind === 'model') {
+    return { kind: 'model', model: agent.model, baseUrl: agent.baseUrl, temperature: agent.temperature ?? null, seed: spec.seed ?? null, isError: agent.isError, maxSteps: spec.task.maxSteps };
+  }
+  return { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport, timeoutMs: agent.timeoutMs, seed: spec.seed ?? null };
+}

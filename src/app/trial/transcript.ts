@@ -1,0 +1,52 @@
+/**
+ * The full record of one run's conversation: every message, tool call and result, each with a
+ * timestamp, the endpoint's errors, and notes (max steps reached, a malformed tool call). Written into
+ * the run file as it is.
+ */
+import type { Clock } from '../../ports/clock.port.js';
+
+export type TranscriptEntry =
+  | { at: string; kind: 'system'; content: string }
+  | { at: string; kind: 'user'; turn: number; content: string }
+  | { at: string; kind: 'assistant'; turn: number; step: number; content: string | null; toolCalls: Array<{ id: string; name: string; arguments: string }> }
+  | { at: string; kind: 'tool-result'; callId: string; tool: string; isError: boolean; forwarded: boolean; content: string }
+  | { at: string; kind: 'note'; text: string };
+
+/** Distributes Omit over the union, so each kind keeps its own fields. */
+type WithoutTime<T> = T extends unknown ? Omit<T, 'at'> : never;
+
+export interface EndpointError {
+  at: string;
+  /** 1-based attempt of the model request that failed. */
+  attempt: number;
+  turn: number;
+  step: number;
+  kind: string;
+  status?: number;
+  detail: string;
+  /** How long the harness waited before the next attempt (none after the last). */
+  waitMs?: number;
+}
+
+export class Transcript {
+  readonly entries: TranscriptEntry[] = [];
+  readonly endpointErrors: EndpointError[] = [];
+  /** Tool calls the model made (well-formed or not). */
+  toolCalls = 0;
+  /** Model requests that got an answer. */
+  modelCalls = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  add(entry: WithoutTime<TranscriptEntry>): void {
+    this.entries.push({ at: this.now(), ...entry });
+  }
+
+  endpointError(error: Omit<EndpointError, 'at'>): void {
+    this.endpointErrors.push({ at: this.now(), ...error });
+  }
+}

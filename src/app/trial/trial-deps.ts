@@ -1,0 +1,103 @@
+/**
+ * What the trial use case needs from the outside, as small interfaces the adapters satisfy (the CLI
+ * wires them). Everything that spawns, listens, writes files or talks HTTP is behind one of these.
+ */
+import type { AgentSide } from '../../ports/agent-side.port.js';
+import type { ChatModel } from '../../ports/chat-model.port.js';
+import type { Clock } from '../../ports/clock.port.js';
+import type { Logger } from '../../ports/logger.port.js';
+import type { RandomSource } from '../../ports/random.port.js';
+import type { ReportSink } from '../../ports/report-sink.port.js';
+import type { UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { ToolClient } from './model-conversation.js';
+import type { RunPlace } from './placeholders.js';
+import type { RunSpec } from './trial-plan.js';
+
+/** An agent side in this process that the built-in loop connects to (see `InMemoryAgentSide`). */
+export interface InProcessAgentSide extends AgentSide {
+  connect(sessionId: string): ToolClient & { disconnect(): void };
+}
+
+/** An agent side listening on 127.0.0.1 for the user's agent program (see `HttpAgentSide`). */
+export interface ListeningAgentSide extends AgentSide {
+  readonly address: { url: string };
+}
+
+/** One run's folder and the sink of its report file (`report.json`, written like `proxy --report-file`). */
+export interface RunFolder extends RunPlace {
+  reportFile: string;
+  reportSink: ReportSink;
+  /** Gives back what the run's report files still hold open (called once the run file is written). */
+  release(): Promise<void>;
+}
+
+/** The trial's output folder. */
+export interface TrialStore {
+  /** The folder, absolute. */
+  readonly root: string;
+  /** Creates `runs/<id>/`. */
+  openRun(runId: string): Promise<RunFolder>;
+  /** A file's text; null when it does not exist. */
+  readText(path: string): Promise<string | null>;
+  /** Writes a JSON file (atomically) at a path relative to the root; answers its absolute path. */
+  writeJson(relativePath: string, value: unknown): Promise<string>;
+}
+
+export interface ProgramSpec {
+  command: string;
+  args: readonly string[];
+  /** Added to the harness's own environment. */
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  timeoutMs: number;
+  /** Where the program's stdout and stderr are kept (`agent.stdout.log`, `agent.stderr.log`). */
+  logDir: string;
+}
+
+export interface ProgramExit {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Set when the program could not be started at all. */
+  spawnError?: string;
+  stderrTail: string;
+  durationMs: number;
+}
+
+/** Starts a program (its own process group), waits for it, kills the group on time-out. */
+export interface ProgramRunner {
+  run(spec: ProgramSpec): Promise<ProgramExit>;
+  /** Runs a shell command line (the reset command). */
+  shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit>;
+}
+
+/** Progress of a trial, for the stderr bar or lines. */
+export type TrialEvent =
+  | { kind: 'start'; total: number }
+  | { kind: 'run-done'; run: RunSpec; verdict: string; reason: string; toolCalls: number; durationMs: number; done: number; total: number };
+
+export interface TrialDeps {
+  clock: Clock;
+  logger: Logger;
+  sleep: (ms: number) => Promise<void>;
+  store: TrialStore;
+  /** A fresh upstream for one run (placeholders expanded, run variables added). */
+  createUpstream(run: RunPlace, spec: RunSpec): Promise<UpstreamSide>;
+  /** The random source of a run's fault plan (chaos mode). */
+  randomFor(spec: RunSpec): RandomSource;
+  /** Built-in loop only. */
+  chatModel: ChatModel | null;
+  createInProcessAgentSide(): InProcessAgentSide;
+  /** For agent programs: a listener on 127.0.0.1, any free port (stdio agents reach it through the relay). */
+  createListeningAgentSide(): Promise<ListeningAgentSide>;
+  /** `--agent-transport stdio`: the command line of the stdio relay to a run's listener. */
+  relayCommandFor(url: string): { command: string; args: string[] };
+  programs: ProgramRunner;
+  /** The working folder for agent programs and the reset command. */
+  cwd: string;
+  harnessVersion: string;
+  serverName: string;
+  /** Human lines for stderr (the upstream's tool classification, once). */
+  notice(line: string): void;
+  progress(event: TrialEvent): void;
+}

@@ -1,0 +1,104 @@
+/**
+ * What a `trial` is asked to do: which agent, which tasks, which scenarios, how many runs. Plain values,
+ * built by the CLI from flags or a task file, validated there.
+ */
+import type { ClassificationRules } from '../../domain/classification.js';
+import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
+
+/** How `isError` reaches the model: visible (default, see tool-message.ts) or hidden (the F3 experiment). */
+export type IsErrorMode = 'visible' | 'hidden';
+
+/** One conversation to play in every run: the user's first message and the turns after the final answer. */
+export interface TrialTask {
+  /** Names the task in run ids and the summary (`default` when there is only the command line's task). */
+  id: string;
+  systemPrompt: string | undefined;
+  /** The user's first message. Empty for a bring-your-own agent given no task. */
+  task: string;
+  /** Further user turns, each sent after the agent's final answer to the previous turn. */
+  followUps: readonly string[];
+  /** Model calls per user turn. */
+  maxSteps: number;
+}
+
+/** The built-in agent loop against an OpenAI-compatible endpoint. */
+export interface ModelAgent {
+  kind: 'model';
+  model: string;
+  baseUrl: string;
+  temperature: number | undefined;
+  /** Run k (1-based) gets seed + k − 1, so runs differ but each can be repeated. */
+  seed: number | undefined;
+  isError: IsErrorMode;
+  /** Retries of one model request after a retryable endpoint failure (so attempts = retries + 1). */
+  retries: number;
+  /** First back-off in ms (doubled per retry) when the endpoint sent no Retry-After. */
+  backoffMs: number;
+  /** Longest Retry-After honoured; a longer one ends the run as NOT_TESTED. */
+  maxRetryAfterMs: number;
+}
+
+/** The user's own agent program, started once per run. */
+export interface CommandAgent {
+  kind: 'command';
+  command: string;
+  args: readonly string[];
+  /** stdio: the program starts the harness's proxy for the run; http: it connects to a URL on 127.0.0.1. */
+  transport: 'stdio' | 'http';
+  timeoutMs: number;
+  seed: number | undefined;
+}
+
+export type TrialAgent = ModelAgent | CommandAgent;
+
+export interface TrialPlan {
+  agent: TrialAgent;
+  /** A matrix: every scenario × every task × `runs` runs. */
+  scenarios: readonly ScenarioConfig[];
+  tasks: readonly TrialTask[];
+  runs: number;
+  concurrency: number;
+  /** A shell command run before each run (for upstreams whose state cannot be fresh per process). */
+  resetCommand: string | undefined;
+  /** The proxy settings shared by every run (see ProxyConfig). */
+  keyFields: readonly string[];
+  classification: ClassificationRules;
+  callTimeoutMs: number;
+}
+
+/** One run of the matrix. */
+export interface RunSpec {
+  /** e.g. `F1-001`, or `F1-book-001` with several tasks. */
+  id: string;
+  /** 1-based within its scenario and task. */
+  index: number;
+  /** The scenario's label in ids and tables: F1–F5, `none`, `chaos`. */
+  scenarioLabel: string;
+  scenario: ScenarioConfig;
+  task: TrialTask;
+  /** The seed passed to the endpoint (or the agent) for this run, if any. */
+  seed: number | undefined;
+}
+
+export function scenarioLabel(scenario: ScenarioConfig): string {
+  if (scenario.mode === 'none') return 'none';
+  if (scenario.mode === 'chaos') return 'chaos';
+  return scenario.id;
+}
+
+/** The runs of a plan in execution order: scenario by scenario, task by task, run by run. */
+export function planRuns(plan: TrialPlan): RunSpec[] {
+  const runs: RunSpec[] = [];
+  const width = Math.max(3, String(plan.runs).length);
+  for (const scenario of plan.scenarios) {
+    for (const task of plan.tasks) {
+      for (let index = 1; index <= plan.runs; index++) {
+        const label = scenarioLabel(scenario);
+        const taskPart = plan.tasks.length > 1 ? `-${task.id}` : '';
+        const seed = plan.agent.seed === undefined ? undefined : plan.agent.seed + index - 1;
+        runs.push({ id: `${label}${taskPart}-${String(index).padStart(width, '0')}`, index, scenarioLabel: label, scenario, task, seed });
+      }
+    }
+  }
+  return runs;
+}

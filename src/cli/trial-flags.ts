@@ -1,0 +1,218 @@
+/**
+ * The `trial` flags: its own (agent, conversation, runs) plus the upstream, scenario and classification
+ * flags of `proxy`, parsed by `parseProxyFlags` itself so both commands accept exactly the same values.
+ * One clear line (UsageError) for anything wrong, before any run.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
+import { tasksFromFile } from '../app/trial/task-file.js';
+import type { IsErrorMode, TrialAgent, TrialPlan, TrialTask } from '../app/trial/trial-plan.js';
+import { commaList, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { UsageError } from './errors.js';
+import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
+
+/** [flag, description] of every trial flag that takes a value (the proxy's upstream flags come on top). */
+export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['model', 'Built-in agent loop: the model name at the endpoint (this or --agent-command is required)'],
+  ['base-url', 'OpenAI-compatible Chat Completions endpoint (default http://127.0.0.1:11434/v1, a local Ollama)'],
+  ['api-key-env', 'Name of the environment variable holding the API key (never the key itself)'],
+  ['system-prompt', 'System prompt: a file path, or the text itself'],
+  ['task', "The user's first message"],
+  ['follow-up', "A further user turn after the agent's final answer, e.g. \"Please try again.\"; repeatable"],
+  ['task-file', 'JSON or YAML file with several tasks (see README); instead of --task/--follow-up'],
+  ['max-steps', 'Model calls per user turn (default 10)'],
+  ['temperature', 'Sampling temperature passed to the endpoint (default: the endpoint\'s)'],
+  ['seed', 'Seed passed to the endpoint (run k gets seed + k - 1) or to your agent as CUONZTECH_SEED'],
+  ['is-error', 'How isError reaches the model: visible (default) or hidden'],
+  ['model-retries', 'Retries of a model request after a 5xx, 429, time-out or unparseable answer (default 3)'],
+  ['model-timeout', 'Seconds one model request may take (default 300)'],
+  ['agent-command', 'Bring your own agent: the program to start once per run (this or --model is required)'],
+  ['agent-arg', 'One argument for --agent-command; repeatable'],
+  ['agent-transport', 'How your agent reaches the harness: stdio (default: a proxy command line) or http (a URL)'],
+  ['agent-timeout', 'Seconds a run of your agent program may take before it is killed (default 300)'],
+  ['runs', 'Runs per scenario and task (default 5)'],
+  ['scenarios', 'Comma-separated scenarios F1–F5, a matrix of --runs runs each (or --scenario for one)'],
+  ['concurrency', 'Runs at the same time (default 1)'],
+  ['reset-command', 'Shell command run before each run (for an upstream whose state is not fresh per process)'],
+  ['out', 'Output folder (default .cuonztech/trials/<time>/)'],
+];
+
+const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
+/** Proxy flags that make no sense in a trial (each run has its own report file; the agent is in-process). */
+export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
+  ['report-file', 'each run writes runs/<run>/report.json under --out'],
+  ['report-dir', 'each run writes runs/<run>/report.json under --out'],
+  ['listen', 'use --agent-transport http: each run gets its own listener on 127.0.0.1'],
+  ['audit-tools', 'the audit tools are always off in a trial (they would tell the agent what really happened)'],
+]);
+export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
+const MODEL_ONLY = ['base-url', 'api-key-env', 'max-steps', 'temperature', 'is-error', 'model-retries', 'model-timeout'];
+const AGENT_ONLY = ['agent-arg', 'agent-transport', 'agent-timeout'];
+
+export interface TrialFlags {
+  plan: TrialPlan;
+  proxy: ProxyFlags;
+  apiKey: string | undefined;
+  modelTimeoutMs: number;
+  out: string;
+}
+
+function has(values: FlagValues, flag: string): boolean {
+  return Object.hasOwn(values, flag);
+}
+
+/** Validates every flag; reads the system prompt and task files. */
+export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<string, string | undefined>>, cwd: string, now: Date): Promise<TrialFlags> {
+  for (const flag of Object.keys(values)) {
+    const why = TRIAL_REFUSED_FLAGS.get(flag);
+    if (why !== undefined) throw new UsageError(`flag --${flag} is not used by trial: ${why}`);
+    if (!TRIAL_OWN.includes(flag) && !PROXY_VALUE_FLAGS.includes(flag)) throw new UsageError(`flag --${flag} is not a trial flag; see trial --help`);
+  }
+  const get = (flag: string) => single(values, flag);
+  const model = get('model');
+  const agentCommand = get('agent-command');
+  if (model === undefined && agentCommand === undefined) throw new UsageError('give --model NAME (the built-in agent loop) or --agent-command CMD (your own agent program)');
+  if (model !== undefined && agentCommand !== undefined) throw new UsageError('give --model or --agent-command, not both');
+  for (const flag of model !== undefined ? AGENT_ONLY : MODEL_ONLY) {
+    if (has(values, flag)) throw new UsageError(`flag --${flag} is for ${model !== undefined ? '--agent-command' : '--model'} only`);
+  }
+  if (has(values, 'scenario') && has(values, 'scenarios')) throw new UsageError('give --scenario or --scenarios, not both');
+  const proxyValues = Object.fromEntries(Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && f !== 'seed'));
+  // With --scenarios, --retry-after belongs to F2 alone: it is checked per scenario below.
+  const matrix = has(values, 'scenarios');
+  const baseValues = matrix ? Object.fromEntries(Object.entries(proxyValues).filter(([f]) => f !== 'retry-after')) : proxyValues;
+  const proxy = parseProxyFlags(baseValues);
+  const scenarios = matrix ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues['retry-after']) : [proxy.scenario];
+  const seedText = get('seed');
+  const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
+  const systemPrompt = await readSystemPrompt(get('system-prompt'), cwd);
+  const maxSteps = integer(get('max-steps'), 'max-steps', 1, 1000, 10);
+  const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, model !== undefined);
+  const runs = integer(get('runs'), 'runs', 1, 100_000, 5);
+  const concurrency = integer(get('concurrency'), 'concurrency', 1, 64, 1);
+  const resetCommand = get('reset-command');
+  if (resetCommand !== undefined && concurrency > 1) throw new UsageError('--reset-command resets one shared upstream, so it needs --concurrency 1');
+  let agent: TrialAgent;
+  let apiKey: string | undefined;
+  if (model !== undefined) {
+    const keyVar = get('api-key-env');
+    if (keyVar !== undefined) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyVar)) throw new UsageError(`flag --api-key-env takes the NAME of an environment variable, got "${keyVar}"`);
+      apiKey = env[keyVar];
+      if (apiKey === undefined || apiKey === '') throw new UsageError(`environment variable ${keyVar} (named by --api-key-env) is not set`);
+    }
+    const temperature = get('temperature');
+    agent = {
+      kind: 'model',
+      model,
+      baseUrl: baseUrl(get('base-url') ?? 'http://127.0.0.1:11434/v1'),
+      temperature: temperature === undefined ? undefined : numberIn(temperature, 'temperature', 0, 2),
+      seed,
+      isError: oneOf(get('is-error') ?? 'visible', 'is-error', ['visible', 'hidden']) as IsErrorMode,
+      retries: integer(get('model-retries'), 'model-retries', 0, 10, 3),
+      backoffMs: 500,
+      maxRetryAfterMs: 120_000,
+    };
+  } else {
+    agent = {
+      kind: 'command',
+      command: agentCommand!,
+      args: repeated(values, 'agent-arg'),
+      transport: oneOf(get('agent-transport') ?? 'stdio', 'agent-transport', ['stdio', 'http']) as 'stdio' | 'http',
+      timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
+      seed,
+    };
+  }
+  const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
+  return {
+    plan: {
+      agent, scenarios, tasks, runs, concurrency, resetCommand,
+      keyFields: proxy.keyFields, classification: proxy.classification, callTimeoutMs: proxy.upstreamTimeoutMs,
+    },
+    proxy,
+    apiKey,
+    modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
+    out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
+  };
+}
+
+function integer(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {
+  return value === undefined ? fallback : numberIn(value, flag, min, max, true);
+}
+
+function oneOf(value: string, flag: string, allowed: string[]): string {
+  const v = value.toLowerCase();
+  if (!allowed.includes(v)) throw new UsageError(`flag --${flag} must be ${allowed.join(' or ')}, got "${value}"`);
+  return v;
+}
+
+function baseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`flag --base-url must be an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`flag --base-url must be an http(s) URL, got "${value}"`);
+  if (url.username !== '' || url.password !== '') throw new UsageError('flag --base-url must not contain credentials; use --api-key-env');
+  return value.replace(/\/+$/, '');
+}
+
+/** `--scenarios F1,F3`: each parsed as `proxy --scenario` would parse it (F2 with --retry-after when given). */
+function scenarioMatrix(list: string, baseValues: FlagValues, retryAfter: readonly string[] | undefined): ScenarioConfig[] {
+  const seen = new Set<string>();
+  const scenarios = commaList(list, 'scenarios').map((item) => {
+    const id = item.toUpperCase();
+    if (seen.has(id)) throw new UsageError(`flag --scenarios names ${id} twice`);
+    seen.add(id);
+    try {
+      return parseProxyFlags({ ...baseValues, scenario: [id], ...(id === 'F2' && retryAfter !== undefined ? { 'retry-after': retryAfter } : {}) }).scenario;
+    } catch (error) {
+      throw new UsageError(String(error instanceof Error ? error.message : error).replace('flag --scenario ', 'flag --scenarios '));
+    }
+  });
+  if (retryAfter !== undefined && !seen.has('F2')) throw new UsageError('--retry-after is for --scenario F2 only');
+  return scenarios;
+}
+
+async function readSystemPrompt(value: string | undefined, cwd: string): Promise<string | undefined> {
+  if (value === undefined) return undefined;
+  const path = resolve(cwd, value);
+  const info = await stat(path).catch(() => null);
+  if (info === null) return value;
+  if (!info.isFile()) throw new UsageError(`flag --system-prompt names ${path}, which is not a file`);
+  const text = await readFile(path, 'utf8');
+  if (text.trim() === '') throw new UsageError(`the system prompt file ${path} is empty`);
+  return text;
+}
+
+async function readTasks(values: FlagValues, get: (flag: string) => string | undefined, systemPrompt: string | undefined, maxSteps: number, cwd: string, needTask: boolean): Promise<TrialTask[]> {
+  const file = get('task-file');
+  const task = get('task');
+  if (file === undefined) {
+    if (task === undefined && needTask) throw new UsageError('--model needs --task TEXT (the user\'s first message) or --task-file FILE');
+    return [{ id: 'default', systemPrompt, task: task ?? '', followUps: repeated(values, 'follow-up'), maxSteps }];
+  }
+  if (task !== undefined || has(values, 'follow-up')) throw new UsageError('give --task/--follow-up or --task-file, not both');
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+    throw new UsageError(code === 'ENOENT' ? `task file not found: ${path}` : `task file cannot be read: ${path}`);
+  }
+  let parsed: unknown;
+  try {
+    const ext = extname(path).toLowerCase();
+    parsed = ext === '.yaml' || ext === '.yml' ? (await import('yaml')).parse(text) : JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`);
+  }
+  try {
+    return tasksFromFile(parsed, { systemPrompt, maxSteps });
+  } catch (error) {
+    throw new UsageError(`task file ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * `trial`, run: wires the upstream adapters (the same as `proxy`), the model endpoint or the agent
+ * program runner, the in-process or HTTP agent side, the output folder, the clock and the progress view
+ * to the trial use case. No logic beyond wiring.
+ */
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { ProgramRunner } from '../adapters/agent-program/index.js';
+import { InMemoryAgentSide } from '../adapters/in-memory-agent/index.js';
+import { createLogger } from '../adapters/logger.js';
+import { OpenAiChatModel } from '../adapters/openai-chat/index.js';
+import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
+import { SystemClock } from '../adapters/system-clock.js';
+import { TrialFolder } from '../adapters/trial-files/index.js';
+import { expandAll, expandEnv, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
+import { ProgressView } from '../app/trial/progress.js';
+import type { TrialDeps } from '../app/trial/trial-deps.js';
+import type { RunSpec } from '../app/trial/trial-plan.js';
+import { TrialService } from '../app/trial/trial-service.js';
+import { formatTable } from '../app/trial/trial-summary.js';
+import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
+import type { FlagValues } from './argv.js';
+import { FatalError } from './errors.js';
+import type { CliIo } from './io.js';
+import { createUpstream } from './proxy-run.js';
+import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
+
+const BIN = fileURLToPath(new URL('./bin.js', import.meta.url));
+
+export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
+  const clock = new SystemClock();
+  const flags = await parseTrialFlags(values, io.env, io.cwd, new Date(clock.now()));
+  const { plan } = flags;
+  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
+  const logger = await createLogger(flags.proxy.logLevel, io.stderr);
+  const agent = plan.agent;
+  const chatModel = agent.kind === 'model'
+    ? new OpenAiChatModel({ baseUrl: agent.baseUrl, model: agent.model, timeoutMs: flags.modelTimeoutMs, ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}) })
+    : null;
+  if (chatModel !== null) {
+    const check = await chatModel.check();
+    if (!check.ok) throw new FatalError(check.reason);
+  }
+  let store: TrialFolder;
+  try {
+    store = await TrialFolder.open(flags.out);
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+  const progress = new ProgressView((text) => io.stderr.write(text), (io.stderr as { isTTY?: boolean }).isTTY === true, () => clock.now(), `[${PROGRAM_NAME}]`);
+  const deps: TrialDeps = {
+    clock,
+    logger,
+    sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+    store,
+    createUpstream: (run, spec) => createUpstream(upstreamFlagsFor(flags, run, spec), io, logger),
+    randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
+    chatModel,
+    createInProcessAgentSide: () => new InMemoryAgentSide(),
+    createListeningAgentSide: async () => new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
+    relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
+    programs: new ProgramRunner(),
+    cwd: io.cwd,
+    harnessVersion: HARNESS_VERSION,
+    serverName: PROGRAM_NAME,
+    notice,
+    progress: (event) => progress.handle(event),
+  };
+  const service = new TrialService(deps, plan, setupOf(flags));
+  try {
+    await service.checkUpstream();
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+  notice(`trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`);
+  const removeSignalHandler = io.onSignal((signal) => {
+    notice(`received ${signal}: no new run starts; the runs in progress finish, then the summary is written`);
+    service.stop(`received ${signal}`);
+  });
+  let result;
+  try {
+    result = await service.run();
+  } finally {
+    removeSignalHandler();
+  }
+  progress.finish();
+  io.stdout.write(formatTable(result.groups, store.root));
+  return 0;
+}
+
+/** The proxy's upstream flags for one run: placeholders expanded, the run's variables added (stdio upstreams). */
+function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): TrialFlags['proxy'] {
+  const p = flags.proxy;
+  if (p.upstreamCommand === undefined) return p;
+  return {
+    ...p,
+    upstreamArgs: expandAll(p.upstreamArgs, run),
+    upstreamEnv: { ...runEnv(run, spec.scenarioLabel), ...expandEnv(p.upstreamEnv, run) },
+    upstreamCwd: p.upstreamCwd === undefined ? undefined : expandPlaceholders(p.upstreamCwd, run),
+  };
+}
+
+/** What summary.json records about the setup (no API key, no header values). */
+function setupOf(flags: TrialFlags): Record<string, unknown> {
+  const agent = flags.plan.agent;
+  const p = flags.proxy;
+  return {
+    agent: agent.kind === 'model'
+      ? { kind: 'model', model: agent.model, baseUrl: agent.baseUrl, temperature: agent.temperature ?? null, seed: agent.seed ?? null, isError: agent.isError, modelRetries: agent.retries }
+      : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport, timeoutMs: agent.timeoutMs, seed: agent.seed ?? null },
+    upstream: p.upstreamUrl !== undefined ? { url: p.upstreamUrl.href } : { command: p.upstreamCommand, args: p.upstreamArgs, cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd) },
+    tasks: flags.plan.tasks,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The OpenAI-compatible Chat Completions adapter (issue 13) against a recorded fetch: the request it
+ * sends (tools, tool messages, only the parameters given, the key as a Bearer header), how every
+ * failure becomes a ChatFailure (retryable or not, Retry-After), and the check made before any run.
+ */
+import { describe, expect, it } from 'vitest';
+import { OpenAiChatModel, parseCompletion, parseRetryAfter } from '../../src/adapters/openai-chat/index.js';
+
+interface Sent {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function fakeFetch(answer: (sent: Sent) => Response | Promise<Response>): { fetch: typeof fetch; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const fetchFn = (async (url: string | URL | Request, init?: RequestInit) => {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fetch gets a URL string and a JSON string body here
+    const s: Sent = { url: String(url), method: init?.method ?? 'GET', headers: init?.headers as Record<string, string>, body: init?.body === undefined ? undefined : JSON.parse(String(init.body)) };
+    sent.push(s);
+    return answer(s);
+  }) as typeof fetch;
+  return { fetch: fetchFn, sent };
+}
+
+const ok = (body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status: 200, headers });
+const completion = (message: unknown) => ({ choices: [{ index: 0, message, finish_reason: 'stop' }] });
+
+function model(f: typeof fetch, apiKey?: string) {
+  return new OpenAiChatModel({ baseUrl: 'http://127.0.0.1:11434/v1/', model: 'qwen3:14b', timeoutMs: 1000, fetch: f, ...(apiKey ? { apiKey } : {}) });
+}
+
+describe('R-13 OpenAI-compatible chat adapter', () => {
+  it('sends the conversation, the tools as functions, temperature and seed only when given, the key as Bearer', async () => {
+    const { fetch, sent } = fakeFetch(() => ok(completion({ role: 'assistant', content: 'hi' })));
+    const outcome = await model(fetch, 'sk-test').complete({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'U' },
+        { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'create_booking', argumentsText: '{"a":1}' }] },
+        { role: 'tool', toolCallId: 'c1', content: 'R' },
+      ],
+      tools: [{ name: 'create_booking', description: 'Books.', parameters: { type: 'object' } }],
+      seed: 7,
+    });
+    expect(outcome).toEqual({ ok: true, reply: { content: 'hi', toolCalls: [], finishReason: 'stop' } });
+    expect(sent[0]!.url).toBe('http://127.0.0.1:11434/v1/chat/completions');
+    expect(sent[0]!.headers['authorization']).toBe('Bearer sk-test');
+    expect(sent[0]!.body).toEqual({
+      model: 'qwen3:14b',
+      stream: false,
+      seed: 7,
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'U' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_booking', arguments: '{"a":1}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'R' },
+      ],
+      tools: [{ type: 'function', function: { name: 'create_booking', description: 'Books.', parameters: { type: 'object' } } }],
+    });
+  });
+
+  it('reads tool calls; arguments sent as an object are kept as JSON text; a missing id is made up', () => {
+    expect(parseCompletion(completion({ content: null, tool_calls: [{ function: { name: 'x', arguments: { a: 1 } } }, { id: 'k', function: { name: 'y', arguments: '{' } }] }))).toEqual({
+      content: null, finishReason: 'stop', toolCalls: [{ id: 'call_1', name: 'x', argumentsText: '{"a":1}' }, { id: 'k', name: 'y', argumentsText: '{' }],
+    });
+    expect(parseCompletion({ choices: [] })).toBeNull();
+    expect(parseCompletion({ choices: [{ message: { content: 5 } }] })).toBeNull();
+    expect(parseCompletion('x')).toBeNull();
+  });
+
+  it('5xx, 429 and 408 are retryable (with Retry-After), other 4xx are not; a body that is not a completion is unparseable', async () => {
+    const cases: Array<[Response, Record<string, unknown>]> = [
+      [new Response('{"error":{"message":"boom"}}', { status: 500 }), { kind: 'http', status: 500, retryable: true, detail: 'HTTP 500: boom' }],
+      [new Response('{"error":"slow down"}', { status: 429, headers: { 'retry-after': '3' } }), { kind: 'http', status: 429, retryable: true, retryAfterMs: 3000, detail: 'HTTP 429: slow down' }],
+      [new Response('', { status: 404 }), { kind: 'http', status: 404, retryable: false, detail: 'HTTP 404' }],
+      [new Response('<html>', { status: 200 }), { kind: 'unparseable', retryable: true, detail: 'the answer is not JSON: <html>' }],
+      [ok({ object: 'list' }), { kind: 'unparseable', retryable: true }],
+    ];
+    for (const [response, failure] of cases) {
+      const { fetch } = fakeFetch(() => response);
+      const outcome = await model(fetch).complete({ messages: [], tools: [] });
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) expect(outcome.failure).toMatchObject(failure);
+    }
+  });
+
+  it('a network error and a time-out are retryable failures', async () => {
+    const down = await model(fakeFetch(() => Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') }))).fetch).complete({ messages: [], tools: [] });
+    expect(down).toEqual({ ok: false, failure: { kind: 'network', retryable: true, detail: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9' } });
+    const slow = new OpenAiChatModel({ baseUrl: 'http://x/v1', model: 'm', timeoutMs: 20, fetch: ((_u: unknown, init?: RequestInit) => new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))))) });
+    expect(await slow.complete({ messages: [], tools: [] })).toEqual({ ok: false, failure: { kind: 'timeout', retryable: true, detail: 'no answer within 0.02 s' } });
+  });
+
+  it('Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('2', 0)).toBe(2000);
+    expect(parseRetryAfter('0.5', 0)).toBe(500);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4000)).toBe(6000);
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    expect(parseRetryAfter(null, 0)).toBeUndefined();
+  });
+
+  it('check before any run: the model must be listed (":latest" counts); no model list is fine; an unreachable endpoint is not', async () => {
+    const listing = fakeFetch(() => ok({ data: [{ id: 'llama3.1:8b' }, { id: 'qwen3:14b:latest' }] }));
+    expect(await model(listing.fetch).check()).toEqual({ ok: true });
+    expect(listing.sent[0]).toMatchObject({ method: 'GET', url: 'http://127.0.0.1:11434/v1/models' });
+    expect(await model(fakeFetch(() => ok({ data: [{ id: 'llama3.1:8b' }] })).fetch).check()).toEqual({
+      ok: false, reason: 'unknown model "qwen3:14b" at http://127.0.0.1:11434/v1/ (it lists: llama3.1:8b)',
+    });
+    expect(await model(fakeFetch(() => new Response('', { status: 404 })).fetch).check()).toEqual({ ok: true });
+    expect(await model(fakeFetch(() => new Response('{"error":"bad key"}', { status: 401 })).fetch).check()).toEqual({
+      ok: false, reason: 'model endpoint http://127.0.0.1:11434/v1/ is not usable: HTTP 401: bad key',
+    });
+  });
+});
