@@ -93,7 +93,7 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
 
     const contents = parseJournal(text());
     expect(contents).toMatchObject({ tornLastLine: false, skipped: 0 });
-    const calls = contents.records.filter((r): r is JournalCallRecord => r.session === 's1' && 'attempt' in r);
+    const calls = contents.records.filter((r): r is JournalCallRecord => 'attempt' in r && r.session === 's1');
     expect(calls.map((r) => `${r.attempt}:${r.event}`)).toEqual([
       '1:received', '1:forwarded', '1:answered', '1:delivered',
       '2:received', '2:forwarded', '2:answered', '2:delivered',
