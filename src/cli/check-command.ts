@@ -73,6 +73,7 @@ export function parseCheckFlags(paths: readonly string[], values: FlagValues): C
   if (new Set(files).size !== files.length) throw new UsageError('--junit, --markdown and --html must name different files');
   const journal = single(values, 'journal');
   if (journal !== undefined && outputs.html === undefined) throw new UsageError('--journal feeds the HTML timeline: give --html <file> too');
+  if (journal !== undefined && files.includes(journal)) throw new UsageError('--journal is read, not written: it must not name an output file');
   if (journal !== undefined) outputs.journal = journal;
   return {
     paths: [...paths],

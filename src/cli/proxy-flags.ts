@@ -132,6 +132,8 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     throw new UsageError('--listen needs --report-dir <folder>: each agent session\'s verdict is written there (one file per session)');
   }
   if (get('journal-payloads') !== undefined && get('journal') === undefined) throw new UsageError('--journal-payloads is for --journal: give --journal <file> too');
+  const journalFile = get('journal');
+  if (journalFile !== undefined && [get('report-file'), get('report-html')].includes(journalFile)) throw new UsageError('--journal must name its own file, not the report file or the HTML report');
   const listenOnly = LISTEN_ONLY.find((f) => Object.hasOwn(values, f));
   if (listen === undefined && listenOnly !== undefined) throw new UsageError(`--${listenOnly} is for --listen only`);
   const maxSessions = get('max-sessions');
