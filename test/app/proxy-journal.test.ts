@@ -170,6 +170,28 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
   });
 });
 
+describe('issue 15 item 5: injected faults in the journal', () => {
+  it('R-4.4/issue 15: F2 answers without the upstream (received, injected, delivered); the timeline draws the retry_after window with the real wait', async () => {
+    const { service, upstream, agentSide, sinks, clock, text, notices } = await setup({ scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 }, logCalls: true });
+    const agent = agentSide.connect('s1');
+    expect(await agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal })).toMatchObject({ isError: true });
+    clock.advance(5_000);
+    const again = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await again;
+    await service.stop('test over');
+    const records = parseJournal(text()).records.filter((r): r is JournalCallRecord => 'attempt' in r);
+    expect(records.filter((r) => r.attempt === 1).map((r) => r.event)).toEqual(['received', 'injected', 'delivered']);
+    expect(records.find((r) => r.attempt === 1 && r.event === 'delivered')).toMatchObject({ fault: 'F2', upstream: null, told: 'error' });
+    expect(notices).toContain('#1 create_order write — F2 rate limit (429): not sent upstream, agent told error');
+    const session = journalSessions(parseJournal(text()).records)[0]!;
+    const timeline = timelineFromJournal(session, documentOf(sinks.get('s1')!));
+    expect(timeline.calls.map((c) => [c.fault, c.upstream, c.atMs])).toEqual([['F2', 'not sent', 0], [null, 'executed', 5000]]);
+    expect(timeline.calls[0]!.retryAfter).toEqual({ requiredMs: 60_000, waitedMs: 5000 });
+    expect(timeline.calls[0]!.agentTold).toMatch(/^an error \(isError\): .*retry_after/);
+  });
+});
+
 describe('issue 15 item 6: what the proxy says', () => {
   it('issue 15: --log-level info prints one line per call: number, tool, class, fault, what the upstream did, what the agent was told', async () => {
     const { service, upstream, agentSide, notices } = await setup({ logCalls: true });
