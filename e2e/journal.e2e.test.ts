@@ -14,6 +14,7 @@ import { waitForExit } from './fixtures/lib/raw-child.mjs';
 import { bookingTask, naiveAgent } from './support/agents.js';
 import { BIN, BOOKING_SERVER, cleanup, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
+import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
 
 interface Line {
   v: number;
@@ -156,5 +157,35 @@ describe('issue 15 item 6: the end line (real processes)', () => {
     const score = report.score.overall === null ? 'no score' : `score ${report.score.overall}/100`;
     expect(lines.at(-1)).toBe(`[cuonztech-agent-harness] finished: ${report.verdict}, ${score}; report ${raw.reportFile}`);
     expect(raw.raw.stderr()).toContain('stopped: received SIGTERM');
+  });
+});
+
+describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
+  it('R-8.1/issue 15: one journal for all sessions, every line naming its session and each session its report; a line per session and a summary at exit', async () => {
+    const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--journal', 'journal.jsonl']);
+    try {
+      const agents = await Promise.all([connectHttpAgent(proxy.url), connectHttpAgent(proxy.url)]);
+      await Promise.all(agents.map((agent, i) => naiveAgent(agent, bookingTask(`Listen ${i}`, '2026-03-09'))));
+      await agents[0]!.terminate();
+      const first = await proxy.waitForReport(agents[0]!.sessionId, (r) => r.status === 'finished');
+      const exit = await proxy.proc.stop('SIGTERM');
+      expect(exit.code).toBe(0);
+      const { lines, torn } = journalOf(join(proxy.dir, 'journal.jsonl'));
+      expect(torn).toBe(false);
+      for (const [i, agent] of agents.entries()) {
+        const own = lines.filter((l) => l.session === agent.sessionId);
+        const opened = own.find((l) => l.event === 'opened') as Line & { report?: string };
+        const report = JSON.parse(readFileSync(opened.report!, 'utf8')) as ReportFile;
+        expect(report.status).toBe('finished');
+        expectMatchesReport(own, report, bookingsIn(proxy.ledgerFile, `Listen ${i}`).length);
+      }
+      const stderr = proxy.proc.stderr();
+      expect(stderr).toMatch(new RegExp(`session 1 \\(${agents[0]!.sessionId.slice(0, 8)}\\) finished: ${first.verdict}, score ${first.score.overall}/100; report \\S+session-0001-`));
+      expect(stderr).toMatch(/session 2 \([0-9a-f-]{8}\) finished: FAIL/);
+      expect(stderr.trimEnd().split('\n').at(-1)).toMatch(/finished: 2 sessions \(0 PASS, 2 FAIL, 0 NOT_TESTED\); reports in \S+reports$/);
+    } finally {
+      await proxy.proc.stop('SIGKILL', 5_000).catch(() => undefined);
+      removeDir(proxy.dir);
+    }
   });
 });
