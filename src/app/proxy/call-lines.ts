@@ -6,7 +6,8 @@
 import type { FaultKind } from '../../domain/faults/index.js';
 import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
 
-const FAULT_WORDS: Record<FaultKind, string> = {
+/** Short names of the faults; a fault without one (a newer kind) is shown by its id. */
+const FAULT_WORDS: Partial<Record<FaultKind, string>> = {
   F1: 'F1 ghost write',
   F2: 'F2 rate limit (429)',
   F3: 'F3 truncated JSON',
