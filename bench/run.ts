@@ -16,6 +16,7 @@ import { BIN, ROOT, benchPlan, parallelCalls, roundOrder, type BenchPlan, type P
 import { checkTargets, growth, sizeFigures, type Round, type SizeFigures } from './summary.js';
 import { formatTable } from './table.js';
 import { measureReportWrite, type ReportWriteFigures } from './report-write.js';
+import { measureJournalWrite } from './journal-write.js';
 
 const STARTUP_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy'];
 const BENCHMARK_TIMEOUT_MS = 600_000;
@@ -127,6 +128,8 @@ async function runBench(quick: boolean): Promise<void> {
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
   const domain = measureDomain();
+  const journal = await measureJournalWrite(quick ? 1000 : 5000);
+  progress(`--journal alone: ${journal.medianMicros.toFixed(1)} µs per call (median), ${journal.payloadsMedianMicros.toFixed(1)} µs with payloads`);
   const loadAtEnd = loadavg()[0] ?? 0;
   const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
   const growthFigures = growth(bySize);
@@ -148,6 +151,7 @@ async function runBench(quick: boolean): Promise<void> {
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
     transports: http,
     domain,
+    journal,
     targets,
     warnings,
     totalWallSeconds: (nowMs() - started) / 1000,
@@ -160,7 +164,7 @@ async function runBench(quick: boolean): Promise<void> {
     sizes: sizes.map((size) => ({ calls: size.calls, rounds: size.rounds.length, figures: size.figures, reportWrite: size.reportWrite })),
     growth: growthFigures, startupMedianMs: startup.medianMs, benchmarkWallMs: benchmark.wallMs, benchmarkNote: benchmark.note, targets, warnings,
   });
-  process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);
+  process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);
 }
 
 async function main(argv: readonly string[]): Promise<void> {

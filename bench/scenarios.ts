@@ -22,10 +22,10 @@ export const WARMUP_CALLS = 20;
  * it forwards and records every event but never builds or writes a report, so proxy − proxyNoFile is what
  * the report file costs in place (evaluation and document per answer, the atomic write, their side effects).
  */
-export type PathName = 'direct' | 'floor' | 'proxy' | 'proxyNoFile' | 'proxyF4' | 'proxyF1';
+export type PathName = 'direct' | 'floor' | 'proxy' | 'proxyNoFile' | 'proxyF4' | 'proxyF1' | 'proxyJournal';
 
 /** Every path, in the base order that the rounds rotate. */
-export const ALL_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy', 'proxyNoFile', 'proxyF4', 'proxyF1'];
+export const ALL_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy', 'proxyNoFile', 'proxyF4', 'proxyF1', 'proxyJournal'];
 
 /** What a path spawns: the process the client talks to, and the report file it writes (proxy only). */
 export interface PathSpec {
@@ -47,7 +47,9 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
   const reportFile = name === 'proxyNoFile' ? null : join(dir, 'r.json');
   const scenario = name === 'proxyF4' ? ['--scenario', 'F4'] : name === 'proxyF1' ? ['--scenario', 'F1'] : [];
   const report = reportFile === null ? [] : ['--report-file', reportFile];
-  const args = [...nodeFlags, BIN, 'proxy', '--upstream-command', node, '--upstream-arg', UPSTREAM, '--audit-tools', 'off', ...report, ...scenario];
+  // `proxyJournal`: the `proxy` path plus `--journal` (five appended lines per call, issue 15 item 5).
+  const journal = name === 'proxyJournal' ? ['--journal', join(dir, 'j.jsonl')] : [];
+  const args = [...nodeFlags, BIN, 'proxy', '--upstream-command', node, '--upstream-arg', UPSTREAM, '--audit-tools', 'off', ...report, ...scenario, ...journal];
   return { name, command: node, args, reportFile };
 }
 
@@ -84,7 +86,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       { calls: 100, rounds: 3, paths: ALL_PATHS },
       { calls: 1000, rounds: 3, paths: ALL_PATHS },
       { calls: 5000, rounds: 3, paths: ALL_PATHS },
-      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy', 'proxyNoFile'] },
+      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy', 'proxyNoFile', 'proxyJournal'] },
     ],
     startupRuns: 10,
     benchmarkRuns: 1000,

@@ -43,6 +43,9 @@ function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWr
     lines.push(row([path, fixed(f.medianMs, 3), fixed(f.p99Ms), fixed(f.meanMs, 3), fixed(f.addedMs, 3), fixed(f.ratioToDirect), fixed(f.addedOverFloor), fixed(f.peakRssMb, 0)]));
   }
   if (reportWrite !== null) lines.push(reportWriteLine(reportWrite, figures));
+  const journal = figures.proxyJournal?.meanMs;
+  const plain = figures.proxy?.meanMs;
+  if (journal !== undefined && plain !== undefined) lines.push(`--journal: proxyJournal − proxy = ${fixed(journal - plain, 3)} ms per call (means; same run, interleaved)`);
   return lines;
 }
 

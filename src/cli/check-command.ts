@@ -12,13 +12,15 @@ import { UsageError } from './errors.js';
 import type { CommandContext } from './io.js';
 
 /** Flags of `check` that take a value. */
-export const CHECK_VALUE_FLAGS = ['junit', 'markdown', 'html', 'fail-on', 'min-score'] as const;
+export const CHECK_VALUE_FLAGS = ['junit', 'markdown', 'html', 'journal', 'fail-on', 'min-score'] as const;
 
 /** Where the projections go; undefined = not written. */
 export interface CheckOutputs {
   junit?: string;
   markdown?: string;
   html?: string;
+  /** `--journal`: the proxy's journal, for the HTML timeline (times, every read, the real order). */
+  journal?: string;
 }
 
 export interface CheckFlags {
@@ -33,6 +35,7 @@ export function defineCheckCommand(cli: CAC, context: CommandContext): void {
     .option('--junit <file>', 'Write JUnit XML (one testsuite per path, one testcase per session or run)')
     .option('--markdown <file>', 'Write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--html <file>', 'Write a self-contained HTML report with a timeline of the calls')
+    .option('--journal <file>', 'With --html: the proxy\'s --journal file, so the timeline shows every call with its time, in the real order')
     .option('--fail-on <list>', 'Verdicts that fail the check: FAIL, NOT_TESTED, both (default) or none')
     .option('--min-score <n>', 'A PASS scoring below n (0–100) counts as FAIL')
     .example(`${PROGRAM_NAME} check out/harness-report.json --junit out/junit.xml`)
@@ -68,6 +71,10 @@ export function parseCheckFlags(paths: readonly string[], values: FlagValues): C
   }
   const files = Object.values(outputs);
   if (new Set(files).size !== files.length) throw new UsageError('--junit, --markdown and --html must name different files');
+  const journal = single(values, 'journal');
+  if (journal !== undefined && outputs.html === undefined) throw new UsageError('--journal feeds the HTML timeline: give --html <file> too');
+  if (journal !== undefined && files.includes(journal)) throw new UsageError('--journal is read, not written: it must not name an output file');
+  if (journal !== undefined) outputs.journal = journal;
   return {
     paths: [...paths],
     options: { failOn: failOn(single(values, 'fail-on')), minScore: minScore === undefined ? null : numberIn(minScore, 'min-score', 0, 100) },

@@ -8,12 +8,15 @@ import { readSource } from '../adapters/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
 import { formatCheckText } from '../app/check/check-text.js';
-import { buildHtml } from '../app/report-formats/html.js';
+import { resolve } from 'node:path';
+import { readJournal } from '../adapters/report-files/journal-reader.js';
+import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
+import { journalSessionFor, journalSessions, timelineFromJournal, timelineFromReport } from '../app/report-formats/timeline.js';
 import { buildJunit } from '../app/report-formats/junit.js';
 import { buildMarkdown } from '../app/report-formats/markdown.js';
 import type { CheckFlags } from './check-command.js';
 import { formatFatal } from './errors.js';
-import type { CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 
 export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<number> {
   const groups = [];
@@ -27,7 +30,7 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
     const md = markdown !== undefined || (summaryFile !== undefined && summaryFile !== '') ? buildMarkdown(result) : '';
     if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, md);
     if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, md);
-    if (html !== undefined) await writeOutputFile('HTML report', html, buildHtml(result));
+    if (html !== undefined) await writeOutputFile('HTML report', html, buildHtml(result, await journalTimelines(flags.outputs.journal, io)));
   } catch (error) {
     io.stderr.write(`${formatFatal(error)}\n`);
     return CHECK_EXIT.harnessFailed;
@@ -39,15 +42,32 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
  * `proxy --report-html`: at exit, the HTML report of the proxy's own report file or folder, as
  * `check --html` builds it. Returns false (after one line on stderr) when it could not be written.
  */
-export async function writeHtmlReport(paths: readonly string[], file: string, io: CliIo): Promise<boolean> {
+export async function writeHtmlReport(paths: readonly string[], file: string, io: CliIo, journal?: string): Promise<boolean> {
   const groups = [];
   for (const path of paths) groups.push(await readSource(path));
   const result = checkGroups(groups, { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
   try {
-    await writeOutputFile('HTML report', file, buildHtml(result));
+    await writeOutputFile('HTML report', file, buildHtml(result, await journalTimelines(journal, io)));
     return true;
   } catch (error) {
     io.stderr.write(`${formatFatal(error)}\n`);
     return false;
   }
+}
+
+/**
+ * The timelines of the HTML report: from the journal for the reports it has a session of (times, every
+ * call, the real order), from the report alone otherwise. A journal that cannot be read is a harness
+ * failure (throws a one-line Error); skipped lines are told on stderr.
+ */
+async function journalTimelines(path: string | undefined, io: CliIo): Promise<TimelineOf | undefined> {
+  if (path === undefined) return undefined;
+  const contents = await readJournal(resolve(io.cwd, path));
+  if (contents.skipped > 0) writeNotice(io.stderr, `journal ${path}: ${contents.skipped} line(s) that are not journal lines of this version were skipped`);
+  if (contents.tornLastLine) writeNotice(io.stderr, `journal ${path}: its last line is incomplete (the proxy was stopped while writing it) and was skipped`);
+  const sessions = journalSessions(contents.records);
+  return (c, doc) => {
+    const session = journalSessionFor(sessions, c.path, (journaled, report) => resolve(io.cwd, report) === resolve(io.cwd, journaled));
+    return session === null ? timelineFromReport(doc) : timelineFromJournal(session, doc);
+  };
 }

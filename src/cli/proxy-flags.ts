@@ -27,6 +27,10 @@ export interface ProxyFlags {
   reportDir: string | undefined;
   /** `--report-html`: an HTML report of the report file (or folder), written at exit. */
   reportHtml: string | undefined;
+  /** `--journal`: one JSON line per call event appended to this file (docs/journal.md). */
+  journal: string | undefined;
+  /** `--journal-payloads on`: the journal also holds the calls' arguments and results. */
+  journalPayloads: boolean;
   /** `--listen host:port` as given; stdio when undefined. */
   listen: string | undefined;
   /** With `--listen`: at most this many agent sessions at once (undefined: the agent side's default). */
@@ -60,6 +64,8 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
   ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
   ['report-html', 'At exit, also write a self-contained HTML report of the report file (or folder), as check --html does'],
+  ['journal', 'Append one JSON line per call event (received, injected, forwarded, answered, delivered) to this file; format in docs/journal.md'],
+  ['journal-payloads', 'on or off (default): with --journal, also write the calls\' arguments and results (they may hold personal data)'],
   ['listen', 'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000); needs --report-dir'],
   ['max-sessions', 'With --listen: at most this many agent sessions open at once; more are refused (default 100)'],
   ['session-idle-timeout', 'With --listen: seconds without a request after which a session ends and its report is final (default 1800)'],
@@ -125,6 +131,9 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   if (listen !== undefined && get('report-dir') === undefined) {
     throw new UsageError('--listen needs --report-dir <folder>: each agent session\'s verdict is written there (one file per session)');
   }
+  if (get('journal-payloads') !== undefined && get('journal') === undefined) throw new UsageError('--journal-payloads is for --journal: give --journal <file> too');
+  const journalFile = get('journal');
+  if (journalFile !== undefined && [get('report-file'), get('report-html')].includes(journalFile)) throw new UsageError('--journal must name its own file, not the report file or the HTML report');
   const listenOnly = LISTEN_ONLY.find((f) => Object.hasOwn(values, f));
   if (listen === undefined && listenOnly !== undefined) throw new UsageError(`--${listenOnly} is for --listen only`);
   const maxSessions = get('max-sessions');
@@ -145,10 +154,12 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
       ...(readTools !== undefined ? { readTools: commaList(readTools, 'read-tools') } : {}),
     },
     keyFields: keyFields === undefined ? [...DEFAULT_KEY_FIELDS] : commaList(keyFields, 'key-fields'),
-    auditTools: parseOnOff(get('audit-tools')),
+    auditTools: parseOnOff(get('audit-tools'), 'audit-tools', true),
     reportFile: get('report-file'),
     reportDir: get('report-dir'),
     reportHtml: get('report-html'),
+    journal: get('journal'),
+    journalPayloads: parseOnOff(get('journal-payloads'), 'journal-payloads', false),
     listen,
     maxSessions: maxSessions === undefined ? undefined : numberIn(maxSessions, 'max-sessions', 1, 10_000, true),
     sessionIdleTimeoutMs: idleTimeout === undefined ? undefined : Math.round(numberIn(idleTimeout, 'session-idle-timeout', 0.001, 86_400) * 1000),
@@ -198,10 +209,10 @@ function parseUrl(value: string | undefined): URL | undefined {
   return url;
 }
 
-function parseOnOff(value: string | undefined): boolean {
-  if (value === undefined) return true;
+function parseOnOff(value: string | undefined, flag: string, byDefault: boolean): boolean {
+  if (value === undefined) return byDefault;
   const v = value.toLowerCase();
   if (v === 'on') return true;
   if (v === 'off') return false;
-  throw new UsageError(`flag --audit-tools must be on or off, got "${value}"`);
+  throw new UsageError(`flag --${flag} must be on or off, got "${value}"`);
 }

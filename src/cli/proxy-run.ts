@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { createLogger } from '../adapters/logger.js';
 import { FileReportSink } from '../adapters/file-report-sink.js';
+import { FileJournal } from '../adapters/file-journal.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { ReportDirectory } from '../adapters/report-directory.js';
 import { DeferredAgentSide } from '../adapters/deferred-agent-side.js';
@@ -38,18 +39,33 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     await listener?.close();
     throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const clock = new SystemClock();
+  let journal: FileJournal | null = null;
+  if (flags.journal !== undefined) {
+    try {
+      journal = await FileJournal.open(resolve(io.cwd, flags.journal), { payloads: flags.journalPayloads, harnessVersion: HARNESS_VERSION, now: () => clock.now(), notice });
+    } catch (error) {
+      await listener?.close();
+      await reportDir?.removeIfUnused();
+      throw new FatalError(error instanceof Error ? error.message : String(error));
+    }
+  }
   const agentSide = listener ?? new DeferredAgentSide(async () => new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }));
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
   const service = new ProxyService(
     {
       upstream, agentSide, startupSink: sink,
       sessionSink: (sessionId, ordinal) => reportDir?.sinkFor(sessionId, ordinal) ?? sink,
-      clock: new SystemClock(), random, logger, notice,
+      reportPath: (sessionId, ordinal) => reportDir?.fileFor(sessionId, ordinal) ?? sink?.targetPath,
+      ...(sink !== null ? { reportLocation: sink.targetPath } : reportDir !== null ? { reportLocation: reportDir.path } : {}),
+      journal,
+      clock, random, logger, notice,
     },
     {
       scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
       stopWhenSessionEnds: listener === undefined,
+      logCalls: flags.logLevel === 'info' || flags.logLevel === 'debug',
     },
   );
   const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));
@@ -66,13 +82,15 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     if (ready) printReady();
     const exit = await service.done;
     if (exit.code !== 0 || exit.reason !== AGENT_DISCONNECTED) notice(`stopped: ${exit.reason}`);
+    if (exit.endLine !== null) notice(exit.endLine);
     if (flags.reportHtml !== undefined) {
       const report = sink?.targetPath ?? reportDir?.path;
-      const written = report === undefined ? null : await (await import('./check-run.js')).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io);
+      const written = report === undefined ? null : await (await import('./check-run.js')).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io, journal?.path);
       if (written === false) return EXIT_FAILURE;
     }
     return exit.code;
   } finally {
+    journal?.close();
     removeSignalHandler();
     if (!ready) await reportDir?.removeIfUnused();
   }

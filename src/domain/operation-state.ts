@@ -21,6 +21,8 @@ export interface KeyState {
 }
 
 export class OperationState {
+  /** 1-based number in order of first arrival, set by the session (the report's `id`, the journal's `operation`). */
+  ordinal = 0;
   attempts = 0;
   executions = 0;
   rejected = 0;

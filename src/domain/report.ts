@@ -88,6 +88,7 @@ export function poolVerdicts(verdicts: readonly Verdict[]): Verdict {
 /** One `operations[]` entry. */
 export function operationEntry(op: OperationView): Record<string, unknown> {
   return {
+    id: op.ordinal,
     tool: op.tool,
     arguments: op.argsPreview,
     attempts: op.attempts,

@@ -38,6 +38,8 @@ export interface SessionSettings {
 export interface CallDecision {
   attemptId: number;
   callClass: CallClass;
+  /** The write's operation: its 1-based number in order of first arrival (the report's `operations[].id`); null for other calls. */
+  operation: number | null;
   fault: FaultKind | null;
   /** Send the call to the upstream. When false, answer the agent with `injected`. */
   forward: boolean;
@@ -86,6 +88,9 @@ class AttemptHandle implements CallAttempt {
   }
   get callClass(): CallClass {
     return this.decision.callClass;
+  }
+  get operation(): number | null {
+    return this.decision.operation;
   }
   get fault(): FaultKind | null {
     return this.decision.fault;
@@ -212,9 +217,10 @@ export class EvaluationSession {
     const forward = behaviour === null || behaviour.forwards;
     const injected = forward ? null : (behaviour?.injected?.(this.faultSettings()) ?? null);
     const now = this.clock.now();
-    if (callClass === 'write') this.receiveWrite(id, tool, args, fault, forward, now);
+    let operation: number | null = null;
+    if (callClass === 'write') operation = this.receiveWrite(id, tool, args, fault, forward, now);
     else this.receiveOther(id, tool, callClass, args, fault, forward, now);
-    return { attemptId: id, callClass, fault, forward, injected };
+    return { attemptId: id, callClass, operation, fault, forward, injected };
   }
 
   private forwardedEvent(attemptId: number): void {
@@ -283,12 +289,14 @@ export class EvaluationSession {
     return { retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0 };
   }
 
-  private receiveWrite(id: number, tool: string, args: unknown, fault: FaultKind | null, forward: boolean, now: number): void {
+  /** Returns the operation's number (1-based, order of first arrival). */
+  private receiveWrite(id: number, tool: string, args: unknown, fault: FaultKind | null, forward: boolean, now: number): number {
     const identity = identifyOperation(tool, args, this.keyMatcher);
     let op = this.ops.get(identity.opKey);
     if (op === undefined) {
       op = new OperationState(identity.opKey, tool, previewArgs(identity.canonicalArgs));
       this.ops.set(identity.opKey, op);
+      op.ordinal = this.ops.size;
       this.applyContribution(op, ZERO_CONTRIBUTION, assessOperation(op));
     }
     const context: ArrivalContext = {
@@ -308,6 +316,7 @@ export class EvaluationSession {
     this.mutate(target, () => this.applyArrival(target, attempt, now));
     this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
     if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
+    return target.ordinal;
   }
 
   private readonly keyedTools = new Set<string>();

@@ -13,6 +13,8 @@ import type { Verdict } from '../domain/verdict.js';
 
 /** One `report.operations[]` entry. */
 export interface OperationDocument {
+  /** The operation's number in order of first arrival (the journal's `operation`); absent in reports of older versions. */
+  id?: number;
   tool: string;
   arguments: string;
   attempts: number;

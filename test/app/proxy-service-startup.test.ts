@@ -75,7 +75,7 @@ describe('ProxyService: a stop before any session opened (issue 11, R-9.1)', () 
     const stopped = service.stop('received SIGTERM');
     firstWrite.open();
     await starting;
-    expect(await stopped).toEqual({ code: 0, reason: 'received SIGTERM' });
+    expect(await stopped).toMatchObject({ code: 0, reason: 'received SIGTERM', endLine: 'finished: NOT_TESTED, no agent session (no calls judged); no report file' });
     expect(upstreamCalls).not.toContain('connect');
     expect(documents.map((d) => d['status'])).toEqual(['starting', 'failed']);
     expect(documents[1]).toMatchObject({ verdict: 'NOT_TESTED', startupError: 'start-up did not complete: received SIGTERM; no calls were made' });

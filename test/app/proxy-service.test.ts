@@ -71,7 +71,7 @@ describe('ProxyService through in-memory ports (no processes)', () => {
     const report = await agent.callTool({ name: GET_REPORT, arguments: { format: 'json' } }, { signal });
     expect(JSON.stringify(report)).toContain('UNVERIFIED_AFTER_TIMEOUT');
     agentSide.disconnect('session-1');
-    expect(await service.done).toEqual({ code: 0, reason: 'the agent disconnected' });
+    expect(await service.done).toMatchObject({ code: 0, reason: 'the agent disconnected' });
     expect(sinks[0]!.last).toMatchObject({ status: 'finished', verdict: 'PASS' });
     expect(upstream.closed).toBe(true);
     expect(agentSide.closedByProxy).toBe(true);
@@ -91,7 +91,7 @@ describe('ProxyService through in-memory ports (no processes)', () => {
     const agent = agentSide.connect();
     let answered = false;
     void agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal }).then(() => (answered = true));
-    expect(await service.done).toEqual({ code: 1, reason: 'report file not writable' });
+    expect(await service.done).toMatchObject({ code: 1, reason: 'report file not writable' });
     expect(notices.join('\n')).toMatch(/report file could not be written: disk full/);
     expect(upstream.held).toHaveLength(0);
     expect(answered).toBe(false);

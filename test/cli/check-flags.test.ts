@@ -32,3 +32,11 @@ describe('issue 15 check flags', () => {
     expect(printable('a\u001b[2J\nb\u0085')).toBe('a\\u001b[2J\\u000ab\\u0085');
   });
 });
+
+describe('issue 15 check --journal', () => {
+  it('issue 15: --journal goes with --html and must not name an output file', () => {
+    expect(parseCheckFlags(['a'], { html: ['r.html'], journal: ['j.jsonl'] }).outputs).toEqual({ html: 'r.html', journal: 'j.jsonl' });
+    expect(() => parseCheckFlags(['a'], { journal: ['j.jsonl'] })).toThrow('--journal feeds the HTML timeline: give --html <file> too');
+    expect(() => parseCheckFlags(['a'], { html: ['r.html'], journal: ['r.html'] })).toThrow('--journal is read, not written');
+  });
+});

@@ -143,3 +143,13 @@ describe('issue 11: CLI friction', () => {
     }
   });
 });
+
+describe('issue 15 proxy --journal flags', () => {
+  it('issue 15: --journal FILE, --journal-payloads on|off (off by default, only with --journal), its own file', () => {
+    expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl')).toMatchObject({ journal: 'j.jsonl', journalPayloads: false });
+    expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl', '--journal-payloads', 'ON')).toMatchObject({ journalPayloads: true });
+    expect(() => parse('--upstream-command', 'n', '--journal-payloads', 'on')).toThrow('--journal-payloads is for --journal');
+    expect(() => parse('--upstream-command', 'n', '--journal', 'j', '--journal-payloads', 'yes')).toThrow('flag --journal-payloads must be on or off, got "yes"');
+    expect(() => parse('--upstream-command', 'n', '--journal', 'r.json', '--report-file', 'r.json')).toThrow('--journal must name its own file');
+  });
+});

@@ -24,6 +24,7 @@ const score = z.looseObject({
 });
 
 const operation = z.looseObject({
+  id: z.number().int().positive().optional(),
   tool: z.string(),
   arguments: z.string(),
   attempts: count,

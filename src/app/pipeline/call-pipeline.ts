@@ -13,11 +13,12 @@
  * The step order itself is guarded by the domain's `CallAttempt`; this class adds what the application
  * owns: the upstream port, the answer judging, the report writes and the count of calls in flight.
  */
-import type { CallClass } from '../../domain/attempt.js';
+import type { CallClass, ExecutionOutcome } from '../../domain/attempt.js';
 import type { FaultKind } from '../../domain/faults/index.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
+import { CallEvents, type CallEventsDeps } from './call-events.js';
 import { judgeUpstreamAnswer } from './upstream-answer.js';
 
 /**
@@ -38,6 +39,8 @@ export interface CallPipelineDeps {
   publish: PublishReport | null;
   /** Told of every upstream outcome, before it is judged (logging, the size limit). */
   onUpstreamOutcome?(tool: string, outcome: UpstreamCallOutcome): void;
+  /** Told every step of every call (the journal, per-call log lines); absent: nobody listens. */
+  events?: CallEventsDeps;
 }
 
 /** What became of one call, for drivers that show more than the answer (the demo). */
@@ -61,8 +64,11 @@ export const NOT_FORWARDED_SESSION_ENDED: ToolCallResult = {
 export class CallPipeline {
   private inFlight = 0;
   private idle: Array<() => void> = [];
+  private readonly events: CallEvents | null;
 
-  constructor(private readonly deps: CallPipelineDeps) {}
+  constructor(private readonly deps: CallPipelineDeps) {
+    this.events = deps.events === undefined ? null : new CallEvents(deps.events);
+  }
 
   /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
   get callsInFlight(): number {
@@ -78,9 +84,13 @@ export class CallPipeline {
   async run(request: ToolCallRequest, signal?: AbortSignal): Promise<CallRecord> {
     const { session, publish } = this.deps;
     const attempt = session.receive(request.name, request.arguments);
+    const events = this.events;
+    events?.received(attempt, request);
     let record: CallRecord;
+    let upstreamDid: ExecutionOutcome['kind'] | null = null;
     if (!attempt.forward) {
       record = { result: attempt.injected!, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
+      events?.injected(attempt, request.name, record.result);
     } else {
       this.inFlight++;
       try {
@@ -91,11 +101,14 @@ export class CallPipeline {
           record = { result: NOT_FORWARDED_SESSION_ENDED, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
         } else {
           attempt.forwarded();
+          events?.forwarded(attempt, request.name);
           const outcome = await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
           this.deps.onUpstreamOutcome?.(request.name, outcome);
           const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
           const replacement = attempt.answered(judged.execution);
           record = { result: replacement ?? judged.result, callClass: attempt.callClass, fault: attempt.fault, upstream: outcome, replaced: replacement !== null };
+          upstreamDid = judged.execution.kind;
+          events?.answered(attempt, request.name, judged.execution, record.replaced, outcome.kind === 'result' ? outcome.result : undefined);
         }
       } finally {
         this.inFlight--;
@@ -106,6 +119,7 @@ export class CallPipeline {
     // about to see, publish, then answer (R-9.2). An answer that arrives while the session is ending is
     // published after the final report, so it must stay marked as final.
     attempt.delivered();
+    events?.delivered(attempt, request.name, record.result, upstreamDid, record.replaced, record.upstream?.kind === 'timeout');
     if (publish !== null) await publish(this.inFlight === 0);
     return record;
   }

@@ -7,6 +7,10 @@
 import type { ToolClassification } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { ReportWriter, type ReportStatus } from '../../domain/report-document.js';
+import { evaluate } from '../../domain/report.js';
+import type { Verdict } from '../../domain/verdict.js';
+import type { CallEventSink } from '../../ports/call-events.port.js';
+import type { JournalSession } from '../../ports/journal.port.js';
 import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
 import type { AgentCloseReason, AgentSessionHandler } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -34,6 +38,10 @@ export interface JudgedSessionContext {
   clock: Clock;
   random: RandomSource;
   logger: Logger;
+  /** Where this session's call events are journaled (`--journal`); null: no journal. */
+  journal?: JournalSession | null;
+  /** Other observers of the call events (the per-call lines of `--log-level info`). */
+  callObservers?: readonly CallEventSink[];
   /** The report could not be written: the proxy must stop with exit 1. */
   onFatal(message: string): void;
   /** The upstream sent an answer over the size limit, so its connection is being closed (`detail` says why). */
@@ -43,6 +51,12 @@ export interface JudgedSessionContext {
 
 /** A promise that never settles: the agent must not get an answer after the report failed (R-9.3). */
 const never = new Promise<never>(() => undefined);
+
+/** Where a session stands: its verdict and score (for the proxy's end line). */
+export interface SessionOutcome {
+  verdict: Verdict;
+  score: number | null;
+}
 
 export class JudgedSession implements AgentSessionHandler {
   readonly evaluation: EvaluationSession;
@@ -71,6 +85,7 @@ export class JudgedSession implements AgentSessionHandler {
         if (outcome.kind !== 'result') ctx.logger.warn({ tool, outcome: outcome.kind }, 'no usable answer from the upstream');
         if (outcome.kind === 'too-large') ctx.onUpstreamTooLarge(outcome.detail);
       },
+      ...eventsOf(ctx),
     });
   }
 
@@ -101,8 +116,16 @@ export class JudgedSession implements AgentSessionHandler {
       this.evaluation.finish();
       this.status = 'finished';
       if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);
+      const outcome = this.outcome();
+      this.ctx.journal?.ended({ verdict: outcome.verdict, score: outcome.score });
     })();
     return this.ended;
+  }
+
+  /** The session's verdict and score as they stand. */
+  outcome(): SessionOutcome {
+    const { verdict, score } = evaluate(this.evaluation);
+    return { verdict: verdict.verdict, score: score.overall };
   }
 
   /** Publishes the report (coalesced with other answers of this turn, or at once); fatal on failure. */
@@ -122,4 +145,12 @@ export class JudgedSession implements AgentSessionHandler {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+/** The pipeline's call-event observers: the journal first, then the others; nothing when none. */
+function eventsOf(ctx: JudgedSessionContext) {
+  const sinks: CallEventSink[] = [...(ctx.journal ? [ctx.journal] : []), ...(ctx.callObservers ?? [])];
+  if (sinks.length === 0) return {};
+  const sink: CallEventSink = sinks.length === 1 ? sinks[0]! : { callEvent: (event) => sinks.forEach((s) => s.callEvent(event)) };
+  return { events: { sink, clock: ctx.clock } };
 }

@@ -15,6 +15,10 @@ import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamExit, UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { Journal } from '../../ports/journal.port.js';
+import { scenarioName } from '../../domain/verdict.js';
+import { CallLines } from './call-lines.js';
+import { endLine, summaryLine, type EndedSession } from './end-lines.js';
 import { JudgedSession } from './judged-session.js';
 
 export interface ProxyConfig {
@@ -29,6 +33,8 @@ export interface ProxyConfig {
   serverName: string;
   /** stdio: the proxy ends with its one agent. A network listener keeps serving new agents instead. */
   stopWhenSessionEnds: boolean;
+  /** `--log-level info`: one line per call on stderr when the agent gets its answer. */
+  logCalls?: boolean;
 }
 
 export interface ProxyDeps {
@@ -43,6 +49,12 @@ export interface ProxyDeps {
   logger: Logger;
   /** One line of human output (stderr). */
   notice(line: string): void;
+  /** The journal of every session's calls (`--journal`); absent: none. */
+  journal?: Journal | null;
+  /** The report file of a session, for the end line and the journal; absent or undefined: none. */
+  reportPath?(sessionId: string, ordinal: number): string | undefined;
+  /** The report file or folder, for the end line; absent: no report. */
+  reportLocation?: string;
 }
 
 /** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
@@ -52,10 +64,19 @@ export const AGENT_DISCONNECTED = 'the agent disconnected';
 export interface ProxyExit {
   code: 0 | 1;
   reason: string;
+  /** Every agent session that ended, with its verdict, score and report file. */
+  sessions: EndedSession[];
+  /**
+   * The proxy's last line (issue 15 item 6): verdict, score, report — stdio's session, or a summary of
+   * `--listen`'s sessions; null after a report that could not be written (its verdict is not to be used).
+   */
+  endLine: string | null;
 }
 
 export class ProxyService {
   private readonly sessions = new Set<JudgedSession>();
+  private readonly endedSessions: EndedSession[] = [];
+  private readonly sessionInfo = new WeakMap<JudgedSession, { sessionId: string; ordinal: number; report: string | undefined }>();
   private classification: ToolClassification[] = [];
   private classifier: ToolClassifier | null = null;
   private tools: ToolDescriptor[] = [];
@@ -125,7 +146,7 @@ export class ProxyService {
   stop(reason: string): Promise<ProxyExit> {
     this.stopping ??= (async () => {
       this.deps.logger.info({ reason }, 'stopping');
-      await Promise.all([...this.sessions].map((s) => s.end(this.config.drainMs)));
+      await Promise.all([...this.sessions].map((s) => this.endSession(s)));
       // Stopped before any session opened (the agent left during start-up, a signal): the file must not
       // say `starting` for good.
       if (this.opened === 0 && !this.fatal) {
@@ -134,7 +155,9 @@ export class ProxyService {
       }
       await this.deps.agentSide.close().catch(() => undefined);
       await this.deps.upstream.close();
-      const exit: ProxyExit = { code: this.fatal ? 1 : 0, reason };
+      // The end line(s) (issue 15 item 6): never after a report that could not be written (its verdict is not to be used).
+      const endLine = this.fatal ? null : summaryLine(this.endedSessions, !this.config.stopWhenSessionEnds, this.deps.reportLocation);
+      const exit: ProxyExit = { code: this.fatal ? 1 : 0, reason, sessions: [...this.endedSessions], endLine };
       this.resolveDone(exit);
       return exit;
     })();
@@ -142,6 +165,11 @@ export class ProxyService {
   }
 
   private openSession(sessionId: string): JudgedSession {
+    const ordinal = ++this.opened;
+    const report = this.deps.reportPath?.(sessionId, ordinal);
+    const listen = !this.config.stopWhenSessionEnds;
+    const journal = this.deps.journal?.session(sessionId, { scenario: scenarioName(this.config.scenario), ...(report !== undefined ? { report } : {}) }) ?? null;
+    const callObservers = this.config.logCalls === true ? [new CallLines((line) => this.deps.notice(line), listen ? `session ${ordinal}: ` : '')] : [];
     const session = new JudgedSession({
       sessionId,
       scenario: this.config.scenario,
@@ -153,15 +181,18 @@ export class ProxyService {
       auditTools: this.config.auditTools,
       callTimeoutMs: this.config.callTimeoutMs,
       harnessVersion: this.config.harnessVersion,
-      sink: this.deps.sessionSink(sessionId, ++this.opened),
+      sink: this.deps.sessionSink(sessionId, ordinal),
       clock: this.deps.clock,
       random: this.deps.random,
       logger: this.deps.logger,
+      journal,
+      callObservers,
       onFatal: (message) => this.reportFailed(message),
       onUpstreamTooLarge: (detail) => (this.closedByProxy ??= detail),
       onClosed: (reason) => this.sessionClosed(session, reason),
     });
     this.sessions.add(session);
+    this.sessionInfo.set(session, { sessionId, ordinal, report });
     void session.publishRunning();
     return session;
   }
@@ -172,7 +203,20 @@ export class ProxyService {
       void this.stop(describeClose(reason));
       return;
     }
-    void session.end(this.config.drainMs).finally(() => this.sessions.delete(session));
+    void this.endSession(session).then(() => this.sessions.delete(session));
+  }
+
+  /** Ends a session once (its end is shared) and records its outcome; null when it had ended before. */
+  private async endSession(session: JudgedSession): Promise<EndedSession | null> {
+    await session.end(this.config.drainMs);
+    const info = this.sessionInfo.get(session);
+    if (info === undefined) return null;
+    this.sessionInfo.delete(session);
+    const ended: EndedSession = { ...info, ...session.outcome() };
+    this.endedSessions.push(ended);
+    // With --listen each session says how it ended when it ends; stdio's one session is the summary line.
+    if (!this.config.stopWhenSessionEnds && !this.fatal) this.deps.notice(endLine(ended, true));
+    return ended;
   }
 
   /** The report could not be written: say so, exit 1 at once; the agent gets no answer (R-9.3). */

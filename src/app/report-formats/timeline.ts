@@ -1,13 +1,14 @@
 /**
  * The calls of a session as rows of a timeline (the HTML report draws them). Two sources fill the same
- * shape: {@link timelineFromReport} derives it from a report file alone, and a journal (one line per
- * event, with times and every read) can later fill it exactly — the HTML builder takes a `Timeline`
- * and does not care which. From the report alone the rows are the write attempts of each operation, in
+ * shape: {@link timelineFromReport} derives it from a report file alone, and {@link timelineFromJournal}
+ * fills it exactly from the journal (`--journal`: one line per event, with times and every read) — the
+ * HTML builder takes a `Timeline` and does not care which. From the report alone the rows are the write attempts of each operation, in
  * the order the operations first appeared; the times, the reads and the order of attempts within one
  * operation are not in the report, so `exact` is false and the report says so.
  */
 import { FAULTS, type FaultKind } from '../../domain/faults/index.js';
 import type { ToolClass } from '../../domain/classification.js';
+import type { JournalCallRecord, JournalOpenedRecord, JournalRecord } from '../../ports/journal.port.js';
 import type { OperationDocument, SessionReportDocument } from '../../ports/report-documents.js';
 
 /** What the upstream did with a call. */
@@ -97,4 +98,131 @@ export function timelineFromReport(doc: SessionReportDocument): Timeline {
   doc.report.operations.forEach((op, i) => calls.push(...operationRows(op, i, classOf, calls.length + 1)));
   const { read, unclassified } = doc.report.coverage.calls;
   return { exact: false, calls, unlisted: { read, unclassified } };
+}
+
+/** One agent session of a journal: its `opened` line (when kept) and its call lines in file order. */
+export interface JournalSessionRecords {
+  session: string;
+  opened: JournalOpenedRecord | null;
+  calls: JournalCallRecord[];
+}
+
+/** The journal's records grouped by agent session, in the order the sessions opened. */
+export function journalSessions(records: readonly JournalRecord[]): JournalSessionRecords[] {
+  const sessions = new Map<string, JournalSessionRecords>();
+  const of = (session: string): JournalSessionRecords => {
+    let entry = sessions.get(session);
+    if (entry === undefined) sessions.set(session, (entry = { session, opened: null, calls: [] }));
+    return entry;
+  };
+  for (const record of records) {
+    if (record.event === 'journal' || record.event === 'ended') continue;
+    if (record.event === 'opened') of(record.session).opened = record;
+    else of(record.session).calls.push(record);
+  }
+  return [...sessions.values()];
+}
+
+const TOLD_WORDS: Record<string, string> = {
+  answer: "the upstream's answer",
+  error: 'an error (isError)',
+  timeout: 'a timeout (isError)',
+};
+
+/** The first text block of a result, when the journal has it (`--journal-payloads on`). */
+function resultText(result: unknown): string | null {
+  if (typeof result !== 'object' || result === null) return null;
+  const content = Object.hasOwn(result, 'content') ? (result as { content: unknown }).content : undefined;
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  if (typeof first !== 'object' || first === null || !Object.hasOwn(first, 'text')) return null;
+  const text = (first as { text: unknown }).text;
+  return typeof text === 'string' ? text : null;
+}
+
+/**
+ * The exact timeline of one session from its journal lines (see {@link journalSessions}): every call —
+ * reads and unclassified calls included — in the order the proxy received them, with its time since the
+ * session opened; the report adds what the journal does not repeat (argument previews without
+ * `--journal-payloads`, the operations' index, retry_after windows). A call still open when the journal
+ * ends (the proxy was killed) shows no answer.
+ */
+export function timelineFromJournal(records: JournalSessionRecords, doc: SessionReportDocument): Timeline {
+  const classes = new Map(doc.toolClassification.map((t) => [t.name, t.class]));
+  const byId = new Map<number, number>();
+  doc.report.operations.forEach((op, i) => {
+    if (op.id !== undefined) byId.set(op.id, i);
+  });
+  const origin = records.opened?.at ?? records.calls[0]?.at ?? 0;
+  const rows = new Map<number, TimelineCall & { at: number; executedAt: boolean }>();
+  const attemptsOf = new Map<number, number>();
+  for (const e of records.calls) {
+    if (e.event === 'received') {
+      const index = e.operation === null ? null : (byId.get(e.operation) ?? null);
+      const n = e.operation === null ? 1 : (attemptsOf.get(e.operation) ?? 0) + 1;
+      if (e.operation !== null) attemptsOf.set(e.operation, n);
+      const args = Object.hasOwn(e, 'arguments') ? JSON.stringify(e.arguments ?? null) : index === null ? '' : doc.report.operations[index]!.arguments;
+      rows.set(e.attempt, {
+        seq: rows.size + 1, atMs: e.at - origin, at: e.at, tool: e.tool, toolClass: classes.get(e.tool) ?? e.class, arguments: args,
+        operation: index, attempt: n, fault: e.fault, upstream: 'not sent', agentTold: 'no answer (the journal ends first)', duplicate: false,
+        retryAfter: null, executedAt: false,
+      });
+      continue;
+    }
+    const row = rows.get(e.attempt);
+    if (row === undefined) continue;
+    if (e.event === 'answered') {
+      row.upstream = e.upstream === 'executed' || e.upstream === 'rejected' || e.upstream === 'unknown' ? e.upstream : 'not sent';
+      row.executedAt = e.upstream === 'executed';
+    } else if (e.event === 'delivered' || e.event === 'injected') {
+      const text = resultText(e.result);
+      const told = e.told ?? 'error';
+      row.agentTold = e.event === 'injected' || told !== 'answer'
+        ? `${TOLD_WORDS[told] ?? told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
+        : `${TOLD_WORDS.answer}${text === null ? '' : `: ${text}`}`;
+    }
+  }
+  const calls = [...rows.values()];
+  const executions = new Map<number | null, number>();
+  for (const row of calls) if (row.executedAt) executions.set(row.operation, (executions.get(row.operation) ?? 0) + 1);
+  for (const [i, row] of calls.entries()) {
+    row.duplicate = row.executedAt && row.operation !== null && (executions.get(row.operation) ?? 0) >= 2;
+    if (row.fault !== null && isFault(row.fault) && FAULTS[row.fault].opensRetryWindow === true && row.operation !== null) {
+      const op = doc.report.operations[row.operation]!;
+      const next = calls.slice(i + 1).find((later) => later.operation === row.operation);
+      const requiredMs = op.retryAfter?.requiredMs ?? (doc.report.scenario.id === 'F2' ? 60_000 : 0);
+      row.retryAfter = { requiredMs, waitedMs: next === undefined ? null : next.at - row.at };
+    }
+  }
+  return {
+    exact: true,
+    calls: calls.map(({ at: _at, executedAt: _executed, ...call }) => call),
+    unlisted: { read: 0, unclassified: 0 },
+  };
+}
+
+/** The fault's own words when the journal has no payloads: `: <text>`, or '' when there is no fault text. */
+function injectedText(fault: string | null, op: OperationDocument | undefined): string {
+  if (fault === null || !isFault(fault)) return '';
+  const behaviour = FAULTS[fault];
+  const seconds = op?.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
+  const result = behaviour.injected?.({ retryAfterSeconds: seconds }) ?? behaviour.replaceExecuted?.({ retryAfterSeconds: seconds });
+  const text = result?.content[0]?.text;
+  return text === undefined ? '' : `: ${text}`;
+}
+
+const fileName = (path: string): string => path.split(/[\\/]/).filter((p) => p !== '').pop() ?? path;
+
+/**
+ * Which journal session belongs to the report at `reportPath`: the one whose `opened` line names that
+ * file (`samePath` compares, the caller knows the working folder), else the only one naming a file of
+ * that name (a report copied elsewhere, e.g. a CI artifact), else the journal's only session when it names
+ * no report. Null: the report's timeline comes from the report alone.
+ */
+export function journalSessionFor(sessions: readonly JournalSessionRecords[], reportPath: string, samePath: (journaled: string, report: string) => boolean): JournalSessionRecords | null {
+  const named = (s: JournalSessionRecords) => s.opened?.report;
+  const exact = sessions.filter((s) => named(s) !== undefined && samePath(named(s)!, reportPath));
+  if (exact.length === 1) return exact[0]!;
+  const byName = sessions.filter((s) => named(s) !== undefined && fileName(named(s)!) === fileName(reportPath));
+  if (byName.length === 1) return byName[0]!;
+  return sessions.length === 1 && named(sessions[0]!) === undefined ? sessions[0]! : null;
 }

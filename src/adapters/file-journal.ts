@@ -1,0 +1,148 @@
+/**
+ * The journal file (`--journal`, format in `docs/journal.md`): one JSON line per event, appended with one
+ * synchronous `write` each on a descriptor opened `O_APPEND`. Nothing is buffered in the process, so a
+ * proxy that is killed leaves every event it had told the journal, at most the last line torn (readers
+ * skip it), and every answer the agent got is in the file before the agent has it.
+ *
+ * Opening never follows a link: the file is created (or emptied, like the report file) with `O_NOFOLLOW`,
+ * mode 600 (it may hold personal data with `--journal-payloads`); a symbolic link, a non-regular file, or
+ * another user's file in a world-writable sticky folder (`/tmp`) is refused.
+ *
+ * A write that fails (full disk) is told once on stderr and the journal stops there: the file is then
+ * a true prefix of the run, as after a kill.
+ */
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
+import { lstat, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { CallEvent } from '../ports/call-events.port.js';
+import { JOURNAL_VERSION, type Journal, type JournalSession, type JournalSessionEnd, type JournalSessionInfo } from '../ports/journal.port.js';
+
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+const NON_BLOCK = constants.O_NONBLOCK ?? 0;
+/** Create or empty, append only, never through a link, never blocking on a FIFO planted meanwhile. */
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | NO_FOLLOW | NON_BLOCK;
+const STICKY_WORLD_WRITABLE = 0o1002;
+
+export interface FileJournalOptions {
+  /** Write `arguments` and `result` of calls (`--journal-payloads`); off by default. */
+  payloads: boolean;
+  harnessVersion: string;
+  /** Milliseconds since the epoch (the header and session lines). */
+  now: () => number;
+  /** Told once when a write fails. */
+  notice: (line: string) => void;
+  /** The proxy's user id (default `process.getuid()`). */
+  uid?: number;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code: unknown = error instanceof Error ? Object.getOwnPropertyDescriptor(error, 'code')?.value : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+}
+
+/** Refuses what must never be opened; one-line Errors. */
+async function checkTarget(path: string, uid: number | undefined): Promise<void> {
+  const folder = await stat(dirname(path)).catch(() => null);
+  if (folder === null || !folder.isDirectory()) throw new Error(`journal folder does not exist: ${dirname(path)}`);
+  const info = await lstat(path).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return null;
+    throw new Error(`journal file cannot be used: ${path} (${errorText(error)})`);
+  });
+  if (info === null) return;
+  if (info.isSymbolicLink()) throw new Error(`journal file is a symbolic link, refused (it may have been planted): ${path}`);
+  if (!info.isFile()) throw new Error(`journal file must be a regular file: ${path}`);
+  if ((folder.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE && uid !== undefined && info.uid !== uid) {
+    throw new Error(`journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`);
+  }
+}
+
+export class FileJournal implements Journal {
+  private broken = false;
+
+  private constructor(
+    readonly path: string,
+    private fd: number | null,
+    private readonly options: FileJournalOptions,
+  ) {}
+
+  /** Opens (creates or empties) the journal and writes its header line; rejects with a one-line Error. */
+  static async open(path: string, options: FileJournalOptions): Promise<FileJournal> {
+    const absolute = resolve(path);
+    const uid = 'uid' in options ? options.uid : process.getuid?.();
+    await checkTarget(absolute, uid);
+    let fd: number;
+    try {
+      fd = openSync(absolute, OPEN_FLAGS, 0o600);
+    } catch (error) {
+      const why = errorCode(error) === 'ELOOP' ? 'is a symbolic link, refused' : `cannot be opened (${errorText(error)})`;
+      throw new Error(`journal file ${why}: ${path}`);
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw new Error(`journal file must be a regular file: ${path}`);
+    }
+    const journal = new FileJournal(absolute, fd, options);
+    journal.append(JSON.stringify({ v: JOURNAL_VERSION, event: 'journal', at: options.now(), harnessVersion: options.harnessVersion, payloads: options.payloads }));
+    if (journal.broken) throw new Error(`journal file cannot be written: ${path}`);
+    return journal;
+  }
+
+  session(sessionId: string, info: JournalSessionInfo): JournalSession {
+    const id = JSON.stringify(sessionId);
+    this.append(`{"v":${JOURNAL_VERSION},"event":"opened","at":${this.options.now()},"session":${id},"scenario":${JSON.stringify(info.scenario)}${info.report === undefined ? '' : `,"report":${JSON.stringify(info.report)}`}}`);
+    return {
+      callEvent: (event) => this.append(this.callLine(id, event)),
+      ended: (end: JournalSessionEnd) => this.append(`{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}}`),
+    };
+  }
+
+  /** Closes the file (the proxy's end). */
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // nothing left to do
+    }
+    this.fd = null;
+  }
+
+  /** One call line; built by hand from the fixed fields (the hot path), the payloads only when asked. */
+  private callLine(session: string, e: CallEvent): string {
+    let line = `{"v":${JOURNAL_VERSION},"event":"${e.step}","at":${e.at},"session":${session},"attempt":${e.attempt},"tool":${JSON.stringify(e.tool)}` +
+      `,"class":"${e.callClass}","operation":${e.operation === null ? 'null' : e.operation},"fault":${e.fault === null ? 'null' : `"${e.fault}"`}`;
+    if (e.upstream !== undefined) line += `,"upstream":${e.upstream === null ? 'null' : `"${e.upstream}"`}`;
+    if (e.reason !== undefined) line += `,"reason":"${e.reason}"`;
+    if (e.replaced !== undefined) line += `,"replaced":${e.replaced}`;
+    if (e.told !== undefined) line += `,"told":"${e.told}"`;
+    if (this.options.payloads) {
+      if (e.step === 'received') line += `,"arguments":${payload(e.arguments ?? null)}`;
+      if (e.result !== undefined) line += `,"result":${payload(e.result)}`;
+    }
+    return `${line}}`;
+  }
+
+  private append(line: string): void {
+    if (this.broken || this.fd === null) return;
+    try {
+      const bytes = Buffer.from(`${line}\n`);
+      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+    } catch (error) {
+      this.broken = true;
+      this.options.notice(`the journal could not be written (${errorText(error)}); it stops here: ${this.path}`);
+    }
+  }
+}
+
+/** A payload as JSON; a value JSON cannot hold (nested too deeply) is replaced by a note, never dropped silently. */
+function payload(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    return JSON.stringify({ unserialisable: errorText(error) });
+  }
+}

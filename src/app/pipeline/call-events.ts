@@ -1,0 +1,63 @@
+/**
+ * Tells a {@link CallEventSink} the steps of each call as the pipeline goes through them (the journal,
+ * the per-call log lines). Kept apart from the pipeline so that the pipeline only says "this step
+ * happened" and this file decides what an event holds.
+ */
+import type { ExecutionOutcome } from '../../domain/attempt.js';
+import type { CallDecision } from '../../domain/session.js';
+import type { AgentTold, CallEvent, CallEventSink, CallStep, UpstreamVerdict } from '../../ports/call-events.port.js';
+import type { Clock } from '../../ports/clock.port.js';
+import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
+
+/** Where a pipeline's call events go, and the clock that stamps them. */
+export interface CallEventsDeps {
+  sink: CallEventSink;
+  clock: Clock;
+}
+
+export class CallEvents {
+  constructor(private readonly deps: CallEventsDeps) {}
+
+  received(decision: CallDecision, request: ToolCallRequest): void {
+    const event = this.event('received', decision, request.name);
+    event.arguments = request.arguments;
+    this.deps.sink.callEvent(event);
+  }
+
+  injected(decision: CallDecision, tool: string, result: ToolCallResult): void {
+    const event = this.event('injected', decision, tool);
+    event.result = result;
+    this.deps.sink.callEvent(event);
+  }
+
+  forwarded(decision: CallDecision, tool: string): void {
+    this.deps.sink.callEvent(this.event('forwarded', decision, tool));
+  }
+
+  answered(decision: CallDecision, tool: string, execution: ExecutionOutcome, replaced: boolean, result: ToolCallResult | undefined): void {
+    const event = this.event('answered', decision, tool);
+    event.upstream = execution.kind;
+    if (execution.kind === 'unknown') event.reason = execution.reason;
+    event.replaced = replaced;
+    if (result !== undefined) event.result = result;
+    this.deps.sink.callEvent(event);
+  }
+
+  /** `upstream`: what the upstream did, or null when the call never reached it. `timedOut`: the proxy's own wait ran out. */
+  delivered(decision: CallDecision, tool: string, result: ToolCallResult, upstream: UpstreamVerdict | null, replaced: boolean, timedOut: boolean): void {
+    const event = this.event('delivered', decision, tool);
+    event.upstream = upstream;
+    event.told = toldOf(result, replaced || timedOut);
+    event.result = result;
+    this.deps.sink.callEvent(event);
+  }
+
+  private event(step: CallStep, decision: CallDecision, tool: string): CallEvent {
+    return { step, at: this.deps.clock.now(), attempt: decision.attemptId, tool, callClass: decision.callClass, operation: decision.operation, fault: decision.fault };
+  }
+}
+
+function toldOf(result: ToolCallResult, timeout: boolean): AgentTold {
+  if (result.isError !== true) return 'answer';
+  return timeout ? 'timeout' : 'error';
+}

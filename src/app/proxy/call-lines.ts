@@ -1,0 +1,47 @@
+/**
+ * `--log-level info`: one line per call for the operator, when the agent gets its answer —
+ * `#3 create_booking write — F1 ghost write: executed upstream, agent told timeout`. A call-event
+ * observer like the journal; the line goes out through the notice writer (escaped for the terminal).
+ */
+import type { FaultKind } from '../../domain/faults/index.js';
+import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
+
+/** Short names of the faults; a fault without one (a newer kind) is shown by its id. */
+const FAULT_WORDS: Partial<Record<FaultKind, string>> = {
+  F1: 'F1 ghost write',
+  F2: 'F2 rate limit (429)',
+  F3: 'F3 truncated JSON',
+  F4: 'F4 pass-through',
+  F5: 'F5 server error',
+  chaos: 'chaos error',
+};
+
+const UPSTREAM_WORDS = {
+  executed: 'executed upstream',
+  rejected: 'rejected by the upstream (isError)',
+  unknown: 'unknown whether executed upstream',
+  unavailable: 'upstream unavailable, not executed',
+} as const;
+
+const TOLD_WORDS = { answer: "agent got the upstream's answer", error: 'agent told error', timeout: 'agent told timeout' } as const;
+
+/** The line of one delivered call (`prefix`: e.g. the session, with `--listen`). */
+export function callLine(event: CallEvent, prefix = ''): string {
+  const fault = event.fault === null ? '' : `${FAULT_WORDS[event.fault] ?? event.fault}: `;
+  const upstream = event.upstream === null || event.upstream === undefined ? 'not sent upstream' : UPSTREAM_WORDS[event.upstream];
+  const told = event.told === undefined ? '' : `, ${TOLD_WORDS[event.told]}`;
+  return `${prefix}#${event.attempt} ${event.tool} ${event.callClass} — ${fault}${upstream}${told}`;
+}
+
+/** Writes {@link callLine} for every delivered call. */
+export class CallLines implements CallEventSink {
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly prefix = '',
+  ) {}
+
+  callEvent(event: CallEvent): void {
+    if (event.step === 'delivered') this.write(callLine(event, this.prefix));
+  }
+}
+

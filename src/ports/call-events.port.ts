@@ -1,0 +1,52 @@
+/**
+ * The steps of every call, as the call pipeline goes through them: the observer port behind the journal
+ * (`--journal`, `docs/journal.md`) and the per-call lines of `--log-level info`. The pipeline tells a
+ * {@link CallEventSink} each step synchronously, in order; a sink must be cheap and must not throw (the
+ * pipeline does not wait for it, and a sink that cannot write says so itself, once).
+ *
+ * An event carries references to the call's arguments and results, never copies: whether they are
+ * written anywhere is the sink's decision (the journal writes them only with `--journal-payloads`).
+ */
+import type { CallClass, UnknownReason } from '../domain/attempt.js';
+import type { FaultKind } from '../domain/faults/index.js';
+import type { ToolCallResult } from './mcp-shapes.js';
+
+/** The steps of one call, in the order they can happen (`injected` and `forwarded` exclude each other). */
+export type CallStep = 'received' | 'injected' | 'forwarded' | 'answered' | 'delivered';
+
+/** What the upstream did with a forwarded call (R-1.3), as judged. */
+export type UpstreamVerdict = 'executed' | 'rejected' | 'unknown' | 'unavailable';
+
+/** What the agent was told: the upstream's answer, a failure (`isError`), or a timeout (F1, the proxy's own wait). */
+export type AgentTold = 'answer' | 'error' | 'timeout';
+
+export interface CallEvent {
+  step: CallStep;
+  /** Clock time of the step (milliseconds since the epoch with the system clock). */
+  at: number;
+  /** The attempt's number in its session (1-based, every call counts, reads too). */
+  attempt: number;
+  tool: string;
+  callClass: CallClass;
+  /** The write's operation number (the report's `operations[].id`); null for reads and unclassified calls. */
+  operation: number | null;
+  /** The fault the session decided for this call at receipt (F4 marks its pass-through writes too). */
+  fault: FaultKind | null;
+  /** `answered`: what the upstream did; `delivered`: the same, or null when the call never reached it. */
+  upstream?: UpstreamVerdict | null;
+  /** `answered` with `upstream: "unknown"`: why (R-1.3). */
+  reason?: UnknownReason;
+  /** `answered`: the upstream's answer is replaced by the fault's (F1's timeout after a ghost write). */
+  replaced?: boolean;
+  /** `delivered`: what the agent got. */
+  told?: AgentTold;
+  /** `received`: the call's arguments, verbatim (a reference). */
+  arguments?: unknown;
+  /** `injected`, `answered` (the upstream's result, when it sent one) and `delivered`: the result (a reference). */
+  result?: ToolCallResult;
+}
+
+/** Told every step of every call of one session. */
+export interface CallEventSink {
+  callEvent(event: CallEvent): void;
+}

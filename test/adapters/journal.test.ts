@@ -1,0 +1,100 @@
+/**
+ * The journal file adapter and its reader (issue 15 item 5, docs/journal.md): a torn last line and
+ * foreign lines are skipped (and said), a file that is not a journal is refused in one line, and the
+ * writer never follows a planted link.
+ */
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileJournal } from '../../src/adapters/file-journal.js';
+import { parseJournal, readJournal } from '../../src/adapters/report-files/journal-reader.js';
+import { tempFiles } from '../support/report-docs.js';
+
+const HEADER = '{"v":1,"event":"journal","at":1,"harnessVersion":"t","payloads":false}';
+const OPENED = '{"v":1,"event":"opened","at":2,"session":"s","scenario":"scenario F1"}';
+const call = (attempt: number, event: string) =>
+  `{"v":1,"event":"${event}","at":${attempt * 10},"session":"s","attempt":${attempt},"tool":"create_order","class":"write","operation":1,"fault":null}`;
+
+let files: ReturnType<typeof tempFiles> | undefined;
+afterEach(() => files?.remove());
+
+describe('journal reader (issue 15 item 5)', () => {
+  it('issue 15: a complete journal reads back every record, nothing skipped', () => {
+    const text = [HEADER, OPENED, call(1, 'received'), call(1, 'forwarded'), ''].join('\n');
+    expect(parseJournal(text)).toMatchObject({ tornLastLine: false, skipped: 0, records: [{ event: 'journal' }, { event: 'opened' }, { event: 'received' }, { event: 'forwarded' }] });
+  });
+
+  it('issue 15: a torn last line (no line feed: the writer was killed mid-line) is skipped, every complete line kept', () => {
+    const full = [HEADER, OPENED, call(1, 'received'), call(1, 'forwarded')].join('\n');
+    for (const cut of [3, 20, call(1, 'answered').length - 1]) {
+      const contents = parseJournal(`${full}\n${call(1, 'answered').slice(0, cut)}`);
+      expect(contents.tornLastLine).toBe(true);
+      expect(contents.skipped).toBe(0);
+      expect(contents.records.map((r) => r.event)).toEqual(['journal', 'opened', 'received', 'forwarded']);
+    }
+  });
+
+  it('issue 15: foreign lines (not JSON, another version, a wrong field type, an unknown event) are skipped and counted', () => {
+    const text = [
+      HEADER, 'hello world', '{"v":2,"event":"received","at":1}', call(1, 'received').replace('"attempt":1', '"attempt":"1"'),
+      call(1, 'received').replace('"class":"write"', '"class":"writes"'), '{"v":1,"event":"teleported","at":3,"session":"s"}', '[1,2]',
+      call(1, 'received'), '',
+    ].join('\n');
+    const contents = parseJournal(text);
+    expect(contents.skipped).toBe(6);
+    expect(contents.records.map((r) => r.event)).toEqual(['journal', 'received']);
+  });
+
+  it('issue 15: a file that is not a journal (no header first) is refused with one line', async () => {
+    expect(() => parseJournal('{"verdict":"PASS"}\n', 'r.json')).toThrow(/^not a journal \(version 1\): r\.json/);
+    expect(() => parseJournal('', 'empty')).toThrow(/not a journal/);
+    await expect(readJournal('/nonexistent/journal.jsonl')).rejects.toThrow(/^journal cannot be read: \/nonexistent\/journal\.jsonl/);
+  });
+});
+
+describe('journal file (issue 15 item 5)', () => {
+  const options = { payloads: false, harnessVersion: 't', now: () => 5, notice: () => undefined };
+
+  it('R-9.4/issue 15: a symbolic link at the journal path is refused, and the file it points at is untouched', async () => {
+    files = tempFiles({ 'precious.txt': 'keep me\n' });
+    symlinkSync(files.path('precious.txt'), files.path('journal.jsonl'));
+    await expect(FileJournal.open(files.path('journal.jsonl'), options)).rejects.toThrow(/journal file is a symbolic link, refused/);
+    expect(readFileSync(files.path('precious.txt'), 'utf8')).toBe('keep me\n');
+  });
+
+  it('issue 15: a folder or a missing folder is refused in one line', async () => {
+    files = tempFiles();
+    mkdirSync(join(files.dir, 'sub'));
+    await expect(FileJournal.open(join(files.dir, 'sub'), options)).rejects.toThrow(/journal file must be a regular file/);
+    await expect(FileJournal.open(join(files.dir, 'nope', 'j.jsonl'), options)).rejects.toThrow(/journal folder does not exist/);
+  });
+
+  it('issue 15: a new run starts the file afresh with its header; lines are appended in order, each a complete JSON line', async () => {
+    files = tempFiles();
+    writeFileSync(files.path('j.jsonl'), 'old run\n');
+    const journal = await FileJournal.open(files.path('j.jsonl'), options);
+    const session = journal.session('s', { scenario: 'scenario F1', report: '/r.json' });
+    session.callEvent({ step: 'received', at: 7, attempt: 1, tool: 'a"b\n', callClass: 'write', operation: 1, fault: 'F1', arguments: { secret: 'x' } });
+    session.ended({ verdict: 'PASS', score: 100 });
+    journal.close();
+    const text = readFileSync(files.path('j.jsonl'), 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text).not.toContain('old run');
+    expect(text).not.toContain('secret');
+    expect(parseJournal(text)).toMatchObject({
+      skipped: 0, tornLastLine: false,
+      records: [{ event: 'journal', payloads: false }, { event: 'opened', report: '/r.json' }, { event: 'received', tool: 'a"b\n', fault: 'F1' }, { event: 'ended', verdict: 'PASS', score: 100 }],
+    });
+  });
+
+  it('issue 15: a payload JSON cannot hold (nested too deeply) is written as a note, the line stays valid', async () => {
+    files = tempFiles();
+    const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    journal.session('s', { scenario: 'x' }).callEvent({ step: 'received', at: 7, attempt: 1, tool: 't', callClass: 'read', operation: null, fault: null, arguments: deep });
+    journal.close();
+    const received = parseJournal(readFileSync(files.path('j.jsonl'), 'utf8')).records[2];
+    expect(received).toMatchObject({ event: 'received', arguments: { unserialisable: expect.any(String) } });
+  });
+});

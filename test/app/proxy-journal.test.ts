@@ -1,0 +1,233 @@
+/**
+ * Issue 15 items 5 and 6 through the ports: the journal is an observer of the one call pipeline (every
+ * step of every call, reads included, told in order), the HTML timeline built from it is exact, and the
+ * proxy's end line and per-call lines say what happened. The journal is the real file adapter on a temp
+ * file, read back by the real reader; the agent and the upstream are in memory, the clock is the test's.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileJournal } from '../../src/adapters/file-journal.js';
+import { parseJournal } from '../../src/adapters/report-files/journal-reader.js';
+import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import type { CheckResult } from '../../src/app/check/check-model.js';
+import { checkGroups } from '../../src/app/check/check.js';
+import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
+import { buildHtml } from '../../src/app/report-formats/html.js';
+import { journalSessionFor, journalSessions, timelineFromJournal, type JournalSessionRecords } from '../../src/app/report-formats/timeline.js';
+import type { JournalCallRecord } from '../../src/ports/journal.port.js';
+import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
+import { tempFiles } from '../support/report-docs.js';
+import { TestClock, fixedRandom } from '../support/session-driver.js';
+
+const TOOLS = [
+  { name: 'create_order', inputSchema: { type: 'object', properties: { idempotency_key: { type: 'string' } } } },
+  { name: 'get_order', inputSchema: { type: 'object' } },
+];
+const signal = new AbortController().signal;
+const SECRET = 'Zebulon-Quixotic-4711';
+
+let files: ReturnType<typeof tempFiles> | undefined;
+afterEach(() => files?.remove());
+
+async function setup(options: { stdio?: boolean; payloads?: boolean; logCalls?: boolean; scenario?: ProxyConfig['scenario'] } = {}) {
+  files = tempFiles();
+  const clock = new TestClock();
+  const notices: string[] = [];
+  const journal = await FileJournal.open(files.path('journal.jsonl'), { payloads: options.payloads ?? false, harnessVersion: 'test', now: () => clock.now(), notice: (l) => notices.push(l) });
+  const upstream = new HeldUpstream(TOOLS);
+  const agentSide = new InMemoryAgentSide();
+  const sinks = new Map<string, MemorySink>();
+  const service = new ProxyService(
+    {
+      upstream, agentSide, startupSink: null,
+      sessionSink: (id) => {
+        const sink = new MemorySink();
+        sinks.set(id, sink);
+        return sink;
+      },
+      reportPath: (id, ordinal) => `/reports/session-${ordinal}-${id}.json`,
+      reportLocation: '/reports',
+      journal,
+      clock, random: fixedRandom(0.5), logger: SILENT_LOGGER, notice: (line) => notices.push(line),
+    },
+    {
+      scenario: options.scenario ?? { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, keyFields: ['idempotency_key'], classification: {},
+      auditTools: true, callTimeoutMs: 60_000, drainMs: 20, harnessVersion: 'test', serverName: 'harness',
+      stopWhenSessionEnds: options.stdio ?? true, logCalls: options.logCalls ?? false,
+    },
+  );
+  await service.start();
+  const text = () => readFileSync(files!.path('journal.jsonl'), 'utf8');
+  return { service, upstream, agentSide, sinks, notices, clock, journal, text };
+}
+
+/** The validated report document, as `check` reads it. */
+function documentOf(sink: MemorySink): SessionReportDocument {
+  return parseReportDocument(sink.last) as SessionReportDocument;
+}
+
+function checkResultOf(doc: SessionReportDocument, path: string): CheckResult {
+  return checkGroups([{ path, reader: 'file', items: [{ type: 'report', path, document: doc }] }], { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
+}
+
+describe('issue 15 item 5: the journal, observed from the call pipeline', () => {
+  it('R-1.3/issue 15: every step of every call in order — reads too — and its attempts match the report one for one', async () => {
+    const { service, upstream, agentSide, sinks, clock, text } = await setup();
+    const agent = agentSide.connect('s1');
+    const first = agent.callTool({ name: 'create_order', arguments: { item: SECRET } }, { signal });
+    const [held] = await upstream.received(1);
+    clock.advance(40);
+    held!.answer(okResult('created'));
+    expect(await first).toMatchObject({ isError: true }); // F1: executed, agent told timeout
+    clock.advance(100);
+    const read = agent.callTool({ name: 'get_order', arguments: {} }, { signal });
+    (await upstream.received(2))[1]!.answer(okResult('[]'));
+    await read;
+    clock.advance(200);
+    const again = agent.callTool({ name: 'create_order', arguments: { item: SECRET } }, { signal });
+    (await upstream.received(3))[2]!.answer(okResult('created again'));
+    await again;
+    agentSide.disconnect('s1');
+    await service.done;
+
+    const contents = parseJournal(text());
+    expect(contents).toMatchObject({ tornLastLine: false, skipped: 0 });
+    const calls = contents.records.filter((r): r is JournalCallRecord => 'attempt' in r && r.session === 's1');
+    expect(calls.map((r) => `${r.attempt}:${r.event}`)).toEqual([
+      '1:received', '1:forwarded', '1:answered', '1:delivered',
+      '2:received', '2:forwarded', '2:answered', '2:delivered',
+      '3:received', '3:forwarded', '3:answered', '3:delivered',
+    ]);
+    expect(calls.find((r) => r.attempt === 1 && r.event === 'answered')).toMatchObject({ fault: 'F1', upstream: 'executed', replaced: true, operation: 1, class: 'write' });
+    expect(calls.find((r) => r.attempt === 1 && r.event === 'delivered')).toMatchObject({ told: 'timeout' });
+    expect(calls.find((r) => r.attempt === 2 && r.event === 'received')).toMatchObject({ tool: 'get_order', class: 'read', operation: null });
+    expect(contents.records.at(-1)).toMatchObject({ event: 'ended', session: 's1', verdict: 'FAIL', score: 0 });
+
+    // One for one with the report: the operation's id, attempts and executions.
+    const doc = documentOf(sinks.get('s1')!);
+    const op = doc.report.operations[0]!;
+    expect(op).toMatchObject({ id: 1, attempts: 2, executions: 2 });
+    expect(calls.filter((r) => r.event === 'received' && r.operation === op.id)).toHaveLength(op.attempts);
+    expect(calls.filter((r) => r.event === 'answered' && r.operation === op.id && r.upstream === 'executed')).toHaveLength(op.executions);
+    expect(calls.filter((r) => r.event === 'received' && r.class === 'read')).toHaveLength(doc.report.coverage.calls.read);
+    // Without --journal-payloads no argument value is written.
+    expect(text()).not.toContain(SECRET);
+    expect(statSync(files!.path('journal.jsonl')).mode & 0o777).toBe(0o600);
+  });
+
+  it('issue 15: --journal-payloads on writes the arguments and the results verbatim', async () => {
+    const { service, upstream, agentSide, text } = await setup({ payloads: true });
+    const agent = agentSide.connect('s1');
+    const call = agent.callTool({ name: 'create_order', arguments: JSON.parse(`{"item":"${SECRET}","__proto__":{"polluted":true}}`) }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult('the upstream said so'));
+    await call;
+    await service.stop('test over');
+    const received = parseJournal(text()).records.find((r) => r.event === 'received') as JournalCallRecord;
+    expect(received.arguments).toMatchObject({ item: SECRET });
+    expect(JSON.stringify(received.arguments)).toContain('__proto__');
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(text()).toContain('the upstream said so');
+  });
+
+  it('issue 15: the HTML timeline from report + journal is exact — times, the read listed, the real order, the duplicate marked', async () => {
+    const { service, upstream, agentSide, sinks, clock, text } = await setup();
+    const agent = agentSide.connect('s1');
+    const first = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    clock.advance(1500);
+    (await upstream.received(1))[0]!.answer(okResult());
+    await first;
+    clock.advance(2000);
+    const read = agent.callTool({ name: 'get_order', arguments: {} }, { signal });
+    (await upstream.received(2))[1]!.answer(okResult());
+    await read;
+    const again = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(3))[2]!.answer(okResult());
+    await again;
+    await service.stop('test over');
+
+    const doc = documentOf(sinks.get('s1')!);
+    const sessions = journalSessions(parseJournal(text()).records);
+    const session = journalSessionFor(sessions, '/reports/session-1-s1.json', (a, b) => a === b);
+    expect(session?.session).toBe('s1');
+    const timeline = timelineFromJournal(session!, doc);
+    expect(timeline.exact).toBe(true);
+    expect(timeline.calls.map((c) => [c.tool, c.toolClass, c.atMs, c.upstream, c.duplicate])).toEqual([
+      ['create_order', 'write', 0, 'executed', true],
+      ['get_order', 'read', 3500, 'executed', false],
+      ['create_order', 'write', 3500, 'executed', true],
+    ]);
+    expect(timeline.calls[0]!.agentTold).toMatch(/^a timeout \(isError\): MCP error -32001/);
+    expect(timeline.calls[2]!).toMatchObject({ operation: 0, attempt: 2, arguments: '{"item":"pen"}' });
+
+    const html = buildHtml(checkResultOf(doc, '/reports/session-1-s1.json'), (_c, d) => timelineFromJournal(session!, d));
+    expect(html).toContain('Timeline: 3 call(s)');
+    expect(html).toContain('<th>time</th>');
+    expect(html).toContain('3.5 s');
+    expect(html).toMatch(/get_order<\/b> <span class="muted small">read/);
+    expect(html).not.toContain('Not listed:');
+    expect(html).not.toContain('Call times, read calls and the order of attempts within one operation are not in the report');
+  });
+});
+
+describe('issue 15 item 5: injected faults in the journal', () => {
+  it('R-4.4/issue 15: F2 answers without the upstream (received, injected, delivered); the timeline draws the retry_after window with the real wait', async () => {
+    const { service, upstream, agentSide, sinks, clock, text, notices } = await setup({ scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 }, logCalls: true });
+    const agent = agentSide.connect('s1');
+    expect(await agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal })).toMatchObject({ isError: true });
+    clock.advance(5_000);
+    const again = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await again;
+    await service.stop('test over');
+    const records = parseJournal(text()).records.filter((r): r is JournalCallRecord => 'attempt' in r);
+    expect(records.filter((r) => r.attempt === 1).map((r) => r.event)).toEqual(['received', 'injected', 'delivered']);
+    expect(records.find((r) => r.attempt === 1 && r.event === 'delivered')).toMatchObject({ fault: 'F2', upstream: null, told: 'error' });
+    expect(notices).toContain('#1 create_order write — F2 rate limit (429): not sent upstream, agent told error');
+    const session = journalSessions(parseJournal(text()).records)[0]!;
+    const timeline = timelineFromJournal(session, documentOf(sinks.get('s1')!));
+    expect(timeline.calls.map((c) => [c.fault, c.upstream, c.atMs])).toEqual([['F2', 'not sent', 0], [null, 'executed', 5000]]);
+    expect(timeline.calls[0]!.retryAfter).toEqual({ requiredMs: 60_000, waitedMs: 5000 });
+    expect(timeline.calls[0]!.agentTold).toMatch(/^an error \(isError\): .*retry_after/);
+  });
+});
+
+describe('issue 15 item 6: what the proxy says', () => {
+  it('issue 15: --log-level info prints one line per call: number, tool, class, fault, what the upstream did, what the agent was told', async () => {
+    const { service, upstream, agentSide, notices } = await setup({ logCalls: true });
+    const agent = agentSide.connect('s1');
+    const first = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await first;
+    const read = agent.callTool({ name: 'get_order', arguments: {} }, { signal });
+    (await upstream.received(2))[1]!.answer({ kind: 'timeout', afterMs: 60_000 });
+    await read;
+    agentSide.disconnect('s1');
+    const exit = await service.done;
+    expect(notices).toContain('#1 create_order write — F1 ghost write: executed upstream, agent told timeout');
+    expect(notices).toContain('#2 get_order read — unknown whether executed upstream, agent told timeout');
+    expect(exit.endLine).toBe('finished: PASS, score 80/100; report /reports/session-1-s1.json');
+    expect(exit.sessions).toHaveLength(1);
+  });
+
+  it('issue 15 (--listen): a line per session as it ends, and one summary line at exit', async () => {
+    const { service, upstream, agentSide, notices, text } = await setup({ stdio: false, scenario: { mode: 'none' } });
+    const a = agentSide.connect('aaaaaaaa-1');
+    const b = agentSide.connect('bbbbbbbb-2');
+    const call = a.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await call;
+    agentSide.disconnect('aaaaaaaa-1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(notices).toContain('session 1 (aaaaaaaa) finished: PASS, score 100/100; report /reports/session-1-aaaaaaaa-1.json');
+    void b;
+    const exit = await service.stop('received SIGTERM');
+    expect(notices).toContain('session 2 (bbbbbbbb) finished: NOT_TESTED, no score; report /reports/session-2-bbbbbbbb-2.json');
+    expect(exit.endLine).toBe('finished: 2 sessions (1 PASS, 0 FAIL, 1 NOT_TESTED); reports in /reports');
+    const sessions = journalSessions(parseJournal(text()).records);
+    expect(sessions.map((s: JournalSessionRecords) => [s.session, s.opened?.report])).toEqual([
+      ['aaaaaaaa-1', '/reports/session-1-aaaaaaaa-1.json'],
+      ['bbbbbbbb-2', '/reports/session-2-bbbbbbbb-2.json'],
+    ]);
+  });
+});
