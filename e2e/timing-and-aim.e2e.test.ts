@@ -11,7 +11,7 @@ import { endSession, withProxy } from './support/agents.js';
 import { BIN, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 
 interface TimingEntry { attempt: number; tool: string; latencyMs?: number; heldMs?: number; cancelledAfterMs?: number; outcome: string }
-type Report16 = ReportFile['report'] & {
+type Report16 = Omit<ReportFile['report'], 'operations'> & {
   scenario: { triggered: boolean; faultsApplied: number };
   configuration?: { seed: number | null; latency: { ms: number; jitterMs: number } | null; aim: { tools: string[] | null; on: number }; holdMs: number | null };
   timing?: TimingEntry[];
