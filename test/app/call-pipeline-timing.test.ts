@@ -145,4 +145,27 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(await answer).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('within 60 seconds') }] });
     expect(report().timing).toBeUndefined();
   });
+
+  it('issue 16 (README): re-sending after a cancel → NOT_TESTED when the upstream had not answered, FAIL after a held ghost write, PASS after a cancel during the latency', async () => {
+    const resend = async (scenario: ScenarioConfig, answerFirst: boolean, advanceBeforeAbort: number) => {
+      const { clock, upstream, pipeline, session } = setup(scenario);
+      const agent = new AbortController();
+      const first = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
+      await flush();
+      if (answerFirst) upstream.calls[0]!.answer(okResult());
+      await flush();
+      clock.advance(advanceBeforeAbort);
+      agent.abort();
+      await first;
+      const second = pipeline.run({ name: 'create_booking', arguments: { n: 1 } });
+      clock.advance(1000);
+      await flush();
+      upstream.calls.at(-1)!.answer(okResult());
+      await second;
+      return buildReport(session, 'proxy', []).verdict;
+    };
+    expect(await resend({ mode: 'none' }, false, 10)).toBe('NOT_TESTED');
+    expect(await resend(F1({ holdMs: 5000 }), true, 10)).toBe('FAIL');
+    expect(await resend({ mode: 'none', latency: { ms: 500, jitterMs: 0 } }, false, 10)).toBe('PASS');
+  });
 });
