@@ -10,7 +10,7 @@ import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type 
 import type { ToolClass } from './classification.js';
 import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
-import { drawLatency, TimingLog, type TimingEntry } from './timing.js';
+import { drawLatency, TimingLog } from './timing.js';
 import { ChangeSet } from './change-set.js';
 import { canonicalJson } from './json.js';
 import { KeyFieldMatcher } from './key-fields.js';
