@@ -8,7 +8,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { endSession, withProxy } from './support/agents.js';
-import { BIN, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
+import { BIN, BOOKING_SERVER, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 
 interface TimingEntry { attempt: number; tool: string; latencyMs?: number; heldMs?: number; cancelledAfterMs?: number; outcome: string }
 type Report16 = Omit<ReportFile['report'], 'operations'> & {
@@ -76,6 +77,29 @@ describe('issue 16: F1 with --hold against a real client time-out', () => {
       expect(report.timing).toEqual([{ attempt: 1, tool: 'create_booking', heldMs: expect.any(Number), outcome: 'executed' }]);
       expect(report.timing![0]!.heldMs).toBeGreaterThanOrEqual(1150);
     }));
+});
+
+describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side)', () => {
+  it('issue 16 / R-4 F1: an HTTP agent with a 2 s time-out against --hold 5000 → its own time-out; the hold ends with its cancel; the booking is in the ledger', async () => {
+    const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--hold', '5000']);
+    try {
+      const agent = await connectHttpAgent(proxy.url);
+      const started = Date.now();
+      const error = await agent.client.callTool({ name: 'create_booking', arguments: booking('Http') }, undefined, { timeout: 2000 }).then(() => null, (e: unknown) => e);
+      expect((error as McpError).code).toBe(-32001);
+      expect(Date.now() - started).toBeLessThan(4900);
+      expect(bookingsIn(proxy.ledgerFile, 'Http')).toHaveLength(1);
+      const report = await proxy.waitForReport(agent.sessionId, (r) => (r.report as Report16).timing !== undefined);
+      const [entry] = (report.report as Report16).timing!;
+      expect(entry).toMatchObject({ tool: 'create_booking', outcome: 'executed' });
+      expect(entry!.cancelledAfterMs).toBeGreaterThanOrEqual(1900);
+      expect(entry!.cancelledAfterMs).toBeLessThan(4900);
+      await agent.terminate();
+    } finally {
+      await proxy.proc.stop('SIGTERM', 10_000).catch(() => undefined);
+      removeDir(proxy.dir);
+    }
+  });
 });
 
 describe('issue 16: cancellation', () => {
