@@ -4,7 +4,7 @@
  */
 import type { ClassificationRules } from '../domain/classification.js';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
-import { isScenarioId } from '../domain/faults/index.js';
+import { FAULTS, isScenarioId } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
 import type { LogLevel } from '../adapters/pino-logger.js';
 import { commaList, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
@@ -57,6 +57,10 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],
   ['error-rate', 'chaos only: probability 0–1 that a call fails with a generic server error'],
   ['retry-after', 'F2 only: seconds announced in the 429 and then checked (default 60, max 86400)'],
+  ['fault-tool', 'Aim the scenario (or chaos) at these tools only: comma-separated globs (*); other tools stay judged'],
+  ['fault-on', 'Deterministic scenarios: trigger on the N-th matching write (default 1; F4: the N-th and the next)'],
+  ['latency', 'MS[:JITTER_MS] added to every forwarded call (reads and writes), jitter drawn with --seed'],
+  ['hold', 'F1 only: hold the timeout answer MS milliseconds after the ghost write (ends early if the agent cancels)'],
   ['write-tools', 'Comma-separated write tool globs (*); replaces the default write list'],
   ['read-tools', 'Comma-separated extra read tool globs (*)'],
   ['key-fields', 'Argument names that carry the idempotency key (default idempotency_key)'],
@@ -70,7 +74,7 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['max-sessions', 'With --listen: at most this many agent sessions open at once; more are refused (default 100)'],
   ['session-idle-timeout', 'With --listen: seconds without a request after which a session ends and its report is final (default 1800)'],
   ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
-  ['seed', 'With --mode chaos: seed of the random source (default: random, printed at start-up)'],
+  ['seed', 'With --mode chaos or --latency: seed of the random source (default: random, printed at start-up)'],
   ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
 ];
 
@@ -85,6 +89,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'deb
  */
 const SEEDED_FEATURES: ReadonlyArray<{ flag: string; on: (flags: Omit<ProxyFlags, 'seed'>) => boolean }> = [
   { flag: '--mode chaos', on: (flags) => flags.scenario.mode === 'chaos' },
+  { flag: '--latency', on: (flags) => flags.scenario.latency !== undefined },
 ];
 
 /** Flags that only mean something with `--listen`. */
@@ -148,7 +153,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     upstreamArgs,
     upstreamCwd: get('upstream-cwd'),
     upstreamEnv: { ...upstreamEnv },
-    scenario: parseScenario(get),
+    scenario: withTimingAndAim(parseScenario(get), get),
     classification: {
       ...(writeTools !== undefined ? { writeTools: commaList(writeTools, 'write-tools') } : {}),
       ...(readTools !== undefined ? { readTools: commaList(readTools, 'read-tools') } : {}),
@@ -194,6 +199,42 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
   if (retryAfter !== undefined && id !== 'F2') throw new UsageError('--retry-after is for --scenario F2 only');
   const seconds = retryAfter === undefined ? 60 : numberIn(retryAfter, 'retry-after', 1, 86400, true);
   return { mode: 'scenario', id, retryAfterSeconds: seconds };
+}
+
+/** The longest latency, hold or jitter accepted, in ms (one hour). */
+const MAX_WAIT_MS = 3_600_000;
+
+/** `--fault-tool`, `--fault-on`, `--latency`, `--hold` (issue 16): all opt-in, absent when not given. */
+function withTimingAndAim(scenario: ScenarioConfig, get: (flag: string) => string | undefined): ScenarioConfig {
+  const faultTool = get('fault-tool');
+  const faultOn = get('fault-on');
+  const latency = get('latency');
+  const hold = get('hold');
+  if (faultTool !== undefined && scenario.mode === 'none') throw new UsageError('--fault-tool aims a fault: give --scenario or --mode chaos too');
+  if (faultOn !== undefined && scenario.mode !== 'scenario') {
+    throw new UsageError(`--fault-on is for a deterministic --scenario (${scenario.mode === 'chaos' ? 'chaos picks calls by chance' : 'no scenario given'})`);
+  }
+  if (hold !== undefined && !(scenario.mode === 'scenario' && FAULTS[scenario.id].holdsReplacement === true)) {
+    throw new UsageError('--hold is for --scenario F1 only (it holds the timeout answer of the ghost write)');
+  }
+  const on = faultOn === undefined ? 1 : numberIn(faultOn, 'fault-on', 1, 1_000_000, true);
+  const tools = faultTool === undefined ? null : commaList(faultTool, 'fault-tool');
+  return {
+    ...scenario,
+    ...(faultTool !== undefined || faultOn !== undefined ? { aim: { tools, on } } : {}),
+    ...(latency !== undefined ? { latency: parseLatency(latency) } : {}),
+    ...(hold !== undefined ? { holdMs: numberIn(hold, 'hold', 1, MAX_WAIT_MS, true) } : {}),
+  };
+}
+
+/** `MS[:JITTER_MS]`: whole milliseconds, the jitter no larger than the latency (a delay is never negative). */
+function parseLatency(value: string): { ms: number; jitterMs: number } {
+  const [msText = '', jitterText, ...rest] = value.split(':');
+  if (rest.length > 0) throw new UsageError(`flag --latency must be MS or MS:JITTER_MS, got "${value}"`);
+  const ms = numberIn(msText, 'latency', 0, MAX_WAIT_MS, true);
+  const jitterMs = jitterText === undefined ? 0 : numberIn(jitterText, 'latency (jitter)', 0, MAX_WAIT_MS, true);
+  if (jitterMs > ms) throw new UsageError(`flag --latency: the jitter (${jitterMs} ms) must not exceed the latency (${ms} ms), got "${value}"`);
+  return { ms, jitterMs };
 }
 
 function parseUrl(value: string | undefined): URL | undefined {

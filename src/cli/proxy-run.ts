@@ -52,6 +52,9 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   }
   const agentSide = listener ?? new DeferredAgentSide(async () => new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }));
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
+  // The seed is part of the report's configuration block whenever something draws from it.
+  const seeded = flags.scenario.mode === 'chaos' || flags.scenario.latency !== undefined;
+  const scenario = seeded ? { ...flags.scenario, seed: random.seed } : flags.scenario;
   const service = new ProxyService(
     {
       upstream, agentSide, startupSink: sink,
@@ -59,10 +62,10 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       reportPath: (sessionId, ordinal) => reportDir?.fileFor(sessionId, ordinal) ?? sink?.targetPath,
       ...(sink !== null ? { reportLocation: sink.targetPath } : reportDir !== null ? { reportLocation: reportDir.path } : {}),
       journal,
-      clock, random, logger, notice,
+      clock, timer: clock, random, logger, notice,
     },
     {
-      scenario: flags.scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
+      scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
       stopWhenSessionEnds: listener === undefined,
       logCalls: flags.logLevel === 'info' || flags.logLevel === 'debug',
@@ -96,11 +99,20 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   }
 
   function printReady(): void {
-    const seed = flags.scenario.mode === 'chaos' ? `, seed ${random.seed}` : '';
+    const seed = seeded ? `, seed ${random.seed}` : '';
     const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
     const where = listener === undefined ? '' : `; agents connect to ${listener.address.url}`;
-    notice(`proxy ready: ${scenarioName(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
+    notice(`proxy ready: ${scenarioName(flags.scenario)}${timingAndAim(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
   }
+}
+
+/** `, aimed at pay_* (write 2), latency 100±20 ms, hold 5000 ms` — what issue 16's flags changed, or ''. */
+function timingAndAim(scenario: ProxyFlags['scenario']): string {
+  const parts: string[] = [];
+  if (scenario.aim !== undefined) parts.push(`aimed at ${scenario.aim.tools?.join(',') ?? 'every tool'}${scenario.mode === 'scenario' ? ` (write ${scenario.aim.on})` : ''}`);
+  if (scenario.latency !== undefined) parts.push(`latency ${scenario.latency.ms}${scenario.latency.jitterMs > 0 ? `±${scenario.latency.jitterMs}` : ''} ms`);
+  if (scenario.holdMs !== undefined) parts.push(`hold ${scenario.holdMs} ms`);
+  return parts.length === 0 ? '' : `, ${parts.join(', ')}`;
 }
 
 /** `--listen`: the HTTP agent side, bound before anything else starts; warns when it is not loopback only. */

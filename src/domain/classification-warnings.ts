@@ -34,5 +34,14 @@ export function classificationWarnings(
   if (scenario.mode === 'chaos' && writes + reads === 0) {
     lines.push('WARNING: chaos mode can never trigger: no upstream tool is classified as a read or a write. Use --write-tools or --read-tools.');
   }
+  // --fault-tool (issue 16): the aim must hit a tool the scenario acts on.
+  const aimed = scenario.aim?.tools;
+  if (aimed != null && scenario.mode !== 'none') {
+    const acted = tools.filter((tool) => (scenario.mode === 'chaos' ? tool.class !== 'unclassified' : tool.class === 'write'));
+    if (!acted.some((tool) => aimed.some((pattern) => globMatch(pattern, tool.name)))) {
+      const kind = scenario.mode === 'chaos' ? 'read or write' : 'write';
+      lines.push(`WARNING: --fault-tool ${JSON.stringify(aimed.join(','))} matches no ${kind} tool of the upstream, so the fault can never trigger; every run will be NOT_TESTED.`);
+    }
+  }
   return lines;
 }

@@ -67,10 +67,11 @@ export class ReportWriter {
     this.primed = true;
     const head = reportHead(this.session, meta.kind, evaluation.verdict);
     const toolObservations = this.session.toolObservations.list().map((e) => JSON.stringify(e));
+    const timing = this.session.timing.json;
     return [
       `{"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
         `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
-        `,"report":${JSON.stringify(head).slice(0, -1)},"operations":[`,
+        `,"report":${JSON.stringify(head).slice(0, -1)}${timing === '' ? '' : `,"timing":[${timing}]`},"operations":[`,
       this.operations.body(),
       '],"violations":[',
       this.violations.body(),

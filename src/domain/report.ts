@@ -4,7 +4,8 @@
  * costs little more than concatenating strings.
  */
 import type { ToolClassification } from './classification.js';
-import type { ScenarioConfig } from './faults/fault-plan.js';
+import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
+import type { TimingEntry } from './timing.js';
 import type { ObservationEntry } from './observations.js';
 import { observationOf, outcomeOf, type OperationView } from './operation-state.js';
 import { derivePatches, type Patch } from './patches.js';
@@ -31,6 +32,10 @@ export interface Report {
   certification: typeof CERTIFICATION;
   baseline: boolean;
   scenario: { id: string | null; mode: ScenarioConfig['mode']; description: string; triggered: boolean; faultsApplied: number };
+  /** Timing and aim (issue 16), present when one of them or a seed was given, so the run can be repeated. */
+  configuration?: RunConfiguration;
+  /** Per attempt: the latency applied, the hold, the agent's cancellation (issue 16); absent when none. */
+  timing?: TimingEntry[];
   operations: unknown[];
   violations: Violation[];
   observations: ObservationEntry[];
@@ -42,6 +47,26 @@ export interface Report {
   };
   keySummary: unknown[];
   honesty: 'NOT_MEASURED';
+}
+
+/** The report's configuration block: what repeats the run exactly (issue 16). */
+export interface RunConfiguration {
+  seed: number | null;
+  latency: { ms: number; jitterMs: number } | null;
+  aim: { tools: string[] | null; on: number };
+  holdMs: number | null;
+}
+
+/** The configuration block of a scenario configuration, or null when nothing of it was given. */
+export function runConfiguration(scenario: ScenarioConfig): RunConfiguration | null {
+  if (scenario.seed === undefined && scenario.latency === undefined && scenario.aim === undefined && scenario.holdMs === undefined) return null;
+  const aim = scenario.aim ?? DEFAULT_AIM;
+  return {
+    seed: scenario.seed ?? null,
+    latency: scenario.latency === undefined ? null : { ms: scenario.latency.ms, jitterMs: scenario.latency.jitterMs },
+    aim: { tools: aim.tools === null ? null : [...aim.tools], on: aim.on },
+    holdMs: scenario.holdMs ?? null,
+  };
 }
 
 /** Verdict, score and patches of a session, computed together once. */
@@ -166,6 +191,7 @@ export function buildReport(session: EvaluationSession, kind: ReportKind, tools:
   const ops = [...session.operations.values()];
   return {
     ...reportHead(session, kind, evaluation.verdict),
+    ...(session.timing.entries.length > 0 ? { timing: [...session.timing.entries] } : {}),
     operations: ops.map(operationEntry),
     violations: violationsOf(session.violating),
     observations: observationsOf(session),
@@ -191,7 +217,21 @@ export function reportHead(session: EvaluationSession, kind: ReportKind, verdict
       triggered: session.plan.triggered,
       faultsApplied: session.plan.appliedCount,
     },
+    ...configurationField(session.settings.scenario),
   } as const;
+}
+
+const configurations = new WeakMap<ScenarioConfig, { configuration?: RunConfiguration }>();
+
+/** `{ configuration }` or `{}`, computed once per scenario configuration (the head is built on every publish). */
+function configurationField(scenario: ScenarioConfig): { configuration?: RunConfiguration } {
+  let field = configurations.get(scenario);
+  if (field === undefined) {
+    const configuration = runConfiguration(scenario);
+    field = configuration === null ? {} : { configuration };
+    configurations.set(scenario, field);
+  }
+  return field;
 }
 
 /** `coverage`: calls per class, unclassified tools, whether the scenario triggered. */

@@ -10,6 +10,7 @@ import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type 
 import type { ToolClass } from './classification.js';
 import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
+import { drawLatency, TimingLog } from './timing.js';
 import { ChangeSet } from './change-set.js';
 import { canonicalJson } from './json.js';
 import { KeyFieldMatcher } from './key-fields.js';
@@ -44,6 +45,10 @@ export interface CallDecision {
   /** Send the call to the upstream. When false, answer the agent with `injected`. */
   forward: boolean;
   injected: InjectedResult | null;
+  /** `--latency` (issue 16): wait this long before forwarding, in ms (0: at once). */
+  delayMs: number;
+  /** `--hold` (issue 16): hold a replaced answer this long before delivering it, in ms (0: at once). */
+  holdMs: number;
 }
 
 /**
@@ -64,6 +69,8 @@ export interface CallAttempt extends CallDecision {
   answered(outcome: ExecutionOutcome): InjectedResult | null;
   /** The agent received its answer (or gave up on the call). */
   delivered(): void;
+  /** The agent cancelled the call (MCP `notifications/cancelled`); at most once, before `delivered()`. */
+  cancelled(): void;
 }
 
 /** The session's events of one attempt, reachable only through its {@link CallAttempt}. */
@@ -71,12 +78,14 @@ interface AttemptEvents {
   forwarded(attemptId: number): void;
   answered(attemptId: number, outcome: ExecutionOutcome): InjectedResult | null;
   delivered(attemptId: number): void;
+  cancelled(attemptId: number): void;
 }
 
 class AttemptHandle implements CallAttempt {
   private wasForwarded = false;
   private wasAnswered = false;
   private wasDelivered = false;
+  private wasCancelled = false;
 
   constructor(
     private readonly decision: CallDecision,
@@ -101,6 +110,12 @@ class AttemptHandle implements CallAttempt {
   get injected(): InjectedResult | null {
     return this.decision.injected;
   }
+  get delayMs(): number {
+    return this.decision.delayMs;
+  }
+  get holdMs(): number {
+    return this.decision.holdMs;
+  }
 
   forwarded(): void {
     if (!this.decision.forward || this.wasForwarded || this.wasDelivered) this.outOfOrder('forwarded');
@@ -118,6 +133,12 @@ class AttemptHandle implements CallAttempt {
     if (this.wasDelivered) this.outOfOrder('delivered');
     this.wasDelivered = true;
     this.events.delivered(this.decision.attemptId);
+  }
+
+  cancelled(): void {
+    if (this.wasCancelled || this.wasDelivered) this.outOfOrder('cancelled');
+    this.wasCancelled = true;
+    this.events.cancelled(this.decision.attemptId);
   }
 
   private outOfOrder(step: string): never {
@@ -144,6 +165,8 @@ export class EvaluationSession {
   private readonly unclassifiedSeen = new Map<string, Set<string>>();
   /** One record of changed operations per reader (see `recordChanges`). */
   private readonly changeSets: ChangeSet[] = [];
+  /** Per-attempt timing (latency, hold, cancellation; issue 16); empty unless one of them happened. */
+  private readonly timingLog = new TimingLog();
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
@@ -153,7 +176,7 @@ export class EvaluationSession {
     readonly settings: SessionSettings,
     private readonly catalog: ToolCatalog,
     private readonly clock: Clock,
-    random: RandomSource,
+    private readonly random: RandomSource,
   ) {
     this.faultPlan = new FaultPlan(settings.scenario, random);
     this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
@@ -189,6 +212,11 @@ export class EvaluationSession {
     return this.faultPlan;
   }
 
+  /** The attempts that had a latency, a held answer or a cancellation, in order of delivery. */
+  get timing(): TimingLog {
+    return this.timingLog;
+  }
+
   /** True once `finish()` ran: calls still open then have an unknown outcome. */
   get finished(): boolean {
     return this.ended;
@@ -206,21 +234,30 @@ export class EvaluationSession {
     forwarded: (id) => this.forwardedEvent(id),
     answered: (id, outcome) => this.answeredEvent(id, outcome),
     delivered: (id) => this.deliveredEvent(id),
+    cancelled: (id) => {
+      const attempt = this.open.get(id);
+      if (attempt !== undefined) this.timingLog.cancelled(id, attempt.tool, attempt.receivedAt, this.clock.now());
+    },
   };
 
   private arrive(tool: string, args: unknown): CallDecision {
     const id = this.nextId++;
     const callClass: CallClass = this.catalog.classOf(tool);
     this.counters.countCall(callClass);
-    const fault = callClass === 'unclassified' ? null : this.faultPlan.decide(callClass);
+    const scenario = this.settings.scenario;
+    const fault = callClass === 'unclassified' ? null : this.faultPlan.decide(callClass, tool);
     const behaviour = behaviourOf(fault);
     const forward = behaviour === null || behaviour.forwards;
     const injected = forward ? null : (behaviour?.injected?.(this.faultSettings()) ?? null);
+    // Drawn on arrival, in arrival order, from the seeded source: the same seed repeats the same latencies.
+    const delayMs = forward && scenario.latency !== undefined ? drawLatency(scenario.latency, this.random) : 0;
+    const holdMs = behaviour?.holdsReplacement === true ? (scenario.holdMs ?? 0) : 0;
     const now = this.clock.now();
+    if (scenario.latency !== undefined || holdMs > 0) this.timingLog.arrived(id, tool, now, forward && scenario.latency !== undefined ? delayMs : null, holdMs);
     let operation: number | null = null;
     if (callClass === 'write') operation = this.receiveWrite(id, tool, args, fault, forward, now);
     else this.receiveOther(id, tool, callClass, args, fault, forward, now);
-    return { attemptId: id, callClass, operation, fault, forward, injected };
+    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs };
   }
 
   private forwardedEvent(attemptId: number): void {
@@ -233,6 +270,7 @@ export class EvaluationSession {
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
     const replacement = outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
+    if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
     this.settle(attempt, outcome, replacement !== null);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
     return replacement;
@@ -243,6 +281,7 @@ export class EvaluationSession {
     if (attempt === undefined || attempt.deliveredSeq !== null) return;
     attempt.deliveredAt = this.clock.now();
     attempt.deliveredSeq = this.seq++;
+    this.timingLog.delivered(attemptId, attempt.deliveredAt, attempt.status);
     if (attempt.opKey !== null) {
       const op = this.ops.get(attempt.opKey)!;
       this.mutate(op, () => {
@@ -286,7 +325,10 @@ export class EvaluationSession {
 
   private faultSettings() {
     const scenario = this.settings.scenario;
-    return { retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0 };
+    return {
+      retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
+      ...(scenario.holdMs !== undefined ? { holdMs: scenario.holdMs } : {}),
+    };
   }
 
   /** Returns the operation's number (1-based, order of first arrival). */

@@ -1,5 +1,6 @@
 export type { Clock } from './clock.port.js';
 export type { RandomSource } from './random.port.js';
+export type { Timer } from './timer.port.js';
 export type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './mcp-shapes.js';
 export type {
   UpstreamCallOptions,

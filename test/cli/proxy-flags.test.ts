@@ -84,7 +84,7 @@ describe('R-8.1 proxy flags', () => {
 
 describe('issue 11: CLI friction', () => {
   it('R-8.1: --seed without anything random to seed is refused like --error-rate outside chaos; with chaos it is kept', () => {
-    expect(() => parse('--upstream-command', 'n', '--seed', '42')).toThrow(/^--seed seeds nothing here: it is for --mode chaos$/);
+    expect(() => parse('--upstream-command', 'n', '--seed', '42')).toThrow(/^--seed seeds nothing here: it is for --mode chaos or --latency$/);
     expect(() => parse('--upstream-command', 'n', '--scenario', 'F1', '--seed', '42')).toThrow(/--seed seeds nothing/);
     expect(parse('--upstream-command', 'n', '--mode', 'chaos', '--error-rate', '0.5', '--seed', '42').seed).toBe(42);
   });

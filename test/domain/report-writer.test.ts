@@ -65,6 +65,7 @@ describe('R-9 incremental report document', () => {
       | { kind: 'send'; tool: string; n: number; keyed: boolean }
       | { kind: 'answer'; pick: number; upstream: number; deliver: boolean }
       | { kind: 'deliver'; pick: number }
+      | { kind: 'cancel'; pick: number }
       | { kind: 'wait'; ms: number }
       | { kind: 'other-writer' };
     const upstreams: Upstream[] = ['ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'];
@@ -72,18 +73,22 @@ describe('R-9 incremental report document', () => {
       { weight: 4, arbitrary: fc.record({ kind: fc.constant('send' as const), tool: fc.constantFrom('create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'), n: fc.integer({ min: 0, max: 3 }), keyed: fc.boolean() }) },
       { weight: 4, arbitrary: fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), upstream: fc.integer({ min: 0, max: upstreams.length - 1 }), deliver: fc.boolean() }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 90_000 }) }) },
       { weight: 1, arbitrary: fc.constant({ kind: 'other-writer' as const }) },
     );
     const scenario = fc.constantFrom<ScenarioConfig>(
       { mode: 'none' }, { mode: 'chaos', errorRate: 0.5 },
       ...(['F1', 'F2', 'F3', 'F4', 'F5'] as const).map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 30 }) as const),
+      // Issue 16: aim, latency, hold and seed (the configuration block and report.timing[]).
+      { mode: 'scenario', id: 'F1', retryAfterSeconds: 30, holdMs: 500, latency: { ms: 10, jitterMs: 5 }, aim: { tools: ['pay_*'], on: 2 }, seed: 3 },
+      { mode: 'chaos', errorRate: 0.5, latency: { ms: 0, jitterMs: 0 }, aim: { tools: ['search_*', 'create_*'], on: 1 }, seed: 9 },
     );
     fc.assert(
       fc.property(scenario, fc.array(event, { maxLength: 40 }), fc.boolean(), (config, events, finish) => {
         const d = new Driver(config, undefined, { random: fixedRandom(0.2, 0.8, 0.4, 0.6) });
         const writer = new ReportWriter(d.session);
-        const open: Array<{ h: Handle; answered: boolean; delivered: boolean }> = [];
+        const open: Array<{ h: Handle; answered: boolean; delivered: boolean; cancelled?: boolean }> = [];
         const check = () => {
           const file = JSON.parse(documentText(writer.document(meta))) as Record<string, unknown> & { report: Record<string, unknown> };
           const evaluation = evaluate(d.session);
@@ -99,7 +104,10 @@ describe('R-9 incremental report document', () => {
           else if (open.length > 0) {
             const index = e.pick % open.length;
             const entry = open[index]!;
-            if (e.kind === 'answer' && !entry.answered) {
+            if (e.kind === 'cancel') {
+              if (!entry.cancelled && !entry.delivered) entry.h.decision.cancelled();
+              entry.cancelled = true;
+            } else if (e.kind === 'answer' && !entry.answered) {
               d.answer(entry.h, upstreams[e.upstream], { deliver: e.deliver && !entry.delivered });
               entry.answered = true;
               if (e.deliver) entry.delivered = true;

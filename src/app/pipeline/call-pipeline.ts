@@ -10,6 +10,11 @@
  * 4. the answer is recorded as delivered, the report is published (R-9.2), and only then does the agent
  *    get the answer.
  *
+ * Timing (issue 16, opt-in): a forwarded call first waits its `--latency` (the session drew it on
+ * arrival); a replaced answer (F1's timeout) is held for `--hold`. Both waits go through the `Timer` port
+ * and end when the agent cancels; a cancelled call is reported to the session (`attempt.cancelled()`), and
+ * the upstream is told by the upstream side (the signal aborts the forwarded request).
+ *
  * The step order itself is guarded by the domain's `CallAttempt`; this class adds what the application
  * owns: the upstream port, the answer judging, the report writes and the count of calls in flight.
  */
@@ -17,6 +22,7 @@ import type { CallClass, ExecutionOutcome } from '../../domain/attempt.js';
 import type { FaultKind } from '../../domain/faults/index.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallEvents, type CallEventsDeps } from './call-events.js';
 import { judgeUpstreamAnswer } from './upstream-answer.js';
@@ -41,7 +47,30 @@ export interface CallPipelineDeps {
   onUpstreamOutcome?(tool: string, outcome: UpstreamCallOutcome): void;
   /** Told every step of every call (the journal, per-call log lines); absent: nobody listens. */
   events?: CallEventsDeps;
+  /** Waits for `--latency` and `--hold` (default: the real timer); used only when a wait was decided. */
+  timer?: Timer;
 }
+
+/** The real timer, for drivers that give none (only used when a latency or hold is configured). */
+const realTimer: Timer = {
+  sleep: (ms, signal) =>
+    signal?.aborted === true
+      ? Promise.resolve(false)
+      : new Promise((resolve) => {
+          const onAbort = () => {
+            clearTimeout(timer);
+            resolve(false);
+          };
+          const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(true);
+          }, ms);
+          signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+};
+
+/** The outcome of a call the agent cancelled during its latency: it never reached the upstream. */
+const CANCELLED_BEFORE_FORWARDING: UpstreamCallOutcome = { kind: 'not-sent', detail: 'the agent cancelled the call during the added latency' };
 
 /** What became of one call, for drivers that show more than the answer (the demo). */
 export interface CallRecord {
@@ -70,6 +99,10 @@ export class CallPipeline {
     this.events = deps.events === undefined ? null : new CallEvents(deps.events);
   }
 
+  private get timer(): Timer {
+    return this.deps.timer ?? realTimer;
+  }
+
   /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
   get callsInFlight(): number {
     return this.inFlight;
@@ -94,6 +127,8 @@ export class CallPipeline {
     } else {
       this.inFlight++;
       try {
+        // --latency: the wait before the call travels (the agent may cancel it meanwhile).
+        const cancelledEarly = attempt.delayMs > 0 && !(await this.timer.sleep(attempt.delayMs, signal));
         // R-9.2.1: the file shows the call at the upstream before it gets there; calls arriving in the
         // same turn share this write.
         if (publish !== null) await publish(this.inFlight === 1);
@@ -101,8 +136,12 @@ export class CallPipeline {
           record = { result: NOT_FORWARDED_SESSION_ENDED, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
         } else {
           attempt.forwarded();
-          events?.forwarded(attempt, request.name);
-          const outcome = await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
+          // An aborted signal makes the upstream side cancel the request upstream (MCP cancellation); the
+          // outcome is what the upstream really did: a result if it answered, unknown otherwise.
+          if (!cancelledEarly) events?.forwarded(attempt, request.name);
+          const outcome = cancelledEarly
+            ? CANCELLED_BEFORE_FORWARDING
+            : await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
           this.deps.onUpstreamOutcome?.(request.name, outcome);
           const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
           const replacement = attempt.answered(judged.execution);
@@ -115,6 +154,9 @@ export class CallPipeline {
         if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
       }
     }
+    // --hold: a replaced answer (F1's timeout) comes only after the hold, or not at all if the agent cancels.
+    if (record.replaced && attempt.holdMs > 0 && signal?.aborted !== true) await this.timer.sleep(attempt.holdMs, signal);
+    if (signal?.aborted === true) attempt.cancelled();
     // The answer is decided: record it as delivered so the published report is the state the agent is
     // about to see, publish, then answer (R-9.2). An answer that arrives while the session is ending is
     // published after the final report, so it must stay marked as final.

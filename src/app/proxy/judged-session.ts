@@ -14,6 +14,7 @@ import type { JournalSession } from '../../ports/journal.port.js';
 import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
 import type { AgentCloseReason, AgentSessionHandler } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
@@ -36,6 +37,8 @@ export interface JudgedSessionContext {
   harnessVersion: string;
   sink: ReportSink | null;
   clock: Clock;
+  /** Waits for `--latency` and `--hold` (default: the real timer). */
+  timer?: Timer;
   random: RandomSource;
   logger: Logger;
   /** Where this session's call events are journaled (`--journal`); null: no journal. */
@@ -81,6 +84,7 @@ export class JudgedSession implements AgentSessionHandler {
       callTimeoutMs: ctx.callTimeoutMs,
       outputSchemaTools: new Set(ctx.upstreamTools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
       publish: this.publisher === null ? null : (soon) => this.publish(false, soon),
+      ...(ctx.timer !== undefined ? { timer: ctx.timer } : {}),
       onUpstreamOutcome: (tool, outcome) => {
         if (outcome.kind !== 'result') ctx.logger.warn({ tool, outcome: outcome.kind }, 'no usable answer from the upstream');
         if (outcome.kind === 'too-large') ctx.onUpstreamTooLarge(outcome.detail);

@@ -10,6 +10,7 @@ import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { startingDocument, startupErrorDocument } from '../../domain/report-document.js';
 import type { AgentCloseReason, AgentSide } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
@@ -45,6 +46,8 @@ export interface ProxyDeps {
   /** Where one agent session's report goes (`ordinal` counts sessions from 1); null = nowhere. */
   sessionSink(sessionId: string, ordinal: number): ReportSink | null;
   clock: Clock;
+  /** Waits for `--latency` and `--hold` (default: the real timer). */
+  timer?: Timer;
   random: RandomSource;
   logger: Logger;
   /** One line of human output (stderr). */
@@ -183,6 +186,7 @@ export class ProxyService {
       harnessVersion: this.config.harnessVersion,
       sink: this.deps.sessionSink(sessionId, ordinal),
       clock: this.deps.clock,
+      ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),
       random: this.deps.random,
       logger: this.deps.logger,
       journal,

@@ -4,15 +4,50 @@
  * two parallel writes exactly one is "the first" (R-4.3), and a scenario is consumed only by a call it
  * was applied to: a tool the upstream does not list is unclassified and never reaches the plan (R-4.1).
  */
+import { globMatch } from '../glob.js';
 import type { RandomSource } from '../time-and-chance.js';
 import type { FaultBehaviour, FaultKind, ScenarioId } from './fault.js';
 import { FAULTS } from './index.js';
 
-/** What the user configured: nothing, one deterministic scenario, or chaos. */
-export type ScenarioConfig =
+/**
+ * Where a scenario is aimed (issue 16, opt-in): only at calls of tools matching one of `tools` (globs;
+ * null: every tool), and from the `on`-th such write (1: the first, the description's default). Calls of other tools
+ * are judged as usual and do not count.
+ */
+export interface FaultAim {
+  tools: readonly string[] | null;
+  on: number;
+}
+
+/** Latency added to every forwarded call (issue 16): `ms` ± `jitterMs`, drawn per call from the seeded source. */
+export interface LatencyConfig {
+  ms: number;
+  jitterMs: number;
+}
+
+/**
+ * Timing and aim, all opt-in (issue 16); absent fields keep the description's defaults: the first write,
+ * no latency, F1's timeout answered at once. `seed` is only recorded (the report's configuration block), so
+ * a run can be repeated exactly.
+ */
+export interface TimingAndAim {
+  aim?: FaultAim;
+  latency?: LatencyConfig;
+  /** F1: how long the agent's answer (the timeout) is held after the ghost write executed, in ms. */
+  holdMs?: number;
+  seed?: number;
+}
+
+/** What the user configured: nothing, one deterministic scenario, or chaos; with its timing and aim. */
+export type ScenarioConfig = (
   | { mode: 'none' }
   | { mode: 'scenario'; id: ScenarioId; retryAfterSeconds: number }
-  | { mode: 'chaos'; errorRate: number };
+  | { mode: 'chaos'; errorRate: number }
+) &
+  TimingAndAim;
+
+/** The default aim: every tool, from the first write. */
+export const DEFAULT_AIM: FaultAim = Object.freeze({ tools: null, on: 1 });
 
 /** The plan as readers see it (deciding is the session's). */
 export type PlanView = Pick<FaultPlan, 'config' | 'triggered' | 'appliedCount'>;
@@ -27,8 +62,8 @@ export class FaultPlan {
   ) {}
 
   /** Decides the fault for a classified call as it arrives; `null` means forward untouched. */
-  decide(toolClass: 'read' | 'write'): FaultKind | null {
-    const fault = this.pick(toolClass);
+  decide(toolClass: 'read' | 'write', tool: string): FaultKind | null {
+    const fault = this.pick(toolClass, tool);
     if (fault !== null) this.applied++;
     return fault;
   }
@@ -43,18 +78,23 @@ export class FaultPlan {
     return this.applied;
   }
 
-  private pick(toolClass: 'read' | 'write'): FaultKind | null {
+  private pick(toolClass: 'read' | 'write', tool: string): FaultKind | null {
     const config = this.config;
     if (config.mode === 'none') return null;
     const fault: FaultBehaviour = config.mode === 'chaos' ? FAULTS.chaos : FAULTS[config.id];
     const trigger = fault.trigger;
+    const aim = config.aim ?? DEFAULT_AIM;
+    // A tool the aim does not match is never faulted and does not count as a write of the scenario.
+    if (aim.tools !== null && !aim.tools.some((pattern) => globMatch(pattern, tool))) return null;
     if (trigger.kind === 'chance') {
       const rate = config.mode === 'chaos' ? config.errorRate : 0;
       // Strictly below p: p = 0 never fires, p = 1 always does (toxiproxy #603: 0 must mean never).
       return this.random.next() < rate ? fault.kind : null;
     }
     if (toolClass !== 'write') return null;
-    const index = this.writesSeen++;
-    return index < trigger.count ? fault.kind : null;
+    // The N-th matching write and the `count - 1` after it (F4: two); counted on arrival, so of two
+    // parallel writes exactly one is the N-th (R-4.3).
+    const index = this.writesSeen++ - (aim.on - 1);
+    return index >= 0 && index < trigger.count ? fault.kind : null;
   }
 }

@@ -20,6 +20,8 @@ export interface InjectedResult {
 export interface FaultSettings {
   /** F2: the announced retry_after, in seconds. */
   retryAfterSeconds: number;
+  /** `--hold` (issue 16): how long the agent's answer is held, in ms; absent: answered at once. */
+  holdMs?: number;
 }
 
 /**
@@ -57,6 +59,11 @@ export interface FaultBehaviour {
    * the ghost write). Not defined: the real answer goes through. A rejected or unknown answer always does.
    */
   replaceExecuted?(settings: FaultSettings): InjectedResult;
+  /**
+   * Delivery of a replaced answer: `--hold` applies — the replacement is held for the configured time (or
+   * until the agent cancels) before the agent gets it (F1: a timeout that really takes its time).
+   */
+  readonly holdsReplacement?: boolean;
 }
 
 /** Builds the single-text-block error result every injected fault uses. */

@@ -1,0 +1,99 @@
+/**
+ * Realistic timing (issue 16, all opt-in): the latency drawn for a forwarded call, F1's held answer and
+ * the agent's cancellations, recorded per attempt for the report (`report.timing`). Nothing is recorded
+ * for an attempt that had none of them, so a run without these flags costs nothing here.
+ */
+import type { AttemptStatus } from './attempt.js';
+import type { LatencyConfig } from './faults/fault-plan.js';
+import type { RandomSource } from './time-and-chance.js';
+
+/**
+ * One latency: `ms` ± `jitterMs`, a whole number of milliseconds uniform in [ms − jitter, ms + jitter]
+ * (toxiproxy's latency toxic), never below 0. Without jitter nothing is drawn, so a fixed latency leaves
+ * the chaos draws of a seed unchanged.
+ */
+export function drawLatency(latency: LatencyConfig, random: RandomSource): number {
+  if (latency.jitterMs === 0) return latency.ms;
+  const offset = Math.floor(random.next() * (2 * latency.jitterMs + 1)) - latency.jitterMs;
+  return Math.max(0, latency.ms + offset);
+}
+
+/** One attempt's timing as the report shows it. Absent fields did not apply. */
+export interface TimingEntry {
+  attempt: number;
+  tool: string;
+  /** The latency added before the call was forwarded. */
+  latencyMs?: number;
+  /** How long the replaced answer (F1's timeout) was held after the upstream answered. */
+  heldMs?: number;
+  /** The agent cancelled the call this long after it arrived. */
+  cancelledAfterMs?: number;
+  /** What the upstream really did, as known when the agent got (or gave up on) its answer. */
+  outcome: AttemptStatus;
+}
+
+interface OpenTiming {
+  tool: string;
+  receivedAt: number;
+  latencyMs: number | null;
+  holdMs: number;
+  answeredAt: number | null;
+  cancelledAt: number | null;
+}
+
+/** The timing entries of a session, built as attempts are delivered; the JSON text is kept alongside. */
+export class TimingLog {
+  private readonly open = new Map<number, OpenTiming>();
+  private readonly list: TimingEntry[] = [];
+  private text = '';
+
+  /** The entries, in order of delivery. */
+  get entries(): readonly TimingEntry[] {
+    return this.list;
+  }
+
+  /** The entries as JSON array items (without the brackets), for the incremental report document. */
+  get json(): string {
+    return this.text;
+  }
+
+  /** An attempt with a latency (`latencyMs`, null when it was not forwarded) or a hold arrived. */
+  arrived(id: number, tool: string, receivedAt: number, latencyMs: number | null, holdMs: number): void {
+    this.open.set(id, { tool, receivedAt, latencyMs, holdMs, answeredAt: null, cancelledAt: null });
+  }
+
+  /** The upstream's answer was replaced (F1): a hold, if any, starts now. */
+  replaced(id: number, answeredAt: number | null): void {
+    const timing = this.open.get(id);
+    if (timing !== undefined && timing.holdMs > 0) timing.answeredAt = answeredAt;
+  }
+
+  /** The agent cancelled the attempt. */
+  cancelled(id: number, tool: string, receivedAt: number, now: number): void {
+    let timing = this.open.get(id);
+    if (timing === undefined) {
+      timing = { tool, receivedAt, latencyMs: null, holdMs: 0, answeredAt: null, cancelledAt: null };
+      this.open.set(id, timing);
+    }
+    timing.cancelledAt = now;
+  }
+
+  /** The attempt was delivered (or given up on): its entry is final. */
+  delivered(id: number, deliveredAt: number, outcome: AttemptStatus): void {
+    if (this.open.size === 0) return;
+    const timing = this.open.get(id);
+    if (timing === undefined) return;
+    this.open.delete(id);
+    if (timing.latencyMs === null && timing.answeredAt === null && timing.cancelledAt === null) return;
+    const entry: TimingEntry = {
+      attempt: id,
+      tool: timing.tool,
+      ...(timing.latencyMs !== null ? { latencyMs: timing.latencyMs } : {}),
+      ...(timing.answeredAt !== null ? { heldMs: Math.round(deliveredAt - timing.answeredAt) } : {}),
+      ...(timing.cancelledAt !== null ? { cancelledAfterMs: Math.round(timing.cancelledAt - timing.receivedAt) } : {}),
+      outcome,
+    };
+    this.list.push(entry);
+    this.text += (this.text === '' ? '' : ',') + JSON.stringify(entry);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Issue 16 in the call pipeline, on a manual clock (no real sleeps): the latency before forwarding, F1's
+ * held answer, and the agent's cancellation (the upstream is told through the aborted signal; the outcome
+ * is what the upstream really did).
+ */
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { CallPipeline } from '../../src/app/pipeline/call-pipeline.js';
+import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
+import { buildReport } from '../../src/domain/report.js';
+import { EvaluationSession } from '../../src/domain/session.js';
+import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
+import type { Timer } from '../../src/ports/timer.port.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
+import { okResult } from '../support/in-memory-sides.js';
+import { fixedRandom } from '../support/session-driver.js';
+
+/** An upstream that holds calls until answered and, like the SDK client, gives up on an aborted signal. */
+class CancellableUpstream implements UpstreamSide {
+  readonly calls: Array<{ request: ToolCallRequest; at: number; signal: AbortSignal | undefined; answer(o: UpstreamCallOutcome): void }> = [];
+  constructor(private readonly clock: ManualClock) {}
+  connect = async () => ({});
+  listTools = async () => [];
+  onExit(): void {}
+  close = async () => undefined;
+  callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+    return new Promise((resolve) => {
+      options.signal?.addEventListener('abort', () => resolve({ kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' }), { once: true });
+      this.calls.push({ request, at: this.clock.now(), signal: options.signal, answer: resolve });
+    });
+  }
+}
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function setup(scenario: ScenarioConfig, timer?: Timer) {
+  const clock = new ManualClock(1000);
+  const session = new EvaluationSession(
+    { scenario, keyFields: ['idempotency_key'] },
+    { classOf: (name) => (name.startsWith('create') ? 'write' : 'read'), acceptsKey: () => false },
+    clock,
+    fixedRandom(0.5),
+  );
+  const upstream = new CancellableUpstream(clock);
+  const pipeline = new CallPipeline({ session, upstream, callTimeoutMs: 60_000, outputSchemaTools: new Set(), publish: null, timer: timer ?? clock });
+  return { clock, session, upstream, pipeline, report: () => buildReport(session, 'proxy', []) };
+}
+
+const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig => ({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
+
+describe('issue 16: timing in the call pipeline (manual clock)', () => {
+  it('issue 16: --latency: the call reaches the upstream only after the latency, reads as writes', async () => {
+    const { clock, upstream, pipeline, report } = setup({ mode: 'none', latency: { ms: 250, jitterMs: 0 } });
+    const answer = pipeline.call({ name: 'get_booking', arguments: {} });
+    await flush();
+    expect(upstream.calls).toHaveLength(0);
+    clock.advance(249);
+    await flush();
+    expect(upstream.calls).toHaveLength(0);
+    clock.advance(1);
+    await flush();
+    expect(upstream.calls.map((c) => c.at)).toEqual([1250]);
+    upstream.calls[0]!.answer(okResult());
+    await answer;
+    expect(report().timing).toEqual([{ attempt: 1, tool: 'get_booking', latencyMs: 250, outcome: 'executed' }]);
+  });
+
+  it('issue 16: a call cancelled during its latency never reaches the upstream: not executed, cancellation recorded', async () => {
+    const { clock, upstream, pipeline, report } = setup({ mode: 'none', latency: { ms: 500, jitterMs: 0 } });
+    const agent = new AbortController();
+    const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
+    clock.advance(120);
+    agent.abort();
+    const record = await answer;
+    expect(record.upstream).toMatchObject({ kind: 'not-sent' });
+    expect(upstream.calls).toHaveLength(0);
+    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', latencyMs: 500, cancelledAfterMs: 120, outcome: 'not-executed' }]);
+    expect(report().operations[0]).toMatchObject({ executions: 0 });
+  });
+
+  it('issue 16: --hold: the ghost write executes at once, the timeout answer comes only after the hold', async () => {
+    const { clock, upstream, pipeline, report } = setup(F1({ holdMs: 5000 }));
+    let answered = false;
+    const answer = pipeline.call({ name: 'create_booking', arguments: { n: 1 } }).then((r) => ((answered = true), r));
+    await flush();
+    expect(upstream.calls.map((c) => c.at)).toEqual([1000]);
+    upstream.calls[0]!.answer(okResult('booked'));
+    await flush();
+    expect(report().operations[0]).toMatchObject({ executions: 1 });
+    clock.advance(4999);
+    await flush();
+    expect(answered).toBe(false);
+    clock.advance(1);
+    expect(await answer).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('within 5 seconds') }] });
+    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', heldMs: 5000, outcome: 'executed' }]);
+  });
+
+  it('issue 16: the agent cancelling during the hold ends it; the report says after how long; the ghost write counts as executed', async () => {
+    const { clock, upstream, pipeline, report } = setup(F1({ holdMs: 5000 }));
+    const agent = new AbortController();
+    const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
+    await flush();
+    upstream.calls[0]!.answer(okResult('booked'));
+    await flush();
+    clock.advance(2000);
+    agent.abort();
+    const record = await answer;
+    expect(record.replaced).toBe(true);
+    expect(clock.pendingWaits).toBe(0);
+    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', heldMs: 2000, cancelledAfterMs: 2000, outcome: 'executed' }]);
+    expect(report().operations[0]).toMatchObject({ executions: 1, fault: 'F1' });
+  });
+
+  it('issue 16: cancelling a forwarded call tells the upstream (its signal aborts); with no answer the outcome is unknown', async () => {
+    const { clock, upstream, pipeline, report } = setup({ mode: 'none' });
+    const agent = new AbortController();
+    const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
+    await flush();
+    clock.advance(300);
+    agent.abort();
+    await answer;
+    expect(upstream.calls[0]!.signal?.aborted).toBe(true);
+    expect(report().operations[0]).toMatchObject({ executions: 0, outcome: 'EXECUTION_UNKNOWN' });
+    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', cancelledAfterMs: 300, outcome: 'unknown' }]);
+  });
+
+  it('issue 16: the upstream answered before the cancellation took effect: executed', async () => {
+    const { upstream, pipeline, report } = setup({ mode: 'none' });
+    const agent = new AbortController();
+    const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
+    await flush();
+    upstream.calls[0]!.answer(okResult('booked'));
+    agent.abort();
+    await answer;
+    expect(report().operations[0]).toMatchObject({ executions: 1 });
+    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', cancelledAfterMs: 0, outcome: 'executed' }]);
+  });
+
+  it('issue 16: without timing flags the timer is never used (no per-call change)', async () => {
+    const refuse: Timer = { sleep: () => Promise.reject(new Error('the timer must not be used')) };
+    const { upstream, pipeline, report } = setup(F1(), refuse);
+    const answer = pipeline.call({ name: 'create_booking', arguments: { n: 1 } });
+    await flush();
+    upstream.calls[0]!.answer(okResult());
+    expect(await answer).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('within 60 seconds') }] });
+    expect(report().timing).toBeUndefined();
+  });
+
+  it('issue 16 (README): re-sending after a cancel → NOT_TESTED when the upstream had not answered, FAIL after a held ghost write, PASS after a cancel during the latency', async () => {
+    const resend = async (scenario: ScenarioConfig, answerFirst: boolean, advanceBeforeAbort: number) => {
+      const { clock, upstream, pipeline, session } = setup(scenario);
+      const agent = new AbortController();
+      const first = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
+      await flush();
+      if (answerFirst) upstream.calls[0]!.answer(okResult());
+      await flush();
+      clock.advance(advanceBeforeAbort);
+      agent.abort();
+      await first;
+      const second = pipeline.run({ name: 'create_booking', arguments: { n: 1 } });
+      clock.advance(1000);
+      await flush();
+      upstream.calls.at(-1)!.answer(okResult());
+      await second;
+      return buildReport(session, 'proxy', []).verdict;
+    };
+    expect(await resend({ mode: 'none' }, false, 10)).toBe('NOT_TESTED');
+    expect(await resend(F1({ holdMs: 5000 }), true, 10)).toBe('FAIL');
+    expect(await resend({ mode: 'none', latency: { ms: 500, jitterMs: 0 } }, false, 10)).toBe('PASS');
+  });
+});
