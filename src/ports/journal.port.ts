@@ -4,9 +4,8 @@
  * {@link JournalSession} (a {@link CallEventSink}) per agent session; the read side is the
  * {@link JournalRecord} lines as the reader returns them, already checked.
  */
-import type { CallClass, UnknownReason } from '../domain/attempt.js';
-import type { AgentTold, CallEventSink, CallStep, UpstreamVerdict } from './call-events.port.js';
-import type { ToolCallResult } from './mcp-shapes.js';
+import type { CallClass } from '../domain/attempt.js';
+import type { CallEvent, CallEventSink, CallStep } from './call-events.port.js';
 
 /** The journal format's version (the `v` of every line). A reader refuses lines of another major version. */
 export const JOURNAL_VERSION = 1;
@@ -62,24 +61,17 @@ export interface JournalEndedRecord {
   score: number | null;
 }
 
-/** One step of one call, as written (see `CallEvent` for what each field means). */
-export interface JournalCallRecord {
+/**
+ * One step of one call, as written: a {@link CallEvent} (see it for what each field means) with the line's
+ * format version, its session, and `event` / `class` as the JSON names of `step` / `callClass`.
+ */
+export type JournalCallRecord = Omit<CallEvent, 'step' | 'callClass' | 'fault'> & {
   v: number;
   event: CallStep;
-  at: number;
   session: string;
-  attempt: number;
-  tool: string;
   class: CallClass;
-  operation: number | null;
   fault: string | null;
-  upstream?: UpstreamVerdict | null;
-  reason?: UnknownReason;
-  replaced?: boolean;
-  told?: AgentTold;
-  arguments?: unknown;
-  result?: ToolCallResult;
-}
+};
 
 export type JournalRecord = JournalHeaderRecord | JournalOpenedRecord | JournalEndedRecord | JournalCallRecord;
 

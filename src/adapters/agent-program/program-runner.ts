@@ -6,24 +6,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import type { ProgramExit, ProgramRunner as ProgramRunnerPort, ProgramSpec } from '../../ports/program-runner.port.js';
 
-export interface ProgramSpec {
-  command: string;
-  args: readonly string[];
-  env: Readonly<Record<string, string>>;
-  cwd: string;
-  timeoutMs: number;
-  logDir: string;
-}
+export type { ProgramExit, ProgramSpec };
 
-export interface ProgramExit {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  spawnError?: string;
-  stderrTail: string;
-  durationMs: number;
-}
 
 const TAIL_CHARS = 2_000;
 const KILL_GRACE_MS = 2_000;
@@ -74,7 +60,7 @@ function wait(child: ChildProcess, spec: { timeoutMs: number }, out: WriteStream
   });
 }
 
-export class ProgramRunner {
+export class ProgramRunner implements ProgramRunnerPort {
   async run(spec: ProgramSpec): Promise<ProgramExit> {
     const child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,

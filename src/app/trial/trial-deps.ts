@@ -8,6 +8,7 @@ import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
+import type { ProgramRunner } from '../../ports/program-runner.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { ToolClient } from './model-conversation.js';
 import type { RunPlace } from './placeholders.js';
@@ -43,33 +44,7 @@ export interface TrialStore {
   writeJson(relativePath: string, value: unknown): Promise<string>;
 }
 
-export interface ProgramSpec {
-  command: string;
-  args: readonly string[];
-  /** Added to the harness's own environment. */
-  env: Readonly<Record<string, string>>;
-  cwd: string;
-  timeoutMs: number;
-  /** Where the program's stdout and stderr are kept (`agent.stdout.log`, `agent.stderr.log`). */
-  logDir: string;
-}
-
-export interface ProgramExit {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  /** Set when the program could not be started at all. */
-  spawnError?: string;
-  stderrTail: string;
-  durationMs: number;
-}
-
-/** Starts a program (its own process group), waits for it, kills the group on time-out. */
-export interface ProgramRunner {
-  run(spec: ProgramSpec): Promise<ProgramExit>;
-  /** Runs a shell command line (the reset command). */
-  shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit>;
-}
+export type { ProgramExit, ProgramRunner, ProgramSpec } from '../../ports/program-runner.port.js';
 
 /** Progress of a trial, for the stderr bar or lines. */
 export type TrialEvent =
