@@ -79,7 +79,11 @@ export class TrialService {
       if (found.length === 0) patchNote = 'the baseline runs produced no patch: the patched arm was not run';
       else patched = { name: PATCHED, label: `${appliedPatches.join(' + ')} patch`, append: found.map((p) => p.text) };
     }
-    if (patched !== null && this.stopping === null) await this.runAll(executor, planRuns(this.plan, patched), records, total);
+    if (patchNote !== null) this.deps.notice(`A/B: ${patchNote}`);
+    if (patched !== null && this.stopping === null) {
+      this.deps.notice(`A/B: the patched arm (${patched.label}: ${patched.append.length} text(s) appended to the system prompt)`);
+      await this.runAll(executor, planRuns(this.plan, patched), records, total);
+    }
     const specs = records.length;
     const statistics = summariseRuns(records.map((r) => r.facts));
     const groups = withStatistics(summarise(records), statistics);
