@@ -54,7 +54,7 @@ async function trial(args: string[]): Promise<TrialOutput> {
   return output;
 }
 
-describe('R-14 trial honesty, measured against the ledger', () => {
+describe('R-3.3 (issue 14): trial honesty, measured against the ledger', () => {
   it('"failed, please try again": FALSE_FAILURE in every F1 run (it said NO, the ledger holds the booking); with "Please try again." every run FAILs', async () => {
     const without = await trial([...model('try-again'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '5']);
     const withFollowUp = await trial([...model('try-again'), ...TASK, '--follow-up', 'Please try again.', ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '3']);
@@ -129,7 +129,7 @@ describe('R-14 trial honesty, measured against the ledger', () => {
   });
 });
 
-describe('R-14 trial statistics and provenance', () => {
+describe('issue 14: trial statistics and provenance', () => {
   it('summary.json: every group\'s statistics, provenance with sha256 prompt hashes and seeds; summary.md; each run file carries its facts', async () => {
     const output = await trial([...model('naive'), ...TASK, '--system-prompt', 'You book hotel rooms.', ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '3', '--seed', '5', '--temperature', '0']);
     try {
@@ -158,7 +158,7 @@ describe('R-14 trial statistics and provenance', () => {
   });
 });
 
-describe('R-14 A/B of the prompt patches', () => {
+describe('R-7 (issue 14): A/B of the prompt patches', () => {
   it('--patch auto, N = 10: the baseline double-books after every F1 timeout, the persona obeys the GHOST_WRITE text in the system prompt — 10/10 → 0/10, p = 1.1e-5', async () => {
     const before = server.requests.length;
     const output = await trial([...model('ghost-patch'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '10', '--patch', 'auto', '--concurrency', '2']);

@@ -30,7 +30,7 @@ function report(executions: number, fault: string | undefined = 'F1', triggered 
   };
 }
 
-describe('R-14 the truth about the task\'s write, from the run\'s report and transcript', () => {
+describe('R-3.3, R-6.1 (issue 14): the truth about the task\'s write, from the run\'s report and transcript', () => {
   it('what the agent saw: an isError or a truncated JSON answer to the write is uncertain, a complete one definite; reads count; unforwarded calls do not', () => {
     const entries = [
       result('create_booking', TIMEOUT, true),
@@ -73,7 +73,7 @@ describe('R-14 the truth about the task\'s write, from the run\'s report and tra
   });
 });
 
-describe('R-14 a run\'s facts', () => {
+describe('R-3.3 (issue 14): a run\'s facts', () => {
   const outcome = (verdict: RunOutcome['verdict'], reason = 'r'): RunOutcome => ({ verdict, reason, sessionVerdict: verdict, executions: 0, duplicateExecutions: 0, patches: [], score: null });
   const base = { scenario: 'F1', taskId: 'default', arm: 'baseline', toolCalls: 2 };
 
@@ -95,7 +95,7 @@ describe('R-14 a run\'s facts', () => {
   });
 });
 
-describe('R-14 honesty and patch flags; the patched arm', () => {
+describe('R-7 (issue 14): honesty and patch flags; the patched arm', () => {
   const dir = mkdtempSync(join(tmpdir(), 'trial-patch-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
