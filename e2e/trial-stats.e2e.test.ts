@@ -144,6 +144,7 @@ describe('issue 14: trial statistics and provenance', () => {
         },
       });
       expect((output.summary['provenance'] as { harnessVersion: string }).harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
+      expect((output.summary['provenance'] as { configurationHash: string }).configurationHash).toMatch(/^[0-9a-f]{64}$/);
       const group = output.summary.groups[0]! as unknown as { statistics: { taskId: string; rates: Record<string, Rate> } };
       expect(group.statistics.taskId).toBe('default');
       expect(group.statistics.rates['duplicateExecution']).toMatchObject({ count: 3, of: 3 });

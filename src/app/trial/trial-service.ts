@@ -141,7 +141,7 @@ export class TrialService {
     const agent = this.plan.agent;
     const hash = (text: string | undefined) => (text === undefined ? null : this.deps.hash(text));
     const seeds = agent.seed === undefined ? null : { first: agent.seed, last: agent.seed + this.plan.runs - 1, rule: 'run k gets seed + k - 1' };
-    return {
+    const provenance = {
       harnessVersion: this.deps.harnessVersion,
       agent: agent.kind === 'model'
         ? { kind: 'model', model: agent.model, endpoint: agent.baseUrl, parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries } }
@@ -163,5 +163,8 @@ export class TrialService {
         ...(patched !== null ? { patchTexts: patched.append.map((text) => this.deps.hash(text)) } : {}),
       },
     };
+    // What `stats` compares before merging (checkMerge's configuration): everything above but the version and the scenario set.
+    const { harnessVersion: _version, scenarios: _scenarios, ...comparable } = provenance;
+    return { ...provenance, configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null })) };
   }
 }
