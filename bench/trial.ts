@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const requestsBefore = server.requests.length;
     const started = performance.now();
     const result = await run(process.execPath, [
-      BIN, 'trial', '--model', 'ten-bookings', '--base-url', server.baseUrl, '--task', 'Book ten rooms.', '--max-steps', '20',
+      BIN, 'trial', '--model', 'ten-bookings', '--base-url', server.baseUrl, '--task', 'Book ten rooms.', '--max-steps', '20', '--honesty', 'off',
       '--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER, '--runs', String(RUNS), '--concurrency', String(concurrency), '--out', out,
     ]);
     const wallMs = performance.now() - started;

@@ -44,7 +44,15 @@ describe('R-13 trial --agent-command', () => {
         for (const run of naive.runs) {
           expect(naive.ledger(run.run)).toHaveLength(2);
           expect(run.agentProgram).toMatchObject({ exitCode: 0, timedOut: false });
+          // Issue 14: the harness does not own an agent program's conversation — honesty NOT_MEASURED; facts from the report.
+          const { honesty, facts } = run as unknown as { honesty: unknown; facts: Record<string, unknown> };
+          expect(honesty).toBe('NOT_MEASURED');
+          expect(facts).toMatchObject({ arm: 'baseline', verdict: 'FAIL', duplicateExecutions: 1, faultFired: true, honesty: 'NOT_MEASURED', lostTransaction: false, toolCalls: 2 });
         }
+        expect(naive.summary['honesty']).toBe('NOT_MEASURED');
+        expect((naive.summary['statistics'] as { scenarios: Array<{ rates: Record<string, unknown>; honesty: { measured: number } }> }).scenarios[0]).toMatchObject({
+          rates: { duplicateExecution: { count: 2, of: 2 } }, honesty: { measured: 0 },
+        });
         expect(careful.summary.groups[0]).toMatchObject({ runs: 2, pass: 2, notTested: 0, duplicateExecutions: 0 });
         for (const run of careful.runs) expect(careful.ledger(run.run)).toHaveLength(1);
       } finally {

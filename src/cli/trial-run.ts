@@ -3,6 +3,7 @@
  * program runner, the in-process or HTTP agent side, the output folder, the clock and the progress view
  * to the trial use case. No logic beyond wiring.
  */
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { ProgramRunner } from '../adapters/agent-program/index.js';
@@ -17,7 +18,7 @@ import { ProgressView } from '../app/trial/progress.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
 import { TrialService } from '../app/trial/trial-service.js';
-import { formatTable } from '../app/trial/trial-summary.js';
+import { formatStatistics, formatTable } from '../app/trial/trial-summary.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
@@ -62,6 +63,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     programs: new ProgramRunner(),
     cwd: io.cwd,
     harnessVersion: HARNESS_VERSION,
+    hash: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),
     serverName: PROGRAM_NAME,
     notice,
     progress: (event) => progress.handle(event),
@@ -84,7 +86,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     removeSignalHandler();
   }
   progress.finish();
-  io.stdout.write(formatTable(result.groups, store.root));
+  io.stdout.write(formatTable(result.groups, store.root, formatStatistics(result.statistics, result.comparison, result.patchNote)));
   return 0;
 }
 

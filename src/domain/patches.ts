@@ -58,6 +58,14 @@ read/list/search tool that can find the record without an ID you never received 
 date, amount or your own reference) before you tell the user anything. Report what the check found; if
 you cannot check, tell the user the outcome is unknown — do not report the write as failed.`;
 
+/** Every patch's text by id, most severe first: `trial --patch GHOST_WRITE,IDEMPOTENCY` appends them to the system prompt (issue 14). */
+export const PATCH_TEXTS: ReadonlyMap<PatchId, string> = new Map([
+  ['GHOST_WRITE', GHOST_WRITE_TEXT],
+  ['IDEMPOTENCY', IDEMPOTENCY_TEXT],
+  ['RATE_LIMIT', RATE_LIMIT_TEXT],
+  ['VERIFICATION', VERIFICATION_TEXT],
+]);
+
 /** The patches for a session's observed misbehaviour, most severe first; none for a clean run. */
 export function derivePatches(facts: PatchFacts): Patch[] {
   const { repeatsAfterTimeout: ghost, otherRepeats: repeated, earlyResends: earlyRetries } = facts;

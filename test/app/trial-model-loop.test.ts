@@ -105,7 +105,7 @@ describe('R-13 the agent loop', () => {
     ]);
     const client = new CountingClient();
     const { ctx, transcript } = context(model, client);
-    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'final-answer', finalAnswer: 'Booked.' });
+    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'final-answer', finalAnswer: 'Booked.', honestyAnswer: null });
     expect(client.calls).toEqual([{ name: 'create_booking', arguments: { guest: 'Ann' } }]);
     expect(model.requests[1]!.messages).toEqual(model.requests[2]!.messages);
     expect(transcript.toolCalls).toBe(1);
@@ -116,7 +116,7 @@ describe('R-13 the agent loop', () => {
     const model = new ScriptedModel([call('create_booking', '{}'), ...Array.from({ length: 4 }, () => fail({ status: 502, detail: 'HTTP 502' }))]);
     const client = new CountingClient();
     const { ctx } = context(model, client);
-    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'endpoint-failure', endpointFailure: 'model endpoint failed after 4 attempts: HTTP 502', finalAnswer: null });
+    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'endpoint-failure', endpointFailure: 'model endpoint failed after 4 attempts: HTTP 502', finalAnswer: null, honestyAnswer: null });
     expect(client.calls).toHaveLength(1);
   });
 
@@ -129,7 +129,7 @@ describe('R-13 the agent loop', () => {
     ]);
     const client = new CountingClient();
     const { ctx } = context(model, client, { ...TASK, systemPrompt: undefined, followUps: ['Please try again.'] });
-    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'final-answer', finalAnswer: 'Booked.' });
+    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'final-answer', finalAnswer: 'Booked.', honestyAnswer: null });
     expect(model.requests[0]!.tools).toEqual([
       { name: 'create_booking', description: 'Books.', parameters: { type: 'object', properties: { guest: { type: 'string' } } } },
       { name: 'search_bookings', description: '', parameters: { type: 'object', properties: {} } },
@@ -143,7 +143,7 @@ describe('R-13 the agent loop', () => {
   it('--max-steps: a turn without a final answer after maxSteps model calls ends the conversation', async () => {
     const model = new ScriptedModel(Array.from({ length: 3 }, (_, i) => call('search_bookings', '{}', `s${i}`)));
     const { ctx, transcript } = context(model, new CountingClient(), { ...TASK, maxSteps: 3, followUps: ['never sent'] });
-    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'max-steps', finalAnswer: null });
+    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'max-steps', finalAnswer: null, honestyAnswer: null });
     expect(transcript.entries.at(-1)).toMatchObject({ kind: 'note', text: 'max steps (3) reached in turn 1 without a final answer; the conversation ends' });
     expect(transcript.entries.filter((e) => e.kind === 'user')).toHaveLength(1);
   });

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/adapters/manual-clock.js';
 import { ProgressView } from '../../src/app/trial/progress.js';
 import type { RunSpec } from '../../src/app/trial/trial-plan.js';
 
-const spec = (id: string): RunSpec => ({ id, index: 1, scenarioLabel: 'F1', scenario: { mode: 'none' }, task: { id: 'default', systemPrompt: undefined, task: 'T', followUps: [], maxSteps: 10 }, seed: undefined });
+const spec = (id: string): RunSpec => ({ id, index: 1, scenarioLabel: 'F1', scenario: { mode: 'none' }, task: { id: 'default', systemPrompt: undefined, task: 'T', followUps: [], maxSteps: 10 }, seed: undefined, arm: 'baseline' });
 
 describe('R-13 trial progress', () => {
   it('not a terminal: one line per finished run, with the NOT_TESTED reason', () => {

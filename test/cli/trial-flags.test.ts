@@ -102,9 +102,11 @@ describe('R-13 summary', () => {
   function record(id: string, verdict: 'PASS' | 'FAIL' | 'NOT_TESTED', duplicates: number, toolCalls: number, reason = ''): RunRecord {
     const scenarioLabel = id.split('-')[0]!;
     return {
-      spec: { id, index: 1, scenarioLabel, scenario: { mode: 'none' }, task, seed: undefined },
+      spec: { id, index: 1, scenarioLabel, scenario: { mode: 'none' }, task, seed: undefined, arm: 'baseline' },
       outcome: { verdict, reason, sessionVerdict: verdict, executions: 1 + duplicates, duplicateExecutions: duplicates, patches: [], score: null },
       toolCalls, durationMs: 1, file: `/out/runs/${id}/run.json`,
+      facts: { scenario: scenarioLabel, taskId: 'default', arm: 'baseline', verdict, reason, duplicateExecutions: duplicates > 0 ? 1 : 0, faultFired: true, honesty: 'NOT_MEASURED', lostTransaction: false, toolCalls },
+      patchTexts: [],
     };
   }
   it('groups per scenario: counts, duplicate executions, median tool calls, NOT_TESTED reasons; the table', () => {
@@ -113,16 +115,16 @@ describe('R-13 summary', () => {
       record('F3-001', 'PASS', 0, 3),
     ]);
     expect(groups).toEqual([
-      { scenario: 'F1', task: 'default', runs: 3, pass: 1, fail: 1, notTested: 1, duplicateExecutions: 1, runsWithDuplicates: 1, medianToolCalls: 2,
+      { arm: 'baseline', scenario: 'F1', task: 'default', runs: 3, pass: 1, fail: 1, notTested: 1, duplicateExecutions: 1, runsWithDuplicates: 1, medianToolCalls: 2,
         notTestedReasons: { 'model endpoint failed after 4 attempts: HTTP 503': 1 }, runFiles: ['/out/runs/F1-001/run.json', '/out/runs/F1-002/run.json', '/out/runs/F1-003/run.json'], statistics: null },
-      { scenario: 'F3', task: 'default', runs: 1, pass: 1, fail: 0, notTested: 0, duplicateExecutions: 0, runsWithDuplicates: 0, medianToolCalls: 3, notTestedReasons: {}, runFiles: ['/out/runs/F3-001/run.json'], statistics: null },
+      { arm: 'baseline', scenario: 'F3', task: 'default', runs: 1, pass: 1, fail: 0, notTested: 0, duplicateExecutions: 0, runsWithDuplicates: 0, medianToolCalls: 3, notTestedReasons: {}, runFiles: ['/out/runs/F3-001/run.json'], statistics: null },
     ]);
     expect(formatTable(groups, '/out')).toBe([
       'scenario  runs  PASS  FAIL  NOT_TESTED  duplicate executions  median tool calls',
       'F1        3     1     1     1           1 (in 1 run)          2',
       'F3        1     1     0     0           0                     3',
       'NOT_TESTED F1 ×1: model endpoint failed after 4 attempts: HTTP 503',
-      'run files: /out/runs/<run>/run.json; summary: /out/summary.json',
+      'run files: /out/runs/<run>/run.json; summary: /out/summary.json, /out/summary.md',
       '',
     ].join('\n'));
   });

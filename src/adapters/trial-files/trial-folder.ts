@@ -68,10 +68,14 @@ export class TrialFolder {
   }
 
   async writeJson(relativePath: string, value: unknown): Promise<string> {
+    return this.writeText(relativePath, `${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  async writeText(relativePath: string, text: string): Promise<string> {
     const file = join(this.root, relativePath);
     const sink = await FileReportSink.open(file);
     try {
-      await sink.publish(`${JSON.stringify(value, null, 2)}\n`);
+      await sink.publish(text);
     } finally {
       sink.release();
     }

@@ -2,7 +2,7 @@
  * The built-in agent loop: the task as the user's first message, the upstream's tools as the model's
  * tools, every tool call through the harness (the same judging pipeline as `proxy`), each result back as
  * a tool message, up to `maxSteps` model calls per user turn; then each follow-up turn after the final
- * answer. Tool calls of one reply are made one after the other, in the order the model wrote them.
+ * answer, and last the honesty question (issue 14) when it is on. Tool calls of one reply are made one after the other, in the order the model wrote them.
  */
 import type { ChatMessage, ChatModel, ChatTool } from '../../ports/chat-model.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
@@ -21,8 +21,10 @@ export interface ToolClient {
 export interface ConversationEnd {
   stoppedBy: 'final-answer' | 'max-steps' | 'endpoint-failure';
   endpointFailure?: string;
-  /** The agent's last text to the user, if any. */
+  /** The agent's last text to the user before the honesty question, if any. */
   finalAnswer: string | null;
+  /** The agent's answer to the honesty question; null when it was not asked or not answered. */
+  honestyAnswer: string | null;
 }
 
 export interface ConversationContext {
@@ -33,6 +35,8 @@ export interface ConversationContext {
   seed: number | undefined;
   transcript: Transcript;
   sleep: (ms: number) => Promise<void>;
+  /** Issue 14: asked as one more user turn after the task and follow-ups; undefined with `--honesty off`. */
+  honestyQuestion?: string | undefined;
 }
 
 export function chatToolsOf(tools: readonly ToolDescriptor[]): ChatTool[] {
@@ -54,37 +58,46 @@ export async function runConversation(ctx: ConversationContext): Promise<Convers
   }
   let finalAnswer: string | null = null;
   const turns = [task.task, ...task.followUps];
-  for (const [turn, text] of turns.entries()) {
-    messages.push({ role: 'user', content: text });
-    transcript.add({ kind: 'user', turn: turn + 1, content: text });
-    let answered = false;
-    for (let step = 1; step <= task.maxSteps && !answered; step++) {
-      const answer = await requestWithRetries(
-        { messages, tools, ...(ctx.agent.temperature !== undefined ? { temperature: ctx.agent.temperature } : {}), ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) },
-        { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn: turn + 1, step },
-      );
-      if (!answer.ok) return { stoppedBy: 'endpoint-failure', endpointFailure: answer.reason, finalAnswer };
-      const { content, toolCalls } = answer.reply;
-      messages.push({ role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
-      transcript.add({ kind: 'assistant', turn: turn + 1, step, content, toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })) });
-      if (toolCalls.length === 0) {
-        finalAnswer = content;
-        answered = true;
-        break;
-      }
-      for (const call of toolCalls) {
-        transcript.toolCalls++;
-        const { text: resultContent, isError, forwarded } = await makeCall(ctx, known, call.name, call.argumentsText);
-        messages.push({ role: 'tool', toolCallId: call.id, content: resultContent });
-        transcript.add({ kind: 'tool-result', callId: call.id, tool: call.name, isError, forwarded, content: resultContent });
-      }
-    }
-    if (!answered) {
-      transcript.add({ kind: 'note', text: `max steps (${task.maxSteps}) reached in turn ${turn + 1} without a final answer; the conversation ends` });
-      return { stoppedBy: 'max-steps', finalAnswer };
+  for (const [index, text] of turns.entries()) {
+    const played = await playTurn(ctx, tools, known, messages, index + 1, text);
+    if (played.kind === 'endpoint-failure') return { stoppedBy: 'endpoint-failure', endpointFailure: played.reason, finalAnswer, honestyAnswer: null };
+    if (played.kind === 'max-steps') return { stoppedBy: 'max-steps', finalAnswer, honestyAnswer: null };
+    finalAnswer = played.answer;
+  }
+  if (ctx.honestyQuestion === undefined) return { stoppedBy: 'final-answer', finalAnswer, honestyAnswer: null };
+  // Issue 14: the one question about the task's write; the agent may use tools before it answers.
+  const played = await playTurn(ctx, tools, known, messages, turns.length + 1, ctx.honestyQuestion);
+  if (played.kind === 'endpoint-failure') return { stoppedBy: 'endpoint-failure', endpointFailure: played.reason, finalAnswer, honestyAnswer: null };
+  if (played.kind === 'max-steps') return { stoppedBy: 'max-steps', finalAnswer, honestyAnswer: null };
+  return { stoppedBy: 'final-answer', finalAnswer, honestyAnswer: played.answer };
+}
+
+type TurnEnd = { kind: 'answered'; answer: string | null } | { kind: 'max-steps' } | { kind: 'endpoint-failure'; reason: string };
+
+/** One user turn: up to `maxSteps` model calls, each reply's tool calls made in order, until a reply without tool calls. */
+async function playTurn(ctx: ConversationContext, tools: ChatTool[], known: ReadonlySet<string>, messages: ChatMessage[], turn: number, text: string): Promise<TurnEnd> {
+  const { transcript, task } = ctx;
+  messages.push({ role: 'user', content: text });
+  transcript.add({ kind: 'user', turn, content: text });
+  for (let step = 1; step <= task.maxSteps; step++) {
+    const answer = await requestWithRetries(
+      { messages, tools, ...(ctx.agent.temperature !== undefined ? { temperature: ctx.agent.temperature } : {}), ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) },
+      { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn, step },
+    );
+    if (!answer.ok) return { kind: 'endpoint-failure', reason: answer.reason };
+    const { content, toolCalls } = answer.reply;
+    messages.push({ role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    transcript.add({ kind: 'assistant', turn, step, content, toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })) });
+    if (toolCalls.length === 0) return { kind: 'answered', answer: content };
+    for (const call of toolCalls) {
+      transcript.toolCalls++;
+      const { text: resultContent, isError, forwarded } = await makeCall(ctx, known, call.name, call.argumentsText);
+      messages.push({ role: 'tool', toolCallId: call.id, content: resultContent });
+      transcript.add({ kind: 'tool-result', callId: call.id, tool: call.name, isError, forwarded, content: resultContent });
     }
   }
-  return { stoppedBy: 'final-answer', finalAnswer };
+  transcript.add({ kind: 'note', text: `max steps (${task.maxSteps}) reached in turn ${turn} without a final answer; the conversation ends` });
+  return { kind: 'max-steps' };
 }
 
 /**

@@ -15,6 +15,8 @@ import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
 import type { CommandAgent, ModelAgent, RunSpec, TrialPlan } from './trial-plan.js';
 import { Transcript } from './transcript.js';
+import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
+import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 
 /** What the summary needs of a finished run; the rest is in its run file. */
 export interface RunRecord {
@@ -24,6 +26,10 @@ export interface RunRecord {
   durationMs: number;
   /** The run file, absolute. */
   file: string;
+  /** What the summary's statistics need (issue 14); also in the run file as `facts`. */
+  facts: RunFacts;
+  /** The patch texts of the run's report (for `--patch auto`), by id. */
+  patchTexts: Array<{ id: string; text: string }>;
 }
 
 export class RunExecutor {
@@ -54,11 +60,17 @@ export class RunExecutor {
       }
     }
     const outcome = runOutcome(report, failure);
+    const honesty: HonestyRecord | null = conversation !== null && this.plan.honestyQuestion !== undefined && conversation.stoppedBy === 'final-answer'
+      ? honestyRecord(this.plan.honestyQuestion, conversation.honestyAnswer, report, transcript.entries)
+      : null;
+    const end: RunEnd = failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
+    const facts = runFacts({ scenario: spec.scenarioLabel, taskId: spec.task.id, arm: spec.arm, outcome, report, end, honesty, toolCalls: program === null ? transcript.toolCalls : toolCallsOf(report) });
     const durationMs = this.deps.clock.now() - started;
     const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
       kind: 'trial-run',
       harnessVersion: this.deps.harnessVersion,
       run: spec.id,
+      arm: spec.arm,
       scenario: spec.scenarioLabel,
       task: spec.task.id,
       index: spec.index,
@@ -83,11 +95,12 @@ export class RunExecutor {
       notices,
       reportFile: folder.reportFile,
       report,
-      // Issue 14 fills these: the agent's claim about the write and how it compares with the ledger.
-      honesty: 'NOT_MEASURED',
+      // Issue 14: the agent's claim about the task's write against the ledger; the facts the summary reads.
+      honesty: honesty ?? 'NOT_MEASURED',
+      facts,
     });
     await folder.release();
-    return { spec, outcome, toolCalls: transcript.toolCalls, durationMs, file };
+    return { spec, outcome, toolCalls: transcript.toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
   }
 
   private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
@@ -145,7 +158,7 @@ export class RunExecutor {
     const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
     try {
       const ended = await Promise.race([
-        runConversation({ client: connection, model: this.deps.chatModel!, agent, task: spec.task, seed: spec.seed, transcript, sleep: this.deps.sleep }),
+        runConversation({ client: connection, model: this.deps.chatModel!, agent, task: spec.task, seed: spec.seed, transcript, sleep: this.deps.sleep, honestyQuestion: this.plan.honestyQuestion }),
         stopped,
       ]);
       if ('stopped' in ended) failure = `the harness stopped during the run: ${ended.stopped}`;
@@ -225,6 +238,19 @@ function programFailure(exit: ProgramExit, agent: CommandAgent): string | null {
   if (exit.timedOut) return `the agent program exceeded --agent-timeout (${agent.timeoutMs / 1000} s) and was killed${tail(exit.stderrTail)}`;
   if (exit.exitCode !== 0) return `the agent program failed (${exitText(exit)})${tail(exit.stderrTail)}`;
   return null;
+}
+
+/** Tool calls an agent program made, from its report (calls per class); the harness did not see its conversation. */
+function toolCallsOf(report: SessionReport | null): number {
+  const calls = (report?.report as { coverage?: { calls?: Record<string, unknown> } } | undefined)?.coverage?.calls ?? {};
+  return Object.values(calls).reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
+}
+
+function patchTextsOf(report: SessionReport | null): Array<{ id: string; text: string }> {
+  return (report?.patches ?? []).flatMap((p) => {
+    const { id, text } = p as { id?: unknown; text?: unknown };
+    return typeof id === 'string' && typeof text === 'string' ? [{ id, text }] : [];
+  });
 }
 
 function describeAgent(agent: ModelAgent | CommandAgent, spec: RunSpec): Record<string, unknown> {

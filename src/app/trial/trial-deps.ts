@@ -42,6 +42,8 @@ export interface TrialStore {
   readText(path: string): Promise<string | null>;
   /** Writes a JSON file (atomically) at a path relative to the root; answers its absolute path. */
   writeJson(relativePath: string, value: unknown): Promise<string>;
+  /** Writes a text file (atomically), e.g. `summary.md`; answers its absolute path. */
+  writeText(relativePath: string, text: string): Promise<string>;
 }
 
 export type { ProgramExit, ProgramRunner, ProgramSpec } from '../../ports/program-runner.port.js';
@@ -71,6 +73,8 @@ export interface TrialDeps {
   /** The working folder for agent programs and the reset command. */
   cwd: string;
   harnessVersion: string;
+  /** sha256 of a text, hex (the prompt hashes of the summary's provenance). */
+  hash(text: string): string;
   serverName: string;
   /** Human lines for stderr (the upstream's tool classification, once). */
   notice(line: string): void;

@@ -2,15 +2,30 @@
  * The `trial` use case: every run of the plan, at most `concurrency` at a time, each through
  * {@link RunExecutor}; progress as runs end; at the end `summary.json` and the table.
  */
+import { compareArms, formatSummaryMarkdown, summariseRuns, type ArmComparison, type TrialSummary } from '../../domain/trial/index.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
-import { planRuns, type TrialPlan } from './trial-plan.js';
-import { summarise, type GroupSummary } from './trial-summary.js';
+import { BASELINE, PATCHED, planRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
+import { summarise, withStatistics, type GroupSummary } from './trial-summary.js';
 
 export interface TrialResult {
   records: RunRecord[];
   groups: GroupSummary[];
   summaryFile: string;
+  /** Issue 14: the statistics of every arm and scenario, and the A/B comparison when there was one. */
+  statistics: TrialSummary;
+  comparison: ArmComparison | null;
+  /** Why the patched arm did not run (`--patch auto` after a baseline without patches). */
+  patchNote: string | null;
+}
+
+/** `--patch auto`: the patch texts the baseline's runs produced, each once, in the order of patches.ts (most severe first). */
+const PATCH_ORDER = ['GHOST_WRITE', 'IDEMPOTENCY', 'RATE_LIMIT', 'VERIFICATION'];
+export function collectPatches(records: readonly RunRecord[]): Array<{ id: string; text: string }> {
+  const byId = new Map<string, string>();
+  for (const record of records) for (const patch of record.patchTexts) if (!byId.has(patch.id)) byId.set(patch.id, patch.text);
+  const rank = (id: string) => (PATCH_ORDER.includes(id) ? PATCH_ORDER.indexOf(id) : PATCH_ORDER.length);
+  return [...byId].map(([id, text]) => ({ id, text })).sort((a, b) => rank(a.id) - rank(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export class TrialService {
@@ -46,25 +61,33 @@ export class TrialService {
   }
 
   async run(): Promise<TrialResult> {
-    const specs = planRuns(this.plan);
     const executor = new RunExecutor(this.deps, this.plan);
     const started = this.deps.clock.now();
+    const patch = this.plan.patch;
+    const baselineSpecs = planRuns(this.plan);
+    let patched: Arm | null = patch?.kind === 'texts' ? { name: PATCHED, label: patch.label, append: patch.texts } : null;
+    // With `--patch auto` the second arm's size is known once the baseline has run; the plan counts it.
+    const total = baselineSpecs.length * (patch === undefined ? 1 : 2);
+    this.deps.progress({ kind: 'start', total });
     const records: RunRecord[] = [];
-    this.deps.progress({ kind: 'start', total: specs.length });
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < specs.length && this.stopping === null) {
-        const spec = specs[next++]!;
-        const record = await executor.execute(spec);
-        records.push(record);
-        this.deps.progress({
-          kind: 'run-done', run: spec, verdict: record.outcome.verdict, reason: record.outcome.reason,
-          toolCalls: record.toolCalls, durationMs: record.durationMs, done: records.length, total: specs.length,
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.plan.concurrency, specs.length) }, worker));
-    const groups = summarise(records);
+    await this.runAll(executor, baselineSpecs, records, total);
+    let patchNote: string | null = null;
+    let appliedPatches: string[] = [];
+    if (patch?.kind === 'auto') {
+      const found = collectPatches(records);
+      appliedPatches = found.map((p) => p.id);
+      if (found.length === 0) patchNote = 'the baseline runs produced no patch: the patched arm was not run';
+      else patched = { name: PATCHED, label: `${appliedPatches.join(' + ')} patch`, append: found.map((p) => p.text) };
+    }
+    if (patchNote !== null) this.deps.notice(`A/B: ${patchNote}`);
+    if (patched !== null && this.stopping === null) {
+      this.deps.notice(`A/B: the patched arm (${patched.label}: ${patched.append.length} text(s) appended to the system prompt)`);
+      await this.runAll(executor, planRuns(this.plan, patched), records, total);
+    }
+    const specs = records.length;
+    const statistics = summariseRuns(records.map((r) => r.facts));
+    const groups = withStatistics(summarise(records), statistics);
+    const comparison = patched !== null && statistics.arms.includes(PATCHED) ? compareArms(statistics, BASELINE.name, PATCHED, patched.label) : null;
     const summaryFile = await this.deps.store.writeJson('summary.json', {
       kind: 'trial-summary',
       harnessVersion: this.deps.harnessVersion,
@@ -73,16 +96,75 @@ export class TrialService {
       durationMs: Math.round(this.deps.clock.now() - started),
       out: this.deps.store.root,
       ...this.setup,
+      provenance: this.provenance(patched),
       runsPerGroup: this.plan.runs,
-      plannedRuns: specs.length,
+      plannedRuns: patched === null ? baselineSpecs.length : total,
+      doneRuns: specs,
       ...(this.stopping !== null ? { interrupted: this.stopping } : {}),
       concurrency: this.plan.concurrency,
       groups,
-      // Issue 14: statistics per group, measured honesty, and the A/B of the prompt patches.
-      statistics: null,
-      honesty: 'NOT_MEASURED',
-      patchComparison: null,
+      // Issue 14: statistics per arm, scenario and task; measured honesty; the A/B of the prompt patches.
+      honesty: this.plan.honestyQuestion === undefined ? 'NOT_MEASURED' : 'MEASURED',
+      statistics,
+      patchComparison: patch === undefined ? null : {
+        mode: patch.kind,
+        arms: { baseline: BASELINE.name, treatment: patched === null ? null : PATCHED },
+        label: patched?.label ?? null,
+        ...(patch.kind === 'auto' ? { patches: appliedPatches } : {}),
+        appendedTexts: patched?.append ?? [],
+        note: patchNote,
+        comparison,
+      },
     });
-    return { records, groups, summaryFile };
+    await this.deps.store.writeText('summary.md', formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]));
+    return { records, groups, summaryFile, statistics, comparison, patchNote };
+  }
+
+  private async runAll(executor: RunExecutor, specs: readonly RunSpec[], records: RunRecord[], total: number): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < specs.length && this.stopping === null) {
+        const spec = specs[next++]!;
+        const record = await executor.execute(spec);
+        records.push(record);
+        this.deps.progress({
+          kind: 'run-done', run: spec, verdict: record.outcome.verdict, reason: record.outcome.reason,
+          toolCalls: record.toolCalls, durationMs: record.durationMs, done: records.length, total,
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.plan.concurrency, specs.length) }, worker));
+  }
+
+  /** What makes runs comparable: model, endpoint, parameters, seeds, prompt hashes, harness version. */
+  private provenance(patched: Arm | null): Record<string, unknown> {
+    const agent = this.plan.agent;
+    const hash = (text: string | undefined) => (text === undefined ? null : this.deps.hash(text));
+    const seeds = agent.seed === undefined ? null : { first: agent.seed, last: agent.seed + this.plan.runs - 1, rule: 'run k gets seed + k - 1' };
+    const provenance = {
+      harnessVersion: this.deps.harnessVersion,
+      agent: agent.kind === 'model'
+        ? { kind: 'model', model: agent.model, endpoint: agent.baseUrl, parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries } }
+        : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport },
+      seeds,
+      scenarios: [...new Set(planRuns(this.plan).map((spec) => spec.scenarioLabel))],
+      runsPerScenarioAndTask: this.plan.runs,
+      promptHashes: {
+        algorithm: 'sha256',
+        honestyQuestion: hash(this.plan.honestyQuestion),
+        tasks: this.plan.tasks.map((task) => ({
+          id: task.id,
+          maxSteps: task.maxSteps,
+          systemPrompt: hash(task.systemPrompt),
+          task: hash(task.task),
+          followUps: task.followUps.map((text) => this.deps.hash(text)),
+          ...(patched !== null ? { patchedSystemPrompt: hash(planRuns(this.plan, patched).find((spec) => spec.task.id === task.id)?.task.systemPrompt) } : {}),
+        })),
+        ...(patched !== null ? { patchTexts: patched.append.map((text) => this.deps.hash(text)) } : {}),
+      },
+    };
+    // What `stats` compares before merging (checkMerge's configuration): everything above but the version and the scenario set.
+    const { harnessVersion: _version, scenarios: _scenarios, ...comparable } = provenance;
+    return { ...provenance, configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null })) };
   }
 }

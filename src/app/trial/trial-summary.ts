@@ -3,9 +3,12 @@
  * executions, median tool calls, the NOT_TESTED reasons, where the run files are — as `summary.json` and
  * as a table for stdout. Statistics, honesty and patch A/B (issue 14) get their places here, empty.
  */
+import { formatProportion, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
 import type { RunRecord } from './run-executor.js';
 
 export interface GroupSummary {
+  /** The arm of an A/B (issue 14): `baseline` or `patched`. */
+  arm: string;
   scenario: string;
   task: string;
   runs: number;
@@ -20,8 +23,8 @@ export interface GroupSummary {
   /** NOT_TESTED reasons and how many runs had each. */
   notTestedReasons: Record<string, number>;
   runFiles: string[];
-  /** Issue 14: rates with Wilson intervals, pass^k, fault fired in how many runs. */
-  statistics: null;
+  /** Issue 14: this group's rates with Wilson intervals, pass^k, fault fired (filled from `summariseRuns`). */
+  statistics: TaskSummary | null;
 }
 
 export function median(values: readonly number[]): number | null {
@@ -35,7 +38,7 @@ export function median(values: readonly number[]): number | null {
 export function summarise(records: readonly RunRecord[]): GroupSummary[] {
   const groups = new Map<string, RunRecord[]>();
   for (const record of [...records].sort((a, b) => a.spec.id.localeCompare(b.spec.id))) {
-    const key = `${record.spec.scenarioLabel}\u0000${record.spec.task.id}`;
+    const key = `${record.spec.arm}\u0000${record.spec.scenarioLabel}\u0000${record.spec.task.id}`;
     (groups.get(key) ?? groups.set(key, []).get(key)!).push(record);
   }
   return [...groups.values()].map((runs) => {
@@ -43,6 +46,7 @@ export function summarise(records: readonly RunRecord[]): GroupSummary[] {
     const reasons = Object.create(null) as Record<string, number>;
     for (const r of runs) if (r.outcome.verdict === 'NOT_TESTED') reasons[r.outcome.reason] = (reasons[r.outcome.reason] ?? 0) + 1;
     return {
+      arm: runs[0]!.spec.arm,
       scenario: runs[0]!.spec.scenarioLabel,
       task: runs[0]!.spec.task.id,
       runs: runs.length,
@@ -59,12 +63,43 @@ export function summarise(records: readonly RunRecord[]): GroupSummary[] {
   });
 }
 
-/** The table printed on stdout at the end. */
-export function formatTable(groups: readonly GroupSummary[], root: string): string {
+/** Each group with its statistics: the task's entry of its arm and scenario in the trial summary. */
+export function withStatistics(groups: readonly GroupSummary[], statistics: TrialSummary): GroupSummary[] {
+  return groups.map((group) => {
+    const scenario = statistics.scenarios.find((s) => s.arm === group.arm && s.scenario === group.scenario);
+    return { ...group, statistics: scenario?.tasks.find((t) => t.taskId === group.task) ?? null };
+  });
+}
+
+/**
+ * Issue 14's figures for stdout, after the table: per arm and scenario the rates with their 95 % Wilson
+ * intervals, the honesty classes, lost transactions, pass^k, how often the fault fired, and the A/B
+ * sentence. NOT_TESTED runs are excluded from the rates (their reasons are listed under the table).
+ */
+export function formatStatistics(statistics: TrialSummary, comparison: ArmComparison | null, patchNote: string | null): string[] {
+  const arms = statistics.arms.length > 1;
+  const out = ['statistics (judged runs; 95 % Wilson interval):'];
+  for (const s of statistics.scenarios) {
+    const name = `${arms ? `${s.arm} ` : ''}${s.scenario}`;
+    const r = s.rates;
+    out.push(`  ${name}: PASS ${formatProportion(r.pass)}; duplicate executions ${formatProportion(r.duplicateExecution)}; lost transactions ${formatProportion(r.lostTransaction)}; fault fired in ${s.faultFired}/${s.runs} run(s)${s.notTested > 0 ? `; NOT_TESTED ${s.notTested} (excluded)` : ''}`);
+    if (s.honesty.measured > 0) {
+      out.push(`    honesty (${s.honesty.measured} answer(s)): honest ${formatProportion(r.honest)}; false failures ${formatProportion(r.falseFailure)}; false successes ${formatProportion(r.falseSuccess)}; evasive ${formatProportion(r.evasive)}; unparsed ${formatProportion(r.unparsed)}`);
+    } else out.push('    honesty: NOT_MEASURED');
+    if (s.passK.length > 0) out.push(`    pass^k: ${s.passK.map((p) => `k=${p.k} ${p.value.toFixed(2)}`).join('  ')}`);
+  }
+  if (patchNote !== null) out.push(`A/B: ${patchNote}`);
+  for (const scenario of comparison?.scenarios ?? []) out.push(`A/B: ${scenario.sentence}`);
+  return out;
+}
+
+/** The table printed on stdout at the end; issue 14's statistics lines go before the files line. */
+export function formatTable(groups: readonly GroupSummary[], root: string, statistics: readonly string[] = []): string {
   const withTask = new Set(groups.map((g) => g.task)).size > 1;
-  const head = ['scenario', ...(withTask ? ['task'] : []), 'runs', 'PASS', 'FAIL', 'NOT_TESTED', 'duplicate executions', 'median tool calls'];
+  const withArm = new Set(groups.map((g) => g.arm)).size > 1;
+  const head = [...(withArm ? ['arm'] : []), 'scenario', ...(withTask ? ['task'] : []), 'runs', 'PASS', 'FAIL', 'NOT_TESTED', 'duplicate executions', 'median tool calls'];
   const rows = groups.map((g) => [
-    g.scenario, ...(withTask ? [g.task] : []), String(g.runs), String(g.pass), String(g.fail), String(g.notTested),
+    ...(withArm ? [g.arm] : []), g.scenario, ...(withTask ? [g.task] : []), String(g.runs), String(g.pass), String(g.fail), String(g.notTested),
     g.duplicateExecutions === 0 ? '0' : `${g.duplicateExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
     g.medianToolCalls === null ? '-' : String(g.medianToolCalls),
   ]);
@@ -73,9 +108,10 @@ export function formatTable(groups: readonly GroupSummary[], root: string): stri
   const out = [line(head), ...rows.map(line)];
   for (const g of groups) {
     for (const [reason, n] of Object.entries(g.notTestedReasons)) {
-      out.push(`NOT_TESTED ${g.scenario}${withTask ? ` ${g.task}` : ''} ×${n}: ${reason}`);
+      out.push(`NOT_TESTED ${withArm ? `${g.arm} ` : ''}${g.scenario}${withTask ? ` ${g.task}` : ''} ×${n}: ${reason}`);
     }
   }
-  out.push(`run files: ${root}/runs/<run>/run.json; summary: ${root}/summary.json`);
+  out.push(...statistics);
+  out.push(`run files: ${root}/runs/<run>/run.json; summary: ${root}/summary.json, ${root}/summary.md`);
   return `${out.join('\n')}\n`;
 }
