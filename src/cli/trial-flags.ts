@@ -36,6 +36,7 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['concurrency', 'Runs at the same time (default 1)'],
   ['reset-command', 'Shell command run before each run (for an upstream whose state is not fresh per process)'],
   ['out', 'Output folder (default .cuonztech/trials/<time>/)'],
+  ['shard', 'i/n: run only the i-th of n deterministic shares of the runs (a CI matrix); merge with stats'],
 ];
 
 const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
@@ -124,10 +125,11 @@ export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<s
       seed,
     };
   }
+  const shard = parseShard(get('shard'), scenarios.length * tasks.length * runs);
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
   return {
     plan: {
-      agent, scenarios, tasks, runs, concurrency, resetCommand,
+      agent, scenarios, tasks, runs, concurrency, resetCommand, shard,
       keyFields: proxy.keyFields, classification: proxy.classification, callTimeoutMs: proxy.upstreamTimeoutMs,
     },
     proxy,
@@ -135,6 +137,18 @@ export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<s
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
   };
+}
+
+/** `--shard i/n`: 1 ≤ i ≤ n ≤ the trial's number of runs (an empty shard would be a job that measures nothing). */
+export function parseShard(value: string | undefined, totalRuns: number): { index: number; count: number } | undefined {
+  if (value === undefined) return undefined;
+  const match = /^\s*(\d{1,6})\s*\/\s*(\d{1,6})\s*$/.exec(value);
+  if (match === null) throw new UsageError(`flag --shard takes i/n (e.g. 2/5: the second of five shares of the runs), got "${value}"`);
+  const index = Number(match[1]);
+  const count = Number(match[2]);
+  if (count < 1 || index < 1 || index > count) throw new UsageError(`flag --shard ${value}: i must be 1 … n, got ${index} of ${count}`);
+  if (count > totalRuns) throw new UsageError(`flag --shard ${value}: the trial has ${totalRuns} run${totalRuns === 1 ? '' : 's'}, so at most ${totalRuns} shards`);
+  return { index, count };
 }
 
 function integer(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {

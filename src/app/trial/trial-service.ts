@@ -4,7 +4,7 @@
  */
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
-import { planRuns, type TrialPlan } from './trial-plan.js';
+import { planRuns, scenarioLabel, shardRuns, type TrialPlan } from './trial-plan.js';
 import { summarise, type GroupSummary } from './trial-summary.js';
 
 export interface TrialResult {
@@ -46,7 +46,7 @@ export class TrialService {
   }
 
   async run(): Promise<TrialResult> {
-    const specs = planRuns(this.plan);
+    const specs = shardRuns(planRuns(this.plan), this.plan.shard);
     const executor = new RunExecutor(this.deps, this.plan);
     const started = this.deps.clock.now();
     const records: RunRecord[] = [];
@@ -75,6 +75,9 @@ export class TrialService {
       ...this.setup,
       runsPerGroup: this.plan.runs,
       plannedRuns: specs.length,
+      // Issue 14 (`stats`): which share of the runs this folder holds, and the configured scenarios.
+      shard: this.plan.shard ?? null,
+      scenarios: this.plan.scenarios.map(scenarioLabel),
       ...(this.stopping !== null ? { interrupted: this.stopping } : {}),
       concurrency: this.plan.concurrency,
       groups,
