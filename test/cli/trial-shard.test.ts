@@ -7,7 +7,7 @@ const plan = (runs: number): TrialPlan => ({
   agent: { kind: 'model', model: 'm', baseUrl: 'http://127.0.0.1:1/v1', temperature: undefined, seed: 100, isError: 'visible', retries: 0, backoffMs: 1, maxRetryAfterMs: 1 },
   scenarios: [{ mode: 'fixed', id: 'F1' } as never, { mode: 'fixed', id: 'F3' } as never],
   tasks: [{ id: 'default', systemPrompt: undefined, task: 't', followUps: [], maxSteps: 3 }],
-  runs, concurrency: 1, resetCommand: undefined, keyFields: [], classification: {} as never, callTimeoutMs: 1000,
+  runs, concurrency: 1, resetCommand: undefined, keyFields: [], classification: {}, callTimeoutMs: 1000,
 });
 
 describe('R-14 trial --shard i/n', () => {
