@@ -14,14 +14,14 @@ export function looksLikeTrialFolder(entries: readonly string[]): boolean {
 
 export interface TrialRunFileRead {
   path: string;
-  /** The run file's value (`kind: "trial-run"`), or null with a problem. */
+  /** The run file's value (`kind: "trial-run"`), or null with a problem (what is wrong with the file at `path`). */
   value: Record<string, unknown> | null;
   problem: string | null;
 }
 
 export interface TrialFolderRead {
   path: string;
-  /** `summary.json` (`kind: "trial-summary"`), or null with `summaryProblem`. */
+  /** `summary.json` (`kind: "trial-summary"`), or null with `summaryProblem` (what is wrong with the file). */
   summary: Record<string, unknown> | null;
   summaryProblem: string | null;
   /** One per `runs/<run>/`, in run-id order. */
@@ -36,16 +36,16 @@ async function readKind(path: string, kind: string, what: string): Promise<{ val
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { value: null, problem: code === 'ENOENT' ? `${path} is missing (the trial did not finish)` : `${path} cannot be read: ${message(error)}` };
+    return { value: null, problem: code === 'ENOENT' ? 'is missing (the trial did not finish)' : `cannot be read: ${message(error)}` };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { value: null, problem: `${path} is not complete JSON (half-written or not a ${what}): ${message(error)}` };
+    return { value: null, problem: `is not complete JSON (half-written or not a ${what}): ${message(error)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value) || (value as { kind?: unknown }).kind !== kind) {
-    return { value: null, problem: `${path} is not a ${what} of this harness (no "kind": "${kind}")` };
+    return { value: null, problem: `is not a ${what} of this harness (no "kind": "${kind}")` };
   }
   return { value: value as Record<string, unknown>, problem: null };
 }

@@ -93,9 +93,9 @@ function configurationOf(summary: Json): string {
 
 function trialSource(input: TrialFolderInput, warnings: string[]): { source: MergeSource; facts: RunFacts[] } {
   const { summary, path } = input;
-  if (summary === null) throw new Refused(input.summaryProblem ?? `${path}: no summary.json`);
+  if (summary === null) throw new Refused(`${path}/summary.json ${input.summaryProblem ?? 'cannot be read'}`);
   const broken = input.runs.find((run) => run.value === null);
-  if (broken !== undefined) throw new Refused(broken.problem ?? `${broken.path} cannot be read`);
+  if (broken !== undefined) throw new Refused(`${broken.path} ${broken.problem ?? 'cannot be read'}`);
   if (input.runs.length === 0) throw new Refused(`${path} is a trial folder without runs (nothing under runs/)`);
   const facts = input.runs.map((run) => {
     try {
@@ -122,7 +122,7 @@ function reportSource(input: ReportFolderInput): { source: MergeSource; facts: R
   const scenarios = new Set<string>();
   for (const item of input.items) {
     if (item.type === 'unreadable') throw new Refused(`${item.path} ${item.problem}`);
-    if (item.type === 'benchmark') throw new Refused(`${item.path} is a benchmark report; stats merges trial folders and proxy report folders (--report-dir)`);
+    if (item.type !== 'report') throw new Refused(`${item.path} is not a proxy report; stats merges trial folders and proxy report folders (--report-dir)`);
     const doc = item.document;
     versions.add(doc.harnessVersion);
     if (doc.shape === 'session') scenarios.add(sessionScenario(doc));
