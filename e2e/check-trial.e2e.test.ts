@@ -53,7 +53,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('R-15 check over trial folders', () => {
+describe('issue 15 check over trial folders', () => {
   it('all PASS → 0; one line per run; JUnit: one testsuite per scenario, one testcase per run', async () => {
     for (const output of [careful, naive, endless]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
     const junit = join(scratch, 'careful.xml');
@@ -105,7 +105,7 @@ describe('R-15 check over trial folders', () => {
   });
 });
 
-describe('R-14 stats over a proxy --listen --report-dir folder', () => {
+describe('issue 14 stats over a proxy --listen --report-dir folder', () => {
   it('one run per agent session; merged with a trial folder it is refused (different kinds)', async () => {
     const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--audit-tools', 'off']);
     try {

@@ -48,7 +48,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('R-14 trial --shard and stats: shards merge to the one trial', () => {
+describe('issue 14 trial --shard and stats: shards merge to the one trial', () => {
   it('each shard runs its deterministic share, with the ids and seeds of the unsharded trial; the shard is in summary.json', () => {
     for (const output of [whole, ...shards]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
     expect(shards.map((s) => s.runs.map((r) => r.run))).toEqual([['F1-001', 'F3-001'], ['F1-002', 'F3-002'], ['F1-003', 'F3-003']]);
@@ -94,7 +94,7 @@ describe('R-14 trial --shard and stats: shards merge to the one trial', () => {
   });
 });
 
-describe('R-14 stats and --shard: bad input is one line, exit 1, nothing merged or written', () => {
+describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing merged or written', () => {
   const refused = async (args: string[], message: RegExp) => {
     const out = join(scratch, `refused-${Math.random().toString(36).slice(2)}.json`);
     const result = await stats(...args, '--json', out);

@@ -19,7 +19,7 @@ const trial = (path: string, runs: Array<Record<string, unknown>>, summary: Reco
   runs: runs.map((value, i) => ({ path: `${path}/runs/${i}/run.json`, value, problem: null })),
 });
 
-describe('R-14 run facts from a run file', () => {
+describe('issue 14 run facts from a run file', () => {
   it('derived from the report when the run file has no facts: duplicates from violations, fault fired from coverage, honesty NOT_MEASURED', () => {
     expect(runFactsFromRunFile(runFile('F1-001', 'FAIL'))).toEqual({
       scenario: 'F1', taskId: 'default', arm: 'baseline', verdict: 'FAIL', reason: 'FAIL because', duplicateExecutions: 1, faultFired: true,
@@ -38,7 +38,7 @@ describe('R-14 run facts from a run file', () => {
   });
 });
 
-describe('R-14 mergeFolders', () => {
+describe('issue 14 mergeFolders', () => {
   it('the union of the runs, whatever the order of the folders; shards of one trial merge without warnings', () => {
     const a = trial('a', [runFile('F1-001', 'PASS'), runFile('F1-003', 'FAIL')], { shard: { index: 1, count: 2 } });
     const b = trial('b', [runFile('F1-002', 'FAIL'), runFile('F1-004', 'NOT_TESTED')], { shard: { index: 2, count: 2 } });

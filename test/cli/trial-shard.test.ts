@@ -10,7 +10,7 @@ const plan = (runs: number): TrialPlan => ({
   runs, concurrency: 1, resetCommand: undefined, keyFields: [], classification: {}, callTimeoutMs: 1000,
 });
 
-describe('R-14 trial --shard i/n', () => {
+describe('issue 14 trial --shard i/n', () => {
   it('parses i/n and refuses 0/3, 4/3, x, more shards than runs — one line each', () => {
     expect(parseShard(undefined, 10)).toBeUndefined();
     expect(parseShard('2/3', 10)).toEqual({ index: 2, count: 3 });
