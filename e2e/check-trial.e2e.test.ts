@@ -57,7 +57,7 @@ describe('issue 15 check over trial folders', () => {
   it('all PASS → 0; one line per run; JUnit: one testsuite per scenario, one testcase per run', async () => {
     for (const output of [careful, naive, endless]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
     const junit = join(scratch, 'careful.xml');
-    const r = await cli('check', careful.out, '--junit', junit);
+    const r = await cli('check', careful.out, '--junit', junit, '--markdown', join(scratch, 'careful.md'), '--html', join(scratch, 'careful.html'));
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout.split('\n').filter((l) => /^PASS /.test(l))).toHaveLength(4);
     expect(r.stdout).toMatch(/runs[/\\]F1-001[/\\]run\.json \(run F1-001, /);
@@ -67,6 +67,10 @@ describe('issue 15 check over trial folders', () => {
     expect(doc.testsuites.testsuite[0]!.testcase.map((c) => [c.classname, c.name])).toEqual([
       ['cuonztech-agent-harness.trial.F1', 'F1-001'], ['cuonztech-agent-harness.trial.F1', 'F1-002'],
     ]);
+    expect(readFileSync(join(scratch, 'careful.md'), 'utf8')).toContain('F3-002');
+    const html = readFileSync(join(scratch, 'careful.html'), 'utf8');
+    expect(html).toContain('<!doctype html>');
+    expect(html.match(/F1-00[12]/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
   });
 
   it('a FAIL → 2 (even with NOT_TESTED runs beside it); NOT_TESTED and no FAIL → 3; FAIL is <failure>, NOT_TESTED <skipped>', async () => {
