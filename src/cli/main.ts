@@ -12,10 +12,11 @@ import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
+import { defineStatsCommand, STATS_VALUE_FLAGS } from './stats-command.js';
 import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
 import { defineTrialRelayCommand } from './trial-relay-command.js';
 
-const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS, ...CHECK_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS, ...CHECK_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS, ...STATS_VALUE_FLAGS]);
 const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
@@ -28,6 +29,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineDemoCommand(cli, context);
   defineTrialCommand(cli, context);
   defineTrialRelayCommand(cli, context);
+  defineStatsCommand(cli, context);
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {

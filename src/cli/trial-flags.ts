@@ -41,6 +41,7 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['patch', 'A/B of the prompt patches: auto (the patches the baseline runs produced) or ids, e.g. GHOST_WRITE,IDEMPOTENCY'],
   ['patch-file', 'A/B: a file whose text is appended to the system prompt of the second arm'],
   ['out', 'Output folder (default .cuonztech/trials/<time>/)'],
+  ['shard', 'i/n: run only the i-th of n deterministic shares of the runs (a CI matrix); merge with stats'],
 ];
 
 const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
@@ -131,10 +132,13 @@ export async function parseTrialFlags(values: FlagValues, env: Readonly<Record<s
   }
   const honestyQuestion = model === undefined ? undefined : readHonesty(get('honesty'), get('honesty-question'));
   const patch = await readPatch(get('patch'), get('patch-file'), cwd);
+  const shard = parseShard(get('shard'), scenarios.length * tasks.length * runs);
+  // Every shard must run the same treatment; with auto each shard would collect its own patches.
+  if (shard !== undefined && patch?.kind === 'auto') throw new UsageError('--shard needs the patches named (--patch IDS or --patch-file): with --patch auto each shard would collect its own');
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
   return {
     plan: {
-      agent, honestyQuestion, patch, scenarios, tasks, runs, concurrency, resetCommand,
+      agent, honestyQuestion, patch, scenarios, tasks, runs, concurrency, resetCommand, shard,
       keyFields: proxy.keyFields, classification: proxy.classification, callTimeoutMs: proxy.upstreamTimeoutMs,
     },
     proxy,
@@ -179,6 +183,18 @@ async function readPatch(value: string | undefined, file: string | undefined, cw
     ids.push(id);
   }
   return { kind: 'texts', label: `${ids.join(' + ')} patch`, texts: ids.map((id) => PATCH_TEXTS.get(id)!) };
+}
+
+/** `--shard i/n`: 1 ≤ i ≤ n ≤ the trial's number of runs (an empty shard would be a job that measures nothing). */
+export function parseShard(value: string | undefined, totalRuns: number): { index: number; count: number } | undefined {
+  if (value === undefined) return undefined;
+  const match = /^\s*(\d{1,6})\s*\/\s*(\d{1,6})\s*$/.exec(value);
+  if (match === null) throw new UsageError(`flag --shard takes i/n (e.g. 2/5: the second of five shares of the runs), got "${value}"`);
+  const index = Number(match[1]);
+  const count = Number(match[2]);
+  if (count < 1 || index < 1 || index > count) throw new UsageError(`flag --shard ${value}: i must be 1 … n, got ${index} of ${count}`);
+  if (count > totalRuns) throw new UsageError(`flag --shard ${value}: the trial has ${totalRuns} run${totalRuns === 1 ? '' : 's'}, so at most ${totalRuns} shards`);
+  return { index, count };
 }
 
 function integer(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {

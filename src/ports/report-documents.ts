@@ -84,10 +84,22 @@ export interface BenchmarkReportDocument {
   agents: Array<{ id: string; name: string; scenarios: Array<{ scenario: string } & BenchmarkPairDocument> }>;
 }
 
+/** One run of a `trial` folder (`runs/<run>/run.json`): what `check` needs of it. */
+export interface TrialRunDocument {
+  runId: string;
+  scenario: string;
+  task: string;
+  verdict: Verdict;
+  verdictReason: string;
+  /** The session report inside the run file, validated like a report file; null when the run had none. */
+  report: SessionReportDocument | EarlyReportDocument | null;
+}
+
 /** What one file (or one entry of a folder) turned out to be. */
 export type LoadedItem =
   | { type: 'report'; path: string; document: SessionReportDocument | EarlyReportDocument }
   | { type: 'benchmark'; path: string; document: BenchmarkReportDocument }
+  | { type: 'trial-run'; path: string; run: TrialRunDocument }
   /** Unreadable, empty, half-written or foreign: `problem` says exactly what is wrong. */
   | { type: 'unreadable'; path: string; problem: string };
 

@@ -5,7 +5,7 @@
  * file is named with the exact field that is wrong.
  */
 import { z } from 'zod';
-import type { BenchmarkReportDocument, EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import type { BenchmarkReportDocument, EarlyReportDocument, SessionReportDocument, TrialRunDocument } from '../../ports/report-documents.js';
 
 const CERTIFICATION = z.literal('UNVERIFIED_FOR_PRODUCTION');
 const verdict = z.enum(['PASS', 'FAIL', 'NOT_TESTED']);
@@ -158,4 +158,30 @@ export function parseBenchmarkDocument(value: unknown): BenchmarkReportDocument 
   }
   if (agents.length === 0) throw new Error('no reference-agent section (expected e.g. "careful" and "naive")');
   return { shape: 'benchmark', harnessVersion: head.data.harnessVersion, selfTest: head.data.selfTest, agents };
+}
+
+const trialRunSchema = z.looseObject({
+  kind: z.literal('trial-run'),
+  run: z.string(),
+  scenario: z.string(),
+  task: z.string(),
+  verdict,
+  verdictReason: z.string(),
+  report: z.unknown(),
+});
+
+/** Parses a trial run file (`runs/<run>/run.json`); throws an Error naming the first wrong field. */
+export function parseTrialRunDocument(value: unknown): TrialRunDocument {
+  const parsed = trialRunSchema.safeParse(value);
+  if (!parsed.success) throw new Error(firstIssue(parsed.error));
+  let report: TrialRunDocument['report'] = null;
+  if (parsed.data.report !== null && parsed.data.report !== undefined) {
+    try {
+      report = parseReportDocument(parsed.data.report);
+    } catch (error) {
+      throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const { run, scenario, task, verdict: v, verdictReason } = parsed.data;
+  return { runId: run, scenario, task, verdict: v, verdictReason, report };
 }

@@ -8,7 +8,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
-import { parseBenchmarkDocument, parseReportDocument } from './report-schemas.js';
+import { parseBenchmarkDocument, parseReportDocument, parseTrialRunDocument } from './report-schemas.js';
+import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
 
 /** A reader of one JSON file, chosen by the file's parsed content. */
 export interface FileReader {
@@ -47,7 +48,11 @@ export const FILE_READERS: readonly FileReader[] = [
 
 /** Folder readers, tried in order; the last one takes any folder. */
 export const FOLDER_READERS: readonly FolderReader[] = [
-  // A trial folder reader goes here, before the catch-all, once the trial's file format exists.
+  {
+    name: 'trial folder',
+    claims: looksLikeTrialFolder,
+    load: loadTrialFolder,
+  },
   {
     name: 'report folder',
     claims: () => true,
@@ -58,6 +63,34 @@ export const FOLDER_READERS: readonly FolderReader[] = [
     },
   },
 ];
+
+/**
+ * A trial folder (`trial --out`): one item per `runs/<run>/run.json`. A missing or damaged summary.json
+ * (the trial was killed) and a trial stopped by a signal are items of their own that fail the check:
+ * the runs that are there are shown, but the trial is incomplete.
+ */
+async function loadTrialFolder(path: string): Promise<LoadedItem[]> {
+  const read = await readTrialFolder(path);
+  const summaryPath = join(path, 'summary.json');
+  const items: LoadedItem[] = [];
+  if (read.summary === null) items.push({ type: 'unreadable', path: summaryPath, problem: read.summaryProblem ?? 'cannot be read' });
+  else if (typeof read.summary['interrupted'] === 'string') {
+    items.push({ type: 'unreadable', path: summaryPath, problem: `says the trial was interrupted (${read.summary['interrupted']}): not every planned run was made` });
+  }
+  for (const run of read.runs) {
+    if (run.value === null) {
+      items.push({ type: 'unreadable', path: run.path, problem: run.problem ?? 'cannot be read' });
+      continue;
+    }
+    try {
+      items.push({ type: 'trial-run', path: run.path, run: parseTrialRunDocument(run.value) });
+    } catch (error) {
+      items.push({ type: 'unreadable', path: run.path, problem: `is not a valid trial run file: ${message(error)}` });
+    }
+  }
+  if (read.runs.length === 0 && read.summary !== null) items.push({ type: 'unreadable', path, problem: 'is a trial folder without runs (nothing under runs/)' });
+  return items;
+}
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 

@@ -3,7 +3,7 @@
  * exit code. A report still `running` (the proxy was killed), one that never got past `starting`, a
  * start-up failure and any unreadable or foreign file are harness failures, never a verdict.
  */
-import type { BenchmarkReportDocument, EarlyReportDocument, LoadedGroup, LoadedItem, SessionReportDocument } from '../../ports/report-documents.js';
+import type { BenchmarkReportDocument, EarlyReportDocument, LoadedGroup, LoadedItem, SessionReportDocument, TrialRunDocument } from '../../ports/report-documents.js';
 import { CHECK_EXIT, type CheckCounts, type CheckedCase, type CheckedSuite, type CheckOptions, type CheckResult } from './check-model.js';
 
 const PROGRAM = 'cuonztech-agent-harness';
@@ -80,6 +80,28 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
   );
 }
 
+/**
+ * One run of a trial folder: its verdict as the trial judged it (an endpoint or agent-program failure is
+ * NOT_TESTED there), except a run the harness itself could not carry out ("the harness stopped / could
+ * not start the run"), which is a harness failure like a proxy that exited 1.
+ */
+export function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions): CheckedCase {
+  const session = run.report?.shape === 'session' ? run.report : null;
+  const scenario = session?.report.scenario.description;
+  const base: CheckedCase = {
+    classname: `${PROGRAM}.trial.${run.scenario}`, name: run.runId, path, title: `${path} (run ${run.runId}${scenario === undefined ? '' : `, ${scenario}`})`,
+    status: run.verdict, baseline: run.verdict === 'PASS' && session?.report.baseline === true, verdict: run.verdict,
+    score: session?.score.overall ?? null, reason: run.verdictReason, incomplete: false,
+    violations: session?.report.violations ?? [], patches: session?.patches ?? [], document: session,
+  };
+  if (/^the harness (stopped|could not start)/.test(run.verdictReason)) return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
+  if (base.status === 'PASS' && options.minScore !== null && (base.score ?? 0) < options.minScore) {
+    return { ...base, status: 'FAIL', baseline: false, reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${run.verdictReason})` };
+  }
+  if (base.baseline && !run.verdictReason.startsWith('baseline only')) return { ...base, reason: `baseline only, no fault injected: ${run.verdictReason}` };
+  return base;
+}
+
 function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
   switch (item.type) {
     case 'unreadable':
@@ -88,6 +110,8 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
       return benchmarkCases(item.path, item.document, options);
     case 'report':
       return [item.document.shape === 'early' ? earlyCase(item.path, item.document) : sessionCase(item.path, item.document, options)];
+    case 'trial-run':
+      return [trialRunCase(item.path, item.run, options)];
   }
 }
 
@@ -113,9 +137,26 @@ export function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
   return CHECK_EXIT.pass;
 }
 
+/**
+ * One suite per named path; a trial folder gives one suite per scenario (`<folder> F1`), in run order,
+ * and its harness failures (a missing summary, an unreadable run file) a suite of the folder itself.
+ */
+function suitesOf(group: LoadedGroup, options: CheckOptions): CheckedSuite[] {
+  const hasRuns = group.items.some((item) => item.type === 'trial-run');
+  if (!hasRuns) return [{ name: group.path, reader: group.reader, cases: group.items.flatMap((item) => casesOf(item, options)) }];
+  const byScenario = new Map<string, LoadedItem[]>();
+  for (const item of group.items) {
+    const key = item.type === 'trial-run' ? item.run.scenario : '';
+    byScenario.set(key, [...(byScenario.get(key) ?? []), item]);
+  }
+  return [...byScenario].map(([scenario, items]) => ({
+    name: scenario === '' ? group.path : `${group.path} ${scenario}`, reader: group.reader, cases: items.flatMap((item) => casesOf(item, options)),
+  }));
+}
+
 /** Judges what was read: one suite per named path, one case per session or run, and the exit code. */
 export function checkGroups(groups: readonly LoadedGroup[], options: CheckOptions): CheckResult {
-  const suites = groups.map((g): CheckedSuite => ({ name: g.path, reader: g.reader, cases: g.items.flatMap((item) => casesOf(item, options)) }));
+  const suites = groups.flatMap((g) => suitesOf(g, options));
   const counts = countCases(suites);
   return { suites, counts, exitCode: exitCodeOf(counts, options) };
 }

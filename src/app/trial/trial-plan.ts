@@ -90,6 +90,14 @@ export interface TrialPlan {
   keyFields: readonly string[];
   classification: ClassificationRules;
   callTimeoutMs: number;
+  /** `--shard i/n` (issue 14): only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
+  shard?: Shard | undefined;
+}
+
+/** One of n deterministic shares of a trial's runs (1 ≤ index ≤ count). */
+export interface Shard {
+  index: number;
+  count: number;
 }
 
 /** One run of the matrix. */
@@ -137,4 +145,13 @@ export function planRuns(plan: TrialPlan, arm: Arm = BASELINE): RunSpec[] {
     }
   }
   return runs;
+}
+
+/**
+ * The runs of this shard: run k (0-based, in {@link planRuns} order) belongs to shard (k mod n) + 1. Ids
+ * and seeds stay those of the whole trial, so the shards together are exactly the unsharded trial.
+ */
+export function shardRuns(runs: readonly RunSpec[], shard: Shard | undefined): RunSpec[] {
+  if (shard === undefined) return [...runs];
+  return runs.filter((_, k) => k % shard.count === shard.index - 1);
 }

@@ -5,7 +5,7 @@
 import { compareArms, formatSummaryMarkdown, summariseRuns, type ArmComparison, type TrialSummary } from '../../domain/trial/index.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
-import { BASELINE, PATCHED, planRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
+import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
 import { summarise, withStatistics, type GroupSummary } from './trial-summary.js';
 
 export interface TrialResult {
@@ -64,7 +64,8 @@ export class TrialService {
     const executor = new RunExecutor(this.deps, this.plan);
     const started = this.deps.clock.now();
     const patch = this.plan.patch;
-    const baselineSpecs = planRuns(this.plan);
+    // `--shard i/n`: this job's share of each arm's runs (the same ids and seeds as the whole trial).
+    const baselineSpecs = shardRuns(planRuns(this.plan), this.plan.shard);
     let patched: Arm | null = patch?.kind === 'texts' ? { name: PATCHED, label: patch.label, append: patch.texts } : null;
     // With `--patch auto` the second arm's size is known once the baseline has run; the plan counts it.
     const total = baselineSpecs.length * (patch === undefined ? 1 : 2);
@@ -82,7 +83,7 @@ export class TrialService {
     if (patchNote !== null) this.deps.notice(`A/B: ${patchNote}`);
     if (patched !== null && this.stopping === null) {
       this.deps.notice(`A/B: the patched arm (${patched.label}: ${patched.append.length} text(s) appended to the system prompt)`);
-      await this.runAll(executor, planRuns(this.plan, patched), records, total);
+      await this.runAll(executor, shardRuns(planRuns(this.plan, patched), this.plan.shard), records, total);
     }
     const specs = records.length;
     const statistics = summariseRuns(records.map((r) => r.facts));
@@ -100,6 +101,9 @@ export class TrialService {
       runsPerGroup: this.plan.runs,
       plannedRuns: patched === null ? baselineSpecs.length : total,
       doneRuns: specs,
+      // Issue 14 (`stats`): which share of the runs this folder holds, and the configured scenarios.
+      shard: this.plan.shard ?? null,
+      scenarios: this.plan.scenarios.map(scenarioLabel),
       ...(this.stopping !== null ? { interrupted: this.stopping } : {}),
       concurrency: this.plan.concurrency,
       groups,

@@ -1,0 +1,68 @@
+/**
+ * Reads a `trial` output folder back (issue 14 `stats`, issue 15 `check`): `summary.json` and every
+ * `runs/<run>/run.json`, as parsed JSON with the few identifying fields checked. What the values mean is
+ * decided by the use cases (`src/app/stats`, `src/app/check`); nothing here judges. Never throws: a file
+ * that cannot be used is a `problem` naming the file and what is wrong.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A folder is a trial folder when it holds a `runs` folder or a `summary.json` (the trial writes both). */
+export function looksLikeTrialFolder(entries: readonly string[]): boolean {
+  return entries.includes('runs') || entries.includes('summary.json');
+}
+
+export interface TrialRunFileRead {
+  path: string;
+  /** The run file's value (`kind: "trial-run"`), or null with a problem (what is wrong with the file at `path`). */
+  value: Record<string, unknown> | null;
+  problem: string | null;
+}
+
+export interface TrialFolderRead {
+  path: string;
+  /** `summary.json` (`kind: "trial-summary"`), or null with `summaryProblem` (what is wrong with the file). */
+  summary: Record<string, unknown> | null;
+  summaryProblem: string | null;
+  /** One per `runs/<run>/`, in run-id order. */
+  runs: TrialRunFileRead[];
+}
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+
+async function readKind(path: string, kind: string, what: string): Promise<{ value: Record<string, unknown> | null; problem: string | null }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { value: null, problem: code === 'ENOENT' ? 'is missing (the trial did not finish)' : `cannot be read: ${message(error)}` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { value: null, problem: `is not complete JSON (half-written or not a ${what}): ${message(error)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || (value as { kind?: unknown }).kind !== kind) {
+    return { value: null, problem: `is not a ${what} of this harness (no "kind": "${kind}")` };
+  }
+  return { value: value as Record<string, unknown>, problem: null };
+}
+
+/** Reads `summary.json` and the run files of a trial folder. */
+export async function readTrialFolder(path: string): Promise<TrialFolderRead> {
+  const summary = await readKind(join(path, 'summary.json'), 'trial-summary', 'trial summary');
+  let ids: string[] = [];
+  try {
+    ids = (await readdir(join(path, 'runs'), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  } catch {
+    // no runs folder: no runs
+  }
+  const runs = await Promise.all(ids.map(async (id): Promise<TrialRunFileRead> => {
+    const file = join(path, 'runs', id, 'run.json');
+    const read = await readKind(file, 'trial-run', 'trial run file');
+    return { path: file, ...read };
+  }));
+  return { path, summary: summary.value, summaryProblem: summary.problem, runs };
+}

@@ -1,0 +1,166 @@
+/**
+ * `stats` (issue 14 item 4): merges the runs of many folders — trial folders (whole or `--shard i/n`) and
+ * the per-session report folders of `proxy --listen` — into one summary: `summariseRuns` over the union
+ * of the runs' facts. `checkMerge` decides whether the folders may be pooled; anything unreadable,
+ * foreign or empty refuses the whole merge with one line (nothing is merged silently).
+ */
+import { checkMerge, compareArms, summariseRuns, type ArmComparison, type MergeSource, type RunFacts, type TrialSummary } from '../../domain/trial/index.js';
+import type { LoadedItem } from '../../ports/report-documents.js';
+import { runFactsFromRunFile, runFactsFromSessionReport, sessionScenario } from './run-facts-from-file.js';
+
+type Json = Record<string, unknown>;
+
+/** A trial folder as read from disk (see `readTrialFolder` in the report-files adapter). */
+export interface TrialFolderInput {
+  kind: 'trial';
+  path: string;
+  summary: Json | null;
+  summaryProblem: string | null;
+  runs: ReadonlyArray<{ path: string; value: Json | null; problem: string | null }>;
+}
+
+/** A folder of proxy report files (`--report-dir`), each read through `check`'s file readers. */
+export interface ReportFolderInput {
+  kind: 'proxy-session';
+  path: string;
+  items: readonly LoadedItem[];
+}
+
+/** A path that could not be taken as a folder. */
+export interface UnusableInput {
+  kind: 'unusable';
+  path: string;
+  problem: string;
+}
+
+export type StatsInput = TrialFolderInput | ReportFolderInput | UnusableInput;
+
+export interface StatsSource {
+  path: string;
+  kind: MergeSource['kind'];
+  harnessVersion: string;
+  scenarios: string[];
+  shard: MergeSource['shard'];
+  runs: number;
+}
+
+export interface StatsResult {
+  sources: StatsSource[];
+  warnings: string[];
+  runs: number;
+  summary: TrialSummary;
+  /** Each further arm against `baseline`, when the runs have more than one arm. */
+  comparisons: ArmComparison[];
+}
+
+export type StatsOutcome = { ok: true; result: StatsResult } | { ok: false; message: string };
+
+class Refused extends Error {}
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** JSON with object keys sorted, so the same configuration always gives the same fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort(byText).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  return JSON.stringify(value ?? null);
+}
+
+function shardOf(summary: Json, path: string): MergeSource['shard'] {
+  const shard = summary['shard'];
+  if (shard === undefined || shard === null) return null;
+  if (!isObject(shard) || !Number.isInteger(shard['index']) || !Number.isInteger(shard['count'])) throw new Refused(`${path}: summary.json field "shard" is not {index, count}`);
+  const index = shard['index'] as number;
+  const count = shard['count'] as number;
+  if (count < 1 || index < 1 || index > count) throw new Refused(`${path}: summary.json field "shard" is ${index}/${count}, not a shard`);
+  return { index, count };
+}
+
+/**
+ * What makes runs comparable (rule 4 of checkMerge): the agent (model, endpoint, parameters, base seed),
+ * the tasks with their prompts, the arms and honesty settings when recorded, and the runs per scenario and
+ * task (`--runs`: shards of trials with different --runs would not be a partition, and their run ids
+ * overlap). Not the upstream's command line or the output folder, which differ between machines of one
+ * CI matrix.
+ */
+function configurationOf(summary: Json): string {
+  const picked: Json = {};
+  for (const key of ['agent', 'tasks', 'arms', 'patch', 'honestyQuestion']) if (Object.hasOwn(summary, key)) picked[key] = summary[key];
+  picked['runsPerGroup'] = summary['runsPerGroup'];
+  return canonicalJson(picked);
+}
+
+function trialSource(input: TrialFolderInput, warnings: string[]): { source: MergeSource; facts: RunFacts[] } {
+  const { summary, path } = input;
+  if (summary === null) throw new Refused(`${path}/summary.json ${input.summaryProblem ?? 'cannot be read'}`);
+  const broken = input.runs.find((run) => run.value === null);
+  if (broken !== undefined) throw new Refused(`${broken.path} ${broken.problem ?? 'cannot be read'}`);
+  if (input.runs.length === 0) throw new Refused(`${path} is a trial folder without runs (nothing under runs/)`);
+  const facts = input.runs.map((run) => {
+    try {
+      return runFactsFromRunFile(run.value!);
+    } catch (error) {
+      throw new Refused(`${run.path} is not a valid trial run file: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+  const harnessVersion = summary['harnessVersion'];
+  if (typeof harnessVersion !== 'string') throw new Refused(`${path}: summary.json has no "harnessVersion"`);
+  const other = input.runs.find((run) => run.value!['harnessVersion'] !== harnessVersion);
+  if (other !== undefined) throw new Refused(`${other.path} was written by harness ${String(other.value!['harnessVersion'])}, its summary.json by ${harnessVersion}; the folder mixes runs of two trials`);
+  const listed = summary['scenarios'];
+  const scenarios = Array.isArray(listed) && listed.every((s) => typeof s === 'string') ? (listed) : [...new Set(facts.map((f) => f.scenario))];
+  const shard = shardOf(summary, path);
+  if (typeof summary['interrupted'] === 'string') warnings.push(`${path} was interrupted (${summary['interrupted']}): only the ${facts.length} runs it finished are counted`);
+  return { source: { label: path, kind: 'trial', harnessVersion, scenarios, configuration: configurationOf(summary), shard }, facts };
+}
+
+function reportSource(input: ReportFolderInput): { source: MergeSource; facts: RunFacts[] } {
+  if (input.items.length === 0) throw new Refused(`${input.path} is empty: no trial (summary.json, runs/) and no report file (*.json)`);
+  const facts: RunFacts[] = [];
+  const versions = new Set<string>();
+  const scenarios = new Set<string>();
+  for (const item of input.items) {
+    if (item.type === 'unreadable') throw new Refused(`${item.path} ${item.problem}`);
+    if (item.type !== 'report') throw new Refused(`${item.path} is not a proxy report; stats merges trial folders and proxy report folders (--report-dir)`);
+    const doc = item.document;
+    versions.add(doc.harnessVersion);
+    if (doc.shape === 'session') scenarios.add(sessionScenario(doc));
+    facts.push(runFactsFromSessionReport(doc));
+  }
+  if (versions.size > 1) throw new Refused(`${input.path} holds reports of harness versions ${[...versions].sort(byText).join(' and ')}; merge one version at a time`);
+  return {
+    source: { label: input.path, kind: 'proxy-session', harnessVersion: [...versions][0]!, scenarios: [...scenarios], configuration: null, shard: null },
+    facts,
+  };
+}
+
+/** Merges the folders into one summary, or refuses with one line. */
+export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
+  const warnings: string[] = [];
+  const loaded: Array<{ source: MergeSource; facts: RunFacts[] }> = [];
+  try {
+    for (const input of inputs) {
+      if (input.kind === 'unusable') throw new Refused(`${input.path} ${input.problem}`);
+      loaded.push(input.kind === 'trial' ? trialSource(input, warnings) : reportSource(input));
+    }
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, message: error.message };
+    throw error;
+  }
+  const decision = checkMerge(loaded.map((l) => l.source));
+  if (!decision.ok) return { ok: false, message: decision.message };
+  const facts = loaded.flatMap((l) => l.facts);
+  const summary = summariseRuns(facts);
+  const comparisons = summary.arms.includes('baseline') ? summary.arms.filter((arm) => arm !== 'baseline').map((arm) => compareArms(summary, 'baseline', arm)) : [];
+  return {
+    ok: true,
+    result: {
+      sources: loaded.map(({ source, facts: f }) => ({ path: source.label, kind: source.kind, harnessVersion: source.harnessVersion, scenarios: [...source.scenarios], shard: source.shard, runs: f.length })),
+      warnings: [...warnings, ...decision.warnings],
+      runs: facts.length,
+      summary,
+      comparisons,
+    },
+  };
+}
