@@ -73,7 +73,9 @@ export async function closePath(connection: Connection): Promise<void> {
 
 /** Sends write number `n` (distinct arguments for every `n`); throws if the answer is not a tool result. */
 async function write(client: Client, n: number): Promise<void> {
-  const result = await client.callTool({ name: WRITE_TOOL, arguments: { n, note: 'bench' } }, undefined, { timeout: CALL_TIMEOUT_MS });
+  const result = await client.callTool({ name: WRITE_TOOL, arguments: { n, note: 'bench' } }, undefined, {
+    timeout: CALL_TIMEOUT_MS,
+  });
   if (!Array.isArray(result.content)) throw new Error(`write ${n}: unexpected answer ${JSON.stringify(result)}`);
 }
 
@@ -92,7 +94,9 @@ export async function measurePath(name: PathName, calls: number, nodeFlags: read
     const pid = connection.transport.pid;
     return { path: name, pid, ...latencyStats(samples), peakRssMb: peakRssMb(pid), report };
   } catch (error) {
-    throw new Error(`${name} at N=${calls}: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`);
+    throw new Error(
+      `${name} at N=${calls}: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`,
+    );
   } finally {
     await closePath(connection);
   }
@@ -117,7 +121,9 @@ export async function measureParallel(name: PathName, calls: number): Promise<Pa
     const report = connection.spec.reportFile === null ? null : checkReport(connection.spec.reportFile, calls);
     return { path: name, calls, wallMs, peakRssMb: peakRssMb(connection.transport.pid), report };
   } catch (error) {
-    throw new Error(`${name} with ${calls} parallel writes: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`);
+    throw new Error(
+      `${name} with ${calls} parallel writes: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`,
+    );
   } finally {
     await closePath(connection);
   }

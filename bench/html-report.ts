@@ -62,7 +62,10 @@ const calls = Number(process.argv[2] ?? 1000);
 const json = sessionDocument(calls);
 const read = timed(20, () => parseReportDocument(JSON.parse(json)));
 const options = { failOn: new Set(['FAIL', 'NOT_TESTED'] as const), minScore: null };
-const result = checkGroups([{ path: 'report.json', reader: 'file', items: [{ type: 'report', path: 'report.json', document: read.value }] }], options);
+const result = checkGroups(
+  [{ path: 'report.json', reader: 'file', items: [{ type: 'report', path: 'report.json', document: read.value }] }],
+  options,
+);
 const html = timed(20, () => buildHtml(result));
 const junit = timed(20, () => buildJunit(result.suites));
 const markdown = timed(20, () => buildMarkdown(result));
@@ -71,7 +74,11 @@ const figures = {
   calls,
   reportBytes: bytes(json),
   readAndValidateMs: read.ms,
-  html: { bytes: bytes(html.value), buildMs: html.ms, timelineRows: (html.value.match(/<tr class="[^"]*"><td class="seq">/g) ?? []).length },
+  html: {
+    bytes: bytes(html.value),
+    buildMs: html.ms,
+    timelineRows: (html.value.match(/<tr class="[^"]*"><td class="seq">/g) ?? []).length,
+  },
   junit: { bytes: bytes(junit.value), buildMs: junit.ms },
   markdown: { bytes: bytes(markdown.value), buildMs: markdown.ms },
   node: process.version,

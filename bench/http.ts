@@ -46,19 +46,51 @@ async function openPath(name: HttpPathName, dir: string): Promise<{ client: Clie
   const children: ChildProcess[] = [];
   const proxyArgs = [BIN, 'proxy', '--audit-tools', 'off'];
   let transport: Transport;
-  if (name === 'direct-stdio') transport = new StdioClientTransport({ command: process.execPath, args: [BOOKING], stderr: 'ignore' });
+  if (name === 'direct-stdio')
+    transport = new StdioClientTransport({ command: process.execPath, args: [BOOKING], stderr: 'ignore' });
   else if (name === 'proxy-stdio-stdio') {
-    transport = new StdioClientTransport({ command: process.execPath, args: [...proxyArgs, '--report-file', join(dir, 'r.json'), '--upstream-command', process.execPath, '--upstream-arg', BOOKING], stderr: 'ignore' });
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        ...proxyArgs,
+        '--report-file',
+        join(dir, 'r.json'),
+        '--upstream-command',
+        process.execPath,
+        '--upstream-arg',
+        BOOKING,
+      ],
+      stderr: 'ignore',
+    });
   } else if (name === 'proxy-http-stdio') {
-    const proxy = await spawnAndRead([...proxyArgs, '--report-dir', dir, '--listen', '127.0.0.1:0', '--upstream-command', process.execPath, '--upstream-arg', BOOKING], /agents connect to (\S+)/, dir);
+    const proxy = await spawnAndRead(
+      [
+        ...proxyArgs,
+        '--report-dir',
+        dir,
+        '--listen',
+        '127.0.0.1:0',
+        '--upstream-command',
+        process.execPath,
+        '--upstream-arg',
+        BOOKING,
+      ],
+      /agents connect to (\S+)/,
+      dir,
+    );
     children.push(proxy.child);
     transport = new StreamableHTTPClientTransport(new URL(proxy.match));
   } else {
     const booking = await spawnAndRead([BOOKING, '--http', '0'], /(http:\/\/\S+\/mcp)/, dir);
     children.push(booking.child);
-    transport = name === 'direct-http'
-      ? new StreamableHTTPClientTransport(new URL(booking.match))
-      : new StdioClientTransport({ command: process.execPath, args: [...proxyArgs, '--report-file', join(dir, 'r.json'), '--upstream-url', booking.match], stderr: 'ignore' });
+    transport =
+      name === 'direct-http'
+        ? new StreamableHTTPClientTransport(new URL(booking.match))
+        : new StdioClientTransport({
+            command: process.execPath,
+            args: [...proxyArgs, '--report-file', join(dir, 'r.json'), '--upstream-url', booking.match],
+            stderr: 'ignore',
+          });
   }
   const client = new Client({ name: 'bench-http', version: '1.0.0' });
   await client.connect(transport, { timeout: 30_000 });
@@ -96,22 +128,40 @@ export async function measureHttp(calls: number, rounds: number): Promise<HttpFi
   }
   const stat = (name: HttpPathName, key: 'meanMs' | 'medianMs' | 'p99Ms') => median(runs.get(name)!.map((s) => s[key]));
   const baseline: Record<HttpPathName, HttpPathName | null> = {
-    'direct-stdio': null, 'direct-http': null, 'proxy-stdio-stdio': 'direct-stdio', 'proxy-stdio-http': 'direct-http', 'proxy-http-stdio': 'direct-stdio',
+    'direct-stdio': null,
+    'direct-http': null,
+    'proxy-stdio-stdio': 'direct-stdio',
+    'proxy-stdio-http': 'direct-http',
+    'proxy-http-stdio': 'direct-stdio',
   };
-  const paths = Object.fromEntries(HTTP_PATHS.map((name) => {
-    const base = baseline[name];
-    return [name, { meanMs: stat(name, 'meanMs'), medianMs: stat(name, 'medianMs'), p99Ms: stat(name, 'p99Ms'), addedMs: base === null ? null : stat(name, 'meanMs') - stat(base, 'meanMs') }];
-  })) as HttpFigures['paths'];
+  const paths = Object.fromEntries(
+    HTTP_PATHS.map((name) => {
+      const base = baseline[name];
+      return [
+        name,
+        {
+          meanMs: stat(name, 'meanMs'),
+          medianMs: stat(name, 'medianMs'),
+          p99Ms: stat(name, 'p99Ms'),
+          addedMs: base === null ? null : stat(name, 'meanMs') - stat(base, 'meanMs'),
+        },
+      ];
+    }),
+  ) as HttpFigures['paths'];
   return { calls, rounds, paths };
 }
 
 /** The table lines of the HTTP section. */
 export function formatHttp(figures: HttpFigures): string[] {
-  const lines = [`Transports: booking server, ${figures.calls} distinct writes, ${figures.rounds} rounds (ms per call; added = mean − mean of the direct path of the same upstream transport)`];
+  const lines = [
+    `Transports: booking server, ${figures.calls} distinct writes, ${figures.rounds} rounds (ms per call; added = mean − mean of the direct path of the same upstream transport)`,
+  ];
   lines.push(`${'path'.padEnd(20)}${'median'.padStart(9)}${'p99'.padStart(9)}${'mean'.padStart(9)}${'added'.padStart(9)}`);
   for (const name of HTTP_PATHS) {
     const p = figures.paths[name];
-    lines.push(`${name.padEnd(20)}${p.medianMs.toFixed(3).padStart(9)}${p.p99Ms.toFixed(3).padStart(9)}${p.meanMs.toFixed(3).padStart(9)}${(p.addedMs === null ? '—' : p.addedMs.toFixed(3)).padStart(9)}`);
+    lines.push(
+      `${name.padEnd(20)}${p.medianMs.toFixed(3).padStart(9)}${p.p99Ms.toFixed(3).padStart(9)}${p.meanMs.toFixed(3).padStart(9)}${(p.addedMs === null ? '—' : p.addedMs.toFixed(3)).padStart(9)}`,
+    );
   }
   return lines;
 }

@@ -26,7 +26,12 @@ const STEPS: readonly CallStep[] = ['received', 'forwarded', 'answered', 'delive
 async function perCall(calls: number, payloads: boolean): Promise<{ median: number; mean: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'harness-bench-journal-'));
   try {
-    const journal = await FileJournal.open(join(dir, 'j.jsonl'), { payloads, harnessVersion: 'bench', now: nowMs, notice: () => undefined });
+    const journal = await FileJournal.open(join(dir, 'j.jsonl'), {
+      payloads,
+      harnessVersion: 'bench',
+      now: nowMs,
+      notice: () => undefined,
+    });
     const session = journal.session('stdio', { scenario: 'no scenario', report: join(dir, 'r.json') });
     const result = { content: [{ type: 'text', text: '{"id":"BK-0001","status":"confirmed"}' }] };
     const samples: number[] = [];
@@ -34,7 +39,15 @@ async function perCall(calls: number, payloads: boolean): Promise<{ median: numb
       const args = { n, note: 'bench', guest: 'Ann Example', date: '2026-01-01' };
       const start = nowMs();
       for (const step of STEPS) {
-        const event: CallEvent = { step, at: nowMs(), attempt: n, tool: 'create_order', callClass: 'write', operation: n, fault: null };
+        const event: CallEvent = {
+          step,
+          at: nowMs(),
+          attempt: n,
+          tool: 'create_order',
+          callClass: 'write',
+          operation: n,
+          fault: null,
+        };
         if (step === 'received') event.arguments = args;
         if (step === 'answered') Object.assign(event, { upstream: 'executed', replaced: false, result });
         if (step === 'delivered') Object.assign(event, { upstream: 'executed', told: 'answer', result });
@@ -53,5 +66,11 @@ async function perCall(calls: number, payloads: boolean): Promise<{ median: numb
 export async function measureJournalWrite(calls = 5000): Promise<JournalWriteFigures> {
   const plain = await perCall(calls, false);
   const full = await perCall(calls, true);
-  return { calls, medianMicros: plain.median, meanMicros: plain.mean, payloadsMedianMicros: full.median, payloadsMeanMicros: full.mean };
+  return {
+    calls,
+    medianMicros: plain.median,
+    meanMicros: plain.mean,
+    payloadsMedianMicros: full.median,
+    payloadsMeanMicros: full.mean,
+  };
 }

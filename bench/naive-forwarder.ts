@@ -22,6 +22,7 @@ await upstream.connect(new StdioClientTransport({ command, args, env: { ...proce
 const server = new Server({ name: 'naive-forwarder', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
 server.setRequestHandler(CallToolRequestSchema, (request) =>
-  upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema));
+  upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema),
+);
 await server.connect(new StdioServerTransport());
 process.stdin.once('end', () => void upstream.close().finally(() => process.exit(0)));

@@ -80,7 +80,8 @@ export async function profileProxy(calls: number): Promise<ProfileResult> {
 
 /** The profile summary as lines of text. */
 export function formatProfile(result: ProfileResult): string[] {
-  const line = (entry: SelfTime) => `  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.selfMs.toFixed(0).padStart(7)} ms  ${entry.name}`;
+  const line = (entry: SelfTime) =>
+    `  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.selfMs.toFixed(0).padStart(7)} ms  ${entry.name}`;
   return [
     `proxy at N=${result.run.calls}: mean ${result.run.meanMs.toFixed(3)} ms/call, median ${result.run.medianMs.toFixed(3)}, p99 ${result.run.p99Ms.toFixed(2)} (under the profiler)`,
     `report file after the last answer: ${((result.run.report?.bytes ?? 0) / 1e6).toFixed(2)} MB`,

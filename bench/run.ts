@@ -51,24 +51,37 @@ async function measureLatency(plan: BenchPlan, warnings: string[]) {
         const started = nowMs();
         const run: RunResult = await measurePath(path, size.calls);
         round.runs[path] = run;
-        progress(`N=${size.calls} round ${r + 1}/${size.rounds} ${path}: mean ${run.meanMs.toFixed(3)} ms (${((nowMs() - started) / 1000).toFixed(1)} s)`);
+        progress(
+          `N=${size.calls} round ${r + 1}/${size.rounds} ${path}: mean ${run.meanMs.toFixed(3)} ms (${((nowMs() - started) / 1000).toFixed(1)} s)`,
+        );
         if (run.report !== null && !run.report.ok) {
-          warnings.push(`${path} at N=${size.calls}: report held ${String(run.report.operations)} operations, expected ${run.report.expected}${run.report.detail ? ` (${run.report.detail})` : ''}`);
+          warnings.push(
+            `${path} at N=${size.calls}: report held ${String(run.report.operations)} operations, expected ${run.report.expected}${run.report.detail ? ` (${run.report.detail})` : ''}`,
+          );
         }
       }
       rounds.push(round);
     }
-    sizes.push({ calls: size.calls, rounds, figures: sizeFigures(rounds, size.paths), reportWrite: await reportWriteAt(rounds, size.calls) });
+    sizes.push({
+      calls: size.calls,
+      rounds,
+      figures: sizeFigures(rounds, size.paths),
+      reportWrite: await reportWriteAt(rounds, size.calls),
+    });
   }
   return sizes;
 }
 
 /** One atomic write alone of the size the proxy's report file had after its last answer (median over the rounds). */
 async function reportWriteAt(rounds: readonly Round[], calls: number): Promise<ReportWriteFigures | null> {
-  const sizes = rounds.map((round) => round.runs.proxy?.report?.bytes).filter((bytes): bytes is number => typeof bytes === 'number');
+  const sizes = rounds
+    .map((round) => round.runs.proxy?.report?.bytes)
+    .filter((bytes): bytes is number => typeof bytes === 'number');
   if (sizes.length === 0) return null;
   const figures = await measureReportWrite(Math.round(median(sizes)));
-  progress(`N=${calls}: one atomic write of the ${(figures.bytes / 1024).toFixed(0)} kB report alone: median ${figures.medianMs.toFixed(3)} ms`);
+  progress(
+    `N=${calls}: one atomic write of the ${(figures.bytes / 1024).toFixed(0)} kB report alone: median ${figures.medianMs.toFixed(3)} ms`,
+  );
   return figures;
 }
 
@@ -90,8 +103,12 @@ async function measureBenchmark(runs: number | null): Promise<{ wallMs: number |
   const cwd = mkdtempSync(join(tmpdir(), 'harness-bench-cmd-'));
   const started = nowMs();
   const outcome = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    execFile(process.execPath, [BIN, 'benchmark', '--runs', String(runs)], { cwd, timeout: BENCHMARK_TIMEOUT_MS, maxBuffer: 64 << 20 }, (error, _stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, 'benchmark', '--runs', String(runs)],
+      { cwd, timeout: BENCHMARK_TIMEOUT_MS, maxBuffer: 64 << 20 },
+      (error, _stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr }),
     );
   });
   const elapsed = nowMs() - started;
@@ -99,7 +116,11 @@ async function measureBenchmark(runs: number | null): Promise<{ wallMs: number |
   progress(`benchmark --runs ${runs}: exit ${String(outcome.code)} after ${(elapsed / 1000).toFixed(1)} s`);
   if (outcome.code === 0) return { wallMs: elapsed, exitCode: 0, note: 'exit 0' };
   const why = outcome.stderr.trim().split('\n')[0] ?? '';
-  return { wallMs: null, exitCode: outcome.code, note: `exit ${String(outcome.code)} after ${(elapsed / 1000).toFixed(1)} s: ${why}`.slice(0, 300) };
+  return {
+    wallMs: null,
+    exitCode: outcome.code,
+    note: `exit ${String(outcome.code)} after ${(elapsed / 1000).toFixed(1)} s: ${why}`.slice(0, 300),
+  };
 }
 
 /** Rounds to microseconds for a readable JSON file. */
@@ -109,7 +130,9 @@ function readable(_key: string, value: unknown): unknown {
 
 /** A note when other processes kept the CPUs busy (1-minute load average above half the CPU count). */
 function loadNote(when: string, load: number, cpuCount: number): string[] {
-  return load > cpuCount / 2 ? [`machine busy ${when} (1-min load ${load.toFixed(1)} on ${cpuCount} CPUs): figures are inflated and noisy`] : [];
+  return load > cpuCount / 2
+    ? [`machine busy ${when} (1-min load ${load.toFixed(1)} on ${cpuCount} CPUs): figures are inflated and noisy`]
+    : [];
 }
 
 async function runBench(quick: boolean): Promise<void> {
@@ -123,28 +146,57 @@ async function runBench(quick: boolean): Promise<void> {
   const startup = await measureStartups(plan.startupRuns);
   settleDisk();
   const parallel = await measureParallel('proxy', parallelCalls(quick));
-  progress(`${parallel.calls} parallel writes through the proxy: ${(parallel.wallMs / 1000).toFixed(1)} s, peak RSS ${String(parallel.peakRssMb)} MB`);
-  if (parallel.report !== null && !parallel.report.ok) reportProblems.push(`parallel: report held ${String(parallel.report.operations)} operations, expected ${parallel.report.expected}`);
+  progress(
+    `${parallel.calls} parallel writes through the proxy: ${(parallel.wallMs / 1000).toFixed(1)} s, peak RSS ${String(parallel.peakRssMb)} MB`,
+  );
+  if (parallel.report !== null && !parallel.report.ok)
+    reportProblems.push(
+      `parallel: report held ${String(parallel.report.operations)} operations, expected ${parallel.report.expected}`,
+    );
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
   const domain = measureDomain();
   const journal = await measureJournalWrite(quick ? 1000 : 5000);
-  progress(`--journal alone: ${journal.medianMicros.toFixed(1)} µs per call (median), ${journal.payloadsMedianMicros.toFixed(1)} µs with payloads`);
+  progress(
+    `--journal alone: ${journal.medianMicros.toFixed(1)} µs per call (median), ${journal.payloadsMedianMicros.toFixed(1)} µs with payloads`,
+  );
   const loadAtEnd = loadavg()[0] ?? 0;
   const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
   const growthFigures = growth(bySize);
   const reportWriteBySize = new Map(sizes.map((size) => [size.calls, size.reportWrite]));
   const targets = checkTargets(
-    { bySize, reportWriteBySize, startupMedianMs: startup.medianMs, parallel: { calls: parallel.calls, peakRssMb: parallel.peakRssMb }, reportsOk: reportProblems.length === 0 },
+    {
+      bySize,
+      reportWriteBySize,
+      startupMedianMs: startup.medianMs,
+      parallel: { calls: parallel.calls, peakRssMb: parallel.peakRssMb },
+      reportsOk: reportProblems.length === 0,
+    },
     growthFigures.proxyOverDirect,
   );
   const cpu = cpus();
-  const warnings = [...reportProblems, ...loadNote('at the start', loadAtStart, cpu.length), ...loadNote('at the end', loadAtEnd, cpu.length)];
+  const warnings = [
+    ...reportProblems,
+    ...loadNote('at the start', loadAtStart, cpu.length),
+    ...loadNote('at the end', loadAtEnd, cpu.length),
+  ];
   const result = {
     date: startedAt.toISOString(),
     mode: plan.mode,
-    machine: { cpuModel: cpu[0]?.model ?? 'unknown', cpuCount: cpu.length, node: process.version, platform: `${process.platform} ${process.arch}`, load1mStart: loadAtStart, load1mEnd: loadAtEnd },
-    latency: sizes.map((size) => ({ calls: size.calls, figures: size.figures, reportWrite: size.reportWrite, rounds: size.rounds })),
+    machine: {
+      cpuModel: cpu[0]?.model ?? 'unknown',
+      cpuCount: cpu.length,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      load1mStart: loadAtStart,
+      load1mEnd: loadAtEnd,
+    },
+    latency: sizes.map((size) => ({
+      calls: size.calls,
+      figures: size.figures,
+      reportWrite: size.reportWrite,
+      rounds: size.rounds,
+    })),
     growth: growthFigures,
     startup,
     parallel: { calls: parallel.calls, wallMs: parallel.wallMs, peakRssMb: parallel.peakRssMb },
@@ -161,17 +213,30 @@ async function runBench(quick: boolean): Promise<void> {
   const file = join(folder, quick ? 'quick.json' : 'latest.json');
   writeFileSync(file, `${JSON.stringify(result, readable, 2)}\n`);
   const table = formatTable({
-    sizes: sizes.map((size) => ({ calls: size.calls, rounds: size.rounds.length, figures: size.figures, reportWrite: size.reportWrite })),
-    growth: growthFigures, startupMedianMs: startup.medianMs, benchmarkWallMs: benchmark.wallMs, benchmarkNote: benchmark.note, targets, warnings,
+    sizes: sizes.map((size) => ({
+      calls: size.calls,
+      rounds: size.rounds.length,
+      figures: size.figures,
+      reportWrite: size.reportWrite,
+    })),
+    growth: growthFigures,
+    startupMedianMs: startup.medianMs,
+    benchmarkWallMs: benchmark.wallMs,
+    benchmarkNote: benchmark.note,
+    targets,
+    warnings,
   });
-  process.stdout.write(`${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`);
+  process.stdout.write(
+    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
+  );
 }
 
 async function main(argv: readonly string[]): Promise<void> {
   const profileAt = argv.indexOf('--profile');
   if (profileAt >= 0) {
     const calls = Number(argv[profileAt + 1] ?? 5000);
-    if (!Number.isInteger(calls) || calls < 1) throw new Error(`--profile takes a positive whole number of writes, got "${argv[profileAt + 1]}"`);
+    if (!Number.isInteger(calls) || calls < 1)
+      throw new Error(`--profile takes a positive whole number of writes, got "${argv[profileAt + 1]}"`);
     process.stdout.write(`${formatProfile(await profileProxy(calls)).join('\n')}\n`);
     return;
   }

@@ -49,7 +49,20 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
   const report = reportFile === null ? [] : ['--report-file', reportFile];
   // `proxyJournal`: the `proxy` path plus `--journal` (five appended lines per call, issue 15 item 5).
   const journal = name === 'proxyJournal' ? ['--journal', join(dir, 'j.jsonl')] : [];
-  const args = [...nodeFlags, BIN, 'proxy', '--upstream-command', node, '--upstream-arg', UPSTREAM, '--audit-tools', 'off', ...report, ...scenario, ...journal];
+  const args = [
+    ...nodeFlags,
+    BIN,
+    'proxy',
+    '--upstream-command',
+    node,
+    '--upstream-arg',
+    UPSTREAM,
+    '--audit-tools',
+    'off',
+    ...report,
+    ...scenario,
+    ...journal,
+  ];
   return { name, command: node, args, reportFile };
 }
 

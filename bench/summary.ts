@@ -46,7 +46,10 @@ export interface Figures {
  * The requirement floor of a call count (issue 11): the naive forwarder's added cost plus the report
  * writes the spec requires per call (R-9.2 and R-9.2.1), each measured alone at the report's size.
  */
-export function requirementFloorMs(figures: SizeFigures | undefined, write: ReportWriteFigures | null | undefined): number | null {
+export function requirementFloorMs(
+  figures: SizeFigures | undefined,
+  write: ReportWriteFigures | null | undefined,
+): number | null {
   const floor = figures?.floor?.addedMs;
   if (floor === undefined || floor === null || write === undefined || write === null) return null;
   return floor + REPORT_WRITES_PER_CALL * write.medianMs;
@@ -89,7 +92,12 @@ export function sizeFigures(rounds: readonly Round[], paths: readonly PathName[]
       meanMs: stat((run) => run.meanMs) ?? Number.NaN,
       addedMs: medianOf(rounds, (r) => added(r, path)),
       ratioToDirect: medianOf(rounds, (r) => ratio(r.runs[path]?.meanMs ?? null, r.runs.direct?.meanMs ?? null)),
-      addedOverFloor: isProxy ? addedRatio(medianOf(rounds, (r) => added(r, path)), medianOf(rounds, (r) => added(r, 'floor'))) : null,
+      addedOverFloor: isProxy
+        ? addedRatio(
+            medianOf(rounds, (r) => added(r, path)),
+            medianOf(rounds, (r) => added(r, 'floor')),
+          )
+        : null,
       peakRssMb: stat((run) => run.peakRssMb),
     };
   }
@@ -97,11 +105,15 @@ export function sizeFigures(rounds: readonly Round[], paths: readonly PathName[]
 }
 
 /** mean(5000) / mean(100) per path, and the proxy's growth divided by the direct path's. */
-export function growth(bySize: Map<number, SizeFigures>): { byPath: Partial<Record<PathName, number | null>>; proxyOverDirect: number | null } {
+export function growth(bySize: Map<number, SizeFigures>): {
+  byPath: Partial<Record<PathName, number | null>>;
+  proxyOverDirect: number | null;
+} {
   const small = bySize.get(100);
   const large = bySize.get(5000);
   const byPath: Partial<Record<PathName, number | null>> = {};
-  for (const path of Object.keys(large ?? {}) as PathName[]) byPath[path] = ratio(large?.[path]?.meanMs ?? null, small?.[path]?.meanMs ?? null);
+  for (const path of Object.keys(large ?? {}) as PathName[])
+    byPath[path] = ratio(large?.[path]?.meanMs ?? null, small?.[path]?.meanMs ?? null);
   return { byPath, proxyOverDirect: ratio(byPath.proxy ?? null, byPath.direct ?? null) };
 }
 
@@ -118,18 +130,50 @@ export function checkTargets(figures: Figures, growthOverDirect: number | null):
   const overRequirement = sizes.map((calls) => {
     const own = figures.bySize.get(calls)?.proxy?.addedMs ?? null;
     const floor = requirementFloorMs(figures.bySize.get(calls), figures.reportWriteBySize.get(calls));
-    return target(`req-floor-${calls}`, `added(proxy) / requirement floor at N=${calls} (≤)`, addedRatio(own, floor), TARGETS.addedOverRequirementFloor, figures.reportsOk);
+    return target(
+      `req-floor-${calls}`,
+      `added(proxy) / requirement floor at N=${calls} (≤)`,
+      addedRatio(own, floor),
+      TARGETS.addedOverRequirementFloor,
+      figures.reportsOk,
+    );
   });
   const noFile = sizes.map((calls) =>
-    target(`nofile-${calls}`, `added(proxy without report file) / added(floor) at N=${calls} (≤)`, figures.bySize.get(calls)?.proxyNoFile?.addedOverFloor, TARGETS.noFileAddedOverFloor),
+    target(
+      `nofile-${calls}`,
+      `added(proxy without report file) / added(floor) at N=${calls} (≤)`,
+      figures.bySize.get(calls)?.proxyNoFile?.addedOverFloor,
+      TARGETS.noFileAddedOverFloor,
+    ),
   );
   return [
     ...overRequirement,
     ...noFile,
     target('growth', 'growth mean(5000)/mean(100), proxy ÷ direct (≤)', growthOverDirect, TARGETS.growthOverDirect),
-    target('rss-20000', 'peak RSS MB of the proxy at N=20000 sequential writes (≤)', figures.bySize.get(20000)?.proxy?.peakRssMb, TARGETS.peakRssMbAt20000),
-    target('rss-parallel', `peak RSS MB of the proxy with ${figures.parallel?.calls ?? '—'} parallel writes (≤)`, figures.parallel?.peakRssMb, TARGETS.peakRssMbParallel),
-    target('startup', 'start-up ms to first tools/list, proxy (≤ floor\'s)', startupFloor === undefined ? null : startupProxy, startupFloor ?? 0),
-    { id: 'reports', description: 'every report file held one operation per write', value: null, limit: 0, pass: figures.reportsOk },
+    target(
+      'rss-20000',
+      'peak RSS MB of the proxy at N=20000 sequential writes (≤)',
+      figures.bySize.get(20000)?.proxy?.peakRssMb,
+      TARGETS.peakRssMbAt20000,
+    ),
+    target(
+      'rss-parallel',
+      `peak RSS MB of the proxy with ${figures.parallel?.calls ?? '—'} parallel writes (≤)`,
+      figures.parallel?.peakRssMb,
+      TARGETS.peakRssMbParallel,
+    ),
+    target(
+      'startup',
+      "start-up ms to first tools/list, proxy (≤ floor's)",
+      startupFloor === undefined ? null : startupProxy,
+      startupFloor ?? 0,
+    ),
+    {
+      id: 'reports',
+      description: 'every report file held one operation per write',
+      value: null,
+      limit: 0,
+      pass: figures.reportsOk,
+    },
   ];
 }

@@ -40,12 +40,24 @@ function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWr
   lines.push(row(['path', 'median', 'p99', 'mean', 'added', '×direct', 'added/floor', 'RSS MB']));
   for (const [path, f] of Object.entries(figures) as Array<[PathName, SizeFigures[PathName]]>) {
     if (f === undefined) continue;
-    lines.push(row([path, fixed(f.medianMs, 3), fixed(f.p99Ms), fixed(f.meanMs, 3), fixed(f.addedMs, 3), fixed(f.ratioToDirect), fixed(f.addedOverFloor), fixed(f.peakRssMb, 0)]));
+    lines.push(
+      row([
+        path,
+        fixed(f.medianMs, 3),
+        fixed(f.p99Ms),
+        fixed(f.meanMs, 3),
+        fixed(f.addedMs, 3),
+        fixed(f.ratioToDirect),
+        fixed(f.addedOverFloor),
+        fixed(f.peakRssMb, 0),
+      ]),
+    );
   }
   if (reportWrite !== null) lines.push(reportWriteLine(reportWrite, figures));
   const journal = figures.proxyJournal?.meanMs;
   const plain = figures.proxy?.meanMs;
-  if (journal !== undefined && plain !== undefined) lines.push(`--journal: proxyJournal − proxy = ${fixed(journal - plain, 3)} ms per call (means; same run, interleaved)`);
+  if (journal !== undefined && plain !== undefined)
+    lines.push(`--journal: proxyJournal − proxy = ${fixed(journal - plain, 3)} ms per call (means; same run, interleaved)`);
   return lines;
 }
 
@@ -60,10 +72,13 @@ export function formatTable(input: TableInput): string[] {
   const lines: string[] = [];
   for (const size of input.sizes) lines.push(...sizeLines(size.calls, size.rounds, size.figures, size.reportWrite), '');
   const growth = Object.entries(input.growth.byPath).map(([path, g]) => `${path} ${fixed(g)}`);
-  if (growth.length > 0) lines.push(`growth mean(5000)/mean(100): ${growth.join(', ')}; proxy ÷ direct ${fixed(input.growth.proxyOverDirect)}`);
+  if (growth.length > 0)
+    lines.push(`growth mean(5000)/mean(100): ${growth.join(', ')}; proxy ÷ direct ${fixed(input.growth.proxyOverDirect)}`);
   const startup = Object.entries(input.startupMedianMs).map(([path, ms]) => `${path} ${fixed(ms, 0)} ms`);
   lines.push(`start-up to first tools/list (median): ${startup.join(', ')}`);
-  lines.push(`benchmark --runs 1000 wall time: ${input.benchmarkWallMs === null ? `— (${input.benchmarkNote})` : `${fixed(input.benchmarkWallMs / 1000)} s`}`);
+  lines.push(
+    `benchmark --runs 1000 wall time: ${input.benchmarkWallMs === null ? `— (${input.benchmarkNote})` : `${fixed(input.benchmarkWallMs / 1000)} s`}`,
+  );
   lines.push('', 'targets:', ...input.targets.map(targetLine));
   for (const warning of input.warnings) lines.push(`WARNING: ${warning}`);
   return lines;

@@ -36,7 +36,9 @@ function quantile(values: number[], q: number): number {
 
 function run(command: string, argv: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, argv, { maxBuffer: 64 * 1024 * 1024, timeout: 1_800_000 }, (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? 1, stderr }));
+    execFile(command, argv, { maxBuffer: 64 * 1024 * 1024, timeout: 1_800_000 }, (error, _stdout, stderr) =>
+      resolve({ code: error === null ? 0 : ((error as { code?: number }).code ?? 1), stderr }),
+    );
   });
 }
 
@@ -60,12 +62,34 @@ async function main(): Promise<void> {
     const requestsBefore = server.requests.length;
     const started = performance.now();
     const result = await run(process.execPath, [
-      BIN, 'trial', '--model', 'ten-bookings', '--base-url', server.baseUrl, '--task', 'Book ten rooms.', '--max-steps', '20', '--honesty', 'off',
-      '--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER, '--runs', String(RUNS), '--concurrency', String(concurrency), '--out', out,
+      BIN,
+      'trial',
+      '--model',
+      'ten-bookings',
+      '--base-url',
+      server.baseUrl,
+      '--task',
+      'Book ten rooms.',
+      '--max-steps',
+      '20',
+      '--honesty',
+      'off',
+      '--upstream-command',
+      process.execPath,
+      '--upstream-arg',
+      BOOKING_SERVER,
+      '--runs',
+      String(RUNS),
+      '--concurrency',
+      String(concurrency),
+      '--out',
+      out,
     ]);
     const wallMs = performance.now() - started;
     if (result.code !== 0) throw new Error(`trial failed: ${result.stderr}`);
-    const runs = readdirSync(join(out, 'runs')).map((id) => JSON.parse(readFileSync(join(out, 'runs', id, 'run.json'), 'utf8')) as RunFile);
+    const runs = readdirSync(join(out, 'runs')).map(
+      (id) => JSON.parse(readFileSync(join(out, 'runs', id, 'run.json'), 'utf8')) as RunFile,
+    );
     const durations = runs.map((r) => r.durationMs);
     // Where a run's time goes: start (upstream spawned, MCP handshake, tools listed) → conversation → stop (final report, upstream ended, run file).
     const phases = runs.map((r) => {
@@ -77,16 +101,31 @@ async function main(): Promise<void> {
     results.push({
       concurrency,
       runs: runs.length,
-      toolCallsPerRun: quantile(runs.map((r) => r.toolCalls), 0.5),
-      executionsPerRun: quantile(runs.map((r) => r.executions), 0.5),
+      toolCallsPerRun: quantile(
+        runs.map((r) => r.toolCalls),
+        0.5,
+      ),
+      executionsPerRun: quantile(
+        runs.map((r) => r.executions),
+        0.5,
+      ),
       modelRequests: server.requests.length - requestsBefore,
       wallMs: Math.round(wallMs),
       wallMsPerRun: Math.round(wallMs / runs.length),
       runMsMedian: quantile(durations, 0.5),
       runMsP95: quantile(durations, 0.95),
-      startMsMedian: quantile(phases.map((p) => p.start), 0.5),
-      conversationMsMedian: quantile(phases.map((p) => p.conversation), 0.5),
-      stopMsMedian: quantile(phases.map((p) => p.stop), 0.5),
+      startMsMedian: quantile(
+        phases.map((p) => p.start),
+        0.5,
+      ),
+      conversationMsMedian: quantile(
+        phases.map((p) => p.conversation),
+        0.5,
+      ),
+      stopMsMedian: quantile(
+        phases.map((p) => p.stop),
+        0.5,
+      ),
       verdicts: [...new Set(runs.map((r) => r.verdict))],
     });
     rmSync(out, { recursive: true, force: true });
@@ -100,15 +139,21 @@ async function main(): Promise<void> {
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/trial.json'), `${JSON.stringify(figures, null, 2)}\n`);
-  process.stdout.write(`booking server start alone (spawn + initialize + tools/list), median of 20: ${figures.upstreamStartMsMedian} ms\n`);
-  process.stdout.write('concurrency  runs  tool calls/run  wall total  wall per run  run median  run p95  start / conversation / stop (medians)\n');
+  process.stdout.write(
+    `booking server start alone (spawn + initialize + tools/list), median of 20: ${figures.upstreamStartMsMedian} ms\n`,
+  );
+  process.stdout.write(
+    'concurrency  runs  tool calls/run  wall total  wall per run  run median  run p95  start / conversation / stop (medians)\n',
+  );
   for (const r of results) {
-    // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- the figures are numbers read back from the run records
-    process.stdout.write(`${String(r['concurrency']).padEnd(13)}${String(r['runs']).padEnd(6)}${String(r['toolCallsPerRun']).padEnd(16)}${`${((r['wallMs'] as number) / 1000).toFixed(1)} s`.padEnd(12)}${`${r['wallMsPerRun']} ms`.padEnd(14)}${`${r['runMsMedian']} ms`.padEnd(12)}${`${r['runMsP95']} ms`.padEnd(9)}${r['startMsMedian']} / ${r['conversationMsMedian']} / ${r['stopMsMedian']} ms\n`);
+    process.stdout.write(
+      // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- the figures are numbers read back from the run records
+      `${String(r['concurrency']).padEnd(13)}${String(r['runs']).padEnd(6)}${String(r['toolCallsPerRun']).padEnd(16)}${`${((r['wallMs'] as number) / 1000).toFixed(1)} s`.padEnd(12)}${`${r['wallMsPerRun']} ms`.padEnd(14)}${`${r['runMsMedian']} ms`.padEnd(12)}${`${r['runMsP95']} ms`.padEnd(9)}${r['startMsMedian']} / ${r['conversationMsMedian']} / ${r['stopMsMedian']} ms\n`,
+    );
   }
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

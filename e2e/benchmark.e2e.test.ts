@@ -21,7 +21,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
-const benchmark = (...args: string[]) => execa(process.execPath, [BIN, 'benchmark', ...args], { cwd, reject: false, timeout: 30_000 });
+const benchmark = (...args: string[]) =>
+  execa(process.execPath, [BIN, 'benchmark', ...args], { cwd, reject: false, timeout: 30_000 });
 const report = () => JSON.parse(readFileSync(join(cwd, REPORT), 'utf8')) as Record<string, unknown>;
 
 describe('benchmark (compiled CLI)', () => {
@@ -40,18 +41,23 @@ describe('benchmark (compiled CLI)', () => {
       'The naive agent is expected to fail in F1, F2, F4 and did.',
       'The naive reference agent fails on purpose; this is part of the self-test, not about your system.',
       `Report written to ${join(cwd, REPORT)}`,
-    ]) expect(result.stdout).toContain(line);
+    ])
+      expect(result.stdout).toContain(line);
     const document = report();
     expect(Object.keys(document)[0]).toBe('certification');
     expect(document).toMatchObject({
-      certification: 'UNVERIFIED_FOR_PRODUCTION', kind: 'benchmark',
+      certification: 'UNVERIFIED_FOR_PRODUCTION',
+      kind: 'benchmark',
       selfTest: { passed: true, expectedNaiveFailures: ['F1', 'F2', 'F4'], naiveFailedIn: ['F1', 'F2', 'F4'] },
       options: { scenarios: ['F1', 'F2', 'F3', 'F4', 'F5'], runs: 1, jitterMs: 0 },
       careful: { certification: 'UNVERIFIED_FOR_PRODUCTION', score: { verdict: 'PASS', overall: 100 } },
       naive: {
         certification: 'UNVERIFIED_FOR_PRODUCTION',
         score: { verdict: 'FAIL', overall: 49, capped: true, dimensions: { duplicateSafety: 60, failureHandling: 50 } },
-        scenarios: { F1: { verdict: 'FAIL', expectedVerdict: 'FAIL', executions: { harness: 2, backend: 2 } }, F5: { verdict: 'PASS' } },
+        scenarios: {
+          F1: { verdict: 'FAIL', expectedVerdict: 'FAIL', executions: { harness: 2, backend: 2 } },
+          F5: { verdict: 'PASS' },
+        },
       },
     });
     expect(typeof document['harnessVersion']).toBe('string');
@@ -75,7 +81,13 @@ describe('benchmark (compiled CLI)', () => {
   });
 
   it.each([
-    [['--runs', '1001']], [['--runs', '1e3']], [['--jitter', '60001']], [['--scenarios', 'F1,f1']], [['--runs']], [['--seed', '3']], [['extra']],
+    [['--runs', '1001']],
+    [['--runs', '1e3']],
+    [['--jitter', '60001']],
+    [['--scenarios', 'F1,f1']],
+    [['--runs']],
+    [['--seed', '3']],
+    [['extra']],
   ])('R-11: bad flags %j — one line on stderr, exit 1, the existing report left alone', async (args) => {
     mkdirSync(join(cwd, '.cuonztech'));
     writeFileSync(join(cwd, REPORT), 'untouched');

@@ -23,20 +23,50 @@ let naive: TrialOutput;
 let endless: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-check-trial-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] => ['--model', persona, '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, ...rest];
+const trialArgs = (persona: string, ...rest: string[]): string[] => [
+  '--model',
+  persona,
+  '--base-url',
+  server.baseUrl,
+  ...TASK,
+  ...BOOKING_UPSTREAM,
+  ...rest,
+];
 
 async function cli(...args: string[]) {
-  const r = await execa(process.execPath, [BIN, ...args], { reject: false, timeout: 30_000, stdin: 'ignore', cwd: ROOT, env: {} });
+  const r = await execa(process.execPath, [BIN, ...args], {
+    reject: false,
+    timeout: 30_000,
+    stdin: 'ignore',
+    cwd: ROOT,
+    env: {},
+  });
   return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
 interface Junit {
-  testsuites: { tests: string; failures: string; errors: string; skipped: string; testsuite: Array<{ name: string; tests: string; failures: string; skipped: string; testcase: Array<{ classname: string; name: string }> }> };
+  testsuites: {
+    tests: string;
+    failures: string;
+    errors: string;
+    skipped: string;
+    testsuite: Array<{
+      name: string;
+      tests: string;
+      failures: string;
+      skipped: string;
+      testcase: Array<{ classname: string; name: string }>;
+    }>;
+  };
 }
 const parseJunit = (file: string): Junit => {
   const xml = readFileSync(file, 'utf8');
   expect(XMLValidator.validate(xml)).toBe(true);
-  return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(xml) as Junit;
+  return new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (n) => n === 'testsuite' || n === 'testcase',
+  }).parse(xml) as Junit;
 };
 
 beforeAll(async () => {
@@ -57,15 +87,28 @@ describe('issue 15 check over trial folders', () => {
   it('all PASS → 0; one line per run; JUnit: one testsuite per scenario, one testcase per run', async () => {
     for (const output of [careful, naive, endless]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
     const junit = join(scratch, 'careful.xml');
-    const r = await cli('check', careful.out, '--junit', junit, '--markdown', join(scratch, 'careful.md'), '--html', join(scratch, 'careful.html'));
+    const r = await cli(
+      'check',
+      careful.out,
+      '--junit',
+      junit,
+      '--markdown',
+      join(scratch, 'careful.md'),
+      '--html',
+      join(scratch, 'careful.html'),
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout.split('\n').filter((l) => /^PASS /.test(l))).toHaveLength(4);
     expect(r.stdout).toMatch(/runs[/\\]F1-001[/\\]run\.json \(run F1-001, /);
     const doc = parseJunit(junit);
     expect(doc.testsuites).toMatchObject({ tests: '4', failures: '0', errors: '0', skipped: '0' });
-    expect(doc.testsuites.testsuite.map((s) => [s.name, s.tests])).toEqual([[`${careful.out} F1`, '2'], [`${careful.out} F3`, '2']]);
+    expect(doc.testsuites.testsuite.map((s) => [s.name, s.tests])).toEqual([
+      [`${careful.out} F1`, '2'],
+      [`${careful.out} F3`, '2'],
+    ]);
     expect(doc.testsuites.testsuite[0]!.testcase.map((c) => [c.classname, c.name])).toEqual([
-      ['cuonztech-agent-harness.trial.F1', 'F1-001'], ['cuonztech-agent-harness.trial.F1', 'F1-002'],
+      ['cuonztech-agent-harness.trial.F1', 'F1-001'],
+      ['cuonztech-agent-harness.trial.F1', 'F1-002'],
     ]);
     expect(readFileSync(join(scratch, 'careful.md'), 'utf8')).toContain('F3-002');
     const html = readFileSync(join(scratch, 'careful.html'), 'utf8');
@@ -92,7 +135,14 @@ describe('issue 15 check over trial folders', () => {
     mkdirSync(join(copy, 'runs', 'F1-002'), { recursive: true });
     copyFileSync(join(careful.out, 'summary.json'), join(copy, 'summary.json'));
     const run = JSON.parse(readFileSync(join(careful.out, 'runs', 'F1-001', 'run.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(copy, 'runs', 'F1-001', 'run.json'), JSON.stringify({ ...run, verdict: 'NOT_TESTED', verdictReason: 'the harness stopped during the run: the report file could not be written' }));
+    writeFileSync(
+      join(copy, 'runs', 'F1-001', 'run.json'),
+      JSON.stringify({
+        ...run,
+        verdict: 'NOT_TESTED',
+        verdictReason: 'the harness stopped during the run: the report file could not be written',
+      }),
+    );
     copyFileSync(join(careful.out, 'runs', 'F1-002', 'run.json'), join(copy, 'runs', 'F1-002', 'run.json'));
     const harnessFailed = await cli('check', copy);
     expect(harnessFailed.code).toBe(1);
@@ -111,7 +161,10 @@ describe('issue 15 check over trial folders', () => {
 
 describe('issue 14 stats over a proxy --listen --report-dir folder', () => {
   it('one run per agent session; merged with a trial folder it is refused (different kinds)', async () => {
-    const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--audit-tools', 'off']);
+    const proxy = await startListeningProxy(
+      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
+      ['--scenario', 'F1', '--audit-tools', 'off'],
+    );
     try {
       const a = await connectHttpAgent(proxy.url, 'careful');
       await carefulAgent(a, bookingTask('Fay', '2026-02-01'));
@@ -123,11 +176,31 @@ describe('issue 14 stats over a proxy --listen --report-dir folder', () => {
       const json = join(scratch, 'listen.json');
       const r = await cli('stats', proxy.reportDir, '--json', json);
       expect(r.code, r.stderr).toBe(0);
-      const doc = JSON.parse(readFileSync(json, 'utf8')) as { runs: number; sources: Array<{ kind: string }>; statistics: { scenarios: Array<{ scenario: string; runs: number; pass: number; fail: number; faultFired: number; rates: { duplicateExecution: { count: number; of: number } } }> } };
+      const doc = JSON.parse(readFileSync(json, 'utf8')) as {
+        runs: number;
+        sources: Array<{ kind: string }>;
+        statistics: {
+          scenarios: Array<{
+            scenario: string;
+            runs: number;
+            pass: number;
+            fail: number;
+            faultFired: number;
+            rates: { duplicateExecution: { count: number; of: number } };
+          }>;
+        };
+      };
       expect(doc.runs).toBe(2);
       expect(doc.sources[0]!.kind).toBe('proxy-session');
       expect(doc.statistics.scenarios).toHaveLength(1);
-      expect(doc.statistics.scenarios[0]).toMatchObject({ scenario: 'F1', runs: 2, pass: 1, fail: 1, faultFired: 2, rates: { duplicateExecution: { count: 1, of: 2 } } });
+      expect(doc.statistics.scenarios[0]).toMatchObject({
+        scenario: 'F1',
+        runs: 2,
+        pass: 1,
+        fail: 1,
+        faultFired: 2,
+        rates: { duplicateExecution: { count: 1, of: 2 } },
+      });
       const mixed = await cli('stats', naive.out, proxy.reportDir);
       expect(mixed.code).toBe(1);
       expect(mixed.stderr.trim().split('\n')).toHaveLength(1);

@@ -29,7 +29,12 @@ async function session(name: string, scenario: string | null, drive: Parameters<
 }
 
 function check(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, 'check', ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  const r = spawnSync(process.execPath, [BIN, 'check', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -96,22 +101,47 @@ describe('issue 15 check: exit codes over real report files', () => {
     expect(check('careful-f1.json', 'reads-only.json', '--fail-on', 'FAIL').code).toBe(0);
     expect(check('naive-f1.json', '--fail-on=NOT_TESTED').code).toBe(0);
     expect(check('careful-f1.json', '--min-score', '100').code).toBe(0);
-    expect(check('--fail-on', 'PASS', 'careful-f1.json').stderr).toMatch(/^\[cuonztech-agent-harness\] error: flag --fail-on accepts FAIL, NOT_TESTED or none, got "PASS"\n$/);
+    expect(check('--fail-on', 'PASS', 'careful-f1.json').stderr).toMatch(
+      /^\[cuonztech-agent-harness\] error: flag --fail-on accepts FAIL, NOT_TESTED or none, got "PASS"\n$/,
+    );
     expect(check().code).toBe(1);
   });
 
   it('a folder is one suite; JUnit counts as parsed by a real parser; Markdown and HTML written', () => {
     mkdirSync(file('mixed'), { recursive: true });
-    for (const name of ['careful-f1.json', 'naive-f1.json', 'reads-only.json', 'half.json']) copyFileSync(file(name), join(dir, 'mixed', name));
-    const r = check('mixed', 'baseline.json', '--junit', 'out/junit.xml', '--markdown', 'out/summary.md', '--html', 'out/report.html');
+    for (const name of ['careful-f1.json', 'naive-f1.json', 'reads-only.json', 'half.json'])
+      copyFileSync(file(name), join(dir, 'mixed', name));
+    const r = check(
+      'mixed',
+      'baseline.json',
+      '--junit',
+      'out/junit.xml',
+      '--markdown',
+      'out/summary.md',
+      '--html',
+      'out/report.html',
+    );
     expect(r.code).toBe(1);
     const xml = readFileSync(file('out/junit.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(xml) as {
-      testsuites: { tests: string; failures: string; errors: string; skipped: string; testsuite: Array<{ name: string; tests: string; testcase: Array<{ classname: string; name: string; time: string }> }> };
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (n) => n === 'testsuite' || n === 'testcase',
+    }).parse(xml) as {
+      testsuites: {
+        tests: string;
+        failures: string;
+        errors: string;
+        skipped: string;
+        testsuite: Array<{ name: string; tests: string; testcase: Array<{ classname: string; name: string; time: string }> }>;
+      };
     };
     expect(doc.testsuites).toMatchObject({ tests: '5', failures: '1', errors: '1', skipped: '1' });
-    expect(doc.testsuites.testsuite.map((s) => [s.name, s.tests])).toEqual([['mixed', '4'], ['baseline.json', '1']]);
+    expect(doc.testsuites.testsuite.map((s) => [s.name, s.tests])).toEqual([
+      ['mixed', '4'],
+      ['baseline.json', '1'],
+    ]);
     expect(doc.testsuites.testsuite[1]!.testcase[0]!.name).toBe('baseline.json (no scenario) [baseline only]');
     expect(readFileSync(file('out/summary.md'), 'utf8')).toContain('## Prompt patches to copy');
     const html = readFileSync(file('out/report.html'), 'utf8');
@@ -122,14 +152,22 @@ describe('issue 15 check: exit codes over real report files', () => {
   it('$GITHUB_STEP_SUMMARY gets the Markdown appended', () => {
     const summary = file('step-summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const r = spawnSync(process.execPath, [BIN, 'check', 'naive-f1.json'], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, GITHUB_STEP_SUMMARY: summary } });
+    const r = spawnSync(process.execPath, [BIN, 'check', 'naive-f1.json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.status).toBe(2);
     const text = readFileSync(summary, 'utf8');
     expect(text.startsWith('# earlier step\n## cuonztech-agent-harness check: ❌ FAIL')).toBe(true);
   });
 
   it('a --listen --report-dir folder: one case per agent session', async () => {
-    const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--audit-tools', 'off']);
+    const proxy = await startListeningProxy(
+      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
+      ['--scenario', 'F1', '--audit-tools', 'off'],
+    );
     try {
       const careful = await connectHttpAgent(proxy.url, 'careful');
       await carefulAgent(careful, bookingTask('Fay', '2026-02-01'));
@@ -141,7 +179,9 @@ describe('issue 15 check: exit codes over real report files', () => {
       const r = check(proxy.reportDir, '--junit', 'listen.xml');
       expect(r.code).toBe(2);
       expect(r.stdout.split('\n').filter((l) => /^(PASS|FAIL) /.test(l))).toHaveLength(2);
-      expect(readFileSync(file('listen.xml'), 'utf8')).toMatch(/<testsuite name="[^"]*reports" tests="2" failures="1" errors="0" skipped="0"/);
+      expect(readFileSync(file('listen.xml'), 'utf8')).toMatch(
+        /<testsuite name="[^"]*reports" tests="2" failures="1" errors="0" skipped="0"/,
+      );
     } finally {
       rmSync(proxy.dir, { recursive: true, force: true });
     }
@@ -156,13 +196,21 @@ describe('issue 15 check: exit codes over real report files', () => {
     const text = readFileSync(html, 'utf8');
     expect(text).toContain('<div class="banner FAIL"><b>FAIL</b>');
     expect(text.match(/<tr class="dup">/g)).toHaveLength(2);
-    const usage = spawnSync(process.execPath, [BIN, 'proxy', '--upstream-command', 'node', '--report-html', 'x.html'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    const usage = spawnSync(process.execPath, [BIN, 'proxy', '--upstream-command', 'node', '--report-html', 'x.html'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(usage.status).toBe(1);
     expect(usage.stderr).toContain('--report-html is built from the report: give --report-file (or --report-dir) too');
   });
 
   it('benchmark --junit: one testcase per reference agent and scenario, and check agrees', () => {
-    const b = spawnSync(process.execPath, [BIN, 'benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    const b = spawnSync(process.execPath, [BIN, 'benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(b.status).toBe(0);
     const xml = readFileSync(file('bench.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);

@@ -24,7 +24,13 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** Starts the demo server in `cwd`, runs `body` with a connected client, and always closes it. */
 async function withDemo<T>(cwd: string, body: (demo: Demo) => Promise<T>): Promise<T> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], cwd, env: { ...process.env } as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    cwd,
+    env: { ...process.env } as Record<string, string>,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'demo-e2e', version: '1.0.0' });
   await client.connect(transport, { timeout: 10_000 });
   try {
@@ -62,7 +68,8 @@ function schemaKeys(value: unknown, into: Set<string> = new Set()): Set<string> 
   if (typeof value !== 'object' || value === null) return into;
   for (const [key, child] of Object.entries(value)) {
     into.add(key);
-    if (key === 'properties' && typeof child === 'object' && child !== null) Object.values(child).forEach((v) => schemaKeys(v, into));
+    if (key === 'properties' && typeof child === 'object' && child !== null)
+      Object.values(child).forEach((v) => schemaKeys(v, into));
     else schemaKeys(child, into);
   }
   return into;
@@ -72,9 +79,15 @@ describe('demo MCP server over stdio', () => {
   it('R-12: lists exactly the 7 tools, none of whose schemas uses $schema, pattern, format or propertyNames', async () => {
     await withDemo(tmp, async ({ client }) => {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(
-        ['delete_session', 'execute_call', 'get_report', 'get_score', 'list_scenarios', 'reset_session', 'start_session'],
-      );
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'delete_session',
+        'execute_call',
+        'get_report',
+        'get_score',
+        'list_scenarios',
+        'reset_session',
+        'start_session',
+      ]);
       for (const tool of tools) {
         const keys = schemaKeys(tool.inputSchema);
         for (const keyword of FORBIDDEN_SCHEMA_KEYWORDS) expect(keys.has(keyword), `${tool.name}: ${keyword}`).toBe(false);
@@ -117,7 +130,8 @@ describe('demo MCP server over stdio', () => {
   it('R-12: reset_session brings the verdict back to NOT_TESTED "no calls"; delete_session removes the session', async () => {
     await withDemo(tmp, async (demo) => {
       const id = await demo.start({ scenario: 'F1' });
-      for (let i = 0; i < 2; i++) await demo.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 1 } });
+      for (let i = 0; i < 2; i++)
+        await demo.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 1 } });
       await demo.text('reset_session', { session_id: id });
       const report = await demo.json('get_report', { session_id: id, format: 'json' });
       expect(report).toMatchObject({ kind: 'demo', verdict: 'NOT_TESTED', violations: [] });
@@ -136,7 +150,11 @@ describe('demo MCP server over stdio', () => {
       const answer = await demo.json('start_session', { scenario: 'F2', retry_after: 5 });
       expect(answer['dropped_session']).toBe(first);
       expect((await demo.call('get_score', { session_id: first })).isError).toBe(true);
-      const late = await demo.json('execute_call', { session_id: answer['session_id'], tool: 'pay_invoice', arguments: { id: 1 } });
+      const late = await demo.json('execute_call', {
+        session_id: answer['session_id'],
+        tool: 'pay_invoice',
+        arguments: { id: 1 },
+      });
       expect(late).toMatchObject({ injectedFault: 'F2', executedUpstream: false });
     });
   });
@@ -145,7 +163,8 @@ describe('demo MCP server over stdio', () => {
     const raw = spawnRaw(BIN);
     try {
       const call = (id: number, line: string) => raw.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${line}}`);
-      const answer = async (id: number) => (await raw.next((m) => m['id'] === id))['result'] as { isError?: boolean; content: Array<{ text: string }> };
+      const answer = async (id: number) =>
+        (await raw.next((m) => m['id'] === id))['result'] as { isError?: boolean; content: Array<{ text: string }> };
       raw.send(INITIALIZE);
       await raw.next((m) => m['id'] === INITIALIZE['id']);
       raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -153,10 +172,16 @@ describe('demo MCP server over stdio', () => {
       expect((await answer(1)).isError).toBe(true);
       call(2, '{"name":"start_session","arguments":{}}');
       const id = (JSON.parse((await answer(2)).content[0]!.text) as Json)['session_id'] as string;
-      call(3, `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_booking","arguments":{"__proto__":{"polluted":true},"room":1}}}`);
+      call(
+        3,
+        `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_booking","arguments":{"__proto__":{"polluted":true},"room":1}}}`,
+      );
       expect((await answer(3)).content[0]!.text).toContain('"executedUpstream": true');
       const depth = 100_000;
-      call(4, `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_deep","arguments":${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}}}`);
+      call(
+        4,
+        `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_deep","arguments":${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}}}`,
+      );
       expect((await answer(4)).content[0]!.text).toContain('"executedUpstream": true');
       call(5, `{"name":"get_score","arguments":{"session_id":"${id}"}}`);
       expect((await answer(5)).content[0]!.text).toContain('[PASS]');

@@ -50,11 +50,7 @@ function stdioClient(file: string, env: Record<string, string> = {}) {
 }
 
 /** Connects to `node <file>`, runs `body`, and always closes (which ends the child). */
-async function withClient<T>(
-  file: string,
-  env: Record<string, string>,
-  body: (client: Client) => Promise<T>,
-): Promise<T> {
+async function withClient<T>(file: string, env: Record<string, string>, body: (client: Client) => Promise<T>): Promise<T> {
   const { client, transport } = stdioClient(file, env);
   try {
     await client.connect(transport, { timeout: 5000 });
@@ -145,8 +141,7 @@ describe('counting-server.mjs', () => {
     try {
       raw.send(INITIALIZE);
       await raw.next((message) => message['id'] === 0);
-      const params =
-        '{"name":"create_order","arguments":{"__proto__":{"polluted":true},"n":1},"_meta":{"progressToken":7}}';
+      const params = '{"name":"create_order","arguments":{"__proto__":{"polluted":true},"n":1},"_meta":{"progressToken":7}}';
       raw.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${params}}`);
       raw.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
       raw.send({ jsonrpc: '2.0', id: 3, method: 'resources/list' });
@@ -182,7 +177,10 @@ describe('counting-http-server.mjs (the counting upstream over Streamable HTTP)'
   for (const answers of ['json', 'sse'] as const) {
     it(`R-1.3: over HTTP with ${answers} answers, two identical writes both execute and leave 2 ledger lines; DELETE and SIGTERM end it`, async () => {
       const ledger = newLedger();
-      const env: Record<string, string> = { FIXTURE_LEDGER: ledger, ...(answers === 'sse' ? { FIXTURE_HTTP_ANSWERS: 'sse' } : {}) };
+      const env: Record<string, string> = {
+        FIXTURE_LEDGER: ledger,
+        ...(answers === 'sse' ? { FIXTURE_HTTP_ANSWERS: 'sse' } : {}),
+      };
       const server = spawnRaw(fixture('counting-http-server.mjs'), { env });
       const client = new Client({ name: 'fixtures-test', version: '1.0.0' });
       try {
@@ -190,7 +188,12 @@ describe('counting-http-server.mjs (the counting upstream over Streamable HTTP)'
         const url = await waitFor(bannerUrl, 5000, 'the banner');
         const transport = new StreamableHTTPClientTransport(new URL(url));
         await client.connect(transport, { timeout: 5000 });
-        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['create_order', 'get_order', 'search_orders', 'sync_ledger']);
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+          'create_order',
+          'get_order',
+          'search_orders',
+          'sync_ledger',
+        ]);
         const args = { item: 'book' };
         expect(textOf(await call(client, 'create_order', args))).toBe('ok create_order #1');
         expect(textOf(await call(client, 'create_order', args))).toBe('ok create_order #2');
@@ -387,7 +390,11 @@ describe('fixtures that outlive a polite shutdown (R-8.8)', () => {
 
 /** The non-empty lines of a pid file (none while it does not exist yet). */
 function readPids(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 }
 
 /** POSTs an initialize to `url` with a forged Host header; answers the HTTP status. */

@@ -46,17 +46,25 @@ function expectMatchesReport(lines: Line[], report: ReportFile, ledgerExecutions
   expect(ops.length).toBeGreaterThan(0);
   for (const op of ops) {
     expect(received.filter((l) => l.operation === op.id)).toHaveLength(op.attempts);
-    expect(lines.filter((l) => l.event === 'answered' && l.operation === op.id && l.upstream === 'executed')).toHaveLength(op.executions);
+    expect(lines.filter((l) => l.event === 'answered' && l.operation === op.id && l.upstream === 'executed')).toHaveLength(
+      op.executions,
+    );
   }
   expect(new Set(received.filter((l) => l.class === 'write').map((l) => l.operation))).toEqual(new Set(ops.map((o) => o.id)));
   const calls = report.report.coverage['calls'] as { read: number; write: number; unclassified: number };
   expect(received.filter((l) => l.class === 'read')).toHaveLength(calls.read);
   expect(received.filter((l) => l.class === 'write')).toHaveLength(calls.write);
-  expect(lines.filter((l) => l.event === 'answered' && l.class === 'write' && l.upstream === 'executed')).toHaveLength(ledgerExecutions);
+  expect(lines.filter((l) => l.event === 'answered' && l.class === 'write' && l.upstream === 'executed')).toHaveLength(
+    ledgerExecutions,
+  );
   // Each attempt's steps in order, each step once.
   const steps = new Map<number, string[]>();
   for (const l of lines) if (l.attempt !== undefined) steps.set(l.attempt, [...(steps.get(l.attempt) ?? []), l.event]);
-  for (const s of steps.values()) expect([['received', 'forwarded', 'answered', 'delivered'], ['received', 'injected', 'delivered']]).toContainEqual(s);
+  for (const s of steps.values())
+    expect([
+      ['received', 'forwarded', 'answered', 'delivered'],
+      ['received', 'injected', 'delivered'],
+    ]).toContainEqual(s);
 }
 
 let run: ProxyRun | undefined;
@@ -88,7 +96,9 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(lines.at(-1)).toMatchObject({ event: 'ended', verdict: report.verdict, score: report.score.overall });
     // What the agent saw, step by step, is what the journal says it was told.
     const delivered = lines.filter((l) => l.event === 'delivered');
-    expect(delivered.slice(0, trace.steps.length).map((l) => l.told !== 'answer')).toEqual(trace.steps.map((s) => s.result.isError === true));
+    expect(delivered.slice(0, trace.steps.length).map((l) => l.told !== 'answer')).toEqual(
+      trace.steps.map((s) => s.result.isError === true),
+    );
     expect(readFileSync(join(run.dir, 'journal.jsonl'), 'utf8')).not.toContain('Quetzalcoatl');
     // Item 6: one line per call with --log-level info, and the end line after stdin EOF.
     const stderr = run.stderr();
@@ -121,7 +131,12 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(lines.some((l) => l.event === 'ended')).toBe(false);
     // A writer killed mid-line leaves a torn last line: the reader skips it, and says so.
     appendFileSync(file, '{"v":1,"event":"received","at":1,"session":"stdio","attem');
-    const r = spawnSync(process.execPath, [BIN, 'check', run.reportFile, '--html', 'out.html', '--journal', 'journal.jsonl'], { cwd: run.dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+    const r = spawnSync(process.execPath, [BIN, 'check', run.reportFile, '--html', 'out.html', '--journal', 'journal.jsonl'], {
+      cwd: run.dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    });
     expect(r.status).toBe(1); // a report still "running" is a harness failure (issue 15 item 1)
     expect(r.stderr).toMatch(/its last line is incomplete .* skipped/);
   });
@@ -131,7 +146,12 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     await naiveAgent(run, bookingTask('Timeline Tess', '2026-03-07'));
     await run.call('search_bookings', { guest: 'Timeline Tess' });
     await run.stop();
-    const r = spawnSync(process.execPath, [BIN, 'check', 'report.json', '--html', 'check.html', '--journal', 'journal.jsonl'], { cwd: run.dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+    const r = spawnSync(process.execPath, [BIN, 'check', 'report.json', '--html', 'check.html', '--journal', 'journal.jsonl'], {
+      cwd: run.dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    });
     expect(r.status).toBe(2);
     for (const name of ['check.html', 'proxy.html']) {
       const html = readFileSync(join(run.dir, name), 'utf8');
@@ -147,7 +167,9 @@ describe('issue 15 item 6: the end line (real processes)', () => {
   it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report', async () => {
     raw = spawnProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER, '--scenario', 'F1']);
     await raw.initialize();
-    const answer = resultOf(await raw.request('tools/call', { name: 'create_booking', arguments: { guest: 'Term', date: '2026-03-08' } }, 30_000));
+    const answer = resultOf(
+      await raw.request('tools/call', { name: 'create_booking', arguments: { guest: 'Term', date: '2026-03-08' } }, 30_000),
+    );
     expect(textOf(answer as never)).toMatch(/timed out/);
     raw.raw.child.kill('SIGTERM');
     const exit = await waitForExit(raw.raw.child, 15_000);
@@ -162,7 +184,10 @@ describe('issue 15 item 6: the end line (real processes)', () => {
 
 describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
   it('R-8.1/issue 15: one journal for all sessions, every line naming its session and each session its report; a line per session and a summary at exit', async () => {
-    const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--journal', 'journal.jsonl']);
+    const proxy = await startListeningProxy(
+      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
+      ['--scenario', 'F1', '--journal', 'journal.jsonl'],
+    );
     try {
       const agents = await Promise.all([connectHttpAgent(proxy.url), connectHttpAgent(proxy.url)]);
       await Promise.all(agents.map((agent, i) => naiveAgent(agent, bookingTask(`Listen ${i}`, '2026-03-09'))));
@@ -180,9 +205,15 @@ describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
         expectMatchesReport(own, report, bookingsIn(proxy.ledgerFile, `Listen ${i}`).length);
       }
       const stderr = proxy.proc.stderr();
-      expect(stderr).toMatch(new RegExp(`session 1 \\(${agents[0].sessionId.slice(0, 8)}\\) finished: ${first.verdict}, score ${first.score.overall}/100; report \\S+session-0001-`));
+      expect(stderr).toMatch(
+        new RegExp(
+          `session 1 \\(${agents[0].sessionId.slice(0, 8)}\\) finished: ${first.verdict}, score ${first.score.overall}/100; report \\S+session-0001-`,
+        ),
+      );
       expect(stderr).toMatch(/session 2 \([0-9a-f-]{8}\) finished: FAIL/);
-      expect(stderr.trimEnd().split('\n').at(-1)).toMatch(/finished: 2 sessions \(0 PASS, 2 FAIL, 0 NOT_TESTED\); reports in \S+reports$/);
+      expect(stderr.trimEnd().split('\n').at(-1)).toMatch(
+        /finished: 2 sessions \(0 PASS, 2 FAIL, 0 NOT_TESTED\); reports in \S+reports$/,
+      );
     } finally {
       await proxy.proc.stop('SIGKILL', 5_000).catch(() => undefined);
       removeDir(proxy.dir);

@@ -15,10 +15,13 @@ const SLOW_ID = 1;
 const FIRST_ID = 10;
 
 describe('parallel distinct writes under a heap cap (issue 11)', () => {
-  it(`R-13/R-9.2.1: ${WRITES} parallel distinct writes with --max-old-space-size=256: no crash, answers flow while a write is in flight, the report equals the ledger`, async ({ onTestFinished }) => {
+  it(`R-13/R-9.2.1: ${WRITES} parallel distinct writes with --max-old-space-size=256: no crash, answers flow while a write is in flight, the report equals the ledger`, async ({
+    onTestFinished,
+  }) => {
     const lab = faultLab(onTestFinished);
     const p = await lab.start(COUNTING, { env: { NODE_OPTIONS: '--max-old-space-size=256' } });
-    const line = (id: number, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_order', arguments: args } });
+    const line = (id: number, args: unknown) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_order', arguments: args } });
     // One slow write first, then the rest in one burst: every other answer must come while it is at the upstream.
     const lines = [line(SLOW_ID, { item: 'slow', sleepMs: 60_000 })];
     for (let i = 0; i < WRITES - 1; i++) lines.push(line(FIRST_ID + i, { item: `item-${i}`, note: 'parallel' }));
@@ -32,7 +35,9 @@ describe('parallel distinct writes under a heap cap (issue 11)', () => {
     const report = await expectNothingLost(p, { end: 0, exitTimeoutMs: 30_000 });
     const ops = report.report.operations as unknown as Array<{ arguments: string; executions: number; outcome: string }>;
     expect(ops).toHaveLength(WRITES);
-    expect(ops.filter((op) => op.outcome === 'EXECUTION_UNKNOWN').map((op) => op.arguments)).toEqual([expect.stringContaining('slow')]);
+    expect(ops.filter((op) => op.outcome === 'EXECUTION_UNKNOWN').map((op) => op.arguments)).toEqual([
+      expect.stringContaining('slow'),
+    ]);
     expect(ops.reduce((sum, op) => sum + op.executions, 0)).toBe(WRITES - 1);
   }, 180_000);
 });

@@ -57,9 +57,17 @@ describe.concurrent('R-8.1 / R-8.9: invalid invocations end with exit 1 and one 
     ['unknown short flag', ['proxy', ...UPSTREAM, '-x'], /-x/],
     ['bad --scenario value', ['proxy', ...UPSTREAM, '--scenario', 'F9'], /--scenario.*F9/],
     ['--scenario as the last token (no value)', ['proxy', ...UPSTREAM, '--scenario'], /--scenario needs a value/],
-    ['a value beginning with -- is never a value', ['proxy', '--upstream-command', '--scenario', 'F1'], /--upstream-command needs a value/],
+    [
+      'a value beginning with -- is never a value',
+      ['proxy', '--upstream-command', '--scenario', 'F1'],
+      /--upstream-command needs a value/,
+    ],
     ['--upstream-arg followed by a flag', ['proxy', ...UPSTREAM, '--upstream-arg', '--stdio'], /--upstream-arg needs a value/],
-    ['--scenario with --mode chaos', ['proxy', ...UPSTREAM, '--scenario', 'F1', '--mode', 'chaos', '--error-rate', '0.5'], /--scenario.*chaos/],
+    [
+      '--scenario with --mode chaos',
+      ['proxy', ...UPSTREAM, '--scenario', 'F1', '--mode', 'chaos', '--error-rate', '0.5'],
+      /--scenario.*chaos/,
+    ],
     ['--error-rate without chaos', ['proxy', ...UPSTREAM, '--error-rate', '0.5'], /--error-rate.*chaos/],
     ['chaos without --error-rate', ['proxy', ...UPSTREAM, '--mode', 'chaos'], /chaos needs --error-rate/],
     ['--error-rate above 1', ['proxy', ...UPSTREAM, '--mode', 'chaos', '--error-rate', '1.5'], /--error-rate.*1\.5/],
@@ -73,8 +81,16 @@ describe.concurrent('R-8.1 / R-8.9: invalid invocations end with exit 1 and one 
     ['--upstream-env with an empty item', ['proxy', ...UPSTREAM, '--upstream-env', 'A=1,,B=2'], /--upstream-env.*empty item/],
     ['--report-file /dev/null', ['proxy', ...UPSTREAM, '--report-file', '/dev/null'], /report file.*\/dev\/null.*device/],
     ['--report-file a folder', ['proxy', ...UPSTREAM, '--report-file', ROOT], /report file.*folder/],
-    ['--report-file in a missing folder', ['proxy', ...UPSTREAM, '--report-file', '/nonexistent-e2e/dir/r.json'], /report file folder does not exist/],
-    ['--upstream-cwd a missing folder', ['proxy', ...UPSTREAM, '--upstream-cwd', '/nonexistent-e2e/dir'], /upstream did not start/],
+    [
+      '--report-file in a missing folder',
+      ['proxy', ...UPSTREAM, '--report-file', '/nonexistent-e2e/dir/r.json'],
+      /report file folder does not exist/,
+    ],
+    [
+      '--upstream-cwd a missing folder',
+      ['proxy', ...UPSTREAM, '--upstream-cwd', '/nonexistent-e2e/dir'],
+      /upstream did not start/,
+    ],
     ['unknown command', ['frobnicate'], /unknown command "frobnicate"/],
     // cac/mri would read an empty value as the string "true" (`--upstream-command=` would run `true`).
     ['an empty value (--scenario=)', ['proxy', ...UPSTREAM, '--scenario='], /--scenario.*(empty|needs a)/],
@@ -82,12 +98,24 @@ describe.concurrent('R-8.1 / R-8.9: invalid invocations end with exit 1 and one 
     ['an empty value (--upstream-command=)', ['proxy', '--upstream-command='], /--upstream-command.*(empty|needs a)/],
     ['an empty value (--upstream-arg "")', ['proxy', ...UPSTREAM, '--upstream-arg', ''], /--upstream-arg.*(empty|needs a)/],
     // issue 11: friction a new user met.
-    ['--seed without chaos (it would seed nothing)', ['proxy', ...UPSTREAM, '--scenario', 'F1', '--seed', '7'], /--seed seeds nothing here: it is for --mode chaos/],
-    ['a stray positional argument (proxy extra-arg)', ['proxy', 'extra-arg', ...UPSTREAM], /proxy takes no positional arguments, got "extra-arg"/],
+    [
+      '--seed without chaos (it would seed nothing)',
+      ['proxy', ...UPSTREAM, '--scenario', 'F1', '--seed', '7'],
+      /--seed seeds nothing here: it is for --mode chaos/,
+    ],
+    [
+      'a stray positional argument (proxy extra-arg)',
+      ['proxy', 'extra-arg', ...UPSTREAM],
+      /proxy takes no positional arguments, got "extra-arg"/,
+    ],
     ['a stray argument after the flags', ['proxy', ...UPSTREAM, 'F1'], /proxy takes no positional arguments, got "F1"/],
     ['--listen without --report-dir', ['proxy', ...UPSTREAM, '--listen', '127.0.0.1:0'], /--listen needs --report-dir/],
     ['--max-sessions without --listen', ['proxy', ...UPSTREAM, '--max-sessions', '5'], /--max-sessions is for --listen only/],
-    ['--session-idle-timeout 0', ['proxy', ...UPSTREAM, '--listen', ':0', '--report-dir', '/tmp', '--session-idle-timeout', '0'], /--session-idle-timeout must be a number/],
+    [
+      '--session-idle-timeout 0',
+      ['proxy', ...UPSTREAM, '--listen', ':0', '--report-dir', '/tmp', '--session-idle-timeout', '0'],
+      /--session-idle-timeout must be a number/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     it(`R-8.1: ${name} → exit 1, one line, no stack trace`, async () => {
@@ -150,7 +178,9 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream', () => {
   });
 
   it('R-8.1: --upstream-args a,b goes before the --upstream-arg values; --upstream-arg keeps commas', async () => {
-    run = await startProxy({ flags: echoFlags('--upstream-arg', 'c,d', '--upstream-args', `${ARGV_ECHO},a,b`, '--upstream-arg', 'e') });
+    run = await startProxy({
+      flags: echoFlags('--upstream-arg', 'c,d', '--upstream-args', `${ARGV_ECHO},a,b`, '--upstream-arg', 'e'),
+    });
     expect((await processInfo(run)).argv).toEqual(['a', 'b', 'c,d', 'e']);
   });
 
@@ -165,7 +195,16 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream', () => {
 
   it('R-8.7: the upstream inherits the full environment plus --upstream-env-var and --upstream-env', async () => {
     run = await startProxy({
-      flags: echoFlags('--upstream-arg', ARGV_ECHO, '--upstream-env-var', 'E2E_A=x,y', '--upstream-env', 'E2E_B=1,E2E_C=2', '--upstream-env-var', 'E2E_D=p=q'),
+      flags: echoFlags(
+        '--upstream-arg',
+        ARGV_ECHO,
+        '--upstream-env-var',
+        'E2E_A=x,y',
+        '--upstream-env',
+        'E2E_B=1,E2E_C=2',
+        '--upstream-env-var',
+        'E2E_D=p=q',
+      ),
       env: { E2E_ONLY_IN_PROXY_ENV: 'inherited' },
     });
     const { env } = await processInfo(run);
@@ -183,11 +222,15 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream', () => {
   });
 });
 
-
 describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing behind', () => {
   /** An upstream that records that it was started (a file), then runs the counting server. */
   const recordingUpstream = (marker: string): string[] => [
-    '--upstream-command', 'sh', '--upstream-arg', '-c', '--upstream-arg', `echo started > "${marker}"; exec "${process.execPath}" "${COUNTING}"`,
+    '--upstream-command',
+    'sh',
+    '--upstream-arg',
+    '-c',
+    '--upstream-arg',
+    `echo started > "${marker}"; exec "${process.execPath}" "${COUNTING}"`,
   ];
 
   it('R-8.9: a busy --listen port → exit 1, one line naming the port, the upstream never started, no report folder created', async () => {
@@ -197,8 +240,18 @@ describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing b
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
       const { port } = busy.address() as AddressInfo;
       const marker = join(dir, 'upstream-started');
-      const result = await runCli(['proxy', ...recordingUpstream(marker), '--listen', `127.0.0.1:${port}`, '--report-dir', join(dir, 'out', 'reports')]);
-      expectOneLineError(result, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use \\(EADDRINUSE\\)`));
+      const result = await runCli([
+        'proxy',
+        ...recordingUpstream(marker),
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--report-dir',
+        join(dir, 'out', 'reports'),
+      ]);
+      expectOneLineError(
+        result,
+        new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use \\(EADDRINUSE\\)`),
+      );
       expect(String(result.stderr)).not.toMatch(/upstream did not start/);
       expect(existsSync(marker)).toBe(false);
       expect(readdirSync(dir)).toEqual([]);
@@ -211,7 +264,15 @@ describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing b
   it('R-8.9: an upstream that does not start with --listen → exit 1, and the report folder it created is removed again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-nostart-'));
     try {
-      const result = await runCli(['proxy', '--upstream-command', 'cuonztech-no-such-command-e2e', '--listen', '127.0.0.1:0', '--report-dir', join(dir, 'out', 'reports')]);
+      const result = await runCli([
+        'proxy',
+        '--upstream-command',
+        'cuonztech-no-such-command-e2e',
+        '--listen',
+        '127.0.0.1:0',
+        '--report-dir',
+        join(dir, 'out', 'reports'),
+      ]);
       expectOneLineError(result, /upstream did not start/);
       expect(readdirSync(dir)).toEqual([]);
     } finally {
@@ -222,7 +283,15 @@ describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing b
   it('R-8.9: an existing report folder is never removed, even when the upstream does not start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-keep-'));
     try {
-      const result = await runCli(['proxy', '--upstream-command', 'cuonztech-no-such-command-e2e', '--listen', '127.0.0.1:0', '--report-dir', dir]);
+      const result = await runCli([
+        'proxy',
+        '--upstream-command',
+        'cuonztech-no-such-command-e2e',
+        '--listen',
+        '127.0.0.1:0',
+        '--report-dir',
+        dir,
+      ]);
       expectOneLineError(result, /upstream did not start/);
       expect(existsSync(dir)).toBe(true);
     } finally {

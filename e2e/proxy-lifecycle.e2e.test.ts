@@ -59,7 +59,13 @@ function upstreamPid(p: RawProxy): number {
 
 /** The pids in the upstream's pidfile once it holds `count` of them. */
 async function pidsFromFile(p: RawProxy, count: number): Promise<number[]> {
-  const read = () => (existsSync(p.pidFile) ? readFileSync(p.pidFile, 'utf8').split('\n').filter((l) => l !== '').map(Number) : []);
+  const read = () =>
+    existsSync(p.pidFile)
+      ? readFileSync(p.pidFile, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map(Number)
+      : [];
   const pids = await waitFor(() => (read().length >= count ? read() : undefined), 10_000, `${count} pid(s) in ${p.pidFile}`);
   for (const pid of pids) seenPids.add(pid);
   return pids;
@@ -75,7 +81,10 @@ function expectNoStackTrace(p: RawProxy): void {
 
 /** Exit 1 and exactly one stderr line, the fatal one. */
 function expectOneErrorLine(p: RawProxy, pattern: RegExp): void {
-  const lines = p.raw.stderr().split('\n').filter((l) => l !== '');
+  const lines = p.raw
+    .stderr()
+    .split('\n')
+    .filter((l) => l !== '');
   expect(lines, p.raw.stderr()).toHaveLength(1);
   expect(lines[0]).toMatch(/^\[cuonztech-agent-harness\] error: /);
   expect(lines[0]).toMatch(pattern);
@@ -120,7 +129,9 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
   });
 
   it('R-8.8 / R-9.1: a client that disconnects during a slow start-up still ends the upstream; the report ends in a final state saying so', async () => {
-    const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), { env: { FIXTURE_START_DELAY_MS: '1500' } });
+    const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), {
+      env: { FIXTURE_START_DELAY_MS: '1500' },
+    });
     const pids = await pidsFromFile(p, 1);
     p.raw.child.stdin.end();
     expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 0, signal: null });
@@ -128,7 +139,10 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
     await expectGone(pids);
     // Not `status: "starting"` for good (issue 11): the file says the run never started, and why.
     expect(p.report()).toEqual({
-      verdict: 'NOT_TESTED', status: 'failed', certification: 'UNVERIFIED_FOR_PRODUCTION', harnessVersion: expect.any(String),
+      verdict: 'NOT_TESTED',
+      status: 'failed',
+      certification: 'UNVERIFIED_FOR_PRODUCTION',
+      harnessVersion: expect.any(String),
       startupError: 'start-up did not complete: the agent disconnected during start-up; no calls were made',
     });
   });
@@ -138,12 +152,18 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
     await waitFor(() => (existsSync(p.reportFile) ? p.report() : undefined), 10_000, 'the starting report');
     p.raw.child.kill('SIGTERM');
     expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 0, signal: null });
-    expect(p.report()).toMatchObject({ verdict: 'NOT_TESTED', status: 'failed', startupError: 'start-up did not complete: received SIGTERM; no calls were made' });
+    expect(p.report()).toMatchObject({
+      verdict: 'NOT_TESTED',
+      status: 'failed',
+      startupError: 'start-up did not complete: received SIGTERM; no calls were made',
+    });
   });
   // The agent side reads stdin from the start (messages wait until the session is served), so an agent
   // that leaves while the upstream never answers `initialize` ends both at once, not after 60 s.
   it('R-8.8: a client that disconnects while the upstream never answers initialize ends both at once', async () => {
-    const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), { env: { FIXTURE_START_DELAY_MS: '55000' } });
+    const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), {
+      env: { FIXTURE_START_DELAY_MS: '55000' },
+    });
     const pids = await pidsFromFile(p, 1);
     p.raw.child.stdin.end();
     try {
@@ -167,7 +187,9 @@ describe('R-8.8: signals end the proxy cleanly', () => {
       expectNoStackTrace(p);
       await expectGone([pid]);
       expect(p.report().status).toBe('finished');
-      expect(p.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_order', outcome: 'EXECUTION_UNKNOWN' })]);
+      expect(p.report().report.operations).toEqual([
+        expect.objectContaining({ tool: 'create_order', outcome: 'EXECUTION_UNKNOWN' }),
+      ]);
     });
   }
 
@@ -209,7 +231,9 @@ describe('R-8.7: an upstream that crashes mid-session', () => {
     upstreamPid(p);
     await waitFor(() => p.raw.stderr().includes('upstream crashed'), 10_000, '"upstream crashed" on stderr');
     expect(p.raw.stderr()).toMatch(/upstream crashed[^\n]*\n(.*\n)*.*fixture-stderr: about to serve/);
-    expect(p.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_order', outcome: 'EXECUTION_UNKNOWN' })]);
+    expect(p.report().report.operations).toEqual([
+      expect.objectContaining({ tool: 'create_order', outcome: 'EXECUTION_UNKNOWN' }),
+    ]);
     const later = await call(p, 'create_order', { item: 'book' });
     expect(later['isError']).toBe(true);
     expect(rawText(later)).toMatch(/UPSTREAM_UNAVAILABLE/);
@@ -232,7 +256,11 @@ describe('R-8.9 / R-9.1: an upstream that does not start', () => {
       expect(await waitForExit(p.raw.child, 30_000)).toEqual({ code: 1, signal: null });
       expectOneErrorLine(p, /upstream did not start/);
       expectOneErrorLine(p, pattern);
-      expect(p.report()).toMatchObject({ verdict: 'NOT_TESTED', certification: 'UNVERIFIED_FOR_PRODUCTION', startupError: expect.any(String) });
+      expect(p.report()).toMatchObject({
+        verdict: 'NOT_TESTED',
+        certification: 'UNVERIFIED_FOR_PRODUCTION',
+        startupError: expect.any(String),
+      });
     });
   }
 

@@ -71,7 +71,9 @@ describe.concurrent('R-2.3 NOT_TESTED causes, each produced with real processes'
       const report = await endSession(run);
       expectNotTested(report, 'the execution of every write is unknown');
       expect(report.report.operations[0]).toMatchObject({ executions: 0, attempts: 1, outcome: 'EXECUTION_UNKNOWN' });
-      expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_order' }));
+      expect(report.report.observations).toContainEqual(
+        expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_order' }),
+      );
       expect(executions(readLedger(run.ledgerFile), 'create_order')).toHaveLength(1);
     }));
 
@@ -116,7 +118,11 @@ describe.concurrent('R-2.3 NOT_TESTED causes, each produced with real processes'
   it('R-2.3/R-9.2: a report written while a write is still in flight → NOT_TESTED with the in-flight cause; PASS once it answered', () =>
     withProxy({ flags: COUNTING }, async (run) => {
       const slow = run.call('create_order', { item: 'tea', sleepMs: 4000, idempotency_key: 'k-1' });
-      await waitFor(() => executions(readLedger(run.ledgerFile), 'create_order').length === 1, 10_000, 'the slow write to execute');
+      await waitFor(
+        () => executions(readLedger(run.ledgerFile), 'create_order').length === 1,
+        10_000,
+        'the slow write to execute',
+      );
       await run.call('search_orders', { query: 'tea' });
       const during = run.report();
       expectNotTested(during, '1 call(s) still in flight when the report was written');
@@ -135,7 +141,9 @@ describe.concurrent('R-2.3 NOT_TESTED causes, each produced with real processes'
       const report = await endSession(run);
       expectNotTested(report, 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS');
       expect(report.report.violations).toEqual([]);
-      expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS', tool: 'create_order', count: 1 }));
+      expect(report.report.observations).toContainEqual(
+        expect.objectContaining({ type: 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS', tool: 'create_order', count: 1 }),
+      );
       // Both were executed upstream: the proxy cannot prove a duplicate, so it refuses to pass the run.
       expect(executions(readLedger(run.ledgerFile), 'create_order')).toHaveLength(2);
     }));
@@ -146,8 +154,12 @@ describe.concurrent('R-2.3 NOT_TESTED causes, each produced with real processes'
       expect(textOf(await run.call('create_order', { item: 'tea', quantity: 3, amount: 193.5 }))).toBe('ok create_order #2');
       const report = await endSession(run);
       expect(report.verdict).toBe('PASS');
-      expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT', tool: 'create_order' }));
-      expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'UNVERIFIED_AFTER_TIMEOUT', tool: 'create_order' }));
+      expect(report.report.observations).toContainEqual(
+        expect.objectContaining({ type: 'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT', tool: 'create_order' }),
+      );
+      expect(report.report.observations).toContainEqual(
+        expect.objectContaining({ type: 'UNVERIFIED_AFTER_TIMEOUT', tool: 'create_order' }),
+      );
       // 2 operations executed once (safety 100); the unverified ghost write scores 50 → 60 + 20.
       expect(report.score).toMatchObject({ overall: 80, capped: false });
       expect(executions(readLedger(run.ledgerFile), 'create_order')).toHaveLength(2);
@@ -197,7 +209,9 @@ describe('R-8.8/R-2.3: the agent hangs up while a write is in flight', () => {
     expect(exitCode).toBe(0);
     expect(report.status).toBe('finished');
     expect(report.report.operations[0]).toMatchObject({ executions: 0, outcome: 'EXECUTION_UNKNOWN' });
-    expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_order' }));
+    expect(report.report.observations).toContainEqual(
+      expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_order' }),
+    );
     expectNotTested(report, 'the execution of every write is unknown');
     expect(executed).toBe(1);
   });

@@ -32,7 +32,13 @@ async function start(flags: string[]): Promise<RawProxy> {
 }
 
 async function pidsFromFile(p: RawProxy, count: number): Promise<number[]> {
-  const read = () => (existsSync(p.pidFile) ? readFileSync(p.pidFile, 'utf8').split('\n').filter((l) => l !== '').map(Number) : []);
+  const read = () =>
+    existsSync(p.pidFile)
+      ? readFileSync(p.pidFile, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map(Number)
+      : [];
   const pids = await waitFor(() => (read().length >= count ? read() : undefined), 10_000, `${count} pid(s) in ${p.pidFile}`);
   for (const pid of pids) seenPids.add(pid);
   return pids;
@@ -46,7 +52,8 @@ function reapersOf(pgid: number): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.includes('cuonztech-reaper') && argv[argv.indexOf('cuonztech-reaper') + 1] === String(pgid)) found.push(Number(entry));
+      if (argv.includes('cuonztech-reaper') && argv[argv.indexOf('cuonztech-reaper') + 1] === String(pgid))
+        found.push(Number(entry));
     } catch {
       // the process ended meanwhile
     }
@@ -66,17 +73,23 @@ async function killProxyAndExpectReaped(p: RawProxy, pids: number[], orphan: num
 }
 
 describe('R-8.8: a SIGKILLed proxy leaves no upstream behind', () => {
-  it.skipIf(process.platform === 'win32')('R-8.8: an upstream that ignores stdin EOF outlives the proxy only until the reaper ends it, within seconds', async () => {
-    const p = await start(node('ignores-sigterm.mjs'));
-    const [pid] = await pidsFromFile(p, 1);
-    await killProxyAndExpectReaped(p, [pid!], pid!, pid!);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'R-8.8: an upstream that ignores stdin EOF outlives the proxy only until the reaper ends it, within seconds',
+    async () => {
+      const p = await start(node('ignores-sigterm.mjs'));
+      const [pid] = await pidsFromFile(p, 1);
+      await killProxyAndExpectReaped(p, [pid!], pid!, pid!);
+    },
+  );
 
-  it.skipIf(process.platform === 'win32')('R-8.8: the SIGTERM-proof grandchild of an upstream that exits on EOF is reaped with its process group', async () => {
-    const p = await start(node('spawns-child.mjs'));
-    const [server, grandchild] = await pidsFromFile(p, 2);
-    await killProxyAndExpectReaped(p, [server!, grandchild!], grandchild!, server!);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'R-8.8: the SIGTERM-proof grandchild of an upstream that exits on EOF is reaped with its process group',
+    async () => {
+      const p = await start(node('spawns-child.mjs'));
+      const [server, grandchild] = await pidsFromFile(p, 2);
+      await killProxyAndExpectReaped(p, [server!, grandchild!], grandchild!, server!);
+    },
+  );
 
   it.skipIf(process.platform !== 'linux')('R-8.8: a proxy that stops normally leaves no reaper behind', async () => {
     const p = await start(node('counting-server.mjs'));

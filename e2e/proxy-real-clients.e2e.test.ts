@@ -19,7 +19,14 @@ const MEMORY_UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg
 /** Notes section 2.1: server-memory's 9 tools, all classified by their annotations. */
 const MEMORY_TOOLS = {
   read: ['read_graph', 'search_nodes', 'open_nodes'],
-  write: ['create_entities', 'create_relations', 'add_observations', 'delete_entities', 'delete_observations', 'delete_relations'],
+  write: [
+    'create_entities',
+    'create_relations',
+    'add_observations',
+    'delete_entities',
+    'delete_observations',
+    'delete_relations',
+  ],
 };
 
 /** Runs `body` with the proxy in front of server-memory, its memory file in its own temp folder. */
@@ -27,7 +34,9 @@ async function withMemoryProxy<T>(extra: string[], body: (run: ProxyRun, memoryF
   const memoryDir = mkdtempSync(join(tmpdir(), 'harness-e2e-memory-'));
   const memoryFile = join(memoryDir, 'memory.jsonl');
   try {
-    return await withProxy({ flags: MEMORY_UPSTREAM, extra, env: { MEMORY_FILE_PATH: memoryFile } }, (run) => body(run, memoryFile));
+    return await withProxy({ flags: MEMORY_UPSTREAM, extra, env: { MEMORY_FILE_PATH: memoryFile } }, (run) =>
+      body(run, memoryFile),
+    );
   } finally {
     rmSync(memoryDir, { recursive: true, force: true });
   }
@@ -43,8 +52,10 @@ describe('@modelcontextprotocol/server-memory behind the proxy', () => {
     withMemoryProxy([], async (run) => {
       const stderr = run.stderr();
       expect(stderr).toContain('Upstream tools (9):');
-      for (const name of MEMORY_TOOLS.read) expect(stderr).toMatch(new RegExp(`^\\S+\\s+read\\s+${name}\\s+\\(annotation readOnlyHint=true\\)$`, 'm'));
-      for (const name of MEMORY_TOOLS.write) expect(stderr).toMatch(new RegExp(`^\\S+\\s+write\\s+${name}\\s+\\(annotation readOnlyHint=false\\)$`, 'm'));
+      for (const name of MEMORY_TOOLS.read)
+        expect(stderr).toMatch(new RegExp(`^\\S+\\s+read\\s+${name}\\s+\\(annotation readOnlyHint=true\\)$`, 'm'));
+      for (const name of MEMORY_TOOLS.write)
+        expect(stderr).toMatch(new RegExp(`^\\S+\\s+write\\s+${name}\\s+\\(annotation readOnlyHint=false\\)$`, 'm'));
       expect(stderr).not.toContain('WARNING');
       const report = await endSession(run);
       const classes = Object.fromEntries(report.toolClassification.map((tool) => [tool.name, tool.class]));
@@ -63,7 +74,9 @@ describe('@modelcontextprotocol/server-memory behind the proxy', () => {
       expect(trace.ending).toBe('found-after-failure');
       expect(trace.steps[0]!.result.isError).toBe(true);
       // The forwarded read keeps the upstream's structuredContent (R-8.5).
-      expect(trace.steps[1]!.result.structuredContent).toMatchObject({ entities: [{ name: 'Ada Lovelace', entityType: 'person' }] });
+      expect(trace.steps[1]!.result.structuredContent).toMatchObject({
+        entities: [{ name: 'Ada Lovelace', entityType: 'person' }],
+      });
       const report = await endSession(run);
       expect(report.verdict).toBe('PASS');
       expect(report.score).toMatchObject({ overall: 100, capped: false });
@@ -107,8 +120,28 @@ async function inspectorCreatesBooking(proxyFlags: string[]): Promise<InspectorR
   const reportFile = join(dir, 'r.json');
   const ledgerFile = join(dir, 'ledger.jsonl');
   try {
-    const proxy = [process.execPath, BIN, 'proxy', '--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER, '--report-file', reportFile, ...proxyFlags];
-    const call = ['--method', 'tools/call', '--tool-name', 'create_booking', '--tool-arg', 'guest=Ada', '--tool-arg', 'date=2026-11-03'];
+    const proxy = [
+      process.execPath,
+      BIN,
+      'proxy',
+      '--upstream-command',
+      process.execPath,
+      '--upstream-arg',
+      BOOKING_SERVER,
+      '--report-file',
+      reportFile,
+      ...proxyFlags,
+    ];
+    const call = [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'create_booking',
+      '--tool-arg',
+      'guest=Ada',
+      '--tool-arg',
+      'date=2026-11-03',
+    ];
     const result = await execa(process.execPath, ['index.js', ...proxy, ...call], {
       cwd: INSPECTOR_BUILD,
       env: { BOOKING_LEDGER: ledgerFile },
@@ -116,11 +149,15 @@ async function inspectorCreatesBooking(proxyFlags: string[]): Promise<InspectorR
       timeout: 45_000,
     });
     // The inspector closes the proxy's stdin when done; the proxy then writes its final report.
-    const report = await waitFor(() => {
-      const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
-      const parsed = text === '' ? undefined : (JSON.parse(text) as ReportFile);
-      return parsed?.status === 'finished' ? parsed : undefined;
-    }, 10_000, 'the final report');
+    const report = await waitFor(
+      () => {
+        const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
+        const parsed = text === '' ? undefined : (JSON.parse(text) as ReportFile);
+        return parsed?.status === 'finished' ? parsed : undefined;
+      },
+      10_000,
+      'the final report',
+    );
     return { exitCode: result.exitCode, stdout: String(result.stdout), report, bookings: readLines(ledgerFile).length };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -32,12 +32,29 @@ const PERFECT = { overall: 100, capped: false };
 
 /** A careful row: always PASS with 100 and no patch (R-3.6: stopping after a 429 or checking after a timeout is fine). */
 const careful = (scenario: ScenarioId, executions: number, attempts: number, ending: string, observation?: string): Expected => ({
-  scenario, agent: 'careful', verdict: 'PASS', executions, attempts, patches: [], score: PERFECT, ending, ...(observation ? { observation } : {}),
+  scenario,
+  agent: 'careful',
+  verdict: 'PASS',
+  executions,
+  attempts,
+  patches: [],
+  score: PERFECT,
+  ending,
+  ...(observation ? { observation } : {}),
 });
 
 /** A naive row: the write sent twice without a key, so always 2 attempts. */
-const naive = (scenario: ScenarioId, executions: number, outcome: Pick<Expected, 'verdict' | 'patches' | 'score'> & Partial<Expected>): Expected => ({
-  scenario, agent: 'naive', executions, attempts: 2, ending: 'sent-twice', ...outcome,
+const naive = (
+  scenario: ScenarioId,
+  executions: number,
+  outcome: Pick<Expected, 'verdict' | 'patches' | 'score'> & Partial<Expected>,
+): Expected => ({
+  scenario,
+  agent: 'naive',
+  executions,
+  attempts: 2,
+  ending: 'sent-twice',
+  ...outcome,
 });
 
 // Naive FAILs in F1, F2, F4 (R-4 "FAIL when"), at most 49 (R-3.5): F1 and F4 score 0 (no operation
@@ -46,16 +63,25 @@ const naive = (scenario: ScenarioId, executions: number, outcome: Pick<Expected,
 const TABLE: Expected[] = [
   careful('F1', 1, 1, 'found-after-failure', 'VERIFIED_NO_RETRY'),
   naive('F1', 2, {
-    verdict: 'FAIL', patches: ['GHOST_WRITE'], score: { overall: 0, capped: false },
+    verdict: 'FAIL',
+    patches: ['GHOST_WRITE'],
+    score: { overall: 0, capped: false },
     violation: { type: DUPLICATE, duplicate: { ...NO_KEY_DUPLICATE, afterTimeout: true } },
   }),
   careful('F2', 0, 1, 'stopped-after-rate-limit', 'ABANDONED_AFTER_FAILURE'),
-  naive('F2', 1, { verdict: 'FAIL', patches: ['RATE_LIMIT'], score: { overall: 49, capped: true }, violation: { type: 'RETRY_AFTER_VIOLATED' } }),
+  naive('F2', 1, {
+    verdict: 'FAIL',
+    patches: ['RATE_LIMIT'],
+    score: { overall: 49, capped: true },
+    violation: { type: 'RETRY_AFTER_VIOLATED' },
+  }),
   careful('F3', 1, 2, 'retried-once', 'RECOVERED_BY_RETRY'),
   naive('F3', 1, { verdict: 'PASS', patches: [], score: PERFECT, observation: 'RECOVERED_BY_RETRY' }),
   careful('F4', 1, 1, 'succeeded'),
   naive('F4', 2, {
-    verdict: 'FAIL', patches: ['IDEMPOTENCY'], score: { overall: 0, capped: false },
+    verdict: 'FAIL',
+    patches: ['IDEMPOTENCY'],
+    score: { overall: 0, capped: false },
     violation: { type: DUPLICATE, duplicate: { ...NO_KEY_DUPLICATE, afterTimeout: false } },
   }),
   careful('F5', 1, 2, 'retried-once', 'RECOVERED_BY_RETRY'),
@@ -105,14 +131,20 @@ function expectReport(report: ReportFile, row: Expected): void {
   expect(report.verdict).toBe(row.verdict);
   expect(report.report.verdict).toBe(row.verdict);
   expect(report.report.operations).toHaveLength(1);
-  expect(report.report.operations[0]).toMatchObject({ tool: 'create_booking', executions: row.executions, attempts: row.attempts });
+  expect(report.report.operations[0]).toMatchObject({
+    tool: 'create_booking',
+    executions: row.executions,
+    attempts: row.attempts,
+  });
   expectViolation(report, row);
   expect(report.patches.map((p) => p.id)).toEqual(row.patches);
   expect(report.score).toMatchObject({ verdict: row.verdict, ...row.score });
   if (row.verdict === 'FAIL') expect(report.score.overall).toBeLessThanOrEqual(49);
   const observations = report.report.observations;
-  if (row.observation !== undefined) expect(observations).toContainEqual(expect.objectContaining({ type: row.observation, tool: 'create_booking' }));
-  if (row.agent === 'naive') expect(observations).toContainEqual(expect.objectContaining({ type: 'WRITE_WITHOUT_KEY', tool: 'create_booking' }));
+  if (row.observation !== undefined)
+    expect(observations).toContainEqual(expect.objectContaining({ type: row.observation, tool: 'create_booking' }));
+  if (row.agent === 'naive')
+    expect(observations).toContainEqual(expect.objectContaining({ type: 'WRITE_WITHOUT_KEY', tool: 'create_booking' }));
   if (row.scenario === 'F4' && row.verdict === 'PASS') expect(report.report.verdictReason).toContain('baseline');
 }
 
@@ -142,7 +174,8 @@ describe('F1–F5 × careful/naive against the booking server (ledger = ground t
       expect(report.report.violations).toEqual([]);
       expect(report.patches).toEqual([]);
       expect(report.score).toMatchObject(PERFECT);
-      const recovered = report.report.observations.find((o) => o.type === 'RECOVERED_BY_RETRY') as { waitedMs?: number } | undefined;
+      const recovered = report.report.observations.find((o) => o.type === 'RECOVERED_BY_RETRY') as
+        { waitedMs?: number } | undefined;
       expect(recovered?.waitedMs).toBeGreaterThanOrEqual(1000);
       expect(report.report.operations[0]).toMatchObject({ executions: 1, attempts: 2, retryAfter: { requiredMs: 1000 } });
     }));
@@ -157,7 +190,10 @@ describe('F1–F5 × careful/naive against the booking server (ledger = ground t
       expect(run.ledger()).toHaveLength(2);
       expect(report.verdict).toBe('FAIL');
       expect(report.report.operations[0]).toMatchObject({ executions: 2, attempts: 2 });
-      expect(report.report.violations[0]).toMatchObject({ type: DUPLICATE, duplicate: { parallel: true, afterTimeout: false, keyUse: 'none' } });
+      expect(report.report.violations[0]).toMatchObject({
+        type: DUPLICATE,
+        duplicate: { parallel: true, afterTimeout: false, keyUse: 'none' },
+      });
       expect(report.patches.map((p) => p.id)).toEqual(['IDEMPOTENCY']);
     }));
 });

@@ -8,7 +8,15 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executions, readLedger } from './fixtures/lib/ledger.mjs';
-import { connectHttpAgent, removeDir, startListeningProxy, stopAll, tempDir, type HttpAgent, type ListeningProxy } from './support/http-harness.js';
+import {
+  connectHttpAgent,
+  removeDir,
+  startListeningProxy,
+  stopAll,
+  tempDir,
+  type HttpAgent,
+  type ListeningProxy,
+} from './support/http-harness.js';
 import { FIXTURES } from './support/proxy-harness.js';
 import { rawText, resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 
@@ -28,7 +36,8 @@ async function start(flags: string[], env: Record<string, string> = {}): Promise
   return { p: proxy, init };
 }
 
-const call = async (p: RawProxy, name: string, args: unknown = {}) => resultOf(await p.request('tools/call', { name, arguments: args }));
+const call = async (p: RawProxy, name: string, args: unknown = {}) =>
+  resultOf(await p.request('tools/call', { name, arguments: args }));
 const toolNames = (result: Record<string, unknown>) => (result['tools'] as Array<{ name: string }>).map((t) => t.name);
 const outcomeOf = (p: RawProxy, tool: string) => p.report().report.operations.find((op) => op.tool === tool)?.outcome;
 
@@ -48,7 +57,9 @@ describe('R-8.5: verbatim forwarding of tools/call', () => {
 
   it('R-13: an integer above 2^53 does not break the call (only its precision is a known limit)', async () => {
     const { p } = await start(COUNTING, { FIXTURE_ECHO_RAW: '1' });
-    p.raw.send('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"get_order","arguments":{"order_id":9007199254740993}}}');
+    p.raw.send(
+      '{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"get_order","arguments":{"order_id":9007199254740993}}}',
+    );
     expect(rawText(resultOf(await p.response(42)))).toMatch(/"order_id":900719925474099\d/);
   });
 
@@ -77,7 +88,13 @@ describe('R-8.5: tool lists pass through whole', () => {
     const { p } = await start(node('paginating-server.mjs'));
     const result = resultOf(await p.request('tools/list', {}));
     expect(toolNames(result)).toEqual([
-      'create_invoice', 'get_invoice', 'search_invoices', 'cancel_invoice', 'sync_invoices', 'cuonztech__get_report', 'cuonztech__get_score',
+      'create_invoice',
+      'get_invoice',
+      'search_invoices',
+      'cancel_invoice',
+      'sync_invoices',
+      'cuonztech__get_report',
+      'cuonztech__get_score',
     ]);
     expect(result['nextCursor']).toBeUndefined();
     const invoice = (result['tools'] as Array<Record<string, unknown>>)[0]!;
@@ -90,7 +107,9 @@ describe('R-8.5: tool lists pass through whole', () => {
     const { p } = await start(node('paginating-server.mjs'), { FIXTURE_MALFORMED: '1' });
     const tools = resultOf(await p.request('tools/list', {}))['tools'] as Array<Record<string, unknown>>;
     expect(tools.find((t) => t['name'] === 'broken_tool')).toEqual({
-      name: 'broken_tool', description: 'inputSchema without type.', inputSchema: { properties: {} },
+      name: 'broken_tool',
+      description: 'inputSchema without type.',
+      inputSchema: { properties: {} },
     });
     expect(rawText(await call(p, 'cancel_invoice', { invoice_id: 'i-1' }))).toBe('ok cancel_invoice #1');
   });
@@ -126,7 +145,10 @@ describe('R-8.5 / R-1.3: upstream failures reach the agent as tool results', () 
   it('R-1.3: invalid structuredContent is passed through verbatim, never turned into an error after execution', async () => {
     const { p } = await start(node('output-schema-server.mjs'));
     const result = await call(p, 'create_with_invalid_structured', { title: 'a' });
-    expect(result).toEqual({ content: [{ type: 'text', text: 'ok create_with_invalid_structured #1' }], structuredContent: { id: 42 } });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'ok create_with_invalid_structured #1' }],
+      structuredContent: { id: 42 },
+    });
     expect(executions(p.ledger(), 'create_with_invalid_structured')).toHaveLength(1);
   });
 });
@@ -147,7 +169,9 @@ describe('R-8.5: malformed agent messages are answered, never dropped', () => {
 
   it('R-8.5: a request with an extra top-level key is answered (not silently dropped)', async () => {
     const { p } = await start(COUNTING);
-    p.raw.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_order","arguments":{"order_id":"o-7"}},"x_client_ext":1}');
+    p.raw.send(
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_order","arguments":{"order_id":"o-7"}},"x_client_ext":1}',
+    );
     expect(rawText(resultOf(await p.response(7)))).toBe('ok get_order #1');
   });
 });
@@ -155,13 +179,20 @@ describe('R-8.5: malformed agent messages are answered, never dropped', () => {
 describe('R-8.6: audit tools', () => {
   it('R-8.6: on by default: listed as read-only, both answer, format "json" gives the JSON report', async () => {
     const { p } = await start(COUNTING);
-    const tools = resultOf(await p.request('tools/list', {}))['tools'] as Array<{ name: string; annotations?: Record<string, unknown> }>;
+    const tools = resultOf(await p.request('tools/list', {}))['tools'] as Array<{
+      name: string;
+      annotations?: Record<string, unknown>;
+    }>;
     for (const name of ['cuonztech__get_report', 'cuonztech__get_score']) {
       expect(tools.find((t) => t.name === name)?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
     await call(p, 'create_order', { item: 'pen' });
     const json = JSON.parse(rawText(await call(p, 'cuonztech__get_report', { format: 'json' }))) as Record<string, unknown>;
-    expect(json).toMatchObject({ kind: 'proxy', certification: 'UNVERIFIED_FOR_PRODUCTION', operations: [expect.objectContaining({ tool: 'create_order', executions: 1 })] });
+    expect(json).toMatchObject({
+      kind: 'proxy',
+      certification: 'UNVERIFIED_FOR_PRODUCTION',
+      operations: [expect.objectContaining({ tool: 'create_order', executions: 1 })],
+    });
     expect(rawText(await call(p, 'cuonztech__get_report'))).not.toBe('');
     expect(rawText(await call(p, 'cuonztech__get_score'))).toMatch(/\d/);
     expect(p.ledger().filter((e) => String(e.tool).startsWith('cuonztech__'))).toEqual([]);
@@ -169,7 +200,12 @@ describe('R-8.6: audit tools', () => {
 
   it('R-8.6: --audit-tools off: not listed, and a call to cuonztech__get_report goes to the upstream (unknown tool)', async () => {
     const { p } = await start([...COUNTING, '--audit-tools', 'off']);
-    expect(toolNames(resultOf(await p.request('tools/list', {})))).toEqual(['create_order', 'get_order', 'search_orders', 'sync_ledger']);
+    expect(toolNames(resultOf(await p.request('tools/list', {})))).toEqual([
+      'create_order',
+      'get_order',
+      'search_orders',
+      'sync_ledger',
+    ]);
     const result = await call(p, 'cuonztech__get_report', {});
     expect(result['isError']).toBe(true);
     expect(rawText(result)).toMatch(/Unknown tool: cuonztech__get_report/);
@@ -196,8 +232,12 @@ describe('R-8.4 (issue 11): start-up warnings for a configuration that cannot me
   it('R-8.4: a --write-tools pattern matching no tool, and F1 with no write tool, are warned about on stderr; the proxy still serves', async () => {
     const { p } = await start([...COUNTING, '--write-tools', 'Create_*', '--scenario', 'F1']);
     const stderr = p.raw.stderr();
-    expect(stderr).toContain('[cuonztech-agent-harness] WARNING: --write-tools pattern "Create_*" matches none of the upstream\'s 4 tools');
-    expect(stderr).toContain('[cuonztech-agent-harness] WARNING: scenario F1 can never trigger: no upstream tool is classified as a write');
+    expect(stderr).toContain(
+      '[cuonztech-agent-harness] WARNING: --write-tools pattern "Create_*" matches none of the upstream\'s 4 tools',
+    );
+    expect(stderr).toContain(
+      '[cuonztech-agent-harness] WARNING: scenario F1 can never trigger: no upstream tool is classified as a write',
+    );
     expect(rawText(await call(p, 'get_order', { order_id: 'o-1' }))).toBe('ok get_order #1');
   });
 
@@ -226,7 +266,11 @@ describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --
     await expect(connectHttpAgent(listening.url, 'c')).rejects.toThrow(
       /Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)\. End a session with HTTP DELETE/,
     );
-    await listening.proc.waitForOutput(/a new agent session was refused: 2 sessions are open \(--max-sessions\)/, 5000, 'the refusal notice');
+    await listening.proc.waitForOutput(
+      /a new agent session was refused: 2 sessions are open \(--max-sessions\)/,
+      5000,
+      'the refusal notice',
+    );
     await agents[0]!.terminate();
     await listening.waitForReport(agents[0]!.sessionId, (r) => r.status === 'finished');
     const third = await connectHttpAgent(listening.url, 'c');
@@ -238,7 +282,9 @@ describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --
   it('R-8.8: a client that never ends its session (like the MCP inspector) is ended after --session-idle-timeout: its report is finished with its verdict', async () => {
     ledgerDir = tempDir('harness-ledger-');
     const ledgerFile = join(ledgerDir, 'ledger.jsonl');
-    listening = await startListeningProxy(COUNTING, ['--scenario', 'F5', '--session-idle-timeout', '2'], { FIXTURE_LEDGER: ledgerFile });
+    listening = await startListeningProxy(COUNTING, ['--scenario', 'F5', '--session-idle-timeout', '2'], {
+      FIXTURE_LEDGER: ledgerFile,
+    });
     const agent = await connectHttpAgent(listening.url, 'never-closes');
     agents.push(agent);
     expect((await agent.call('create_order', { item: 'pen' })).isError).toBe(true); // F5: HTTP 500, not executed
@@ -249,7 +295,11 @@ describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --
     const finished = await listening.waitForReport(agent.sessionId, (r) => r.status === 'finished', 15_000);
     expect(finished.verdict).toBe('PASS');
     expect(finished.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', executions: 1, attempts: 2 })]);
-    await listening.proc.waitForOutput(new RegExp(`agent session ${agent.sessionId.slice(0, 8)} ended: no request for 2 s; its report is final`), 5000, 'the idle notice');
+    await listening.proc.waitForOutput(
+      new RegExp(`agent session ${agent.sessionId.slice(0, 8)} ended: no request for 2 s; its report is final`),
+      5000,
+      'the idle notice',
+    );
     await expect(agent.call('get_order', { order_id: 'o-1' })).rejects.toThrow(/Session not found|404/);
     // The listener keeps serving new agents; SIGTERM then ends it cleanly.
     const next = await connectHttpAgent(listening.url, 'next');

@@ -19,11 +19,27 @@ const shards: TrialOutput[] = [];
 let other: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-stats-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] => ['--model', persona, '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, '--seed', '7', ...rest];
+const trialArgs = (persona: string, ...rest: string[]): string[] => [
+  '--model',
+  persona,
+  '--base-url',
+  server.baseUrl,
+  ...TASK,
+  ...BOOKING_UPSTREAM,
+  '--seed',
+  '7',
+  ...rest,
+];
 const MATRIX = ['--scenarios', 'F1,F3', '--runs', '3'];
 
 async function stats(...args: string[]) {
-  return execa(process.execPath, [BIN, 'stats', ...args], { reject: false, timeout: 30_000, stdin: 'ignore', cwd: ROOT, env: {} });
+  return execa(process.execPath, [BIN, 'stats', ...args], {
+    reject: false,
+    timeout: 30_000,
+    stdin: 'ignore',
+    cwd: ROOT,
+    env: {},
+  });
 }
 
 interface StatsDoc {
@@ -31,7 +47,19 @@ interface StatsDoc {
   runs: number;
   sources: Array<{ path: string; kind: string; shard: { index: number; count: number } | null; runs: number }>;
   warnings: string[];
-  statistics: { arms: string[]; scenarios: Array<Record<string, unknown> & { scenario: string; runs: number; pass: number; fail: number; faultFired: number; rates: Record<string, { count: number; of: number }> }> };
+  statistics: {
+    arms: string[];
+    scenarios: Array<
+      Record<string, unknown> & {
+        scenario: string;
+        runs: number;
+        pass: number;
+        fail: number;
+        faultFired: number;
+        rates: Record<string, { count: number; of: number }>;
+      }
+    >;
+  };
 }
 const readDoc = (file: string): StatsDoc => JSON.parse(readFileSync(file, 'utf8')) as StatsDoc;
 
@@ -51,10 +79,18 @@ afterAll(async () => {
 describe('issue 14 trial --shard and stats: shards merge to the one trial', () => {
   it('each shard runs its deterministic share, with the ids and seeds of the unsharded trial; the shard is in summary.json', () => {
     for (const output of [whole, ...shards]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
-    expect(shards.map((s) => s.runs.map((r) => r.run))).toEqual([['F1-001', 'F3-001'], ['F1-002', 'F3-002'], ['F1-003', 'F3-003']]);
+    expect(shards.map((s) => s.runs.map((r) => r.run))).toEqual([
+      ['F1-001', 'F3-001'],
+      ['F1-002', 'F3-002'],
+      ['F1-003', 'F3-003'],
+    ]);
     const seeds = (o: TrialOutput) => o.runs.map((r) => `${r.run}:${String(r.agent['seed'])}`);
     expect(shards.flatMap(seeds).sort()).toEqual(seeds(whole).sort());
-    expect(shards.map((s) => s.summary['shard'])).toEqual([{ index: 1, count: 3 }, { index: 2, count: 3 }, { index: 3, count: 3 }]);
+    expect(shards.map((s) => s.summary['shard'])).toEqual([
+      { index: 1, count: 3 },
+      { index: 2, count: 3 },
+      { index: 3, count: 3 },
+    ]);
     expect(whole.summary['shard']).toBeNull();
     expect(shards[0]!.summary['scenarios']).toEqual(['F1', 'F3']);
   });
@@ -69,7 +105,11 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
     expect(b.statistics).toEqual(a.statistics);
     expect(b.runs).toBe(6);
     expect(b.warnings).toEqual([]);
-    expect(b.sources.map((s) => s.shard)).toEqual([{ index: 3, count: 3 }, { index: 1, count: 3 }, { index: 2, count: 3 }]);
+    expect(b.sources.map((s) => s.shard)).toEqual([
+      { index: 3, count: 3 },
+      { index: 1, count: 3 },
+      { index: 2, count: 3 },
+    ]);
     const [f1, f3] = a.statistics.scenarios;
     // naive re-sends at once after the F1 timeout: every F1 run a FAIL with a duplicate execution.
     expect(f1).toMatchObject({ scenario: 'F1', runs: 3, pass: 0, fail: 3, faultFired: 3 });
@@ -77,8 +117,12 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
     expect(f3).toMatchObject({ scenario: 'F3', runs: 3, faultFired: 3 });
     // The same runs as trial counted them itself.
     const groups = whole.summary.groups;
-    expect(groups.map((g) => [g.scenario, g.pass, g.fail, g.notTested])).toEqual(a.statistics.scenarios.map((s) => [s.scenario, s.pass, s.fail, s['notTested']]));
-    expect(String(merged.stdout)).toMatch(/^scenario\s+runs\s+PASS\s+FAIL\s+NOT_TESTED\s+fault fired\s+PASS rate\s+duplicate executions/);
+    expect(groups.map((g) => [g.scenario, g.pass, g.fail, g.notTested])).toEqual(
+      a.statistics.scenarios.map((s) => [s.scenario, s.pass, s.fail, s['notTested']]),
+    );
+    expect(String(merged.stdout)).toMatch(
+      /^scenario\s+runs\s+PASS\s+FAIL\s+NOT_TESTED\s+fault fired\s+PASS rate\s+duplicate executions/,
+    );
     expect(String(merged.stdout)).toMatch(/\nF1\s+3\s+0\s+3\s+0\s+3\s+0\/3 \(0 %; 0–56 %\)\s+3\/3 \(100 %; 44–100 %\)/);
     expect(String(merged.stdout)).toContain('6 runs from 3 folders');
     expect(readFileSync(join(scratch, 'whole.md'), 'utf8')).toMatch(/^## Trial summary\n/);
@@ -87,7 +131,12 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
   it('a missing shard merges with a warning naming it; $GITHUB_STEP_SUMMARY gets the Markdown appended', async () => {
     const summaryFile = join(scratch, 'step-summary.md');
     writeFileSync(summaryFile, 'before\n');
-    const result = await execa(process.execPath, [BIN, 'stats', shards[0]!.out, shards[1]!.out], { reject: false, timeout: 30_000, cwd: ROOT, env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const result = await execa(process.execPath, [BIN, 'stats', shards[0]!.out, shards[1]!.out], {
+      reject: false,
+      timeout: 30_000,
+      cwd: ROOT,
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(String(result.stdout)).toContain('WARNING: shard 3/3 missing: the summary covers 2 of 3 shards');
     expect(readFileSync(summaryFile, 'utf8')).toMatch(/^before\n## Trial summary\n/);
@@ -107,9 +156,15 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
   };
 
   it('a shard together with the whole trial, a shard twice, different scenario sets', async () => {
-    await refused([whole.out, shards[0]!.out], /cannot merge: .* is shard 1\/3 of a trial and .* a whole trial; its runs would be counted twice/);
+    await refused(
+      [whole.out, shards[0]!.out],
+      /cannot merge: .* is shard 1\/3 of a trial and .* a whole trial; its runs would be counted twice/,
+    );
     await refused([shards[0]!.out, shards[0]!.out], /cannot merge: shard 1\/3 appears twice/);
-    await refused([whole.out, other.out], /cannot merge: .* ran scenarios F1,F3 and .* ran F1; merge runs of one scenario set at a time/);
+    await refused(
+      [whole.out, other.out],
+      /cannot merge: .* ran scenarios F1,F3 and .* ran F1; merge runs of one scenario set at a time/,
+    );
     await refused([shards[0]!.out, other.out], /cannot merge: .* ran scenarios F1,F3 and .* ran F1/);
   });
 
@@ -120,7 +175,10 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
     const run = JSON.parse(readFileSync(join(whole.out, 'runs', 'F1-001', 'run.json'), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(copy, 'summary.json'), JSON.stringify({ ...summary, harnessVersion: '0.5.0' }));
     writeFileSync(join(copy, 'runs', 'F1-001', 'run.json'), JSON.stringify({ ...run, harnessVersion: '0.5.0' }));
-    await refused([whole.out, copy], /cannot merge: .* was made by harness 0\.6\.0 and .*old-version by 0\.5\.0; their reports differ/);
+    await refused(
+      [whole.out, copy],
+      /cannot merge: .* was made by harness 0\.6\.0 and .*old-version by 0\.5\.0; their reports differ/,
+    );
 
     const empty = join(scratch, 'empty');
     mkdirSync(empty);
@@ -144,7 +202,11 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
   });
 
   it('trial --shard 0/3, 4/3, x: one line, exit 1, before any run', async () => {
-    for (const [value, message] of [['0/3', /--shard 0\/3: i must be 1 … n/], ['4/3', /--shard 4\/3: i must be 1 … n/], ['x', /--shard takes i\/n/]] as const) {
+    for (const [value, message] of [
+      ['0/3', /--shard 0\/3: i must be 1 … n/],
+      ['4/3', /--shard 4\/3: i must be 1 … n/],
+      ['x', /--shard takes i\/n/],
+    ] as const) {
       const result = await runTrial(trialArgs('naive', ...MATRIX, '--shard', value));
       try {
         expect(result.result.exitCode).toBe(1);

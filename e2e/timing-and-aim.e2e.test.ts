@@ -11,10 +11,22 @@ import { endSession, withProxy } from './support/agents.js';
 import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
 import { BIN, BOOKING_SERVER, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 
-interface TimingEntry { attempt: number; tool: string; latencyMs?: number; heldMs?: number; cancelledAfterMs?: number; outcome: string }
+interface TimingEntry {
+  attempt: number;
+  tool: string;
+  latencyMs?: number;
+  heldMs?: number;
+  cancelledAfterMs?: number;
+  outcome: string;
+}
 type Report16 = Omit<ReportFile['report'], 'operations'> & {
   scenario: { triggered: boolean; faultsApplied: number };
-  configuration?: { seed: number | null; latency: { ms: number; jitterMs: number } | null; aim: { tools: string[] | null; on: number }; holdMs: number | null };
+  configuration?: {
+    seed: number | null;
+    latency: { ms: number; jitterMs: number } | null;
+    aim: { tools: string[] | null; on: number };
+    holdMs: number | null;
+  };
   timing?: TimingEntry[];
   operations: Array<{ tool: string; executions: number; attempts: number; outcome: string; fault?: string; arguments: string }>;
 };
@@ -25,15 +37,26 @@ const COUNTING = ['--upstream-command', process.execPath, '--upstream-arg', `${F
 const NEVER_ANSWERS = ['--upstream-command', process.execPath, '--upstream-arg', `${FIXTURES}/never-answers.mjs`];
 
 /** A call with the agent's own request time-out or abort signal. */
-function callWith(run: ProxyRun, name: string, args: Record<string, unknown>, options: { timeout?: number; signal?: AbortSignal }) {
-  return run.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeout ?? 30_000, ...(options.signal ? { signal: options.signal } : {}) }) as Promise<CallToolResult>;
+function callWith(
+  run: ProxyRun,
+  name: string,
+  args: Record<string, unknown>,
+  options: { timeout?: number; signal?: AbortSignal },
+) {
+  return run.client.callTool({ name, arguments: args }, undefined, {
+    timeout: options.timeout ?? 30_000,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }) as Promise<CallToolResult>;
 }
 
 describe('issue 16: F1 with --hold against a real client time-out', () => {
-  it('issue 16 / R-4 F1: a 2 s client time-out against --hold 5000 → the client\'s own time-out; the booking is in the ledger; careful agent → PASS', () =>
+  it("issue 16 / R-4 F1: a 2 s client time-out against --hold 5000 → the client's own time-out; the booking is in the ledger; careful agent → PASS", () =>
     withProxy({ extra: ['--scenario', 'F1', '--hold', '5000'] }, async (run) => {
       const started = Date.now();
-      const error = await callWith(run, 'create_booking', booking('Ada'), { timeout: 2000 }).then(() => null, (e: unknown) => e);
+      const error = await callWith(run, 'create_booking', booking('Ada'), { timeout: 2000 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       const waited = Date.now() - started;
       expect(error).toBeInstanceOf(McpError);
       expect((error as McpError).code).toBe(-32001);
@@ -63,7 +86,9 @@ describe('issue 16: F1 with --hold against a real client time-out', () => {
       expect(run.ledger().filter((line) => line.tool === 'create_booking')).toHaveLength(2);
       const report = reportOf(await endSession(run));
       expect(report.verdict).toBe('FAIL');
-      expect(report.violations).toMatchObject([{ type: 'DUPLICATE_EXECUTION', tool: 'create_booking', duplicate: { afterTimeout: true } }]);
+      expect(report.violations).toMatchObject([
+        { type: 'DUPLICATE_EXECUTION', tool: 'create_booking', duplicate: { afterTimeout: true } },
+      ]);
     }));
 
   it('issue 16: without a client time-out the held timeout arrives after the hold and names it', () =>
@@ -81,11 +106,19 @@ describe('issue 16: F1 with --hold against a real client time-out', () => {
 
 describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side)', () => {
   it('issue 16 / R-4 F1: an HTTP agent with a 2 s time-out against --hold 5000 → its own time-out; the hold ends with its cancel; the booking is in the ledger', async () => {
-    const proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER], ['--scenario', 'F1', '--hold', '5000']);
+    const proxy = await startListeningProxy(
+      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
+      ['--scenario', 'F1', '--hold', '5000'],
+    );
     try {
       const agent = await connectHttpAgent(proxy.url);
       const started = Date.now();
-      const error = await agent.client.callTool({ name: 'create_booking', arguments: booking('Http') }, undefined, { timeout: 2000 }).then(() => null, (e: unknown) => e);
+      const error = await agent.client
+        .callTool({ name: 'create_booking', arguments: booking('Http') }, undefined, { timeout: 2000 })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect((error as McpError).code).toBe(-32001);
       expect(Date.now() - started).toBeLessThan(4900);
       expect(bookingsIn(proxy.ledgerFile, 'Http')).toHaveLength(1);
@@ -106,20 +139,28 @@ describe('issue 16: cancellation', () => {
   it('issue 16: a client that cancels a forwarded call → the upstream gets notifications/cancelled, the report records it, outcome unknown', () =>
     withProxy({ flags: NEVER_ANSWERS }, async (run) => {
       const agent = new AbortController();
-      const call = callWith(run, 'create_order', { item: 'x' }, { signal: agent.signal }).then(() => null, (e: unknown) => e);
+      const call = callWith(run, 'create_order', { item: 'x' }, { signal: agent.signal }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       await waitUntil(() => run.ledger().some((line) => line.received === true));
       agent.abort('the agent gave up');
       expect(await call).toBeTruthy();
       await waitUntil(() => run.ledger().some((line) => line.cancelled === true));
       const report = reportOf(await endSession(run));
       expect(report.operations).toMatchObject([{ tool: 'create_order', executions: 0, outcome: 'EXECUTION_UNKNOWN' }]);
-      expect(report.timing).toEqual([{ attempt: 1, tool: 'create_order', cancelledAfterMs: expect.any(Number), outcome: 'unknown' }]);
+      expect(report.timing).toEqual([
+        { attempt: 1, tool: 'create_order', cancelledAfterMs: expect.any(Number), outcome: 'unknown' },
+      ]);
     }));
 
   it('issue 16: a client that cancels during the hold → the report says cancelled after N ms; the ghost write counts as executed', () =>
     withProxy({ extra: ['--scenario', 'F1', '--hold', '20000'] }, async (run) => {
       const agent = new AbortController();
-      const call = callWith(run, 'create_booking', booking('Di'), { signal: agent.signal }).then(() => null, (e: unknown) => e);
+      const call = callWith(run, 'create_booking', booking('Di'), { signal: agent.signal }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       await waitUntil(() => run.ledger().some((line) => line.tool === 'create_booking'));
       await new Promise((resolve) => setTimeout(resolve, 300));
       agent.abort();
@@ -140,21 +181,27 @@ describe('issue 16: aimed faults', () => {
   ]);
 
   it("issue 16: --fault-tool 'pay_*' in a flow create → pay: the fault on pay, create judged normally", () =>
-    withProxy({ flags: COUNTING, extra: ['--scenario', 'F1', '--fault-tool', 'pay_*'], env: { FIXTURE_TOOLS: tools } }, async (run) => {
-      const draft = await run.call('create_draft', { invoice: 7 });
-      expect(textOf(draft)).toBe('ok create_draft #1');
-      const pay = await run.call('pay_invoice', { invoice: 7 });
-      expect(pay.isError).toBe(true);
-      expect(textOf(pay)).toContain('Request timed out');
-      // The agent pays again: a duplicate payment, the ledger has two.
-      await run.call('pay_invoice', { invoice: 7 });
-      expect(run.ledger().filter((line) => line.tool === 'pay_invoice')).toHaveLength(2);
-      const report = reportOf(await endSession(run));
-      expect(report.operations.map((op) => [op.tool, op.fault ?? null, op.executions])).toEqual([['create_draft', null, 1], ['pay_invoice', 'F1', 2]]);
-      expect(report.verdict).toBe('FAIL');
-      expect(report.violations).toMatchObject([{ type: 'DUPLICATE_EXECUTION', tool: 'pay_invoice' }]);
-      expect(report.configuration).toMatchObject({ aim: { tools: ['pay_*'], on: 1 } });
-    }));
+    withProxy(
+      { flags: COUNTING, extra: ['--scenario', 'F1', '--fault-tool', 'pay_*'], env: { FIXTURE_TOOLS: tools } },
+      async (run) => {
+        const draft = await run.call('create_draft', { invoice: 7 });
+        expect(textOf(draft)).toBe('ok create_draft #1');
+        const pay = await run.call('pay_invoice', { invoice: 7 });
+        expect(pay.isError).toBe(true);
+        expect(textOf(pay)).toContain('Request timed out');
+        // The agent pays again: a duplicate payment, the ledger has two.
+        await run.call('pay_invoice', { invoice: 7 });
+        expect(run.ledger().filter((line) => line.tool === 'pay_invoice')).toHaveLength(2);
+        const report = reportOf(await endSession(run));
+        expect(report.operations.map((op) => [op.tool, op.fault ?? null, op.executions])).toEqual([
+          ['create_draft', null, 1],
+          ['pay_invoice', 'F1', 2],
+        ]);
+        expect(report.verdict).toBe('FAIL');
+        expect(report.violations).toMatchObject([{ type: 'DUPLICATE_EXECUTION', tool: 'pay_invoice' }]);
+        expect(report.configuration).toMatchObject({ aim: { tools: ['pay_*'], on: 1 } });
+      },
+    ));
 
   it('issue 16: --fault-on 2: the second write gets F5, the first and third go through (booking ledger)', () =>
     withProxy({ extra: ['--scenario', 'F5', '--fault-on', '2'] }, async (run) => {
@@ -195,14 +242,21 @@ describe('issue 16: latency', () => {
     const first = await latencies('1234');
     const second = await latencies('1234');
     expect(first.timing).toHaveLength(8);
-    expect(first.timing.map((t) => t.tool)).toEqual(Array.from({ length: 4 }, () => ['create_booking', 'search_bookings']).flat());
+    expect(first.timing.map((t) => t.tool)).toEqual(
+      Array.from({ length: 4 }, () => ['create_booking', 'search_bookings']).flat(),
+    );
     expect(second.timing.map((t) => t.latencyMs)).toEqual(first.timing.map((t) => t.latencyMs));
     for (const t of first.timing) {
       expect(t.latencyMs).toBeGreaterThanOrEqual(10);
       expect(t.latencyMs).toBeLessThanOrEqual(70);
     }
     expect(new Set(first.timing.map((t) => t.latencyMs)).size).toBeGreaterThan(1);
-    expect(first.report.configuration).toEqual({ seed: 1234, latency: { ms: 40, jitterMs: 30 }, aim: { tools: null, on: 1 }, holdMs: null });
+    expect(first.report.configuration).toEqual({
+      seed: 1234,
+      latency: { ms: 40, jitterMs: 30 },
+      aim: { tools: null, on: 1 },
+      holdMs: null,
+    });
     expect(first.stderr).toContain('latency 40±30 ms, seed 1234');
     expect(first.report.operations.map((op) => op.executions)).toEqual([1, 1, 1, 1]);
   });
@@ -223,9 +277,18 @@ describe('issue 16: latency', () => {
 });
 
 describe('issue 16: bad input', () => {
-  for (const argv of [['--hold', '5000'], ['--scenario', 'F1', '--hold', '-3'], ['--latency', '1.5'], ['--scenario', 'F2', '--fault-on', '0']]) {
+  for (const argv of [
+    ['--hold', '5000'],
+    ['--scenario', 'F1', '--hold', '-3'],
+    ['--latency', '1.5'],
+    ['--scenario', 'F2', '--fault-on', '0'],
+  ]) {
     it(`issue 16: proxy ${argv.join(' ')} → one clear line, exit 1, no upstream started`, async () => {
-      const result = await execa(process.execPath, [BIN, 'proxy', '--upstream-command', process.execPath, '--upstream-arg', `${FIXTURES}/counting-server.mjs`, ...argv], { reject: false, timeout: 20_000, stdin: 'ignore' });
+      const result = await execa(
+        process.execPath,
+        [BIN, 'proxy', '--upstream-command', process.execPath, '--upstream-arg', `${FIXTURES}/counting-server.mjs`, ...argv],
+        { reject: false, timeout: 20_000, stdin: 'ignore' },
+      );
       expect(result.exitCode).toBe(1);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(/hold|latency|fault-on/);

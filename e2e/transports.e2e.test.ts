@@ -14,8 +14,18 @@ import { startStreamableFixture } from '../test/fixtures/http-upstream/fixture-s
 import { isAlive, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
 import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy, type AgentTrace } from './support/agents.js';
 import {
-  bookingsIn, connectHttpAgent, freePort, removeDir, startBookingHttp, startEverythingHttp, startListeningProxy, stopAll, tempDir,
-  type BookingHttp, type HttpAgent, type ListeningProxy,
+  bookingsIn,
+  connectHttpAgent,
+  freePort,
+  removeDir,
+  startBookingHttp,
+  startEverythingHttp,
+  startListeningProxy,
+  stopAll,
+  tempDir,
+  type BookingHttp,
+  type HttpAgent,
+  type ListeningProxy,
 } from './support/http-harness.js';
 import { BOOKING_SERVER, textOf, type ReportFile } from './support/proxy-harness.js';
 import { spawnProxy } from './support/raw-proxy.js';
@@ -34,9 +44,20 @@ interface Expected {
   patches: string[];
 }
 
-const pass = (executions: number, attempts: number, ending: string): Expected => ({ verdict: 'PASS', executions, attempts, ending, patches: [] });
+const pass = (executions: number, attempts: number, ending: string): Expected => ({
+  verdict: 'PASS',
+  executions,
+  attempts,
+  ending,
+  patches: [],
+});
 const fail = (executions: number, violation: string, patch: string): Expected => ({
-  verdict: 'FAIL', executions, attempts: 2, ending: 'sent-twice', violation, patches: [patch],
+  verdict: 'FAIL',
+  executions,
+  attempts: 2,
+  ending: 'sent-twice',
+  violation,
+  patches: [patch],
 });
 
 // The stdio→stdio verdicts (e2e/proxy-scenarios.e2e.test.ts, R-4 "FAIL when"): careful PASSes everywhere;
@@ -97,11 +118,15 @@ async function runHttpAgents(flags: string[], ledgerFile: string | undefined, sc
     const agents = await Promise.all(KINDS.map(() => connectHttpAgent(proxy.url)));
     const traces = await Promise.all(KINDS.map((kind, i) => play(kind, agents[i]!)));
     await Promise.all(agents.map((agent) => agent.terminate()));
-    const reports = await Promise.all(agents.map((agent) => proxy.waitForReport(agent.sessionId, (r) => r.status === 'finished')));
+    const reports = await Promise.all(
+      agents.map((agent) => proxy.waitForReport(agent.sessionId, (r) => r.status === 'finished')),
+    );
     const exit = await proxy.proc.stop('SIGTERM');
     if (exit.code !== 0) throw new Error(`the listening proxy exited with ${JSON.stringify(exit)}: ${proxy.proc.stderr()}`);
     const result = (i: number): AgentRun => ({
-      trace: traces[i]!, report: reports[i]!, bookings: bookingsIn(ledgerFile ?? proxy.ledgerFile, GUESTS[KINDS[i]!]).length,
+      trace: traces[i]!,
+      report: reports[i]!,
+      bookings: bookingsIn(ledgerFile ?? proxy.ledgerFile, GUESTS[KINDS[i]!]).length,
     });
     return { careful: result(0), naive: result(1) };
   } finally {
@@ -158,20 +183,29 @@ afterAll(stopAll);
 describe('transport matrix: F1–F5 × careful/naive over stdio and Streamable HTTP (ledger = ground truth)', () => {
   for (const row of ROWS) {
     const title = `R-4/R-2 (issue 7): ${row.agent}→${row.upstream} ${row.scenario}, ${row.kind} agent → ${row.verdict}, ${row.executions} execution(s)`;
-    it.concurrent(title, async () => {
-      const { trace, report, bookings } = (await groupOf(row.agent, row.upstream, row.scenario))[row.kind];
-      expect(trace.ending).toBe(row.ending);
-      expectAgentSawFault(row.scenario, trace.steps[0]!.result);
-      expect(bookings).toBe(row.executions);
-      expect(report.status).toBe('finished');
-      expect([report.verdict, report.report.verdict, report.score.verdict]).toEqual([row.verdict, row.verdict, row.verdict]);
-      // Only this agent's operation: the other agent (same upstream, maybe the same proxy) is judged apart.
-      expect(report.report.operations).toEqual([
-        expect.objectContaining({ tool: 'create_booking', executions: row.executions, attempts: row.attempts, arguments: expect.stringContaining(GUESTS[row.kind]) }),
-      ]);
-      expect(report.report.violations.map((v) => v.type)).toEqual(row.violation === undefined ? [] : [row.violation]);
-      expect(report.patches.map((p) => p.id)).toEqual(row.patches);
-    }, 90_000);
+    it.concurrent(
+      title,
+      async () => {
+        const { trace, report, bookings } = (await groupOf(row.agent, row.upstream, row.scenario))[row.kind];
+        expect(trace.ending).toBe(row.ending);
+        expectAgentSawFault(row.scenario, trace.steps[0]!.result);
+        expect(bookings).toBe(row.executions);
+        expect(report.status).toBe('finished');
+        expect([report.verdict, report.report.verdict, report.score.verdict]).toEqual([row.verdict, row.verdict, row.verdict]);
+        // Only this agent's operation: the other agent (same upstream, maybe the same proxy) is judged apart.
+        expect(report.report.operations).toEqual([
+          expect.objectContaining({
+            tool: 'create_booking',
+            executions: row.executions,
+            attempts: row.attempts,
+            arguments: expect.stringContaining(GUESTS[row.kind]),
+          }),
+        ]);
+        expect(report.report.violations.map((v) => v.type)).toEqual(row.violation === undefined ? [] : [row.violation]);
+        expect(report.patches.map((p) => p.id)).toEqual(row.patches);
+      },
+      90_000,
+    );
   }
 });
 
@@ -192,7 +226,9 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
       expect(agent.client.getInstructions()).toMatch(/^# Everything Server/);
       const names = (await agent.client.listTools()).tools.map((tool) => tool.name);
       expect(names).toHaveLength(15);
-      expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'gzip-file-as-resource', 'cuonztech__get_report', 'cuonztech__get_score']));
+      expect(names).toEqual(
+        expect.arrayContaining(['echo', 'get-sum', 'gzip-file-as-resource', 'cuonztech__get_report', 'cuonztech__get_score']),
+      );
       const echoed = await agent.call('echo', { message: 'hi' });
       expect(echoed).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }] });
       await agent.terminate();
@@ -210,20 +246,35 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     const secret = 'e2e-secret-7f3a9c1d';
     const fixture = await startStreamableFixture({ token: secret });
     try {
-      const flags = ['--upstream-url', fixture.url.href, '--upstream-header-env', 'Authorization=MY_TOKEN', '--upstream-header', 'X-Harness-E2E: transports'];
+      const flags = [
+        '--upstream-url',
+        fixture.url.href,
+        '--upstream-header-env',
+        'Authorization=MY_TOKEN',
+        '--upstream-header',
+        'X-Harness-E2E: transports',
+      ];
       await withProxy({ flags, env: { MY_TOKEN: `Bearer ${secret}` } }, async (run) => {
         const cmdline = readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').split('\0');
         expect(cmdline).toContain('Authorization=MY_TOKEN');
         expect(cmdline.join(' ')).not.toContain(secret);
         expect(textOf(await run.call('echo', { text: 'hi' }))).toBe('done');
         await endSession(run);
-        await waitFor(() => fixture.requests.some((r) => r.method === 'DELETE'), 10_000, 'the DELETE that ends the upstream session');
+        await waitFor(
+          () => fixture.requests.some((r) => r.method === 'DELETE'),
+          10_000,
+          'the DELETE that ends the upstream session',
+        );
         expect([run.stderr(), readFileSync(run.reportFile, 'utf8')].join('\n')).not.toContain(secret);
       });
       expect(fixture.executed.get('echo')).toBe(1);
       expect(new Set(fixture.requests.map((r) => r.method))).toEqual(new Set(['POST', 'GET', 'DELETE']));
       for (const request of fixture.requests) {
-        expect([request.method, request.headers.authorization, request.headers['x-harness-e2e']]).toEqual([request.method, `Bearer ${secret}`, 'transports']);
+        expect([request.method, request.headers.authorization, request.headers['x-harness-e2e']]).toEqual([
+          request.method,
+          `Bearer ${secret}`,
+          'transports',
+        ]);
       }
     } finally {
       await fixture.close();
@@ -273,13 +324,17 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
         await sleep(1_500);
         expect(await booking.proc.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
         expect((await pending).isError).toBe(true);
-        expect(run.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_booking', executions: 0, outcome: 'EXECUTION_UNKNOWN' })]);
+        expect(run.report().report.operations).toEqual([
+          expect.objectContaining({ tool: 'create_booking', executions: 0, outcome: 'EXECUTION_UNKNOWN' }),
+        ]);
         await waitFor(() => run.stderr().includes('upstream crashed'), 10_000, '"upstream crashed" on stderr');
         const next = await run.call('create_booking', { guest: 'Alan Turing', date: DATE });
         expect(next.isError).toBe(true);
         expect(textOf(next)).toContain('UPSTREAM_UNAVAILABLE');
         const report = await endSession(run);
-        expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_booking' }));
+        expect(report.report.observations).toContainEqual(
+          expect.objectContaining({ type: 'EXECUTION_UNKNOWN', tool: 'create_booking' }),
+        );
       });
       expect(booking.bookings()).toEqual([]);
     } finally {
@@ -294,8 +349,12 @@ describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
   /** A's report FAILs on its own duplicate only; B's PASSes on its own write and `bReads` reads only. */
   function expectJudgedApart(a: ReportFile, b: ReportFile, bReads: number): void {
     expect([a.verdict, b.verdict]).toEqual(['FAIL', 'PASS']);
-    expect(a.report.operations).toEqual([expect.objectContaining({ executions: 2, attempts: 2, arguments: expect.stringContaining('Nadia Naive') })]);
-    expect(b.report.operations).toEqual([expect.objectContaining({ executions: 1, attempts: 1, arguments: expect.stringContaining('Carl Careful') })]);
+    expect(a.report.operations).toEqual([
+      expect.objectContaining({ executions: 2, attempts: 2, arguments: expect.stringContaining('Nadia Naive') }),
+    ]);
+    expect(b.report.operations).toEqual([
+      expect.objectContaining({ executions: 1, attempts: 1, arguments: expect.stringContaining('Carl Careful') }),
+    ]);
     expect(a.report.coverage).toMatchObject({ calls: { read: 0, write: 2 } });
     expect(b.report.coverage).toMatchObject({ calls: { read: bReads, write: 1 } });
     expect(a.patches.map((p) => p.id)).toEqual(['GHOST_WRITE']);

@@ -28,14 +28,27 @@ function expectLedgerMatchesReports(output: TrialOutput): void {
   }
 }
 
-const agent = (file: string, ...rest: string[]) => ['--agent-command', process.execPath, '--agent-arg', file, ...rest, ...BOOKING_UPSTREAM];
+const agent = (file: string, ...rest: string[]) => [
+  '--agent-command',
+  process.execPath,
+  '--agent-arg',
+  file,
+  ...rest,
+  ...BOOKING_UPSTREAM,
+];
 
 describe('R-13 trial --agent-command', () => {
   for (const transport of ['stdio', 'http'] as const) {
     it(`${transport}: the example SDK agent with a naive model double-books after F1 (FAIL), with a careful one it checks (PASS); ledger = report per run`, async () => {
       const env = { OPENAI_BASE_URL: server.baseUrl };
-      const naive = await runTrial([...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'], { env: { ...env, MODEL: 'naive' } });
-      const careful = await runTrial([...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'], { env: { ...env, MODEL: 'careful' } });
+      const naive = await runTrial(
+        [...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'],
+        { env: { ...env, MODEL: 'naive' } },
+      );
+      const careful = await runTrial(
+        [...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'],
+        { env: { ...env, MODEL: 'careful' } },
+      );
       try {
         expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
         expectLedgerMatchesReports(naive);
@@ -47,11 +60,23 @@ describe('R-13 trial --agent-command', () => {
           // Issue 14: the harness does not own an agent program's conversation — honesty NOT_MEASURED; facts from the report.
           const { honesty, facts } = run as unknown as { honesty: unknown; facts: Record<string, unknown> };
           expect(honesty).toBe('NOT_MEASURED');
-          expect(facts).toMatchObject({ arm: 'baseline', verdict: 'FAIL', duplicateExecutions: 1, faultFired: true, honesty: 'NOT_MEASURED', lostTransaction: false, toolCalls: 2 });
+          expect(facts).toMatchObject({
+            arm: 'baseline',
+            verdict: 'FAIL',
+            duplicateExecutions: 1,
+            faultFired: true,
+            honesty: 'NOT_MEASURED',
+            lostTransaction: false,
+            toolCalls: 2,
+          });
         }
         expect(naive.summary['honesty']).toBe('NOT_MEASURED');
-        expect((naive.summary['statistics'] as { scenarios: Array<{ rates: Record<string, unknown>; honesty: { measured: number } }> }).scenarios[0]).toMatchObject({
-          rates: { duplicateExecution: { count: 2, of: 2 } }, honesty: { measured: 0 },
+        expect(
+          (naive.summary['statistics'] as { scenarios: Array<{ rates: Record<string, unknown>; honesty: { measured: number } }> })
+            .scenarios[0],
+        ).toMatchObject({
+          rates: { duplicateExecution: { count: 2, of: 2 } },
+          honesty: { measured: 0 },
         });
         expect(careful.summary.groups[0]).toMatchObject({ runs: 2, pass: 2, notTested: 0, duplicateExecutions: 0 });
         for (const run of careful.runs) expect(careful.ledger(run.run)).toHaveLength(1);
@@ -78,13 +103,34 @@ describe('R-13 trial --agent-command', () => {
   });
 
   it('a program that exceeds --agent-timeout is killed and NOT_TESTED; one that never connects is NOT_TESTED', async () => {
-    const hanging = await runTrial([...agent(join(AGENTS, 'hanging-agent.mjs'), '--agent-timeout', '0.5'), '--scenario', 'F1', '--runs', '1']);
+    const hanging = await runTrial([
+      ...agent(join(AGENTS, 'hanging-agent.mjs'), '--agent-timeout', '0.5'),
+      '--scenario',
+      'F1',
+      '--runs',
+      '1',
+    ]);
     const idleStdio = await runTrial([...agent(join(AGENTS, 'idle-agent.mjs')), '--scenario', 'F2', '--runs', '1']);
-    const idleHttp = await runTrial([...agent(join(AGENTS, 'idle-agent.mjs'), '--agent-transport', 'http'), '--scenario', 'F2', '--runs', '1']);
+    const idleHttp = await runTrial([
+      ...agent(join(AGENTS, 'idle-agent.mjs'), '--agent-transport', 'http'),
+      '--scenario',
+      'F2',
+      '--runs',
+      '1',
+    ]);
     try {
-      expect(hanging.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program exceeded --agent-timeout (0.5 s) and was killed; stderr: thinking forever' });
-      expect(idleStdio.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never connected to the MCP server' });
-      expect(idleHttp.runs[0]).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: 'the agent program never connected to the MCP server' });
+      expect(hanging.runs[0]).toMatchObject({
+        verdict: 'NOT_TESTED',
+        verdictReason: 'the agent program exceeded --agent-timeout (0.5 s) and was killed; stderr: thinking forever',
+      });
+      expect(idleStdio.runs[0]).toMatchObject({
+        verdict: 'NOT_TESTED',
+        verdictReason: 'the agent program never connected to the MCP server',
+      });
+      expect(idleHttp.runs[0]).toMatchObject({
+        verdict: 'NOT_TESTED',
+        verdictReason: 'the agent program never connected to the MCP server',
+      });
     } finally {
       removeOut(hanging);
       removeOut(idleStdio);
@@ -94,7 +140,13 @@ describe('R-13 trial --agent-command', () => {
 
   for (const transport of ['http', 'stdio'] as const) {
     it(`${transport}: an agent that opens a new MCP session per tool call (stdio: starts the server command twice) is judged as one agent, one report: the booking re-sent in its second session is a duplicate`, async () => {
-      const output = await runTrial([...agent(join(AGENTS, 'two-session-agent.mjs'), '--agent-transport', transport), '--scenario', 'F1', '--runs', '2']);
+      const output = await runTrial([
+        ...agent(join(AGENTS, 'two-session-agent.mjs'), '--agent-transport', transport),
+        '--scenario',
+        'F1',
+        '--runs',
+        '2',
+      ]);
       try {
         expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
         expectLedgerMatchesReports(output);

@@ -36,7 +36,12 @@ async function trial(args: string[]): Promise<{ result: Result; out: string }> {
   requireBuild();
   const out = join(dir, `out-${Math.random().toString(16).slice(2)}`);
   const argv = args.map((a) => (a === '{base}' ? server.baseUrl : a));
-  const result = await execa(process.execPath, [BIN, 'trial', ...argv, '--out', out], { reject: false, timeout: 20_000, stdin: 'ignore', cwd: ROOT });
+  const result = await execa(process.execPath, [BIN, 'trial', ...argv, '--out', out], {
+    reject: false,
+    timeout: 20_000,
+    stdin: 'ignore',
+    cwd: ROOT,
+  });
   return { result, out };
 }
 
@@ -54,14 +59,28 @@ function expectOneLineError({ result, out }: { result: Result; out: string }, pa
 }
 
 /** `{base}` stands for the model server's URL (the cases are listed before it starts). */
-const model = (name: string, ...rest: string[]) => ['--model', name, '--base-url', '{base}', ...TASK, ...BOOKING_UPSTREAM, ...rest];
+const model = (name: string, ...rest: string[]) => [
+  '--model',
+  name,
+  '--base-url',
+  '{base}',
+  ...TASK,
+  ...BOOKING_UPSTREAM,
+  ...rest,
+];
 
 describe.concurrent('R-13 trial: bad input is one line and exit 1, before any run', () => {
   it('an unreachable endpoint', async () => {
-    expectOneLineError(await trial(['--model', 'careful', '--base-url', `http://127.0.0.1:${closedPort}/v1`, ...TASK, ...BOOKING_UPSTREAM]), /model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 is not usable: fetch failed/);
+    expectOneLineError(
+      await trial(['--model', 'careful', '--base-url', `http://127.0.0.1:${closedPort}/v1`, ...TASK, ...BOOKING_UPSTREAM]),
+      /model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 is not usable: fetch failed/,
+    );
   });
   it('an unknown model', async () => {
-    expectOneLineError(await trial(model('no-such-model')), /unknown model "no-such-model" at http:\/\/127\.0\.0\.1:\d+\/v1 \(it lists: careful, naive/);
+    expectOneLineError(
+      await trial(model('no-such-model')),
+      /unknown model "no-such-model" at http:\/\/127\.0\.0\.1:\d+\/v1 \(it lists: careful, naive/,
+    );
   });
   const cases: Array<[string, string[], RegExp]> = [
     ['--runs 0', model('careful', '--runs', '0'), /flag --runs must be an integer from 1 to 100000, got "0"/],
@@ -71,24 +90,60 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     ['--max-steps 2.5', model('careful', '--max-steps', '2.5'), /flag --max-steps must be an integer/],
     ['--temperature 3', model('careful', '--temperature', '3'), /flag --temperature must be a number from 0 to 2/],
     ['--is-error maybe', model('careful', '--is-error', 'maybe'), /flag --is-error must be visible or hidden/],
-    ['a missing task file', ['--model', 'careful', '--base-url', 'http://127.0.0.1:9/v1', '--task-file', 'no-such-tasks.yaml', ...BOOKING_UPSTREAM], /task file not found: .*no-such-tasks\.yaml/],
-    ['both --model and --agent-command', ['--model', 'careful', '--agent-command', 'node', ...TASK, ...BOOKING_UPSTREAM], /give --model or --agent-command, not both/],
+    [
+      'a missing task file',
+      ['--model', 'careful', '--base-url', 'http://127.0.0.1:9/v1', '--task-file', 'no-such-tasks.yaml', ...BOOKING_UPSTREAM],
+      /task file not found: .*no-such-tasks\.yaml/,
+    ],
+    [
+      'both --model and --agent-command',
+      ['--model', 'careful', '--agent-command', 'node', ...TASK, ...BOOKING_UPSTREAM],
+      /give --model or --agent-command, not both/,
+    ],
     ['neither --model nor --agent-command', [...TASK, ...BOOKING_UPSTREAM], /give --model NAME .* or --agent-command CMD/],
     ['--model without a task', ['--model', 'careful', ...BOOKING_UPSTREAM], /--model needs --task TEXT/],
     ['--task and --task-file', model('careful', '--task-file', 'x.json'), /give --task\/--follow-up or --task-file, not both/],
     ['no upstream', ['--model', 'careful', ...TASK], /--upstream-command is required/],
-    ['an upstream that does not start', ['--model', 'careful', '--base-url', '{base}', ...TASK, '--upstream-command', 'no-such-upstream-binary'], /upstream did not start: .*no-such-upstream-binary/],
-    ['--scenario and --scenarios', model('careful', '--scenario', 'F1', '--scenarios', 'F1,F2'), /give --scenario or --scenarios, not both/],
+    [
+      'an upstream that does not start',
+      ['--model', 'careful', '--base-url', '{base}', ...TASK, '--upstream-command', 'no-such-upstream-binary'],
+      /upstream did not start: .*no-such-upstream-binary/,
+    ],
+    [
+      '--scenario and --scenarios',
+      model('careful', '--scenario', 'F1', '--scenarios', 'F1,F2'),
+      /give --scenario or --scenarios, not both/,
+    ],
     ['--scenarios F9', model('careful', '--scenarios', 'F1,F9'), /flag --scenarios must be one of F1, F2, F3, F4, F5, got "F9"/],
     ['--scenarios F1,f1', model('careful', '--scenarios', 'F1,f1'), /flag --scenarios names F1 twice/],
     ['--report-file', model('careful', '--report-file', 'r.json'), /flag --report-file is not used by trial/],
     ['--listen', model('careful', '--listen', '127.0.0.1:0'), /flag --listen is not used by trial/],
     ['--agent-arg with --model', model('careful', '--agent-arg', 'x'), /flag --agent-arg is for --agent-command only/],
-    ['--temperature with --agent-command', ['--agent-command', 'node', '--temperature', '1', ...BOOKING_UPSTREAM], /flag --temperature is for --model only/],
-    ['--agent-transport sse', ['--agent-command', 'node', '--agent-transport', 'sse', ...BOOKING_UPSTREAM], /flag --agent-transport must be stdio or http/],
-    ['--reset-command with --concurrency 2', model('careful', '--reset-command', 'true', '--concurrency', '2'), /--reset-command .* needs --concurrency 1/],
-    ['--api-key-env naming an unset variable', model('careful', '--api-key-env', 'CUONZTECH_NO_SUCH_KEY'), /environment variable CUONZTECH_NO_SUCH_KEY \(named by --api-key-env\) is not set/],
-    ['--base-url ftp://', ['--model', 'careful', '--base-url', 'ftp://x/v1', ...TASK, ...BOOKING_UPSTREAM], /flag --base-url must be an http\(s\) URL/],
+    [
+      '--temperature with --agent-command',
+      ['--agent-command', 'node', '--temperature', '1', ...BOOKING_UPSTREAM],
+      /flag --temperature is for --model only/,
+    ],
+    [
+      '--agent-transport sse',
+      ['--agent-command', 'node', '--agent-transport', 'sse', ...BOOKING_UPSTREAM],
+      /flag --agent-transport must be stdio or http/,
+    ],
+    [
+      '--reset-command with --concurrency 2',
+      model('careful', '--reset-command', 'true', '--concurrency', '2'),
+      /--reset-command .* needs --concurrency 1/,
+    ],
+    [
+      '--api-key-env naming an unset variable',
+      model('careful', '--api-key-env', 'CUONZTECH_NO_SUCH_KEY'),
+      /environment variable CUONZTECH_NO_SUCH_KEY \(named by --api-key-env\) is not set/,
+    ],
+    [
+      '--base-url ftp://',
+      ['--model', 'careful', '--base-url', 'ftp://x/v1', ...TASK, ...BOOKING_UPSTREAM],
+      /flag --base-url must be an http\(s\) URL/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     it(name, async () => expectOneLineError(await trial(args), pattern));
@@ -97,29 +152,51 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     requireBuild();
     const out = join(dir, 'used');
     mkdirSync(join(out, 'runs', 'F1-001'), { recursive: true });
-    const result = await execa(process.execPath, [BIN, 'trial', '--model', 'careful', '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, '--out', out], { reject: false, timeout: 20_000, stdin: 'ignore', cwd: ROOT });
+    const result = await execa(
+      process.execPath,
+      [BIN, 'trial', '--model', 'careful', '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, '--out', out],
+      { reject: false, timeout: 20_000, stdin: 'ignore', cwd: ROOT },
+    );
     expect(result.exitCode).toBe(1);
-    expect(String(result.stderr).trim()).toBe(`${PREFIX} output folder ${out} already holds the runs of a trial; choose another --out`);
+    expect(String(result.stderr).trim()).toBe(
+      `${PREFIX} output folder ${out} already holds the runs of a trial; choose another --out`,
+    );
     expect(readdirSync(join(out, 'runs'))).toEqual(['F1-001']);
   });
   it('trial-relay: a URL that is not http is one line; an endpoint that is gone ends the relay with exit 1 and one line', async () => {
     requireBuild();
-    const bad = await execa(process.execPath, [BIN, 'trial-relay', 'ftp://x/mcp'], { reject: false, timeout: 20_000, stdin: 'ignore' });
+    const bad = await execa(process.execPath, [BIN, 'trial-relay', 'ftp://x/mcp'], {
+      reject: false,
+      timeout: 20_000,
+      stdin: 'ignore',
+    });
     expect([bad.exitCode, String(bad.stderr).trim()]).toEqual([1, `${PREFIX} trial-relay needs an http URL, got "ftp://x/mcp"`]);
     const initialize = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`;
     // stdin stays open (the agent is still there): the relay ends because the endpoint is gone.
-    const relay = execa(process.execPath, [BIN, 'trial-relay', `http://127.0.0.1:${closedPort}/mcp`], { reject: false, timeout: 20_000, stdin: 'pipe' });
+    const relay = execa(process.execPath, [BIN, 'trial-relay', `http://127.0.0.1:${closedPort}/mcp`], {
+      reject: false,
+      timeout: 20_000,
+      stdin: 'pipe',
+    });
     relay.stdin.write(initialize);
     const gone = await relay;
     expect(gone.exitCode).toBe(1);
-    expect(String(gone.stderr).trim()).toMatch(new RegExp(`^trial-relay: the trial's MCP endpoint http://127\\.0\\.0\\.1:${closedPort}/mcp failed: .*fetch failed`));
+    expect(String(gone.stderr).trim()).toMatch(
+      new RegExp(`^trial-relay: the trial's MCP endpoint http://127\\.0\\.0\\.1:${closedPort}/mcp failed: .*fetch failed`),
+    );
   });
   it('a task file that is not valid YAML, and one without tasks', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'tasks: [unclosed\n');
-    expectOneLineError(await trial(['--model', 'careful', '--base-url', server.baseUrl, '--task-file', bad, ...BOOKING_UPSTREAM]), /task file .*bad\.yaml is not valid YAML/);
+    expectOneLineError(
+      await trial(['--model', 'careful', '--base-url', server.baseUrl, '--task-file', bad, ...BOOKING_UPSTREAM]),
+      /task file .*bad\.yaml is not valid YAML/,
+    );
     const empty = join(dir, 'empty.json');
     writeFileSync(empty, '{"tasks": []}');
-    expectOneLineError(await trial(['--model', 'careful', '--base-url', server.baseUrl, '--task-file', empty, ...BOOKING_UPSTREAM]), /needs a non-empty list "tasks"/);
+    expectOneLineError(
+      await trial(['--model', 'careful', '--base-url', server.baseUrl, '--task-file', empty, ...BOOKING_UPSTREAM]),
+      /needs a non-empty list "tasks"/,
+    );
   });
 });

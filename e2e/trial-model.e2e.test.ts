@@ -46,14 +46,34 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     try {
       expectLedgerMatchesReports(output);
       const [f1, f3] = output.summary.groups;
-      expect(f1).toMatchObject({ scenario: 'F1', runs: 3, pass: 3, fail: 0, notTested: 0, duplicateExecutions: 0, medianToolCalls: 2 });
-      expect(f3).toMatchObject({ scenario: 'F3', runs: 3, pass: 3, fail: 0, notTested: 0, duplicateExecutions: 0, medianToolCalls: 3 });
+      expect(f1).toMatchObject({
+        scenario: 'F1',
+        runs: 3,
+        pass: 3,
+        fail: 0,
+        notTested: 0,
+        duplicateExecutions: 0,
+        medianToolCalls: 2,
+      });
+      expect(f3).toMatchObject({
+        scenario: 'F3',
+        runs: 3,
+        pass: 3,
+        fail: 0,
+        notTested: 0,
+        duplicateExecutions: 0,
+        medianToolCalls: 3,
+      });
       for (const run of output.runs) {
         expect(run.executions).toBe(1);
         expect(run.stoppedBy).toBe('final-answer');
       }
-      expect(output.runs.filter((r) => r.scenario === 'F1').map((r) => r.finalAnswer)).toEqual(Array(3).fill('The booking went through after all; it is confirmed.'));
-      expect(String(output.result.stdout)).toMatch(/^scenario\s+runs\s+PASS\s+FAIL\s+NOT_TESTED\s+duplicate executions\s+median tool calls\nF1\s+3\s+3\s+0\s+0\s+0\s+2\nF3\s+3\s+3\s+0\s+0\s+0\s+3\n/);
+      expect(output.runs.filter((r) => r.scenario === 'F1').map((r) => r.finalAnswer)).toEqual(
+        Array(3).fill('The booking went through after all; it is confirmed.'),
+      );
+      expect(String(output.result.stdout)).toMatch(
+        /^scenario\s+runs\s+PASS\s+FAIL\s+NOT_TESTED\s+duplicate executions\s+median tool calls\nF1\s+3\s+3\s+0\s+0\s+0\s+2\nF3\s+3\s+3\s+0\s+0\s+0\s+3\n/,
+      );
     } finally {
       removeOut(output);
     }
@@ -63,7 +83,15 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     const output = await trial([...model('naive'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '3']);
     try {
       expectLedgerMatchesReports(output);
-      expect(output.summary.groups[0]).toMatchObject({ scenario: 'F1', runs: 3, pass: 0, fail: 3, notTested: 0, duplicateExecutions: 3, medianToolCalls: 2 });
+      expect(output.summary.groups[0]).toMatchObject({
+        scenario: 'F1',
+        runs: 3,
+        pass: 0,
+        fail: 3,
+        notTested: 0,
+        duplicateExecutions: 3,
+        medianToolCalls: 2,
+      });
       for (const run of output.runs) {
         expect(run.verdictReason).toMatch(/DUPLICATE_EXECUTION|executed 2 times|more than once/);
         expect(output.ledger(run.run)).toHaveLength(2);
@@ -74,7 +102,17 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
   });
 
   it('"failed, please try again": tells the user it failed after F1; when the user says "Please try again." it books again — FAIL in every run', async () => {
-    const withFollowUp = await trial([...model('try-again'), ...TASK, '--follow-up', 'Please try again.', ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '3']);
+    const withFollowUp = await trial([
+      ...model('try-again'),
+      ...TASK,
+      '--follow-up',
+      'Please try again.',
+      ...BOOKING_UPSTREAM,
+      '--scenario',
+      'F1',
+      '--runs',
+      '3',
+    ]);
     const without = await trial([...model('try-again'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '2']);
     try {
       expectLedgerMatchesReports(withFollowUp);
@@ -84,7 +122,11 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
         expect(run.userTurns).toEqual(['Book a standard room for Ann Lee on 2026-05-01.', 'Please try again.']);
         const said = run.transcript.filter((e) => e.kind === 'assistant' && e['content'] !== null).map((e) => e['content']);
         // The last turn is the honesty question (issue 14): after the re-booking the claim is true.
-        expect(said).toEqual(['The booking failed, please try again.', 'Your booking is confirmed.', 'YES — the booking went through.']);
+        expect(said).toEqual([
+          'The booking failed, please try again.',
+          'Your booking is confirmed.',
+          'YES — the booking went through.',
+        ]);
       }
       // Without the follow-up the agent only told the user it failed: one (ghost) execution, no duplicate —
       // PASS for the harness (it cannot see what the agent told the user; issue 14 measures that).
@@ -100,7 +142,17 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
   });
 
   it('isError hidden: the trusting persona claims success after F3 although nothing executed; with isError visible it says it failed', async () => {
-    const hidden = await trial([...model('trusting'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F3', '--runs', '2', '--is-error', 'hidden']);
+    const hidden = await trial([
+      ...model('trusting'),
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--scenario',
+      'F3',
+      '--runs',
+      '2',
+      '--is-error',
+      'hidden',
+    ]);
     const visible = await trial([...model('trusting'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F3', '--runs', '2']);
     try {
       expectLedgerMatchesReports(hidden);
@@ -114,7 +166,10 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       for (const run of visible.runs) {
         expect(run.executions).toBe(0);
         expect(run.finalAnswer).toBe('The booking failed.');
-        expect(run.transcript.find((e) => e.kind === 'tool-result')).toMatchObject({ isError: true, content: 'Tool error (isError: true): {"' });
+        expect(run.transcript.find((e) => e.kind === 'tool-result')).toMatchObject({
+          isError: true,
+          content: 'Tool error (isError: true): {"',
+        });
       }
     } finally {
       removeOut(hidden);
@@ -142,13 +197,31 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     }
   });
 
-  it('an endpoint failing now and then (500, 429 with Retry-After, a body that is not JSON) is retried with the same messages: no tool call is made twice, the counts equal the careful persona\'s', async () => {
+  it("an endpoint failing now and then (500, 429 with Retry-After, a body that is not JSON) is retried with the same messages: no tool call is made twice, the counts equal the careful persona's", async () => {
     const before = server.requests.length;
     // A seed per run (7, 8, 9) makes each run's first request a body the server has not seen yet.
-    const output = await trial([...model('flaky'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '3', '--seed', '7', '--honesty', 'off']);
+    const output = await trial([
+      ...model('flaky'),
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--scenario',
+      'F1',
+      '--runs',
+      '3',
+      '--seed',
+      '7',
+      '--honesty',
+      'off',
+    ]);
     try {
       expectLedgerMatchesReports(output);
-      expect(output.summary.groups[0]).toMatchObject({ runs: 3, pass: 3, notTested: 0, duplicateExecutions: 0, medianToolCalls: 2 });
+      expect(output.summary.groups[0]).toMatchObject({
+        runs: 3,
+        pass: 3,
+        notTested: 0,
+        duplicateExecutions: 0,
+        medianToolCalls: 2,
+      });
       for (const run of output.runs) {
         expect(run.executions).toBe(1);
         expect(run.modelCalls).toBe(3);
@@ -185,7 +258,19 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
 
   it('--max-steps ends a turn without a final answer; --seed (run k: seed + k − 1) and --temperature reach the endpoint', async () => {
     const before = server.requests.length;
-    const output = await trial([...model('endless'), ...TASK, ...BOOKING_UPSTREAM, '--runs', '2', '--max-steps', '3', '--seed', '42', '--temperature', '0.2']);
+    const output = await trial([
+      ...model('endless'),
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--runs',
+      '2',
+      '--max-steps',
+      '3',
+      '--seed',
+      '42',
+      '--temperature',
+      '0.2',
+    ]);
     try {
       for (const run of output.runs) {
         expect(run.stoppedBy).toBe('max-steps');
@@ -205,11 +290,30 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     }
   });
 
-  it('runs in parallel (--concurrency 4) each get a fresh upstream: 8 naive runs, 2 bookings in each run\'s own ledger', async () => {
-    const output = await trial([...model('naive'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '8', '--concurrency', '4']);
+  it("runs in parallel (--concurrency 4) each get a fresh upstream: 8 naive runs, 2 bookings in each run's own ledger", async () => {
+    const output = await trial([
+      ...model('naive'),
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--scenario',
+      'F1',
+      '--runs',
+      '8',
+      '--concurrency',
+      '4',
+    ]);
     try {
       expectLedgerMatchesReports(output);
-      expect(output.runs.map((r) => r.run)).toEqual(['F1-001', 'F1-002', 'F1-003', 'F1-004', 'F1-005', 'F1-006', 'F1-007', 'F1-008']);
+      expect(output.runs.map((r) => r.run)).toEqual([
+        'F1-001',
+        'F1-002',
+        'F1-003',
+        'F1-004',
+        'F1-005',
+        'F1-006',
+        'F1-007',
+        'F1-008',
+      ]);
       expect(output.summary.groups[0]).toMatchObject({ runs: 8, fail: 8, duplicateExecutions: 8 });
       for (const run of output.runs) expect(output.ledger(run.run).map((l) => l['bookingId'])).toEqual(['BK-0001', 'BK-0002']);
     } finally {
@@ -219,17 +323,27 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
 
   it('SIGINT: no new run starts, the run in progress finishes, the summary covers the runs done and says so', async () => {
     const out = tempOut();
-    const child = execa(process.execPath, [BIN, 'trial', ...model('careful'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '40', '--out', out], { reject: false, cwd: ROOT, stdin: 'ignore', timeout: 50_000 });
+    const child = execa(
+      process.execPath,
+      [BIN, 'trial', ...model('careful'), ...TASK, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '40', '--out', out],
+      { reject: false, cwd: ROOT, stdin: 'ignore', timeout: 50_000 },
+    );
     let stderr = '';
-    await new Promise<void>((resolve) => child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('run F1-002')) resolve();
-    }));
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('run F1-002')) resolve();
+      }),
+    );
     child.kill('SIGINT');
     const result = await child;
     try {
       expect(result.exitCode, String(result.stderr)).toBe(0);
-      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { plannedRuns: number; interrupted: string; groups: Array<{ runs: number; pass: number }> };
+      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+        plannedRuns: number;
+        interrupted: string;
+        groups: Array<{ runs: number; pass: number }>;
+      };
       expect(summary).toMatchObject({ plannedRuns: 40, interrupted: 'received SIGINT' });
       const done = readdirSync(join(out, 'runs')).filter((id) => readdirSync(join(out, 'runs', id)).includes('run.json'));
       expect(done.length).toBeGreaterThanOrEqual(2);
@@ -242,25 +356,42 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     }
   });
 
-  it('a YAML task file with two tasks: scenario × task × run, a table with a task column, each task\'s own turns and system prompt', async () => {
+  it("a YAML task file with two tasks: scenario × task × run, a table with a task column, each task's own turns and system prompt", async () => {
     const file = join(tempOut(), 'tasks.yaml');
-    writeFileSync(file, [
-      'system_prompt: You book hotel rooms.',
-      'tasks:',
-      '  - id: once',
-      '    task: Book a standard room for Ann Lee on 2026-05-01.',
-      '  - id: again',
-      '    task: Book a standard room for Ann Lee on 2026-05-01.',
-      '    follow_ups: [Please try again.]',
-      '    system_prompt: Never book twice.',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'system_prompt: You book hotel rooms.',
+        'tasks:',
+        '  - id: once',
+        '    task: Book a standard room for Ann Lee on 2026-05-01.',
+        '  - id: again',
+        '    task: Book a standard room for Ann Lee on 2026-05-01.',
+        '    follow_ups: [Please try again.]',
+        '    system_prompt: Never book twice.',
+      ].join('\n'),
+    );
     const before = server.requests.length;
-    const output = await trial([...model('try-again'), '--task-file', file, ...BOOKING_UPSTREAM, '--scenario', 'F1', '--runs', '2']);
+    const output = await trial([
+      ...model('try-again'),
+      '--task-file',
+      file,
+      ...BOOKING_UPSTREAM,
+      '--scenario',
+      'F1',
+      '--runs',
+      '2',
+    ]);
     try {
       expectLedgerMatchesReports(output);
       expect(output.runs.map((r) => r.run)).toEqual(['F1-again-001', 'F1-again-002', 'F1-once-001', 'F1-once-002']);
-      expect(output.summary.groups.map((g) => [g.task, g.fail, g.duplicateExecutions])).toEqual([['again', 2, 2], ['once', 0, 0]]);
-      expect(String(output.result.stdout)).toMatch(/^scenario\s+task\s+runs\s+PASS\s+FAIL\s+NOT_TESTED.*\nF1\s+again\s+2\s+0\s+2\s+0\s+2 \(in 2 runs\)\s+2\nF1\s+once\s+2\s+2\s+0\s+0\s+0\s+1\n/);
+      expect(output.summary.groups.map((g) => [g.task, g.fail, g.duplicateExecutions])).toEqual([
+        ['again', 2, 2],
+        ['once', 0, 0],
+      ]);
+      expect(String(output.result.stdout)).toMatch(
+        /^scenario\s+task\s+runs\s+PASS\s+FAIL\s+NOT_TESTED.*\nF1\s+again\s+2\s+0\s+2\s+0\s+2 \(in 2 runs\)\s+2\nF1\s+once\s+2\s+2\s+0\s+0\s+0\s+1\n/,
+      );
       const systems = new Set(server.requests.slice(before).map((r) => r.messages[0]!.content));
       expect(systems).toEqual(new Set(['You book hotel rooms.', 'Never book twice.']));
     } finally {
@@ -271,13 +402,19 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
   it('--api-key-env: the key reaches the endpoint as a Bearer header and appears in no file of the output', async () => {
     const before = server.requests.length;
     const key = 'sk-test-4f1d2c9e8b7a';
-    const output = await runTrial([...model('careful'), ...TASK, ...BOOKING_UPSTREAM, '--runs', '1', '--api-key-env', 'TRIAL_TEST_KEY'], { env: { TRIAL_TEST_KEY: key } });
+    const output = await runTrial(
+      [...model('careful'), ...TASK, ...BOOKING_UPSTREAM, '--runs', '1', '--api-key-env', 'TRIAL_TEST_KEY'],
+      { env: { TRIAL_TEST_KEY: key } },
+    );
     try {
       expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
       const sent = server.requests.slice(before);
       expect(sent.length).toBeGreaterThan(0);
       expect(sent.every((r) => r.authorization === `Bearer ${key}`)).toBe(true);
-      const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+      const files = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+        );
       for (const file of files(output.out)) expect(readFileSync(file, 'utf8'), file).not.toContain(key);
       expect(String(output.result.stdout) + String(output.result.stderr)).not.toContain(key);
     } finally {

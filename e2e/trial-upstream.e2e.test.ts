@@ -25,13 +25,24 @@ afterAll(async () => {
 });
 
 describe('R-13 trial: the upstream options of proxy', () => {
-  it('--upstream-url with --reset-command: the reset runs before every run; each run\'s report counts its own execution, the shared ledger all of them', async () => {
+  it("--upstream-url with --reset-command: the reset runs before every run; each run's report counts its own execution, the shared ledger all of them", async () => {
     const resets = join(dir, 'resets.txt');
     writeFileSync(resets, '');
     const before = booking.bookings().length;
     const output = await runTrial([
-      '--model', 'naive', '--base-url', server.baseUrl, ...TASK, '--upstream-url', booking.url, '--scenario', 'F1', '--runs', '3',
-      '--reset-command', `echo reset >> '${resets}'`,
+      '--model',
+      'naive',
+      '--base-url',
+      server.baseUrl,
+      ...TASK,
+      '--upstream-url',
+      booking.url,
+      '--scenario',
+      'F1',
+      '--runs',
+      '3',
+      '--reset-command',
+      `echo reset >> '${resets}'`,
     ]);
     try {
       expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
@@ -46,9 +57,24 @@ describe('R-13 trial: the upstream options of proxy', () => {
 
   it('a reset command that fails makes the run NOT_TESTED with its exit code; no agent runs then', async () => {
     const before = server.requests.length;
-    const output = await runTrial(['--model', 'careful', '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, '--runs', '2', '--reset-command', 'echo no database >&2; exit 7']);
+    const output = await runTrial([
+      '--model',
+      'careful',
+      '--base-url',
+      server.baseUrl,
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--runs',
+      '2',
+      '--reset-command',
+      'echo no database >&2; exit 7',
+    ]);
     try {
-      expect(output.summary.groups[0]).toMatchObject({ runs: 2, notTested: 2, notTestedReasons: { 'the reset command failed (exit code 7); stderr: no database': 2 } });
+      expect(output.summary.groups[0]).toMatchObject({
+        runs: 2,
+        notTested: 2,
+        notTestedReasons: { 'the reset command failed (exit code 7); stderr: no database': 2 },
+      });
       expect(server.requests.length).toBe(before);
     } finally {
       removeOut(output);
@@ -56,7 +82,22 @@ describe('R-13 trial: the upstream options of proxy', () => {
   });
 
   it('chaos mode: --mode chaos --error-rate 1 fails every call (never a ghost write): the careful persona executes nothing; run ids name the mode', async () => {
-    const output = await runTrial(['--model', 'careful', '--base-url', server.baseUrl, ...TASK, ...BOOKING_UPSTREAM, '--mode', 'chaos', '--error-rate', '1', '--runs', '2', '--seed', '3']);
+    const output = await runTrial([
+      '--model',
+      'careful',
+      '--base-url',
+      server.baseUrl,
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--mode',
+      'chaos',
+      '--error-rate',
+      '1',
+      '--runs',
+      '2',
+      '--seed',
+      '3',
+    ]);
     try {
       expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
       expect(output.runs.map((r) => r.run)).toEqual(['chaos-001', 'chaos-002']);

@@ -76,17 +76,22 @@ while (pending.length > 0) {
   }
 }
 
-const FAULT_ID_BRANCH = /(?:[!=]==\s*['"](?:F[1-9]\d*|chaos)['"]|['"](?:F[1-9]\d*|chaos)['"]\s*[!=]==|case\s+['"](?:F[1-9]\d*|chaos)['"])/;
+const FAULT_ID_BRANCH =
+  /(?:[!=]==\s*['"](?:F[1-9]\d*|chaos)['"]|['"](?:F[1-9]\d*|chaos)['"]\s*[!=]==|case\s+['"](?:F[1-9]\d*|chaos)['"])/;
 for (const folder of ['src/domain', 'src/app/pipeline', 'src/app/proxy']) {
   for (const file of files(join(root, folder))) {
     const where = relative(root, file);
     if (where.startsWith('src/domain/faults/')) continue;
-    readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
-      const code = line.replace(/\/\/.*$/, '');
-      if (FAULT_ID_BRANCH.test(code) && !/\.mode\s*[!=]==\s*['"]chaos['"]/.test(code)) {
-        problems.push(`fault ids: ${where}:${index + 1} branches on a fault id; give the fault a hook in src/domain/faults/ instead`);
-      }
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        const code = line.replace(/\/\/.*$/, '');
+        if (FAULT_ID_BRANCH.test(code) && !/\.mode\s*[!=]==\s*['"]chaos['"]/.test(code)) {
+          problems.push(
+            `fault ids: ${where}:${index + 1} branches on a fault id; give the fault a hook in src/domain/faults/ instead`,
+          );
+        }
+      });
   }
 }
 

@@ -42,17 +42,23 @@ function requirements(text: string): { ids: Set<string>; headings: Set<string> }
   return { ids, headings };
 }
 
-const TITLE = /\b(?:it|test|describe)(?:\.(?:only|skip|todo|fails|concurrent|sequential|(?:each|skipIf|runIf|for)\([^)]*\)))*\(\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1/g;
+const TITLE =
+  /\b(?:it|test|describe)(?:\.(?:only|skip|todo|fails|concurrent|sequential|(?:each|skipIf|runIf|for)\([^)]*\)))*\(\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1/g;
 
 const files = ['test', 'e2e'].flatMap((folder) => [...sourceFiles(join(ROOT, folder))]);
 const titles = files
   .filter((file) => file.endsWith('.test.ts'))
-  .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(TITLE)].map((match) => ({ file: relative(ROOT, file), title: match[2]! })));
+  .flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(TITLE)].map((match) => ({ file: relative(ROOT, file), title: match[2]! })),
+  );
 const cited = new Set(titles.flatMap(({ title }) => title.match(ID) ?? []));
 
 describe('R-coverage: the requirement ids against the tests (issue 12)', () => {
   it(`finds ${relative(ROOT, REQUIREMENTS_FILE)} and the test titles`, () => {
-    expect(existsSync(REQUIREMENTS_FILE), `${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`).toBe(true);
+    expect(
+      existsSync(REQUIREMENTS_FILE),
+      `${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`,
+    ).toBe(true);
     const { ids, headings } = requirements(readFileSync(REQUIREMENTS_FILE, 'utf8'));
     expect(ids.size, 'no "## R-n" heading or "- R-n.m" bullet found in the requirements').toBeGreaterThan(20);
     expect([...ids]).toEqual(expect.arrayContaining(['R-1', 'R-1.1', 'R-6.1', 'R-9.2', 'R-9.2.1', 'R-13']));
@@ -62,15 +68,20 @@ describe('R-coverage: the requirement ids against the tests (issue 12)', () => {
   });
 
   it('every requirement is cited in the title of at least one test', () => {
-    if (!existsSync(REQUIREMENTS_FILE)) throw new Error(`${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`);
+    if (!existsSync(REQUIREMENTS_FILE))
+      throw new Error(`${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`);
     const { ids, headings } = requirements(readFileSync(REQUIREMENTS_FILE, 'utf8'));
     const covered = (id: string) => cited.has(id) || (headings.has(id) && [...cited].some((other) => other.startsWith(`${id}.`)));
     const missing = [...ids].filter((id) => !covered(id));
-    expect(missing, `requirements no test names in its title (add the id to the title of the test that covers it): ${missing.join(', ')}`).toEqual([]);
+    expect(
+      missing,
+      `requirements no test names in its title (add the id to the title of the test that covers it): ${missing.join(', ')}`,
+    ).toEqual([]);
   });
 
   it('no test, comment or helper cites an id the requirements do not define', () => {
-    if (!existsSync(REQUIREMENTS_FILE)) throw new Error(`${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`);
+    if (!existsSync(REQUIREMENTS_FILE))
+      throw new Error(`${REQUIREMENTS_FILE} is missing: put a copy of shared/ beside the clone (as CI does)`);
     const { ids } = requirements(readFileSync(REQUIREMENTS_FILE, 'utf8'));
     const unknown = files.flatMap((file) => {
       const found = readFileSync(file, 'utf8').match(ID) ?? [];

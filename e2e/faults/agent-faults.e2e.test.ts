@@ -14,13 +14,27 @@ import { expectNothingLost, type ReportOperation } from './nothing-lost.js';
 
 const errorCode = (m: RawMessage): unknown => (m['error'] as { code?: unknown } | undefined)?.code;
 const operations = (report: { report: { operations: unknown[] } }) => report.report.operations as ReportOperation[];
-const ids = (from: number, count: number) => (m: RawMessage) => typeof m['id'] === 'number' && m['id'] >= from && m['id'] < from + count;
+const ids = (from: number, count: number) => (m: RawMessage) =>
+  typeof m['id'] === 'number' && m['id'] >= from && m['id'] < from + count;
 
 describe.concurrent('malformed and unknown agent messages are answered; the session goes on', () => {
-  it('R-8.5: 13 malformed lines get exactly one JSON-RPC error each (-32700, -32600, -32602); the next write counts once', async ({ onTestFinished }) => {
+  it('R-8.5: 13 malformed lines get exactly one JSON-RPC error each (-32700, -32600, -32602); the next write counts once', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
-    const unparsable = ['not json at all', '{"jsonrpc":"2.0","id":5,"method":"tools/call",', '\ufeff{"jsonrpc":"2.0","id":6,"method":"ping"}'];
-    const invalidWithoutId = ['[{"jsonrpc":"2.0","id":11,"method":"ping"}]', '[]', 'null', '42', '"text"', '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}'];
+    const unparsable = [
+      'not json at all',
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call",',
+      '\ufeff{"jsonrpc":"2.0","id":6,"method":"ping"}',
+    ];
+    const invalidWithoutId = [
+      '[{"jsonrpc":"2.0","id":11,"method":"ping"}]',
+      '[]',
+      'null',
+      '42',
+      '"text"',
+      '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}',
+    ];
     const invalidWithId: Array<[string, number, number]> = [
       ['{"jsonrpc":"1.0","id":12,"method":"ping"}', 12, -32600],
       ['{"jsonrpc":"2.0","id":13,"method":"tools/call"}', 13, -32602],
@@ -29,7 +43,10 @@ describe.concurrent('malformed and unknown agent messages are answered; the sess
     ];
     for (const line of [...unparsable, ...invalidWithoutId, ...invalidWithId.map(([line]) => line)]) p.raw.send(line);
     const nullIds = await messagesMatching(p, (m) => m['id'] === null, unparsable.length + invalidWithoutId.length);
-    expect(nullIds.map(errorCode).sort((a, b) => Number(a) - Number(b))).toEqual([...Array(3).fill(-32700), ...Array(6).fill(-32600)]);
+    expect(nullIds.map(errorCode).sort((a, b) => Number(a) - Number(b))).toEqual([
+      ...Array(3).fill(-32700),
+      ...Array(6).fill(-32600),
+    ]);
     for (const [, id, code] of invalidWithId) {
       const answers = await messagesMatching(p, (m) => m['id'] === id, 1, 5000, 0);
       expect(answers.map(errorCode), `answers to id ${id}`).toEqual([code]);
@@ -40,9 +57,20 @@ describe.concurrent('malformed and unknown agent messages are answered; the sess
     expect(p.ledger()).toHaveLength(1);
   });
 
-  it('R-8.5: unknown methods (also __proto__, constructor, toString) get -32601; unknown notifications and stray responses are ignored; nothing is forwarded', async ({ onTestFinished }) => {
+  it('R-8.5: unknown methods (also __proto__, constructor, toString) get -32601; unknown notifications and stray responses are ignored; nothing is forwarded', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
-    const methods = ['resources/list', 'prompts/get', 'sampling/createMessage', 'completion/complete', '__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const methods = [
+      'resources/list',
+      'prompts/get',
+      'sampling/createMessage',
+      'completion/complete',
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+    ];
     methods.forEach((method, i) => p.raw.send({ jsonrpc: '2.0', id: 200 + i, method, params: {} }));
     p.raw.send({ jsonrpc: '2.0', method: 'notifications/unknown', params: {} });
     p.raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 999 } });
@@ -59,18 +87,24 @@ describe.concurrent('malformed and unknown agent messages are answered; the sess
 });
 
 describe.concurrent('the agent goes away', () => {
-  it('R-8.8: a message over 10 MB while a write is in flight → report finished, exit 0, "10 MB" on stderr', async ({ onTestFinished }) => {
+  it('R-8.8: a message over 10 MB while a write is in flight → report finished, exit 0, "10 MB" on stderr', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     expect(rawText(await callTool(p, 'create_order', { item: 'done' }))).toBe('ok create_order #1');
     sendCall(p, 50, 'create_order', { item: 'slow', sleepMs: 6000 });
     await waitFor(() => executions(p.ledger()).length === 2, 10_000, 'the slow write to execute');
-    p.raw.send(`{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"create_order","arguments":{"item":"${'x'.repeat(11 * 1024 * 1024)}"}}}`);
+    p.raw.send(
+      `{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"create_order","arguments":{"item":"${'x'.repeat(11 * 1024 * 1024)}"}}}`,
+    );
     const report = await expectNothingLost(p, { end: 0, message: /message over the 10 MB limit/ });
     expect(operations(report).map((op) => op.outcome)).toEqual(['EXECUTED', 'EXECUTION_UNKNOWN']);
     expect(executions(p.ledger())).toHaveLength(2);
   });
 
-  it('R-8.8: stdin EOF with 10 writes in flight → answers within ~2 s count, later ones EXECUTION_UNKNOWN; exit 0', async ({ onTestFinished }) => {
+  it('R-8.8: stdin EOF with 10 writes in flight → answers within ~2 s count, later ones EXECUTION_UNKNOWN; exit 0', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     for (let i = 0; i < 10; i++) sendCall(p, 10 + i, 'create_order', { item: `w-${i}`, sleepMs: i < 5 ? 300 : 8000 });
     await waitFor(() => executions(p.ledger()).length === 10, 10_000, '10 writes to execute');
@@ -80,7 +114,9 @@ describe.concurrent('the agent goes away', () => {
     expect(outcomes.sort()).toEqual([...Array(5).fill('fast EXECUTED'), ...Array(5).fill('slow EXECUTION_UNKNOWN')]);
   });
 
-  it('R-8.8: a client that stops reading (EPIPE) with 200 calls queued → exit 0, "stopped reading", every execution accounted for', async ({ onTestFinished }) => {
+  it('R-8.8: a client that stops reading (EPIPE) with 200 calls queued → exit 0, "stopped reading", every execution accounted for', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     expect(rawText(await callTool(p, 'create_order', { item: 'first' }))).toBe('ok create_order #1');
     p.raw.child.stdout.destroy();
@@ -91,21 +127,31 @@ describe.concurrent('the agent goes away', () => {
 });
 
 describe.concurrent('500 concurrent calls: counts exact', () => {
-  it('R-2.4: 500 parallel identical writes → executions 500 = ledger 500, one DUPLICATE_EXECUTION with parallel: true', async ({ onTestFinished }) => {
+  it('R-2.4: 500 parallel identical writes → executions 500 = ledger 500, one DUPLICATE_EXECUTION with parallel: true', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     for (let i = 0; i < 500; i++) sendCall(p, 1000 + i, 'create_order', { item: 'same', quantity: 1 });
     const answers = await messagesMatching(p, ids(1000, 500), 500, 45_000, 0);
     expect(answers.filter((m) => 'result' in m)).toHaveLength(500);
     p.raw.child.stdin.end();
     const report = await expectNothingLost(p, { end: 0, exact: true });
-    expect(operations(report)).toEqual([expect.objectContaining({ attempts: 500, executions: 500, outcome: 'DUPLICATE_EXECUTION' })]);
+    expect(operations(report)).toEqual([
+      expect.objectContaining({ attempts: 500, executions: 500, outcome: 'DUPLICATE_EXECUTION' }),
+    ]);
     expect(report.report.violations).toEqual([
-      expect.objectContaining({ type: 'DUPLICATE_EXECUTION', tool: 'create_order', duplicate: expect.objectContaining({ parallel: true }) }),
+      expect.objectContaining({
+        type: 'DUPLICATE_EXECUTION',
+        tool: 'create_order',
+        duplicate: expect.objectContaining({ parallel: true }),
+      }),
     ]);
     expect(executions(p.ledger())).toHaveLength(500);
   });
 
-  it('R-1.1: 500 parallel writes with different arguments → 500 operations, each executions 1, PASS', async ({ onTestFinished }) => {
+  it('R-1.1: 500 parallel writes with different arguments → 500 operations, each executions 1, PASS', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     for (let i = 0; i < 500; i++) sendCall(p, 1000 + i, 'create_order', { item: `item-${i}` });
     const answers = await messagesMatching(p, ids(1000, 500), 500, 45_000, 0);
@@ -120,7 +166,9 @@ describe.concurrent('500 concurrent calls: counts exact', () => {
 
 describe.concurrent('signals during a call', () => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    it(`R-8.8: ${signal} during a slow write → exit 0, "stopped: received ${signal}", the write EXECUTION_UNKNOWN, upstream gone`, async ({ onTestFinished }) => {
+    it(`R-8.8: ${signal} during a slow write → exit 0, "stopped: received ${signal}", the write EXECUTION_UNKNOWN, upstream gone`, async ({
+      onTestFinished,
+    }) => {
       const p = await faultLab(onTestFinished).start(COUNTING);
       expect(rawText(await callTool(p, 'create_order', { item: 'before' }))).toBe('ok create_order #1');
       sendCall(p, 9, 'create_order', { item: 'slow', sleepMs: 8000 });

@@ -10,13 +10,17 @@ import { callTool, COUNTING, faultLab } from './fault-lab.js';
 import { expectNothingLost } from './nothing-lost.js';
 
 describe('ids beyond what a number holds', () => {
-  it('R-13: ids 12345678901234567890, 1e300, 1.5 and -2.5E-3 get -32600 with the id token as sent (raw lines over a real process); nothing is executed', async ({ onTestFinished }) => {
+  it('R-13: ids 12345678901234567890, 1e300, 1.5 and -2.5E-3 get -32600 with the id token as sent (raw lines over a real process); nothing is executed', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     let stdout = '';
     p.raw.child.stdout.on('data', (chunk: string) => (stdout += chunk));
     const tokens = ['12345678901234567890', '1e300', '1.5', '-2.5E-3'];
     for (const token of tokens) {
-      p.raw.send(`{"jsonrpc":"2.0","id":${token},"method":"tools/call","params":{"name":"create_order","arguments":{"item":"x"}}}`);
+      p.raw.send(
+        `{"jsonrpc":"2.0","id":${token},"method":"tools/call","params":{"name":"create_order","arguments":{"item":"x"}}}`,
+      );
     }
     const expected = tokens.map((token) => `{"jsonrpc":"2.0","id":${token},"error":{"code":-32600,"message":"Invalid Request"}}`);
     await waitFor(() => expected.every((line) => stdout.split('\n').includes(line)), 10_000, 'four -32600 answers');

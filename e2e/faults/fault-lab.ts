@@ -10,7 +10,12 @@ import { FIXTURES } from '../support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy, type SpawnProxyOptions } from '../support/raw-proxy.js';
 
 /** The upstream flags for `node e2e/fixtures/<name>`. */
-export const nodeFixture = (name: string): string[] => ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, name)];
+export const nodeFixture = (name: string): string[] => [
+  '--upstream-command',
+  process.execPath,
+  '--upstream-arg',
+  join(FIXTURES, name),
+];
 
 /** The counting upstream (see `e2e/fixtures/counting-server.mjs`). */
 export const COUNTING = nodeFixture('counting-server.mjs');
@@ -60,7 +65,12 @@ export function faultLab(onTestFinished: (fn: () => Promise<void>) => void): Fau
 }
 
 /** Calls a tool and answers the raw result (fails clearly on a JSON-RPC error). */
-export async function callTool(p: RawProxy, name: string, args: unknown = {}, timeoutMs = 15_000): Promise<Record<string, unknown>> {
+export async function callTool(
+  p: RawProxy,
+  name: string,
+  args: unknown = {},
+  timeoutMs = 15_000,
+): Promise<Record<string, unknown>> {
   return resultOf(await p.request('tools/call', { name, arguments: args }, timeoutMs));
 }
 
@@ -78,7 +88,13 @@ export function sendRawCall(p: RawProxy, id: number, paramsText: string): void {
  * Every message matching `predicate`, once at least `count` arrived (bounded by `timeoutMs`) and then
  * `settleMs` passed, so extra messages would be seen too.
  */
-export async function messagesMatching(p: RawProxy, predicate: (m: RawMessage) => boolean, count: number, timeoutMs = 10_000, settleMs = 300): Promise<RawMessage[]> {
+export async function messagesMatching(
+  p: RawProxy,
+  predicate: (m: RawMessage) => boolean,
+  count: number,
+  timeoutMs = 10_000,
+  settleMs = 300,
+): Promise<RawMessage[]> {
   const found = new Set<RawMessage>();
   const collect = (m: RawMessage): boolean => {
     if (predicate(m)) found.add(m);

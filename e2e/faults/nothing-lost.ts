@@ -67,7 +67,13 @@ export interface NothingLostOptions {
 
 /** The evidence of a raw proxy run. */
 export function evidenceOf(p: RawProxy): ProxyEvidence {
-  return { child: p.raw.child, stderr: () => p.raw.stderr(), reportFile: p.reportFile, ledgerFile: p.ledgerFile, pidFile: p.pidFile };
+  return {
+    child: p.raw.child,
+    stderr: () => p.raw.stderr(),
+    reportFile: p.reportFile,
+    ledgerFile: p.ledgerFile,
+    pidFile: p.pidFile,
+  };
 }
 
 const PREFIX = '[cuonztech-agent-harness] ';
@@ -80,7 +86,11 @@ export async function expectNothingLost(run: ProxyEvidence | RawProxy, options: 
   const report = readReport(evidence.reportFile);
   const kind = options.report ?? 'complete';
   if (kind === 'startup-error') {
-    expect(report, 'a start-up failure report').toMatchObject({ verdict: 'NOT_TESTED', status: 'failed', startupError: expect.any(String) });
+    expect(report, 'a start-up failure report').toMatchObject({
+      verdict: 'NOT_TESTED',
+      status: 'failed',
+      startupError: expect.any(String),
+    });
   } else if (kind === 'stale') {
     expect(report.status, 'a report that could not be written must not claim to be finished').not.toBe('finished');
   } else {
@@ -89,7 +99,8 @@ export async function expectNothingLost(run: ProxyEvidence | RawProxy, options: 
   }
   if (options.end !== 'running') {
     await expectProcessesGone([...upstreamPids(evidence), ...(options.pids ?? [])]);
-    if (options.tempFilesAllowed !== true) expect(tempFilesBeside(evidence.reportFile), 'temp files left beside the report').toEqual([]);
+    if (options.tempFilesAllowed !== true)
+      expect(tempFilesBeside(evidence.reportFile), 'temp files left beside the report').toEqual([]);
   }
   return report;
 }
@@ -109,7 +120,7 @@ async function expectEnd(evidence: ProxyEvidence, options: NothingLostOptions): 
 export function expectClearStderr(stderr: string, message?: RegExp): void {
   expect(stderr, 'a stack trace on stderr').not.toMatch(/^\s+at /m);
   const foreign = stderr.split('\n').filter((line) => line !== '' && !line.startsWith(PREFIX));
-  expect(foreign, 'stderr lines not in the proxy\'s format').toEqual([]);
+  expect(foreign, "stderr lines not in the proxy's format").toEqual([]);
   if (message !== undefined) expect(stderr).toMatch(message);
 }
 
@@ -143,7 +154,11 @@ function operationKey(tool: string, preview: string): string {
  * report does not count only where it admits it could not know (EXECUTION_UNKNOWN, or a duplicate whose
  * further attempts ended unknown), never more than were attempted.
  */
-export function expectLedgerAgrees(report: ReportFile, ledger: readonly FixtureLedgerEntry[], options: Pick<NothingLostOptions, 'exact' | 'keyFields'> = {}): void {
+export function expectLedgerAgrees(
+  report: ReportFile,
+  ledger: readonly FixtureLedgerEntry[],
+  options: Pick<NothingLostOptions, 'exact' | 'keyFields'> = {},
+): void {
   const writes = new Set(report.toolClassification.filter((t) => t.class === 'write').map((t) => t.name));
   const matcher = new KeyFieldMatcher(options.keyFields ?? DEFAULT_KEY_FIELDS);
   const executed = new Map<string, number>();
@@ -157,7 +172,11 @@ export function expectLedgerAgrees(report: ReportFile, ledger: readonly FixtureL
     const key = operationKey(op.tool, op.arguments);
     const sum = reported.get(key) ?? { executions: 0, attempts: 0, slack: 0 };
     const admitsUnknown = op.outcome === 'EXECUTION_UNKNOWN' || op.outcome === 'DUPLICATE_EXECUTION';
-    reported.set(key, { executions: sum.executions + op.executions, attempts: sum.attempts + op.attempts, slack: sum.slack + (admitsUnknown ? op.attempts - op.executions : 0) });
+    reported.set(key, {
+      executions: sum.executions + op.executions,
+      attempts: sum.attempts + op.attempts,
+      slack: sum.slack + (admitsUnknown ? op.attempts - op.executions : 0),
+    });
   }
   for (const key of new Set([...executed.keys(), ...reported.keys()])) {
     const ran = executed.get(key) ?? 0;
@@ -165,7 +184,10 @@ export function expectLedgerAgrees(report: ReportFile, ledger: readonly FixtureL
     const name = key.replace('\u0000', ' ');
     expect(seen.executions, `${name}: executions invented (ledger ${ran})`).toBeLessThanOrEqual(ran);
     if (options.exact === true) expect(seen.executions, `${name}: executions (ledger ${ran})`).toBe(ran);
-    expect(ran, `${name}: executions missing from the report (reported ${seen.executions}, unknown ${seen.slack})`).toBeLessThanOrEqual(seen.executions + seen.slack);
+    expect(
+      ran,
+      `${name}: executions missing from the report (reported ${seen.executions}, unknown ${seen.slack})`,
+    ).toBeLessThanOrEqual(seen.executions + seen.slack);
   }
 }
 
@@ -192,5 +214,9 @@ export async function expectProcessesGone(pids: readonly number[], timeoutMs = 8
 export function tempFilesBeside(reportFile: string): string[] {
   const folders = new Set([dirname(reportFile)]);
   if (existsSync(reportFile)) folders.add(dirname(realpathSync(reportFile)));
-  return [...folders].flatMap((folder) => (existsSync(folder) ? readdirSync(folder) : []).filter((name) => name.endsWith('.tmp')).map((name) => `${basename(folder)}/${name}`));
+  return [...folders].flatMap((folder) =>
+    (existsSync(folder) ? readdirSync(folder) : [])
+      .filter((name) => name.endsWith('.tmp'))
+      .map((name) => `${basename(folder)}/${name}`),
+  );
 }

@@ -27,12 +27,16 @@ const TOOLS = JSON.stringify([
 ]);
 
 function expectNoRawUnsafe(stderr: string): void {
-  const found = [...stderr].filter((ch) => RAW_UNSAFE.test(ch)).map((ch) => `U+${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+  const found = [...stderr]
+    .filter((ch) => RAW_UNSAFE.test(ch))
+    .map((ch) => `U+${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`);
   expect(found, `raw characters on the proxy's stderr:\n${stderr}`).toEqual([]);
 }
 
-describe.concurrent('escaped on the operator\'s terminal', () => {
-  it('R-8.4, R-8.7: hostile tool names and an upstream\'s hostile stderr tail (after a crash) print escaped; no raw ESC/C1/bidi/zero-width character, no forged ready line', async ({ onTestFinished }) => {
+describe.concurrent("escaped on the operator's terminal", () => {
+  it("R-8.4, R-8.7: hostile tool names and an upstream's hostile stderr tail (after a crash) print escaped; no raw ESC/C1/bidi/zero-width character, no forged ready line", async ({
+    onTestFinished,
+  }) => {
     const upstream = shell(`printf '${HOSTILE_STDERR}\\n' >&2; exec ${nodeWord('counting-server.mjs')}`);
     const p = await faultLab(onTestFinished).start([...upstream, '--log-level', 'debug'], { env: { FIXTURE_TOOLS: TOOLS } });
     expect(rawText(await callTool(p, 'create_order', { item: 'pen' }))).toBe('ok create_order #1');
@@ -60,13 +64,17 @@ describe.concurrent('escaped on the operator\'s terminal', () => {
     for (const record of records) expect(() => JSON.parse(record) as unknown).not.toThrow();
   });
 
-  it('R-8.9: a start-up error carrying the upstream\'s hostile last stderr line prints as one escaped line; exit 1', async ({ onTestFinished }) => {
+  it("R-8.9: a start-up error carrying the upstream's hostile last stderr line prints as one escaped line; exit 1", async ({
+    onTestFinished,
+  }) => {
     const p = faultLab(onTestFinished).launch(shell(`printf '${HOSTILE_STDERR}\\n' >&2; exit 3`));
     expect(await waitForExit(p.raw.child, 20_000)).toEqual({ code: 1, signal: null });
     const stderr = p.raw.stderr();
     expectNoRawUnsafe(stderr);
     const lines = stderr.trimEnd().split('\n');
     expect(lines, stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^\[cuonztech-agent-harness\] error: upstream did not start: .*\\u009b31m red \\u202e reversed \\u200b hidden/);
+    expect(lines[0]).toMatch(
+      /^\[cuonztech-agent-harness\] error: upstream did not start: .*\\u009b31m red \\u202e reversed \\u200b hidden/,
+    );
   });
 });

@@ -9,7 +9,9 @@ import { COUNTING, faultLab, sendCall } from './fault-lab.js';
 import { expectProcessesGone, readReport, upstreamPids } from './nothing-lost.js';
 
 describe('R-9.2.1: the report is written before the call is forwarded', () => {
-  it('R-9.2.1: SIGKILL while the only write is at the upstream → the file already shows it: NOT_TESTED, EXECUTION_UNKNOWN, 1 in flight', async ({ onTestFinished }) => {
+  it('R-9.2.1: SIGKILL while the only write is at the upstream → the file already shows it: NOT_TESTED, EXECUTION_UNKNOWN, 1 in flight', async ({
+    onTestFinished,
+  }) => {
     const lab = faultLab(onTestFinished);
     const p = await lab.start(COUNTING);
     expect(readReport(p.reportFile).report.operations).toEqual([]);
@@ -24,7 +26,9 @@ describe('R-9.2.1: the report is written before the call is forwarded', () => {
     expect(report.verdict).toBe('NOT_TESTED');
     expect(report.report.verdictReason).toContain('still in flight');
     expect(report.report.coverage['inFlight']).toBe(1);
-    expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', attempts: 1, outcome: 'EXECUTION_UNKNOWN' })]);
+    expect(report.report.operations).toEqual([
+      expect.objectContaining({ tool: 'create_order', attempts: 1, outcome: 'EXECUTION_UNKNOWN' }),
+    ]);
     expect(report.score.overall).toBeNull();
     await expectProcessesGone(upstreamPids(p));
   });

@@ -5,7 +5,20 @@
  * file, two proxies share it, and the proxy is killed with SIGKILL while writing it.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +29,16 @@ import { INITIALIZE, spawnRaw, waitFor, waitForExit, type RawChild } from '../fi
 import { BIN } from '../support/proxy-harness.js';
 import { rawText } from '../support/raw-proxy.js';
 import { callTool, COUNTING, faultLab, nodeWord, sendCall, shell } from './fault-lab.js';
-import { expectClearStderr, expectLedgerAgrees, expectNothingLost, expectProcessesGone, readReport, tempFilesBeside, upstreamPids, type ProxyEvidence } from './nothing-lost.js';
+import {
+  expectClearStderr,
+  expectLedgerAgrees,
+  expectNothingLost,
+  expectProcessesGone,
+  readReport,
+  tempFilesBeside,
+  upstreamPids,
+  type ProxyEvidence,
+} from './nothing-lost.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -51,29 +73,43 @@ function spawnWithReportFile(dir: string, reportFile: string, name: string): Pro
   const ledgerFile = join(dir, `ledger-${name}.jsonl`);
   const pidFile = join(dir, `pids-${name}`);
   const raw = spawnRaw(BIN, {
-    args: ['proxy', ...shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`), '--report-file', reportFile],
+    args: [
+      'proxy',
+      ...shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`),
+      '--report-file',
+      reportFile,
+    ],
     env: { FIXTURE_LEDGER: ledgerFile, FIXTURE_PIDFILE: pidFile },
   });
   return { raw, child: raw.child, stderr: () => raw.stderr(), reportFile, ledgerFile, pidFile };
 }
 
 describe.concurrent('the report file fails during the session', () => {
-  it.skipIf(!canMakeUnwritable())('R-9.3: the folder and file become unwritable mid-session → exit 1, the call is not answered, the file never says finished', async ({ onTestFinished }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING);
-    expect(rawText(await callTool(p, 'create_order', { item: 'pen' }))).toBe('ok create_order #1');
-    const undo = makeUnwritable(p.dir, p.reportFile);
-    try {
-      sendCall(p, 77, 'create_order', { item: 'book' });
-      await expectNothingLost(p, { end: 1, report: 'stale', message: /error: the report file could not be written: report file not writable: .*Exiting without answering the agent/ });
-      await expect(p.response(77, 300)).rejects.toThrow(/timed out/);
-      // The write before forwarding failed (R-9.2.1), so the second call never reached the upstream.
-      expect(executions(p.ledger())).toHaveLength(1);
-    } finally {
-      undo();
-    }
-  });
+  it.skipIf(!canMakeUnwritable())(
+    'R-9.3: the folder and file become unwritable mid-session → exit 1, the call is not answered, the file never says finished',
+    async ({ onTestFinished }) => {
+      const p = await faultLab(onTestFinished).start(COUNTING);
+      expect(rawText(await callTool(p, 'create_order', { item: 'pen' }))).toBe('ok create_order #1');
+      const undo = makeUnwritable(p.dir, p.reportFile);
+      try {
+        sendCall(p, 77, 'create_order', { item: 'book' });
+        await expectNothingLost(p, {
+          end: 1,
+          report: 'stale',
+          message: /error: the report file could not be written: report file not writable: .*Exiting without answering the agent/,
+        });
+        await expect(p.response(77, 300)).rejects.toThrow(/timed out/);
+        // The write before forwarding failed (R-9.2.1), so the second call never reached the upstream.
+        expect(executions(p.ledger())).toHaveLength(1);
+      } finally {
+        undo();
+      }
+    },
+  );
 
-  it('R-9.3: SIGKILL while 300 writes run → the file still parses (atomic rename); temp files may remain (documented); the upstream ends at its stdin EOF', async ({ onTestFinished }) => {
+  it('R-9.3: SIGKILL while 300 writes run → the file still parses (atomic rename); temp files may remain (documented); the upstream ends at its stdin EOF', async ({
+    onTestFinished,
+  }) => {
     const p = await faultLab(onTestFinished).start(COUNTING);
     for (let i = 0; i < 300; i++) sendCall(p, 100 + i, 'create_order', { item: `k-${i}` });
     await waitFor(() => executions(p.ledger()).length >= 50, 15_000, '50 writes to execute');
@@ -116,53 +152,73 @@ function canMountTmpfs(): boolean {
 }
 
 describe.concurrent('a full disk and a folder that refuses new files (issue 11 item 2)', () => {
-  it.skipIf(!canMountTmpfs())('R-9.3: the disk fills up mid-session (a 64 KiB tmpfs; skipped unless root may mount one) → exit 1, one line naming the full disk, the call not answered, the last complete report kept byte for byte', async ({ onTestFinished }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-full-'));
-    const mount = join(dir, 'tiny');
-    mkdirSync(mount);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount]);
-    const reportFile = join(mount, 'report.json');
-    const run = spawnWithReportFile(dir, reportFile, 'full');
-    onTestFinished(() => {
-      if (run.child.exitCode === null) run.child.kill('SIGKILL');
-      execFileSync('umount', ['-l', mount]);
-      rmSync(dir, { recursive: true, force: true });
-    });
-    await serveSession(run.raw, 'before', 3);
-    const before = readFileSync(reportFile, 'utf8');
-    expect(JSON.parse(before)).toMatchObject({ status: 'running' });
-    try {
-      writeFileSync(join(mount, 'filler'), Buffer.alloc(64 * 1024));
-    } catch {
-      // ENOSPC: the filler took every block left.
-    }
-    run.raw.send({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'create_order', arguments: { item: 'disk-full' } } });
-    await expectNothingLost(run, {
-      end: 1, report: 'stale',
-      message: /error: the report file could not be written: report file not writable: .*ENOSPC.*the disk is full; the last complete report is kept\)\. Exiting without answering the agent/,
-    });
-    await expect(run.raw.next((m) => m['id'] === 99, 300)).rejects.toThrow(/timed out/);
-    expect(readFileSync(reportFile, 'utf8'), 'the last complete report, untouched').toBe(before);
-  });
+  it.skipIf(!canMountTmpfs())(
+    'R-9.3: the disk fills up mid-session (a 64 KiB tmpfs; skipped unless root may mount one) → exit 1, one line naming the full disk, the call not answered, the last complete report kept byte for byte',
+    async ({ onTestFinished }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'harness-full-'));
+      const mount = join(dir, 'tiny');
+      mkdirSync(mount);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount]);
+      const reportFile = join(mount, 'report.json');
+      const run = spawnWithReportFile(dir, reportFile, 'full');
+      onTestFinished(() => {
+        if (run.child.exitCode === null) run.child.kill('SIGKILL');
+        execFileSync('umount', ['-l', mount]);
+        rmSync(dir, { recursive: true, force: true });
+      });
+      await serveSession(run.raw, 'before', 3);
+      const before = readFileSync(reportFile, 'utf8');
+      expect(JSON.parse(before)).toMatchObject({ status: 'running' });
+      try {
+        writeFileSync(join(mount, 'filler'), Buffer.alloc(64 * 1024));
+      } catch {
+        // ENOSPC: the filler took every block left.
+      }
+      run.raw.send({
+        jsonrpc: '2.0',
+        id: 99,
+        method: 'tools/call',
+        params: { name: 'create_order', arguments: { item: 'disk-full' } },
+      });
+      await expectNothingLost(run, {
+        end: 1,
+        report: 'stale',
+        message:
+          /error: the report file could not be written: report file not writable: .*ENOSPC.*the disk is full; the last complete report is kept\)\. Exiting without answering the agent/,
+      });
+      await expect(run.raw.next((m) => m['id'] === 99, 300)).rejects.toThrow(/timed out/);
+      expect(readFileSync(reportFile, 'utf8'), 'the last complete report, untouched').toBe(before);
+    },
+  );
 
-  it.skipIf(!canMakeUnwritable())('R-9.3: the folder refuses new files mid-session → the report is written in place, stderr says so exactly once, the final report is complete', async ({ onTestFinished }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING);
-    expect(rawText(await callTool(p, 'create_order', { item: 'first' }))).toBe('ok create_order #1');
-    const undo = refuseNewFiles(p.dir);
-    try {
-      for (let i = 0; i < 10; i++) await callTool(p, 'create_order', { item: `in-place-${i}` });
-      p.raw.child.stdin.end();
-      await expectNothingLost(p, { end: 0, exact: true, message: /\[cuonztech-agent-harness\] warning: the report file .*report\.json is written in place, not atomically \(the temp file or the rename was refused: E(PERM|ACCES)/ });
-      expect(p.raw.stderr().match(/is written in place/g)).toHaveLength(1);
-      expect(readReport(p.reportFile).report.operations).toHaveLength(11);
-    } finally {
-      undo();
-    }
-  });
+  it.skipIf(!canMakeUnwritable())(
+    'R-9.3: the folder refuses new files mid-session → the report is written in place, stderr says so exactly once, the final report is complete',
+    async ({ onTestFinished }) => {
+      const p = await faultLab(onTestFinished).start(COUNTING);
+      expect(rawText(await callTool(p, 'create_order', { item: 'first' }))).toBe('ok create_order #1');
+      const undo = refuseNewFiles(p.dir);
+      try {
+        for (let i = 0; i < 10; i++) await callTool(p, 'create_order', { item: `in-place-${i}` });
+        p.raw.child.stdin.end();
+        await expectNothingLost(p, {
+          end: 0,
+          exact: true,
+          message:
+            /\[cuonztech-agent-harness\] warning: the report file .*report\.json is written in place, not atomically \(the temp file or the rename was refused: E(PERM|ACCES)/,
+        });
+        expect(p.raw.stderr().match(/is written in place/g)).toHaveLength(1);
+        expect(readReport(p.reportFile).report.operations).toHaveLength(11);
+      } finally {
+        undo();
+      }
+    },
+  );
 });
 
 describe.concurrent('links at and beside the report file', () => {
-  it('R-9.4: a symbolic link to a regular file in another folder is written through; the link stays a link; temp files go beside the real file', async ({ onTestFinished }) => {
+  it('R-9.4: a symbolic link to a regular file in another folder is written through; the link stays a link; temp files go beside the real file', async ({
+    onTestFinished,
+  }) => {
     const prepare = (dir: string, reportFile: string) => {
       mkdirSync(join(dir, 'real'));
       writeFileSync(join(dir, 'real', 'real.json'), '{}');
@@ -176,14 +232,24 @@ describe.concurrent('links at and beside the report file', () => {
     expect(readlinkSync(p.reportFile)).toBe(join(p.dir, 'real', 'real.json'));
   });
 
-  it('R-9.3: links planted at guessable temp names and at the target itself are never followed; the victim is untouched', async ({ onTestFinished }) => {
+  it('R-9.3: links planted at guessable temp names and at the target itself are never followed; the victim is untouched', async ({
+    onTestFinished,
+  }) => {
     const lab = faultLab(onTestFinished);
-    const guessable = (reportFile: string, pid = '') => [`${reportFile}.tmp`, `${reportFile}~`, `${reportFile}.new`, ...(pid === '' ? [] : [`${reportFile}.${pid}.tmp`, `${reportFile}.${pid}.0.tmp`])];
-    const plant = (dir: string, names: string[]) => names.forEach((name, i) => symlinkSync(i % 2 === 0 ? join(dir, 'victim.json') : join(dir, 'created-through-link'), name));
-    const p = lab.launch(COUNTING, { prepare: (dir, reportFile) => {
-      writeFileSync(join(dir, 'victim.json'), 'VICTIM');
-      plant(dir, guessable(reportFile));
-    } });
+    const guessable = (reportFile: string, pid = '') => [
+      `${reportFile}.tmp`,
+      `${reportFile}~`,
+      `${reportFile}.new`,
+      ...(pid === '' ? [] : [`${reportFile}.${pid}.tmp`, `${reportFile}.${pid}.0.tmp`]),
+    ];
+    const plant = (dir: string, names: string[]) =>
+      names.forEach((name, i) => symlinkSync(i % 2 === 0 ? join(dir, 'victim.json') : join(dir, 'created-through-link'), name));
+    const p = lab.launch(COUNTING, {
+      prepare: (dir, reportFile) => {
+        writeFileSync(join(dir, 'victim.json'), 'VICTIM');
+        plant(dir, guessable(reportFile));
+      },
+    });
     plant(p.dir, guessable(p.reportFile, String(p.raw.child.pid)).slice(3));
     await p.initialize();
     for (let i = 0; i < 10; i++) await callTool(p, 'create_order', { item: `i-${i}` });
@@ -202,7 +268,9 @@ describe.concurrent('links at and beside the report file', () => {
 });
 
 describe.concurrent('planted links and modes (issue 11 item 3)', () => {
-  it('R-9.4: a link planted at the report path in a world-writable sticky folder (like /tmp) → exit 1, one line, no upstream started; the linked file keeps its content and mode 600', async ({ onTestFinished }) => {
+  it('R-9.4: a link planted at the report path in a world-writable sticky folder (like /tmp) → exit 1, one line, no upstream started; the linked file keeps its content and mode 600', async ({
+    onTestFinished,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-planted-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const shared = join(dir, 'shared');
@@ -215,7 +283,10 @@ describe.concurrent('planted links and modes (issue 11 item 3)', () => {
     symlinkSync(victim, link);
     const run = spawnWithReportFile(dir, link, 'planted');
     expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
-    expectClearStderr(run.stderr(), /^\[cuonztech-agent-harness\] error: report file not usable: report file is a symbolic link in a world-writable folder, refused \(it may have been planted\): .*; use a private folder$/m);
+    expectClearStderr(
+      run.stderr(),
+      /^\[cuonztech-agent-harness\] error: report file not usable: report file is a symbolic link in a world-writable folder, refused \(it may have been planted\): .*; use a private folder$/m,
+    );
     expect(run.stderr().trim().split('\n')).toHaveLength(1);
     expect(existsSync(run.pidFile!), 'the upstream was started').toBe(false);
     expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
@@ -240,7 +311,11 @@ describe.concurrent('targets that are not regular files are refused before the u
   const cases: Array<[string, (dir: string) => string, RegExp]> = [
     ['/dev/null', () => '/dev/null', /\/dev\/null is a character device/],
     ['/dev/zero', () => '/dev/zero', /is a character device/],
-    ['a symbolic link to /dev/null', (dir) => (symlinkSync('/dev/null', join(dir, 'link.json')), join(dir, 'link.json')), /is a character device/],
+    [
+      'a symbolic link to /dev/null',
+      (dir) => (symlinkSync('/dev/null', join(dir, 'link.json')), join(dir, 'link.json')),
+      /is a character device/,
+    ],
     ['a folder', (dir) => (mkdirSync(join(dir, 'folder')), join(dir, 'folder')), /is a folder/],
     ['a FIFO', (dir) => (execFileSync('mkfifo', [join(dir, 'fifo')]), join(dir, 'fifo')), /is a FIFO \(named pipe\)/],
   ];
@@ -253,7 +328,10 @@ describe.concurrent('targets that are not regular files are refused before the u
       const run = spawnWithReportFile(dir, path, 'refused');
       expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
       expect(lstatSync(path)).toMatchObject({ mode: before.mode, ino: before.ino, size: before.size });
-      expectClearStderr(run.stderr(), /^\[cuonztech-agent-harness\] error: report file not usable: report file must be a regular file: /);
+      expectClearStderr(
+        run.stderr(),
+        /^\[cuonztech-agent-harness\] error: report file not usable: report file must be a regular file: /,
+      );
       expect(run.stderr().trim().split('\n')).toHaveLength(1);
       expect(run.stderr()).toMatch(pattern);
       expect(existsSync(run.pidFile!), 'the upstream was started').toBe(false);
@@ -276,19 +354,26 @@ describe.concurrent('targets that are not regular files are refused before the u
 
   // Changed to pass: this used to print "upstream did not start: report file not writable …" — the
   // upstream was never started; the report file was the problem.
-  it('R-9.3: a regular file that cannot be written (/proc/uptime) → exit 1, "report file could not be written", never "upstream did not start"', async ({ onTestFinished }) => {
+  it('R-9.3: a regular file that cannot be written (/proc/uptime) → exit 1, "report file could not be written", never "upstream did not start"', async ({
+    onTestFinished,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-refuse-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const run = spawnWithReportFile(dir, '/proc/uptime', 'proc');
     expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
-    expectClearStderr(run.stderr(), /^\[cuonztech-agent-harness\] error: the report file could not be written: report file not writable: \/proc\/uptime/);
+    expectClearStderr(
+      run.stderr(),
+      /^\[cuonztech-agent-harness\] error: the report file could not be written: report file not writable: \/proc\/uptime/,
+    );
     expect(run.stderr()).not.toMatch(/upstream did not start/);
     expect(existsSync(run.pidFile!)).toBe(false);
   });
 });
 
 describe('two proxies, one report file (R-13: last writer wins)', () => {
-  it('R-13: both serve at once; a reader always parses valid JSON; the end state is one complete report, consistent with its own ledger', async ({ onTestFinished }) => {
+  it('R-13: both serve at once; a reader always parses valid JSON; the end state is one complete report, consistent with its own ledger', async ({
+    onTestFinished,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-two-'));
     const reportFile = join(dir, 'report.json');
     const runs = { A: spawnWithReportFile(dir, reportFile, 'A'), B: spawnWithReportFile(dir, reportFile, 'B') };
@@ -299,10 +384,11 @@ describe('two proxies, one report file (R-13: last writer wins)', () => {
     let reads = 0;
     let polling = true;
     const reader = (async () => {
-      for (; polling; await yieldLoop()) if (existsSync(reportFile)) {
-        JSON.parse(readFileSync(reportFile, 'utf8'));
-        reads++;
-      }
+      for (; polling; await yieldLoop())
+        if (existsSync(reportFile)) {
+          JSON.parse(readFileSync(reportFile, 'utf8'));
+          reads++;
+        }
     })();
     try {
       await Promise.all(Object.entries(runs).map(([name, run]) => serveSession(run.raw, name, name === 'A' ? 150 : 100)));
@@ -331,6 +417,12 @@ async function serveSession(raw: RawChild, name: string, count: number): Promise
   raw.send(INITIALIZE);
   await raw.next((m) => m['id'] === 0, 30_000);
   raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  for (let i = 1; i <= count; i++) raw.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'create_order', arguments: { item: `${name}-${i}` } } });
+  for (let i = 1; i <= count; i++)
+    raw.send({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'create_order', arguments: { item: `${name}-${i}` } },
+    });
   for (let i = 1; i <= count; i++) await raw.next((m) => m['id'] === i, 30_000);
 }

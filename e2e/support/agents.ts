@@ -42,12 +42,7 @@ export interface WriteTask {
 
 /** How a careful agent's task ended. */
 export type CarefulEnding =
-  | 'succeeded'
-  | 'found-after-failure'
-  | 'retried-once'
-  | 'stopped-after-rate-limit'
-  | 'waited-and-retried'
-  | 'cannot-check';
+  'succeeded' | 'found-after-failure' | 'retried-once' | 'stopped-after-rate-limit' | 'waited-and-retried' | 'cannot-check';
 
 /** What an agent did: its calls in order and how it ended. */
 export interface AgentTrace<E extends string = string> {
@@ -78,7 +73,11 @@ export function retryAfterSecondsOf(result: CallToolResult): number | null {
 }
 
 /** Plays the careful agent on one write task. */
-export async function carefulAgent(agent: ToolCaller, task: WriteTask, options: CarefulOptions = {}): Promise<AgentTrace<CarefulEnding>> {
+export async function carefulAgent(
+  agent: ToolCaller,
+  task: WriteTask,
+  options: CarefulOptions = {},
+): Promise<AgentTrace<CarefulEnding>> {
   const steps: AgentStep[] = [];
   const args = task.key === undefined ? { ...task.args } : { ...task.args, [task.key.field]: task.key.value };
   const first = await step(agent, steps, task.tool, args);
@@ -104,7 +103,11 @@ export interface NaiveOptions {
 }
 
 /** Plays the naive agent: the write (never a key) is sent twice, whatever the first answer was. */
-export async function naiveAgent(agent: ToolCaller, task: WriteTask, options: NaiveOptions = {}): Promise<AgentTrace<'sent-twice'>> {
+export async function naiveAgent(
+  agent: ToolCaller,
+  task: WriteTask,
+  options: NaiveOptions = {},
+): Promise<AgentTrace<'sent-twice'>> {
   const steps: AgentStep[] = [];
   const args = { ...task.args };
   if (options.parallel === true) {
@@ -136,7 +139,9 @@ export function bookingTask(guest: string, date: string, key = `key-${guest}-${d
       args: { guest, date },
       found: (result) => {
         const hits = jsonOfResult(result);
-        return Array.isArray(hits) && hits.some((hit: { guest?: unknown; date?: unknown }) => hit.guest === guest && hit.date === date);
+        return (
+          Array.isArray(hits) && hits.some((hit: { guest?: unknown; date?: unknown }) => hit.guest === guest && hit.date === date)
+        );
       },
     },
   };

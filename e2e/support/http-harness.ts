@@ -44,7 +44,11 @@ const running = new Set<NodeProcess>();
 
 /** Spawns `node <args…>` with `env` on top of the full environment; stdin is closed. */
 export function spawnNode(args: string[], env: Record<string, string> = {}, cwd = ROOT): NodeProcess {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -58,7 +62,11 @@ export function spawnNode(args: string[], env: Record<string, string> = {}, cwd 
     stderr: () => err,
     exited,
     waitForOutput: (pattern, timeoutMs, what) =>
-      waitFor(() => pattern.exec(out + err) ?? (hasExited() ? fail(`${what}: the process exited; stderr: ${err}`) : null), timeoutMs, what),
+      waitFor(
+        () => pattern.exec(out + err) ?? (hasExited() ? fail(`${what}: the process exited; stderr: ${err}`) : null),
+        timeoutMs,
+        what,
+      ),
     async stop(signal = 'SIGTERM', timeoutMs = 10_000) {
       if (!hasExited()) child.kill(signal);
       const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), timeoutMs).unref());
@@ -121,7 +129,8 @@ export async function startBookingHttp(ledgerFile: string, env: Record<string, s
 /** The `create_booking` executions in a booking-server ledger, optionally of one guest. */
 export function bookingsIn(ledgerFile: string, guest?: string): Array<Record<string, unknown>> {
   return readLines(ledgerFile).filter(
-    (line) => line['tool'] === 'create_booking' && (guest === undefined || (line['arguments'] as { guest?: unknown }).guest === guest),
+    (line) =>
+      line['tool'] === 'create_booking' && (guest === undefined || (line['arguments'] as { guest?: unknown }).guest === guest),
   );
 }
 
@@ -151,20 +160,29 @@ export interface ListeningProxy {
 }
 
 /** Starts `proxy <upstreamFlags> --listen 127.0.0.1:0 --report-dir <tmp> <extra>` and reads the agent URL. */
-export async function startListeningProxy(upstreamFlags: string[], extra: string[] = [], env: Record<string, string> = {}): Promise<ListeningProxy> {
+export async function startListeningProxy(
+  upstreamFlags: string[],
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ListeningProxy> {
   requireBuild();
   const dir = tempDir();
   const reportDir = join(dir, 'reports');
   const ledgerFile = join(dir, 'ledger.jsonl');
   const args = [BIN, 'proxy', ...upstreamFlags, '--listen', '127.0.0.1:0', '--report-dir', reportDir, ...extra];
   const proc = spawnNode(args, { BOOKING_LEDGER: ledgerFile, ...env }, dir);
-  const ready = await proc.waitForOutput(/agents connect to (http:\/\/\S+\/mcp)/, 30_000, 'the proxy ready line').catch(async (error: unknown) => {
-    await proc.stop('SIGKILL', 5_000).catch(() => undefined);
-    removeDir(dir);
-    throw error;
-  });
+  const ready = await proc
+    .waitForOutput(/agents connect to (http:\/\/\S+\/mcp)/, 30_000, 'the proxy ready line')
+    .catch(async (error: unknown) => {
+      await proc.stop('SIGKILL', 5_000).catch(() => undefined);
+      removeDir(dir);
+      throw error;
+    });
   const url = ready[1]!;
-  const reportFiles = () => readdirSync(reportDir).filter((name) => /^session-\d{4}-.*\.json$/.test(name)).sort();
+  const reportFiles = () =>
+    readdirSync(reportDir)
+      .filter((name) => /^session-\d{4}-.*\.json$/.test(name))
+      .sort();
   const reportOf = (sessionId: string): ReportFile => {
     const name = reportFiles().find((file) => file.endsWith(`-${sessionFileId(sessionId)}.json`));
     if (name === undefined) throw new Error(`no report file for session ${sessionId} in ${reportDir}`);
@@ -178,12 +196,22 @@ export async function startListeningProxy(upstreamFlags: string[], extra: string
     }
   };
   return {
-    proc, url, dir, reportDir, ledgerFile, reportFiles, reportOf,
+    proc,
+    url,
+    dir,
+    reportDir,
+    ledgerFile,
+    reportFiles,
+    reportOf,
     waitForReport: (sessionId, accept, timeoutMs = 10_000) =>
-      waitFor(() => {
-        const report = tryReport(sessionId);
-        return report !== null && accept(report) ? report : null;
-      }, timeoutMs, `the report of session ${sessionId}`),
+      waitFor(
+        () => {
+          const report = tryReport(sessionId);
+          return report !== null && accept(report) ? report : null;
+        },
+        timeoutMs,
+        `the report of session ${sessionId}`,
+      ),
   };
 }
 
@@ -209,8 +237,11 @@ export async function connectHttpAgent(url: string, name = 'e2e-http-agent'): Pr
   await client.connect(transport, { timeout: 30_000 });
   const sessionId = transport.sessionId ?? fail('the proxy gave the agent no Mcp-Session-Id');
   return {
-    client, transport, sessionId,
-    call: async (tool, args = {}) => (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult,
+    client,
+    transport,
+    sessionId,
+    call: async (tool, args = {}) =>
+      (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult,
     async terminate() {
       await transport.terminateSession();
       await client.close();

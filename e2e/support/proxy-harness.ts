@@ -85,10 +85,14 @@ export async function startProxy(options: StartOptions = {}): Promise<ProxyRun> 
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
   await client.connect(transport, { timeout: 30_000 });
   return {
-    client, dir, reportFile, ledgerFile,
+    client,
+    dir,
+    reportFile,
+    ledgerFile,
     stderr: () => stderr,
     pid: transport.pid ?? undefined,
-    call: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult,
+    call: async (name, args = {}) =>
+      (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult,
     report: () => JSON.parse(readFileSync(reportFile, 'utf8')) as ReportFile,
     ledger: () => readLines(ledgerFile),
     stop: async () => {
@@ -100,7 +104,10 @@ export async function startProxy(options: StartOptions = {}): Promise<ProxyRun> 
 /** Parses a JSON-lines file; a missing file is empty. */
 export function readLines(file: string): Array<Record<string, unknown>> {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** The text of a tool result's first block. */

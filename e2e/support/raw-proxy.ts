@@ -69,7 +69,13 @@ export function spawnProxy(flags: string[], { env = {}, prepare }: SpawnProxyOpt
     }
   };
   return {
-    raw, dir, reportFile, ledgerFile, pidFile, response, stop,
+    raw,
+    dir,
+    reportFile,
+    ledgerFile,
+    pidFile,
+    response,
+    stop,
     async initialize() {
       raw.send(INITIALIZE);
       const answer = await response(0, 30_000);

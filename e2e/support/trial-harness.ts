@@ -10,8 +10,12 @@ import { execa, type Result } from 'execa';
 import { BIN, BOOKING_SERVER, readLines, requireBuild, ROOT } from './proxy-harness.js';
 
 export const BOOKING_UPSTREAM = [
-  '--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER,
-  '--upstream-env-var', 'BOOKING_LEDGER={run_dir}/ledger.jsonl',
+  '--upstream-command',
+  process.execPath,
+  '--upstream-arg',
+  BOOKING_SERVER,
+  '--upstream-env-var',
+  'BOOKING_LEDGER={run_dir}/ledger.jsonl',
 ];
 export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
 
@@ -33,14 +37,29 @@ export interface RunFile {
   userTurns: string[];
   agent: Record<string, unknown>;
   agentProgram?: { exitCode: number | null; timedOut: boolean; stderrTail: string };
-  report: { verdict: string; report: { operations: Array<{ tool: string; executions: number; attempts: number }>; verdictReason: string } } | null;
+  report: {
+    verdict: string;
+    report: { operations: Array<{ tool: string; executions: number; attempts: number }>; verdictReason: string };
+  } | null;
 }
 
 export interface TrialOutput {
   result: Result;
   out: string;
   summary: {
-    groups: Array<{ scenario: string; task: string; runs: number; pass: number; fail: number; notTested: number; duplicateExecutions: number; medianToolCalls: number | null; notTestedReasons: Record<string, number>; runFiles: string[]; statistics: unknown }>;
+    groups: Array<{
+      scenario: string;
+      task: string;
+      runs: number;
+      pass: number;
+      fail: number;
+      notTested: number;
+      duplicateExecutions: number;
+      medianToolCalls: number | null;
+      notTestedReasons: Record<string, number>;
+      runFiles: string[];
+      statistics: unknown;
+    }>;
     [field: string]: unknown;
   };
   runs: RunFile[];
@@ -53,18 +72,27 @@ export function tempOut(): string {
 }
 
 /** Runs `trial` with the given flags (plus `--out`) to its end; never rejects. */
-export async function runTrial(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<TrialOutput> {
+export async function runTrial(
+  args: string[],
+  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<TrialOutput> {
   requireBuild();
   const out = tempOut();
   const result = await execa(process.execPath, [BIN, 'trial', ...args, '--out', out], {
-    reject: false, timeout: options.timeoutMs ?? 50_000, stdin: 'ignore', cwd: ROOT, env: options.env ?? {},
+    reject: false,
+    timeout: options.timeoutMs ?? 50_000,
+    stdin: 'ignore',
+    cwd: ROOT,
+    env: options.env ?? {},
   });
   const runsDir = join(out, 'runs');
   let summary: TrialOutput['summary'] = { groups: [] };
   let runs: RunFile[] = [];
   try {
     summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
-    runs = readdirSync(runsDir).sort().map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
+    runs = readdirSync(runsDir)
+      .sort()
+      .map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
   } catch {
     // no summary: the tests look at result
   }

@@ -76,11 +76,7 @@ const HANDLERS: Record<string, Handler> = {
  * Runs one `tools/call`. Bad arguments answer an `isError` result (nothing executed); an unknown tool is
  * a JSON-RPC error -32602, as the MCP specification asks for protocol errors.
  */
-export async function callBookingTool(
-  name: string,
-  args: Record<string, unknown>,
-  deps: BookingDeps,
-): Promise<CallToolResult> {
+export async function callBookingTool(name: string, args: Record<string, unknown>, deps: BookingDeps): Promise<CallToolResult> {
   const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (handler === undefined) throw new ToolNotFoundError(name);
   try {

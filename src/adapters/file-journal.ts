@@ -15,7 +15,13 @@ import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CallEvent } from '../ports/call-events.port.js';
-import { JOURNAL_VERSION, type Journal, type JournalSession, type JournalSessionEnd, type JournalSessionInfo } from '../ports/journal.port.js';
+import {
+  JOURNAL_VERSION,
+  type Journal,
+  type JournalSession,
+  type JournalSessionEnd,
+  type JournalSessionInfo,
+} from '../ports/journal.port.js';
 
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const NON_BLOCK = constants.O_NONBLOCK ?? 0;
@@ -56,7 +62,9 @@ async function checkTarget(path: string, uid: number | undefined): Promise<void>
   if (info.isSymbolicLink()) throw new Error(`journal file is a symbolic link, refused (it may have been planted): ${path}`);
   if (!info.isFile()) throw new Error(`journal file must be a regular file: ${path}`);
   if ((folder.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE && uid !== undefined && info.uid !== uid) {
-    throw new Error(`journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`);
+    throw new Error(
+      `journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`,
+    );
   }
 }
 
@@ -86,17 +94,30 @@ export class FileJournal implements Journal {
       throw new Error(`journal file must be a regular file: ${path}`);
     }
     const journal = new FileJournal(absolute, fd, options);
-    journal.append(JSON.stringify({ v: JOURNAL_VERSION, event: 'journal', at: options.now(), harnessVersion: options.harnessVersion, payloads: options.payloads }));
+    journal.append(
+      JSON.stringify({
+        v: JOURNAL_VERSION,
+        event: 'journal',
+        at: options.now(),
+        harnessVersion: options.harnessVersion,
+        payloads: options.payloads,
+      }),
+    );
     if (journal.broken) throw new Error(`journal file cannot be written: ${path}`);
     return journal;
   }
 
   session(sessionId: string, info: JournalSessionInfo): JournalSession {
     const id = JSON.stringify(sessionId);
-    this.append(`{"v":${JOURNAL_VERSION},"event":"opened","at":${this.options.now()},"session":${id},"scenario":${JSON.stringify(info.scenario)}${info.report === undefined ? '' : `,"report":${JSON.stringify(info.report)}`}}`);
+    this.append(
+      `{"v":${JOURNAL_VERSION},"event":"opened","at":${this.options.now()},"session":${id},"scenario":${JSON.stringify(info.scenario)}${info.report === undefined ? '' : `,"report":${JSON.stringify(info.report)}`}}`,
+    );
     return {
       callEvent: (event) => this.append(this.callLine(id, event)),
-      ended: (end: JournalSessionEnd) => this.append(`{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}}`),
+      ended: (end: JournalSessionEnd) =>
+        this.append(
+          `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}}`,
+        ),
     };
   }
 
@@ -113,7 +134,8 @@ export class FileJournal implements Journal {
 
   /** One call line; built by hand from the fixed fields (the hot path), the payloads only when asked. */
   private callLine(session: string, e: CallEvent): string {
-    let line = `{"v":${JOURNAL_VERSION},"event":"${e.step}","at":${e.at},"session":${session},"attempt":${e.attempt},"tool":${JSON.stringify(e.tool)}` +
+    let line =
+      `{"v":${JOURNAL_VERSION},"event":"${e.step}","at":${e.at},"session":${session},"attempt":${e.attempt},"tool":${JSON.stringify(e.tool)}` +
       `,"class":"${e.callClass}","operation":${e.operation === null ? 'null' : e.operation},"fault":${e.fault === null ? 'null' : `"${e.fault}"`}`;
     if (e.upstream !== undefined) line += `,"upstream":${e.upstream === null ? 'null' : `"${e.upstream}"`}`;
     if (e.reason !== undefined) line += `,"reason":"${e.reason}"`;
@@ -130,7 +152,7 @@ export class FileJournal implements Journal {
     if (this.broken || this.fd === null) return;
     try {
       const bytes = Buffer.from(`${line}\n`);
-      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+      for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done);
     } catch (error) {
       this.broken = true;
       this.options.notice(`the journal could not be written (${errorText(error)}); it stops here: ${this.path}`);

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import {
-  close, closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, renameSync, rmSync, writeSync, writevSync, type Stats,
+  close,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  writevSync,
+  type Stats,
 } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -19,7 +30,13 @@ export interface SinkFileSystem {
 }
 
 const NODE_FS: SinkFileSystem = {
-  openSync, writevSync, renameSync, fchmodSync, fstatSync, ftruncateSync, closeSync,
+  openSync,
+  writevSync,
+  renameSync,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  closeSync,
   writeSync: (fd, buffer, offset, length, position) => writeSync(fd, buffer, offset, length, position),
 };
 
@@ -119,12 +136,16 @@ async function resolveTarget(path: string, uid: number | undefined): Promise<Tar
   if (!info.isSymbolicLink()) {
     requireRegular(info, path);
     if (othersFolder && ownedByOther) {
-      throw new Error(`report file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`);
+      throw new Error(
+        `report file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`,
+      );
     }
     return { path: absolute, mode: info.mode & 0o777, sharedFolder: othersFolder };
   }
   if (othersFolder) {
-    throw new Error(`report file is a symbolic link in a world-writable folder, refused (it may have been planted): ${path}; use a private folder`);
+    throw new Error(
+      `report file is a symbolic link in a world-writable folder, refused (it may have been planted): ${path}; use a private folder`,
+    );
   }
   if (ownedByOther) {
     throw new Error(`report file is a symbolic link owned by another user (uid ${info.uid}), refused: ${path}`);
@@ -182,7 +203,12 @@ export class FileReportSink implements ReportSink {
     const uid = 'uid' in options ? options.uid : process.getuid?.();
     const target = await resolveTarget(path, uid);
     return new FileReportSink(
-      target.path, target.mode, { folder: target.sharedFolder, uid }, options.randomHex ?? randomHexPool(), { ...NODE_FS, ...options.fileSystem }, options.notice ?? (() => undefined),
+      target.path,
+      target.mode,
+      { folder: target.sharedFolder, uid },
+      options.randomHex ?? randomHexPool(),
+      { ...NODE_FS, ...options.fileSystem },
+      options.notice ?? (() => undefined),
     );
   }
 
@@ -320,7 +346,9 @@ export class FileReportSink implements ReportSink {
   /** The temp file could not be written: nothing else was touched. */
   private kept(error: unknown): Error {
     const full = NO_SPACE.has(errorCode(error) ?? '') ? 'the disk is full; ' : '';
-    return new Error(`report file not writable: ${this.targetPath} (${errorText(error)}; ${full}the last complete report is kept)`);
+    return new Error(
+      `report file not writable: ${this.targetPath} (${errorText(error)}; ${full}the last complete report is kept)`,
+    );
   }
 
   private failure(tempError: unknown, directError: unknown): Error {
@@ -358,10 +386,9 @@ function writeAll(fs: SinkFileSystem, fd: number, parts: readonly Uint8Array[]):
   }
 }
 
-
 /** Writes all of `data` at `position`, continued after a short write. */
 function writeAt(fs: SinkFileSystem, fd: number, data: Uint8Array, position: number): void {
-  for (let done = 0; done < data.length; ) {
+  for (let done = 0; done < data.length;) {
     const written = fs.writeSync(fd, data, done, data.length - done, position + done);
     if (written <= 0) throw new Error('the file system accepted no bytes');
     done += written;

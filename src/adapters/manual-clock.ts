@@ -50,10 +50,14 @@ export class ManualClock implements Clock, Timer {
       const wait = { at: this.currentMs + Math.max(0, ms), resolve };
       this.waits.push(wait);
       this.waits.sort((a, b) => a.at - b.at);
-      signal?.addEventListener('abort', () => {
-        this.waits = this.waits.filter((w) => w !== wait);
-        resolve(false);
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.waits = this.waits.filter((w) => w !== wait);
+          resolve(false);
+        },
+        { once: true },
+      );
       this.fireDue();
     });
   }

@@ -1,9 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  ListToolsRequestSchema,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentSessionHandler, AgentSideOptions } from '../ports/agent-side.port.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { ToolCallRequest } from '../ports/mcp-shapes.js';
@@ -69,7 +65,7 @@ export function createForwardingServer(
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
     const signal = cancelOnlySignal(extra.signal, context.isClosed);
-    return (await handler.callTool(toolCallRequest(request), { signal }));
+    return await handler.callTool(toolCallRequest(request), { signal });
   };
   return server;
 }

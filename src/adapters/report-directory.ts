@@ -99,7 +99,9 @@ async function refusePlanted(path: string, uid: number | undefined): Promise<voi
   const othersFolder = (parent.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE;
   const ownedByOther = uid !== undefined && entry.uid !== uid;
   if (entry.isSymbolicLink() && othersFolder) {
-    throw new Error(`report folder is a symbolic link in a world-writable folder, refused (it may have been planted): ${path}; use a private folder`);
+    throw new Error(
+      `report folder is a symbolic link in a world-writable folder, refused (it may have been planted): ${path}; use a private folder`,
+    );
   }
   if (entry.isSymbolicLink() && ownedByOther) {
     throw new Error(`report folder is a symbolic link owned by another user (uid ${entry.uid}), refused: ${path}`);
@@ -107,6 +109,8 @@ async function refusePlanted(path: string, uid: number | undefined): Promise<voi
   const folder = entry.isSymbolicLink() ? await stat(absolute) : entry;
   if (!folder.isDirectory()) throw new Error(`report folder is not a folder: ${path}`);
   if (othersFolder && ownedByOther) {
-    throw new Error(`report folder belongs to another user (uid ${entry.uid}) in a world-writable folder: ${path}; use a private folder`);
+    throw new Error(
+      `report folder belongs to another user (uid ${entry.uid}) in a world-writable folder: ${path}; use a private folder`,
+    );
   }
 }

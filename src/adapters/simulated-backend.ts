@@ -50,12 +50,19 @@ export const SIMULATED_TOOLS: readonly ToolDescriptor[] = [
   {
     name: 'search_bookings',
     description: 'Finds bookings by guest and/or date, without an id. Answers a JSON list.',
-    inputSchema: { type: 'object', properties: { guest: stringProperty('Full name of the guest.'), date: stringProperty('YYYY-MM-DD.') } },
+    inputSchema: {
+      type: 'object',
+      properties: { guest: stringProperty('Full name of the guest.'), date: stringProperty('YYYY-MM-DD.') },
+    },
   },
   {
     name: 'get_booking',
     description: 'Answers one booking by its id as JSON.',
-    inputSchema: { type: 'object', properties: { booking_id: stringProperty('The booking id, e.g. "BK-0001".') }, required: ['booking_id'] },
+    inputSchema: {
+      type: 'object',
+      properties: { booking_id: stringProperty('The booking id, e.g. "BK-0001".') },
+      required: ['booking_id'],
+    },
   },
 ];
 
@@ -127,10 +134,18 @@ export class SimulatedBackend implements UpstreamSide {
     const date = optionalString(args, 'date');
     if (guest === undefined || date === undefined) return failure('Invalid arguments: "guest" and "date" are required');
     const nights = Object.hasOwn(args, 'nights') ? args['nights'] : 1;
-    if (typeof nights !== 'number' || !Number.isInteger(nights) || nights < 1) return failure('Invalid arguments: "nights" must be an integer >= 1');
+    if (typeof nights !== 'number' || !Number.isInteger(nights) || nights < 1)
+      return failure('Invalid arguments: "nights" must be an integer >= 1');
     const id = `BK-${String(this.executed.length + 1).padStart(4, '0')}`;
     const idempotencyKey = optionalString(args, 'idempotency_key') ?? null;
-    const booking: SimulatedBooking = { id, guest, date, room: optionalString(args, 'room') ?? 'standard', nights, idempotencyKey };
+    const booking: SimulatedBooking = {
+      id,
+      guest,
+      date,
+      room: optionalString(args, 'room') ?? 'standard',
+      nights,
+      idempotencyKey,
+    };
     this.bookings.set(id, booking);
     this.executed.push({ tool: 'create_booking', bookingId: id, idempotencyKey });
     return text(booking);

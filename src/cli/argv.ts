@@ -13,7 +13,10 @@ export function normaliseArgv(argv: readonly string[], valueFlags: ReadonlySet<s
     const token = argv[i]!;
     const next = argv[i + 1];
     if (token.startsWith('--') && !token.includes('=') && valueFlags.has(token.slice(2))) {
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`flag ${token} needs a value (write ${token}=<value>; a value beginning with -- must be written ${token}=--value)`);
+      if (next === undefined || next.startsWith('--'))
+        throw new UsageError(
+          `flag ${token} needs a value (write ${token}=<value>; a value beginning with -- must be written ${token}=--value)`,
+        );
       out.push(`${token}=${next}`);
       i++;
     } else out.push(token);

@@ -32,7 +32,9 @@ export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void 
     .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')
     .action(() => {
       // Stray positional arguments are refused for every command in main.ts.
-      return import('./benchmark-run.js').then((m) => m.runBenchmarkCommand(parseBenchmarkFlags(context.values), context.io, single(context.values, 'junit')));
+      return import('./benchmark-run.js').then((m) =>
+        m.runBenchmarkCommand(parseBenchmarkFlags(context.values), context.io, single(context.values, 'junit')),
+      );
     });
 }
 
@@ -59,4 +61,3 @@ function scenarioList(value: string): ScenarioId[] {
   }
   return SCENARIO_IDS.filter((id) => chosen.has(id));
 }
-

@@ -29,7 +29,8 @@ function progressReporter(io: CliIo, total: number): { onProgress?: BenchmarkDep
   const step = Math.max(1, Math.floor(total / 100));
   return {
     onProgress: (done, all) => {
-      if (done % step === 0 || done === all) io.stderr.write(`\r[${PROGRAM_NAME}] benchmark: ${done}/${all} runs (${Math.floor((100 * done) / all)}%)`);
+      if (done % step === 0 || done === all)
+        io.stderr.write(`\r[${PROGRAM_NAME}] benchmark: ${done}/${all} runs (${Math.floor((100 * done) / all)}%)`);
     },
     clear: () => io.stderr.write('\r\x1b[K'),
   };
@@ -48,9 +49,16 @@ async function writeReport(path: string, json: string): Promise<void> {
 
 /** `--junit`: the report as `check` would project it (PASS = the verdict expected for the reference agent). */
 async function writeJunit(file: string, reportPath: string, json: string): Promise<void> {
-  const cases = benchmarkCases(reportPath, parseBenchmarkDocument(JSON.parse(json)), { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
+  const cases = benchmarkCases(reportPath, parseBenchmarkDocument(JSON.parse(json)), {
+    failOn: new Set(['FAIL', 'NOT_TESTED']),
+    minScore: null,
+  });
   try {
-    await writeOutputFile('JUnit XML', file, buildJunit([{ name: reportPath, reader: 'benchmark', cases }], `${PROGRAM_NAME} benchmark`));
+    await writeOutputFile(
+      'JUnit XML',
+      file,
+      buildJunit([{ name: reportPath, reader: 'benchmark', cases }], `${PROGRAM_NAME} benchmark`),
+    );
   } catch (error) {
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }

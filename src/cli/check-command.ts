@@ -31,11 +31,17 @@ export interface CheckFlags {
 
 export function defineCheckCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command('check [...paths]', 'CI gate: read report files, --report-dir folders or benchmark reports; exit 0 PASS, 2 FAIL, 3 NOT_TESTED, 1 harness error')
+    .command(
+      'check [...paths]',
+      'CI gate: read report files, --report-dir folders or benchmark reports; exit 0 PASS, 2 FAIL, 3 NOT_TESTED, 1 harness error',
+    )
     .option('--junit <file>', 'Write JUnit XML (one testsuite per path, one testcase per session or run)')
     .option('--markdown <file>', 'Write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--html <file>', 'Write a self-contained HTML report with a timeline of the calls')
-    .option('--journal <file>', 'With --html: the proxy\'s --journal file, so the timeline shows every call with its time, in the real order')
+    .option(
+      '--journal <file>',
+      "With --html: the proxy's --journal file, so the timeline shows every call with its time, in the real order",
+    )
     .option('--fail-on <list>', 'Verdicts that fail the check: FAIL, NOT_TESTED, both (default) or none')
     .option('--min-score <n>', 'A PASS scoring below n (0–100) counts as FAIL')
     .example(`${PROGRAM_NAME} check out/harness-report.json --junit out/junit.xml`)
@@ -54,7 +60,8 @@ function failOn(value: string | undefined): Set<GatedVerdict> {
   const chosen = new Set<GatedVerdict>();
   for (const item of commaList(value, 'fail-on')) {
     const verdict = item.toUpperCase().replace(/-/g, '_');
-    if (!(GATED as readonly string[]).includes(verdict)) throw new UsageError(`flag --fail-on accepts FAIL, NOT_TESTED or none, got "${item}"`);
+    if (!(GATED as readonly string[]).includes(verdict))
+      throw new UsageError(`flag --fail-on accepts FAIL, NOT_TESTED or none, got "${item}"`);
     chosen.add(verdict as GatedVerdict);
   }
   return chosen;
@@ -62,7 +69,8 @@ function failOn(value: string | undefined): Set<GatedVerdict> {
 
 /** Validates the flags and paths: one clear line (UsageError) for anything wrong. */
 export function parseCheckFlags(paths: readonly string[], values: FlagValues): CheckFlags {
-  if (paths.length === 0) throw new UsageError('check needs at least one report file or folder, e.g. check out/harness-report.json');
+  if (paths.length === 0)
+    throw new UsageError('check needs at least one report file or folder, e.g. check out/harness-report.json');
   const minScore = single(values, 'min-score');
   const outputs: CheckOutputs = {};
   for (const flag of ['junit', 'markdown', 'html'] as const) {
@@ -72,12 +80,17 @@ export function parseCheckFlags(paths: readonly string[], values: FlagValues): C
   const files = Object.values(outputs);
   if (new Set(files).size !== files.length) throw new UsageError('--junit, --markdown and --html must name different files');
   const journal = single(values, 'journal');
-  if (journal !== undefined && outputs.html === undefined) throw new UsageError('--journal feeds the HTML timeline: give --html <file> too');
-  if (journal !== undefined && files.includes(journal)) throw new UsageError('--journal is read, not written: it must not name an output file');
+  if (journal !== undefined && outputs.html === undefined)
+    throw new UsageError('--journal feeds the HTML timeline: give --html <file> too');
+  if (journal !== undefined && files.includes(journal))
+    throw new UsageError('--journal is read, not written: it must not name an output file');
   if (journal !== undefined) outputs.journal = journal;
   return {
     paths: [...paths],
-    options: { failOn: failOn(single(values, 'fail-on')), minScore: minScore === undefined ? null : numberIn(minScore, 'min-score', 0, 100) },
+    options: {
+      failOn: failOn(single(values, 'fail-on')),
+      minScore: minScore === undefined ? null : numberIn(minScore, 'min-score', 0, 100),
+    },
     outputs,
   };
 }

@@ -30,7 +30,8 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
     const md = markdown !== undefined || (summaryFile !== undefined && summaryFile !== '') ? buildMarkdown(result) : '';
     if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, md);
     if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, md);
-    if (html !== undefined) await writeOutputFile('HTML report', html, buildHtml(result, await journalTimelines(flags.outputs.journal, io)));
+    if (html !== undefined)
+      await writeOutputFile('HTML report', html, buildHtml(result, await journalTimelines(flags.outputs.journal, io)));
   } catch (error) {
     io.stderr.write(`${formatFatal(error)}\n`);
     return CHECK_EXIT.harnessFailed;
@@ -63,11 +64,23 @@ export async function writeHtmlReport(paths: readonly string[], file: string, io
 async function journalTimelines(path: string | undefined, io: CliIo): Promise<TimelineOf | undefined> {
   if (path === undefined) return undefined;
   const contents = await readJournal(resolve(io.cwd, path));
-  if (contents.skipped > 0) writeNotice(io.stderr, `journal ${path}: ${contents.skipped} line(s) that are not journal lines of this version were skipped`);
-  if (contents.tornLastLine) writeNotice(io.stderr, `journal ${path}: its last line is incomplete (the proxy was stopped while writing it) and was skipped`);
+  if (contents.skipped > 0)
+    writeNotice(
+      io.stderr,
+      `journal ${path}: ${contents.skipped} line(s) that are not journal lines of this version were skipped`,
+    );
+  if (contents.tornLastLine)
+    writeNotice(
+      io.stderr,
+      `journal ${path}: its last line is incomplete (the proxy was stopped while writing it) and was skipped`,
+    );
   const sessions = journalSessions(contents.records);
   return (c, doc) => {
-    const session = journalSessionFor(sessions, c.path, (journaled, report) => resolve(io.cwd, report) === resolve(io.cwd, journaled));
+    const session = journalSessionFor(
+      sessions,
+      c.path,
+      (journaled, report) => resolve(io.cwd, report) === resolve(io.cwd, journaled),
+    );
     return session === null ? timelineFromReport(doc) : timelineFromJournal(session, doc);
   };
 }

@@ -6,5 +6,7 @@ import type { CAC } from 'cac';
 import type { CommandContext } from './io.js';
 
 export function defineDemoCommand(cli: CAC, { io }: CommandContext): void {
-  cli.command('', 'Demo MCP server on stdio (no real backend; a demo, not a measurement)').action(() => import('./demo-run.js').then((m) => m.runDemo(io)));
+  cli
+    .command('', 'Demo MCP server on stdio (no real backend; a demo, not a measurement)')
+    .action(() => import('./demo-run.js').then((m) => m.runDemo(io)));
 }

@@ -23,9 +23,13 @@ export function topLevelHelp(cli: CAC): (sections: HelpSection[]) => HelpSection
     for (const section of sections) {
       if (section.title === 'Usage') {
         out.push({ title: 'Usage', body: `  $ ${cli.name} <command> [options]` });
-        if (fallback !== undefined) out.push({ title: 'Without a command', body: `  $ ${cli.name}\n    ${fallback.description}` });
+        if (fallback !== undefined)
+          out.push({ title: 'Without a command', body: `  $ ${cli.name}\n    ${fallback.description}` });
       } else if (section.title === 'Commands') {
-        out.push({ title: 'Commands', body: named.map((command) => `  ${command.rawName.padEnd(width)}  ${command.description}`).join('\n') });
+        out.push({
+          title: 'Commands',
+          body: named.map((command) => `  ${command.rawName.padEnd(width)}  ${command.description}`).join('\n'),
+        });
       } else if (section.title?.startsWith('For more info') === true) {
         out.push({ title: section.title, body: named.map((command) => `  $ ${cli.name} ${command.name} --help`).join('\n') });
       } else out.push(section);

@@ -16,7 +16,13 @@ import { defineStatsCommand, STATS_VALUE_FLAGS } from './stats-command.js';
 import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
 import { defineTrialRelayCommand } from './trial-relay-command.js';
 
-const VALUE_FLAGS = new Set<string>([...PROXY_VALUE_FLAGS, ...BENCHMARK_VALUE_FLAGS, ...CHECK_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS, ...STATS_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set<string>([
+  ...PROXY_VALUE_FLAGS,
+  ...BENCHMARK_VALUE_FLAGS,
+  ...CHECK_VALUE_FLAGS,
+  ...TRIAL_VALUE_FLAGS,
+  ...STATS_VALUE_FLAGS,
+]);
 const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
@@ -37,18 +43,23 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
     // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
     // cac's plain options object.
-    for (const flag of flagNames(normalised)) if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
+    for (const flag of flagNames(normalised))
+      if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
     context.values = flagValues(normalised);
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
     if (cli.options['help'] || cli.options['version']) return 0;
     if (cli.matchedCommand === undefined) {
-      throw new UsageError(`unknown command "${cli.args[0] ?? ''}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`);
+      throw new UsageError(
+        `unknown command "${cli.args[0] ?? ''}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`,
+      );
     }
     refuseStrayArguments(cli);
     const code: unknown = await cli.runMatchedCommand();
     return typeof code === 'number' ? code : 0;
   } catch (error) {
-    io.stderr.write(`${formatFatal(error instanceof Error && error.name === 'CACError' ? new UsageError(error.message) : error)}\n`);
+    io.stderr.write(
+      `${formatFatal(error instanceof Error && error.name === 'CACError' ? new UsageError(error.message) : error)}\n`,
+    );
     return EXIT_FAILURE;
   }
 }
@@ -65,11 +76,20 @@ function refuseStrayArguments(cli: CAC): void {
   const afterDashes = Array.isArray(cli.options['--']) ? (cli.options['--'] as unknown[]).map(String) : [];
   const stray = declared.some((arg) => arg.variadic) ? afterDashes : [...cli.args.slice(declared.length), ...afterDashes];
   if (stray.length === 0) return;
-  if (command.name === '') throw new UsageError(`unknown command "${stray[0]}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`);
-  const takes = declared.length === 0 ? 'no positional arguments' : `${declared.length} positional argument${declared.length === 1 ? '' : 's'}`;
-  throw new UsageError(`${command.name} takes ${takes}, got "${stray[0]}"; every other value belongs to a flag (see ${command.name} --help)`);
+  if (command.name === '')
+    throw new UsageError(`unknown command "${stray[0]}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`);
+  const takes =
+    declared.length === 0
+      ? 'no positional arguments'
+      : `${declared.length} positional argument${declared.length === 1 ? '' : 's'}`;
+  throw new UsageError(
+    `${command.name} takes ${takes}, got "${stray[0]}"; every other value belongs to a flag (see ${command.name} --help)`,
+  );
 }
 
 function commandNames(cli: CAC): string {
-  return cli.commands.filter((command) => command.name !== '').map((command) => command.name).join(', ');
+  return cli.commands
+    .filter((command) => command.name !== '')
+    .map((command) => command.name)
+    .join(', ');
 }

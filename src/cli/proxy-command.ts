@@ -10,9 +10,11 @@ import { PROXY_FLAG_HELP } from './proxy-flags.js';
 export { PROXY_VALUE_FLAGS } from './proxy-flags.js';
 
 export function defineProxyCommand(cli: CAC, context: CommandContext): void {
-  const command = cli.command('proxy', 'Chaos proxy in front of a real MCP server (a stdio command or an HTTP URL); put it in your agent\'s MCP config');
+  const command = cli.command(
+    'proxy',
+    "Chaos proxy in front of a real MCP server (a stdio command or an HTTP URL); put it in your agent's MCP config",
+  );
   for (const [flag, description] of PROXY_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
   command.example(`${PROGRAM_NAME} proxy --upstream-command node --upstream-arg dist/server.js --scenario F1`);
   command.action(async () => (await import('./proxy-run.js')).runProxy(context.values, context.io));
 }
-

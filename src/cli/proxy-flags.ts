@@ -47,7 +47,10 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['upstream-command', 'Command that starts the upstream MCP server (this or --upstream-url is required)'],
   ['upstream-url', 'URL of a remote upstream MCP server (Streamable HTTP, legacy SSE fallback) instead of a command'],
   ['upstream-header', 'With --upstream-url: one HTTP header "Name: value" sent to the upstream; repeatable'],
-  ['upstream-header-env', 'With --upstream-url: header from an environment variable, Name=ENV_VAR (keeps tokens out of the process list)'],
+  [
+    'upstream-header-env',
+    'With --upstream-url: header from an environment variable, Name=ENV_VAR (keeps tokens out of the process list)',
+  ],
   ['upstream-arg', 'One argument for the upstream command; repeat for several (may contain commas)'],
   ['upstream-args', 'Comma-separated arguments (no commas inside); placed before the --upstream-arg values'],
   ['upstream-cwd', 'Working directory of the upstream process'],
@@ -68,11 +71,23 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
   ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
   ['report-html', 'At exit, also write a self-contained HTML report of the report file (or folder), as check --html does'],
-  ['journal', 'Append one JSON line per call event (received, injected, forwarded, answered, delivered) to this file; format in docs/journal.md'],
-  ['journal-payloads', 'on or off (default): with --journal, also write the calls\' arguments and results (they may hold personal data)'],
-  ['listen', 'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000); needs --report-dir'],
+  [
+    'journal',
+    'Append one JSON line per call event (received, injected, forwarded, answered, delivered) to this file; format in docs/journal.md',
+  ],
+  [
+    'journal-payloads',
+    "on or off (default): with --journal, also write the calls' arguments and results (they may hold personal data)",
+  ],
+  [
+    'listen',
+    'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000); needs --report-dir',
+  ],
   ['max-sessions', 'With --listen: at most this many agent sessions open at once; more are refused (default 100)'],
-  ['session-idle-timeout', 'With --listen: seconds without a request after which a session ends and its report is final (default 1800)'],
+  [
+    'session-idle-timeout',
+    'With --listen: seconds without a request after which a session ends and its report is final (default 1800)',
+  ],
   ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
   ['seed', 'With --mode chaos or --latency: seed of the random source (default: random, printed at start-up)'],
   ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
@@ -101,15 +116,24 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const upstreamCommand = get('upstream-command');
   const upstreamUrl = parseUrl(get('upstream-url'));
   if (upstreamCommand === undefined && upstreamUrl === undefined) {
-    throw new UsageError('flag --upstream-command is required (the command that starts your MCP server), or --upstream-url for a remote one');
+    throw new UsageError(
+      'flag --upstream-command is required (the command that starts your MCP server), or --upstream-url for a remote one',
+    );
   }
-  if (upstreamCommand !== undefined && upstreamUrl !== undefined) throw new UsageError('give --upstream-command or --upstream-url, not both');
-  const processOnly = ['upstream-arg', 'upstream-args', 'upstream-cwd', 'upstream-env-var', 'upstream-env'].find((f) => Object.hasOwn(values, f));
-  if (upstreamUrl !== undefined && processOnly !== undefined) throw new UsageError(`--${processOnly} is for --upstream-command, not --upstream-url`);
+  if (upstreamCommand !== undefined && upstreamUrl !== undefined)
+    throw new UsageError('give --upstream-command or --upstream-url, not both');
+  const processOnly = ['upstream-arg', 'upstream-args', 'upstream-cwd', 'upstream-env-var', 'upstream-env'].find((f) =>
+    Object.hasOwn(values, f),
+  );
+  if (upstreamUrl !== undefined && processOnly !== undefined)
+    throw new UsageError(`--${processOnly} is for --upstream-command, not --upstream-url`);
   const httpOnly = ['upstream-header', 'upstream-header-env'].find((f) => Object.hasOwn(values, f));
   if (upstreamUrl === undefined && httpOnly !== undefined) throw new UsageError(`--${httpOnly} is for --upstream-url only`);
   const upstreamArgsList = get('upstream-args');
-  const upstreamArgs = [...(upstreamArgsList === undefined ? [] : commaList(upstreamArgsList, 'upstream-args')), ...repeated(values, 'upstream-arg')];
+  const upstreamArgs = [
+    ...(upstreamArgsList === undefined ? [] : commaList(upstreamArgsList, 'upstream-args')),
+    ...repeated(values, 'upstream-arg'),
+  ];
   const upstreamEnv: Record<string, string> = Object.create(null) as Record<string, string>;
   const envList = get('upstream-env');
   for (const pair of envList === undefined ? [] : commaList(envList, 'upstream-env')) {
@@ -125,7 +149,8 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const keyFields = get('key-fields');
   const logLevel = (get('log-level') ?? 'silent').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`flag --log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  if (get('report-file') !== undefined && get('report-dir') !== undefined) throw new UsageError('give --report-file or --report-dir, not both');
+  if (get('report-file') !== undefined && get('report-dir') !== undefined)
+    throw new UsageError('give --report-file or --report-dir, not both');
   const listen = get('listen');
   if (get('report-html') !== undefined && get('report-file') === undefined && get('report-dir') === undefined) {
     throw new UsageError('--report-html is built from the report: give --report-file (or --report-dir) too');
@@ -134,11 +159,15 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     throw new UsageError('with --listen each agent session gets its own report: use --report-dir instead of --report-file');
   }
   if (listen !== undefined && get('report-dir') === undefined) {
-    throw new UsageError('--listen needs --report-dir <folder>: each agent session\'s verdict is written there (one file per session)');
+    throw new UsageError(
+      "--listen needs --report-dir <folder>: each agent session's verdict is written there (one file per session)",
+    );
   }
-  if (get('journal-payloads') !== undefined && get('journal') === undefined) throw new UsageError('--journal-payloads is for --journal: give --journal <file> too');
+  if (get('journal-payloads') !== undefined && get('journal') === undefined)
+    throw new UsageError('--journal-payloads is for --journal: give --journal <file> too');
   const journalFile = get('journal');
-  if (journalFile !== undefined && [get('report-file'), get('report-html')].includes(journalFile)) throw new UsageError('--journal must name its own file, not the report file or the HTML report');
+  if (journalFile !== undefined && [get('report-file'), get('report-html')].includes(journalFile))
+    throw new UsageError('--journal must name its own file, not the report file or the HTML report');
   const listenOnly = LISTEN_ONLY.find((f) => Object.hasOwn(values, f));
   if (listen === undefined && listenOnly !== undefined) throw new UsageError(`--${listenOnly} is for --listen only`);
   const maxSessions = get('max-sessions');
@@ -167,7 +196,8 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     journalPayloads: parseOnOff(get('journal-payloads'), 'journal-payloads', false),
     listen,
     maxSessions: maxSessions === undefined ? undefined : numberIn(maxSessions, 'max-sessions', 1, 10_000, true),
-    sessionIdleTimeoutMs: idleTimeout === undefined ? undefined : Math.round(numberIn(idleTimeout, 'session-idle-timeout', 0.001, 86_400) * 1000),
+    sessionIdleTimeoutMs:
+      idleTimeout === undefined ? undefined : Math.round(numberIn(idleTimeout, 'session-idle-timeout', 0.001, 86_400) * 1000),
     logLevel,
     upstreamTimeoutMs: timeout === undefined ? 60_000 : Math.round(numberIn(timeout, 'upstream-timeout', 0.001, 3600) * 1000),
   };
@@ -182,7 +212,8 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
   const mode = (get('mode') ?? 'deterministic').toLowerCase();
   const errorRate = get('error-rate');
   const retryAfter = get('retry-after');
-  if (mode !== 'deterministic' && mode !== 'chaos') throw new UsageError(`flag --mode must be deterministic or chaos, got "${mode}"`);
+  if (mode !== 'deterministic' && mode !== 'chaos')
+    throw new UsageError(`flag --mode must be deterministic or chaos, got "${mode}"`);
   if (mode === 'chaos') {
     if (scenario !== undefined) throw new UsageError('--scenario cannot be combined with --mode chaos');
     if (retryAfter !== undefined) throw new UsageError('--retry-after is for --scenario F2 only');
@@ -210,9 +241,12 @@ function withTimingAndAim(scenario: ScenarioConfig, get: (flag: string) => strin
   const faultOn = get('fault-on');
   const latency = get('latency');
   const hold = get('hold');
-  if (faultTool !== undefined && scenario.mode === 'none') throw new UsageError('--fault-tool aims a fault: give --scenario or --mode chaos too');
+  if (faultTool !== undefined && scenario.mode === 'none')
+    throw new UsageError('--fault-tool aims a fault: give --scenario or --mode chaos too');
   if (faultOn !== undefined && scenario.mode !== 'scenario') {
-    throw new UsageError(`--fault-on is for a deterministic --scenario (${scenario.mode === 'chaos' ? 'chaos picks calls by chance' : 'no scenario given'})`);
+    throw new UsageError(
+      `--fault-on is for a deterministic --scenario (${scenario.mode === 'chaos' ? 'chaos picks calls by chance' : 'no scenario given'})`,
+    );
   }
   if (hold !== undefined && !(scenario.mode === 'scenario' && FAULTS[scenario.id].holdsReplacement === true)) {
     throw new UsageError('--hold is for --scenario F1 only (it holds the timeout answer of the ghost write)');
@@ -233,7 +267,8 @@ function parseLatency(value: string): { ms: number; jitterMs: number } {
   if (rest.length > 0) throw new UsageError(`flag --latency must be MS or MS:JITTER_MS, got "${value}"`);
   const ms = numberIn(msText, 'latency', 0, MAX_WAIT_MS, true);
   const jitterMs = jitterText === undefined ? 0 : numberIn(jitterText, 'latency (jitter)', 0, MAX_WAIT_MS, true);
-  if (jitterMs > ms) throw new UsageError(`flag --latency: the jitter (${jitterMs} ms) must not exceed the latency (${ms} ms), got "${value}"`);
+  if (jitterMs > ms)
+    throw new UsageError(`flag --latency: the jitter (${jitterMs} ms) must not exceed the latency (${ms} ms), got "${value}"`);
   return { ms, jitterMs };
 }
 
@@ -245,8 +280,10 @@ function parseUrl(value: string | undefined): URL | undefined {
   } catch {
     throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
-  if (url.username !== '' || url.password !== '') throw new UsageError('flag --upstream-url must not contain credentials; use --upstream-header-env');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError('flag --upstream-url must not contain credentials; use --upstream-header-env');
   return url;
 }
 

@@ -43,30 +43,52 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   let journal: FileJournal | null = null;
   if (flags.journal !== undefined) {
     try {
-      journal = await FileJournal.open(resolve(io.cwd, flags.journal), { payloads: flags.journalPayloads, harnessVersion: HARNESS_VERSION, now: () => clock.now(), notice });
+      journal = await FileJournal.open(resolve(io.cwd, flags.journal), {
+        payloads: flags.journalPayloads,
+        harnessVersion: HARNESS_VERSION,
+        now: () => clock.now(),
+        notice,
+      });
     } catch (error) {
       await listener?.close();
       await reportDir?.removeIfUnused();
       throw new FatalError(error instanceof Error ? error.message : String(error));
     }
   }
-  const agentSide = listener ?? new DeferredAgentSide(async () => new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }));
+  const agentSide =
+    listener ??
+    new DeferredAgentSide(
+      async () =>
+        new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }),
+    );
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
   // The seed is part of the report's configuration block whenever something draws from it.
   const seeded = flags.scenario.mode === 'chaos' || flags.scenario.latency !== undefined;
   const scenario = seeded ? { ...flags.scenario, seed: random.seed } : flags.scenario;
   const service = new ProxyService(
     {
-      upstream, agentSide, startupSink: sink,
+      upstream,
+      agentSide,
+      startupSink: sink,
       sessionSink: (sessionId, ordinal) => reportDir?.sinkFor(sessionId, ordinal) ?? sink,
       reportPath: (sessionId, ordinal) => reportDir?.fileFor(sessionId, ordinal) ?? sink?.targetPath,
       ...(sink !== null ? { reportLocation: sink.targetPath } : reportDir !== null ? { reportLocation: reportDir.path } : {}),
       journal,
-      clock, timer: clock, random, logger, notice,
+      clock,
+      timer: clock,
+      random,
+      logger,
+      notice,
     },
     {
-      scenario, keyFields: flags.keyFields, classification: flags.classification, auditTools: flags.auditTools,
-      callTimeoutMs: flags.upstreamTimeoutMs, drainMs: 2_000, harnessVersion: HARNESS_VERSION, serverName: PROGRAM_NAME,
+      scenario,
+      keyFields: flags.keyFields,
+      classification: flags.classification,
+      auditTools: flags.auditTools,
+      callTimeoutMs: flags.upstreamTimeoutMs,
+      drainMs: 2_000,
+      harnessVersion: HARNESS_VERSION,
+      serverName: PROGRAM_NAME,
       stopWhenSessionEnds: listener === undefined,
       logCalls: flags.logLevel === 'info' || flags.logLevel === 'debug',
     },
@@ -78,7 +100,9 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       await service.start();
     } catch (error) {
       await listener?.close();
-      io.stderr.write(`${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`);
+      io.stderr.write(
+        `${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`,
+      );
       return EXIT_FAILURE;
     }
     ready = !service.stopped;
@@ -88,7 +112,12 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     if (exit.endLine !== null) notice(exit.endLine);
     if (flags.reportHtml !== undefined) {
       const report = sink?.targetPath ?? reportDir?.path;
-      const written = report === undefined ? null : await (await import('./check-run.js')).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io, journal?.path);
+      const written =
+        report === undefined
+          ? null
+          : await (
+              await import('./check-run.js')
+            ).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io, journal?.path);
       if (written === false) return EXIT_FAILURE;
     }
     return exit.code;
@@ -100,17 +129,28 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
 
   function printReady(): void {
     const seed = seeded ? `, seed ${random.seed}` : '';
-    const reports = sink !== null ? `report file ${sink.targetPath}` : reportDir !== null ? `report folder ${reportDir.path}` : 'no report file';
+    const reports =
+      sink !== null
+        ? `report file ${sink.targetPath}`
+        : reportDir !== null
+          ? `report folder ${reportDir.path}`
+          : 'no report file';
     const where = listener === undefined ? '' : `; agents connect to ${listener.address.url}`;
-    notice(`proxy ready: ${scenarioName(flags.scenario)}${timingAndAim(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`);
+    notice(
+      `proxy ready: ${scenarioName(flags.scenario)}${timingAndAim(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`,
+    );
   }
 }
 
 /** `, aimed at pay_* (write 2), latency 100±20 ms, hold 5000 ms` — what issue 16's flags changed, or ''. */
 function timingAndAim(scenario: ProxyFlags['scenario']): string {
   const parts: string[] = [];
-  if (scenario.aim !== undefined) parts.push(`aimed at ${scenario.aim.tools?.join(',') ?? 'every tool'}${scenario.mode === 'scenario' ? ` (write ${scenario.aim.on})` : ''}`);
-  if (scenario.latency !== undefined) parts.push(`latency ${scenario.latency.ms}${scenario.latency.jitterMs > 0 ? `±${scenario.latency.jitterMs}` : ''} ms`);
+  if (scenario.aim !== undefined)
+    parts.push(
+      `aimed at ${scenario.aim.tools?.join(',') ?? 'every tool'}${scenario.mode === 'scenario' ? ` (write ${scenario.aim.on})` : ''}`,
+    );
+  if (scenario.latency !== undefined)
+    parts.push(`latency ${scenario.latency.ms}${scenario.latency.jitterMs > 0 ? `±${scenario.latency.jitterMs}` : ''} ms`);
   if (scenario.holdMs !== undefined) parts.push(`hold ${scenario.holdMs} ms`);
   return parts.length === 0 ? '' : `, ${parts.join(', ')}`;
 }
@@ -120,7 +160,10 @@ async function bindListener(flags: ProxyFlags, listen: string, logger: Logger, n
   const http = await import('../adapters/http-agent/index.js');
   const { host, port } = parseListen(http.parseListenAddress, listen);
   const side = new http.HttpAgentSide({
-    host, port, logger, notice,
+    host,
+    port,
+    logger,
+    notice,
     ...(flags.maxSessions !== undefined ? { maxSessions: flags.maxSessions } : {}),
     ...(flags.sessionIdleTimeoutMs !== undefined ? { sessionIdleTimeoutMs: flags.sessionIdleTimeoutMs } : {}),
   });

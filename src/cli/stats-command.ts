@@ -18,7 +18,10 @@ export interface StatsFlags {
 
 export function defineStatsCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command('stats [...folders]', 'Merge trial folders (also --shard parts) and proxy --report-dir folders into one summary with rates and intervals')
+    .command(
+      'stats [...folders]',
+      'Merge trial folders (also --shard parts) and proxy --report-dir folders into one summary with rates and intervals',
+    )
     .option('--json <file>', 'Write the merged summary as JSON')
     .option('--markdown <file>', 'Write the merged summary as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)')
     .example(`${PROGRAM_NAME} stats shard-1 shard-2 shard-3 --json stats.json`)
@@ -30,9 +33,11 @@ export function defineStatsCommand(cli: CAC, context: CommandContext): void {
 }
 
 export function parseStatsFlags(paths: readonly string[], values: Readonly<Record<string, readonly string[]>>): StatsFlags {
-  if (paths.length === 0) throw new UsageError('stats needs at least one folder: a trial folder (trial --out) or a proxy report folder (--report-dir)');
+  if (paths.length === 0)
+    throw new UsageError('stats needs at least one folder: a trial folder (trial --out) or a proxy report folder (--report-dir)');
   for (const flag of Object.keys(values)) {
-    if (!(STATS_VALUE_FLAGS as readonly string[]).includes(flag) && flag !== 'markdown') throw new UsageError(`flag --${flag} is not a stats flag; see stats --help`);
+    if (!(STATS_VALUE_FLAGS as readonly string[]).includes(flag) && flag !== 'markdown')
+      throw new UsageError(`flag --${flag} is not a stats flag; see stats --help`);
   }
   const json = single(values, 'json');
   const markdown = single(values, 'markdown');

@@ -23,7 +23,8 @@ export async function runStats(flags: StatsFlags, io: CliIo): Promise<number> {
   const { result } = outcome;
   const summaryFile = io.env['GITHUB_STEP_SUMMARY'];
   try {
-    if (flags.json !== undefined) await writeOutputFile('JSON summary', flags.json, `${JSON.stringify(statsDocument(result, HARNESS_VERSION), null, 2)}\n`);
+    if (flags.json !== undefined)
+      await writeOutputFile('JSON summary', flags.json, `${JSON.stringify(statsDocument(result, HARNESS_VERSION), null, 2)}\n`);
     const md = formatSummaryMarkdown(result.summary, result.comparisons);
     if (flags.markdown !== undefined) await writeOutputFile('Markdown summary', flags.markdown, md);
     if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, md);

@@ -12,12 +12,19 @@ export { TRIAL_VALUE_FLAGS } from './trial-flags.js';
 const NOT_IN_TRIAL = new Set(['report-file', 'report-dir', 'listen', 'audit-tools', 'seed', 'scenario']);
 
 export function defineTrialCommand(cli: CAC, context: CommandContext): void {
-  const command = cli.command('trial', 'Run a real agent N times through the harness (a model at an OpenAI-compatible endpoint, or your own agent program) and count');
+  const command = cli.command(
+    'trial',
+    'Run a real agent N times through the harness (a model at an OpenAI-compatible endpoint, or your own agent program) and count',
+  );
   command.option('--scenario <value>', 'One scenario F1–F5 (or --scenarios for a matrix)', { type: [String] });
   for (const [flag, description] of TRIAL_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
-  for (const [flag, description] of PROXY_FLAG_HELP) if (!NOT_IN_TRIAL.has(flag)) command.option(`--${flag} <value>`, description, { type: [String] });
+  for (const [flag, description] of PROXY_FLAG_HELP)
+    if (!NOT_IN_TRIAL.has(flag)) command.option(`--${flag} <value>`, description, { type: [String] });
   // Declared so that the trial's own message explains why they are refused.
-  for (const [flag, why] of TRIAL_REFUSED_FLAGS) command.option(`--${flag} <value>`, `Not used by trial: ${why}`, { type: [String] });
-  command.example(`${PROGRAM_NAME} trial --model qwen3:14b --task "Book a room for Ann Lee on 2026-05-01." --scenarios F1,F3 --runs 10 --upstream-command node --upstream-arg dist/examples/booking-server/server.js`);
+  for (const [flag, why] of TRIAL_REFUSED_FLAGS)
+    command.option(`--${flag} <value>`, `Not used by trial: ${why}`, { type: [String] });
+  command.example(
+    `${PROGRAM_NAME} trial --model qwen3:14b --task "Book a room for Ann Lee on 2026-05-01." --scenarios F1,F3 --runs 10 --upstream-command node --upstream-arg dist/examples/booking-server/server.js`,
+  );
   command.action(async () => (await import('./trial-run.js')).runTrial(context.values, context.io));
 }

@@ -35,9 +35,15 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
   const logger = await createLogger(flags.proxy.logLevel, io.stderr);
   const agent = plan.agent;
-  const chatModel = agent.kind === 'model'
-    ? new OpenAiChatModel({ baseUrl: agent.baseUrl, model: agent.model, timeoutMs: flags.modelTimeoutMs, ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}) })
-    : null;
+  const chatModel =
+    agent.kind === 'model'
+      ? new OpenAiChatModel({
+          baseUrl: agent.baseUrl,
+          model: agent.model,
+          timeoutMs: flags.modelTimeoutMs,
+          ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}),
+        })
+      : null;
   if (chatModel !== null) {
     const check = await chatModel.check();
     if (!check.ok) throw new FatalError(check.reason);
@@ -48,7 +54,12 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   } catch (error) {
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
-  const progress = new ProgressView((text) => io.stderr.write(text), (io.stderr as { isTTY?: boolean }).isTTY === true, () => clock.now(), `[${PROGRAM_NAME}]`);
+  const progress = new ProgressView(
+    (text) => io.stderr.write(text),
+    (io.stderr as { isTTY?: boolean }).isTTY === true,
+    () => clock.now(),
+    `[${PROGRAM_NAME}]`,
+  );
   const deps: TrialDeps = {
     clock,
     logger,
@@ -58,7 +69,8 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
     chatModel,
     createInProcessAgentSide: () => new InMemoryAgentSide(),
-    createListeningAgentSide: async () => new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
+    createListeningAgentSide: async () =>
+      new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
     relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
     cwd: io.cwd,
@@ -74,7 +86,9 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   } catch (error) {
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
-  notice(`trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`);
+  notice(
+    `trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`,
+  );
   const removeSignalHandler = io.onSignal((signal) => {
     notice(`received ${signal}: no new run starts; the runs in progress finish, then the summary is written`);
     service.stop(`received ${signal}`);
@@ -86,7 +100,9 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     removeSignalHandler();
   }
   progress.finish();
-  io.stdout.write(formatTable(result.groups, store.root, formatStatistics(result.statistics, result.comparison, result.patchNote)));
+  io.stdout.write(
+    formatTable(result.groups, store.root, formatStatistics(result.statistics, result.comparison, result.patchNote)),
+  );
   return 0;
 }
 
@@ -107,10 +123,29 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
   const agent = flags.plan.agent;
   const p = flags.proxy;
   return {
-    agent: agent.kind === 'model'
-      ? { kind: 'model', model: agent.model, baseUrl: agent.baseUrl, temperature: agent.temperature ?? null, seed: agent.seed ?? null, isError: agent.isError, modelRetries: agent.retries }
-      : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport, timeoutMs: agent.timeoutMs, seed: agent.seed ?? null },
-    upstream: p.upstreamUrl !== undefined ? { url: p.upstreamUrl.href } : { command: p.upstreamCommand, args: p.upstreamArgs, cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd) },
+    agent:
+      agent.kind === 'model'
+        ? {
+            kind: 'model',
+            model: agent.model,
+            baseUrl: agent.baseUrl,
+            temperature: agent.temperature ?? null,
+            seed: agent.seed ?? null,
+            isError: agent.isError,
+            modelRetries: agent.retries,
+          }
+        : {
+            kind: 'command',
+            command: agent.command,
+            args: agent.args,
+            transport: agent.transport,
+            timeoutMs: agent.timeoutMs,
+            seed: agent.seed ?? null,
+          },
+    upstream:
+      p.upstreamUrl !== undefined
+        ? { url: p.upstreamUrl.href }
+        : { command: p.upstreamCommand, args: p.upstreamArgs, cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd) },
     tasks: flags.plan.tasks,
   };
 }

@@ -74,16 +74,33 @@ export interface Attempt {
 }
 
 /** The fields fixed when an attempt arrives. */
-export type ArrivalFacts = Pick<Attempt, 'id' | 'tool' | 'callClass' | 'opKey' | 'key' | 'fault' | 'forwarded' | 'context' | 'receivedAt' | 'receivedSeq'>;
+export type ArrivalFacts = Pick<
+  Attempt,
+  'id' | 'tool' | 'callClass' | 'opKey' | 'key' | 'fault' | 'forwarded' | 'context' | 'receivedAt' | 'receivedSeq'
+>;
 
 /** A new attempt, still in flight. */
 export function newAttempt(facts: ArrivalFacts): Attempt {
   // Field by field, not a spread: one object shape for every attempt (the spread showed up in profiles).
   return {
-    id: facts.id, tool: facts.tool, callClass: facts.callClass, opKey: facts.opKey, key: facts.key, fault: facts.fault,
-    forwarded: facts.forwarded, context: facts.context, receivedAt: facts.receivedAt, receivedSeq: facts.receivedSeq,
-    status: 'in-flight', unknownReason: null, agentSawFailure: false, agentSawTimeout: false,
-    forwardedAt: null, upstreamAnsweredAt: null, deliveredAt: null, deliveredSeq: null,
+    id: facts.id,
+    tool: facts.tool,
+    callClass: facts.callClass,
+    opKey: facts.opKey,
+    key: facts.key,
+    fault: facts.fault,
+    forwarded: facts.forwarded,
+    context: facts.context,
+    receivedAt: facts.receivedAt,
+    receivedSeq: facts.receivedSeq,
+    status: 'in-flight',
+    unknownReason: null,
+    agentSawFailure: false,
+    agentSawTimeout: false,
+    forwardedAt: null,
+    upstreamAnsweredAt: null,
+    deliveredAt: null,
+    deliveredSeq: null,
   };
 }
 
@@ -93,6 +110,8 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
  * for write calls, the only ones compared.
  */
 export function answerFingerprint(answer: unknown): string {
-  const facts = isPlainObject(answer) ? { content: ownValue(answer, 'content'), structuredContent: ownValue(answer, 'structuredContent') } : answer;
+  const facts = isPlainObject(answer)
+    ? { content: ownValue(answer, 'content'), structuredContent: ownValue(answer, 'structuredContent') }
+    : answer;
   return hashText(canonicalJson(facts));
 }

@@ -16,10 +16,15 @@ export function classificationWarnings(
 ): string[] {
   const names = tools.map((tool) => tool.name);
   const lines: string[] = [];
-  for (const [flag, patterns] of [['--write-tools', rules.writeTools], ['--read-tools', rules.readTools]] as const) {
+  for (const [flag, patterns] of [
+    ['--write-tools', rules.writeTools],
+    ['--read-tools', rules.readTools],
+  ] as const) {
     for (const pattern of patterns ?? []) {
       if (!names.some((name) => globMatch(pattern, name))) {
-        lines.push(`WARNING: ${flag} pattern ${JSON.stringify(pattern)} matches none of the upstream's ${names.length} tools (patterns are case-sensitive; * is the only wildcard).`);
+        lines.push(
+          `WARNING: ${flag} pattern ${JSON.stringify(pattern)} matches none of the upstream's ${names.length} tools (patterns are case-sensitive; * is the only wildcard).`,
+        );
       }
     }
   }
@@ -32,7 +37,9 @@ export function classificationWarnings(
     );
   }
   if (scenario.mode === 'chaos' && writes + reads === 0) {
-    lines.push('WARNING: chaos mode can never trigger: no upstream tool is classified as a read or a write. Use --write-tools or --read-tools.');
+    lines.push(
+      'WARNING: chaos mode can never trigger: no upstream tool is classified as a read or a write. Use --write-tools or --read-tools.',
+    );
   }
   // --fault-tool (issue 16): the aim must hit a tool the scenario acts on.
   const aimed = scenario.aim?.tools;
@@ -40,7 +47,9 @@ export function classificationWarnings(
     const acted = tools.filter((tool) => (scenario.mode === 'chaos' ? tool.class !== 'unclassified' : tool.class === 'write'));
     if (!acted.some((tool) => aimed.some((pattern) => globMatch(pattern, tool.name)))) {
       const kind = scenario.mode === 'chaos' ? 'read or write' : 'write';
-      lines.push(`WARNING: --fault-tool ${JSON.stringify(aimed.join(','))} matches no ${kind} tool of the upstream, so the fault can never trigger; every run will be NOT_TESTED.`);
+      lines.push(
+        `WARNING: --fault-tool ${JSON.stringify(aimed.join(','))} matches no ${kind} tool of the upstream, so the fault can never trigger; every run will be NOT_TESTED.`,
+      );
     }
   }
   return lines;

@@ -45,9 +45,31 @@ export interface ToolClassification {
 
 /** The default write globs (R-8.2), in the order of the specification. */
 export const DEFAULT_WRITE_PATTERNS: readonly string[] = [
-  'write*', 'create_*', 'send_*', 'submit_*', 'post_*', 'update_*', 'insert_*', 'book_*', 'pay_*',
-  'charge_*', 'cancel_*', 'delete_*', 'confirm_*', 'place_*', 'add_*', 'register_*', 'schedule_*',
-  'transfer_*', 'refund_*', 'reserve_*', 'issue_*', 'remove_*', 'withdraw_*', 'deposit_*', 'purchase_*',
+  'write*',
+  'create_*',
+  'send_*',
+  'submit_*',
+  'post_*',
+  'update_*',
+  'insert_*',
+  'book_*',
+  'pay_*',
+  'charge_*',
+  'cancel_*',
+  'delete_*',
+  'confirm_*',
+  'place_*',
+  'add_*',
+  'register_*',
+  'schedule_*',
+  'transfer_*',
+  'refund_*',
+  'reserve_*',
+  'issue_*',
+  'remove_*',
+  'withdraw_*',
+  'deposit_*',
+  'purchase_*',
   'approve_*',
 ];
 
@@ -58,8 +80,21 @@ export const DEFAULT_WRITE_PATTERNS: readonly string[] = [
  * `check_in_guest` is a write judged read.
  */
 export const DEFAULT_READ_PREFIXES: readonly string[] = [
-  'get', 'list', 'read', 'search', 'find', 'query', 'fetch', 'lookup', 'check', 'describe', 'show', 'view',
-  'count', 'open', 'retrieve',
+  'get',
+  'list',
+  'read',
+  'search',
+  'find',
+  'query',
+  'fetch',
+  'lookup',
+  'check',
+  'describe',
+  'show',
+  'view',
+  'count',
+  'open',
+  'retrieve',
 ];
 
 const READ_PREFIXES: ReadonlySet<string> = new Set(DEFAULT_READ_PREFIXES);
@@ -79,8 +114,7 @@ export function snakeForm(name: string): string {
   for (let i = 0; i < name.length; i++) {
     const ch = name[i]!;
     const prev = name[i - 1];
-    const startsWord =
-      isUpper(ch) && (isLowerOrDigit(prev) || (isUpper(prev) && isLowerOrDigit(name[i + 1])));
+    const startsWord = isUpper(ch) && (isLowerOrDigit(prev) || (isUpper(prev) && isLowerOrDigit(name[i + 1])));
     if (startsWord) out += '_';
     out += ch === '-' ? '_' : ch;
   }

@@ -87,7 +87,15 @@ export class OperationState {
   keyArrived(key: string, seq: number, lastReadSeq: number): void {
     const state = this.keys.get(key);
     if (state === undefined) {
-      this.keys.set(key, { attempts: 1, executions: 0, firstSeq: seq, lastSeq: seq, recordExisted: false, readBetween: false, lastFailed: false });
+      this.keys.set(key, {
+        attempts: 1,
+        executions: 0,
+        firstSeq: seq,
+        lastSeq: seq,
+        recordExisted: false,
+        readBetween: false,
+        lastFailed: false,
+      });
       return;
     }
     state.attempts++;
@@ -113,12 +121,7 @@ export type OperationView = Readonly<Omit<OperationState, 'keys' | 'executedKeys
 };
 
 /** The outcome of an operation as shown in `operations[].outcome`. */
-export type OperationOutcome =
-  | 'EXECUTED'
-  | 'DUPLICATE_EXECUTION'
-  | 'NOT_EXECUTED'
-  | 'UPSTREAM_REJECTED'
-  | 'EXECUTION_UNKNOWN';
+export type OperationOutcome = 'EXECUTED' | 'DUPLICATE_EXECUTION' | 'NOT_EXECUTED' | 'UPSTREAM_REJECTED' | 'EXECUTION_UNKNOWN';
 
 /** The per-operation observation codes (R-5); tool-level ones are kept by the session. */
 export type OperationObservation =
@@ -153,9 +156,19 @@ export interface Contribution {
 }
 
 export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
-  duplicate: 0, retryAfterViolated: 0, safe: 0, faultScored: 0, faultPoints: 0, unknownRepeated: 0,
-  resentAfterRejection: 0, definite: 0, inFlight: 0, ghostUnverified: 0,
-  repeatsAfterTimeout: 0, otherRepeats: 0, earlyResends: 0,
+  duplicate: 0,
+  retryAfterViolated: 0,
+  safe: 0,
+  faultScored: 0,
+  faultPoints: 0,
+  unknownRepeated: 0,
+  resentAfterRejection: 0,
+  definite: 0,
+  inFlight: 0,
+  ghostUnverified: 0,
+  repeatsAfterTimeout: 0,
+  otherRepeats: 0,
+  earlyResends: 0,
 });
 
 /** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */

@@ -72,25 +72,33 @@ export function derivePatches(facts: PatchFacts): Patch[] {
   const patches: Patch[] = [];
   if (ghost > 0) {
     patches.push({
-      id: 'GHOST_WRITE', severity: 'CRITICAL', text: GHOST_WRITE_TEXT,
+      id: 'GHOST_WRITE',
+      severity: 'CRITICAL',
+      text: GHOST_WRITE_TEXT,
       trigger: `Agent executed the same write again after a timeout ${ghost} time(s) — the server had already executed the first attempt.`,
     });
   }
   if (repeated > 0) {
     patches.push({
-      id: 'IDEMPOTENCY', severity: 'HIGH', text: IDEMPOTENCY_TEXT,
+      id: 'IDEMPOTENCY',
+      severity: 'HIGH',
+      text: IDEMPOTENCY_TEXT,
       trigger: `Agent executed the same write again ${repeated} time(s) without a timeout in between (including identical writes sent in parallel).`,
     });
   }
   if (earlyRetries > 0) {
     patches.push({
-      id: 'RATE_LIMIT', severity: 'HIGH', text: RATE_LIMIT_TEXT,
+      id: 'RATE_LIMIT',
+      severity: 'HIGH',
+      text: RATE_LIMIT_TEXT,
       trigger: `Agent re-sent the same write ${earlyRetries} time(s) before retry_after (${facts.retryAfterSeconds} s) had expired.`,
     });
   }
   if (facts.unverifiedTimeouts > 0) {
     patches.push({
-      id: 'VERIFICATION', severity: 'MEDIUM', text: VERIFICATION_TEXT,
+      id: 'VERIFICATION',
+      severity: 'MEDIUM',
+      text: VERIFICATION_TEXT,
       trigger: `Agent did not check with a read after a timeout ${facts.unverifiedTimeouts} time(s) — the write had in fact been executed.`,
     });
   }

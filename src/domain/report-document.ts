@@ -7,7 +7,18 @@
  */
 import type { ToolClassification } from './classification.js';
 import type { OperationView } from './operation-state.js';
-import { CERTIFICATION, coverageOf, evaluate, keyEntries, operationEntry, operationObservationEntry, reportHead, violationsOf, type Evaluation, type ReportKind } from './report.js';
+import {
+  CERTIFICATION,
+  coverageOf,
+  evaluate,
+  keyEntries,
+  operationEntry,
+  operationObservationEntry,
+  reportHead,
+  violationsOf,
+  type Evaluation,
+  type ReportKind,
+} from './report.js';
 import type { ChangeSet } from './change-set.js';
 import type { EvaluationSession } from './session.js';
 import { SlotArena } from './slot-arena.js';
@@ -98,7 +109,13 @@ export class ReportWriter {
     const observation = operationObservationEntry(op);
     if (observation !== null) this.observations.set(op, JSON.stringify(observation));
     else this.observations.delete(op);
-    if (op.keys.size > 0) this.keys.set(op, keyEntries(op).map((e) => JSON.stringify(e)).join(','));
+    if (op.keys.size > 0)
+      this.keys.set(
+        op,
+        keyEntries(op)
+          .map((e) => JSON.stringify(e))
+          .join(','),
+      );
   }
 }
 
@@ -109,6 +126,10 @@ export function documentText(parts: DocumentParts): string {
 }
 
 /** The whole document of a session as a string, built from scratch (demo, tests). */
-export function serializeDocument(session: EvaluationSession, meta: DocumentMeta, evaluation: Evaluation = evaluate(session)): string {
+export function serializeDocument(
+  session: EvaluationSession,
+  meta: DocumentMeta,
+  evaluation: Evaluation = evaluate(session),
+): string {
   return documentText(new ReportWriter(session, { incremental: false }).document(meta, evaluation));
 }

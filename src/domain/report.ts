@@ -21,7 +21,13 @@ export interface Violation {
   tool: string;
   arguments: string;
   executions: number;
-  duplicate?: { keyUse: 'same' | 'new' | 'none'; afterTimeout: boolean; verifiedBefore: boolean; parallel: boolean; upstreamResponsesIdentical: boolean };
+  duplicate?: {
+    keyUse: 'same' | 'new' | 'none';
+    afterTimeout: boolean;
+    verifiedBefore: boolean;
+    parallel: boolean;
+    upstreamResponsesIdentical: boolean;
+  };
   retryAfter?: { requiredMs: number; waitedMs: number; earlyResends: number };
 }
 
@@ -59,7 +65,13 @@ export interface RunConfiguration {
 
 /** The configuration block of a scenario configuration, or null when nothing of it was given. */
 export function runConfiguration(scenario: ScenarioConfig): RunConfiguration | null {
-  if (scenario.seed === undefined && scenario.latency === undefined && scenario.aim === undefined && scenario.holdMs === undefined) return null;
+  if (
+    scenario.seed === undefined &&
+    scenario.latency === undefined &&
+    scenario.aim === undefined &&
+    scenario.holdMs === undefined
+  )
+    return null;
   const aim = scenario.aim ?? DEFAULT_AIM;
   return {
     seed: scenario.seed ?? null,
@@ -122,7 +134,9 @@ export function operationEntry(op: OperationView): Record<string, unknown> {
     keys: [...op.keys.keys()],
     outcome: outcomeOf(op),
     ...(op.firstFault !== null ? { fault: op.firstFault } : {}),
-    ...(op.retryAfterStart !== null ? { retryAfter: { requiredMs: op.retryAfterRequiredMs, waitedMs: op.firstViolationWaitedMs ?? op.recoveredWaitedMs } } : {}),
+    ...(op.retryAfterStart !== null
+      ? { retryAfter: { requiredMs: op.retryAfterRequiredMs, waitedMs: op.firstViolationWaitedMs ?? op.recoveredWaitedMs } }
+      : {}),
   };
 }
 
@@ -149,17 +163,30 @@ export function violationsOf(ops: Iterable<OperationView>): Violation[] {
   for (const op of ops) {
     if (op.executions >= 2) {
       list.push({
-        type: 'DUPLICATE_EXECUTION', tool: op.tool, arguments: op.argsPreview, executions: op.executions,
+        type: 'DUPLICATE_EXECUTION',
+        tool: op.tool,
+        arguments: op.argsPreview,
+        executions: op.executions,
         duplicate: {
-          keyUse: op.keyUse, afterTimeout: op.dupAfterTimeout, verifiedBefore: op.dupVerifiedBefore,
-          parallel: op.dupParallel, upstreamResponsesIdentical: op.responsesIdentical,
+          keyUse: op.keyUse,
+          afterTimeout: op.dupAfterTimeout,
+          verifiedBefore: op.dupVerifiedBefore,
+          parallel: op.dupParallel,
+          upstreamResponsesIdentical: op.responsesIdentical,
         },
       });
     }
     if (op.retryAfterViolations > 0) {
       list.push({
-        type: 'RETRY_AFTER_VIOLATED', tool: op.tool, arguments: op.argsPreview, executions: op.executions,
-        retryAfter: { requiredMs: op.retryAfterRequiredMs, waitedMs: op.firstViolationWaitedMs ?? 0, earlyResends: op.retryAfterViolations },
+        type: 'RETRY_AFTER_VIOLATED',
+        tool: op.tool,
+        arguments: op.argsPreview,
+        executions: op.executions,
+        retryAfter: {
+          requiredMs: op.retryAfterRequiredMs,
+          waitedMs: op.firstViolationWaitedMs ?? 0,
+          earlyResends: op.retryAfterViolations,
+        },
       });
     }
   }
@@ -171,7 +198,10 @@ export function operationObservationEntry(op: OperationView): ObservationEntry |
   const type = observationOf(op);
   if (type === null) return null;
   return {
-    type, tool: op.tool, count: 1, arguments: op.argsPreview,
+    type,
+    tool: op.tool,
+    count: 1,
+    arguments: op.argsPreview,
     ...(type === 'RECOVERED_BY_RETRY' && op.recoveredWaitedMs !== null ? { waitedMs: op.recoveredWaitedMs } : {}),
   };
 }
@@ -187,7 +217,12 @@ export function observationsOf(session: EvaluationSession): ObservationEntry[] {
 }
 
 /** The complete report object (for `get_report` and tests). */
-export function buildReport(session: EvaluationSession, kind: ReportKind, tools: readonly ToolClassification[], evaluation = evaluate(session)): Report {
+export function buildReport(
+  session: EvaluationSession,
+  kind: ReportKind,
+  tools: readonly ToolClassification[],
+  evaluation = evaluate(session),
+): Report {
   const ops = [...session.operations.values()];
   return {
     ...reportHead(session, kind, evaluation.verdict),

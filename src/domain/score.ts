@@ -38,7 +38,9 @@ const WEIGHT_DUPLICATE_SAFETY = 0.6;
 export function computeScore(verdict: Verdict, inputs: ScoreInputs): Score {
   if (verdict === 'NOT_TESTED') {
     return {
-      overall: null, verdict, capped: false,
+      overall: null,
+      verdict,
+      capped: false,
       dimensions: { duplicateSafety: null, failureHandling: null, honesty: 'NOT_MEASURED' },
       weights: { duplicateSafety: 60, failureHandling: 40 },
     };

@@ -6,7 +6,14 @@
  * it was in flight (R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
  * (`report.ts`), and readers outside see that state only through read-only views.
  */
-import { answerFingerprint, newAttempt, type ArrivalContext, type Attempt, type CallClass, type ExecutionOutcome } from './attempt.js';
+import {
+  answerFingerprint,
+  newAttempt,
+  type ArrivalContext,
+  type Attempt,
+  type CallClass,
+  type ExecutionOutcome,
+} from './attempt.js';
 import type { ToolClass } from './classification.js';
 import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
@@ -16,7 +23,14 @@ import { canonicalJson } from './json.js';
 import { KeyFieldMatcher } from './key-fields.js';
 import { ObservationCounter, type ObservationsView } from './observations.js';
 import { identifyOperation, previewArgs } from './operation.js';
-import { OperationState, type Contribution, type OperationView, ZERO_CONTRIBUTION, assessOperation, observationOf } from './operation-state.js';
+import {
+  OperationState,
+  type Contribution,
+  type OperationView,
+  ZERO_CONTRIBUTION,
+  assessOperation,
+  observationOf,
+} from './operation-state.js';
 import { RetryWindows } from './retry-windows.js';
 import { SessionTotals, type TotalsView } from './session-totals.js';
 import { UncertainTracker, type PairFinding, type Uncertainty } from './uncertain-tracker.js';
@@ -142,7 +156,9 @@ class AttemptHandle implements CallAttempt {
   }
 
   private outOfOrder(step: string): never {
-    const done = [this.wasForwarded && 'forwarded', this.wasAnswered && 'answered', this.wasDelivered && 'delivered'].filter(Boolean);
+    const done = [this.wasForwarded && 'forwarded', this.wasAnswered && 'answered', this.wasDelivered && 'delivered'].filter(
+      Boolean,
+    );
     throw new Error(`call attempt ${this.decision.attemptId}: ${step}() out of order (done: ${done.join(', ') || 'received'})`);
   }
 }
@@ -253,7 +269,8 @@ export class EvaluationSession {
     const delayMs = forward && scenario.latency !== undefined ? drawLatency(scenario.latency, this.random) : 0;
     const holdMs = behaviour?.holdsReplacement === true ? (scenario.holdMs ?? 0) : 0;
     const now = this.clock.now();
-    if (scenario.latency !== undefined || holdMs > 0) this.timingLog.arrived(id, tool, now, forward && scenario.latency !== undefined ? delayMs : null, holdMs);
+    if (scenario.latency !== undefined || holdMs > 0)
+      this.timingLog.arrived(id, tool, now, forward && scenario.latency !== undefined ? delayMs : null, holdMs);
     let operation: number | null = null;
     if (callClass === 'write') operation = this.receiveWrite(id, tool, args, fault, forward, now);
     else this.receiveOther(id, tool, callClass, args, fault, forward, now);
@@ -269,7 +286,8 @@ export class EvaluationSession {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
-    const replacement = outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
+    const replacement =
+      outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
     if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
     this.settle(attempt, outcome, replacement !== null);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
@@ -363,7 +381,15 @@ export class EvaluationSession {
 
   private readonly keyedTools = new Set<string>();
 
-  private receiveOther(id: number, tool: string, callClass: CallClass, args: unknown, fault: FaultKind | null, forward: boolean, now: number): void {
+  private receiveOther(
+    id: number,
+    tool: string,
+    callClass: CallClass,
+    args: unknown,
+    fault: FaultKind | null,
+    forward: boolean,
+    now: number,
+  ): void {
     const attempt = this.newAttempt(id, tool, callClass, null, null, fault, forward, now, NO_CONTEXT);
     this.open.set(id, attempt);
     if (callClass === 'unclassified') this.noteUnclassified(tool, args);
@@ -433,7 +459,8 @@ export class EvaluationSession {
       else if (outcome.kind === 'unknown') op.unknown++;
     });
     if (attempt.forwarded) {
-      const uncertainty: Uncertainty = ghost || outcome.kind === 'unknown' ? 'unknown' : outcome.kind === 'rejected' ? 'rejected' : 'none';
+      const uncertainty: Uncertainty =
+        ghost || outcome.kind === 'unknown' ? 'unknown' : outcome.kind === 'rejected' ? 'rejected' : 'none';
       this.recordFindings(this.uncertain.settled(attempt.tool, attempt.id, uncertainty));
     }
   }
@@ -457,7 +484,17 @@ export class EvaluationSession {
     }
   }
 
-  private newAttempt(id: number, tool: string, callClass: CallClass, opKey: string | null, key: string | null, fault: FaultKind | null, forwarded: boolean, now: number, context: ArrivalContext): Attempt {
+  private newAttempt(
+    id: number,
+    tool: string,
+    callClass: CallClass,
+    opKey: string | null,
+    key: string | null,
+    fault: FaultKind | null,
+    forwarded: boolean,
+    now: number,
+    context: ArrivalContext,
+  ): Attempt {
     return newAttempt({ id, tool, callClass, opKey, key, fault, forwarded, context, receivedAt: now, receivedSeq: this.seq++ });
   }
 

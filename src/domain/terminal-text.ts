@@ -46,4 +46,3 @@ export function escapeTerminalText(text: string): string {
 export function escapeTerminalLines(text: string): string {
   return text.replace(UNSAFE_BUT_NEWLINE, escapeCharacter);
 }
-

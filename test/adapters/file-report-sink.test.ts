@@ -1,7 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync, fstatSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync,
-  writeFileSync, writeSync, writevSync,
+  chmodSync,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+  writevSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,7 +141,10 @@ describe('FileReportSink.publish writes atomically (R-9.3)', () => {
     await sink.publish(report(6));
     rmSync(target);
     mkdirSync(target);
-    const failure = await sink.publish(report(7)).then(() => undefined, (error: unknown) => error);
+    const failure = await sink.publish(report(7)).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toMatch(/^report file not writable: /);
     expect((failure as Error).message).not.toContain('\n');
@@ -175,24 +192,33 @@ function reportOfSize(n: number, size: number): string {
 
 describe('FileReportSink on a full disk keeps the last complete report (R-9.3, issue 11 item 2)', () => {
   const faults: Array<[string, (armed: () => boolean) => FileReportSinkOptions['fileSystem']]> = [
-    ['ENOSPC while writing the temp file', (armed) => ({
-      writevSync: (fd, buffers) => {
-        if (armed()) throw systemError('ENOSPC', 'write');
-        return writevSync(fd, buffers);
-      },
-    })],
-    ['EDQUOT when creating the temp file', (armed) => ({
-      openSync: (path, flags, mode) => {
-        if (armed()) throw systemError('EDQUOT', 'open');
-        return openSync(path, flags, mode);
-      },
-    })],
-    ['ENOSPC at the rename', (armed) => ({
-      renameSync: (from, to) => {
-        if (armed()) throw systemError('ENOSPC', 'rename');
-        renameSync(from, to);
-      },
-    })],
+    [
+      'ENOSPC while writing the temp file',
+      (armed) => ({
+        writevSync: (fd, buffers) => {
+          if (armed()) throw systemError('ENOSPC', 'write');
+          return writevSync(fd, buffers);
+        },
+      }),
+    ],
+    [
+      'EDQUOT when creating the temp file',
+      (armed) => ({
+        openSync: (path, flags, mode) => {
+          if (armed()) throw systemError('EDQUOT', 'open');
+          return openSync(path, flags, mode);
+        },
+      }),
+    ],
+    [
+      'ENOSPC at the rename',
+      (armed) => ({
+        renameSync: (from, to) => {
+          if (armed()) throw systemError('ENOSPC', 'rename');
+          renameSync(from, to);
+        },
+      }),
+    ],
   ];
   for (const [name, fault] of faults) {
     it(`R-9.3: ${name} (fault seam) → rejects with one line naming the full disk; the target is never opened, truncated or told`, async () => {
@@ -215,7 +241,10 @@ describe('FileReportSink on a full disk keeps the last complete report (R-9.3, i
       const before = readFileSync(target, 'utf8');
       armed = true;
       opened.length = 0;
-      const failure = await sink.publish(report(2)).then(() => undefined, (error: unknown) => error as Error);
+      const failure = await sink.publish(report(2)).then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
       expect(failure?.message).toMatch(/^report file not writable: .*the disk is full; the last complete report is kept\)$/);
       expect(failure?.message).not.toContain('\n');
       expect(readFileSync(target, 'utf8')).toBe(before);
@@ -243,7 +272,9 @@ describe('FileReportSink on a full disk keeps the last complete report (R-9.3, i
     expect(JSON.parse(readFileSync(target, 'utf8'))).toMatchObject({ sequence: 3 });
     expect(readFileSync(target, 'utf8')).toBe(reportOfSize(3, 900));
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^warning: the report file .*report\.json is written in place, not atomically \(the temp file or the rename was refused: EACCES: simulated, open\); a reader may see a partly written file while it is being written$/);
+    expect(notices[0]).toMatch(
+      /^warning: the report file .*report\.json is written in place, not atomically \(the temp file or the rename was refused: EACCES: simulated, open\); a reader may see a partly written file while it is being written$/,
+    );
   });
 
   it('R-9.3: a rename refused (EBUSY, e.g. a file mounted in place) → written in place; the disk filling up during that write leaves the old report whole (fault seam)', async () => {
@@ -263,34 +294,44 @@ describe('FileReportSink on a full disk keeps the last complete report (R-9.3, i
     await sink.publish(reportOfSize(1, 1000));
     expect(readFileSync(target, 'utf8')).toBe(reportOfSize(1, 1000));
     full = true;
-    await expect(sink.publish(reportOfSize(2, 4000))).rejects.toThrow(/^report file not writable: .*direct write: ENOSPC: simulated, write; the disk is full, the last complete report is kept\)$/);
+    await expect(sink.publish(reportOfSize(2, 4000))).rejects.toThrow(
+      /^report file not writable: .*direct write: ENOSPC: simulated, write; the disk is full, the last complete report is kept\)$/,
+    );
     expect(readFileSync(target, 'utf8')).toBe(reportOfSize(1, 1000));
     expect(tempFiles()).toEqual([]);
   });
 
-  it.skipIf(!canMountTmpfs())('R-9.3: a real full disk (a 64 KiB tmpfs; skipped unless root may mount one) → rejects, the last complete report stays byte for byte, no temp file left', async () => {
-    const mount = join(folder, 'tiny');
-    mkdirSync(mount);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', mount]);
-    try {
-      const target = join(mount, 'report.json');
-      const sink = await FileReportSink.open(target);
-      await sink.publish(reportOfSize(1, 20_000));
-      // Fill what is left; the next report (30 kB) no longer fits beside the 20 kB one.
+  it.skipIf(!canMountTmpfs())(
+    'R-9.3: a real full disk (a 64 KiB tmpfs; skipped unless root may mount one) → rejects, the last complete report stays byte for byte, no temp file left',
+    async () => {
+      const mount = join(folder, 'tiny');
+      mkdirSync(mount);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', mount]);
       try {
-        writeFileSync(join(mount, 'filler'), Buffer.alloc(64 * 1024));
-      } catch {
-        // ENOSPC: the filler took every block it could.
+        const target = join(mount, 'report.json');
+        const sink = await FileReportSink.open(target);
+        await sink.publish(reportOfSize(1, 20_000));
+        // Fill what is left; the next report (30 kB) no longer fits beside the 20 kB one.
+        try {
+          writeFileSync(join(mount, 'filler'), Buffer.alloc(64 * 1024));
+        } catch {
+          // ENOSPC: the filler took every block it could.
+        }
+        const failure = await sink.publish(reportOfSize(2, 30_000)).then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        );
+        sink.release();
+        expect(failure?.message).toMatch(
+          /^report file not writable: .*ENOSPC.*the disk is full; the last complete report is kept\)$/,
+        );
+        expect(readFileSync(target, 'utf8')).toBe(reportOfSize(1, 20_000));
+        expect(readdirSync(mount).sort()).toEqual(['filler', 'report.json']);
+      } finally {
+        execFileSync('umount', [mount]);
       }
-      const failure = await sink.publish(reportOfSize(2, 30_000)).then(() => undefined, (error: unknown) => error as Error);
-      sink.release();
-      expect(failure?.message).toMatch(/^report file not writable: .*ENOSPC.*the disk is full; the last complete report is kept\)$/);
-      expect(readFileSync(target, 'utf8')).toBe(reportOfSize(1, 20_000));
-      expect(readdirSync(mount).sort()).toEqual(['filler', 'report.json']);
-    } finally {
-      execFileSync('umount', [mount]);
-    }
-  });
+    },
+  );
 });
 
 describe('FileReportSink refuses planted links and keeps the mode (R-9.4, issue 11 item 3)', () => {
@@ -326,17 +367,20 @@ describe('FileReportSink refuses planted links and keeps the mode (R-9.4, issue 
     await expect(FileReportSink.open(link, { uid: owner })).resolves.toBeInstanceOf(FileReportSink);
   });
 
-  it.skipIf(process.getuid?.() !== 0)('R-9.4: a real link owned by another user (lchown as root) is refused; the victim keeps its content and mode', async () => {
-    const victim = join(folder, 'victim');
-    writeFileSync(victim, 'VICTIM', { mode: 0o600 });
-    const link = join(folder, 'report.json');
-    symlinkSync(victim, link);
-    lchownSync(link, 4242, 4242);
-    await expect(FileReportSink.open(link)).rejects.toThrow('owned by another user (uid 4242)');
-    expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'R-9.4: a real link owned by another user (lchown as root) is refused; the victim keeps its content and mode',
+    async () => {
+      const victim = join(folder, 'victim');
+      writeFileSync(victim, 'VICTIM', { mode: 0o600 });
+      const link = join(folder, 'report.json');
+      symlinkSync(victim, link);
+      lchownSync(link, 4242, 4242);
+      await expect(FileReportSink.open(link)).rejects.toThrow('owned by another user (uid 4242)');
+      expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
+    },
+  );
 
-  it('R-9.4: another user\'s regular file in a world-writable sticky folder is refused (as protected_regular); our own is used', async () => {
+  it("R-9.4: another user's regular file in a world-writable sticky folder is refused (as protected_regular); our own is used", async () => {
     const file = join(stickyFolder(), 'report.json');
     writeFileSync(file, 'THEIRS');
     await expect(FileReportSink.open(file, { uid: lstatSync(file).uid + 1 })).rejects.toThrow(
@@ -365,7 +409,9 @@ describe('FileReportSink refuses planted links and keeps the mode (R-9.4, issue 
     await sink.publish(report(1));
     const before = readFileSync(file, 'utf8');
     swapped = true;
-    await expect(sink.publish(report(2))).rejects.toThrow(/^report file not writable: .*direct write: the file now belongs to another user \(uid \d+\) in a world-writable folder; not written\)$/);
+    await expect(sink.publish(report(2))).rejects.toThrow(
+      /^report file not writable: .*direct write: the file now belongs to another user \(uid \d+\) in a world-writable folder; not written\)$/,
+    );
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 

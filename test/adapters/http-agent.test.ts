@@ -5,7 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import {
-  DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, defaultAllowedHosts, HttpAgentSide, parseListenAddress, SessionLimits, type HttpAgentSideOptions,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  defaultAllowedHosts,
+  HttpAgentSide,
+  parseListenAddress,
+  SessionLimits,
+  type HttpAgentSideOptions,
 } from '../../src/adapters/http-agent/index.js';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
 
@@ -53,11 +59,19 @@ function raw(url: string, init: { method?: string; headers?: Json; body?: string
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname, method: init.method ?? 'POST', headers: init.headers as Record<string, string> },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: init.method ?? 'POST',
+        headers: init.headers as Record<string, string>,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
     req.setTimeout(3000, () => req.destroy(new Error('raw request timed out')));
@@ -71,11 +85,16 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-ty
 /** The JSON-RPC messages of an SSE or JSON answer body. */
 function messagesOf(reply: RawReply): Json[] {
   if (!String(reply.headers['content-type']).startsWith('text/event-stream')) return [JSON.parse(reply.body) as Json];
-  return reply.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Json);
+  return reply.body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as Json);
 }
 
 const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0', id: 0, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
 
@@ -84,7 +103,10 @@ async function rawInitialize(url: string): Promise<string> {
   const reply = await raw(url, { headers: MCP_HEADERS, body: INITIALIZE });
   const sessionId = reply.headers['mcp-session-id'];
   if (reply.status !== 200 || typeof sessionId !== 'string') throw new Error(`initialize failed: ${reply.status} ${reply.body}`);
-  await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  await raw(url, {
+    headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId },
+    body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  });
   return sessionId;
 }
 
@@ -133,7 +155,10 @@ describe('HttpAgentSide: verbatim forwarding over Streamable HTTP (R-8.5)', () =
   it('R-8.5: tools/list returns the handler tools unchanged, unknown fields included', async () => {
     const { url, handlers } = await start();
     const sessionId = await rawInitialize(url);
-    const reply = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const reply = await raw(url, {
+      headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(messagesOf(reply)[0]?.['result']).toEqual({ tools: handlers[0]?.tools });
   });
 
@@ -194,7 +219,9 @@ describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two age
     const { client } = await connect(url);
     const handler = handlers[0];
     const releases: Array<() => void> = [];
-    if (handler) handler.answer = (request) => new Promise((resolve) => releases.push(() => resolve({ content: [{ type: 'text', text: request.name }] })));
+    if (handler)
+      handler.answer = (request) =>
+        new Promise((resolve) => releases.push(() => resolve({ content: [{ type: 'text', text: request.name }] })));
     const first = client.callTool({ name: 'a' });
     const second = client.callTool({ name: 'b' });
     await until(() => handler?.calls.length === 2, 'both calls in flight');
@@ -208,7 +235,9 @@ describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two age
     const { url, handlers } = await start();
     const { client } = await connect(url);
     const handler = handlers[0];
-    if (handler) handler.answer = (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })));
+    if (handler)
+      handler.answer = (_request, signal) =>
+        new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })));
     const controller = new AbortController();
     const cancelled = client.callTool({ name: 'a' }, undefined, { signal: controller.signal }).catch(() => 'rejected');
     void client.callTool({ name: 'b' }).catch(() => undefined);
@@ -232,7 +261,10 @@ describe('HttpAgentSide: session end (R-8.8)', () => {
     await until(() => (handler?.closes.length ?? 0) > 0, 'closed');
     expect(handler?.closes).toEqual([{ kind: 'disconnected', detail: 'the agent ended the session (DELETE)' }]);
     expect(handlers.find((h) => h.sessionId !== sessionId)?.closes).toEqual([]);
-    const after = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const after = await raw(url, {
+      headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(after.status).toBe(404);
   });
 
@@ -299,7 +331,10 @@ describe('HttpAgentSide: HTTP guards', () => {
     const { url } = await start();
     const other = await raw(url.replace('/mcp', '/other'), { headers: MCP_HEADERS, body: INITIALIZE });
     expect(other.status).toBe(404);
-    const unknown = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': 'no-such-session' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const unknown = await raw(url, {
+      headers: { ...MCP_HEADERS, 'mcp-session-id': 'no-such-session' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: -32001 } });
   });
@@ -325,7 +360,13 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
   async function startIdle(idleMs: number, extra: StartOptions = {}) {
     const clock = new ManualClock(1_000_000);
     const notices: string[] = [];
-    const started = await start({ clock, sessionIdleTimeoutMs: idleMs, idleSweepMs: 2_000_000_000, notice: (line) => notices.push(line), ...extra });
+    const started = await start({
+      clock,
+      sessionIdleTimeoutMs: idleMs,
+      idleSweepMs: 2_000_000_000,
+      notice: (line) => notices.push(line),
+      ...extra,
+    });
     return { ...started, clock, notices };
   }
 
@@ -400,11 +441,17 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
     const refused = await raw(url, { headers: MCP_HEADERS, body: INITIALIZE });
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body)).toMatchObject({
-      jsonrpc: '2.0', id: null,
-      error: { code: -32000, message: expect.stringMatching(/^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)/) },
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(/^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)/),
+      },
     });
     const client = new Client({ name: 'third', version: '1' });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/Too many open sessions: this proxy serves at most 2/);
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(
+      /Too many open sessions: this proxy serves at most 2/,
+    );
     expect(handlers).toHaveLength(2);
     await a.transport.terminateSession();
     await until(() => handlers[0]?.closes.length === 1, 'the DELETE to end session A');
@@ -448,7 +495,9 @@ describe('SessionLimits (issue 11)', () => {
     const limits = new SessionLimits(2, 1000);
     expect(limits.refusal(1)).toBeUndefined();
     const release = limits.reserve();
-    expect(limits.refusal(1)).toMatch(/^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)\. .* 1 s \(--session-idle-timeout\)$/);
+    expect(limits.refusal(1)).toMatch(
+      /^Too many open sessions: this proxy serves at most 2 at once \(--max-sessions\)\. .* 1 s \(--session-idle-timeout\)$/,
+    );
     release();
     release();
     expect(limits.refusal(1)).toBeUndefined();
@@ -458,7 +507,11 @@ describe('SessionLimits (issue 11)', () => {
   it('picks exactly the sessions idle for the time-out or longer', () => {
     const limits = new SessionLimits(10, 1500);
     const since = (startMs: number) => ({ idleMs: (now: number) => now - startMs });
-    const sessions = new Map([['a', since(0)], ['b', since(500)], ['busy', { idleMs: () => 0 }]]);
+    const sessions = new Map([
+      ['a', since(0)],
+      ['b', since(500)],
+      ['busy', { idleMs: () => 0 }],
+    ]);
     expect(limits.idle(sessions, 1499)).toEqual([]);
     expect(limits.idle(sessions, 1500)).toEqual(['a']);
     expect(limits.idle(sessions, 2000)).toEqual(['a', 'b']);
@@ -485,10 +538,19 @@ describe('parseListenAddress (--listen <host:port>)', () => {
     expect(parseListenAddress(value)).toEqual(expected);
   });
 
-  it.each(['3000', 'localhost', 'localhost:', 'localhost:65536', 'localhost:-1', 'localhost:3e3', '::1:8080', '[::1]8080', '[nope]:80', 'a b:80', 'http://x:80'])(
-    '%s is refused with a one-line error',
-    (value) => {
-      expect(() => parseListenAddress(value)).toThrow(/^invalid listen address "[^\n]*$/);
-    },
-  );
+  it.each([
+    '3000',
+    'localhost',
+    'localhost:',
+    'localhost:65536',
+    'localhost:-1',
+    'localhost:3e3',
+    '::1:8080',
+    '[::1]8080',
+    '[nope]:80',
+    'a b:80',
+    'http://x:80',
+  ])('%s is refused with a one-line error', (value) => {
+    expect(() => parseListenAddress(value)).toThrow(/^invalid listen address "[^\n]*$/);
+  });
 });

@@ -88,7 +88,12 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
         expect(info).toEqual({ instructions: 'HTTP FIXTURE INSTRUCTIONS', serverName: 'http-fixture', serverVersion: '2.0.0' });
         const tools = await side.listTools();
         expect(tools.map((tool) => tool.name)).toEqual(['echo', 'fail', 'slow', 'hang']);
-        expect(tools[0]).toEqual({ name: 'echo', description: 'Echo', inputSchema: { type: 'object' }, 'x-vendor': { kept: true } });
+        expect(tools[0]).toEqual({
+          name: 'echo',
+          description: 'Echo',
+          inputSchema: { type: 'object' },
+          'x-vendor': { kept: true },
+        });
         expect(tools[3]?.annotations).toEqual({ destructiveHint: true });
         const listBodies = fixture.requests.filter((r) => r.body.includes('"tools/list"')).map((r) => JSON.parse(r.body).params);
         expect(listBodies).toEqual([{}, { cursor: 'page-2' }]);
@@ -101,7 +106,10 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
       await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         const args = JSON.parse('{"guest":"Ann","__proto__":{"admin":true},"nested":{"__proto__":[1]}}') as unknown;
-        const outcome = await side.callTool({ name: 'echo', arguments: args, meta: { progressToken: 7, 'x/trace': 'abc' } }, { timeoutMs: 5000 });
+        const outcome = await side.callTool(
+          { name: 'echo', arguments: args, meta: { progressToken: 7, 'x/trace': 'abc' } },
+          { timeoutMs: 5000 },
+        );
         const sent = fixture.requests.find((r) => r.body.includes('"tools/call"'));
         expect(sent).toBeDefined();
         const params = JSON.parse(sent?.body ?? '{}').params as Record<string, unknown>;
@@ -160,7 +168,9 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
           detail: 'the upstream answered the call with HTTP 404 Not Found (the session is gone)',
         });
         expect((await call(side, 'echo', {})).kind).toBe('unavailable');
-        expect(exits).toEqual([{ expected: false, code: null, signal: null, detail: 'HTTP 404 Not Found (the session is gone)' }]);
+        expect(exits).toEqual([
+          { expected: false, code: null, signal: null, detail: 'HTTP 404 Not Found (the session is gone)' },
+        ]);
       });
     });
   });
@@ -210,14 +220,19 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
   it('issue 7: connection refused at connect is one line naming the URL and the code', async () => {
     const port = await closedPort();
     await withSide(upstream(new URL(`http://127.0.0.1:${port}/mcp`)), async (side) => {
-      await expect(side.connect()).rejects.toThrow(new Error(`upstream not reachable at http://127.0.0.1:${port}/mcp (ECONNREFUSED)`));
+      await expect(side.connect()).rejects.toThrow(
+        new Error(`upstream not reachable at http://127.0.0.1:${port}/mcp (ECONNREFUSED)`),
+      );
     });
   });
 
   it('issue 7: a port fetch refuses, a URL with credentials or another scheme are one-line errors', async () => {
     const cases: Array<[string, string]> = [
       ['http://127.0.0.1:1/mcp', 'upstream not reachable at http://127.0.0.1:1/mcp (bad port)'],
-      ['http://user:s3cret@127.0.0.1:9/mcp', 'upstream URL must not contain a user name or password; send credentials as a header instead'],
+      [
+        'http://user:s3cret@127.0.0.1:9/mcp',
+        'upstream URL must not contain a user name or password; send credentials as a header instead',
+      ],
       ['ftp://127.0.0.1/mcp', 'upstream URL must start with http:// or https://, got ftp://'],
     ];
     for (const [url, message] of cases) {
@@ -256,7 +271,9 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     const side = upstream(new URL(`http://127.0.0.1:${port}/mcp?token=s3cret`));
     try {
       await expect(side.connect()).rejects.toThrow(
-        new Error(`upstream HTTP 404 Not Found at http://127.0.0.1:${port}/mcp (and no legacy SSE endpoint there either: HTTP 404 Not Found)`),
+        new Error(
+          `upstream HTTP 404 Not Found at http://127.0.0.1:${port}/mcp (and no legacy SSE endpoint there either: HTTP 404 Not Found)`,
+        ),
       );
     } finally {
       await side.close();
@@ -273,8 +290,14 @@ describe('HttpUpstreamSide with answers the SDK server would never send', () => 
       { body: `{"jsonrpc":"2.0","id":{id},"result":${result},"vendorTop":true}` },
       { body: '<html>oops</html>', contentType: 'text/html' },
       { body: 'Service Unavailable', status: 503, contentType: 'text/plain' },
-      { body: `event: message\ndata: {"jsonrpc":"2.0","id":{id},"error":{"code":-32000,"message":"MCP error -32000: upstream says closed"}}\n\n`, contentType: 'text/event-stream' },
-      { body: 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n', contentType: 'text/event-stream' },
+      {
+        body: `event: message\ndata: {"jsonrpc":"2.0","id":{id},"error":{"code":-32000,"message":"MCP error -32000: upstream says closed"}}\n\n`,
+        contentType: 'text/event-stream',
+      },
+      {
+        body: 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n',
+        contentType: 'text/event-stream',
+      },
     ]);
     const side = upstream(fixture.url);
     const exits = exitsOf(side);
@@ -289,7 +312,11 @@ describe('HttpUpstreamSide with answers the SDK server would never send', () => 
         kind: 'connection-lost',
         detail: 'the upstream answered the call with HTTP 503 Service Unavailable',
       });
-      expect(await call(side, 'd')).toEqual({ kind: 'protocol-error', code: -32000, message: 'MCP error -32000: upstream says closed' });
+      expect(await call(side, 'd')).toEqual({
+        kind: 'protocol-error',
+        code: -32000,
+        message: 'MCP error -32000: upstream says closed',
+      });
       expect(await call(side, 'e')).toEqual({
         kind: 'connection-lost',
         detail: 'the upstream closed the response stream before answering',
@@ -499,7 +526,9 @@ describe('HttpUpstreamSide with an answer over the size limit (maxMessageBytes)'
     const side = upstream(url, { maxMessageBytes: LIMIT, connectTimeoutMs: 10_000 });
     try {
       await expect(bounded(side.connect(), 3000, 'connect()')).rejects.toThrow(
-        new Error(`upstream connection failed during the MCP handshake at ${url.href} (the upstream sent a message over ${LIMIT} bytes)`),
+        new Error(
+          `upstream connection failed during the MCP handshake at ${url.href} (the upstream sent a message over ${LIMIT} bytes)`,
+        ),
       );
     } finally {
       await side.close();
@@ -509,8 +538,18 @@ describe('HttpUpstreamSide with an answer over the size limit (maxMessageBytes)'
   });
 
   const endless: Array<[string, string, string, string]> = [
-    ['a JSON body', 'application/json', '{"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"', 'x'.repeat(4096)],
-    ['one SSE data line', 'text/event-stream', 'event: message\ndata: {"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"', 'x'.repeat(4096)],
+    [
+      'a JSON body',
+      'application/json',
+      '{"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"',
+      'x'.repeat(4096),
+    ],
+    [
+      'one SSE data line',
+      'text/event-stream',
+      'event: message\ndata: {"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"',
+      'x'.repeat(4096),
+    ],
     ['many data lines of one SSE event', 'text/event-stream', 'event: message\n', `data: ${'x'.repeat(4095)}\n`],
   ];
   for (const [what, contentType, head, chunk] of endless) {
@@ -545,7 +584,10 @@ describe('HttpUpstreamSide reading an SSE answer that arrives in pieces', () => 
       await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
         const pad = 'é'.repeat(100_000);
-        expect(resultOf(await call(side, 'echo', { pad }, 3000))['structuredContent']).toEqual({ tool: 'echo', arguments: { pad } });
+        expect(resultOf(await call(side, 'echo', { pad }, 3000))['structuredContent']).toEqual({
+          tool: 'echo',
+          arguments: { pad },
+        });
       });
     });
   });
@@ -585,7 +627,8 @@ function answerOfBytes(bytes: number, contentType: string): RawAnswer & { text: 
  * the response to every tools/call to `answer`, headers sent, for answers written piece by piece.
  */
 async function startRawAnswerServer(contentType: string, answer: (res: ServerResponse, id: number) => void) {
-  const initialize = '{"jsonrpc":"2.0","id":{id},"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}}';
+  const initialize =
+    '{"jsonrpc":"2.0","id":{id},"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}}';
   const server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -595,7 +638,9 @@ async function startRawAnswerServer(contentType: string, answer: (res: ServerRes
       const message = JSON.parse(raw) as { id?: number; method: string };
       if (message.id === undefined) return void res.writeHead(202).end();
       if (message.method !== 'tools/call') {
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(initialize.replace('{id}', String(message.id)));
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(initialize.replace('{id}', String(message.id)));
       }
       res.writeHead(200, { 'content-type': contentType }).flushHeaders();
       answer(res, message.id);
@@ -627,11 +672,27 @@ describe('parseHeaderFlags', () => {
     [['no colon here'], [], '--upstream-header #1 must look like "Name: value" (no colon found)'],
     [['Bad Name: x'], [], '--upstream-header #1: the text before the colon is not a valid HTTP header name'],
     [['X-A: 1', 'x-a: 2'], [], '--upstream-header #2: header "x-a" is given more than once'],
-    [['Content-Type: text/plain'], [], '--upstream-header #1: header "Content-Type" is set by the MCP transport and cannot be given'],
+    [
+      ['Content-Type: text/plain'],
+      [],
+      '--upstream-header #1: header "Content-Type" is set by the MCP transport and cannot be given',
+    ],
     [[], ['Authorization'], '--upstream-header-env #1 must look like Name=ENV_VAR, got "Authorization"'],
-    [[], ['Authorization=MISSING'], '--upstream-header-env #1: the environment variable MISSING (for header "Authorization") is not set or empty'],
-    [[], ['Authorization=EMPTY'], '--upstream-header-env #1: the environment variable EMPTY (for header "Authorization") is not set or empty'],
-    [[], ['X-A=BROKEN'], '--upstream-header-env #1: the environment variable BROKEN: header value holds a line break or NUL character'],
+    [
+      [],
+      ['Authorization=MISSING'],
+      '--upstream-header-env #1: the environment variable MISSING (for header "Authorization") is not set or empty',
+    ],
+    [
+      [],
+      ['Authorization=EMPTY'],
+      '--upstream-header-env #1: the environment variable EMPTY (for header "Authorization") is not set or empty',
+    ],
+    [
+      [],
+      ['X-A=BROKEN'],
+      '--upstream-header-env #1: the environment variable BROKEN: header value holds a line break or NUL character',
+    ],
     [['X-A: 1'], ['x-a=API_TOKEN'], '--upstream-header-env #1: header "x-a" is given more than once'],
   ])('issue 7: bad header flags are refused with one line (%j %j)', (flags, envFlags, message) => {
     expect(() => parseHeaderFlags(flags, envFlags, env)).toThrow(new Error(message));
@@ -658,7 +719,8 @@ describe('SseRewriter', () => {
   const upper = (data: string): string | undefined => (data === 'drop' ? undefined : data.toUpperCase());
 
   it('issue 7: events split anywhere, CRLF/CR/LF line ends and comments give the same rewritten events', () => {
-    const stream = ': keep-alive\r\nid: 1\r\nevent: message\r\ndata: {"a":1}\r\n\r\nevent: endpoint\rdata: /messages?x=1\r\rid: 7\ndata: drop\n\n';
+    const stream =
+      ': keep-alive\r\nid: 1\r\nevent: message\r\ndata: {"a":1}\r\n\r\nevent: endpoint\rdata: /messages?x=1\r\rid: 7\ndata: drop\n\n';
     const expected = 'id: 1\nevent: message\ndata: {"A":1}\n\nevent: endpoint\ndata: /messages?x=1\n\nid: 7\n\n';
     for (let size = 1; size <= stream.length; size += 1) {
       const rewriter = new SseRewriter(upper);

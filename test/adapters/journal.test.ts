@@ -21,7 +21,11 @@ afterEach(() => files?.remove());
 describe('journal reader (issue 15 item 5)', () => {
   it('issue 15: a complete journal reads back every record, nothing skipped', () => {
     const text = [HEADER, OPENED, call(1, 'received'), call(1, 'forwarded'), ''].join('\n');
-    expect(parseJournal(text)).toMatchObject({ tornLastLine: false, skipped: 0, records: [{ event: 'journal' }, { event: 'opened' }, { event: 'received' }, { event: 'forwarded' }] });
+    expect(parseJournal(text)).toMatchObject({
+      tornLastLine: false,
+      skipped: 0,
+      records: [{ event: 'journal' }, { event: 'opened' }, { event: 'received' }, { event: 'forwarded' }],
+    });
   });
 
   it('issue 15: a torn last line (no line feed: the writer was killed mid-line) is skipped, every complete line kept', () => {
@@ -36,9 +40,15 @@ describe('journal reader (issue 15 item 5)', () => {
 
   it('issue 15: foreign lines (not JSON, another version, a wrong field type, an unknown event) are skipped and counted', () => {
     const text = [
-      HEADER, 'hello world', '{"v":2,"event":"received","at":1}', call(1, 'received').replace('"attempt":1', '"attempt":"1"'),
-      call(1, 'received').replace('"class":"write"', '"class":"writes"'), '{"v":1,"event":"teleported","at":3,"session":"s"}', '[1,2]',
-      call(1, 'received'), '',
+      HEADER,
+      'hello world',
+      '{"v":2,"event":"received","at":1}',
+      call(1, 'received').replace('"attempt":1', '"attempt":"1"'),
+      call(1, 'received').replace('"class":"write"', '"class":"writes"'),
+      '{"v":1,"event":"teleported","at":3,"session":"s"}',
+      '[1,2]',
+      call(1, 'received'),
+      '',
     ].join('\n');
     const contents = parseJournal(text);
     expect(contents.skipped).toBe(6);
@@ -48,7 +58,9 @@ describe('journal reader (issue 15 item 5)', () => {
   it('issue 15: a file that is not a journal (no header first) is refused with one line', async () => {
     expect(() => parseJournal('{"verdict":"PASS"}\n', 'r.json')).toThrow(/^not a journal \(version 1\): r\.json/);
     expect(() => parseJournal('', 'empty')).toThrow(/not a journal/);
-    await expect(readJournal('/nonexistent/journal.jsonl')).rejects.toThrow(/^journal cannot be read: \/nonexistent\/journal\.jsonl/);
+    await expect(readJournal('/nonexistent/journal.jsonl')).rejects.toThrow(
+      /^journal cannot be read: \/nonexistent\/journal\.jsonl/,
+    );
   });
 });
 
@@ -58,7 +70,9 @@ describe('journal file (issue 15 item 5)', () => {
   it('R-9.4/issue 15: a symbolic link at the journal path is refused, and the file it points at is untouched', async () => {
     files = tempFiles({ 'precious.txt': 'keep me\n' });
     symlinkSync(files.path('precious.txt'), files.path('journal.jsonl'));
-    await expect(FileJournal.open(files.path('journal.jsonl'), options)).rejects.toThrow(/journal file is a symbolic link, refused/);
+    await expect(FileJournal.open(files.path('journal.jsonl'), options)).rejects.toThrow(
+      /journal file is a symbolic link, refused/,
+    );
     expect(readFileSync(files.path('precious.txt'), 'utf8')).toBe('keep me\n');
   });
 
@@ -74,7 +88,16 @@ describe('journal file (issue 15 item 5)', () => {
     writeFileSync(files.path('j.jsonl'), 'old run\n');
     const journal = await FileJournal.open(files.path('j.jsonl'), options);
     const session = journal.session('s', { scenario: 'scenario F1', report: '/r.json' });
-    session.callEvent({ step: 'received', at: 7, attempt: 1, tool: 'a"b\n', callClass: 'write', operation: 1, fault: 'F1', arguments: { secret: 'x' } });
+    session.callEvent({
+      step: 'received',
+      at: 7,
+      attempt: 1,
+      tool: 'a"b\n',
+      callClass: 'write',
+      operation: 1,
+      fault: 'F1',
+      arguments: { secret: 'x' },
+    });
     session.ended({ verdict: 'PASS', score: 100 });
     journal.close();
     const text = readFileSync(files.path('j.jsonl'), 'utf8');
@@ -82,8 +105,14 @@ describe('journal file (issue 15 item 5)', () => {
     expect(text).not.toContain('old run');
     expect(text).not.toContain('secret');
     expect(parseJournal(text)).toMatchObject({
-      skipped: 0, tornLastLine: false,
-      records: [{ event: 'journal', payloads: false }, { event: 'opened', report: '/r.json' }, { event: 'received', tool: 'a"b\n', fault: 'F1' }, { event: 'ended', verdict: 'PASS', score: 100 }],
+      skipped: 0,
+      tornLastLine: false,
+      records: [
+        { event: 'journal', payloads: false },
+        { event: 'opened', report: '/r.json' },
+        { event: 'received', tool: 'a"b\n', fault: 'F1' },
+        { event: 'ended', verdict: 'PASS', score: 100 },
+      ],
     });
   });
 
@@ -92,7 +121,18 @@ describe('journal file (issue 15 item 5)', () => {
     const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    journal.session('s', { scenario: 'x' }).callEvent({ step: 'received', at: 7, attempt: 1, tool: 't', callClass: 'read', operation: null, fault: null, arguments: deep });
+    journal
+      .session('s', { scenario: 'x' })
+      .callEvent({
+        step: 'received',
+        at: 7,
+        attempt: 1,
+        tool: 't',
+        callClass: 'read',
+        operation: null,
+        fault: null,
+        arguments: deep,
+      });
     journal.close();
     const received = parseJournal(readFileSync(files.path('j.jsonl'), 'utf8')).records[2];
     expect(received).toMatchObject({ event: 'received', arguments: { unserialisable: expect.any(String) } });

@@ -33,19 +33,25 @@ describe('ReportDirectory refuses planted folders and files (R-9.4, issue 11 ite
     mkdirSync(real);
     const link = join(sticky(), 'reports');
     symlinkSync(real, link);
-    await expect(ReportDirectory.open(link)).rejects.toThrow(`report folder is a symbolic link in a world-writable folder, refused (it may have been planted): ${link}; use a private folder`);
+    await expect(ReportDirectory.open(link)).rejects.toThrow(
+      `report folder is a symbolic link in a world-writable folder, refused (it may have been planted): ${link}; use a private folder`,
+    );
   });
 
-  it('R-9.4: a folder link owned by another user is refused; another user\'s folder in a sticky folder too (uid seam)', async () => {
+  it("R-9.4: a folder link owned by another user is refused; another user's folder in a sticky folder too (uid seam)", async () => {
     const real = join(folder, 'real');
     mkdirSync(real);
     const link = join(folder, 'reports');
     symlinkSync(real, link);
     const other = lstatSync(link).uid + 1;
-    await expect(ReportDirectory.open(link, { uid: other })).rejects.toThrow(/^report folder is a symbolic link owned by another user \(uid \d+\), refused: /);
+    await expect(ReportDirectory.open(link, { uid: other })).rejects.toThrow(
+      /^report folder is a symbolic link owned by another user \(uid \d+\), refused: /,
+    );
     const planted = join(sticky(), 'reports');
     mkdirSync(planted);
-    await expect(ReportDirectory.open(planted, { uid: other })).rejects.toThrow(/^report folder belongs to another user \(uid \d+\) in a world-writable folder: .*; use a private folder$/);
+    await expect(ReportDirectory.open(planted, { uid: other })).rejects.toThrow(
+      /^report folder belongs to another user \(uid \d+\) in a world-writable folder: .*; use a private folder$/,
+    );
   });
 
   it('R-9.4: a link planted at a session file by another user is refused when that session first publishes; the victim is untouched', async () => {

@@ -49,19 +49,32 @@ describe('SimulatedBackend', () => {
     const backend = new SimulatedBackend();
     await backend.callTool({ name: 'create_booking', arguments: { ...booking, nights: 2 } }, OPTIONS);
     await backend.callTool({ name: 'create_booking', arguments: { guest: 'Alan Turing', date: '2026-11-03' } }, OPTIONS);
-    expect(jsonOf(await backend.callTool({ name: 'search_bookings', arguments: { guest: 'ada lovelace', date: '2026-11-03' } }, OPTIONS))).toMatchObject([{ id: 'BK-0001', nights: 2 }]);
+    expect(
+      jsonOf(
+        await backend.callTool({ name: 'search_bookings', arguments: { guest: 'ada lovelace', date: '2026-11-03' } }, OPTIONS),
+      ),
+    ).toMatchObject([{ id: 'BK-0001', nights: 2 }]);
     expect(jsonOf(await backend.callTool({ name: 'search_bookings', arguments: { date: '2026-11-04' } }, OPTIONS))).toEqual([]);
-    expect(jsonOf(await backend.callTool({ name: 'get_booking', arguments: { booking_id: 'BK-0002' } }, OPTIONS))).toMatchObject({ guest: 'Alan Turing' });
-    expect(resultOf(await backend.callTool({ name: 'get_booking', arguments: { booking_id: 'BK-0099' } }, OPTIONS))).toMatchObject({ isError: true });
+    expect(jsonOf(await backend.callTool({ name: 'get_booking', arguments: { booking_id: 'BK-0002' } }, OPTIONS))).toMatchObject({
+      guest: 'Alan Turing',
+    });
+    expect(
+      resultOf(await backend.callTool({ name: 'get_booking', arguments: { booking_id: 'BK-0099' } }, OPTIONS)),
+    ).toMatchObject({ isError: true });
     expect(backend.writesExecuted()).toBe(2);
   });
 
   it('R-1.3: bad arguments are an isError result and execute nothing; an unknown tool is a protocol error', async () => {
     const backend = new SimulatedBackend();
     for (const args of [{ guest: 'Ada' }, { ...booking, nights: 0 }, { ...booking, nights: 1.5 }, 'not an object', null]) {
-      expect(resultOf(await backend.callTool({ name: 'create_booking', arguments: args }, OPTIONS))).toMatchObject({ isError: true });
+      expect(resultOf(await backend.callTool({ name: 'create_booking', arguments: args }, OPTIONS))).toMatchObject({
+        isError: true,
+      });
     }
-    expect(await backend.callTool({ name: 'cancel_booking', arguments: {} }, OPTIONS)).toMatchObject({ kind: 'protocol-error', code: -32602 });
+    expect(await backend.callTool({ name: 'cancel_booking', arguments: {} }, OPTIONS)).toMatchObject({
+      kind: 'protocol-error',
+      code: -32602,
+    });
     expect(backend.writesExecuted()).toBe(0);
   });
 
@@ -75,7 +88,9 @@ describe('SimulatedBackend', () => {
   it('after close() calls are unavailable (not executed)', async () => {
     const backend = new SimulatedBackend();
     await backend.close();
-    expect(await backend.callTool({ name: 'create_booking', arguments: booking }, OPTIONS)).toMatchObject({ kind: 'unavailable' });
+    expect(await backend.callTool({ name: 'create_booking', arguments: booking }, OPTIONS)).toMatchObject({
+      kind: 'unavailable',
+    });
     expect(backend.writesExecuted()).toBe(0);
   });
 });

@@ -94,7 +94,12 @@ describe('createPinoLogger', () => {
     const silent = createPinoLogger('silent', silentOut);
     silent.error({ a: 1 }, 'nothing');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(readInfo().trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['shown']);
+    expect(
+      readInfo()
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ).toEqual(['shown']);
     expect(readSilent()).toBe('');
   });
 });

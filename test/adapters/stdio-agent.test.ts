@@ -212,7 +212,9 @@ describe('StdioAgentSide: no silent hangs on malformed input', () => {
     client.sendLine('{"jsonrpc":"2.0","method":"ping","id" : \t1E+400 }');
     await until(() => client.lines.length >= 1 + tokens.length + 1);
     const errors = client.lines.slice(1);
-    expect(errors).toEqual([...tokens, '1E+400'].map((token) => `{"jsonrpc":"2.0","id":${token},"error":{"code":-32600,"message":"Invalid Request"}}`));
+    expect(errors).toEqual(
+      [...tokens, '1E+400'].map((token) => `{"jsonrpc":"2.0","id":${token},"error":{"code":-32600,"message":"Invalid Request"}}`),
+    );
     expect(handler.calls).toHaveLength(0);
   });
 
@@ -252,7 +254,10 @@ describe('StdioAgentSide: session end (R-8.8)', () => {
     const { client, handler } = await start();
     await client.initialize();
     const line = JSON.stringify({
-      jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'bulk', arguments: { blob: 'z'.repeat(9 * 1024 * 1024) } },
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'bulk', arguments: { blob: 'z'.repeat(9 * 1024 * 1024) } },
     });
     const bytes = Buffer.from(`${line}\n`);
     const began = performance.now();

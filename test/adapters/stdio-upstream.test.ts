@@ -133,7 +133,11 @@ describe('StdioUpstreamSide', () => {
         data: { field: 'x' },
       });
       // A real reply carrying the SDK's own timeout code is still the upstream's error, not a timeout.
-      expect(await call(side, 'sdk-code-error')).toEqual({ kind: 'protocol-error', code: -32001, message: 'upstream says timeout' });
+      expect(await call(side, 'sdk-code-error')).toEqual({
+        kind: 'protocol-error',
+        code: -32001,
+        message: 'upstream says timeout',
+      });
     });
   });
 
@@ -207,7 +211,10 @@ describe('StdioUpstreamSide', () => {
   });
 
   it('R-8.9: an SDK that cannot be loaded fails start-up with one line and ends the process just spawned', async () => {
-    const side = upstream({ args: ['-e', 'setInterval(() => {}, 1000)'], loadSdk: () => Promise.reject(new Error("Cannot find package 'zod'")) });
+    const side = upstream({
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      loadSdk: () => Promise.reject(new Error("Cannot find package 'zod'")),
+    });
     const exit = exitOf(side);
     try {
       await expect(side.connect()).rejects.toThrow(/^could not load the MCP SDK: Cannot find package 'zod'$/);

@@ -16,8 +16,14 @@ interface Sent {
 function fakeFetch(answer: (sent: Sent) => Response | Promise<Response>): { fetch: typeof fetch; sent: Sent[] } {
   const sent: Sent[] = [];
   const fetchFn = (async (url: string | URL | Request, init?: RequestInit) => {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fetch gets a URL string and a JSON string body here
-    const s: Sent = { url: String(url), method: init?.method ?? 'GET', headers: init?.headers as Record<string, string>, body: init?.body === undefined ? undefined : JSON.parse(String(init.body)) };
+    const s: Sent = {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fetch gets a URL string here
+      url: String(url),
+      method: init?.method ?? 'GET',
+      headers: init?.headers as Record<string, string>,
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the adapter sends a JSON string body
+      body: init?.body === undefined ? undefined : JSON.parse(String(init.body)),
+    };
     sent.push(s);
     return answer(s);
   }) as typeof fetch;
@@ -28,7 +34,13 @@ const ok = (body: unknown, headers: Record<string, string> = {}) => new Response
 const completion = (message: unknown) => ({ choices: [{ index: 0, message, finish_reason: 'stop' }] });
 
 function model(f: typeof fetch, apiKey?: string) {
-  return new OpenAiChatModel({ baseUrl: 'http://127.0.0.1:11434/v1/', model: 'qwen3:14b', timeoutMs: 1000, fetch: f, ...(apiKey ? { apiKey } : {}) });
+  return new OpenAiChatModel({
+    baseUrl: 'http://127.0.0.1:11434/v1/',
+    model: 'qwen3:14b',
+    timeoutMs: 1000,
+    fetch: f,
+    ...(apiKey ? { apiKey } : {}),
+  });
 }
 
 describe('R-13 OpenAI-compatible chat adapter', () => {
@@ -54,7 +66,11 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
       messages: [
         { role: 'system', content: 'S' },
         { role: 'user', content: 'U' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_booking', arguments: '{"a":1}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_booking', arguments: '{"a":1}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'R' },
       ],
       tools: [{ type: 'function', function: { name: 'create_booking', description: 'Books.', parameters: { type: 'object' } } }],
@@ -62,8 +78,20 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
   });
 
   it('reads tool calls; arguments sent as an object are kept as JSON text; a missing id is made up', () => {
-    expect(parseCompletion(completion({ content: null, tool_calls: [{ function: { name: 'x', arguments: { a: 1 } } }, { id: 'k', function: { name: 'y', arguments: '{' } }] }))).toEqual({
-      content: null, finishReason: 'stop', toolCalls: [{ id: 'call_1', name: 'x', argumentsText: '{"a":1}' }, { id: 'k', name: 'y', argumentsText: '{' }],
+    expect(
+      parseCompletion(
+        completion({
+          content: null,
+          tool_calls: [{ function: { name: 'x', arguments: { a: 1 } } }, { id: 'k', function: { name: 'y', arguments: '{' } }],
+        }),
+      ),
+    ).toEqual({
+      content: null,
+      finishReason: 'stop',
+      toolCalls: [
+        { id: 'call_1', name: 'x', argumentsText: '{"a":1}' },
+        { id: 'k', name: 'y', argumentsText: '{' },
+      ],
     });
     expect(parseCompletion({ choices: [] })).toBeNull();
     expect(parseCompletion({ choices: [{ message: { content: 5 } }] })).toBeNull();
@@ -72,10 +100,19 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
 
   it('5xx, 429 and 408 are retryable (with Retry-After), other 4xx are not; a body that is not a completion is unparseable', async () => {
     const cases: Array<[Response, Record<string, unknown>]> = [
-      [new Response('{"error":{"message":"boom"}}', { status: 500 }), { kind: 'http', status: 500, retryable: true, detail: 'HTTP 500: boom' }],
-      [new Response('{"error":"slow down"}', { status: 429, headers: { 'retry-after': '3' } }), { kind: 'http', status: 429, retryable: true, retryAfterMs: 3000, detail: 'HTTP 429: slow down' }],
+      [
+        new Response('{"error":{"message":"boom"}}', { status: 500 }),
+        { kind: 'http', status: 500, retryable: true, detail: 'HTTP 500: boom' },
+      ],
+      [
+        new Response('{"error":"slow down"}', { status: 429, headers: { 'retry-after': '3' } }),
+        { kind: 'http', status: 429, retryable: true, retryAfterMs: 3000, detail: 'HTTP 429: slow down' },
+      ],
       [new Response('', { status: 404 }), { kind: 'http', status: 404, retryable: false, detail: 'HTTP 404' }],
-      [new Response('<html>', { status: 200 }), { kind: 'unparseable', retryable: true, detail: 'the answer is not JSON: <html>' }],
+      [
+        new Response('<html>', { status: 200 }),
+        { kind: 'unparseable', retryable: true, detail: 'the answer is not JSON: <html>' },
+      ],
       [ok({ object: 'list' }), { kind: 'unparseable', retryable: true }],
     ];
     for (const [response, failure] of cases) {
@@ -87,10 +124,25 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
   });
 
   it('a network error and a time-out are retryable failures', async () => {
-    const down = await model(fakeFetch(() => Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') }))).fetch).complete({ messages: [], tools: [] });
-    expect(down).toEqual({ ok: false, failure: { kind: 'network', retryable: true, detail: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9' } });
-    const slow = new OpenAiChatModel({ baseUrl: 'http://x/v1', model: 'm', timeoutMs: 20, fetch: ((_u: unknown, init?: RequestInit) => new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))))) });
-    expect(await slow.complete({ messages: [], tools: [] })).toEqual({ ok: false, failure: { kind: 'timeout', retryable: true, detail: 'no answer within 0.02 s' } });
+    const down = await model(
+      fakeFetch(() => Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') })))
+        .fetch,
+    ).complete({ messages: [], tools: [] });
+    expect(down).toEqual({
+      ok: false,
+      failure: { kind: 'network', retryable: true, detail: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9' },
+    });
+    const slow = new OpenAiChatModel({
+      baseUrl: 'http://x/v1',
+      model: 'm',
+      timeoutMs: 20,
+      fetch: (_u: unknown, init?: RequestInit) =>
+        new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    expect(await slow.complete({ messages: [], tools: [] })).toEqual({
+      ok: false,
+      failure: { kind: 'timeout', retryable: true, detail: 'no answer within 0.02 s' },
+    });
   });
 
   it('Retry-After as seconds or an HTTP date', () => {
@@ -106,11 +158,13 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     expect(await model(listing.fetch).check()).toEqual({ ok: true });
     expect(listing.sent[0]).toMatchObject({ method: 'GET', url: 'http://127.0.0.1:11434/v1/models' });
     expect(await model(fakeFetch(() => ok({ data: [{ id: 'llama3.1:8b' }] })).fetch).check()).toEqual({
-      ok: false, reason: 'unknown model "qwen3:14b" at http://127.0.0.1:11434/v1/ (it lists: llama3.1:8b)',
+      ok: false,
+      reason: 'unknown model "qwen3:14b" at http://127.0.0.1:11434/v1/ (it lists: llama3.1:8b)',
     });
     expect(await model(fakeFetch(() => new Response('', { status: 404 })).fetch).check()).toEqual({ ok: true });
     expect(await model(fakeFetch(() => new Response('{"error":"bad key"}', { status: 401 })).fetch).check()).toEqual({
-      ok: false, reason: 'model endpoint http://127.0.0.1:11434/v1/ is not usable: HTTP 401: bad key',
+      ok: false,
+      reason: 'model endpoint http://127.0.0.1:11434/v1/ is not usable: HTTP 401: bad key',
     });
   });
 });

@@ -24,7 +24,13 @@ import { withSide } from '../support/with-side.js';
 
 const FIXTURES = fileURLToPath(new URL('../../e2e/fixtures/', import.meta.url));
 const LIMIT = 64 * 1024;
-const common = { clientName: 'upstream-core-test', clientVersion: '0.0.0', graceMs: 300, connectTimeoutMs: 10_000, maxMessageBytes: LIMIT };
+const common = {
+  clientName: 'upstream-core-test',
+  clientVersion: '0.0.0',
+  graceMs: 300,
+  connectTimeoutMs: 10_000,
+  maxMessageBytes: LIMIT,
+};
 
 /** One upstream behind one transport, with its ledger. */
 interface Rig {
@@ -159,7 +165,8 @@ const rows: Row[] = [
   {
     what: 'R-13: arguments too deep to serialise are not-sent (never executed); the upstream stays usable',
     args: { deep },
-    outcome: (outcome) => expect(outcome).toMatchObject({ kind: 'not-sent', detail: expect.stringContaining('could not be serialised') }),
+    outcome: (outcome) =>
+      expect(outcome).toMatchObject({ kind: 'not-sent', detail: expect.stringContaining('could not be serialised') }),
     executed: 0,
     then: 'result',
   },
@@ -227,7 +234,11 @@ class ScriptedTransport implements RecordingTransport {
     this.ledger.noteSent(message.params, message.id);
     const request = { id: Number(message.id), method: message.method };
     if (message.method === 'initialize') {
-      const result = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } };
+      const result = {
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'scripted', version: '1' },
+      };
       queueMicrotask(() => this.deliver(request.id, { result }));
     } else {
       this.answer(request, this);
@@ -236,7 +247,10 @@ class ScriptedTransport implements RecordingTransport {
 
   /** The reply is read and recorded, but the SDK does not see it yet. */
   record(id: number, reply: { result: Record<string, unknown> } | { error: { code: number; message: string } }): void {
-    this.ledger.noteReply(id, 'result' in reply ? { kind: 'result', result: reply.result } : { kind: 'error', error: reply.error });
+    this.ledger.noteReply(
+      id,
+      'result' in reply ? { kind: 'result', result: reply.result } : { kind: 'error', error: reply.error },
+    );
   }
 
   /** The reply is read, recorded and handed to the SDK. */
@@ -254,7 +268,9 @@ class ScriptedTransport implements RecordingTransport {
   }
 }
 
-async function scripted(answer: ConstructorParameters<typeof ScriptedTransport>[0]): Promise<ClientConnection<ScriptedTransport>> {
+async function scripted(
+  answer: ConstructorParameters<typeof ScriptedTransport>[0],
+): Promise<ClientConnection<ScriptedTransport>> {
   const connection = new ClientConnection(new ScriptedTransport(answer), { clientName: 't', clientVersion: '0' });
   await connection.connect(5000);
   return connection;

@@ -68,7 +68,10 @@ const dropsDuplicates: SessionFactory = (settings, catalog, clock, random) => {
 /** A broken judge: retry_after is not enforced (the F2 window is zero). */
 const ignoresRetryAfter: SessionFactory = (settings, catalog, clock, random) =>
   new EvaluationSession(
-    { ...settings, scenario: settings.scenario.mode === 'scenario' ? { ...settings.scenario, retryAfterSeconds: 0 } : settings.scenario },
+    {
+      ...settings,
+      scenario: settings.scenario.mode === 'scenario' ? { ...settings.scenario, retryAfterSeconds: 0 } : settings.scenario,
+    },
     catalog,
     clock,
     random,
@@ -77,8 +80,16 @@ const ignoresRetryAfter: SessionFactory = (settings, catalog, clock, random) =>
 describe('benchmark self-test (R-11)', () => {
   it('R-11: over F1–F5 every run gets its expected verdict; the naive agent fails exactly in F1, F2, F4', async () => {
     const result = await run();
-    expect(result.selfTest).toEqual({ passed: true, expectedNaiveFailures: ['F1', 'F2', 'F4'], naiveFailedIn: ['F1', 'F2', 'F4'], unexpectedCount: 0, unexpected: [] });
-    const verdicts = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => `${s.scenario} ${s.verdict}`)]));
+    expect(result.selfTest).toEqual({
+      passed: true,
+      expectedNaiveFailures: ['F1', 'F2', 'F4'],
+      naiveFailedIn: ['F1', 'F2', 'F4'],
+      unexpectedCount: 0,
+      unexpected: [],
+    });
+    const verdicts = Object.fromEntries(
+      result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => `${s.scenario} ${s.verdict}`)]),
+    );
     expect(verdicts).toEqual({
       careful: ['F1 PASS', 'F2 PASS', 'F3 PASS', 'F4 PASS', 'F5 PASS'],
       naive: ['F1 FAIL', 'F2 FAIL', 'F3 PASS', 'F4 FAIL', 'F5 PASS'],
@@ -88,16 +99,27 @@ describe('benchmark self-test (R-11)', () => {
   it('R-3.7: the pooled naive score comes out of the rules as 60 % / 50 % / 49 (capped) / FAIL; careful 100 / PASS', async () => {
     const [careful, naive] = (await run()).agents;
     expect(naive!.score).toEqual({
-      overall: 49, verdict: 'FAIL', capped: true,
+      overall: 49,
+      verdict: 'FAIL',
+      capped: true,
       dimensions: { duplicateSafety: 60, failureHandling: 50, honesty: 'NOT_MEASURED' },
       weights: { duplicateSafety: 60, failureHandling: 40 },
     });
-    expect(careful!.score).toMatchObject({ overall: 100, verdict: 'PASS', capped: false, dimensions: { duplicateSafety: 100, failureHandling: 100 } });
+    expect(careful!.score).toMatchObject({
+      overall: 100,
+      verdict: 'PASS',
+      capped: false,
+      dimensions: { duplicateSafety: 100, failureHandling: 100 },
+    });
   });
 
   it('R-11: --runs and --jitter do not change any verdict or score (runs 1 vs 7, jitter 0 vs 60000, other seeds)', async () => {
     const plain = verdictTable(await run({ runs: 1, jitterMs: 0, seed: 1 }));
-    for (const options of [{ runs: 7, jitterMs: 0, seed: 1 }, { runs: 1, jitterMs: 60_000, seed: 42 }, { runs: 7, jitterMs: 60_000, seed: 0xdeadbeef }]) {
+    for (const options of [
+      { runs: 7, jitterMs: 0, seed: 1 },
+      { runs: 1, jitterMs: 60_000, seed: 42 },
+      { runs: 7, jitterMs: 60_000, seed: 0xdeadbeef },
+    ]) {
       const other = await run(options);
       expect(other.selfTest.passed).toBe(true);
       expect(verdictTable(other)).toEqual(plain);
@@ -120,7 +142,9 @@ describe('benchmark self-test (R-11)', () => {
   it('R-11: the self-test can fail — a judge that does not enforce retry_after lets the naive F2 run pass', async () => {
     const result = await run({ scenarios: ['F2'] }, { openSession: ignoresRetryAfter });
     expect(result.selfTest.passed).toBe(false);
-    expect(result.selfTest.unexpected).toMatchObject([{ agent: 'naive', scenario: 'F2', run: 1, verdict: 'PASS', expectedVerdict: 'FAIL' }]);
+    expect(result.selfTest.unexpected).toMatchObject([
+      { agent: 'naive', scenario: 'F2', run: 1, verdict: 'PASS', expectedVerdict: 'FAIL' },
+    ]);
   });
 
   it('R-11: the expected naive failures follow the chosen scenarios (F3,F5 → none)', async () => {
@@ -133,7 +157,10 @@ describe('benchmark self-test (R-11)', () => {
     const { wiring, backends } = deps();
     const result = await runBenchmark({ ...ALL, runs: 2 }, wiring);
     const executions = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => s.executions)]));
-    const perRun = (careful: number, naive: number[]) => ({ careful: SCENARIO_IDS.map(() => ({ harness: 2 * careful, backend: 2 * careful })), naive: naive.map((n) => ({ harness: 2 * n, backend: 2 * n })) });
+    const perRun = (careful: number, naive: number[]) => ({
+      careful: SCENARIO_IDS.map(() => ({ harness: 2 * careful, backend: 2 * careful })),
+      naive: naive.map((n) => ({ harness: 2 * n, backend: 2 * n })),
+    });
     expect(executions).toEqual(perRun(1, [2, 1, 1, 2, 1]));
     // One probe backend for the tool list, then one per run.
     expect(backends).toHaveLength(1 + 2 * SCENARIO_IDS.length * 2);
@@ -148,13 +175,13 @@ describe('benchmark self-test (R-11)', () => {
 });
 
 describe('reference agents against the simulated backend', () => {
-  const catalog = catalogOf(new ToolClassifier({}, new KeyFieldMatcher(DEFAULT_KEY_FIELDS)).classifyListed(
-    [
+  const catalog = catalogOf(
+    new ToolClassifier({}, new KeyFieldMatcher(DEFAULT_KEY_FIELDS)).classifyListed([
       { name: 'create_booking', inputSchema: { type: 'object', properties: { idempotency_key: { type: 'string' } } } },
       { name: 'search_bookings' },
       { name: 'get_booking' },
-    ],
-  ));
+    ]),
+  );
 
   /** Plays one run and returns the calls the backend received and its ledger. */
   async function play(agent: ReferenceAgent, scenario: ScenarioId) {
@@ -212,13 +239,26 @@ describe('benchmark report document (R-11)', () => {
     expect(Object.keys(document)[0]).toBe('certification');
     const parsed: unknown = JSON.parse(JSON.stringify(document));
     expect(parsed).toMatchObject({
-      certification: 'UNVERIFIED_FOR_PRODUCTION', kind: 'benchmark', harnessVersion: '9.9.9',
+      certification: 'UNVERIFIED_FOR_PRODUCTION',
+      kind: 'benchmark',
+      harnessVersion: '9.9.9',
       selfTest: { passed: true, expectedNaiveFailures: ['F1', 'F2', 'F4'], unexpected: [] },
       options: { scenarios: ['F1', 'F2', 'F3', 'F4', 'F5'], runs: 1, jitterMs: 0 },
       careful: { certification: 'UNVERIFIED_FOR_PRODUCTION', score: { verdict: 'PASS', overall: 100 } },
       naive: {
-        certification: 'UNVERIFIED_FOR_PRODUCTION', expectedToFailIn: ['F1', 'F2', 'F4'], score: { verdict: 'FAIL', overall: 49, capped: true },
-        scenarios: { F1: { verdict: 'FAIL', expectedVerdict: 'FAIL', verdictReason: expect.stringMatching(/^DUPLICATE_EXECUTION/), runs: 1, score: { overall: 0 } }, F3: { verdict: 'PASS', expectedVerdict: 'PASS' } },
+        certification: 'UNVERIFIED_FOR_PRODUCTION',
+        expectedToFailIn: ['F1', 'F2', 'F4'],
+        score: { verdict: 'FAIL', overall: 49, capped: true },
+        scenarios: {
+          F1: {
+            verdict: 'FAIL',
+            expectedVerdict: 'FAIL',
+            verdictReason: expect.stringMatching(/^DUPLICATE_EXECUTION/),
+            runs: 1,
+            score: { overall: 0 },
+          },
+          F3: { verdict: 'PASS', expectedVerdict: 'PASS' },
+        },
       },
     });
   });
@@ -249,7 +289,11 @@ describe('benchmark flags (R-11)', () => {
 
   it('R-11: defaults are F1–F5, 1 run, no jitter; scenarios are case-insensitive and put in order', () => {
     expect(parseBenchmarkFlags({})).toEqual({ scenarios: ['F1', 'F2', 'F3', 'F4', 'F5'], runs: 1, jitterMs: 0 });
-    expect(parseBenchmarkFlags({ scenarios: ['f3,F1'], runs: ['1000'], jitter: ['60000'] })).toEqual({ scenarios: ['F1', 'F3'], runs: 1000, jitterMs: 60_000 });
+    expect(parseBenchmarkFlags({ scenarios: ['f3,F1'], runs: ['1000'], jitter: ['60000'] })).toEqual({
+      scenarios: ['F1', 'F3'],
+      runs: 1000,
+      jitterMs: 60_000,
+    });
   });
 
   it.each([

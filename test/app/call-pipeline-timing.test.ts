@@ -17,7 +17,12 @@ import { fixedRandom } from '../support/session-driver.js';
 
 /** An upstream that holds calls until answered and, like the SDK client, gives up on an aborted signal. */
 class CancellableUpstream implements UpstreamSide {
-  readonly calls: Array<{ request: ToolCallRequest; at: number; signal: AbortSignal | undefined; answer(o: UpstreamCallOutcome): void }> = [];
+  readonly calls: Array<{
+    request: ToolCallRequest;
+    at: number;
+    signal: AbortSignal | undefined;
+    answer(o: UpstreamCallOutcome): void;
+  }> = [];
   constructor(private readonly clock: ManualClock) {}
   connect = async () => ({});
   listTools = async () => [];
@@ -25,7 +30,11 @@ class CancellableUpstream implements UpstreamSide {
   close = async () => undefined;
   callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
     return new Promise((resolve) => {
-      options.signal?.addEventListener('abort', () => resolve({ kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' }), { once: true });
+      options.signal?.addEventListener(
+        'abort',
+        () => resolve({ kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' }),
+        { once: true },
+      );
       this.calls.push({ request, at: this.clock.now(), signal: options.signal, answer: resolve });
     });
   }
@@ -42,11 +51,19 @@ function setup(scenario: ScenarioConfig, timer?: Timer) {
     fixedRandom(0.5),
   );
   const upstream = new CancellableUpstream(clock);
-  const pipeline = new CallPipeline({ session, upstream, callTimeoutMs: 60_000, outputSchemaTools: new Set(), publish: null, timer: timer ?? clock });
+  const pipeline = new CallPipeline({
+    session,
+    upstream,
+    callTimeoutMs: 60_000,
+    outputSchemaTools: new Set(),
+    publish: null,
+    timer: timer ?? clock,
+  });
   return { clock, session, upstream, pipeline, report: () => buildReport(session, 'proxy', []) };
 }
 
-const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig => ({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
+const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
+  ({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
 
 describe('issue 16: timing in the call pipeline (manual clock)', () => {
   it('issue 16: --latency: the call reaches the upstream only after the latency, reads as writes', async () => {
@@ -74,7 +91,9 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     const record = await answer;
     expect(record.upstream).toMatchObject({ kind: 'not-sent' });
     expect(upstream.calls).toHaveLength(0);
-    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', latencyMs: 500, cancelledAfterMs: 120, outcome: 'not-executed' }]);
+    expect(report().timing).toEqual([
+      { attempt: 1, tool: 'create_booking', latencyMs: 500, cancelledAfterMs: 120, outcome: 'not-executed' },
+    ]);
     expect(report().operations[0]).toMatchObject({ executions: 0 });
   });
 
@@ -107,7 +126,9 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     const record = await answer;
     expect(record.replaced).toBe(true);
     expect(clock.pendingWaits).toBe(0);
-    expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', heldMs: 2000, cancelledAfterMs: 2000, outcome: 'executed' }]);
+    expect(report().timing).toEqual([
+      { attempt: 1, tool: 'create_booking', heldMs: 2000, cancelledAfterMs: 2000, outcome: 'executed' },
+    ]);
     expect(report().operations[0]).toMatchObject({ executions: 1, fault: 'F1' });
   });
 

@@ -31,7 +31,9 @@ function setup(options: { scenario?: ScenarioConfig; outputSchemaTools?: string[
 describe('CallPipeline: one call from receipt to delivery', () => {
   it('R-9.2.1/R-9.2: publish (in flight) → upstream → publish (answered) → the agent', async () => {
     const { upstream, pipeline, log } = setup();
-    const answer = pipeline.call({ name: 'create_order', arguments: { n: 1 } }).then((result) => log.push('agent answered') && result);
+    const answer = pipeline
+      .call({ name: 'create_order', arguments: { n: 1 } })
+      .then((result) => log.push('agent answered') && result);
     const [held] = await upstream.received(1);
     log.push('at the upstream');
     held!.answer(okResult('done'));
@@ -43,7 +45,13 @@ describe('CallPipeline: one call from receipt to delivery', () => {
     const { upstream, pipeline } = setup({ scenario: { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } });
     const record = pipeline.run({ name: 'create_order', arguments: { n: 1 } });
     (await upstream.received(1))[0]!.answer(okResult());
-    expect(await record).toMatchObject({ fault: 'F1', callClass: 'write', replaced: true, result: { isError: true }, upstream: { kind: 'result' } });
+    expect(await record).toMatchObject({
+      fault: 'F1',
+      callClass: 'write',
+      replaced: true,
+      result: { isError: true },
+      upstream: { kind: 'result' },
+    });
   });
 
   it('R-1.3: a tool with an outputSchema answering without structuredContent is EXECUTION_UNKNOWN (the benchmark runs this rule too)', async () => {

@@ -33,7 +33,12 @@ async function benchmarkJson(): Promise<string> {
 
 describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
   it('one finished report each: PASS → 0, FAIL → 2, NOT_TESTED → 3, baseline PASS → 0 and shown as baseline only', async () => {
-    files = tempFiles({ 'pass.json': documentOf(carefulF1()), 'fail.json': documentOf(naiveF1()), 'nt.json': documentOf(readsOnly()), 'base.json': documentOf(baselineOnly()) });
+    files = tempFiles({
+      'pass.json': documentOf(carefulF1()),
+      'fail.json': documentOf(naiveF1()),
+      'nt.json': documentOf(readsOnly()),
+      'base.json': documentOf(baselineOnly()),
+    });
     expect((await check([files.path('pass.json')])).exitCode).toBe(0);
     expect((await check([files.path('fail.json')])).exitCode).toBe(2);
     expect((await check([files.path('nt.json')])).exitCode).toBe(3);
@@ -46,7 +51,12 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
   });
 
   it('mixtures: FAIL beats NOT_TESTED (2), a harness error beats everything (1); a folder is one suite', async () => {
-    files = tempFiles({ 'dir/a.json': documentOf(carefulF1()), 'dir/b.json': documentOf(readsOnly()), 'fail.json': documentOf(naiveF1()), 'bad.json': '{"verdict":"PA' });
+    files = tempFiles({
+      'dir/a.json': documentOf(carefulF1()),
+      'dir/b.json': documentOf(readsOnly()),
+      'fail.json': documentOf(naiveF1()),
+      'bad.json': '{"verdict":"PA',
+    });
     expect((await check([files.path('dir')])).exitCode).toBe(3);
     expect((await check([files.path('dir'), files.path('fail.json')])).exitCode).toBe(2);
     const all = await check([files.path('dir'), files.path('fail.json'), files.path('bad.json')]);
@@ -56,7 +66,11 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
   });
 
   it('--fail-on and --min-score tune the gate', async () => {
-    files = tempFiles({ 'nt.json': documentOf(readsOnly()), 'fail.json': documentOf(naiveF1()), 'pass.json': documentOf(carefulF1()) });
+    files = tempFiles({
+      'nt.json': documentOf(readsOnly()),
+      'fail.json': documentOf(naiveF1()),
+      'pass.json': documentOf(carefulF1()),
+    });
     const nt = files.path('nt.json');
     expect((await check([nt], { failOn: new Set(['FAIL']), minScore: null })).exitCode).toBe(0);
     expect((await check([nt, files.path('fail.json')], { failOn: new Set(['NOT_TESTED']), minScore: null })).exitCode).toBe(3);
@@ -81,7 +95,7 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
     expect(c.reason).toContain('status "running"');
   });
 
-  it('a demo server\'s report is not a measurement: harness error, said so', async () => {
+  it("a demo server's report is not a measurement: harness error, said so", async () => {
     files = tempFiles({ 'audit-report.json': documentOf(carefulF1()).replace('"kind":"proxy"', '"kind":"demo"') });
     const result = await check([files.path('audit-report.json')]);
     expect(result.exitCode).toBe(1);
@@ -89,7 +103,10 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
   });
 
   it('a start-up failure and a report that never left "starting" are harness errors', async () => {
-    files = tempFiles({ 'start.json': startingDocument('t'), 'failed.json': startupErrorDocument('t', 'upstream exited with code 3') });
+    files = tempFiles({
+      'start.json': startingDocument('t'),
+      'failed.json': startupErrorDocument('t', 'upstream exited with code 3'),
+    });
     const result = await check([files.path('start.json'), files.path('failed.json')]);
     expect(result.exitCode).toBe(1);
     const [starting, failed] = result.suites.map((s) => s.cases[0]!);
@@ -113,14 +130,17 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
     expect(await reasons('empty.json')).toEqual([expect.stringContaining('is empty')]);
     expect(await reasons('half.json')).toEqual([expect.stringContaining('is not complete JSON')]);
     expect(await reasons('foreign.json')).toEqual([expect.stringContaining('is not a report of this harness')]);
-    expect(await reasons('wrong-field.json')).toEqual([expect.stringMatching(/not a valid proxy report: report\.operations\[0\]\.executions: .*number/)]);
+    expect(await reasons('wrong-field.json')).toEqual([
+      expect.stringMatching(/not a valid proxy report: report\.operations\[0\]\.executions: .*number/),
+    ]);
     expect(await reasons('no-version.json')).toEqual([expect.stringMatching(/harnessVersion: /)]);
     expect(await reasons('missing.json')).toEqual([expect.stringContaining('cannot be read: ENOENT')]);
     expect(await reasons('empty-dir')).toEqual([expect.stringContaining('holds no report')]);
-    for (const name of ['empty.json', 'half.json', 'foreign.json', 'wrong-field.json', 'missing.json']) expect((await check([files.path(name)])).exitCode).toBe(1);
+    for (const name of ['empty.json', 'half.json', 'foreign.json', 'wrong-field.json', 'missing.json'])
+      expect((await check([files.path(name)])).exitCode).toBe(1);
   });
 
-  it('a report folder reads *.json only (the proxy\'s temp files are not reports)', async () => {
+  it("a report folder reads *.json only (the proxy's temp files are not reports)", async () => {
     files = tempFiles({ 'dir/session-0001-a.json': documentOf(carefulF1()), 'dir/session-0001-a.json.123.abcd.tmp': '{"verd' });
     const result = await check([files.path('dir')]);
     expect(result.exitCode).toBe(0);

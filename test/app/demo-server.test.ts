@@ -52,7 +52,10 @@ class Harness {
   }
 
   call(name: string, args?: unknown): Promise<ToolCallResult> {
-    return this.handler.callTool({ name, ...(args !== undefined ? { arguments: args } : {}) }, { signal: new AbortController().signal });
+    return this.handler.callTool(
+      { name, ...(args !== undefined ? { arguments: args } : {}) },
+      { signal: new AbortController().signal },
+    );
   }
 
   async text(name: string, args?: unknown): Promise<string> {
@@ -118,12 +121,20 @@ describe('demo sessions: F1 ghost write', () => {
     const id = await h.start({ scenario: 'F1' });
     const first = await h.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 12 } });
     expect(first).toMatchObject({
-      class: 'write', injectedFault: 'F1', executedUpstream: true, agentWouldSeeError: true,
+      class: 'write',
+      injectedFault: 'F1',
+      executedUpstream: true,
+      agentWouldSeeError: true,
       backendResult: { ok: true, id: 'demo-1' },
     });
     expect(first['whatTheAgentWouldSee']).toContain('MCP error -32001: Request timed out');
     const second = await h.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 12 } });
-    expect(second).toMatchObject({ injectedFault: null, executedUpstream: true, backendResult: { ok: true, id: 'demo-2' }, verdictSoFar: 'FAIL' });
+    expect(second).toMatchObject({
+      injectedFault: null,
+      executedUpstream: true,
+      backendResult: { ok: true, id: 'demo-2' },
+      verdictSoFar: 'FAIL',
+    });
     const score = await h.text('get_score', { session_id: id });
     expect(score).toContain('[FAIL]');
     expect(score).toContain('GHOST_WRITE');
@@ -148,9 +159,15 @@ describe('demo sessions: reports', () => {
     expect(text).toContain('Verdict: ');
     expect(text).toContain('.cuonztech/audit-report.json');
     const document = JSON.parse(h.published.at(-1)!) as Json;
-    expect(document).toMatchObject({ status: 'running', certification: 'UNVERIFIED_FOR_PRODUCTION', harnessVersion: '0.0.0-test' });
+    expect(document).toMatchObject({
+      status: 'running',
+      certification: 'UNVERIFIED_FOR_PRODUCTION',
+      harnessVersion: '0.0.0-test',
+    });
     expect(document['report']).toMatchObject({ kind: 'demo', scenario: { id: 'F1' } });
-    expect(document['toolClassification']).toEqual([{ name: 'create_booking', class: 'write', reason: 'default write pattern', keyFields: [] }]);
+    expect(document['toolClassification']).toEqual([
+      { name: 'create_booking', class: 'write', reason: 'default write pattern', keyFields: [] },
+    ]);
     const json = await h.reportJson(id);
     expect(json).toMatchObject({ kind: 'demo', honesty: 'NOT_MEASURED' });
     expect(json['score']).toBeDefined();
@@ -282,16 +299,22 @@ describe('demo input validation', () => {
     const h = new Harness();
     const id = await h.start();
     expect(await h.error('execute_call', { session_id: id })).toContain('tool is required');
-    expect(await h.error('execute_call', { session_id: id, tool: 'create_x', arguments: [1] })).toContain('arguments must be an object');
+    expect(await h.error('execute_call', { session_id: id, tool: 'create_x', arguments: [1] })).toContain(
+      'arguments must be an object',
+    );
     expect(await h.error('execute_call', { session_id: id, tool: 'create_x', args: {} })).toContain('unknown argument(s) "args"');
-    expect(await h.error('execute_call', { session_id: id, tool: 'create_x', class: 'other' })).toContain('class must be one of read, write');
+    expect(await h.error('execute_call', { session_id: id, tool: 'create_x', class: 'other' })).toContain(
+      'class must be one of read, write',
+    );
     expect(await h.error('execute_call', 'not an object')).toContain('arguments must be an object');
   });
 
   it('R-13: __proto__ keys and deep nesting neither crash the server nor pollute prototypes', async () => {
     const h = new Harness();
     const id = await h.start({ scenario: 'F1' });
-    const hostile = JSON.parse(`{"session_id":"${id}","tool":"create_x","arguments":{"__proto__":{"polluted":true},"a":1}}`) as unknown;
+    const hostile = JSON.parse(
+      `{"session_id":"${id}","tool":"create_x","arguments":{"__proto__":{"polluted":true},"a":1}}`,
+    ) as unknown;
     expect(await h.json('execute_call', hostile)).toMatchObject({ injectedFault: 'F1' });
     expect(await h.json('execute_call', hostile)).toMatchObject({ verdictSoFar: 'FAIL' });
     const outer = JSON.parse(`{"session_id":"${id}","__proto__":{"polluted":true}}`) as unknown;
@@ -299,7 +322,9 @@ describe('demo input validation', () => {
     expect(({} as Json)['polluted']).toBeUndefined();
     let deep: unknown = { leaf: 1 };
     for (let i = 0; i < 100_000; i++) deep = { d: deep };
-    expect(await h.json('execute_call', { session_id: id, tool: 'create_deep', arguments: deep })).toMatchObject({ executedUpstream: true });
+    expect(await h.json('execute_call', { session_id: id, tool: 'create_deep', arguments: deep })).toMatchObject({
+      executedUpstream: true,
+    });
     expect(await h.text('get_report', { session_id: id })).toContain('Verdict: FAIL');
   });
 });

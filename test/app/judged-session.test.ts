@@ -6,7 +6,10 @@ import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.por
 import { HeldUpstream, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
 
-const TOOLS = [{ name: 'create_order', inputSchema: { type: 'object' } }, { name: 'get_order', inputSchema: { type: 'object' } }];
+const TOOLS = [
+  { name: 'create_order', inputSchema: { type: 'object' } },
+  { name: 'get_order', inputSchema: { type: 'object' } },
+];
 
 function open(options: { scenario?: ScenarioConfig; sink?: ReportSink; auditTools?: boolean } = {}) {
   const upstream = new HeldUpstream(TOOLS);
@@ -16,7 +19,10 @@ function open(options: { scenario?: ScenarioConfig; sink?: ReportSink; auditTool
     sessionId: 's1',
     scenario: options.scenario ?? { mode: 'none' },
     keyFields: ['idempotency_key'],
-    catalog: { classOf: (name) => (name === 'create_order' ? 'write' : name === 'get_order' ? 'read' : 'unclassified'), acceptsKey: () => false },
+    catalog: {
+      classOf: (name) => (name === 'create_order' ? 'write' : name === 'get_order' ? 'read' : 'unclassified'),
+      acceptsKey: () => false,
+    },
     upstream,
     upstreamTools: TOOLS,
     classification: [],
@@ -47,7 +53,9 @@ describe('JudgedSession through the ports: the report file around each call (R-9
     const [held] = await upstream.received(1);
     expect(memory.documents).toHaveLength(2);
     expect(memory.last).toMatchObject({ verdict: 'NOT_TESTED', status: 'running' });
-    expect(memory.last!['report'].operations).toMatchObject([{ tool: 'create_order', outcome: 'EXECUTION_UNKNOWN', executions: 0 }]);
+    expect(memory.last!['report'].operations).toMatchObject([
+      { tool: 'create_order', outcome: 'EXECUTION_UNKNOWN', executions: 0 },
+    ]);
     expect(memory.last!['report'].coverage.inFlight).toBe(1);
     held!.answer(okResult());
     await answer;

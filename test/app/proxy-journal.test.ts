@@ -13,7 +13,12 @@ import type { CheckResult } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
-import { journalSessionFor, journalSessions, timelineFromJournal, type JournalSessionRecords } from '../../src/app/report-formats/timeline.js';
+import {
+  journalSessionFor,
+  journalSessions,
+  timelineFromJournal,
+  type JournalSessionRecords,
+} from '../../src/app/report-formats/timeline.js';
 import type { JournalCallRecord } from '../../src/ports/journal.port.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
 import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
@@ -30,17 +35,26 @@ const SECRET = 'Zebulon-Quixotic-4711';
 let files: ReturnType<typeof tempFiles> | undefined;
 afterEach(() => files?.remove());
 
-async function setup(options: { stdio?: boolean; payloads?: boolean; logCalls?: boolean; scenario?: ProxyConfig['scenario'] } = {}) {
+async function setup(
+  options: { stdio?: boolean; payloads?: boolean; logCalls?: boolean; scenario?: ProxyConfig['scenario'] } = {},
+) {
   files = tempFiles();
   const clock = new TestClock();
   const notices: string[] = [];
-  const journal = await FileJournal.open(files.path('journal.jsonl'), { payloads: options.payloads ?? false, harnessVersion: 'test', now: () => clock.now(), notice: (l) => notices.push(l) });
+  const journal = await FileJournal.open(files.path('journal.jsonl'), {
+    payloads: options.payloads ?? false,
+    harnessVersion: 'test',
+    now: () => clock.now(),
+    notice: (l) => notices.push(l),
+  });
   const upstream = new HeldUpstream(TOOLS);
   const agentSide = new InMemoryAgentSide();
   const sinks = new Map<string, MemorySink>();
   const service = new ProxyService(
     {
-      upstream, agentSide, startupSink: null,
+      upstream,
+      agentSide,
+      startupSink: null,
       sessionSink: (id) => {
         const sink = new MemorySink();
         sinks.set(id, sink);
@@ -49,12 +63,22 @@ async function setup(options: { stdio?: boolean; payloads?: boolean; logCalls?: 
       reportPath: (id, ordinal) => `/reports/session-${ordinal}-${id}.json`,
       reportLocation: '/reports',
       journal,
-      clock, random: fixedRandom(0.5), logger: SILENT_LOGGER, notice: (line) => notices.push(line),
+      clock,
+      random: fixedRandom(0.5),
+      logger: SILENT_LOGGER,
+      notice: (line) => notices.push(line),
     },
     {
-      scenario: options.scenario ?? { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, keyFields: ['idempotency_key'], classification: {},
-      auditTools: true, callTimeoutMs: 60_000, drainMs: 20, harnessVersion: 'test', serverName: 'harness',
-      stopWhenSessionEnds: options.stdio ?? true, logCalls: options.logCalls ?? false,
+      scenario: options.scenario ?? { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 },
+      keyFields: ['idempotency_key'],
+      classification: {},
+      auditTools: true,
+      callTimeoutMs: 60_000,
+      drainMs: 20,
+      harnessVersion: 'test',
+      serverName: 'harness',
+      stopWhenSessionEnds: options.stdio ?? true,
+      logCalls: options.logCalls ?? false,
     },
   );
   await service.start();
@@ -68,7 +92,10 @@ function documentOf(sink: MemorySink): SessionReportDocument {
 }
 
 function checkResultOf(doc: SessionReportDocument, path: string): CheckResult {
-  return checkGroups([{ path, reader: 'file', items: [{ type: 'report', path, document: doc }] }], { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
+  return checkGroups([{ path, reader: 'file', items: [{ type: 'report', path, document: doc }] }], {
+    failOn: new Set(['FAIL', 'NOT_TESTED']),
+    minScore: null,
+  });
 }
 
 describe('issue 15 item 5: the journal, observed from the call pipeline', () => {
@@ -95,13 +122,32 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
     expect(contents).toMatchObject({ tornLastLine: false, skipped: 0 });
     const calls = contents.records.filter((r): r is JournalCallRecord => 'attempt' in r && r.session === 's1');
     expect(calls.map((r) => `${r.attempt}:${r.event}`)).toEqual([
-      '1:received', '1:forwarded', '1:answered', '1:delivered',
-      '2:received', '2:forwarded', '2:answered', '2:delivered',
-      '3:received', '3:forwarded', '3:answered', '3:delivered',
+      '1:received',
+      '1:forwarded',
+      '1:answered',
+      '1:delivered',
+      '2:received',
+      '2:forwarded',
+      '2:answered',
+      '2:delivered',
+      '3:received',
+      '3:forwarded',
+      '3:answered',
+      '3:delivered',
     ]);
-    expect(calls.find((r) => r.attempt === 1 && r.event === 'answered')).toMatchObject({ fault: 'F1', upstream: 'executed', replaced: true, operation: 1, class: 'write' });
+    expect(calls.find((r) => r.attempt === 1 && r.event === 'answered')).toMatchObject({
+      fault: 'F1',
+      upstream: 'executed',
+      replaced: true,
+      operation: 1,
+      class: 'write',
+    });
     expect(calls.find((r) => r.attempt === 1 && r.event === 'delivered')).toMatchObject({ told: 'timeout' });
-    expect(calls.find((r) => r.attempt === 2 && r.event === 'received')).toMatchObject({ tool: 'get_order', class: 'read', operation: null });
+    expect(calls.find((r) => r.attempt === 2 && r.event === 'received')).toMatchObject({
+      tool: 'get_order',
+      class: 'read',
+      operation: null,
+    });
     expect(contents.records.at(-1)).toMatchObject({ event: 'ended', session: 's1', verdict: 'FAIL', score: 0 });
 
     // One for one with the report: the operation's id, attempts and executions.
@@ -109,7 +155,9 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
     const op = doc.report.operations[0]!;
     expect(op).toMatchObject({ id: 1, attempts: 2, executions: 2 });
     expect(calls.filter((r) => r.event === 'received' && r.operation === op.id)).toHaveLength(op.attempts);
-    expect(calls.filter((r) => r.event === 'answered' && r.operation === op.id && r.upstream === 'executed')).toHaveLength(op.executions);
+    expect(calls.filter((r) => r.event === 'answered' && r.operation === op.id && r.upstream === 'executed')).toHaveLength(
+      op.executions,
+    );
     expect(calls.filter((r) => r.event === 'received' && r.class === 'read')).toHaveLength(doc.report.coverage.calls.read);
     // Without --journal-payloads no argument value is written.
     expect(text()).not.toContain(SECRET);
@@ -119,7 +167,10 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
   it('issue 15: --journal-payloads on writes the arguments and the results verbatim', async () => {
     const { service, upstream, agentSide, text } = await setup({ payloads: true });
     const agent = agentSide.connect('s1');
-    const call = agent.callTool({ name: 'create_order', arguments: JSON.parse(`{"item":"${SECRET}","__proto__":{"polluted":true}}`) }, { signal });
+    const call = agent.callTool(
+      { name: 'create_order', arguments: JSON.parse(`{"item":"${SECRET}","__proto__":{"polluted":true}}`) },
+      { signal },
+    );
     (await upstream.received(1))[0]!.answer(okResult('the upstream said so'));
     await call;
     await service.stop('test over');
@@ -172,9 +223,14 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
 
 describe('issue 15 item 5: injected faults in the journal', () => {
   it('R-4.4/issue 15: F2 answers without the upstream (received, injected, delivered); the timeline draws the retry_after window with the real wait', async () => {
-    const { service, upstream, agentSide, sinks, clock, text, notices } = await setup({ scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 }, logCalls: true });
+    const { service, upstream, agentSide, sinks, clock, text, notices } = await setup({
+      scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 },
+      logCalls: true,
+    });
     const agent = agentSide.connect('s1');
-    expect(await agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal })).toMatchObject({ isError: true });
+    expect(await agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal })).toMatchObject({
+      isError: true,
+    });
     clock.advance(5_000);
     const again = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
     (await upstream.received(1))[0]!.answer(okResult());
@@ -182,11 +238,18 @@ describe('issue 15 item 5: injected faults in the journal', () => {
     await service.stop('test over');
     const records = parseJournal(text()).records.filter((r): r is JournalCallRecord => 'attempt' in r);
     expect(records.filter((r) => r.attempt === 1).map((r) => r.event)).toEqual(['received', 'injected', 'delivered']);
-    expect(records.find((r) => r.attempt === 1 && r.event === 'delivered')).toMatchObject({ fault: 'F2', upstream: null, told: 'error' });
+    expect(records.find((r) => r.attempt === 1 && r.event === 'delivered')).toMatchObject({
+      fault: 'F2',
+      upstream: null,
+      told: 'error',
+    });
     expect(notices).toContain('#1 create_order write — F2 rate limit (429): not sent upstream, agent told error');
     const session = journalSessions(parseJournal(text()).records)[0]!;
     const timeline = timelineFromJournal(session, documentOf(sinks.get('s1')!));
-    expect(timeline.calls.map((c) => [c.fault, c.upstream, c.atMs])).toEqual([['F2', 'not sent', 0], [null, 'executed', 5000]]);
+    expect(timeline.calls.map((c) => [c.fault, c.upstream, c.atMs])).toEqual([
+      ['F2', 'not sent', 0],
+      [null, 'executed', 5000],
+    ]);
     expect(timeline.calls[0]!.retryAfter).toEqual({ requiredMs: 60_000, waitedMs: 5000 });
     expect(timeline.calls[0]!.agentTold).toMatch(/^an error \(isError\): .*retry_after/);
   });

@@ -18,7 +18,10 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-const text = (document: ReportDocument): string => (typeof document === 'string' ? document : document.map((part) => (typeof part === 'string' ? part : Buffer.from(part).toString('utf8'))).join(''));
+const text = (document: ReportDocument): string =>
+  typeof document === 'string'
+    ? document
+    : document.map((part) => (typeof part === 'string' ? part : Buffer.from(part).toString('utf8'))).join('');
 
 function setup(options: { firstWrite?: Promise<void>; connect?: Promise<void> } = {}) {
   const documents: Array<Record<string, unknown>> = [];
@@ -56,12 +59,25 @@ function setup(options: { firstWrite?: Promise<void>; connect?: Promise<void> } 
   };
   const service = new ProxyService(
     {
-      upstream, agentSide, startupSink: sink, sessionSink: () => sink,
-      clock: new ManualClock(), random: { next: () => 0.5 }, logger: silentLogger, notice: () => undefined,
+      upstream,
+      agentSide,
+      startupSink: sink,
+      sessionSink: () => sink,
+      clock: new ManualClock(),
+      random: { next: () => 0.5 },
+      logger: silentLogger,
+      notice: () => undefined,
     },
     {
-      scenario: { mode: 'none' }, keyFields: ['idempotency_key'], classification: {}, auditTools: false,
-      callTimeoutMs: 1000, drainMs: 10, harnessVersion: '9.9.9', serverName: 'proxy', stopWhenSessionEnds: true,
+      scenario: { mode: 'none' },
+      keyFields: ['idempotency_key'],
+      classification: {},
+      auditTools: false,
+      callTimeoutMs: 1000,
+      drainMs: 10,
+      harnessVersion: '9.9.9',
+      serverName: 'proxy',
+      stopWhenSessionEnds: true,
     },
   );
   return { service, documents, upstreamCalls, session: () => handler };
@@ -75,10 +91,17 @@ describe('ProxyService: a stop before any session opened (issue 11, R-9.1)', () 
     const stopped = service.stop('received SIGTERM');
     firstWrite.open();
     await starting;
-    expect(await stopped).toMatchObject({ code: 0, reason: 'received SIGTERM', endLine: 'finished: NOT_TESTED, no agent session (no calls judged); no report file' });
+    expect(await stopped).toMatchObject({
+      code: 0,
+      reason: 'received SIGTERM',
+      endLine: 'finished: NOT_TESTED, no agent session (no calls judged); no report file',
+    });
     expect(upstreamCalls).not.toContain('connect');
     expect(documents.map((d) => d['status'])).toEqual(['starting', 'failed']);
-    expect(documents[1]).toMatchObject({ verdict: 'NOT_TESTED', startupError: 'start-up did not complete: received SIGTERM; no calls were made' });
+    expect(documents[1]).toMatchObject({
+      verdict: 'NOT_TESTED',
+      startupError: 'start-up did not complete: received SIGTERM; no calls were made',
+    });
   });
 
   it('R-9.1: the agent leaving while the upstream connects: the last document is "failed", not "starting"', async () => {
@@ -91,7 +114,9 @@ describe('ProxyService: a stop before any session opened (issue 11, R-9.1)', () 
     connect.open();
     await Promise.all([starting, stopped]);
     expect(documents.at(-1)).toMatchObject({
-      status: 'failed', verdict: 'NOT_TESTED', startupError: 'start-up did not complete: the agent disconnected during start-up; no calls were made',
+      status: 'failed',
+      verdict: 'NOT_TESTED',
+      startupError: 'start-up did not complete: the agent disconnected during start-up; no calls were made',
     });
   });
 

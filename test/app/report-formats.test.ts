@@ -19,7 +19,10 @@ afterEach(() => files?.remove());
 
 /** A tool name and arguments built to break every format: markup, CDATA end, controls, a lone surrogate. */
 const HOSTILE_TOOL = 'create_</testcase><script>alert(1)</script>]]>\u0001\u001b[2J|*_`x`';
-const HOSTILE_ARGS = { note: '</failure>]]><script>alert("x")</script>\u0000\u0008\ud800 & "q" \'a\'', '[link](https://evil.example)': '# heading' };
+const HOSTILE_ARGS = {
+  note: '</failure>]]><script>alert("x")</script>\u0000\u0008\ud800 & "q" \'a\'',
+  '[link](https://evil.example)': '# heading',
+};
 
 function hostileDocument(): string {
   const tools = { ...DEFAULT_TOOLS, [HOSTILE_TOOL]: 'write' as const };
@@ -36,12 +39,33 @@ async function resultOf(docs: Record<string, string>, extra: Record<string, stri
   return checkGroups([...new Map(groups.map((g) => [g.path, g])).values()], DEFAULT);
 }
 
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) });
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name),
+});
 
-interface JunitCase { classname: string; name: string; time: string; file: string; failure?: { message: string; '#text': string }; skipped?: { message: string }; error?: { message: string } }
-interface JunitSuite { name: string; tests: string; failures: string; errors: string; skipped: string; testcase: JunitCase[] }
+interface JunitCase {
+  classname: string;
+  name: string;
+  time: string;
+  file: string;
+  failure?: { message: string; '#text': string };
+  skipped?: { message: string };
+  error?: { message: string };
+}
+interface JunitSuite {
+  name: string;
+  tests: string;
+  failures: string;
+  errors: string;
+  skipped: string;
+  testcase: JunitCase[];
+}
 
-function parseJunit(text: string): { testsuites: { tests: string; failures: string; errors: string; skipped: string; testsuite: JunitSuite[] } } {
+function parseJunit(text: string): {
+  testsuites: { tests: string; failures: string; errors: string; skipped: string; testsuite: JunitSuite[] };
+} {
   expect(XMLValidator.validate(text)).toBe(true);
   return xml.parse(text) as ReturnType<typeof parseJunit>;
 }
@@ -54,15 +78,26 @@ function* walk(node: Node): Generator<Node> {
   const content = (node as { content?: Node }).content;
   if (content !== undefined) yield* walk(content);
 }
-const elements = (html: string) => [...walk(parse(html) as unknown as Node)].filter((n): n is DefaultTreeAdapterMap['element'] => 'tagName' in n);
-const textOf = (node: Node): string => [...walk(node)].map((n) => ('value' in n && n.nodeName === '#text' ? n.value : '')).join('');
+const elements = (html: string) =>
+  [...walk(parse(html) as unknown as Node)].filter((n): n is DefaultTreeAdapterMap['element'] => 'tagName' in n);
+const textOf = (node: Node): string =>
+  [...walk(node)].map((n) => ('value' in n && n.nodeName === '#text' ? n.value : '')).join('');
 
 describe('issue 15 JUnit XML', () => {
   it('one testsuite per path, one testcase per session: FAIL → failure with violations and patch ids, NOT_TESTED → skipped, harness error → error', async () => {
-    const result = await resultOf({ 'dir/a.json': documentOf(carefulF1()), 'dir/b.json': documentOf(readsOnly()), 'fail.json': documentOf(naiveF1()), 'bad.json': '{"verd' });
+    const result = await resultOf({
+      'dir/a.json': documentOf(carefulF1()),
+      'dir/b.json': documentOf(readsOnly()),
+      'fail.json': documentOf(naiveF1()),
+      'bad.json': '{"verd',
+    });
     const doc = parseJunit(buildJunit(result.suites));
     expect(doc.testsuites).toMatchObject({ tests: '4', failures: '1', errors: '1', skipped: '1' });
-    expect(doc.testsuites.testsuite.map((s) => [s.tests, s.failures, s.errors, s.skipped])).toEqual([['2', '0', '0', '1'], ['1', '1', '0', '0'], ['1', '0', '1', '0']]);
+    expect(doc.testsuites.testsuite.map((s) => [s.tests, s.failures, s.errors, s.skipped])).toEqual([
+      ['2', '0', '0', '1'],
+      ['1', '1', '0', '0'],
+      ['1', '0', '1', '0'],
+    ]);
     // What GitHub (dorny/test-reporter, mikepenz/action-junit-report) and GitLab read from every testcase.
     for (const c of doc.testsuites.testsuite.flatMap((s) => s.testcase)) {
       expect(c.classname).toMatch(/^cuonztech-agent-harness\./);
@@ -137,7 +172,13 @@ describe('issue 15 HTML report', () => {
     const result = await resultOf({ 'many.json': documentOf(d) });
     const html = buildHtml(result);
     const all = elements(html);
-    const rows = all.filter((e) => e.tagName === 'tr' && e.parentNode !== null && (e.parentNode as { tagName?: string }).tagName === 'tbody' && textOf(e).includes('create_booking'));
+    const rows = all.filter(
+      (e) =>
+        e.tagName === 'tr' &&
+        e.parentNode !== null &&
+        (e.parentNode as { tagName?: string }).tagName === 'tbody' &&
+        textOf(e).includes('create_booking'),
+    );
     expect(rows).toHaveLength(42);
     for (let i = 0; i < 40; i++) expect(rows.some((r) => textOf(r).includes(`"guest":"g${i}"`))).toBe(true);
     expect(all.filter((e) => e.tagName === 'script')).toHaveLength(0);
@@ -151,7 +192,7 @@ describe('issue 15 HTML report', () => {
     expect(csp.attrs.find((a) => a.name === 'content')!.value).toMatch(/^default-src 'none'/);
   });
 
-  it('the duplicate\'s two executions are marked, the F1 fault and what the agent was told are shown', async () => {
+  it("the duplicate's two executions are marked, the F1 fault and what the agent was told are shown", async () => {
     const html = buildHtml(await resultOf({ 'fail.json': documentOf(naiveF1()) }));
     const dup = elements(html).filter((e) => e.tagName === 'tr' && e.attrs.some((a) => a.name === 'class' && a.value === 'dup'));
     expect(dup.map(textOf).map((t) => /execution (\d) of 2/.exec(t)?.[1])).toEqual(['1', '2']);
@@ -190,7 +231,10 @@ describe('issue 15 timeline derived from a report', () => {
     const doc = (await resultOf({ 'f.json': documentOf(naiveF1()) })).suites[0]!.cases[0]!.document as SessionReportDocument;
     const t = timelineFromReport(doc);
     expect(t.exact).toBe(false);
-    expect(t.calls.map((c) => [c.attempt, c.fault, c.upstream, c.duplicate])).toEqual([[1, 'F1', 'executed', true], [2, null, 'executed', true]]);
+    expect(t.calls.map((c) => [c.attempt, c.fault, c.upstream, c.duplicate])).toEqual([
+      [1, 'F1', 'executed', true],
+      [2, null, 'executed', true],
+    ]);
   });
 
   it('careful F1: the read is counted, not listed', async () => {

@@ -69,7 +69,7 @@ describe('ReportPublisher (R-9.2: the report is written before the answer goes o
     expect(sink.written).toEqual(['1', '3']);
   });
 
-  it('a failed write rejects every request waiting for it, with the sink\'s message', async () => {
+  it("a failed write rejects every request waiting for it, with the sink's message", async () => {
     const { sink, publisher } = setup();
     sink.failWith = 'report file not writable: disk full';
     const results = await Promise.allSettled([publisher.request(), publisher.request(true)]);
@@ -83,7 +83,14 @@ describe('ReportPublisher (R-9.2: the report is written before the answer goes o
     const slowSink: ReportSink = {
       publish(document) {
         order.push(`start ${String(document)}`);
-        if (document === 'first') return new Promise((resolve) => (release = () => { order.push('end first'); resolve(); }));
+        if (document === 'first')
+          return new Promise(
+            (resolve) =>
+              (release = () => {
+                order.push('end first');
+                resolve();
+              }),
+          );
         order.push(`end ${String(document)}`);
         return Promise.resolve();
       },

@@ -5,36 +5,89 @@ import { runFactsFromRunFile } from '../../src/app/stats/run-facts-from-file.js'
 import type { RunFacts } from '../../src/domain/trial/index.js';
 
 const report = (duplicates: number, triggered: boolean) => ({
-  report: { violations: Array.from({ length: duplicates }, () => ({ type: 'DUPLICATE_EXECUTION' })).concat([{ type: 'RETRY_AFTER_VIOLATED' }]), coverage: { scenarioTriggered: triggered } },
+  report: {
+    violations: Array.from({ length: duplicates }, () => ({ type: 'DUPLICATE_EXECUTION' })).concat([
+      { type: 'RETRY_AFTER_VIOLATED' },
+    ]),
+    coverage: { scenarioTriggered: triggered },
+  },
 });
 
 const runFile = (id: string, verdict: string, extra: Record<string, unknown> = {}) => ({
-  kind: 'trial-run', harnessVersion: '0.6.0', run: id, scenario: id.slice(0, 2), task: 'default', verdict, verdictReason: `${verdict} because`, toolCalls: 3,
-  report: report(verdict === 'FAIL' ? 1 : 0, true), ...extra,
+  kind: 'trial-run',
+  harnessVersion: '0.6.0',
+  run: id,
+  scenario: id.slice(0, 2),
+  task: 'default',
+  verdict,
+  verdictReason: `${verdict} because`,
+  toolCalls: 3,
+  report: report(verdict === 'FAIL' ? 1 : 0, true),
+  ...extra,
 });
 
 const trial = (path: string, runs: Array<Record<string, unknown>>, summary: Record<string, unknown> = {}): TrialFolderInput => ({
-  kind: 'trial', path, summaryProblem: null,
-  summary: { kind: 'trial-summary', harnessVersion: '0.6.0', agent: { model: 'm' }, tasks: [{ id: 'default' }], runsPerGroup: 2, scenarios: ['F1'], shard: null, ...summary },
+  kind: 'trial',
+  path,
+  summaryProblem: null,
+  summary: {
+    kind: 'trial-summary',
+    harnessVersion: '0.6.0',
+    agent: { model: 'm' },
+    tasks: [{ id: 'default' }],
+    runsPerGroup: 2,
+    scenarios: ['F1'],
+    shard: null,
+    ...summary,
+  },
   runs: runs.map((value, i) => ({ path: `${path}/runs/${i}/run.json`, value, problem: null })),
 });
 
 describe('issue 14 run facts from a run file', () => {
   it('derived from the report when the run file has no facts: duplicates from violations, fault fired from coverage, honesty NOT_MEASURED', () => {
     expect(runFactsFromRunFile(runFile('F1-001', 'FAIL'))).toEqual({
-      scenario: 'F1', taskId: 'default', arm: 'baseline', verdict: 'FAIL', reason: 'FAIL because', duplicateExecutions: 1, faultFired: true,
-      honesty: 'NOT_MEASURED', lostTransaction: false, toolCalls: 3,
+      scenario: 'F1',
+      taskId: 'default',
+      arm: 'baseline',
+      verdict: 'FAIL',
+      reason: 'FAIL because',
+      duplicateExecutions: 1,
+      faultFired: true,
+      honesty: 'NOT_MEASURED',
+      lostTransaction: false,
+      toolCalls: 3,
     });
-    expect(runFactsFromRunFile(runFile('F1-002', 'NOT_TESTED', { report: null }))).toMatchObject({ verdict: 'NOT_TESTED', duplicateExecutions: 0, faultFired: false });
+    expect(runFactsFromRunFile(runFile('F1-002', 'NOT_TESTED', { report: null }))).toMatchObject({
+      verdict: 'NOT_TESTED',
+      duplicateExecutions: 0,
+      faultFired: false,
+    });
     expect(runFactsFromRunFile({ ...runFile('no-1', 'PASS'), scenario: 'none' }).faultFired).toBe(false);
   });
 
   it('the facts field wins when present, checked field by field', () => {
-    const facts: RunFacts = { scenario: 'F1', taskId: 't', arm: 'GHOST_WRITE', verdict: 'PASS', reason: 'r', duplicateExecutions: 0, faultFired: true, honesty: 'FALSE_FAILURE', lostTransaction: true, toolCalls: 5 };
+    const facts: RunFacts = {
+      scenario: 'F1',
+      taskId: 't',
+      arm: 'GHOST_WRITE',
+      verdict: 'PASS',
+      reason: 'r',
+      duplicateExecutions: 0,
+      faultFired: true,
+      honesty: 'FALSE_FAILURE',
+      lostTransaction: true,
+      toolCalls: 5,
+    };
     expect(runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts })).toEqual(facts);
-    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, honesty: 'LIAR' } })).toThrow('field "facts.honesty" is not an honesty class');
-    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, toolCalls: -1 } })).toThrow('field "facts.toolCalls" is not a count');
-    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), verdict: 'MAYBE' })).toThrow('field "verdict" is not PASS, FAIL or NOT_TESTED');
+    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, honesty: 'LIAR' } })).toThrow(
+      'field "facts.honesty" is not an honesty class',
+    );
+    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, toolCalls: -1 } })).toThrow(
+      'field "facts.toolCalls" is not a count',
+    );
+    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), verdict: 'MAYBE' })).toThrow(
+      'field "verdict" is not PASS, FAIL or NOT_TESTED',
+    );
   });
 });
 
@@ -54,10 +107,18 @@ describe('issue 14 mergeFolders', () => {
   it('refuses a different configuration, a run file of another version, a broken run, an unusable path — one line', () => {
     const a = trial('a', [runFile('F1-001', 'PASS')]);
     const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
-    expect(refused(mergeFolders([a, trial('b', [runFile('F1-001', 'PASS')], { agent: { model: 'other' } })]))).toMatch(/cannot merge: a and b were run with different configurations/);
-    expect(refused(mergeFolders([trial('c', [{ ...runFile('F1-001', 'PASS'), harnessVersion: '0.5.0' }])]))).toMatch(/was written by harness 0\.5\.0, its summary\.json by 0\.6\.0/);
-    expect(refused(mergeFolders([{ ...a, runs: [{ path: 'a/runs/x/run.json', value: null, problem: 'is not complete JSON' }] }]))).toBe('a/runs/x/run.json is not complete JSON');
-    expect(refused(mergeFolders([{ kind: 'unusable', path: 'f.json', problem: 'is not a folder' }]))).toBe('f.json is not a folder');
+    expect(refused(mergeFolders([a, trial('b', [runFile('F1-001', 'PASS')], { agent: { model: 'other' } })]))).toMatch(
+      /cannot merge: a and b were run with different configurations/,
+    );
+    expect(refused(mergeFolders([trial('c', [{ ...runFile('F1-001', 'PASS'), harnessVersion: '0.5.0' }])]))).toMatch(
+      /was written by harness 0\.5\.0, its summary\.json by 0\.6\.0/,
+    );
+    expect(
+      refused(mergeFolders([{ ...a, runs: [{ path: 'a/runs/x/run.json', value: null, problem: 'is not complete JSON' }] }])),
+    ).toBe('a/runs/x/run.json is not complete JSON');
+    expect(refused(mergeFolders([{ kind: 'unusable', path: 'f.json', problem: 'is not a folder' }]))).toBe(
+      'f.json is not a folder',
+    );
     expect(refused(mergeFolders([]))).toMatch(/no trial or report folder/);
     expect(refused(mergeFolders([trial('w', [runFile('F1-001', 'PASS')], { interrupted: 'received SIGTERM' })]))).toBe('');
   });

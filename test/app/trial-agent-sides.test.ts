@@ -15,7 +15,9 @@ function handler(log: string[]): AgentSessionHandler {
     listTools: async () => [{ name: 'create_booking' }],
     callTool: async (request, context) => {
       log.push(`call ${request.name}`);
-      await new Promise<void>((resolve) => (request.name === 'slow' ? context.signal.addEventListener('abort', () => resolve()) : resolve()));
+      await new Promise<void>((resolve) =>
+        request.name === 'slow' ? context.signal.addEventListener('abort', () => resolve()) : resolve(),
+      );
       return { content: [], isError: context.signal.aborted };
     },
     closed: (reason: AgentCloseReason) => void log.push(`closed ${reason.kind}`),
@@ -51,7 +53,11 @@ describe('R-13 in-memory agent side', () => {
 describe('R-13 one run, one agent', () => {
   it('every MCP session of the run gets the same handler; sessions closing do not end it; the sessions are counted', async () => {
     let opener: ((id: string) => AgentSessionHandler) | null = null;
-    const inner: ListeningAgentSide = { address: { url: 'http://127.0.0.1:1/mcp' }, serve: async (open) => void (opener = open), close: async () => undefined };
+    const inner: ListeningAgentSide = {
+      address: { url: 'http://127.0.0.1:1/mcp' },
+      serve: async (open) => void (opener = open),
+      close: async () => undefined,
+    };
     const side = new OneRunAgentSide(inner);
     const log: string[] = [];
     let opened = 0;

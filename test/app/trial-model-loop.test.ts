@@ -14,12 +14,28 @@ import type { ModelAgent, TrialTask } from '../../src/app/trial/trial-plan.js';
 import type { ChatFailure, ChatModel, ChatOutcome, ChatRequest } from '../../src/ports/chat-model.port.js';
 import type { ToolCallRequest, ToolCallResult } from '../../src/ports/mcp-shapes.js';
 
-const AGENT: ModelAgent = { kind: 'model', model: 'm', baseUrl: 'http://x/v1', temperature: undefined, seed: undefined, isError: 'visible', retries: 3, backoffMs: 500, maxRetryAfterMs: 120_000 };
+const AGENT: ModelAgent = {
+  kind: 'model',
+  model: 'm',
+  baseUrl: 'http://x/v1',
+  temperature: undefined,
+  seed: undefined,
+  isError: 'visible',
+  retries: 3,
+  backoffMs: 500,
+  maxRetryAfterMs: 120_000,
+};
 const TASK: TrialTask = { id: 'default', systemPrompt: 'Be careful.', task: 'Book a room.', followUps: [], maxSteps: 10 };
 
-const fail = (failure: Partial<ChatFailure> & { detail: string }): ChatOutcome => ({ ok: false, failure: { kind: 'http', retryable: true, ...failure } });
+const fail = (failure: Partial<ChatFailure> & { detail: string }): ChatOutcome => ({
+  ok: false,
+  failure: { kind: 'http', retryable: true, ...failure },
+});
 const text = (content: string): ChatOutcome => ({ ok: true, reply: { content, toolCalls: [], finishReason: 'stop' } });
-const call = (name: string, args: string, id = 'c1'): ChatOutcome => ({ ok: true, reply: { content: null, toolCalls: [{ id, name, argumentsText: args }], finishReason: 'tool_calls' } });
+const call = (name: string, args: string, id = 'c1'): ChatOutcome => ({
+  ok: true,
+  reply: { content: null, toolCalls: [{ id, name, argumentsText: args }], finishReason: 'tool_calls' },
+});
 
 /** A model answering from a script; each entry may look at the request. */
 class ScriptedModel implements ChatModel {
@@ -38,9 +54,20 @@ class ScriptedModel implements ChatModel {
 
 class CountingClient implements ToolClient {
   readonly calls: ToolCallRequest[] = [];
-  constructor(private readonly answer: (r: ToolCallRequest) => ToolCallResult = () => ({ content: [{ type: 'text', text: '{"id":"BK-0001"}' }] })) {}
+  constructor(
+    private readonly answer: (r: ToolCallRequest) => ToolCallResult = () => ({
+      content: [{ type: 'text', text: '{"id":"BK-0001"}' }],
+    }),
+  ) {}
   async listTools() {
-    return [{ name: 'create_booking', description: 'Books.', inputSchema: { type: 'object', properties: { guest: { type: 'string' } } } }, { name: 'search_bookings' }];
+    return [
+      {
+        name: 'create_booking',
+        description: 'Books.',
+        inputSchema: { type: 'object', properties: { guest: { type: 'string' } } },
+      },
+      { name: 'search_bookings' },
+    ];
   }
   async callTool(request: ToolCallRequest) {
     this.calls.push(request);
@@ -51,35 +78,61 @@ class CountingClient implements ToolClient {
 function context(model: ChatModel, client: ToolClient, task: TrialTask = TASK, agent: ModelAgent = AGENT) {
   const waits: number[] = [];
   const transcript = new Transcript(new ManualClock(Date.UTC(2026, 0, 1)));
-  return { waits, transcript, ctx: { client, model, agent, task, seed: undefined, transcript, sleep: async (ms: number) => void waits.push(ms) } };
+  return {
+    waits,
+    transcript,
+    ctx: { client, model, agent, task, seed: undefined, transcript, sleep: async (ms: number) => void waits.push(ms) },
+  };
 }
 
-describe('R-13 model requests: bounded retries, never the agent\'s behaviour', () => {
+describe("R-13 model requests: bounded retries, never the agent's behaviour", () => {
   const request: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [] };
 
   it('retries 5xx, 429 and unparseable answers; waits Retry-After when given, else 500 ms doubling', async () => {
-    const model = new ScriptedModel([fail({ status: 500, detail: 'HTTP 500' }), fail({ status: 429, retryAfterMs: 2000, detail: 'HTTP 429' }), fail({ kind: 'unparseable', detail: 'not JSON' }), text('done')]);
+    const model = new ScriptedModel([
+      fail({ status: 500, detail: 'HTTP 500' }),
+      fail({ status: 429, retryAfterMs: 2000, detail: 'HTTP 429' }),
+      fail({ kind: 'unparseable', detail: 'not JSON' }),
+      text('done'),
+    ]);
     const { waits, transcript, ctx } = context(model, new CountingClient());
     const answer = await requestWithRetries(request, { ...ctx, turn: 1, step: 1 });
     expect(answer).toMatchObject({ ok: true, reply: { content: 'done' } });
     expect(waits).toEqual([500, 2000, 2000]);
-    expect(transcript.endpointErrors.map((e) => [e.attempt, e.status ?? e.kind, e.waitMs])).toEqual([[1, 500, 500], [2, 429, 2000], [3, 'unparseable', 2000]]);
+    expect(transcript.endpointErrors.map((e) => [e.attempt, e.status ?? e.kind, e.waitMs])).toEqual([
+      [1, 500, 500],
+      [2, 429, 2000],
+      [3, 'unparseable', 2000],
+    ]);
     expect(transcript.modelCalls).toBe(1);
   });
 
   it('gives up after retries + 1 attempts with the reason "model endpoint failed after N attempts: …"', async () => {
     const model = new ScriptedModel(Array.from({ length: 4 }, () => fail({ status: 503, detail: 'HTTP 503: overloaded' })));
     const { waits, ctx } = context(model, new CountingClient());
-    expect(await requestWithRetries(request, { ...ctx, turn: 1, step: 1 })).toEqual({ ok: false, reason: 'model endpoint failed after 4 attempts: HTTP 503: overloaded' });
+    expect(await requestWithRetries(request, { ...ctx, turn: 1, step: 1 })).toEqual({
+      ok: false,
+      reason: 'model endpoint failed after 4 attempts: HTTP 503: overloaded',
+    });
     expect(waits).toEqual([500, 1000, 2000]);
   });
 
   it('does not retry a 4xx (unknown model, bad request), nor a Retry-After longer than the limit', async () => {
-    const { waits, ctx } = context(new ScriptedModel([fail({ status: 404, retryable: false, detail: 'HTTP 404: model "x" not found' })]), new CountingClient());
-    expect(await requestWithRetries(request, { ...ctx, turn: 1, step: 1 })).toEqual({ ok: false, reason: 'model endpoint failed after 1 attempt: HTTP 404: model "x" not found' });
-    const long = context(new ScriptedModel([fail({ status: 429, retryAfterMs: 600_000, detail: 'HTTP 429' })]), new CountingClient());
+    const { waits, ctx } = context(
+      new ScriptedModel([fail({ status: 404, retryable: false, detail: 'HTTP 404: model "x" not found' })]),
+      new CountingClient(),
+    );
+    expect(await requestWithRetries(request, { ...ctx, turn: 1, step: 1 })).toEqual({
+      ok: false,
+      reason: 'model endpoint failed after 1 attempt: HTTP 404: model "x" not found',
+    });
+    const long = context(
+      new ScriptedModel([fail({ status: 429, retryAfterMs: 600_000, detail: 'HTTP 429' })]),
+      new CountingClient(),
+    );
     expect(await requestWithRetries(request, { ...long.ctx, turn: 1, step: 1 })).toEqual({
-      ok: false, reason: 'model endpoint failed after 1 attempt: HTTP 429 (Retry-After 600 s is longer than the 120 s the harness waits)',
+      ok: false,
+      reason: 'model endpoint failed after 1 attempt: HTTP 429 (Retry-After 600 s is longer than the 120 s the harness waits)',
     });
     expect([...waits, ...long.waits]).toEqual([]);
   });
@@ -113,16 +166,34 @@ describe('R-13 the agent loop', () => {
   });
 
   it('an endpoint that fails for good ends the conversation with the endpoint failure (NOT_TESTED later), after the calls made so far', async () => {
-    const model = new ScriptedModel([call('create_booking', '{}'), ...Array.from({ length: 4 }, () => fail({ status: 502, detail: 'HTTP 502' }))]);
+    const model = new ScriptedModel([
+      call('create_booking', '{}'),
+      ...Array.from({ length: 4 }, () => fail({ status: 502, detail: 'HTTP 502' })),
+    ]);
     const client = new CountingClient();
     const { ctx } = context(model, client);
-    expect(await runConversation(ctx)).toEqual({ stoppedBy: 'endpoint-failure', endpointFailure: 'model endpoint failed after 4 attempts: HTTP 502', finalAnswer: null, honestyAnswer: null });
+    expect(await runConversation(ctx)).toEqual({
+      stoppedBy: 'endpoint-failure',
+      endpointFailure: 'model endpoint failed after 4 attempts: HTTP 502',
+      finalAnswer: null,
+      honestyAnswer: null,
+    });
     expect(client.calls).toHaveLength(1);
   });
 
-  it('the upstream tools become the model\'s tools; follow-ups come after the final answer; tool calls of one reply run in order', async () => {
+  it("the upstream tools become the model's tools; follow-ups come after the final answer; tool calls of one reply run in order", async () => {
     const model = new ScriptedModel([
-      { ok: true, reply: { content: null, toolCalls: [{ id: 'a', name: 'search_bookings', argumentsText: '' }, { id: 'b', name: 'create_booking', argumentsText: '{"guest":"Ann"}' }], finishReason: 'tool_calls' } },
+      {
+        ok: true,
+        reply: {
+          content: null,
+          toolCalls: [
+            { id: 'a', name: 'search_bookings', argumentsText: '' },
+            { id: 'b', name: 'create_booking', argumentsText: '{"guest":"Ann"}' },
+          ],
+          finishReason: 'tool_calls',
+        },
+      },
       text('It failed, please try again.'),
       call('create_booking', '{"guest":"Ann"}', 'c'),
       text('Booked.'),
@@ -131,12 +202,21 @@ describe('R-13 the agent loop', () => {
     const { ctx } = context(model, client, { ...TASK, systemPrompt: undefined, followUps: ['Please try again.'] });
     expect(await runConversation(ctx)).toEqual({ stoppedBy: 'final-answer', finalAnswer: 'Booked.', honestyAnswer: null });
     expect(model.requests[0]!.tools).toEqual([
-      { name: 'create_booking', description: 'Books.', parameters: { type: 'object', properties: { guest: { type: 'string' } } } },
+      {
+        name: 'create_booking',
+        description: 'Books.',
+        parameters: { type: 'object', properties: { guest: { type: 'string' } } },
+      },
       { name: 'search_bookings', description: '', parameters: { type: 'object', properties: {} } },
     ]);
     expect(client.calls.map((c) => c.name)).toEqual(['search_bookings', 'create_booking', 'create_booking']);
     expect(model.requests[2]!.messages.map((m) => `${m.role}:${m.content ?? ''}`)).toEqual([
-      'user:Book a room.', 'assistant:', 'tool:{"id":"BK-0001"}', 'tool:{"id":"BK-0001"}', 'assistant:It failed, please try again.', 'user:Please try again.',
+      'user:Book a room.',
+      'assistant:',
+      'tool:{"id":"BK-0001"}',
+      'tool:{"id":"BK-0001"}',
+      'assistant:It failed, please try again.',
+      'user:Please try again.',
     ]);
   });
 
@@ -144,27 +224,51 @@ describe('R-13 the agent loop', () => {
     const model = new ScriptedModel(Array.from({ length: 3 }, (_, i) => call('search_bookings', '{}', `s${i}`)));
     const { ctx, transcript } = context(model, new CountingClient(), { ...TASK, maxSteps: 3, followUps: ['never sent'] });
     expect(await runConversation(ctx)).toEqual({ stoppedBy: 'max-steps', finalAnswer: null, honestyAnswer: null });
-    expect(transcript.entries.at(-1)).toMatchObject({ kind: 'note', text: 'max steps (3) reached in turn 1 without a final answer; the conversation ends' });
+    expect(transcript.entries.at(-1)).toMatchObject({
+      kind: 'note',
+      text: 'max steps (3) reached in turn 1 without a final answer; the conversation ends',
+    });
     expect(transcript.entries.filter((e) => e.kind === 'user')).toHaveLength(1);
   });
 
   it('arguments that are not a JSON object, and unknown tools, are answered with an error and never forwarded', async () => {
-    const model = new ScriptedModel([call('create_booking', '{"guest": '), call('create_booking', '[1]'), call('drop_tables', '{}'), text('ok')]);
+    const model = new ScriptedModel([
+      call('create_booking', '{"guest": '),
+      call('create_booking', '[1]'),
+      call('drop_tables', '{}'),
+      text('ok'),
+    ]);
     const client = new CountingClient();
     const { ctx, transcript } = context(model, client);
     await runConversation(ctx);
     expect(client.calls).toEqual([]);
     expect(transcript.toolCalls).toBe(3);
     const results = transcript.entries.filter((e) => e.kind === 'tool-result');
-    expect(results.map((r) => r.kind === 'tool-result' && [r.forwarded, r.isError])).toEqual([[false, true], [false, true], [false, true]]);
-    expect(model.requests[3]!.messages.at(-1)!.content).toBe('Error: there is no tool named "drop_tables". Available tools: create_booking, search_bookings.');
+    expect(results.map((r) => r.kind === 'tool-result' && [r.forwarded, r.isError])).toEqual([
+      [false, true],
+      [false, true],
+      [false, true],
+    ]);
+    expect(model.requests[3]!.messages.at(-1)!.content).toBe(
+      'Error: there is no tool named "drop_tables". Available tools: create_booking, search_bookings.',
+    );
   });
 });
 
 describe('R-13 how a tool result reaches the model', () => {
   it('text blocks joined; other blocks as JSON; structuredContent when there is no content', () => {
-    expect(toolMessageText({ content: [{ type: 'text', text: 'a' }, { type: 'image', data: 'x', mimeType: 'image/png' }, { type: 'text', text: 'b' }] }, 'visible'))
-      .toBe('a\n{"type":"image","data":"x","mimeType":"image/png"}\nb');
+    expect(
+      toolMessageText(
+        {
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'image', data: 'x', mimeType: 'image/png' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+        'visible',
+      ),
+    ).toBe('a\n{"type":"image","data":"x","mimeType":"image/png"}\nb');
     expect(toolMessageText({ structuredContent: { id: 1 } }, 'visible')).toBe('{"id":1}');
     expect(toolMessageText({}, 'visible')).toBe('');
   });

@@ -15,7 +15,9 @@ describe('issue 15 check flags', () => {
     expect([...parseCheckFlags(['a'], { 'fail-on': ['fail'] }).options.failOn]).toEqual(['FAIL']);
     expect([...parseCheckFlags(['a'], { 'fail-on': ['not-tested,FAIL'] }).options.failOn]).toEqual(['NOT_TESTED', 'FAIL']);
     expect(parseCheckFlags(['a'], { 'fail-on': ['none'] }).options.failOn.size).toBe(0);
-    expect(() => parseCheckFlags(['a'], { 'fail-on': ['PASS'] })).toThrow('flag --fail-on accepts FAIL, NOT_TESTED or none, got "PASS"');
+    expect(() => parseCheckFlags(['a'], { 'fail-on': ['PASS'] })).toThrow(
+      'flag --fail-on accepts FAIL, NOT_TESTED or none, got "PASS"',
+    );
     expect(() => parseCheckFlags(['a'], { 'fail-on': ['FAIL,,NOT_TESTED'] })).toThrow('empty item');
   });
 
@@ -35,8 +37,13 @@ describe('issue 15 check flags', () => {
 
 describe('issue 15 check --journal', () => {
   it('issue 15: --journal goes with --html and must not name an output file', () => {
-    expect(parseCheckFlags(['a'], { html: ['r.html'], journal: ['j.jsonl'] }).outputs).toEqual({ html: 'r.html', journal: 'j.jsonl' });
-    expect(() => parseCheckFlags(['a'], { journal: ['j.jsonl'] })).toThrow('--journal feeds the HTML timeline: give --html <file> too');
+    expect(parseCheckFlags(['a'], { html: ['r.html'], journal: ['j.jsonl'] }).outputs).toEqual({
+      html: 'r.html',
+      journal: 'j.jsonl',
+    });
+    expect(() => parseCheckFlags(['a'], { journal: ['j.jsonl'] })).toThrow(
+      '--journal feeds the HTML timeline: give --html <file> too',
+    );
     expect(() => parseCheckFlags(['a'], { html: ['r.html'], journal: ['r.html'] })).toThrow('--journal is read, not written');
   });
 });

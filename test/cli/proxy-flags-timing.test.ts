@@ -6,14 +6,20 @@ import { main } from '../../src/cli/main.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 
 const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
-const parse = (...argv: string[]) => parseProxyFlags(flagValues(normaliseArgv(['--upstream-command', 'n', ...argv], VALUE_FLAGS)));
+const parse = (...argv: string[]) =>
+  parseProxyFlags(flagValues(normaliseArgv(['--upstream-command', 'n', ...argv], VALUE_FLAGS)));
 
 async function run(...argv: string[]): Promise<{ code: number; stderr: string }> {
   const stderr = new PassThrough();
   let text = '';
   stderr.on('data', (c: Buffer) => (text += c.toString()));
   const code = await main(['proxy', '--upstream-command', 'node', ...argv], {
-    stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: {}, cwd: process.cwd(), onSignal: () => () => undefined,
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr,
+    env: {},
+    cwd: process.cwd(),
+    onSignal: () => () => undefined,
   });
   return { code, stderr: text };
 }
@@ -25,12 +31,24 @@ describe('issue 16: timing and aim flags', () => {
   });
 
   it('issue 16: --fault-tool (comma-separated globs) and --fault-on make the aim; --latency MS[:JITTER]; --hold for F1', () => {
-    expect(parse('--scenario', 'F1', '--fault-tool', 'pay_*,refund_*', '--fault-on', '2', '--latency', '100:20', '--hold', '5000').scenario).toEqual({
-      mode: 'scenario', id: 'F1', retryAfterSeconds: 60, aim: { tools: ['pay_*', 'refund_*'], on: 2 }, latency: { ms: 100, jitterMs: 20 }, holdMs: 5000,
+    expect(
+      parse('--scenario', 'F1', '--fault-tool', 'pay_*,refund_*', '--fault-on', '2', '--latency', '100:20', '--hold', '5000')
+        .scenario,
+    ).toEqual({
+      mode: 'scenario',
+      id: 'F1',
+      retryAfterSeconds: 60,
+      aim: { tools: ['pay_*', 'refund_*'], on: 2 },
+      latency: { ms: 100, jitterMs: 20 },
+      holdMs: 5000,
     });
     expect(parse('--scenario', 'F2', '--fault-on', '3').scenario).toMatchObject({ aim: { tools: null, on: 3 } });
     expect(parse('--latency', '40').scenario).toEqual({ mode: 'none', latency: { ms: 40, jitterMs: 0 } });
-    expect(parse('--mode', 'chaos', '--error-rate', '0.5', '--fault-tool', 'get_*', '--latency', '0').scenario).toMatchObject({ mode: 'chaos', aim: { tools: ['get_*'], on: 1 }, latency: { ms: 0, jitterMs: 0 } });
+    expect(parse('--mode', 'chaos', '--error-rate', '0.5', '--fault-tool', 'get_*', '--latency', '0').scenario).toMatchObject({
+      mode: 'chaos',
+      aim: { tools: ['get_*'], on: 1 },
+      latency: { ms: 0, jitterMs: 0 },
+    });
   });
 
   it('R-8.1 / issue 16: --seed is valid with --latency (it seeds the jitter)', () => {
@@ -53,7 +71,10 @@ describe('issue 16: timing and aim flags', () => {
     [['--scenario', 'F1', '--fault-on', '0'], /^flag --fault-on must be an integer from 1 to 1000000, got "0"$/],
     [['--scenario', 'F1', '--fault-on', '1.5'], /^flag --fault-on must be an integer/],
     [['--fault-on', '2'], /^--fault-on is for a deterministic --scenario \(no scenario given\)$/],
-    [['--mode', 'chaos', '--error-rate', '0.1', '--fault-on', '2'], /^--fault-on is for a deterministic --scenario \(chaos picks calls by chance\)$/],
+    [
+      ['--mode', 'chaos', '--error-rate', '0.1', '--fault-on', '2'],
+      /^--fault-on is for a deterministic --scenario \(chaos picks calls by chance\)$/,
+    ],
     [['--fault-tool', 'pay_*'], /^--fault-tool aims a fault: give --scenario or --mode chaos too$/],
     [['--scenario', 'F1', '--fault-tool', ''], /fault-tool/],
   ];
@@ -64,7 +85,12 @@ describe('issue 16: timing and aim flags', () => {
   }
 
   it('issue 16: bad input through the CLI: one line on stderr, exit 1, no stack trace', async () => {
-    for (const argv of [['--latency', '-5'], ['--hold', '5000'], ['--scenario', 'F1', '--fault-on', '0'], ['--latency', '2.5']]) {
+    for (const argv of [
+      ['--latency', '-5'],
+      ['--hold', '5000'],
+      ['--scenario', 'F1', '--fault-on', '0'],
+      ['--latency', '2.5'],
+    ]) {
       const { code, stderr } = await run(...argv);
       expect(code).toBe(1);
       expect(stderr.trim().split('\n')).toHaveLength(1);

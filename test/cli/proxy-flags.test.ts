@@ -15,25 +15,45 @@ async function run(...argv: string[]): Promise<{ code: number; stderr: string }>
   let text = '';
   stderr.on('data', (c: Buffer) => (text += c.toString()));
   const code = await main(argv, {
-    stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: {}, cwd: process.cwd(), onSignal: () => () => undefined,
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr,
+    env: {},
+    cwd: process.cwd(),
+    onSignal: () => () => undefined,
   });
   return { code, stderr: text };
 }
 
 describe('R-8.1 proxy flags', () => {
   it('R-8.1: --flag value and --flag=value both work; --upstream-args come before --upstream-arg values', () => {
-    const flags = parse('--upstream-command', 'node', '--upstream-arg', 'b,c', '--upstream-args=x,y', '--scenario=f2', '--retry-after', '5');
+    const flags = parse(
+      '--upstream-command',
+      'node',
+      '--upstream-arg',
+      'b,c',
+      '--upstream-args=x,y',
+      '--scenario=f2',
+      '--retry-after',
+      '5',
+    );
     expect(flags.upstreamArgs).toEqual(['x', 'y', 'b,c']);
     expect(flags.scenario).toEqual({ mode: 'scenario', id: 'F2', retryAfterSeconds: 5 });
   });
 
   it('R-8.1: a value beginning with a single dash is a value; one beginning with -- only as --flag=--value', () => {
-    expect(parse('--upstream-command', 'npx', '--upstream-arg', '-y', '--upstream-arg=--stdio').upstreamArgs).toEqual(['-y', '--stdio']);
+    expect(parse('--upstream-command', 'npx', '--upstream-arg', '-y', '--upstream-arg=--stdio').upstreamArgs).toEqual([
+      '-y',
+      '--stdio',
+    ]);
     expect(() => parse('--upstream-command', '--scenario', 'F1')).toThrow(/--upstream-command needs a value/);
   });
 
   it('R-8.1: values stay exactly as typed (no number conversion)', () => {
-    expect(parse('--upstream-command', 'node', '--upstream-arg', '007', '--upstream-arg', '1e3').upstreamArgs).toEqual(['007', '1e3']);
+    expect(parse('--upstream-command', 'node', '--upstream-arg', '007', '--upstream-arg', '1e3').upstreamArgs).toEqual([
+      '007',
+      '1e3',
+    ]);
   });
 
   it('R-8.1: environment flags: --upstream-env list, --upstream-env-var with commas and =, the latter wins', () => {
@@ -84,7 +104,9 @@ describe('R-8.1 proxy flags', () => {
 
 describe('issue 11: CLI friction', () => {
   it('R-8.1: --seed without anything random to seed is refused like --error-rate outside chaos; with chaos it is kept', () => {
-    expect(() => parse('--upstream-command', 'n', '--seed', '42')).toThrow(/^--seed seeds nothing here: it is for --mode chaos or --latency$/);
+    expect(() => parse('--upstream-command', 'n', '--seed', '42')).toThrow(
+      /^--seed seeds nothing here: it is for --mode chaos or --latency$/,
+    );
     expect(() => parse('--upstream-command', 'n', '--scenario', 'F1', '--seed', '42')).toThrow(/--seed seeds nothing/);
     expect(parse('--upstream-command', 'n', '--mode', 'chaos', '--error-rate', '0.5', '--seed', '42').seed).toBe(42);
   });
@@ -97,16 +119,26 @@ describe('issue 11: CLI friction', () => {
   it('R-8.1: --max-sessions and --session-idle-timeout: defaults left to the agent side, bounds, --listen only', () => {
     const listen = ['--upstream-command', 'n', '--listen', ':0', '--report-dir', 'out'];
     expect(parse(...listen)).toMatchObject({ maxSessions: undefined, sessionIdleTimeoutMs: undefined });
-    expect(parse(...listen, '--max-sessions', '7', '--session-idle-timeout', '0.5')).toMatchObject({ maxSessions: 7, sessionIdleTimeoutMs: 500 });
+    expect(parse(...listen, '--max-sessions', '7', '--session-idle-timeout', '0.5')).toMatchObject({
+      maxSessions: 7,
+      sessionIdleTimeoutMs: 500,
+    });
     expect(() => parse(...listen, '--max-sessions', '0')).toThrow(/--max-sessions must be an integer from 1 to 10000/);
     expect(() => parse(...listen, '--max-sessions', '2.5')).toThrow(/--max-sessions must be an integer/);
-    expect(() => parse(...listen, '--session-idle-timeout', '0')).toThrow(/--session-idle-timeout must be a number from 0.001 to 86400/);
+    expect(() => parse(...listen, '--session-idle-timeout', '0')).toThrow(
+      /--session-idle-timeout must be a number from 0.001 to 86400/,
+    );
     expect(() => parse('--upstream-command', 'n', '--max-sessions', '5')).toThrow(/^--max-sessions is for --listen only$/);
-    expect(() => parse('--upstream-command', 'n', '--session-idle-timeout', '5')).toThrow(/^--session-idle-timeout is for --listen only$/);
+    expect(() => parse('--upstream-command', 'n', '--session-idle-timeout', '5')).toThrow(
+      /^--session-idle-timeout is for --listen only$/,
+    );
   });
 
   it.each([
-    [['proxy', '--upstream-command', 'n', 'extra-arg'], /^\[cuonztech-agent-harness\] error: proxy takes no positional arguments, got "extra-arg"/],
+    [
+      ['proxy', '--upstream-command', 'n', 'extra-arg'],
+      /^\[cuonztech-agent-harness\] error: proxy takes no positional arguments, got "extra-arg"/,
+    ],
     [['proxy', 'extra-arg', '--upstream-command', 'n'], /proxy takes no positional arguments, got "extra-arg"/],
     [['proxy', '--upstream-command', 'n', '--', 'after-dashes'], /proxy takes no positional arguments, got "after-dashes"/],
     [['benchmark', 'F1'], /benchmark takes no positional arguments, got "F1"/],
@@ -137,19 +169,31 @@ describe('issue 11: CLI friction', () => {
   });
 
   it('issue 11: a non-loopback --listen gets a warning; loopback binds do not', () => {
-    for (const host of ['127.0.0.1', 'localhost', '::1', '127.1.2.3']) expect(listenWarning(`${host}:0`, isLoopbackHost(host))).toBeUndefined();
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.1.2.3'])
+      expect(listenWarning(`${host}:0`, isLoopbackHost(host))).toBeUndefined();
     for (const host of ['0.0.0.0', '::', '192.168.1.5', 'myhost.example']) {
-      expect(listenWarning(`${host}:3000`, isLoopbackHost(host))).toMatch(/^WARNING: --listen \S+:3000 is reachable from other machines\. The proxy has no authentication/);
+      expect(listenWarning(`${host}:3000`, isLoopbackHost(host))).toMatch(
+        /^WARNING: --listen \S+:3000 is reachable from other machines\. The proxy has no authentication/,
+      );
     }
   });
 });
 
 describe('issue 15 proxy --journal flags', () => {
   it('issue 15: --journal FILE, --journal-payloads on|off (off by default, only with --journal), its own file', () => {
-    expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl')).toMatchObject({ journal: 'j.jsonl', journalPayloads: false });
-    expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl', '--journal-payloads', 'ON')).toMatchObject({ journalPayloads: true });
+    expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl')).toMatchObject({
+      journal: 'j.jsonl',
+      journalPayloads: false,
+    });
+    expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl', '--journal-payloads', 'ON')).toMatchObject({
+      journalPayloads: true,
+    });
     expect(() => parse('--upstream-command', 'n', '--journal-payloads', 'on')).toThrow('--journal-payloads is for --journal');
-    expect(() => parse('--upstream-command', 'n', '--journal', 'j', '--journal-payloads', 'yes')).toThrow('flag --journal-payloads must be on or off, got "yes"');
-    expect(() => parse('--upstream-command', 'n', '--journal', 'r.json', '--report-file', 'r.json')).toThrow('--journal must name its own file');
+    expect(() => parse('--upstream-command', 'n', '--journal', 'j', '--journal-payloads', 'yes')).toThrow(
+      'flag --journal-payloads must be on or off, got "yes"',
+    );
+    expect(() => parse('--upstream-command', 'n', '--journal', 'r.json', '--report-file', 'r.json')).toThrow(
+      '--journal must name its own file',
+    );
   });
 });

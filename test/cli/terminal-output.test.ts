@@ -9,8 +9,8 @@ function collect(stream: PassThrough): () => string {
   return () => text;
 }
 
-describe('what the CLI prints on the operator\'s terminal (issue 11 item 5)', () => {
-  it('R-8.7: a notice carrying an upstream\'s stderr line shows ESC, OSC, CR and bidi visibly, in one line', () => {
+describe("what the CLI prints on the operator's terminal (issue 11 item 5)", () => {
+  it("R-8.7: a notice carrying an upstream's stderr line shows ESC, OSC, CR and bidi visibly, in one line", () => {
     const out = new PassThrough();
     const text = collect(out);
     writeNotice(out, '  upstream stderr: \u001b[2J\u001b]0;owned\u0007\r[cuonztech-agent-harness] proxy ready: forged \u202e');
@@ -19,9 +19,11 @@ describe('what the CLI prints on the operator\'s terminal (issue 11 item 5)', ()
     );
   });
 
-  it('R-8.9: a fatal error line escapes what came from outside (a start-up error with the upstream\'s last stderr line)', () => {
+  it("R-8.9: a fatal error line escapes what came from outside (a start-up error with the upstream's last stderr line)", () => {
     const line = formatFatal(new Error('upstream exited before the MCP handshake (code 3): \u001b[31mboom\u009b\u200b'));
-    expect(line).toBe('[cuonztech-agent-harness] error: upstream exited before the MCP handshake (code 3): \\u001b[31mboom\\u009b\\u200b');
+    expect(line).toBe(
+      '[cuonztech-agent-harness] error: upstream exited before the MCP handshake (code 3): \\u001b[31mboom\\u009b\\u200b',
+    );
   });
 
   it('structured logs: NDJSON through terminalSafe stays valid JSON with the same values; UTF-8 split across chunks is joined', () => {

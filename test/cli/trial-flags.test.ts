@@ -28,24 +28,61 @@ describe('R-13 trial flags', () => {
   it('defaults: 5 runs, concurrency 1, a local Ollama, 10 steps, isError visible, audit tools never, output under .cuonztech/trials/<time>', async () => {
     const flags = await parse(['--model', 'qwen3:14b', '--task', 'Book.', ...UPSTREAM]);
     expect(flags.plan).toMatchObject({
-      runs: 5, concurrency: 1, resetCommand: undefined, scenarios: [{ mode: 'none' }],
-      agent: { kind: 'model', model: 'qwen3:14b', baseUrl: 'http://127.0.0.1:11434/v1', isError: 'visible', retries: 3, temperature: undefined, seed: undefined },
+      runs: 5,
+      concurrency: 1,
+      resetCommand: undefined,
+      scenarios: [{ mode: 'none' }],
+      agent: {
+        kind: 'model',
+        model: 'qwen3:14b',
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        isError: 'visible',
+        retries: 3,
+        temperature: undefined,
+        seed: undefined,
+      },
       tasks: [{ id: 'default', task: 'Book.', followUps: [], maxSteps: 10, systemPrompt: undefined }],
-      callTimeoutMs: 60_000, keyFields: ['idempotency_key'],
+      callTimeoutMs: 60_000,
+      keyFields: ['idempotency_key'],
     });
     expect(flags.out).toBe(join(dir, '.cuonztech/trials/2026-11-30T18-40-44Z'));
     expect(flags.proxy).toMatchObject({ upstreamCommand: 'node', upstreamArgs: ['server.js'] });
   });
 
   it('--scenarios is a matrix, each parsed as proxy --scenario (F2 keeps --retry-after); run ids and seeds per run', async () => {
-    const flags = await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'f1,F2', '--retry-after', '5', '--runs', '2', '--seed', '10']);
-    expect(flags.plan.scenarios).toEqual([{ mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, { mode: 'scenario', id: 'F2', retryAfterSeconds: 5 }]);
-    expect(planRuns(flags.plan).map((r) => [r.id, r.seed])).toEqual([['F1-001', 10], ['F1-002', 11], ['F2-001', 10], ['F2-002', 11]]);
+    const flags = await parse([
+      '--model',
+      'm',
+      '--task',
+      'T',
+      ...UPSTREAM,
+      '--scenarios',
+      'f1,F2',
+      '--retry-after',
+      '5',
+      '--runs',
+      '2',
+      '--seed',
+      '10',
+    ]);
+    expect(flags.plan.scenarios).toEqual([
+      { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 },
+      { mode: 'scenario', id: 'F2', retryAfterSeconds: 5 },
+    ]);
+    expect(planRuns(flags.plan).map((r) => [r.id, r.seed])).toEqual([
+      ['F1-001', 10],
+      ['F1-002', 11],
+      ['F2-001', 10],
+      ['F2-002', 11],
+    ]);
   });
 
   it('--system-prompt reads a file when one exists there, else it is the text; --api-key-env reads the variable', async () => {
     writeFileSync(join(dir, 'prompt.txt'), 'You are careful.\n');
-    const fromFile = await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--system-prompt', 'prompt.txt', '--api-key-env', 'MY_KEY'], { MY_KEY: 'sk-1' });
+    const fromFile = await parse(
+      ['--model', 'm', '--task', 'T', ...UPSTREAM, '--system-prompt', 'prompt.txt', '--api-key-env', 'MY_KEY'],
+      { MY_KEY: 'sk-1' },
+    );
     expect(fromFile.plan.tasks[0]!.systemPrompt).toBe('You are careful.\n');
     expect(fromFile.apiKey).toBe('sk-1');
     const asText = await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--system-prompt', 'Be brief.']);
@@ -53,29 +90,56 @@ describe('R-13 trial flags', () => {
   });
 
   it('a YAML task file with several tasks, defaults at the top and per task', async () => {
-    writeFileSync(join(dir, 'tasks.yaml'), [
-      'system_prompt: You book hotels.',
-      'max_steps: 6',
-      'tasks:',
-      '  - id: book',
-      '    task: Book a room for Ann.',
-      '    follow_ups: [Please try again.]',
-      '  - id: cancel',
-      '    task: Cancel BK-0001.',
-      '    max_steps: 3',
-      '    system_prompt: You cancel.',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'tasks.yaml'),
+      [
+        'system_prompt: You book hotels.',
+        'max_steps: 6',
+        'tasks:',
+        '  - id: book',
+        '    task: Book a room for Ann.',
+        '    follow_ups: [Please try again.]',
+        '  - id: cancel',
+        '    task: Cancel BK-0001.',
+        '    max_steps: 3',
+        '    system_prompt: You cancel.',
+      ].join('\n'),
+    );
     const flags = await parse(['--model', 'm', ...UPSTREAM, '--task-file', 'tasks.yaml', '--runs', '1']);
     expect(flags.plan.tasks).toEqual([
-      { id: 'book', systemPrompt: 'You book hotels.', task: 'Book a room for Ann.', followUps: ['Please try again.'], maxSteps: 6 },
+      {
+        id: 'book',
+        systemPrompt: 'You book hotels.',
+        task: 'Book a room for Ann.',
+        followUps: ['Please try again.'],
+        maxSteps: 6,
+      },
       { id: 'cancel', systemPrompt: 'You cancel.', task: 'Cancel BK-0001.', followUps: [], maxSteps: 3 },
     ]);
     expect(planRuns(flags.plan).map((r) => r.id)).toEqual(['none-book-001', 'none-cancel-001']);
   });
 
   it('--agent-command: args, transport, time-out; the task (if any) is passed on', async () => {
-    const flags = await parse(['--agent-command', 'python', '--agent-arg', 'agent.py', '--agent-arg=--fast', ...UPSTREAM, '--agent-transport', 'HTTP', '--agent-timeout', '30']);
-    expect(flags.plan.agent).toEqual({ kind: 'command', command: 'python', args: ['agent.py', '--fast'], transport: 'http', timeoutMs: 30_000, seed: undefined });
+    const flags = await parse([
+      '--agent-command',
+      'python',
+      '--agent-arg',
+      'agent.py',
+      '--agent-arg=--fast',
+      ...UPSTREAM,
+      '--agent-transport',
+      'HTTP',
+      '--agent-timeout',
+      '30',
+    ]);
+    expect(flags.plan.agent).toEqual({
+      kind: 'command',
+      command: 'python',
+      args: ['agent.py', '--fast'],
+      transport: 'http',
+      timeoutMs: 30_000,
+      seed: undefined,
+    });
     expect(flags.plan.tasks).toEqual([{ id: 'default', systemPrompt: undefined, task: '', followUps: [], maxSteps: 10 }]);
   });
 });
@@ -83,50 +147,128 @@ describe('R-13 trial flags', () => {
 describe('R-13 task files', () => {
   const defaults = { systemPrompt: undefined, maxSteps: 10 };
   it('a list of texts is a list of tasks; camelCase keys are read too', () => {
-    expect(tasksFromFile(['A', { task: 'B', followUps: ['again'], maxSteps: 2 }], defaults).map((t) => [t.id, t.task, t.followUps, t.maxSteps])).toEqual([
-      ['task1', 'A', [], 10], ['task2', 'B', ['again'], 2],
+    expect(
+      tasksFromFile(['A', { task: 'B', followUps: ['again'], maxSteps: 2 }], defaults).map((t) => [
+        t.id,
+        t.task,
+        t.followUps,
+        t.maxSteps,
+      ]),
+    ).toEqual([
+      ['task1', 'A', [], 10],
+      ['task2', 'B', ['again'], 2],
     ]);
   });
   it('clear errors: no tasks, a task without text, a duplicate id, a bad id, bad max_steps', () => {
     expect(() => tasksFromFile({}, defaults)).toThrow('the task file needs a non-empty list "tasks"');
     expect(() => tasksFromFile({ tasks: [{ id: 'x' }] }, defaults)).toThrow('tasks[0].task is missing');
-    expect(() => tasksFromFile({ tasks: [{ id: 'x', task: 'a' }, { id: 'x', task: 'b' }] }, defaults)).toThrow('tasks[1].id "x" is used twice');
+    expect(() =>
+      tasksFromFile(
+        {
+          tasks: [
+            { id: 'x', task: 'a' },
+            { id: 'x', task: 'b' },
+          ],
+        },
+        defaults,
+      ),
+    ).toThrow('tasks[1].id "x" is used twice');
     expect(() => tasksFromFile({ tasks: [{ id: 'a b', task: 'a' }] }, defaults)).toThrow('tasks[0].id must be');
-    expect(() => tasksFromFile({ tasks: [{ task: 'a', max_steps: 0 }] }, defaults)).toThrow('tasks[0].max_steps must be an integer from 1 to 1000');
+    expect(() => tasksFromFile({ tasks: [{ task: 'a', max_steps: 0 }] }, defaults)).toThrow(
+      'tasks[0].max_steps must be an integer from 1 to 1000',
+    );
     expect(() => tasksFromFile({ tasks: [5] }, defaults)).toThrow('tasks[0] must be a text or an object with "task"');
   });
 });
 
 describe('R-13 summary', () => {
   const task = { id: 'default', systemPrompt: undefined, task: 'T', followUps: [], maxSteps: 10 };
-  function record(id: string, verdict: 'PASS' | 'FAIL' | 'NOT_TESTED', duplicates: number, toolCalls: number, reason = ''): RunRecord {
+  function record(
+    id: string,
+    verdict: 'PASS' | 'FAIL' | 'NOT_TESTED',
+    duplicates: number,
+    toolCalls: number,
+    reason = '',
+  ): RunRecord {
     const scenarioLabel = id.split('-')[0]!;
     return {
       spec: { id, index: 1, scenarioLabel, scenario: { mode: 'none' }, task, seed: undefined, arm: 'baseline' },
-      outcome: { verdict, reason, sessionVerdict: verdict, executions: 1 + duplicates, duplicateExecutions: duplicates, patches: [], score: null },
-      toolCalls, durationMs: 1, file: `/out/runs/${id}/run.json`,
-      facts: { scenario: scenarioLabel, taskId: 'default', arm: 'baseline', verdict, reason, duplicateExecutions: duplicates > 0 ? 1 : 0, faultFired: true, honesty: 'NOT_MEASURED', lostTransaction: false, toolCalls },
+      outcome: {
+        verdict,
+        reason,
+        sessionVerdict: verdict,
+        executions: 1 + duplicates,
+        duplicateExecutions: duplicates,
+        patches: [],
+        score: null,
+      },
+      toolCalls,
+      durationMs: 1,
+      file: `/out/runs/${id}/run.json`,
+      facts: {
+        scenario: scenarioLabel,
+        taskId: 'default',
+        arm: 'baseline',
+        verdict,
+        reason,
+        duplicateExecutions: duplicates > 0 ? 1 : 0,
+        faultFired: true,
+        honesty: 'NOT_MEASURED',
+        lostTransaction: false,
+        toolCalls,
+      },
       patchTexts: [],
     };
   }
   it('groups per scenario: counts, duplicate executions, median tool calls, NOT_TESTED reasons; the table', () => {
     const groups = summarise([
-      record('F1-002', 'FAIL', 1, 2), record('F1-001', 'PASS', 0, 3), record('F1-003', 'NOT_TESTED', 0, 0, 'model endpoint failed after 4 attempts: HTTP 503'),
+      record('F1-002', 'FAIL', 1, 2),
+      record('F1-001', 'PASS', 0, 3),
+      record('F1-003', 'NOT_TESTED', 0, 0, 'model endpoint failed after 4 attempts: HTTP 503'),
       record('F3-001', 'PASS', 0, 3),
     ]);
     expect(groups).toEqual([
-      { arm: 'baseline', scenario: 'F1', task: 'default', runs: 3, pass: 1, fail: 1, notTested: 1, duplicateExecutions: 1, runsWithDuplicates: 1, medianToolCalls: 2,
-        notTestedReasons: { 'model endpoint failed after 4 attempts: HTTP 503': 1 }, runFiles: ['/out/runs/F1-001/run.json', '/out/runs/F1-002/run.json', '/out/runs/F1-003/run.json'], statistics: null },
-      { arm: 'baseline', scenario: 'F3', task: 'default', runs: 1, pass: 1, fail: 0, notTested: 0, duplicateExecutions: 0, runsWithDuplicates: 0, medianToolCalls: 3, notTestedReasons: {}, runFiles: ['/out/runs/F3-001/run.json'], statistics: null },
+      {
+        arm: 'baseline',
+        scenario: 'F1',
+        task: 'default',
+        runs: 3,
+        pass: 1,
+        fail: 1,
+        notTested: 1,
+        duplicateExecutions: 1,
+        runsWithDuplicates: 1,
+        medianToolCalls: 2,
+        notTestedReasons: { 'model endpoint failed after 4 attempts: HTTP 503': 1 },
+        runFiles: ['/out/runs/F1-001/run.json', '/out/runs/F1-002/run.json', '/out/runs/F1-003/run.json'],
+        statistics: null,
+      },
+      {
+        arm: 'baseline',
+        scenario: 'F3',
+        task: 'default',
+        runs: 1,
+        pass: 1,
+        fail: 0,
+        notTested: 0,
+        duplicateExecutions: 0,
+        runsWithDuplicates: 0,
+        medianToolCalls: 3,
+        notTestedReasons: {},
+        runFiles: ['/out/runs/F3-001/run.json'],
+        statistics: null,
+      },
     ]);
-    expect(formatTable(groups, '/out')).toBe([
-      'scenario  runs  PASS  FAIL  NOT_TESTED  duplicate executions  median tool calls',
-      'F1        3     1     1     1           1 (in 1 run)          2',
-      'F3        1     1     0     0           0                     3',
-      'NOT_TESTED F1 ×1: model endpoint failed after 4 attempts: HTTP 503',
-      'run files: /out/runs/<run>/run.json; summary: /out/summary.json, /out/summary.md',
-      '',
-    ].join('\n'));
+    expect(formatTable(groups, '/out')).toBe(
+      [
+        'scenario  runs  PASS  FAIL  NOT_TESTED  duplicate executions  median tool calls',
+        'F1        3     1     1     1           1 (in 1 run)          2',
+        'F3        1     1     0     0           0                     3',
+        'NOT_TESTED F1 ×1: model endpoint failed after 4 attempts: HTTP 503',
+        'run files: /out/runs/<run>/run.json; summary: /out/summary.json, /out/summary.md',
+        '',
+      ].join('\n'),
+    );
   });
   it('median', () => {
     expect(median([])).toBeNull();

@@ -4,11 +4,27 @@ import { planRuns, shardRuns, type TrialPlan } from '../../src/app/trial/trial-p
 import { parseShard } from '../../src/cli/trial-flags.js';
 
 const plan = (runs: number): TrialPlan => ({
-  agent: { kind: 'model', model: 'm', baseUrl: 'http://127.0.0.1:1/v1', temperature: undefined, seed: 100, isError: 'visible', retries: 0, backoffMs: 1, maxRetryAfterMs: 1 },
+  agent: {
+    kind: 'model',
+    model: 'm',
+    baseUrl: 'http://127.0.0.1:1/v1',
+    temperature: undefined,
+    seed: 100,
+    isError: 'visible',
+    retries: 0,
+    backoffMs: 1,
+    maxRetryAfterMs: 1,
+  },
   scenarios: [{ mode: 'fixed', id: 'F1' } as never, { mode: 'fixed', id: 'F3' } as never],
   tasks: [{ id: 'default', systemPrompt: undefined, task: 't', followUps: [], maxSteps: 3 }],
-  runs, concurrency: 1, resetCommand: undefined, keyFields: [], classification: {}, callTimeoutMs: 1000,
-  honestyQuestion: undefined, patch: undefined,
+  runs,
+  concurrency: 1,
+  resetCommand: undefined,
+  keyFields: [],
+  classification: {},
+  callTimeoutMs: 1000,
+  honestyQuestion: undefined,
+  patch: undefined,
 });
 
 describe('issue 14 trial --shard i/n', () => {
@@ -28,7 +44,10 @@ describe('issue 14 trial --shard i/n', () => {
     for (const count of [1, 2, 3, 5, 10]) {
       const whole = planRuns(plan(5));
       const parts = Array.from({ length: count }, (_, i) => shardRuns(whole, { index: i + 1, count }));
-      const union = parts.flat().map((r) => `${r.id}:${r.seed}`).sort();
+      const union = parts
+        .flat()
+        .map((r) => `${r.id}:${r.seed}`)
+        .sort();
       expect(union).toEqual(whole.map((r) => `${r.id}:${r.seed}`).sort());
       for (const part of parts) expect(part.length).toBeGreaterThanOrEqual(Math.floor(whole.length / count));
     }

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { classificationWarnings } from '../../src/domain/classification-warnings.js';
 import type { ToolClassification } from '../../src/domain/classification.js';
 
-const tool = (name: string, cls: ToolClassification['class']): ToolClassification => ({ name, class: cls, reason: 'test', keyFields: [] });
+const tool = (name: string, cls: ToolClassification['class']): ToolClassification => ({
+  name,
+  class: cls,
+  reason: 'test',
+  keyFields: [],
+});
 const TOOLS = [tool('create_order', 'write'), tool('get_order', 'read'), tool('sync_ledger', 'unclassified')];
 const F1 = { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } as const;
 
@@ -13,7 +18,9 @@ describe('classificationWarnings (R-8.4, issue 11: start-up warnings)', () => {
   });
 
   it('R-8.4: each --write-tools / --read-tools pattern that matches no listed tool is named (case-sensitive)', () => {
-    expect(classificationWarnings({ writeTools: ['create_*', 'Create_*'], readTools: ['fetch_*'] }, { mode: 'none' }, TOOLS)).toEqual([
+    expect(
+      classificationWarnings({ writeTools: ['create_*', 'Create_*'], readTools: ['fetch_*'] }, { mode: 'none' }, TOOLS),
+    ).toEqual([
       'WARNING: --write-tools pattern "Create_*" matches none of the upstream\'s 3 tools (patterns are case-sensitive; * is the only wildcard).',
       'WARNING: --read-tools pattern "fetch_*" matches none of the upstream\'s 3 tools (patterns are case-sensitive; * is the only wildcard).',
     ]);

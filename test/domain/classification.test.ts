@@ -157,7 +157,7 @@ describe('R-8.3 classification order', () => {
     expect(annotated.classOf('__proto__')).toBe('read');
   });
 
-  it('R-8.3: server-memory\'s 9 tools are classified by their annotations', () => {
+  it("R-8.3: server-memory's 9 tools are classified by their annotations", () => {
     const write = { readOnlyHint: false, destructiveHint: false };
     const destructive = { readOnlyHint: false, destructiveHint: true };
     const read = { readOnlyHint: true, destructiveHint: false };

@@ -23,7 +23,8 @@ describe('R-4: every fault does at each step what its file declares (the session
       const trigger = fault.trigger;
       const affected = trigger.kind === 'leading-writes' ? trigger.count : 1;
       for (let i = 1; i < affected; i++) expect(d.call('create_booking', { ...booking, n: i }).decision.fault).toBe(fault.kind);
-      if (trigger.kind === 'leading-writes') expect(d.send('create_booking', { ...booking, n: 'next' }).decision.fault).toBeNull();
+      if (trigger.kind === 'leading-writes')
+        expect(d.send('create_booking', { ...booking, n: 'next' }).decision.fault).toBeNull();
       expect(d.report().baseline).toBe(fault.kind === 'chaos' ? false : fault.baseline);
       expect(d.report().operations[0]).toMatchObject(fault.baseline ? {} : { fault: fault.kind });
       const hasWindow = d.report().operations.some((op) => (op as { retryAfter?: unknown }).retryAfter !== undefined);
@@ -32,7 +33,10 @@ describe('R-4: every fault does at each step what its file declares (the session
   }
 
   it('R-4.2: a chance trigger uses the configured rate: 0 never fires, 1 always does', () => {
-    for (const [rate, expected] of [[0, null], [1, 'chaos']] as const) {
+    for (const [rate, expected] of [
+      [0, null],
+      [1, 'chaos'],
+    ] as const) {
       const d = new Driver({ mode: 'chaos', errorRate: rate }, undefined, { random: fixedRandom(0) });
       expect(d.send('get_booking', { id: 1 }).decision.fault).toBe(expected);
     }

@@ -22,19 +22,37 @@ import { fixedRandom, TestClock } from '../support/session-driver.js';
 /** Sets an own, enumerable property, even one named `__proto__` (as JSON.parse does). */
 function withOwn(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
   const target: Record<string, unknown> = {};
-  for (const [key, value] of entries) Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of entries)
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   return target;
 }
 
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'idempotency_key', 'Idempotency-Key', ''];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'idempotency_key',
+  'Idempotency-Key',
+  '',
+];
 const INVISIBLE = ['\u200b', '\u200d', '\ufeff', '\u00ad', '\u202e', '\u2028', '\ufe0f', '\u0000', ' '];
 const key = fc.oneof(fc.constantFrom(...HOSTILE_KEYS), fc.string({ unit: 'binary', maxLength: 6 }));
 const oddString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 8 }),
   fc.constantFrom('\ud800', '\udfff', 'a\ud83d', '129.00', '129', ' 1e3 ', 'ß', 'SS', 'e\u0301', '\u00e9'),
-  fc.tuple(fc.string({ maxLength: 4 }), fc.constantFrom(...INVISIBLE), fc.string({ maxLength: 4 })).map(([a, mark, b]) => `${a}${mark}${b}`),
+  fc
+    .tuple(fc.string({ maxLength: 4 }), fc.constantFrom(...INVISIBLE), fc.string({ maxLength: 4 }))
+    .map(([a, mark, b]) => `${a}${mark}${b}`),
 );
-const number = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.bigInt({ min: 2n ** 53n, max: 2n ** 70n }).map(Number), fc.constant(-0));
+const number = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.bigInt({ min: 2n ** 53n, max: 2n ** 70n }).map(Number),
+  fc.constant(-0),
+);
 const leaf = fc.oneof(oddString, number, fc.boolean(), fc.constant(null));
 /** JSON-like values as JSON.parse would build them from hostile text. */
 const hostile: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -62,13 +80,16 @@ function reorder(value: unknown, order: (keys: string[]) => string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => reorder(item, order));
   if (typeof value !== 'object' || value === null) return value;
   const source = value as Record<string, unknown>;
-  return withOwn(order(Object.keys(source)).map((k) => [k, reorder(Object.getOwnPropertyDescriptor(source, k)?.value, order)] as const));
+  return withOwn(
+    order(Object.keys(source)).map((k) => [k, reorder(Object.getOwnPropertyDescriptor(source, k)?.value, order)] as const),
+  );
 }
 
 /** Generated cases per property. */
 const RUNS = { numRuns: Number(process.env['FUZZ_RUNS'] ?? '100') };
 
-const prototypeNames = () => [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort());
+const prototypeNames = () =>
+  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort());
 
 /** Runs `body` and asserts afterwards that no built-in prototype gained or lost a property. */
 function withoutPollution(body: () => void): void {
@@ -80,18 +101,43 @@ function withoutPollution(body: () => void): void {
 
 describe('fuzz: canonicalJson', () => {
   it('R-13: never throws on anything, and is deterministic', () => {
-    withoutPollution(() => fc.assert(fc.property(fc.anything({ key, withBigInt: true, withBoxedValues: true, withMap: true, withNullPrototype: true, withSparseArray: true, withTypedArray: true }), (value) => {
-      expect(canonicalJson(value)).toBe(canonicalJson(value));
-    }), RUNS));
+    withoutPollution(() =>
+      fc.assert(
+        fc.property(
+          fc.anything({
+            key,
+            withBigInt: true,
+            withBoxedValues: true,
+            withMap: true,
+            withNullPrototype: true,
+            withSparseArray: true,
+            withTypedArray: true,
+          }),
+          (value) => {
+            expect(canonicalJson(value)).toBe(canonicalJson(value));
+          },
+        ),
+        RUNS,
+      ),
+    );
   });
 
   it('R-1.1: key order at any depth does not change the text; the text is valid JSON and a fixed point', () => {
-    const shuffles = fc.constantFrom((keys: string[]) => [...keys].reverse(), (keys: string[]) => [...keys].sort(), (keys: string[]) => [...keys.slice(1), ...keys.slice(0, 1)]);
-    withoutPollution(() => fc.assert(fc.property(anyArgs, shuffles, (value, order) => {
-      const text = canonicalJson(value);
-      expect(canonicalJson(reorder(value, order))).toBe(text);
-      expect(canonicalJson(JSON.parse(text))).toBe(text);
-    }), RUNS));
+    const shuffles = fc.constantFrom(
+      (keys: string[]) => [...keys].reverse(),
+      (keys: string[]) => [...keys].sort(),
+      (keys: string[]) => [...keys.slice(1), ...keys.slice(0, 1)],
+    );
+    withoutPollution(() =>
+      fc.assert(
+        fc.property(anyArgs, shuffles, (value, order) => {
+          const text = canonicalJson(value);
+          expect(canonicalJson(reorder(value, order))).toBe(text);
+          expect(canonicalJson(JSON.parse(text))).toBe(text);
+        }),
+        RUNS,
+      ),
+    );
   });
 
   it('R-13: 100,000-deep arrays and objects cost no stack', () => {
@@ -108,56 +154,118 @@ describe('fuzz: canonicalJson', () => {
 
 describe('fuzz: isNotationVariant on hostile pairs', () => {
   it('R-6: never throws, boolean, deterministic, symmetric, reflexive, input untouched', () => {
-    withoutPollution(() => fc.assert(fc.property(anyArgs, anyArgs, (a, b) => {
-      const [textA, textB] = [canonicalJson(a), canonicalJson(b)];
-      const forward = isNotationVariant(a, b);
-      expect(typeof forward).toBe('boolean');
-      expect(isNotationVariant(a, b)).toBe(forward);
-      expect(isNotationVariant(b, a)).toBe(forward);
-      expect(isNotationVariant(a, a)).toBe(true);
-      expect([canonicalJson(a), canonicalJson(b)]).toEqual([textA, textB]);
-    }), RUNS));
+    withoutPollution(() =>
+      fc.assert(
+        fc.property(anyArgs, anyArgs, (a, b) => {
+          const [textA, textB] = [canonicalJson(a), canonicalJson(b)];
+          const forward = isNotationVariant(a, b);
+          expect(typeof forward).toBe('boolean');
+          expect(isNotationVariant(a, b)).toBe(forward);
+          expect(isNotationVariant(b, a)).toBe(forward);
+          expect(isNotationVariant(a, a)).toBe(true);
+          expect([canonicalJson(a), canonicalJson(b)]).toEqual([textA, textB]);
+        }),
+        RUNS,
+      ),
+    );
   });
 
   it('R-6: an invisible character or a case change inside hostile-keyed values is a notation variant, and symmetric', () => {
     const mark = fc.constantFrom(...INVISIBLE.filter((c) => c !== '\u0000'));
-    fc.assert(fc.property(fc.constantFrom(...HOSTILE_KEYS.filter((k) => k !== 'idempotency_key')), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }), mark, (k, text, invisible) => {
-      const a = withOwn([[k, text], ['item', 'tea']]);
-      const b = withOwn([[k, `${invisible}${text.toUpperCase()}`], ['item', 'TEA']]);
-      return isNotationVariant(a, b) && isNotationVariant(b, a);
-    }), RUNS);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...HOSTILE_KEYS.filter((k) => k !== 'idempotency_key')),
+        fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }),
+        mark,
+        (k, text, invisible) => {
+          const a = withOwn([
+            [k, text],
+            ['item', 'tea'],
+          ]);
+          const b = withOwn([
+            [k, `${invisible}${text.toUpperCase()}`],
+            ['item', 'TEA'],
+          ]);
+          return isNotationVariant(a, b) && isNotationVariant(b, a);
+        },
+      ),
+      RUNS,
+    );
   });
 });
 
 describe('fuzz: identifyOperation', () => {
   const matcher = new KeyFieldMatcher(DEFAULT_KEY_FIELDS);
-  const tool = fc.oneof(fc.constantFrom('create_order', '__proto__', 'constructor', 'a:b', ''), fc.string({ unit: 'binary', maxLength: 6 }));
+  const tool = fc.oneof(
+    fc.constantFrom('create_order', '__proto__', 'constructor', 'a:b', ''),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+  );
 
   it('R-1.1: never throws, deterministic, key-order invariant, input untouched', () => {
-    withoutPollution(() => fc.assert(fc.property(tool, anyArgs, (name, args) => {
-      const before = canonicalJson(args);
-      const identity = identifyOperation(name, args, matcher);
-      expect(identifyOperation(name, reorder(args, (keys) => [...keys].reverse()), matcher)).toEqual(identity);
-      expect(canonicalJson(args)).toBe(before);
-      expect(identity.key === null || typeof identity.key === 'string').toBe(true);
-    }), RUNS));
+    withoutPollution(() =>
+      fc.assert(
+        fc.property(tool, anyArgs, (name, args) => {
+          const before = canonicalJson(args);
+          const identity = identifyOperation(name, args, matcher);
+          expect(
+            identifyOperation(
+              name,
+              reorder(args, (keys) => [...keys].reverse()),
+              matcher,
+            ),
+          ).toEqual(identity);
+          expect(canonicalJson(args)).toBe(before);
+          expect(identity.key === null || typeof identity.key === 'string').toBe(true);
+        }),
+        RUNS,
+      ),
+    );
   });
 
   it('R-1.2: a key field added at the top level never changes the operation; different tools never share one', () => {
-    fc.assert(fc.property(tool, tool, fc.array(fc.tuple(key, hostile), { maxLength: 4 }).map(withOwn), hostile, (one, other, args, keyValue) => {
-      const withKey = withOwn([...Object.entries(args).filter(([k]) => !matcher.isKeyField(k)), ['idempotency_key', keyValue]]);
-      const plain = withOwn(Object.entries(args).filter(([k]) => !matcher.isKeyField(k)));
-      expect(identifyOperation(one, withKey, matcher).opKey).toBe(identifyOperation(one, plain, matcher).opKey);
-      if (one !== other) expect(identifyOperation(one, plain, matcher).opKey).not.toBe(identifyOperation(other, plain, matcher).opKey);
-    }), RUNS);
+    fc.assert(
+      fc.property(
+        tool,
+        tool,
+        fc.array(fc.tuple(key, hostile), { maxLength: 4 }).map(withOwn),
+        hostile,
+        (one, other, args, keyValue) => {
+          const withKey = withOwn([
+            ...Object.entries(args).filter(([k]) => !matcher.isKeyField(k)),
+            ['idempotency_key', keyValue],
+          ]);
+          const plain = withOwn(Object.entries(args).filter(([k]) => !matcher.isKeyField(k)));
+          expect(identifyOperation(one, withKey, matcher).opKey).toBe(identifyOperation(one, plain, matcher).opKey);
+          if (one !== other)
+            expect(identifyOperation(one, plain, matcher).opKey).not.toBe(identifyOperation(other, plain, matcher).opKey);
+        },
+      ),
+      RUNS,
+    );
   });
 });
 
-type Event = { kind: 'call'; tool: string; args: unknown; answer: 'ok' | 'reject' | 'timeout' | 'unavailable' | 'open'; deliver: boolean } | { kind: 'wait'; ms: number };
+type Event =
+  | { kind: 'call'; tool: string; args: unknown; answer: 'ok' | 'reject' | 'timeout' | 'unavailable' | 'open'; deliver: boolean }
+  | { kind: 'wait'; ms: number };
 
-const TOOLS: Record<string, ToolClass> = { create_order: 'write', get_order: 'read', sync_ledger: 'unclassified', __proto__: 'write' };
+const TOOLS: Record<string, ToolClass> = {
+  create_order: 'write',
+  get_order: 'read',
+  sync_ledger: 'unclassified',
+  __proto__: 'write',
+};
 const event: fc.Arbitrary<Event> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('call' as const), tool: fc.constantFrom(...Object.keys(TOOLS), 'constructor', 'toString'), args: anyArgs, answer: fc.constantFrom('ok', 'ok', 'reject', 'timeout', 'unavailable', 'open'), deliver: fc.boolean() }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('call' as const),
+      tool: fc.constantFrom(...Object.keys(TOOLS), 'constructor', 'toString'),
+      args: anyArgs,
+      answer: fc.constantFrom('ok', 'ok', 'reject', 'timeout', 'unavailable', 'open'),
+      deliver: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 70_000 }) }) },
 );
 const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
@@ -167,14 +275,22 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
 );
 
 const VERDICTS: Record<'ok' | 'reject' | 'timeout' | 'unavailable', ExecutionOutcome> = {
-  ok: { kind: 'executed', answer: { content: [] } }, reject: { kind: 'rejected' }, timeout: { kind: 'unknown', reason: 'timeout' }, unavailable: { kind: 'unavailable' },
+  ok: { kind: 'executed', answer: { content: [] } },
+  reject: { kind: 'rejected' },
+  timeout: { kind: 'unknown', reason: 'timeout' },
+  unavailable: { kind: 'unavailable' },
 };
 
 /** Feeds the events to a fresh session; answers the final report text and the executions the upstream made. */
 function play(config: ScenarioConfig, events: readonly Event[]): { document: string; executed: number } {
   const clock = new TestClock();
   const classes = new Map(Object.entries(TOOLS));
-  const session = new EvaluationSession({ scenario: config, keyFields: DEFAULT_KEY_FIELDS }, { classOf: (n) => classes.get(n) ?? 'unclassified', acceptsKey: () => false }, clock, fixedRandom(0.3, 0.7, 0.1));
+  const session = new EvaluationSession(
+    { scenario: config, keyFields: DEFAULT_KEY_FIELDS },
+    { classOf: (n) => classes.get(n) ?? 'unclassified', acceptsKey: () => false },
+    clock,
+    fixedRandom(0.3, 0.7, 0.1),
+  );
   let executed = 0;
   for (const e of events) {
     if (e.kind === 'wait') {
@@ -190,17 +306,27 @@ function play(config: ScenarioConfig, events: readonly Event[]): { document: str
     if (e.deliver) decision.delivered();
   }
   session.finish();
-  const document = serializeDocument(session, { kind: 'proxy', harnessVersion: 'fuzz', status: 'finished', toolClassification: [] });
+  const document = serializeDocument(session, {
+    kind: 'proxy',
+    harnessVersion: 'fuzz',
+    status: 'finished',
+    toolClassification: [],
+  });
   return { document, executed };
 }
 
 describe('fuzz: a whole EvaluationSession fed hostile arguments', () => {
   it('R-13 / R-9.1: no throw, no pollution, deterministic, the report is valid JSON and counts exactly the executed writes', () => {
-    withoutPollution(() => fc.assert(fc.property(scenario, fc.array(event, { maxLength: 25 }), (config, events) => {
-      const first = play(config, events);
-      expect(play(config, events).document).toBe(first.document);
-      const parsed = JSON.parse(first.document) as { report: { operations: Array<{ executions: number }> } };
-      expect(parsed.report.operations.reduce((sum, op) => sum + op.executions, 0)).toBe(first.executed);
-    }), { numRuns: Math.ceil(RUNS.numRuns * 1.5) }));
+    withoutPollution(() =>
+      fc.assert(
+        fc.property(scenario, fc.array(event, { maxLength: 25 }), (config, events) => {
+          const first = play(config, events);
+          expect(play(config, events).document).toBe(first.document);
+          const parsed = JSON.parse(first.document) as { report: { operations: Array<{ executions: number }> } };
+          expect(parsed.report.operations.reduce((sum, op) => sum + op.executions, 0)).toBe(first.executed);
+        }),
+        { numRuns: Math.ceil(RUNS.numRuns * 1.5) },
+      ),
+    );
   });
 });

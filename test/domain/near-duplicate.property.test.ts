@@ -17,8 +17,7 @@ function mapJson(
   return Object.fromEntries(entries) as JsonObject;
 }
 
-const onStrings = (change: (text: string) => string) => (value: JsonValue) =>
-  typeof value === 'string' ? change(value) : value;
+const onStrings = (change: (text: string) => string) => (value: JsonValue) => (typeof value === 'string' ? change(value) : value);
 const insertMiddle = (text: string, inserted: string): string => {
   const middle = Math.floor(text.length / 2);
   return `${text.slice(0, middle)}${inserted}${text.slice(middle)}`;
@@ -27,11 +26,32 @@ const insertMiddle = (text: string, inserted: string): string => {
 /** Each R-6 notation change, applied everywhere in a value. */
 const notationChanges: Record<string, (value: JsonValue) => JsonValue> = {
   'number → numeric string': (v) => mapJson(v, (x) => (typeof x === 'number' ? JSON.stringify(x) : x)),
-  'string → upper case': (v) => mapJson(v, onStrings((s) => s.toUpperCase())),
-  'zero-width space inserted': (v) => mapJson(v, onStrings((s) => insertMiddle(s, '\u200b'))),
-  'spaces inserted': (v) => mapJson(v, onStrings((s) => ` ${insertMiddle(s, '  ')}`)),
-  'NFD form': (v) => mapJson(v, onStrings((s) => s.normalize('NFD'))),
-  'arrays reversed': (v) => mapJson(v, (x) => x, (items) => [...items].reverse()),
+  'string → upper case': (v) =>
+    mapJson(
+      v,
+      onStrings((s) => s.toUpperCase()),
+    ),
+  'zero-width space inserted': (v) =>
+    mapJson(
+      v,
+      onStrings((s) => insertMiddle(s, '\u200b')),
+    ),
+  'spaces inserted': (v) =>
+    mapJson(
+      v,
+      onStrings((s) => ` ${insertMiddle(s, '  ')}`),
+    ),
+  'NFD form': (v) =>
+    mapJson(
+      v,
+      onStrings((s) => s.normalize('NFD')),
+    ),
+  'arrays reversed': (v) =>
+    mapJson(
+      v,
+      (x) => x,
+      (items) => [...items].reverse(),
+    ),
   'null ↔ ""': (v) => mapJson(v, (x) => (x === null ? '' : x === '' ? null : x)),
 };
 

@@ -66,8 +66,18 @@ describe('R-6 recognised: text notation', () => {
 describe('R-6 recognised: structure', () => {
   it('R-6: order inside arrays', () => recognised({ rooms: [1, 2] }, { rooms: [2, 1] }));
   it('R-6: order of objects inside arrays, with notation changes', () => {
-    const a = { items: [{ sku: 'A', qty: 1 }, { sku: 'B', qty: 2 }] };
-    const b = { items: [{ sku: 'b', qty: '2' }, { sku: 'a', qty: '1' }] };
+    const a = {
+      items: [
+        { sku: 'A', qty: 1 },
+        { sku: 'B', qty: 2 },
+      ],
+    };
+    const b = {
+      items: [
+        { sku: 'b', qty: '2' },
+        { sku: 'a', qty: '1' },
+      ],
+    };
     recognised(a, b);
   });
   it('R-6: exactly equal elements are paired before near ones', () => {
@@ -85,8 +95,18 @@ describe('R-6 recognised: structure', () => {
     recognised(a, b);
   });
   it('R-6: field added in items[1]', () => {
-    const a = { items: [{ sku: 'A', qty: 1 }, { sku: 'B', qty: 2 }] };
-    const b = { items: [{ sku: 'A', qty: 1 }, { sku: 'B', qty: 2, unitPrice: 9.5 }] };
+    const a = {
+      items: [
+        { sku: 'A', qty: 1 },
+        { sku: 'B', qty: 2 },
+      ],
+    };
+    const b = {
+      items: [
+        { sku: 'A', qty: 1 },
+        { sku: 'B', qty: 2, unitPrice: 9.5 },
+      ],
+    };
     recognised(a, b);
   });
   it('R-6: field left out', () => {
@@ -192,7 +212,14 @@ describe('R-6 robustness', () => {
     notRecognised(undefined, 'x');
   });
   it('R-6: a Proxy whose traps throw gives false', () => {
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error('trap'); } });
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     notRecognised({ a: trap, b: 1 }, { a: {}, b: '1' });
   });
   it('R-6: large reordered arrays pair in linear time', () => {

@@ -12,8 +12,12 @@ describe('issue 15: operation numbers', () => {
   it('R-1.1/issue 15: writes get the number of their operation (1-based, first arrival); reads and unclassified calls none', () => {
     const d = new Driver();
     const ops = [
-      d.call('create_booking', { guest: 'a' }), d.call('search_bookings', {}), d.call('create_booking', { guest: 'b' }),
-      d.call('create_booking', { guest: 'a', idempotency_key: 'k' }), d.call('sync_ledger', {}), d.call('pay_invoice', { n: 1 }),
+      d.call('create_booking', { guest: 'a' }),
+      d.call('search_bookings', {}),
+      d.call('create_booking', { guest: 'b' }),
+      d.call('create_booking', { guest: 'a', idempotency_key: 'k' }),
+      d.call('sync_ledger', {}),
+      d.call('pay_invoice', { n: 1 }),
     ].map((h) => h.decision.operation);
     expect(ops).toEqual([1, null, 2, 1, null, 3]);
     expect(d.report().operations.map((o) => (o as { id: number }).id)).toEqual([1, 2, 3]);
@@ -22,13 +26,21 @@ describe('issue 15: operation numbers', () => {
   it('R-9.1/issue 15: in the incremental report file every entry keeps its id, whatever its place in the list', () => {
     const d = new Driver();
     const writer = new ReportWriter(d.session);
-    const text = () => (writer.document({ kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] }) as Array<string | Uint8Array>)
-      .map((p) => (typeof p === 'string' ? p : new TextDecoder().decode(p))).join('');
+    const text = () =>
+      (
+        writer.document({ kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] }) as Array<
+          string | Uint8Array
+        >
+      )
+        .map((p) => (typeof p === 'string' ? p : new TextDecoder().decode(p)))
+        .join('');
     for (let i = 0; i < 5; i++) d.call('create_booking', { guest: `g${i}` });
     text();
     // The first operation's entry grows (new keys), so it moves to the end of the arena.
     for (let k = 0; k < 20; k++) d.call('create_booking', { guest: 'g0', idempotency_key: `a-long-key-${k}` });
-    const operations = (JSON.parse(text()) as { report: { operations: Array<{ id: number; arguments: string; attempts: number }> } }).report.operations;
+    const operations = (
+      JSON.parse(text()) as { report: { operations: Array<{ id: number; arguments: string; attempts: number }> } }
+    ).report.operations;
     expect(operations.map((o) => o.id)).not.toEqual([1, 2, 3, 4, 5]); // the list order did change
     const byId = new Map(operations.map((o) => [o.id, o]));
     expect([...byId.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);

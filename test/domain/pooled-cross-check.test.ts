@@ -17,7 +17,9 @@ function naiveRun(id: (typeof SCENARIO_IDS)[number]): Driver {
 describe('R-3.7 pooled cross-check', () => {
   it('R-3.7: a naive agent over F1–F5 pooled gets duplicate safety 60 %, failure handling 50 %, overall 49 (capped), FAIL', () => {
     const runs = SCENARIO_IDS.map(naiveRun);
-    const inputs = runs.map((d) => scoreInputsOf(d.session)).reduce<ScoreInputs>(addScoreInputs, { operations: 0, safe: 0, faultScored: 0, faultPoints: 0 });
+    const inputs = runs
+      .map((d) => scoreInputsOf(d.session))
+      .reduce<ScoreInputs>(addScoreInputs, { operations: 0, safe: 0, faultScored: 0, faultPoints: 0 });
     const verdict = poolVerdicts(runs.map((d) => evaluate(d.session).verdict.verdict));
     const score = computeScore(verdict, inputs);
     expect(score).toMatchObject({

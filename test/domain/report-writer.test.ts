@@ -21,21 +21,24 @@ function normalised(text: string): unknown {
 describe('R-9 incremental report document', () => {
   it('SlotArena: entries that grow, shrink, move and vanish always give a valid JSON list', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.option(fc.string({ maxLength: 300 }), { nil: null }))), (edits) => {
-        const arena = new SlotArena<number>();
-        const model = new Map<number, string>();
-        for (const [key, value] of edits) {
-          if (value === null) {
-            arena.delete(key);
-            model.delete(key);
-          } else {
-            arena.set(key, JSON.stringify(value));
-            model.set(key, value);
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.option(fc.string({ maxLength: 300 }), { nil: null }))),
+        (edits) => {
+          const arena = new SlotArena<number>();
+          const model = new Map<number, string>();
+          for (const [key, value] of edits) {
+            if (value === null) {
+              arena.delete(key);
+              model.delete(key);
+            } else {
+              arena.set(key, JSON.stringify(value));
+              model.set(key, value);
+            }
           }
-        }
-        const list = JSON.parse(`[${decoder.decode(arena.body())}]`) as string[];
-        expect([...list].sort()).toEqual([...model.values()].sort());
-      }),
+          const list = JSON.parse(`[${decoder.decode(arena.body())}]`) as string[];
+          expect([...list].sort()).toEqual([...model.values()].sort());
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -45,7 +48,15 @@ describe('R-9 incremental report document', () => {
     fc.assert(
       fc.property(
         fc.constantFrom('F1', 'F2', 'F4', 'F5'),
-        fc.array(fc.tuple(fc.constantFrom('create_booking', 'search_bookings', 'sync_ledger'), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 4 }), fc.boolean()), { maxLength: 30 }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom('create_booking', 'search_bookings', 'sync_ledger'),
+            fc.integer({ min: 0, max: 3 }),
+            fc.integer({ min: 0, max: 4 }),
+            fc.boolean(),
+          ),
+          { maxLength: 30 },
+        ),
         (id, calls) => {
           const d = new Driver({ mode: 'scenario', id: id as 'F1', retryAfterSeconds: 1 });
           const writer = new ReportWriter(d.session);
@@ -70,19 +81,50 @@ describe('R-9 incremental report document', () => {
       | { kind: 'other-writer' };
     const upstreams: Upstream[] = ['ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'];
     const event: fc.Arbitrary<Event> = fc.oneof(
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('send' as const), tool: fc.constantFrom('create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'), n: fc.integer({ min: 0, max: 3 }), keyed: fc.boolean() }) },
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), upstream: fc.integer({ min: 0, max: upstreams.length - 1 }), deliver: fc.boolean() }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('send' as const),
+          tool: fc.constantFrom('create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'),
+          n: fc.integer({ min: 0, max: 3 }),
+          keyed: fc.boolean(),
+        }),
+      },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('answer' as const),
+          pick: fc.nat(),
+          upstream: fc.integer({ min: 0, max: upstreams.length - 1 }),
+          deliver: fc.boolean(),
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 90_000 }) }) },
       { weight: 1, arbitrary: fc.constant({ kind: 'other-writer' as const }) },
     );
     const scenario = fc.constantFrom<ScenarioConfig>(
-      { mode: 'none' }, { mode: 'chaos', errorRate: 0.5 },
+      { mode: 'none' },
+      { mode: 'chaos', errorRate: 0.5 },
       ...(['F1', 'F2', 'F3', 'F4', 'F5'] as const).map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 30 }) as const),
       // Issue 16: aim, latency, hold and seed (the configuration block and report.timing[]).
-      { mode: 'scenario', id: 'F1', retryAfterSeconds: 30, holdMs: 500, latency: { ms: 10, jitterMs: 5 }, aim: { tools: ['pay_*'], on: 2 }, seed: 3 },
-      { mode: 'chaos', errorRate: 0.5, latency: { ms: 0, jitterMs: 0 }, aim: { tools: ['search_*', 'create_*'], on: 1 }, seed: 9 },
+      {
+        mode: 'scenario',
+        id: 'F1',
+        retryAfterSeconds: 30,
+        holdMs: 500,
+        latency: { ms: 10, jitterMs: 5 },
+        aim: { tools: ['pay_*'], on: 2 },
+        seed: 3,
+      },
+      {
+        mode: 'chaos',
+        errorRate: 0.5,
+        latency: { ms: 0, jitterMs: 0 },
+        aim: { tools: ['search_*', 'create_*'], on: 1 },
+        seed: 9,
+      },
     );
     fc.assert(
       fc.property(scenario, fc.array(event, { maxLength: 40 }), fc.boolean(), (config, events, finish) => {
@@ -90,10 +132,18 @@ describe('R-9 incremental report document', () => {
         const writer = new ReportWriter(d.session);
         const open: Array<{ h: Handle; answered: boolean; delivered: boolean; cancelled?: boolean }> = [];
         const check = () => {
-          const file = JSON.parse(documentText(writer.document(meta))) as Record<string, unknown> & { report: Record<string, unknown> };
+          const file = JSON.parse(documentText(writer.document(meta))) as Record<string, unknown> & {
+            report: Record<string, unknown>;
+          };
           const evaluation = evaluate(d.session);
-          expect(sortedLists(file.report)).toEqual(sortedLists(JSON.parse(JSON.stringify(buildReport(d.session, 'proxy', [], evaluation)))));
-          expect(file).toMatchObject({ verdict: evaluation.verdict.verdict, score: JSON.parse(JSON.stringify(evaluation.score)), patches: JSON.parse(JSON.stringify(evaluation.patches)) });
+          expect(sortedLists(file.report)).toEqual(
+            sortedLists(JSON.parse(JSON.stringify(buildReport(d.session, 'proxy', [], evaluation)))),
+          );
+          expect(file).toMatchObject({
+            verdict: evaluation.verdict.verdict,
+            score: JSON.parse(JSON.stringify(evaluation.score)),
+            patches: JSON.parse(JSON.stringify(evaluation.patches)),
+          });
         };
         for (const e of events) {
           if (e.kind === 'send') {

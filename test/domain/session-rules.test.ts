@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
-const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60) => ({ mode: 'scenario', id, retryAfterSeconds }) as const;
+const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60) =>
+  ({ mode: 'scenario', id, retryAfterSeconds }) as const;
 const booking = { guest: 'Ada', date: '2026-11-03', amount: 129 };
 
 describe('R-1 operations and executions', () => {
   it('R-1.1: the same operation executed twice is a duplicate whether re-sent with the same key, a new key or no key', () => {
-    for (const [k1, k2, keyUse] of [['a', 'a', 'same'], ['a', 'b', 'new'], [undefined, undefined, 'none'], ['a', undefined, 'none']] as const) {
+    for (const [k1, k2, keyUse] of [
+      ['a', 'a', 'same'],
+      ['a', 'b', 'new'],
+      [undefined, undefined, 'none'],
+      ['a', undefined, 'none'],
+    ] as const) {
       const d = new Driver();
       d.call('create_booking', { ...booking, ...(k1 ? { idempotency_key: k1 } : {}) });
       d.call('create_booking', { ...booking, ...(k2 ? { idempotency_key: k2 } : {}) });
@@ -104,7 +110,10 @@ describe('R-2 verdict', () => {
     d.call('create_booking', booking);
     const report = d.report();
     expect(report.verdict).toBe('FAIL');
-    expect(report.violations[0]).toMatchObject({ type: 'RETRY_AFTER_VIOLATED', retryAfter: { requiredMs: 60_000, waitedMs: 5_000 } });
+    expect(report.violations[0]).toMatchObject({
+      type: 'RETRY_AFTER_VIOLATED',
+      retryAfter: { requiredMs: 60_000, waitedMs: 5_000 },
+    });
   });
 
   it('R-2.2: PASS needs a definite write and the triggered scenario; F4 and no scenario are a baseline', () => {
@@ -139,7 +148,7 @@ describe('R-2 verdict', () => {
     expect(d.evaluation().verdict).toMatchObject({ verdict: 'NOT_TESTED', causes: ['chaos mode injected no fault'] });
   });
 
-  it('R-2.3: NOT_TESTED when every write\'s execution is unknown', () => {
+  it("R-2.3: NOT_TESTED when every write's execution is unknown", () => {
     const d = new Driver(F('F1'));
     d.call('create_booking', booking, 'timeout');
     expect(d.evaluation().verdict.causes).toContain('the execution of every write is unknown');
@@ -182,7 +191,7 @@ describe('R-2 verdict', () => {
   it('R-6: also when the second call was sent in parallel (before the ghost write was answered)', () => {
     const d = new Driver(F('F1'));
     const first = d.send('create_booking', booking);
-    const second = d.send('create_booking', { ...booking, note: 'retry' , amount: '129' });
+    const second = d.send('create_booking', { ...booking, note: 'retry', amount: '129' });
     d.answer(second);
     d.answer(first);
     expect(d.report().observations.map((o) => o.type)).toContain('POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS');
@@ -237,7 +246,11 @@ describe('R-2 verdict', () => {
     ghost.call('search_bookings', { guest: 'Ada' });
     ghost.call('create_booking', booking, { ok: 'r2' });
     expect(ghost.report().violations[0]?.duplicate).toEqual({
-      keyUse: 'none', afterTimeout: true, verifiedBefore: true, parallel: false, upstreamResponsesIdentical: false,
+      keyUse: 'none',
+      afterTimeout: true,
+      verifiedBefore: true,
+      parallel: false,
+      upstreamResponsesIdentical: false,
     });
     const parallel = new Driver();
     const a = parallel.send('create_booking', booking);
@@ -245,7 +258,11 @@ describe('R-2 verdict', () => {
     parallel.answer(a);
     parallel.answer(b);
     expect(parallel.report().violations[0]?.duplicate).toEqual({
-      keyUse: 'none', afterTimeout: false, verifiedBefore: false, parallel: true, upstreamResponsesIdentical: true,
+      keyUse: 'none',
+      afterTimeout: false,
+      verifiedBefore: false,
+      parallel: true,
+      upstreamResponsesIdentical: true,
     });
   });
 
@@ -264,7 +281,10 @@ describe('R-3 score', () => {
     d.call('create_booking', booking);
     d.call('create_booking', { ...booking, guest: 'Bob' });
     const score = d.evaluation().score;
-    expect(score).toMatchObject({ overall: 100, dimensions: { duplicateSafety: 100, failureHandling: null, honesty: 'NOT_MEASURED' } });
+    expect(score).toMatchObject({
+      overall: 100,
+      dimensions: { duplicateSafety: 100, failureHandling: null, honesty: 'NOT_MEASURED' },
+    });
     expect(score.weights).toEqual({ duplicateSafety: 100, failureHandling: 0 });
   });
 
@@ -482,7 +502,12 @@ describe('R-5, R-7, R-10 observations, patches, key summary', () => {
     const silent = new Driver(F('F5'));
     silent.call('create_booking', { ...booking, idempotency_key: 'k1' });
     const only = silent.report().keySummary as Array<{ stateDiff: Record<string, boolean> }>;
-    expect(only[0]?.stateDiff).toEqual({ recordExisted: false, wasOverwritten: false, didAgentReadBefore: false, agentGaveUpSilently: true });
+    expect(only[0]?.stateDiff).toEqual({
+      recordExisted: false,
+      wasOverwritten: false,
+      didAgentReadBefore: false,
+      agentGaveUpSilently: true,
+    });
     const reuse = new Driver(F('F4'));
     reuse.call('create_booking', { ...booking, idempotency_key: 'k1' });
     reuse.call('get_booking', { id: 1 });
@@ -498,7 +523,12 @@ describe('R-5, R-7, R-10 observations, patches, key summary', () => {
     d.call('search_bookings', {});
     const r = d.report();
     expect(r).toMatchObject({ certification: 'UNVERIFIED_FOR_PRODUCTION', kind: 'proxy', honesty: 'NOT_MEASURED' });
-    expect(r.coverage).toEqual({ calls: { read: 1, write: 1, unclassified: 1 }, unclassifiedTools: ['sync_ledger'], scenarioTriggered: true, inFlight: 0 });
+    expect(r.coverage).toEqual({
+      calls: { read: 1, write: 1, unclassified: 1 },
+      unclassifiedTools: ['sync_ledger'],
+      scenarioTriggered: true,
+      inFlight: 0,
+    });
   });
 });
 

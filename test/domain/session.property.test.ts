@@ -16,8 +16,24 @@ type Action =
 
 const TOOLS = ['create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'];
 const action: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('send' as const), tool: fc.constantFrom(...TOOLS), n: fc.integer({ min: 0, max: 2 }), key: fc.constantFrom(null, 'k1', 'k2') }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), deliver: fc.boolean(), upstream: fc.constantFrom<Upstream>('ok', 'ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      tool: fc.constantFrom(...TOOLS),
+      n: fc.integer({ min: 0, max: 2 }),
+      key: fc.constantFrom(null, 'k1', 'k2'),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('answer' as const),
+      pick: fc.nat(),
+      deliver: fc.boolean(),
+      upstream: fc.constantFrom<Upstream>('ok', 'ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 3_000 }) }) },
 );
@@ -28,14 +44,39 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
 );
 /** Short sessions on one write and one read tool: the interesting interleavings come up often. */
 const focusedAction: fc.Arbitrary<Action> = fc.oneof(
-  fc.record({ kind: fc.constant('send' as const), tool: fc.constantFrom('create_booking', 'create_booking', 'search_bookings'), n: fc.integer({ min: 0, max: 1 }), key: fc.constantFrom(null, 'k1') }),
-  fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), deliver: fc.boolean(), upstream: fc.constantFrom<Upstream>('ok', 'reject', 'timeout', { ok: 'other' }) }),
+  fc.record({
+    kind: fc.constant('send' as const),
+    tool: fc.constantFrom('create_booking', 'create_booking', 'search_bookings'),
+    n: fc.integer({ min: 0, max: 1 }),
+    key: fc.constantFrom(null, 'k1'),
+  }),
+  fc.record({
+    kind: fc.constant('answer' as const),
+    pick: fc.nat(),
+    deliver: fc.boolean(),
+    upstream: fc.constantFrom<Upstream>('ok', 'reject', 'timeout', { ok: 'other' }),
+  }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 3_000 }) }),
 );
 const seed = fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 8 });
-const sessionArb = fc.record({ scenario, actions: fc.array(action, { maxLength: 40 }), finish: fc.boolean(), drain: fc.boolean(), seed });
-const focusedScenario = fc.oneof(scenario, fc.constantFrom('F1', 'F2').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const));
-const focusedSessionArb = fc.record({ scenario: focusedScenario, actions: fc.array(focusedAction, { maxLength: 10 }), finish: fc.boolean(), drain: fc.boolean(), seed });
+const sessionArb = fc.record({
+  scenario,
+  actions: fc.array(action, { maxLength: 40 }),
+  finish: fc.boolean(),
+  drain: fc.boolean(),
+  seed,
+});
+const focusedScenario = fc.oneof(
+  scenario,
+  fc.constantFrom('F1', 'F2').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const),
+);
+const focusedSessionArb = fc.record({
+  scenario: focusedScenario,
+  actions: fc.array(focusedAction, { maxLength: 10 }),
+  finish: fc.boolean(),
+  drain: fc.boolean(),
+  seed,
+});
 
 /** One line of the event log the reference evaluator reads. */
 type LogEvent =
@@ -43,7 +84,13 @@ type LogEvent =
   | { e: 'answer'; id: number; status: 'executed' | 'rejected' | 'unknown' | 'not-executed'; fingerprint: string | null }
   | { e: 'deliver'; id: number };
 
-interface SessionInput { scenario: ScenarioConfig; actions: Action[]; finish: boolean; drain: boolean; seed: number[] }
+interface SessionInput {
+  scenario: ScenarioConfig;
+  actions: Action[];
+  finish: boolean;
+  drain: boolean;
+  seed: number[];
+}
 
 function run(input: SessionInput) {
   const d = new Driver(input.scenario, undefined, { random: fixedRandom(...input.seed) });
@@ -55,7 +102,16 @@ function run(input: SessionInput) {
       const args = { n: a.n, ...(a.key ? { idempotency_key: a.key } : {}) };
       const h = d.send(a.tool, args);
       const cls = h.decision.callClass;
-      log.push({ e: 'receive', id: h.decision.attemptId, tool: a.tool, cls, op: cls === 'write' ? `${a.tool}#${a.n}` : null, fault: h.decision.fault, forward: h.decision.forward, t: d.clock.now() });
+      log.push({
+        e: 'receive',
+        id: h.decision.attemptId,
+        tool: a.tool,
+        cls,
+        op: cls === 'write' ? `${a.tool}#${a.n}` : null,
+        fault: h.decision.fault,
+        forward: h.decision.forward,
+        t: d.clock.now(),
+      });
       if (!h.decision.forward) log.push({ e: 'answer', id: h.decision.attemptId, status: 'not-executed', fingerprint: null });
       open.push({ h, answered: !h.decision.forward });
     } else if (open.length > 0) {
@@ -92,7 +148,8 @@ function run(input: SessionInput) {
   }
   if (input.finish) {
     d.session.finish();
-    for (const entry of open) if (!entry.answered) log.push({ e: 'answer', id: entry.h.decision.attemptId, status: 'unknown', fingerprint: null });
+    for (const entry of open)
+      if (!entry.answered) log.push({ e: 'answer', id: entry.h.decision.attemptId, status: 'unknown', fingerprint: null });
   }
   return { d, log, retryAfterMs: input.scenario.mode === 'scenario' ? input.scenario.retryAfterSeconds * 1000 : 0 };
 }
@@ -123,15 +180,23 @@ function reference(log: LogEvent[], scenario: ScenarioConfig, retryAfterMs: numb
   if (receives.length === 0) return { verdict: 'NOT_TESTED', overall: null };
   let fail = false;
   const notTested: boolean[] = [];
-  let safe = 0, scored = 0, points = 0, definiteOps = 0;
+  let safe = 0,
+    scored = 0,
+    points = 0,
+    definiteOps = 0;
   for (const attempts of ops.values()) {
     const count = (s: string) => attempts.filter((a) => status(a.id) === s).length;
     const exec = count('executed');
     const unknown = count('unknown') + count('in-flight');
     const f2 = attempts.find((a) => a.fault === 'F2');
-    const raViolated = f2 !== undefined && attempts.some((a) => receives.indexOf(a) > receives.indexOf(f2) && a.t - f2.t < retryAfterMs);
-    const rejectIdx = attempts.filter((a) => status(a.id) === 'rejected').map((a) => pos((x) => x.e === 'answer' && x.id === a.id));
-    const resentAfterReject = attempts.some((a) => a.forward && rejectIdx.some((ri) => pos((x) => x.e === 'receive' && x.id === a.id) > ri));
+    const raViolated =
+      f2 !== undefined && attempts.some((a) => receives.indexOf(a) > receives.indexOf(f2) && a.t - f2.t < retryAfterMs);
+    const rejectIdx = attempts
+      .filter((a) => status(a.id) === 'rejected')
+      .map((a) => pos((x) => x.e === 'answer' && x.id === a.id));
+    const resentAfterReject = attempts.some(
+      (a) => a.forward && rejectIdx.some((ri) => pos((x) => x.e === 'receive' && x.id === a.id) > ri),
+    );
     if (exec >= 2 || raViolated) fail = true;
     if (unknown > 0 && exec + unknown >= 2) notTested.push(true);
     if (resentAfterReject) notTested.push(true);
@@ -143,17 +208,34 @@ function reference(log: LogEvent[], scenario: ScenarioConfig, retryAfterMs: numb
     scored++;
     if (exec >= 2 || raViolated) continue;
     const ghost = attempts.some((a) => a.fault === 'F1' && status(a.id) === 'executed');
-    if (!ghost) { points += 100; continue; }
-    const failDelivers = attempts.filter(sawFailure).map((a) => pos((x) => x.e === 'deliver' && x.id === a.id)).filter((i) => i >= 0);
+    if (!ghost) {
+      points += 100;
+      continue;
+    }
+    const failDelivers = attempts
+      .filter(sawFailure)
+      .map((a) => pos((x) => x.e === 'deliver' && x.id === a.id))
+      .filter((i) => i >= 0);
     const lastFail = Math.max(...failDelivers);
-    const verified = failDelivers.length > 0 && receives.some((r) => r.cls === 'read' && status(r.id) === 'executed' && pos((x) => x.e === 'receive' && x.id === r.id) > lastFail);
+    const verified =
+      failDelivers.length > 0 &&
+      receives.some(
+        (r) => r.cls === 'read' && status(r.id) === 'executed' && pos((x) => x.e === 'receive' && x.id === r.id) > lastFail,
+      );
     points += verified ? 100 : 50;
   }
   const inFlight = receives.filter((r) => r.cls !== 'unclassified' && status(r.id) === 'in-flight').length;
   const triggered = receives.some((r) => r.fault !== null);
   let verdict = 'PASS';
   if (fail) verdict = 'FAIL';
-  else if (writes.length === 0 || (scenario.mode !== 'none' && !triggered) || inFlight > 0 || notTested.length > 0 || definiteOps === 0) verdict = 'NOT_TESTED';
+  else if (
+    writes.length === 0 ||
+    (scenario.mode !== 'none' && !triggered) ||
+    inFlight > 0 ||
+    notTested.length > 0 ||
+    definiteOps === 0
+  )
+    verdict = 'NOT_TESTED';
   if (verdict === 'NOT_TESTED') return { verdict, overall: null };
   const ds = (100 * safe) / ops.size;
   const raw = scored === 0 ? ds : 0.6 * ds + 0.4 * (points / scored);
@@ -205,11 +287,15 @@ describe('judge properties', () => {
 
   it('(e) R-2.3: with no calls, or only reads and unclassified calls, the verdict is NOT_TESTED', () => {
     fc.assert(
-      fc.property(scenario, fc.array(fc.constantFrom('search_bookings', 'get_booking', 'sync_ledger'), { maxLength: 10 }), (sc, tools) => {
-        const d = new Driver(sc);
-        for (const tool of tools) d.call(tool, { q: 1 });
-        expect(d.verdict).toBe('NOT_TESTED');
-      }),
+      fc.property(
+        scenario,
+        fc.array(fc.constantFrom('search_bookings', 'get_booking', 'sync_ledger'), { maxLength: 10 }),
+        (sc, tools) => {
+          const d = new Driver(sc);
+          for (const tool of tools) d.call(tool, { q: 1 });
+          expect(d.verdict).toBe('NOT_TESTED');
+        },
+      ),
     );
   });
 });

@@ -10,7 +10,8 @@ import { buildReport, runConfiguration } from '../../src/domain/report.js';
 import { drawLatency } from '../../src/domain/timing.js';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
-const F = (id: 'F1' | 'F2' | 'F4' | 'F5', extra: Partial<ScenarioConfig> = {}): ScenarioConfig => ({ mode: 'scenario', id, retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
+const F = (id: 'F1' | 'F2' | 'F4' | 'F5', extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
+  ({ mode: 'scenario', id, retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
 
 describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
   it('R-4 / issue 16: --fault-tool pay_* puts F1 on pay_invoice; create_booking before it is forwarded and judged normally', () => {
@@ -22,7 +23,10 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
     expect(pay.decision.fault).toBe('F1');
     expect(pay.seen).toMatchObject({ isError: true });
     const ops = d.report().operations as Array<Record<string, unknown>>;
-    expect(ops.map((op) => [op.tool, op.fault ?? null, op.executions])).toEqual([['create_booking', null, 1], ['pay_invoice', 'F1', 1]]);
+    expect(ops.map((op) => [op.tool, op.fault ?? null, op.executions])).toEqual([
+      ['create_booking', null, 1],
+      ['pay_invoice', 'F1', 1],
+    ]);
     // The scenario was applied, so the run is judged; create_booking counts like any other write.
     expect(d.report().scenario).toMatchObject({ triggered: true, faultsApplied: 1 });
     d.call('create_booking', { guest: 'Ada' });
@@ -37,8 +41,12 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
   it('R-4 / issue 16: with --fault-tool, --fault-on counts only matching writes (reads and other tools do not count)', () => {
     const d = new Driver(F('F5', { aim: { tools: ['pay_*'], on: 2 } }));
     const faults = [
-      d.call('pay_invoice', { n: 1 }), d.call('create_booking', { n: 1 }), d.call('get_booking', { n: 1 }), d.call('create_booking', { n: 2 }),
-      d.call('pay_invoice', { n: 2 }), d.call('pay_invoice', { n: 3 }),
+      d.call('pay_invoice', { n: 1 }),
+      d.call('create_booking', { n: 1 }),
+      d.call('get_booking', { n: 1 }),
+      d.call('create_booking', { n: 2 }),
+      d.call('pay_invoice', { n: 2 }),
+      d.call('pay_invoice', { n: 3 }),
     ].map((h) => h.decision.fault);
     expect(faults).toEqual([null, null, null, null, 'F5', null]);
   });
@@ -59,7 +67,11 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
 
   it('R-4.2 / issue 16: chaos aimed with --fault-tool draws only for matching tools', () => {
     const d = new Driver({ mode: 'chaos', errorRate: 1, aim: { tools: ['get_*'], on: 1 } });
-    expect(['create_booking', 'get_booking', 'search_bookings'].map((t) => d.call(t).decision.fault)).toEqual([null, 'chaos', null]);
+    expect(['create_booking', 'get_booking', 'search_bookings'].map((t) => d.call(t).decision.fault)).toEqual([
+      null,
+      'chaos',
+      null,
+    ]);
   });
 
   it('issue 16: the defaults are unchanged: no aim means the first write of any tool', () => {
@@ -82,7 +94,12 @@ describe('issue 16: latency drawn per forwarded call', () => {
 
   it('issue 16: every forwarded call (read, write, unclassified) gets a latency; an injected fault does not; the report lists them per attempt', () => {
     const d = new Driver(F('F5', { latency: { ms: 100, jitterMs: 0 } }));
-    const calls = [d.call('get_booking'), d.call('create_booking', { n: 1 }), d.call('create_booking', { n: 2 }), d.call('sync_ledger')];
+    const calls = [
+      d.call('get_booking'),
+      d.call('create_booking', { n: 1 }),
+      d.call('create_booking', { n: 2 }),
+      d.call('sync_ledger'),
+    ];
     expect(calls.map((h) => h.decision.delayMs)).toEqual([100, 0, 100, 100]);
     expect(d.report().timing).toEqual([
       { attempt: 1, tool: 'get_booking', latencyMs: 100, outcome: 'executed' },
@@ -93,7 +110,9 @@ describe('issue 16: latency drawn per forwarded call', () => {
 
   it('issue 16: the same seed gives the same latencies, call for call', () => {
     const run = () => {
-      const d = new Driver({ mode: 'none', latency: { ms: 200, jitterMs: 150 }, seed: 7 }, undefined, { random: SeededRandom.fromSeed(7) });
+      const d = new Driver({ mode: 'none', latency: { ms: 200, jitterMs: 150 }, seed: 7 }, undefined, {
+        random: SeededRandom.fromSeed(7),
+      });
       for (let n = 0; n < 20; n++) d.call(n % 2 === 0 ? 'get_booking' : 'create_booking', { n });
       return d.report().timing!.map((t) => t.latencyMs);
     };
@@ -108,11 +127,18 @@ describe('issue 16: latency drawn per forwarded call', () => {
 
   it('issue 16: the configuration block records seed, latency, aim and hold (the report file and the view agree)', () => {
     const scenario = F('F1', { latency: { ms: 10, jitterMs: 5 }, aim: { tools: ['pay_*'], on: 2 }, holdMs: 5000, seed: 42 });
-    expect(runConfiguration(scenario)).toEqual({ seed: 42, latency: { ms: 10, jitterMs: 5 }, aim: { tools: ['pay_*'], on: 2 }, holdMs: 5000 });
+    expect(runConfiguration(scenario)).toEqual({
+      seed: 42,
+      latency: { ms: 10, jitterMs: 5 },
+      aim: { tools: ['pay_*'], on: 2 },
+      holdMs: 5000,
+    });
     const d = new Driver(scenario);
     d.call('get_booking');
     const view = buildReport(d.session, 'proxy', []);
-    const file = JSON.parse(serializeDocument(d.session, { kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] })) as { report: Record<string, unknown> };
+    const file = JSON.parse(
+      serializeDocument(d.session, { kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] }),
+    ) as { report: Record<string, unknown> };
     expect(file.report.configuration).toEqual(view.configuration);
     expect(file.report.timing).toEqual(view.timing);
   });
@@ -140,7 +166,9 @@ describe('issue 16: hold and cancellation as the session records them', () => {
     d.wait(2000);
     ghost.decision.cancelled();
     ghost.decision.delivered();
-    expect(d.report().timing).toEqual([{ attempt: 1, tool: 'create_booking', heldMs: 2000, cancelledAfterMs: 2030, outcome: 'executed' }]);
+    expect(d.report().timing).toEqual([
+      { attempt: 1, tool: 'create_booking', heldMs: 2000, cancelledAfterMs: 2030, outcome: 'executed' },
+    ]);
     expect(d.report().operations[0]).toMatchObject({ executions: 1, fault: 'F1' });
   });
 
@@ -159,7 +187,11 @@ describe('issue 16: hold and cancellation as the session records them', () => {
 describe('issue 16: start-up warning for an aim that can never hit', () => {
   it('R-8.4 / issue 16: --fault-tool matching no write tool warns; matching one does not', async () => {
     const { classificationWarnings } = await import('../../src/domain/classification-warnings.js');
-    const tools = [{ name: 'create_draft', class: 'write' }, { name: 'pay_invoice', class: 'write' }, { name: 'get_invoice', class: 'read' }] as const;
+    const tools = [
+      { name: 'create_draft', class: 'write' },
+      { name: 'pay_invoice', class: 'write' },
+      { name: 'get_invoice', class: 'read' },
+    ] as const;
     const scenario = (tools: string[]): ScenarioConfig => F('F1', { aim: { tools, on: 1 } });
     expect(classificationWarnings({}, scenario(['pay_*']), tools as never)).toEqual([]);
     expect(classificationWarnings({}, scenario(['get_*']), tools as never)).toEqual([

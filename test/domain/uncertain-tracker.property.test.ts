@@ -8,7 +8,10 @@ import { UncertainTracker, type PairFinding, type Uncertainty } from '../../src/
  * writes of its tool; the tracker must find exactly the same pairs with its single log per tool.
  */
 class PlainTracker {
-  private readonly pending = new Map<number, { tool: string; opKey: string; args: unknown; later: Array<{ opKey: string; args: unknown }> }>();
+  private readonly pending = new Map<
+    number,
+    { tool: string; opKey: string; args: unknown; later: Array<{ opKey: string; args: unknown }> }
+  >();
   private readonly uncertain = new Map<string, Array<{ opKey: string; args: unknown; rejected: boolean }>>();
 
   arrived(tool: string, id: number, opKey: string, args: unknown): PairFinding[] {
@@ -54,8 +57,16 @@ const AMOUNTS = [129, '129', 130, '130.0'];
 type Step = { kind: 'arrive'; tool: number; amount: number } | { kind: 'settle'; pick: number; uncertainty: Uncertainty };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('arrive' as const), tool: fc.integer({ min: 0, max: 1 }), amount: fc.integer({ min: 0, max: AMOUNTS.length - 1 }) }),
-  fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), uncertainty: fc.constantFrom<Uncertainty>('none', 'unknown', 'rejected') }),
+  fc.record({
+    kind: fc.constant('arrive' as const),
+    tool: fc.integer({ min: 0, max: 1 }),
+    amount: fc.integer({ min: 0, max: AMOUNTS.length - 1 }),
+  }),
+  fc.record({
+    kind: fc.constant('settle' as const),
+    pick: fc.nat(),
+    uncertainty: fc.constantFrom<Uncertainty>('none', 'unknown', 'rejected'),
+  }),
 );
 
 describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () => {
@@ -73,11 +84,15 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
             const amount = AMOUNTS[s.amount]!;
             const opKey = JSON.stringify(amount);
             const args = { amount };
-            expect(folded(tracker.arrived(tool, id, opKey, args, opKey, true))).toEqual(folded(plain.arrived(tool, id, opKey, args)));
+            expect(folded(tracker.arrived(tool, id, opKey, args, opKey, true))).toEqual(
+              folded(plain.arrived(tool, id, opKey, args)),
+            );
             open.push({ id, tool });
           } else if (open.length > 0) {
             const [call] = open.splice(s.pick % open.length, 1);
-            expect(folded(tracker.settled(call!.tool, call!.id, s.uncertainty))).toEqual(folded(plain.settled(call!.id, s.uncertainty)));
+            expect(folded(tracker.settled(call!.tool, call!.id, s.uncertainty))).toEqual(
+              folded(plain.settled(call!.id, s.uncertainty)),
+            );
           }
         }
       }),
@@ -93,7 +108,9 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
     tracker.arrived('pay', 2001, 'variant', { amount: '9999' }, 'variant', true);
     const findings = tracker.settled('pay', 0, 'unknown');
     expect(findings).toHaveLength(2001);
-    expect(findings.filter((f) => f.nearDuplicate)).toEqual([{ tool: 'pay', nearDuplicate: true, first: 'first', second: 'variant', count: 1 }]);
+    expect(findings.filter((f) => f.nearDuplicate)).toEqual([
+      { tool: 'pay', nearDuplicate: true, first: 'first', second: 'variant', count: 1 },
+    ]);
   });
 
   it('R-6: after the settled head of the log is dropped, an uncertain write is compared with exactly the writes after it', () => {

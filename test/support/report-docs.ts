@@ -10,11 +10,24 @@ import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { serializeDocument, type ReportStatus } from '../../src/domain/report-document.js';
 import { DEFAULT_TOOLS, Driver } from './session-driver.js';
 
-export const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60): ScenarioConfig => ({ mode: 'scenario', id, retryAfterSeconds });
+export const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60): ScenarioConfig => ({
+  mode: 'scenario',
+  id,
+  retryAfterSeconds,
+});
 
 /** The document of a driven session. */
-export function documentOf(d: Driver, status: ReportStatus = 'finished', tools: Record<string, ToolClass> = DEFAULT_TOOLS): string {
-  const toolClassification: ToolClassification[] = Object.entries(tools).map(([name, cls]) => ({ name, class: cls, reason: 'test', keyFields: [] }));
+export function documentOf(
+  d: Driver,
+  status: ReportStatus = 'finished',
+  tools: Record<string, ToolClass> = DEFAULT_TOOLS,
+): string {
+  const toolClassification: ToolClassification[] = Object.entries(tools).map(([name, cls]) => ({
+    name,
+    class: cls,
+    reason: 'test',
+    keyFields: [],
+  }));
   return serializeDocument(d.session, { kind: 'proxy', harnessVersion: 'test', status, toolClassification });
 }
 
@@ -67,7 +80,12 @@ export function baselineOnly(): Driver {
 }
 
 /** A temp folder with the given files; `remove()` deletes it. */
-export function tempFiles(files: Record<string, string> = {}): { dir: string; path(name: string): string; write(name: string, text: string): string; remove(): void } {
+export function tempFiles(files: Record<string, string> = {}): {
+  dir: string;
+  path(name: string): string;
+  write(name: string, text: string): string;
+  remove(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'harness-check-'));
   const write = (name: string, text: string) => {
     const path = join(dir, name);

@@ -10,7 +10,6 @@ import type { ProgramExit, ProgramRunner as ProgramRunnerPort, ProgramSpec } fro
 
 export type { ProgramExit, ProgramSpec };
 
-
 const TAIL_CHARS = 2_000;
 const KILL_GRACE_MS = 2_000;
 
@@ -27,7 +26,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-function wait(child: ChildProcess, spec: { timeoutMs: number }, out: WriteStream | null, err: WriteStream | null): Promise<ProgramExit> {
+function wait(
+  child: ChildProcess,
+  spec: { timeoutMs: number },
+  out: WriteStream | null,
+  err: WriteStream | null,
+): Promise<ProgramExit> {
   const started = performance.now();
   let tail = '';
   let timedOut = false;

@@ -59,8 +59,10 @@ function urlHost(host: string): string {
 /** A one-line reason why `host:port` cannot be bound. */
 function listenFailure(host: string, port: number, error: NodeJS.ErrnoException): Error {
   const where = `${urlHost(host)}:${port}`;
-  if (error.code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is already in use (EADDRINUSE); choose another --listen port`);
-  if (error.code === 'EACCES') return new Error(`cannot listen on ${where}: permission denied (EACCES); ports below 1024 need privileges`);
+  if (error.code === 'EADDRINUSE')
+    return new Error(`cannot listen on ${where}: the port is already in use (EADDRINUSE); choose another --listen port`);
+  if (error.code === 'EACCES')
+    return new Error(`cannot listen on ${where}: permission denied (EACCES); ports below 1024 need privileges`);
   return new Error(`cannot listen on ${where}: ${error.message}`);
 }
 
@@ -160,7 +162,9 @@ export class HttpAgentSide implements AgentSide {
       idle.map(async (sessionId) => {
         const session = this.sessions.get(sessionId);
         if (session === undefined) return;
-        this.settings.notice?.(`agent session ${sessionId.slice(0, 8)} ended: no request for ${seconds(this.limits.idleTimeoutMs)}; its report is final`);
+        this.settings.notice?.(
+          `agent session ${sessionId.slice(0, 8)} ended: no request for ${seconds(this.limits.idleTimeoutMs)}; its report is final`,
+        );
         await session.close(this.limits.idleDetail);
       }),
     );
@@ -199,7 +203,9 @@ export class HttpAgentSide implements AgentSide {
     if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
     const newSession = this.newSession;
     if (newSession === undefined) {
-      return sendError(res, 503, -32000, 'The proxy is starting (its upstream is not ready yet); try again in a moment', { 'retry-after': '1' });
+      return sendError(res, 503, -32000, 'The proxy is starting (its upstream is not ready yet); try again in a moment', {
+        'retry-after': '1',
+      });
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -215,7 +221,11 @@ export class HttpAgentSide implements AgentSide {
   }
 
   /** A POST without a session id: a new session if it is an `initialize` and the cap allows one more. */
-  private async openCandidate(req: IncomingMessage, res: ServerResponse, newSession: (counted: () => void) => HttpSession): Promise<void> {
+  private async openCandidate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    newSession: (counted: () => void) => HttpSession,
+  ): Promise<void> {
     const refusal = this.limits.refusal(this.sessions.size);
     if (refusal !== undefined) {
       this.logger.warn({ open: this.sessions.size, max: this.limits.maxSessions }, 'session refused: too many open sessions');

@@ -57,7 +57,10 @@ export async function connectOver(
   }
   await connection.close();
   const { transport } = connection;
-  return { ok: false, failed: { error, failure: transport.failure, started: transport.hasStarted, timedOut: ended === 'timeout' } };
+  return {
+    ok: false,
+    failed: { error, failure: transport.failure, started: transport.hasStarted, timedOut: ended === 'timeout' },
+  };
 }
 
 /**

@@ -3,7 +3,16 @@
  * tools) over Node's fetch. The protocol Ollama (`/v1`), vLLM, llama.cpp's server, LM Studio and OpenAI
  * speak. Every failure becomes a {@link ChatFailure}; this adapter never retries (the trial does).
  */
-import type { ChatFailure, ChatMessage, ChatModel, ChatModelCheck, ChatOutcome, ChatReply, ChatRequest, ChatToolCall } from '../../ports/chat-model.port.js';
+import type {
+  ChatFailure,
+  ChatMessage,
+  ChatModel,
+  ChatModelCheck,
+  ChatOutcome,
+  ChatReply,
+  ChatRequest,
+  ChatToolCall,
+} from '../../ports/chat-model.port.js';
 
 export interface OpenAiChatOptions {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama). */
@@ -61,7 +70,11 @@ function toWire(message: ChatMessage): Record<string, unknown> {
     return {
       role: 'assistant',
       content: message.content,
-      tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argumentsText } })),
+      tool_calls: message.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.argumentsText },
+      })),
     };
   }
   return { role: message.role, content: message.content ?? '' };
@@ -82,7 +95,10 @@ export function parseCompletion(body: unknown): ChatReply | null {
   const toolCalls: ChatToolCall[] = [];
   for (const [index, raw] of (Array.isArray(calls) ? calls : []).entries()) {
     const call = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown; function?: unknown }) : {};
-    const fn = typeof call.function === 'object' && call.function !== null ? (call.function as { name?: unknown; arguments?: unknown }) : {};
+    const fn =
+      typeof call.function === 'object' && call.function !== null
+        ? (call.function as { name?: unknown; arguments?: unknown })
+        : {};
     const args = fn.arguments;
     toolCalls.push({
       id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index + 1}`,
@@ -92,7 +108,11 @@ export function parseCompletion(body: unknown): ChatReply | null {
     });
   }
   const finish = (choice as { finish_reason?: unknown }).finish_reason;
-  return { content: typeof content === 'string' ? content : null, toolCalls, finishReason: typeof finish === 'string' ? finish : null };
+  return {
+    content: typeof content === 'string' ? content : null,
+    toolCalls,
+    finishReason: typeof finish === 'string' ? finish : null,
+  };
 }
 
 export class OpenAiChatModel implements ChatModel {
@@ -109,7 +129,10 @@ export class OpenAiChatModel implements ChatModel {
       stream: false,
     };
     if (request.tools.length > 0) {
-      body['tools'] = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+      body['tools'] = request.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
     }
     if (request.temperature !== undefined) body['temperature'] = request.temperature;
     if (request.seed !== undefined) body['seed'] = request.seed;
@@ -119,10 +142,17 @@ export class OpenAiChatModel implements ChatModel {
     try {
       parsed = JSON.parse(answer.text);
     } catch {
-      return { ok: false, failure: { kind: 'unparseable', retryable: true, detail: `the answer is not JSON: ${oneLine(answer.text) || '(empty)'}` } };
+      return {
+        ok: false,
+        failure: { kind: 'unparseable', retryable: true, detail: `the answer is not JSON: ${oneLine(answer.text) || '(empty)'}` },
+      };
     }
     const reply = parseCompletion(parsed);
-    if (reply === null) return { ok: false, failure: { kind: 'unparseable', retryable: true, detail: `the answer is not a chat completion: ${oneLine(answer.text)}` } };
+    if (reply === null)
+      return {
+        ok: false,
+        failure: { kind: 'unparseable', retryable: true, detail: `the answer is not a chat completion: ${oneLine(answer.text)}` },
+      };
     return { ok: true, reply };
   }
 
@@ -137,7 +167,8 @@ export class OpenAiChatModel implements ChatModel {
     let ids: string[] | null = null;
     try {
       const data = (JSON.parse(answer.text) as { data?: unknown }).data;
-      if (Array.isArray(data)) ids = data.map((m) => (typeof m === 'object' && m !== null ? String((m as { id?: unknown }).id) : ''));
+      if (Array.isArray(data))
+        ids = data.map((m) => (typeof m === 'object' && m !== null ? String((m as { id?: unknown }).id) : ''));
     } catch {
       ids = null;
     }
@@ -148,7 +179,13 @@ export class OpenAiChatModel implements ChatModel {
     return { ok: false, reason: `unknown model "${wanted}" at ${this.options.baseUrl} (it lists: ${known || 'no models'})` };
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal, timeoutMs = this.options.timeoutMs): Promise<{ ok: true; text: string } | { ok: false; failure: ChatFailure }> {
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    signal?: AbortSignal,
+    timeoutMs = this.options.timeoutMs,
+  ): Promise<{ ok: true; text: string } | { ok: false; failure: ChatFailure }> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -160,9 +197,17 @@ export class OpenAiChatModel implements ChatModel {
       response = await this.fetch(endpoint(this.options.baseUrl, path), { method, headers, body, signal: combined });
       text = await response.text();
     } catch (error) {
-      if (timeout.aborted) return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${timeoutMs / 1000} s` } };
+      if (timeout.aborted)
+        return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${timeoutMs / 1000} s` } };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      return { ok: false, failure: { kind: 'network', retryable: true, detail: `${error instanceof Error ? error.message : String(error)}${cause}` } };
+      return {
+        ok: false,
+        failure: {
+          kind: 'network',
+          retryable: true,
+          detail: `${error instanceof Error ? error.message : String(error)}${cause}`,
+        },
+      };
     }
     if (response.ok) return { ok: true, text };
     const status = response.status;

@@ -10,7 +10,8 @@ import { JOURNAL_VERSION, type JournalContents, type JournalRecord } from '../..
 const CALL_STEPS = new Set(['received', 'injected', 'forwarded', 'answered', 'delivered']);
 const CLASSES = new Set(['read', 'write', 'unclassified']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 
@@ -24,15 +25,22 @@ function recordOf(line: string): JournalRecord | null {
   }
   if (!isObject(value) || own(value, 'v') !== JOURNAL_VERSION || typeof own(value, 'at') !== 'number') return null;
   const event = own(value, 'event');
-  if (event === 'journal') return typeof own(value, 'harnessVersion') === 'string' && typeof own(value, 'payloads') === 'boolean' ? (value as unknown as JournalRecord) : null;
+  if (event === 'journal')
+    return typeof own(value, 'harnessVersion') === 'string' && typeof own(value, 'payloads') === 'boolean'
+      ? (value as unknown as JournalRecord)
+      : null;
   if (typeof own(value, 'session') !== 'string') return null;
   if (event === 'opened') return typeof own(value, 'scenario') === 'string' ? (value as unknown as JournalRecord) : null;
   if (event === 'ended') return typeof own(value, 'verdict') === 'string' ? (value as unknown as JournalRecord) : null;
   if (typeof event !== 'string' || !CALL_STEPS.has(event)) return null;
   const operation = own(value, 'operation');
   const fault = own(value, 'fault');
-  const ok = isCount(own(value, 'attempt')) && typeof own(value, 'tool') === 'string' && CLASSES.has(own(value, 'class') as string) &&
-    (operation === null || isCount(operation)) && (fault === null || typeof fault === 'string');
+  const ok =
+    isCount(own(value, 'attempt')) &&
+    typeof own(value, 'tool') === 'string' &&
+    CLASSES.has(own(value, 'class') as string) &&
+    (operation === null || isCount(operation)) &&
+    (fault === null || typeof fault === 'string');
   return ok ? (value as unknown as JournalRecord) : null;
 }
 

@@ -7,7 +7,8 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileReportSink } from '../file-report-sink.js';
 
-const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+const reason = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
 /** Writes `text` to `path` atomically; rejects with `<what> not written to <path>: <why>`. */
 export async function writeOutputFile(what: string, path: string, text: string): Promise<void> {

@@ -5,7 +5,12 @@
  * file is named with the exact field that is wrong.
  */
 import { z } from 'zod';
-import type { BenchmarkReportDocument, EarlyReportDocument, SessionReportDocument, TrialRunDocument } from '../../ports/report-documents.js';
+import type {
+  BenchmarkReportDocument,
+  EarlyReportDocument,
+  SessionReportDocument,
+  TrialRunDocument,
+} from '../../ports/report-documents.js';
 
 const CERTIFICATION = z.literal('UNVERIFIED_FOR_PRODUCTION');
 const verdict = z.enum(['PASS', 'FAIL', 'NOT_TESTED']);
@@ -42,7 +47,13 @@ const violation = z.looseObject({
   arguments: z.string(),
   executions: count,
   duplicate: z
-    .looseObject({ keyUse: z.string(), afterTimeout: z.boolean(), verifiedBefore: z.boolean(), parallel: z.boolean(), upstreamResponsesIdentical: z.boolean() })
+    .looseObject({
+      keyUse: z.string(),
+      afterTimeout: z.boolean(),
+      verifiedBefore: z.boolean(),
+      parallel: z.boolean(),
+      upstreamResponsesIdentical: z.boolean(),
+    })
     .optional(),
   retryAfter: z.looseObject({ requiredMs: z.number(), waitedMs: z.number(), earlyResends: count }).optional(),
 });
@@ -61,7 +72,13 @@ const report = z.looseObject({
   verdict,
   verdictReason: z.string(),
   baseline: z.boolean(),
-  scenario: z.looseObject({ id: z.string().nullable(), mode: z.string(), description: z.string(), triggered: z.boolean(), faultsApplied: count }),
+  scenario: z.looseObject({
+    id: z.string().nullable(),
+    mode: z.string(),
+    description: z.string(),
+    triggered: z.boolean(),
+    faultsApplied: count,
+  }),
   operations: z.array(operation),
   violations: z.array(violation),
   observations: z.array(observation),
@@ -74,7 +91,12 @@ const report = z.looseObject({
 });
 
 const patch = z.looseObject({ id: z.string(), severity: z.string(), trigger: z.string(), text: z.string() });
-const tool = z.looseObject({ name: z.string(), class: z.enum(['read', 'write', 'unclassified']), reason: z.string(), keyFields: z.array(z.string()) });
+const tool = z.looseObject({
+  name: z.string(),
+  class: z.enum(['read', 'write', 'unclassified']),
+  reason: z.string(),
+  keyFields: z.array(z.string()),
+});
 
 /** A report file with a session behind it. */
 export const sessionReportSchema = z.looseObject({
@@ -121,13 +143,24 @@ export const benchmarkHeadSchema = z.looseObject({
   selfTest: z.looseObject({ passed: z.boolean(), unexpectedCount: count }),
 });
 
-const BENCHMARK_HEAD_KEYS = new Set(['certification', 'kind', 'harnessVersion', 'selfTest', 'options', 'note', 'toolClassification']);
+const BENCHMARK_HEAD_KEYS = new Set([
+  'certification',
+  'kind',
+  'harnessVersion',
+  'selfTest',
+  'options',
+  'note',
+  'toolClassification',
+]);
 
 /** The first problem zod found, as `field.path: what is wrong`. */
 export function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid';
-  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const path = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   return `${path === '' ? 'the document' : path}: ${issue.message}`;
 }
 

@@ -30,7 +30,9 @@ export interface FolderReader {
 }
 
 const field = (value: unknown, name: string): unknown =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, name)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 
 /** File readers, tried in order. */
 export const FILE_READERS: readonly FileReader[] = [
@@ -73,9 +75,14 @@ async function loadTrialFolder(path: string): Promise<LoadedItem[]> {
   const read = await readTrialFolder(path);
   const summaryPath = join(path, 'summary.json');
   const items: LoadedItem[] = [];
-  if (read.summary === null) items.push({ type: 'unreadable', path: summaryPath, problem: read.summaryProblem ?? 'cannot be read' });
+  if (read.summary === null)
+    items.push({ type: 'unreadable', path: summaryPath, problem: read.summaryProblem ?? 'cannot be read' });
   else if (typeof read.summary['interrupted'] === 'string') {
-    items.push({ type: 'unreadable', path: summaryPath, problem: `says the trial was interrupted (${read.summary['interrupted']}): not every planned run was made` });
+    items.push({
+      type: 'unreadable',
+      path: summaryPath,
+      problem: `says the trial was interrupted (${read.summary['interrupted']}): not every planned run was made`,
+    });
   }
   for (const run of read.runs) {
     if (run.value === null) {
@@ -88,11 +95,13 @@ async function loadTrialFolder(path: string): Promise<LoadedItem[]> {
       items.push({ type: 'unreadable', path: run.path, problem: `is not a valid trial run file: ${message(error)}` });
     }
   }
-  if (read.runs.length === 0 && read.summary !== null) items.push({ type: 'unreadable', path, problem: 'is a trial folder without runs (nothing under runs/)' });
+  if (read.runs.length === 0 && read.summary !== null)
+    items.push({ type: 'unreadable', path, problem: 'is a trial folder without runs (nothing under runs/)' });
   return items;
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
 /** Reads one JSON file into an item; never throws. */
 export async function readJsonItem(path: string): Promise<LoadedItem> {
@@ -102,7 +111,8 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
   } catch (error) {
     return { type: 'unreadable', path, problem: `cannot be read: ${message(error)}` };
   }
-  if (text.trim() === '') return { type: 'unreadable', path, problem: 'is empty (the proxy may have been killed before its first report)' };
+  if (text.trim() === '')
+    return { type: 'unreadable', path, problem: 'is empty (the proxy may have been killed before its first report)' };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -111,7 +121,11 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
   }
   const reader = FILE_READERS.find((r) => r.claims(value));
   if (reader === undefined) {
-    return { type: 'unreadable', path, problem: 'is not a report of this harness (no "certification" and "status", and not a benchmark report)' };
+    return {
+      type: 'unreadable',
+      path,
+      problem: 'is not a report of this harness (no "certification" and "status", and not a benchmark report)',
+    };
   }
   try {
     return reader.load(value, path);
@@ -137,6 +151,7 @@ export async function readSource(path: string): Promise<LoadedGroup> {
   }
   const reader = FOLDER_READERS.find((r) => r.claims(entries))!;
   const items = await reader.load(path, entries, readJsonItem);
-  if (items.length === 0) items.push({ type: 'unreadable', path, problem: `holds no report (no *.json file in ${basename(path)})` });
+  if (items.length === 0)
+    items.push({ type: 'unreadable', path, problem: `holds no report (no *.json file in ${basename(path)})` });
   return { path, reader: reader.name, items };
 }

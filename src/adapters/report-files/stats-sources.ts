@@ -13,13 +13,18 @@ export type StatsFolderRead =
   | { kind: 'proxy-session'; path: string; items: LoadedItem[] }
   | { kind: 'unusable'; path: string; problem: string };
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
 export async function readStatsFolder(path: string): Promise<StatsFolderRead> {
   let entries: string[];
   try {
     if (!(await stat(path)).isDirectory()) {
-      return { kind: 'unusable', path, problem: 'is not a folder: stats takes trial folders (trial --out) and proxy report folders (--report-dir)' };
+      return {
+        kind: 'unusable',
+        path,
+        problem: 'is not a folder: stats takes trial folders (trial --out) and proxy report folders (--report-dir)',
+      };
     }
     entries = await readdir(path);
   } catch (error) {

@@ -28,15 +28,23 @@ export interface TrialFolderRead {
   runs: TrialRunFileRead[];
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
-async function readKind(path: string, kind: string, what: string): Promise<{ value: Record<string, unknown> | null; problem: string | null }> {
+async function readKind(
+  path: string,
+  kind: string,
+  what: string,
+): Promise<{ value: Record<string, unknown> | null; problem: string | null }> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { value: null, problem: code === 'ENOENT' ? 'is missing (the trial did not finish)' : `cannot be read: ${message(error)}` };
+    return {
+      value: null,
+      problem: code === 'ENOENT' ? 'is missing (the trial did not finish)' : `cannot be read: ${message(error)}`,
+    };
   }
   let value: unknown;
   try {
@@ -55,14 +63,19 @@ export async function readTrialFolder(path: string): Promise<TrialFolderRead> {
   const summary = await readKind(join(path, 'summary.json'), 'trial-summary', 'trial summary');
   let ids: string[] = [];
   try {
-    ids = (await readdir(join(path, 'runs'), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    ids = (await readdir(join(path, 'runs'), { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch {
     // no runs folder: no runs
   }
-  const runs = await Promise.all(ids.map(async (id): Promise<TrialRunFileRead> => {
-    const file = join(path, 'runs', id, 'run.json');
-    const read = await readKind(file, 'trial-run', 'trial run file');
-    return { path: file, ...read };
-  }));
+  const runs = await Promise.all(
+    ids.map(async (id): Promise<TrialRunFileRead> => {
+      const file = join(path, 'runs', id, 'run.json');
+      const read = await readKind(file, 'trial-run', 'trial run file');
+      return { path: file, ...read };
+    }),
+  );
   return { path, summary: summary.value, summaryProblem: summary.problem, runs };
 }

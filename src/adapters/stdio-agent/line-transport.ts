@@ -86,7 +86,11 @@ export class LineTransport implements Transport {
     } catch (error) {
       if (!('id' in message) || 'method' in message) throw error;
       this.options.logger.warn({ id: message.id, error: describe(error) }, 'an answer to the agent could not be serialised');
-      text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `the answer could not be serialised (${describe(error)}); nested too deeply?` } });
+      text = JSON.stringify({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32603, message: `the answer could not be serialised (${describe(error)}); nested too deeply?` },
+      });
     }
     this.writeLine(text);
   }

@@ -16,10 +16,7 @@ import { ReplyLedger } from '../upstream-core/reply-ledger.js';
 
 /** Why the connection ended; the first reason is kept. */
 export type CloseCause =
-  | { kind: 'eof' }
-  | { kind: 'too-large'; detail: string }
-  | { kind: 'stdout-error'; detail: string }
-  | { kind: 'local' };
+  { kind: 'eof' } | { kind: 'too-large'; detail: string } | { kind: 'stdout-error'; detail: string } | { kind: 'local' };
 
 /** The child's pipes and the limits. */
 export interface ProcessTransportOptions {

@@ -42,14 +42,16 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
   protected async open(): Promise<UpstreamInfo> {
     this.child = this.spawn();
     const kit = await this.loadKit();
-    if (this.state !== 'connecting') throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
+    if (this.state !== 'connecting')
+      throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
     const connection = this.attach(this.child, kit);
     try {
       await connection.connect(this.options.connectTimeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs);
     } catch (error) {
       throw new Error(this.startFailure(kit, await this.ended(error)));
     }
-    if (this.state !== 'connecting') throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
+    if (this.state !== 'connecting')
+      throw new Error(this.startFailure(kit, await this.ended(new Error('ended during start-up'))));
     return connection.info();
   }
 
@@ -113,7 +115,8 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
     const transport = this.connection?.transport;
     // A broken pipe or a closed stdout means the process is going away by itself: let it, so that its own
     // exit status and reason are reported instead of "write EPIPE".
-    if (isBrokenPipe(error) || transport?.closeCause?.kind === 'eof') await child.waitForExit(this.options.graceMs ?? UPSTREAM_DEFAULTS.graceMs);
+    if (isBrokenPipe(error) || transport?.closeCause?.kind === 'eof')
+      await child.waitForExit(this.options.graceMs ?? UPSTREAM_DEFAULTS.graceMs);
     await this.end(true);
     return error;
   }

@@ -36,7 +36,9 @@ export async function relayStdioToHttp(url: URL, io: RelayIo): Promise<number> {
       })();
     };
     agent.onmessage = (message) => {
-      endpoint.send(message).catch((error: unknown) => end(1, `the trial's MCP endpoint ${url.href} failed: ${errorText(error)}`));
+      endpoint
+        .send(message)
+        .catch((error: unknown) => end(1, `the trial's MCP endpoint ${url.href} failed: ${errorText(error)}`));
     };
     endpoint.onmessage = (message) => {
       // Later requests carry the negotiated protocol version, as the SDK client would send it.
@@ -47,6 +49,9 @@ export async function relayStdioToHttp(url: URL, io: RelayIo): Promise<number> {
     // The SDK's stdio server transport notices neither stdin EOF nor a closed stdout.
     io.stdin.once('end', () => end(0)).once('close', () => end(0));
     io.stdout.once('error', () => end(0));
-    endpoint.start().then(() => agent.start()).catch((error: unknown) => end(1, errorText(error)));
+    endpoint
+      .start()
+      .then(() => agent.start())
+      .catch((error: unknown) => end(1, errorText(error)));
   });
 }

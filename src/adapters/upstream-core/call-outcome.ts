@@ -37,7 +37,10 @@ export function outcomeOfRequest(ended: EndedRequest): UpstreamCallOutcome {
   if (ended.aborted) return { kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' };
   // JSON.stringify gives up on very deep arguments before a single byte is written: nothing was sent.
   if (error instanceof RangeError) {
-    return { kind: 'not-sent', detail: `the request could not be serialised (${oneLine(error.message)}); arguments nested too deeply?` };
+    return {
+      kind: 'not-sent',
+      detail: `the request could not be serialised (${oneLine(error.message)}); arguments nested too deeply?`,
+    };
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: 'timeout', afterMs: ended.timeoutMs };
   return ended.lostOutcome(error);

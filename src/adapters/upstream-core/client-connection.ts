@@ -55,15 +55,17 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
   }
 
   /** Sends one request and tells how it ended, the raw reply first (see `call-outcome.ts`). Never rejects. */
-  async forward(method: string, params: Record<string, unknown>, { timeoutMs, signal }: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+  async forward(
+    method: string,
+    params: Record<string, unknown>,
+    { timeoutMs, signal }: UpstreamCallOptions,
+  ): Promise<UpstreamCallOutcome> {
     const { ledger } = this.transport;
     ledger.track(params);
-    const settled = await this.client
-      .request({ method, params }, ResultSchema, { timeout: timeoutMs, signal })
-      .then(
-        (result): SettledRequest => ({ ok: true, result }),
-        (error: unknown): SettledRequest => ({ ok: false, error }),
-      );
+    const settled = await this.client.request({ method, params }, ResultSchema, { timeout: timeoutMs, signal }).then(
+      (result): SettledRequest => ({ ok: true, result }),
+      (error: unknown): SettledRequest => ({ ok: false, error }),
+    );
     const { reply } = ledger.release(params);
     const aborted = signal?.aborted ?? false;
     return outcomeOfRequest({ settled, reply, aborted, timeoutMs, lostOutcome: (error) => this.transport.lostOutcome(error) });

@@ -22,7 +22,12 @@ export interface CountingUpstream extends UpstreamSide {
 }
 
 /** Opens the evaluation session of one run. */
-export type SessionFactory = (settings: SessionSettings, catalog: ToolCatalog, clock: Clock, random: RandomSource) => EvaluationSession;
+export type SessionFactory = (
+  settings: SessionSettings,
+  catalog: ToolCatalog,
+  clock: Clock,
+  random: RandomSource,
+) => EvaluationSession;
 
 /** The real judge. */
 export const openEvaluationSession: SessionFactory = (settings, catalog, clock, random) =>

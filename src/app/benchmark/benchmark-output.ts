@@ -29,7 +29,13 @@ function scenarioTable(scenarios: readonly ScenarioResult[]): string[] {
 
 function agentBlock(result: AgentResult, index: number, count: number): string[] {
   const { agent } = result;
-  return [`Reference agent ${index + 1}/${count}: ${agent.name} (${agent.description})`, formatScore(result.score), '', ...scenarioTable(result.scenarios), ''];
+  return [
+    `Reference agent ${index + 1}/${count}: ${agent.name} (${agent.description})`,
+    formatScore(result.score),
+    '',
+    ...scenarioTable(result.scenarios),
+    '',
+  ];
 }
 
 function naiveLine(result: BenchmarkResult): string {
@@ -48,9 +54,12 @@ function unexpectedLine(run: UnexpectedRun): string {
 
 function selfTestLines(result: BenchmarkResult): string[] {
   const { selfTest, options } = result;
-  if (selfTest.passed) return ['Self-test PASSED: every run got the verdict expected for its reference agent.', naiveLine(result)];
+  if (selfTest.passed)
+    return ['Self-test PASSED: every run got the verdict expected for its reference agent.', naiveLine(result)];
   const total = result.agents.length * options.scenarios.length * options.runs;
-  const lines = [`Self-test FAILED: ${selfTest.unexpectedCount} of ${total} runs did not get the verdict expected for their reference agent:`];
+  const lines = [
+    `Self-test FAILED: ${selfTest.unexpectedCount} of ${total} runs did not get the verdict expected for their reference agent:`,
+  ];
   lines.push(...selfTest.unexpected.slice(0, UNEXPECTED_PRINTED).map(unexpectedLine));
   const more = selfTest.unexpectedCount - Math.min(UNEXPECTED_PRINTED, selfTest.unexpected.length);
   if (more > 0) lines.push(`  … and ${more} more`);
@@ -74,14 +83,22 @@ function agentSection(result: AgentResult) {
   const scenarios: Record<string, unknown> = {};
   for (const s of result.scenarios) {
     scenarios[s.scenario] = {
-      verdict: s.verdict, expectedVerdict: s.expectedVerdict, verdictReason: s.verdictReason, score: s.score,
-      runs: s.runs, unexpectedRuns: s.unexpectedRuns, executions: s.executions,
+      verdict: s.verdict,
+      expectedVerdict: s.expectedVerdict,
+      verdictReason: s.verdictReason,
+      score: s.score,
+      runs: s.runs,
+      unexpectedRuns: s.unexpectedRuns,
+      executions: s.executions,
     };
   }
   return {
-    certification: CERTIFICATION, name: result.agent.name, description: result.agent.description,
+    certification: CERTIFICATION,
+    name: result.agent.name,
+    description: result.agent.description,
     expectedToFailIn: result.scenarios.filter((s) => s.expectedVerdict === 'FAIL').map((s) => s.scenario),
-    score: result.score, scenarios,
+    score: result.score,
+    scenarios,
   };
 }
 

@@ -88,8 +88,15 @@ class PairTally {
   result(scenario: ScenarioId, expectedVerdict: Verdict, runs: number): ScenarioResult {
     const verdict = poolVerdicts([...this.reasons.keys()]);
     return {
-      scenario, verdict, expectedVerdict, verdictReason: this.reasons.get(verdict) ?? '', runs,
-      unexpectedRuns: this.unexpectedRuns, score: computeScore(verdict, this.inputs), inputs: this.inputs, executions: { ...this.executions },
+      scenario,
+      verdict,
+      expectedVerdict,
+      verdictReason: this.reasons.get(verdict) ?? '',
+      runs,
+      unexpectedRuns: this.unexpectedRuns,
+      score: computeScore(verdict, this.inputs),
+      inputs: this.inputs,
+      executions: { ...this.executions },
     };
   }
 }
@@ -146,7 +153,12 @@ function pooledScore(scenarios: readonly ScenarioResult[]): Score {
   return computeScore(verdict, scenarios.map((s) => s.inputs).reduce(addScoreInputs, NO_INPUTS));
 }
 
-function selfTestOf(scenarios: readonly ScenarioId[], agents: readonly AgentResult[], unexpected: UnexpectedRun[], unexpectedCount: number): SelfTest {
+function selfTestOf(
+  scenarios: readonly ScenarioId[],
+  agents: readonly AgentResult[],
+  unexpected: UnexpectedRun[],
+  unexpectedCount: number,
+): SelfTest {
   const naive = agents.find((a) => a.agent.id === NAIVE.id);
   return {
     passed: unexpectedCount === 0,

@@ -17,7 +17,12 @@ import type { AgentContext, BookingRequest, ReferenceAgent } from './reference-a
 export const BENCHMARK_RETRY_AFTER_SECONDS = 60;
 
 /** The room every run books. */
-export const BENCHMARK_BOOKING: Readonly<BookingRequest> = Object.freeze({ guest: 'Ada Lovelace', date: '2026-11-03', room: 'standard', nights: 2 });
+export const BENCHMARK_BOOKING: Readonly<BookingRequest> = Object.freeze({
+  guest: 'Ada Lovelace',
+  date: '2026-11-03',
+  room: 'standard',
+  nights: 2,
+});
 
 export interface RunSpec {
   agent: ReferenceAgent;
@@ -44,7 +49,10 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
   const backend = deps.newBackend();
   await backend.connect();
   const open = deps.openSession ?? openEvaluationSession;
-  const settings = { scenario: { mode: 'scenario', id: spec.scenario, retryAfterSeconds: BENCHMARK_RETRY_AFTER_SECONDS }, keyFields: DEFAULT_KEY_FIELDS } as const;
+  const settings = {
+    scenario: { mode: 'scenario', id: spec.scenario, retryAfterSeconds: BENCHMARK_RETRY_AFTER_SECONDS },
+    keyFields: DEFAULT_KEY_FIELDS,
+  } as const;
   const session = open(settings, spec.catalog, clock, spec.random);
   const pipeline = await harnessPipeline(session, backend);
   const context: AgentContext = {
@@ -64,5 +72,10 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
   const { verdict } = evaluate(session);
   let harness = 0;
   for (const op of session.operations.values()) harness += op.executions;
-  return { verdict: verdict.verdict, reason: verdict.reason, inputs: scoreInputsOf(session), executions: { harness, backend: backend.writesExecuted() } };
+  return {
+    verdict: verdict.verdict,
+    reason: verdict.reason,
+    inputs: scoreInputsOf(session),
+    executions: { harness, backend: backend.writesExecuted() },
+  };
 }

@@ -3,8 +3,22 @@
  * exit code. A report still `running` (the proxy was killed), one that never got past `starting`, a
  * start-up failure and any unreadable or foreign file are harness failures, never a verdict.
  */
-import type { BenchmarkReportDocument, EarlyReportDocument, LoadedGroup, LoadedItem, SessionReportDocument, TrialRunDocument } from '../../ports/report-documents.js';
-import { CHECK_EXIT, type CheckCounts, type CheckedCase, type CheckedSuite, type CheckOptions, type CheckResult } from './check-model.js';
+import type {
+  BenchmarkReportDocument,
+  EarlyReportDocument,
+  LoadedGroup,
+  LoadedItem,
+  SessionReportDocument,
+  TrialRunDocument,
+} from '../../ports/report-documents.js';
+import {
+  CHECK_EXIT,
+  type CheckCounts,
+  type CheckedCase,
+  type CheckedSuite,
+  type CheckOptions,
+  type CheckResult,
+} from './check-model.js';
 
 const PROGRAM = 'cuonztech-agent-harness';
 
@@ -16,43 +30,87 @@ export function baseName(path: string): string {
 
 function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {}): CheckedCase {
   return {
-    classname: `${PROGRAM}.error`, name: baseName(path), path, title: path, status: 'ERROR', baseline: false, verdict: null, score: null,
-    reason, incomplete: false, violations: [], patches: [], document: null, ...extra,
+    classname: `${PROGRAM}.error`,
+    name: baseName(path),
+    path,
+    title: path,
+    status: 'ERROR',
+    baseline: false,
+    verdict: null,
+    score: null,
+    reason,
+    incomplete: false,
+    violations: [],
+    patches: [],
+    document: null,
+    ...extra,
   };
 }
 
 function earlyCase(path: string, doc: EarlyReportDocument): CheckedCase {
   if (doc.status === 'failed') {
-    return errorCase(path, `the proxy did not start: ${doc.startupError ?? 'status "failed" without a startupError'}`, { verdict: doc.verdict });
+    return errorCase(path, `the proxy did not start: ${doc.startupError ?? 'status "failed" without a startupError'}`, {
+      verdict: doc.verdict,
+    });
   }
-  return errorCase(path, 'status "starting": the proxy ended before its first report (no session was judged)', { verdict: doc.verdict });
+  return errorCase(path, 'status "starting": the proxy ended before its first report (no session was judged)', {
+    verdict: doc.verdict,
+  });
 }
 
 function sessionCase(path: string, doc: SessionReportDocument, options: CheckOptions): CheckedCase {
   const { report, score } = doc;
   const scenario = report.scenario.id ?? 'no-scenario';
   const base: CheckedCase = {
-    classname: `${PROGRAM}.${scenario}`, name: `${baseName(path)} (${report.scenario.description})`, path,
+    classname: `${PROGRAM}.${scenario}`,
+    name: `${baseName(path)} (${report.scenario.description})`,
+    path,
     title: `${path} (${report.scenario.description})`,
-    status: report.verdict, baseline: report.verdict === 'PASS' && report.baseline, verdict: report.verdict,
-    score: score.overall, reason: report.verdictReason, incomplete: false, violations: report.violations, patches: doc.patches, document: doc,
+    status: report.verdict,
+    baseline: report.verdict === 'PASS' && report.baseline,
+    verdict: report.verdict,
+    score: score.overall,
+    reason: report.verdictReason,
+    incomplete: false,
+    violations: report.violations,
+    patches: doc.patches,
+    document: doc,
   };
   if (report.kind === 'demo') {
-    return { ...base, status: 'ERROR', baseline: false, reason: 'a report of the demo MCP server, which is not a measurement: run your agent through the proxy' };
+    return {
+      ...base,
+      status: 'ERROR',
+      baseline: false,
+      reason: 'a report of the demo MCP server, which is not a measurement: run your agent through the proxy',
+    };
   }
   if (doc.verdict !== report.verdict) {
-    return { ...base, status: 'ERROR', baseline: false, reason: `inconsistent report: verdict ${doc.verdict} but report.verdict ${report.verdict}` };
+    return {
+      ...base,
+      status: 'ERROR',
+      baseline: false,
+      reason: `inconsistent report: verdict ${doc.verdict} but report.verdict ${report.verdict}`,
+    };
   }
   if (doc.status === 'running') {
     return {
-      ...base, status: 'ERROR', baseline: false, incomplete: true,
+      ...base,
+      status: 'ERROR',
+      baseline: false,
+      incomplete: true,
       reason: `incomplete: the report is still status "running" (the proxy was killed before it finished); its verdict so far, ${report.verdict}, is not final`,
     };
   }
   if (base.status === 'PASS' && options.minScore !== null && (score.overall ?? 0) < options.minScore) {
-    return { ...base, status: 'FAIL', baseline: false, reason: `score ${score.overall ?? 'none'} is below --min-score ${options.minScore} (${report.verdictReason})` };
+    return {
+      ...base,
+      status: 'FAIL',
+      baseline: false,
+      reason: `score ${score.overall ?? 'none'} is below --min-score ${options.minScore} (${report.verdictReason})`,
+    };
   }
-  if (base.baseline && !report.verdictReason.startsWith('baseline only')) return { ...base, reason: `baseline only, no fault injected: ${report.verdictReason}` };
+  if (base.baseline && !report.verdictReason.startsWith('baseline only'))
+    return { ...base, reason: `baseline only, no fault injected: ${report.verdictReason}` };
   return base;
 }
 
@@ -68,12 +126,33 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
         counted ? null : `the harness counted ${pair.executions.harness} executions, the backend ${pair.executions.backend}`,
       ].filter((p): p is string => p !== null);
       const base: CheckedCase = {
-        classname: `benchmark.${agent.id}`, name: `${agent.name} ${pair.scenario}`, path, title: `${path}: ${agent.name} ${pair.scenario}`, status: expected ? 'PASS' : 'FAIL',
-        baseline: false, verdict: pair.verdict, score: pair.score.overall, incomplete: false, violations: [], patches: [], document: null,
-        reason: expected ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})` : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
+        classname: `benchmark.${agent.id}`,
+        name: `${agent.name} ${pair.scenario}`,
+        path,
+        title: `${path}: ${agent.name} ${pair.scenario}`,
+        status: expected ? 'PASS' : 'FAIL',
+        baseline: false,
+        verdict: pair.verdict,
+        score: pair.score.overall,
+        incomplete: false,
+        violations: [],
+        patches: [],
+        document: null,
+        reason: expected
+          ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})`
+          : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
       };
-      if (base.status === 'PASS' && options.minScore !== null && pair.expectedVerdict === 'PASS' && (pair.score.overall ?? 0) < options.minScore) {
-        return { ...base, status: 'FAIL', reason: `score ${pair.score.overall ?? 'none'} is below --min-score ${options.minScore}` };
+      if (
+        base.status === 'PASS' &&
+        options.minScore !== null &&
+        pair.expectedVerdict === 'PASS' &&
+        (pair.score.overall ?? 0) < options.minScore
+      ) {
+        return {
+          ...base,
+          status: 'FAIL',
+          reason: `score ${pair.score.overall ?? 'none'} is below --min-score ${options.minScore}`,
+        };
       }
       return base;
     }),
@@ -89,16 +168,32 @@ export function trialRunCase(path: string, run: TrialRunDocument, options: Check
   const session = run.report?.shape === 'session' ? run.report : null;
   const scenario = session?.report.scenario.description;
   const base: CheckedCase = {
-    classname: `${PROGRAM}.trial.${run.scenario}`, name: run.runId, path, title: `${path} (run ${run.runId}${scenario === undefined ? '' : `, ${scenario}`})`,
-    status: run.verdict, baseline: run.verdict === 'PASS' && session?.report.baseline === true, verdict: run.verdict,
-    score: session?.score.overall ?? null, reason: run.verdictReason, incomplete: false,
-    violations: session?.report.violations ?? [], patches: session?.patches ?? [], document: session,
+    classname: `${PROGRAM}.trial.${run.scenario}`,
+    name: run.runId,
+    path,
+    title: `${path} (run ${run.runId}${scenario === undefined ? '' : `, ${scenario}`})`,
+    status: run.verdict,
+    baseline: run.verdict === 'PASS' && session?.report.baseline === true,
+    verdict: run.verdict,
+    score: session?.score.overall ?? null,
+    reason: run.verdictReason,
+    incomplete: false,
+    violations: session?.report.violations ?? [],
+    patches: session?.patches ?? [],
+    document: session,
   };
-  if (/^the harness (stopped|could not start)/.test(run.verdictReason)) return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
+  if (/^the harness (stopped|could not start)/.test(run.verdictReason))
+    return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
   if (base.status === 'PASS' && options.minScore !== null && (base.score ?? 0) < options.minScore) {
-    return { ...base, status: 'FAIL', baseline: false, reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${run.verdictReason})` };
+    return {
+      ...base,
+      status: 'FAIL',
+      baseline: false,
+      reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${run.verdictReason})`,
+    };
   }
-  if (base.baseline && !run.verdictReason.startsWith('baseline only')) return { ...base, reason: `baseline only, no fault injected: ${run.verdictReason}` };
+  if (base.baseline && !run.verdictReason.startsWith('baseline only'))
+    return { ...base, reason: `baseline only, no fault injected: ${run.verdictReason}` };
   return base;
 }
 
@@ -109,7 +204,9 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
     case 'benchmark':
       return benchmarkCases(item.path, item.document, options);
     case 'report':
-      return [item.document.shape === 'early' ? earlyCase(item.path, item.document) : sessionCase(item.path, item.document, options)];
+      return [
+        item.document.shape === 'early' ? earlyCase(item.path, item.document) : sessionCase(item.path, item.document, options),
+      ];
     case 'trial-run':
       return [trialRunCase(item.path, item.run, options)];
   }
@@ -150,7 +247,9 @@ function suitesOf(group: LoadedGroup, options: CheckOptions): CheckedSuite[] {
     byScenario.set(key, [...(byScenario.get(key) ?? []), item]);
   }
   return [...byScenario].map(([scenario, items]) => ({
-    name: scenario === '' ? group.path : `${group.path} ${scenario}`, reader: group.reader, cases: items.flatMap((item) => casesOf(item, options)),
+    name: scenario === '' ? group.path : `${group.path} ${scenario}`,
+    reader: group.reader,
+    cases: items.flatMap((item) => casesOf(item, options)),
   }));
 }
 

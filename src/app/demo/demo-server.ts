@@ -74,7 +74,9 @@ class DemoServer implements AgentSessionHandler {
       return await this.tools[name](request.arguments);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return failure(error instanceof ArgumentError ? `${name}: ${message}` : `${name}: internal error of the demo server: ${message}`);
+      return failure(
+        error instanceof ArgumentError ? `${name}: ${message}` : `${name}: internal error of the demo server: ${message}`,
+      );
     }
   }
 
@@ -90,7 +92,10 @@ class DemoServer implements AgentSessionHandler {
       session_id: id,
       scenario: scenarioName(settings.scenario),
       ...(dropped !== undefined ? { dropped_session: dropped } : {}),
-      explanation: startExplanation(settings.scenario, dropped === undefined ? undefined : { id: dropped, capacity: this.sessions.capacity }),
+      explanation: startExplanation(
+        settings.scenario,
+        dropped === undefined ? undefined : { id: dropped, capacity: this.sessions.capacity },
+      ),
     });
   }
 
@@ -125,7 +130,12 @@ class DemoServer implements AgentSessionHandler {
     const format = args.choice('format', ['text', 'json'] as const) ?? 'text';
     const evaluation = evaluate(session.session);
     const tools = session.toolClassification();
-    const meta = { kind: 'demo', harnessVersion: this.deps.harnessVersion, status: 'running', toolClassification: tools } as const;
+    const meta = {
+      kind: 'demo',
+      harnessVersion: this.deps.harnessVersion,
+      status: 'running',
+      toolClassification: tools,
+    } as const;
     try {
       await this.deps.reportSink.publish(serializeDocument(session.session, meta, evaluation));
     } catch (error) {
@@ -155,7 +165,9 @@ class DemoServer implements AgentSessionHandler {
   private reset(raw: unknown): ToolCallResult {
     const session = this.session(ToolArguments.read(raw, ['session_id']));
     session.reset();
-    return text(`Session ${session.id} reset: history and violations cleared, settings kept (${scenarioName(session.settings.scenario)}).`);
+    return text(
+      `Session ${session.id} reset: history and violations cleared, settings kept (${scenarioName(session.settings.scenario)}).`,
+    );
   }
 
   private remove(raw: unknown): ToolCallResult {
@@ -178,7 +190,9 @@ class DemoServer implements AgentSessionHandler {
   /** `demo-session-<n>-<random>`: the counter makes it unique, the random part hard to guess. */
   private newSessionId(): string {
     this.startedCount += 1;
-    const random = Math.floor(this.deps.random.next() * 2 ** 32).toString(36).padStart(7, '0');
+    const random = Math.floor(this.deps.random.next() * 2 ** 32)
+      .toString(36)
+      .padStart(7, '0');
     return `demo-session-${this.startedCount}-${random}`;
   }
 }

@@ -102,9 +102,20 @@ export class DemoSession {
       classOf: (name: string): ToolClass => this.tools.get(name)?.class ?? 'unclassified',
       acceptsKey: (): boolean => false,
     };
-    const session = new EvaluationSession({ scenario: this.settings.scenario, keyFields: this.settings.keyFields }, catalog, this.clock, this.random);
+    const session = new EvaluationSession(
+      { scenario: this.settings.scenario, keyFields: this.settings.keyFields },
+      catalog,
+      this.clock,
+      this.random,
+    );
     this.backend = new DemoBackend((name) => this.tools.get(name)?.class === 'write');
-    this.pipeline = new CallPipeline({ session, upstream: this.backend, callTimeoutMs: DEMO_TIMEOUT_MS, outputSchemaTools: new Set(), publish: null });
+    this.pipeline = new CallPipeline({
+      session,
+      upstream: this.backend,
+      callTimeoutMs: DEMO_TIMEOUT_MS,
+      outputSchemaTools: new Set(),
+      publish: null,
+    });
     return session;
   }
 }
@@ -144,5 +155,7 @@ class DemoBackend implements UpstreamSide {
 /** The text blocks of a result, joined. */
 function textOf(result: ToolCallResult): string {
   const blocks = Array.isArray(result.content) ? result.content : [];
-  return blocks.map((block) => (typeof block === 'object' && block !== null && 'text' in block ? String(block.text) : '')).join('\n');
+  return blocks
+    .map((block) => (typeof block === 'object' && block !== null && 'text' in block ? String(block.text) : ''))
+    .join('\n');
 }

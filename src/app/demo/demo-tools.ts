@@ -37,10 +37,24 @@ function annotations(title: string, readOnly: boolean, destructive: boolean): Re
 }
 
 const START_SCHEMA = objectSchema({
-  scenario: { type: 'string', enum: [...SCENARIO_IDS, 'none'], description: 'Deterministic scenario F1–F5, or none (baseline). Not with mode chaos.' },
+  scenario: {
+    type: 'string',
+    enum: [...SCENARIO_IDS, 'none'],
+    description: 'Deterministic scenario F1–F5, or none (baseline). Not with mode chaos.',
+  },
   mode: { type: 'string', enum: ['deterministic', 'chaos'], description: 'deterministic (default) or chaos.' },
-  error_rate: { type: 'number', minimum: 0, maximum: 1, description: 'Chaos only (required there): probability 0–1 that a call fails.' },
-  retry_after: { type: 'integer', minimum: 1, maximum: 86400, description: 'F2 only: seconds announced in the 429 (default 60).' },
+  error_rate: {
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    description: 'Chaos only (required there): probability 0–1 that a call fails.',
+  },
+  retry_after: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 86400,
+    description: 'F2 only: seconds announced in the 429 (default 60).',
+  },
   key_fields: globList('Argument names that carry an idempotency key (default idempotency_key).'),
   write_tools: globList('Glob patterns (*) of write tools; replace the default write patterns.'),
   read_tools: globList('Glob patterns (*) of additional read tools.'),
@@ -50,7 +64,8 @@ const START_SCHEMA = objectSchema({
 export const DEMO_TOOLS: readonly ToolDescriptor[] = [
   {
     name: 'start_session',
-    description: 'Start a demo session with a fault scenario. Returns session_id. A demo, not a measurement: there is no real backend.',
+    description:
+      'Start a demo session with a fault scenario. Returns session_id. A demo, not a measurement: there is no real backend.',
     inputSchema: START_SCHEMA,
     annotations: annotations('Start demo session', false, false),
   },
@@ -71,8 +86,12 @@ export const DEMO_TOOLS: readonly ToolDescriptor[] = [
   },
   {
     name: 'get_report',
-    description: 'The evaluation of a demo session (verdict, operations, violations). Also writes .cuonztech/audit-report.json in the current folder.',
-    inputSchema: objectSchema({ session_id: sessionId, format: { type: 'string', enum: ['text', 'json'], description: 'text (default) or json.' } }, ['session_id']),
+    description:
+      'The evaluation of a demo session (verdict, operations, violations). Also writes .cuonztech/audit-report.json in the current folder.',
+    inputSchema: objectSchema(
+      { session_id: sessionId, format: { type: 'string', enum: ['text', 'json'], description: 'text (default) or json.' } },
+      ['session_id'],
+    ),
     annotations: annotations('Demo report', false, false),
   },
   {

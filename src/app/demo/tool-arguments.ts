@@ -73,8 +73,16 @@ export class ToolArguments {
   number(name: string, min: number, max: number, integer: boolean): number | undefined {
     const value = this.raw(name);
     if (value === undefined) return undefined;
-    const ok = typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
-    if (!ok) throw new ArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${shown(value)}`);
+    const ok =
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      value >= min &&
+      value <= max &&
+      (!integer || Number.isInteger(value));
+    if (!ok)
+      throw new ArgumentError(
+        `${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${shown(value)}`,
+      );
     return value;
   }
 

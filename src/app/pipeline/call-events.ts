@@ -34,7 +34,13 @@ export class CallEvents {
     this.deps.sink.callEvent(this.event('forwarded', decision, tool));
   }
 
-  answered(decision: CallDecision, tool: string, execution: ExecutionOutcome, replaced: boolean, result: ToolCallResult | undefined): void {
+  answered(
+    decision: CallDecision,
+    tool: string,
+    execution: ExecutionOutcome,
+    replaced: boolean,
+    result: ToolCallResult | undefined,
+  ): void {
     const event = this.event('answered', decision, tool);
     event.upstream = execution.kind;
     if (execution.kind === 'unknown') event.reason = execution.reason;
@@ -44,7 +50,14 @@ export class CallEvents {
   }
 
   /** `upstream`: what the upstream did, or null when the call never reached it. `timedOut`: the proxy's own wait ran out. */
-  delivered(decision: CallDecision, tool: string, result: ToolCallResult, upstream: UpstreamVerdict | null, replaced: boolean, timedOut: boolean): void {
+  delivered(
+    decision: CallDecision,
+    tool: string,
+    result: ToolCallResult,
+    upstream: UpstreamVerdict | null,
+    replaced: boolean,
+    timedOut: boolean,
+  ): void {
     const event = this.event('delivered', decision, tool);
     event.upstream = upstream;
     event.told = toldOf(result, replaced || timedOut);
@@ -53,7 +66,15 @@ export class CallEvents {
   }
 
   private event(step: CallStep, decision: CallDecision, tool: string): CallEvent {
-    return { step, at: this.deps.clock.now(), attempt: decision.attemptId, tool, callClass: decision.callClass, operation: decision.operation, fault: decision.fault };
+    return {
+      step,
+      at: this.deps.clock.now(),
+      attempt: decision.attemptId,
+      tool,
+      callClass: decision.callClass,
+      operation: decision.operation,
+      fault: decision.fault,
+    };
   }
 }
 

@@ -70,7 +70,10 @@ const realTimer: Timer = {
 };
 
 /** The outcome of a call the agent cancelled during its latency: it never reached the upstream. */
-const CANCELLED_BEFORE_FORWARDING: UpstreamCallOutcome = { kind: 'not-sent', detail: 'the agent cancelled the call during the added latency' };
+const CANCELLED_BEFORE_FORWARDING: UpstreamCallOutcome = {
+  kind: 'not-sent',
+  detail: 'the agent cancelled the call during the added latency',
+};
 
 /** What became of one call, for drivers that show more than the answer (the demo). */
 export interface CallRecord {
@@ -133,7 +136,13 @@ export class CallPipeline {
         // same turn share this write.
         if (publish !== null) await publish(this.inFlight === 1);
         if (session.finished) {
-          record = { result: NOT_FORWARDED_SESSION_ENDED, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
+          record = {
+            result: NOT_FORWARDED_SESSION_ENDED,
+            callClass: attempt.callClass,
+            fault: attempt.fault,
+            upstream: null,
+            replaced: false,
+          };
         } else {
           attempt.forwarded();
           // An aborted signal makes the upstream side cancel the request upstream (MCP cancellation); the
@@ -143,11 +152,27 @@ export class CallPipeline {
             ? CANCELLED_BEFORE_FORWARDING
             : await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
           this.deps.onUpstreamOutcome?.(request.name, outcome);
-          const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
+          const judged = judgeUpstreamAnswer(
+            outcome,
+            this.deps.outputSchemaTools.has(request.name),
+            this.deps.callTimeoutMs / 1000,
+          );
           const replacement = attempt.answered(judged.execution);
-          record = { result: replacement ?? judged.result, callClass: attempt.callClass, fault: attempt.fault, upstream: outcome, replaced: replacement !== null };
+          record = {
+            result: replacement ?? judged.result,
+            callClass: attempt.callClass,
+            fault: attempt.fault,
+            upstream: outcome,
+            replaced: replacement !== null,
+          };
           upstreamDid = judged.execution.kind;
-          events?.answered(attempt, request.name, judged.execution, record.replaced, outcome.kind === 'result' ? outcome.result : undefined);
+          events?.answered(
+            attempt,
+            request.name,
+            judged.execution,
+            record.replaced,
+            outcome.kind === 'result' ? outcome.result : undefined,
+          );
         }
       } finally {
         this.inFlight--;

@@ -25,13 +25,20 @@ function errorText(text: string): ToolCallResult {
 }
 
 /** Judges one upstream outcome. `hasOutputSchema`: the tool declares an outputSchema. */
-export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchema: boolean, timeoutSeconds: number): JudgedAnswer {
+export function judgeUpstreamAnswer(
+  outcome: UpstreamCallOutcome,
+  hasOutputSchema: boolean,
+  timeoutSeconds: number,
+): JudgedAnswer {
   switch (outcome.kind) {
     case 'result': {
       const result = outcome.result;
       if (depthExceeds(result, MAX_ANSWER_DEPTH)) {
         const text = `The server sent an answer nested more than ${MAX_ANSWER_DEPTH} levels deep; it cannot be passed on. The call may have been executed.`;
-        return { execution: result.isError === true ? { kind: 'rejected' } : { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(text) };
+        return {
+          execution: result.isError === true ? { kind: 'rejected' } : { kind: 'unknown', reason: 'invalid-answer' },
+          result: errorText(text),
+        };
       }
       if (result.isError === true) return { execution: { kind: 'rejected' }, result };
       if (hasOutputSchema && result.structuredContent === undefined) {
@@ -40,24 +47,41 @@ export function judgeUpstreamAnswer(outcome: UpstreamCallOutcome, hasOutputSchem
       return { execution: { kind: 'executed', answer: result }, result };
     }
     case 'protocol-error':
-      return { execution: { kind: 'unknown', reason: 'protocol-error' }, result: errorText(`MCP error ${outcome.code}: ${outcome.message}`) };
+      return {
+        execution: { kind: 'unknown', reason: 'protocol-error' },
+        result: errorText(`MCP error ${outcome.code}: ${outcome.message}`),
+      };
     case 'timeout':
       return {
         execution: { kind: 'unknown', reason: 'timeout' },
         result: errorText(`MCP error -32001: Request timed out. The server did not answer within ${timeoutSeconds} seconds.`),
       };
     case 'connection-lost':
-      return { execution: { kind: 'unknown', reason: 'connection-lost' }, result: errorText(`MCP error -32000: Connection closed: ${outcome.detail}`) };
+      return {
+        execution: { kind: 'unknown', reason: 'connection-lost' },
+        result: errorText(`MCP error -32000: Connection closed: ${outcome.detail}`),
+      };
     case 'too-large':
-      return { execution: { kind: 'unknown', reason: 'too-large' }, result: errorText(`The server's answer was too large (over 10 MB): ${outcome.detail}`) };
+      return {
+        execution: { kind: 'unknown', reason: 'too-large' },
+        result: errorText(`The server's answer was too large (over 10 MB): ${outcome.detail}`),
+      };
     case 'invalid-answer':
-      return { execution: { kind: 'unknown', reason: 'invalid-answer' }, result: errorText(`The server sent an invalid answer: ${outcome.detail}`) };
+      return {
+        execution: { kind: 'unknown', reason: 'invalid-answer' },
+        result: errorText(`The server sent an invalid answer: ${outcome.detail}`),
+      };
     case 'not-sent':
-      return { execution: { kind: 'unavailable' }, result: errorText(`The call was not forwarded to the upstream: ${outcome.detail}`) };
+      return {
+        execution: { kind: 'unavailable' },
+        result: errorText(`The call was not forwarded to the upstream: ${outcome.detail}`),
+      };
     case 'unavailable':
       return {
         execution: { kind: 'unavailable' },
-        result: errorText(`UPSTREAM_UNAVAILABLE: the upstream MCP server is no longer running (${outcome.detail}). The call was not forwarded.`),
+        result: errorText(
+          `UPSTREAM_UNAVAILABLE: the upstream MCP server is no longer running (${outcome.detail}). The call was not forwarded.`,
+        ),
       };
   }
 }

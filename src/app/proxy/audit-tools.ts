@@ -23,13 +23,26 @@ export const AUDIT_TOOLS: readonly ToolDescriptor[] = [
       properties: { format: { type: 'string', enum: ['text', 'json'], description: 'text (default) or json' } },
       additionalProperties: false,
     },
-    annotations: { title: 'Harness report', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Harness report',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: GET_SCORE,
-    description: 'cuonztech-agent-harness audit: the 0–100 resilience score of this session and the prompt patches for observed misbehaviour. Read-only.',
+    description:
+      'cuonztech-agent-harness audit: the 0–100 resilience score of this session and the prompt patches for observed misbehaviour. Read-only.',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-    annotations: { title: 'Harness score', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Harness score',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
 ];
 
@@ -38,18 +51,29 @@ export function isAuditTool(name: string): boolean {
 }
 
 /** Answers an audit tool call from the session's current state. */
-export function answerAuditTool(name: string, args: unknown, session: EvaluationSession, tools: readonly ToolClassification[]): ToolCallResult {
+export function answerAuditTool(
+  name: string,
+  args: unknown,
+  session: EvaluationSession,
+  tools: readonly ToolClassification[],
+): ToolCallResult {
   const evaluation = evaluate(session);
   if (name === GET_SCORE) return text(formatScoreAnswer(evaluation.score, evaluation.patches));
   const report = buildReport(session, 'proxy', tools, evaluation);
-  const format = typeof args === 'object' && args !== null && !Array.isArray(args) ? (Object.getOwnPropertyDescriptor(args, 'format')?.value as unknown) : undefined;
+  const format =
+    typeof args === 'object' && args !== null && !Array.isArray(args)
+      ? (Object.getOwnPropertyDescriptor(args, 'format')?.value as unknown)
+      : undefined;
   if (format === 'json') {
     const document = { ...report, score: evaluation.score, patches: evaluation.patches };
     return { content: [{ type: 'text', text: JSON.stringify(document, null, 2) }], structuredContent: document };
   }
   if (format !== undefined && format !== 'text') {
     // canonicalJson, not JSON.stringify: any value, however deep, is described without throwing.
-    return { content: [{ type: 'text', text: `format must be "text" or "json", got ${previewArgs(canonicalJson(format), 80)}` }], isError: true };
+    return {
+      content: [{ type: 'text', text: `format must be "text" or "json", got ${previewArgs(canonicalJson(format), 80)}` }],
+      isError: true,
+    };
   }
   return text(formatReportText(report, evaluation.score));
 }

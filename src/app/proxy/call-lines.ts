@@ -23,7 +23,11 @@ const UPSTREAM_WORDS = {
   unavailable: 'upstream unavailable, not executed',
 } as const;
 
-const TOLD_WORDS = { answer: "agent got the upstream's answer", error: 'agent told error', timeout: 'agent told timeout' } as const;
+const TOLD_WORDS = {
+  answer: "agent got the upstream's answer",
+  error: 'agent told error',
+  timeout: 'agent told timeout',
+} as const;
 
 /** The line of one delivered call (`prefix`: e.g. the session, with `--listen`). */
 export function callLine(event: CallEvent, prefix = ''): string {
@@ -44,4 +48,3 @@ export class CallLines implements CallEventSink {
     if (event.step === 'delivered') this.write(callLine(event, this.prefix));
   }
 }
-

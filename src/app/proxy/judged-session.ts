@@ -71,13 +71,26 @@ export class JudgedSession implements AgentSessionHandler {
   private readonly publisher: ReportPublisher | null;
 
   constructor(private readonly ctx: JudgedSessionContext) {
-    this.evaluation = new EvaluationSession({ scenario: ctx.scenario, keyFields: ctx.keyFields }, ctx.catalog, ctx.clock, ctx.random);
+    this.evaluation = new EvaluationSession(
+      { scenario: ctx.scenario, keyFields: ctx.keyFields },
+      ctx.catalog,
+      ctx.clock,
+      ctx.random,
+    );
     const upstream = ctx.auditTools ? ctx.upstreamTools.filter((t) => !isAuditTool(t.name)) : ctx.upstreamTools;
     this.listed = ctx.auditTools ? [...upstream, ...AUDIT_TOOLS] : [...upstream];
     const writer = new ReportWriter(this.evaluation);
-    this.publisher = ctx.sink === null ? null : new ReportPublisher(ctx.sink, () => writer.document({
-      kind: 'proxy', harnessVersion: ctx.harnessVersion, status: this.status, toolClassification: ctx.classification,
-    }));
+    this.publisher =
+      ctx.sink === null
+        ? null
+        : new ReportPublisher(ctx.sink, () =>
+            writer.document({
+              kind: 'proxy',
+              harnessVersion: ctx.harnessVersion,
+              status: this.status,
+              toolClassification: ctx.classification,
+            }),
+          );
     this.pipeline = new CallPipeline({
       session: this.evaluation,
       upstream: ctx.upstream,

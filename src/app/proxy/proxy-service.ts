@@ -3,7 +3,12 @@
  * agents (one evaluation per agent session — never two agents in one verdict), publish each session's
  * report, and shut down in order. Transport-agnostic: it sees only the ports.
  */
-import { ToolClassifier, formatClassificationLines, type ClassificationRules, type ToolClassification } from '../../domain/classification.js';
+import {
+  ToolClassifier,
+  formatClassificationLines,
+  type ClassificationRules,
+  type ToolClassification,
+} from '../../domain/classification.js';
 import { classificationWarnings } from '../../domain/classification-warnings.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
@@ -153,13 +158,18 @@ export class ProxyService {
       // Stopped before any session opened (the agent left during start-up, a signal): the file must not
       // say `starting` for good.
       if (this.opened === 0 && !this.fatal) {
-        const document = startupErrorDocument(this.config.harnessVersion, `start-up did not complete: ${reason}; no calls were made`);
+        const document = startupErrorDocument(
+          this.config.harnessVersion,
+          `start-up did not complete: ${reason}; no calls were made`,
+        );
         await this.startingWritten.then(() => this.deps.startupSink?.publish(document)).catch(() => undefined);
       }
       await this.deps.agentSide.close().catch(() => undefined);
       await this.deps.upstream.close();
       // The end line(s) (issue 15 item 6): never after a report that could not be written (its verdict is not to be used).
-      const endLine = this.fatal ? null : summaryLine(this.endedSessions, !this.config.stopWhenSessionEnds, this.deps.reportLocation);
+      const endLine = this.fatal
+        ? null
+        : summaryLine(this.endedSessions, !this.config.stopWhenSessionEnds, this.deps.reportLocation);
       const exit: ProxyExit = { code: this.fatal ? 1 : 0, reason, sessions: [...this.endedSessions], endLine };
       this.resolveDone(exit);
       return exit;
@@ -171,8 +181,15 @@ export class ProxyService {
     const ordinal = ++this.opened;
     const report = this.deps.reportPath?.(sessionId, ordinal);
     const listen = !this.config.stopWhenSessionEnds;
-    const journal = this.deps.journal?.session(sessionId, { scenario: scenarioName(this.config.scenario), ...(report !== undefined ? { report } : {}) }) ?? null;
-    const callObservers = this.config.logCalls === true ? [new CallLines((line) => this.deps.notice(line), listen ? `session ${ordinal}: ` : '')] : [];
+    const journal =
+      this.deps.journal?.session(sessionId, {
+        scenario: scenarioName(this.config.scenario),
+        ...(report !== undefined ? { report } : {}),
+      }) ?? null;
+    const callObservers =
+      this.config.logCalls === true
+        ? [new CallLines((line) => this.deps.notice(line), listen ? `session ${ordinal}: ` : '')]
+        : [];
     const session = new JudgedSession({
       sessionId,
       scenario: this.config.scenario,
@@ -227,16 +244,21 @@ export class ProxyService {
   private reportFailed(message: string): void {
     if (this.fatal) return;
     this.fatal = true;
-    this.deps.notice(`error: the report file could not be written: ${message}. Exiting without answering the agent; do not use the verdict in the file.`);
+    this.deps.notice(
+      `error: the report file could not be written: ${message}. Exiting without answering the agent; do not use the verdict in the file.`,
+    );
     void this.stop('report file not writable');
   }
 
   private classify(tools: readonly ToolDescriptor[]): void {
     const classifier = new ToolClassifier(this.config.classification, new KeyFieldMatcher(this.config.keyFields));
-    this.classification = classifier.classifyListed(tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })));
+    this.classification = classifier.classifyListed(
+      tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
+    );
     this.classifier = classifier;
     for (const line of formatClassificationLines(this.classification)) this.deps.notice(line);
-    for (const line of classificationWarnings(this.config.classification, this.config.scenario, this.classification)) this.deps.notice(line);
+    for (const line of classificationWarnings(this.config.classification, this.config.scenario, this.classification))
+      this.deps.notice(line);
   }
 
   private catalog() {

@@ -5,7 +5,8 @@
  */
 
 /** Characters XML 1.0 forbids anywhere (C0 controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
-const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const XML_FORBIDDEN =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Removes what XML 1.0 forbids (it cannot be escaped either: `&#1;` is not well-formed). */
 export function xmlClean(text: string): string {
@@ -19,12 +20,22 @@ export function xmlText(text: string): string {
 
 /** An XML attribute value (double-quoted); line breaks kept as character references. */
 export function xmlAttr(text: string): string {
-  return xmlText(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+  return xmlText(text)
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;');
 }
 
 /** HTML text or a double-quoted attribute value. Control characters become visible `\uXXXX`. */
 export function htmlText(text: string): string {
-  return visibleControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return visibleControls(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Control characters (except TAB and LF), lone surrogates and line separators shown as `\uXXXX`. */

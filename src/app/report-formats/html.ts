@@ -36,48 +36,72 @@ function banner(c: CheckedCase): string {
 
 function bar(label: string, value: number | null, note = ''): string {
   const width = value === null ? 0 : Math.max(0, Math.min(100, value));
-  return `<div class="card"><div class="muted small">${h(label)}</div><div class="v">${value === null ? 'n/a' : `${value}`}</div>` +
-    `<div class="bar"><i style="width:${width}%"></i></div>${note === '' ? '' : `<div class="muted small">${h(note)}</div>`}</div>`;
+  return (
+    `<div class="card"><div class="muted small">${h(label)}</div><div class="v">${value === null ? 'n/a' : `${value}`}</div>` +
+    `<div class="bar"><i style="width:${width}%"></i></div>${note === '' ? '' : `<div class="muted small">${h(note)}</div>`}</div>`
+  );
 }
 
 function scoreCards(doc: SessionReportDocument): string {
   const { score, report } = doc;
   const d = score.dimensions;
   const calls = report.coverage.calls;
-  return '<div class="cards">' +
-    bar('Score (0–100)', score.overall, score.overall === null ? 'no score with NOT_TESTED' : score.capped ? 'capped at 49 (violation)' : '') +
+  return (
+    '<div class="cards">' +
+    bar(
+      'Score (0–100)',
+      score.overall,
+      score.overall === null ? 'no score with NOT_TESTED' : score.capped ? 'capped at 49 (violation)' : '',
+    ) +
     bar(`Duplicate safety (${score.weights.duplicateSafety} %)`, d.duplicateSafety) +
-    bar(`Failure handling (${score.weights.failureHandling} %)`, d.failureHandling, d.failureHandling === null ? 'no faulted operation' : '') +
+    bar(
+      `Failure handling (${score.weights.failureHandling} %)`,
+      d.failureHandling,
+      d.failureHandling === null ? 'no faulted operation' : '',
+    ) +
     `<div class="card"><div class="muted small">Honesty</div><div class="v t">not measured</div></div>` +
     `<div class="card"><div class="muted small">Calls</div><div class="v">${calls.read + calls.write + calls.unclassified}</div>` +
     `<div class="muted small">${calls.write} write · ${calls.read} read · ${calls.unclassified} unclassified</div></div>` +
     `<div class="card"><div class="muted small">Scenario</div><div class="v">${h(report.scenario.id ?? 'none')}</div>` +
     `<div class="muted small">${h(report.scenario.description)}; ${report.scenario.triggered ? `triggered, ${report.scenario.faultsApplied} fault(s)` : 'never triggered'}</div></div>` +
-    '</div>';
+    '</div>'
+  );
 }
 
 function windowCell(call: TimelineCall): string {
   const r = call.retryAfter;
   if (r === null) return '';
-  if (r.waitedMs === null) return `<div class="small">retry_after ${seconds(r.requiredMs)}; not re-sent</div><div class="window ok" title="retry_after window"></div>`;
+  if (r.waitedMs === null)
+    return `<div class="small">retry_after ${seconds(r.requiredMs)}; not re-sent</div><div class="window ok" title="retry_after window"></div>`;
   const at = Math.max(0, Math.min(100, (100 * r.waitedMs) / Math.max(1, r.requiredMs)));
   const early = r.waitedMs < r.requiredMs;
-  return `<div class="small">retry_after ${seconds(r.requiredMs)}; re-sent after ${seconds(r.waitedMs)}${early ? ' — too early' : ''}</div>` +
-    `<div class="window${early ? '' : ' ok'}" title="retry_after window"><i style="left:calc(${at.toFixed(1)}% - 1px)"></i></div>`;
+  return (
+    `<div class="small">retry_after ${seconds(r.requiredMs)}; re-sent after ${seconds(r.waitedMs)}${early ? ' — too early' : ''}</div>` +
+    `<div class="window${early ? '' : ' ok'}" title="retry_after window"><i style="left:calc(${at.toFixed(1)}% - 1px)"></i></div>`
+  );
 }
 
-const UPSTREAM_CLASS: Record<TimelineCall['upstream'], string> = { executed: 'up-executed', rejected: 'up-rejected', unknown: 'up-unknown', 'not sent': 'up-not' };
+const UPSTREAM_CLASS: Record<TimelineCall['upstream'], string> = {
+  executed: 'up-executed',
+  rejected: 'up-rejected',
+  unknown: 'up-unknown',
+  'not sent': 'up-not',
+};
 
 function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => number, nth: number): string {
   const cls = call.duplicate ? 'dup' : call.fault !== null ? 'fault' : '';
-  const dup = call.duplicate ? ` <span class="badge FAIL">duplicate: execution ${nth} of ${executionsOf(call.operation)}</span>` : '';
+  const dup = call.duplicate
+    ? ` <span class="badge FAIL">duplicate: execution ${nth} of ${executionsOf(call.operation)}</span>`
+    : '';
   const time = call.atMs === null ? `#${call.seq}` : `${seconds(call.atMs)}`;
-  return `<tr class="${cls}"><td class="seq">${time}</td>` +
+  return (
+    `<tr class="${cls}"><td class="seq">${time}</td>` +
     `<td class="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${call.operation === null ? '' : ` <span class="muted small">op ${call.operation + 1}, attempt ${call.attempt}</span>`}</td>` +
     `<td class="args mono">${preview(call.arguments)}</td>` +
     `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
     `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
-    `<td class="args">${preview(call.agentTold)}</td></tr>`;
+    `<td class="args">${preview(call.agentTold)}</td></tr>`
+  );
 }
 
 function timelineSection(doc: SessionReportDocument, timeline: Timeline): string {
@@ -88,13 +112,18 @@ function timelineSection(doc: SessionReportDocument, timeline: Timeline): string
     : '<p class="muted small">From the report file: one row per write attempt, grouped by operation in the order the operations first appeared. ' +
       'Call times, read calls and the order of attempts within one operation are not in the report (a journal records them).</p>';
   const unlisted = timeline.unlisted.read + timeline.unlisted.unclassified;
-  const more = unlisted === 0 ? '' : `<p class="muted small">Not listed: ${timeline.unlisted.read} read call(s), ${timeline.unlisted.unclassified} unclassified call(s).</p>`;
+  const more =
+    unlisted === 0
+      ? ''
+      : `<p class="muted small">Not listed: ${timeline.unlisted.read} read call(s), ${timeline.unlisted.unclassified} unclassified call(s).</p>`;
   const executed = new Map<number | null, number>();
-  const rows = timeline.calls.map((c) => {
-    const nth = c.upstream === 'executed' ? (executed.get(c.operation) ?? 0) + 1 : 0;
-    if (nth > 0) executed.set(c.operation, nth);
-    return timelineRow(c, executionsOf, nth);
-  }).join('\n');
+  const rows = timeline.calls
+    .map((c) => {
+      const nth = c.upstream === 'executed' ? (executed.get(c.operation) ?? 0) + 1 : 0;
+      if (nth > 0) executed.set(c.operation, nth);
+      return timelineRow(c, executionsOf, nth);
+    })
+    .join('\n');
   return `<h3>Timeline: ${timeline.calls.length} ${timeline.exact ? 'call(s)' : 'write attempt(s)'}</h3>${note}${more}<div class="scroll"><table class="tl"><colgroup><col style="width:4.5em"><col style="width:17%"><col style="width:24%"><col style="width:17%"><col style="width:13%"><col></colgroup><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
 }
 
@@ -106,7 +135,10 @@ function violationsSection(c: CheckedCase): string {
   const item = (v: CheckedCase['violations'][number]) => `<li>${h(violationText(v))}</li>`;
   const first = c.violations.slice(0, VIOLATIONS_SHOWN).map(item).join('');
   const rest = c.violations.slice(VIOLATIONS_SHOWN);
-  const more = rest.length === 0 ? '' : `<details><summary>${rest.length} more violation(s)</summary><ul>${rest.map(item).join('')}</ul></details>`;
+  const more =
+    rest.length === 0
+      ? ''
+      : `<details><summary>${rest.length} more violation(s)</summary><ul>${rest.map(item).join('')}</ul></details>`;
   return `<h3>Violations (${c.violations.length})</h3><ul>${first}</ul>${more}`;
 }
 
@@ -116,20 +148,31 @@ function observationsSection(doc: SessionReportDocument): string {
   const item = (o: SessionReportDocument['report']['observations'][number]) =>
     `<li><b>${h(o.type)}</b> <span class="mono">${h(o.tool)}</span>${o.count > 1 ? ` ×${o.count}` : ''}` +
     `${o.arguments === undefined ? '' : ` <span class="mono small">${preview(o.arguments)}</span>`}${o.waitedMs === undefined ? '' : ` (waited ${seconds(o.waitedMs)})`}</li>`;
-  return `<details><summary>Observations (${list.length})</summary><ul>${list.slice(0, 200).map(item).join('')}</ul>` +
-    `${list.length > 200 ? `<p class="muted small">… and ${list.length - 200} more in the report file.</p>` : ''}</details>`;
+  return (
+    `<details><summary>Observations (${list.length})</summary><ul>${list.slice(0, 200).map(item).join('')}</ul>` +
+    `${list.length > 200 ? `<p class="muted small">… and ${list.length - 200} more in the report file.</p>` : ''}</details>`
+  );
 }
 
 function patchesSection(doc: SessionReportDocument): string {
   if (doc.patches.length === 0) return '';
-  const items = doc.patches.map((p) => `<details open><summary>[${h(p.severity)}] ${h(p.id)}</summary><p>${h(p.trigger)}</p><pre>${h(p.text)}</pre></details>`);
+  const items = doc.patches.map(
+    (p) =>
+      `<details open><summary>[${h(p.severity)}] ${h(p.id)}</summary><p>${h(p.trigger)}</p><pre>${h(p.text)}</pre></details>`,
+  );
   return `<h3>Prompt patches</h3><p class="muted small">Suggestions, not verified fixes: add one to the agent's system prompt and re-run the scenario several times.</p>${items.join('')}`;
 }
 
 function toolsSection(doc: SessionReportDocument): string {
-  const rows = doc.toolClassification.map((t) => `<tr><td class="mono">${h(t.name)}</td><td>${h(t.class)}</td><td>${h(t.reason)}</td><td class="mono">${h(t.keyFields.join(', '))}</td></tr>`);
+  const rows = doc.toolClassification.map(
+    (t) =>
+      `<tr><td class="mono">${h(t.name)}</td><td>${h(t.class)}</td><td>${h(t.reason)}</td><td class="mono">${h(t.keyFields.join(', '))}</td></tr>`,
+  );
   const unclassified = doc.report.coverage.unclassifiedTools;
-  const warn = unclassified.length === 0 ? '' : `<p>Unclassified (forwarded, not judged): <span class="mono">${h(unclassified.join(', '))}</span></p>`;
+  const warn =
+    unclassified.length === 0
+      ? ''
+      : `<p>Unclassified (forwarded, not judged): <span class="mono">${h(unclassified.join(', '))}</span></p>`;
   return `<details><summary>Tool classification (${doc.toolClassification.length})</summary>${warn}<div class="scroll"><table><thead><tr><th>tool</th><th>class</th><th>why</th><th>key fields</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></details>`;
 }
 
@@ -137,12 +180,17 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf): str
   const head = `<section class="case" id="case-${index + 1}"><h2>${h(c.title)}</h2>${banner(c)}`;
   const doc = c.document;
   if (doc === null) return `${head}</section>`;
-  return `${head}${scoreCards(doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
-    `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`;
+  return (
+    `${head}${scoreCards(doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
+    `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`
+  );
 }
 
 function summaryTable(cases: readonly CheckedCase[]): string {
-  const rows = cases.map((c, i) => `<tr><td><span class="badge ${c.status}">${h(statusLabel(c))}</span></td><td><a href="#case-${i + 1}">${h(c.title)}</a></td><td>${c.score === null ? '—' : `${c.score}/100`}</td></tr>`);
+  const rows = cases.map(
+    (c, i) =>
+      `<tr><td><span class="badge ${c.status}">${h(statusLabel(c))}</span></td><td><a href="#case-${i + 1}">${h(c.title)}</a></td><td>${c.score === null ? '—' : `${c.score}/100`}</td></tr>`,
+  );
   return `<div class="scroll"><table><thead><tr><th>result</th><th>session / run</th><th>score</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
@@ -153,7 +201,8 @@ export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc
   const overall = counts.error > 0 ? 'ERROR' : counts.fail > 0 ? 'FAIL' : counts.notTested > 0 ? 'NOT_TESTED' : 'PASS';
   const title = `cuonztech-agent-harness: ${overall === 'ERROR' ? 'harness error' : overall}`;
   const summary = `${counts.total} session(s)/run(s): ${counts.pass} PASS${counts.baseline > 0 ? ` (${counts.baseline} baseline only)` : ''}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s)`;
-  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+  return (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">` +
     `<title>${h(title)}</title><style>${HTML_STYLE}</style></head><body><main>` +
@@ -161,5 +210,6 @@ export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc
     (cases.length > 1 ? summaryTable(cases) : '') +
     cases.map((c, i) => caseSection(c, i, timelineOf)).join('\n') +
     '<p class="muted small">Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification.</p>' +
-    '</main></body></html>\n';
+    '</main></body></html>\n'
+  );
 }

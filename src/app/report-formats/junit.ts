@@ -59,11 +59,15 @@ function tally(cases: readonly CheckedCase[]): Tally {
   };
 }
 
-const counts = (t: Tally): string => `tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}" time="0"`;
+const counts = (t: Tally): string =>
+  `tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}" time="0"`;
 
 /** The JUnit XML document of the suites (UTF-8, well-formed whatever the names contain). */
 export function buildJunit(suites: readonly CheckedSuite[], title = `${TOOL} check`): string {
-  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', `<testsuites name="${xmlAttr(title)}" ${counts(tally(suites.flatMap((s) => s.cases)))}>\n`];
+  const parts = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n',
+    `<testsuites name="${xmlAttr(title)}" ${counts(tally(suites.flatMap((s) => s.cases)))}>\n`,
+  ];
   for (const suite of suites) {
     parts.push(`  <testsuite name="${xmlAttr(suite.name)}" ${counts(tally(suite.cases))}>\n`);
     parts.push(`    <properties><property name="reader" value="${xmlAttr(suite.reader)}"/></properties>\n`);

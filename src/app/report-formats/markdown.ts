@@ -13,7 +13,16 @@ const ICON: Record<CheckedCase['status'], string> = { PASS: '✅', FAIL: '❌', 
 
 function headline(result: CheckResult): string {
   const { counts, exitCode } = result;
-  const overall = counts.error > 0 ? '💥 harness error' : counts.fail > 0 ? '❌ FAIL' : counts.notTested > 0 ? '⚠️ NOT_TESTED' : counts.baseline === counts.total ? '✅ PASS (baseline only)' : '✅ PASS';
+  const overall =
+    counts.error > 0
+      ? '💥 harness error'
+      : counts.fail > 0
+        ? '❌ FAIL'
+        : counts.notTested > 0
+          ? '⚠️ NOT_TESTED'
+          : counts.baseline === counts.total
+            ? '✅ PASS (baseline only)'
+            : '✅ PASS';
   const baseline = counts.baseline > 0 ? ` (${counts.baseline} baseline only: no fault was injected)` : '';
   return [
     `## cuonztech-agent-harness check: ${overall}`,
@@ -35,7 +44,12 @@ function row(c: CheckedCase): string {
 
 function details(c: CheckedCase): string[] {
   if (c.status === 'PASS' && !c.baseline) return [];
-  const lines = [`### ${ICON[c.status]} ${mdText(statusLabel(c))}: ${mdText(c.title)}`, '', `**Score:** ${dimensions(c)}  `, `**Why:** ${mdText(c.reason)}`];
+  const lines = [
+    `### ${ICON[c.status]} ${mdText(statusLabel(c))}: ${mdText(c.title)}`,
+    '',
+    `**Score:** ${dimensions(c)}  `,
+    `**Why:** ${mdText(c.reason)}`,
+  ];
   if (c.violations.length > 0) lines.push('', '**Violations:**', '', ...c.violations.map((v) => `- ${mdText(violationText(v))}`));
   if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
   return [...lines, ''];
@@ -43,8 +57,14 @@ function details(c: CheckedCase): string[] {
 
 function patchSection(patches: readonly Patch[]): string[] {
   if (patches.length === 0) return [];
-  const lines = ['## Prompt patches to copy', '', 'Suggestions, not verified fixes: add one to the agent\'s system prompt, re-run the same scenario several times and compare.', ''];
-  for (const p of patches) lines.push(`### [${mdText(p.severity)}] ${mdText(p.id)}`, '', `**Trigger:** ${mdText(p.trigger)}`, '', mdFence(p.text), '');
+  const lines = [
+    '## Prompt patches to copy',
+    '',
+    "Suggestions, not verified fixes: add one to the agent's system prompt, re-run the same scenario several times and compare.",
+    '',
+  ];
+  for (const p of patches)
+    lines.push(`### [${mdText(p.severity)}] ${mdText(p.id)}`, '', `**Trigger:** ${mdText(p.trigger)}`, '', mdFence(p.text), '');
   return lines;
 }
 

@@ -82,9 +82,21 @@ function operationRows(op: OperationDocument, index: number, classOf: (tool: str
     }
     if (upstream === 'executed') executedLeft -= 1;
     rows.push({
-      seq: seq + rows.length, atMs: null, tool: op.tool, toolClass: classOf(op.tool), arguments: op.arguments, operation: index, attempt,
-      fault, upstream, agentTold: told, duplicate: upstream === 'executed' && op.executions >= 2,
-      retryAfter: isFault(fault ?? undefined) && FAULTS[fault as FaultKind].opensRetryWindow === true && op.retryAfter !== undefined ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs } : null,
+      seq: seq + rows.length,
+      atMs: null,
+      tool: op.tool,
+      toolClass: classOf(op.tool),
+      arguments: op.arguments,
+      operation: index,
+      attempt,
+      fault,
+      upstream,
+      agentTold: told,
+      duplicate: upstream === 'executed' && op.executions >= 2,
+      retryAfter:
+        isFault(fault ?? undefined) && FAULTS[fault as FaultKind].opensRetryWindow === true && op.retryAfter !== undefined
+          ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs }
+          : null,
     });
   }
   return rows;
@@ -160,11 +172,26 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
       const index = e.operation === null ? null : (byId.get(e.operation) ?? null);
       const n = e.operation === null ? 1 : (attemptsOf.get(e.operation) ?? 0) + 1;
       if (e.operation !== null) attemptsOf.set(e.operation, n);
-      const args = Object.hasOwn(e, 'arguments') ? JSON.stringify(e.arguments ?? null) : index === null ? '' : doc.report.operations[index]!.arguments;
+      const args = Object.hasOwn(e, 'arguments')
+        ? JSON.stringify(e.arguments ?? null)
+        : index === null
+          ? ''
+          : doc.report.operations[index]!.arguments;
       rows.set(e.attempt, {
-        seq: rows.size + 1, atMs: e.at - origin, at: e.at, tool: e.tool, toolClass: classes.get(e.tool) ?? e.class, arguments: args,
-        operation: index, attempt: n, fault: e.fault, upstream: 'not sent', agentTold: 'no answer (the journal ends first)', duplicate: false,
-        retryAfter: null, executedAt: false,
+        seq: rows.size + 1,
+        atMs: e.at - origin,
+        at: e.at,
+        tool: e.tool,
+        toolClass: classes.get(e.tool) ?? e.class,
+        arguments: args,
+        operation: index,
+        attempt: n,
+        fault: e.fault,
+        upstream: 'not sent',
+        agentTold: 'no answer (the journal ends first)',
+        duplicate: false,
+        retryAfter: null,
+        executedAt: false,
       });
       continue;
     }
@@ -176,9 +203,10 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
     } else if (e.event === 'delivered' || e.event === 'injected') {
       const text = resultText(e.result);
       const told = e.told ?? 'error';
-      row.agentTold = e.event === 'injected' || told !== 'answer'
-        ? `${TOLD_WORDS[told] ?? told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
-        : `${TOLD_WORDS.answer}${text === null ? '' : `: ${text}`}`;
+      row.agentTold =
+        e.event === 'injected' || told !== 'answer'
+          ? `${TOLD_WORDS[told] ?? told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
+          : `${TOLD_WORDS.answer}${text === null ? '' : `: ${text}`}`;
     }
   }
   const calls = [...rows.values()];
@@ -205,12 +233,17 @@ function injectedText(fault: string | null, op: OperationDocument | undefined): 
   if (fault === null || !isFault(fault)) return '';
   const behaviour = FAULTS[fault];
   const seconds = op?.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
-  const result = behaviour.injected?.({ retryAfterSeconds: seconds }) ?? behaviour.replaceExecuted?.({ retryAfterSeconds: seconds });
+  const result =
+    behaviour.injected?.({ retryAfterSeconds: seconds }) ?? behaviour.replaceExecuted?.({ retryAfterSeconds: seconds });
   const text = result?.content[0]?.text;
   return text === undefined ? '' : `: ${text}`;
 }
 
-const fileName = (path: string): string => path.split(/[\\/]/).filter((p) => p !== '').pop() ?? path;
+const fileName = (path: string): string =>
+  path
+    .split(/[\\/]/)
+    .filter((p) => p !== '')
+    .pop() ?? path;
 
 /**
  * Which journal session belongs to the report at `reportPath`: the one whose `opened` line names that
@@ -218,7 +251,11 @@ const fileName = (path: string): string => path.split(/[\\/]/).filter((p) => p !
  * that name (a report copied elsewhere, e.g. a CI artifact), else the journal's only session when it names
  * no report. Null: the report's timeline comes from the report alone.
  */
-export function journalSessionFor(sessions: readonly JournalSessionRecords[], reportPath: string, samePath: (journaled: string, report: string) => boolean): JournalSessionRecords | null {
+export function journalSessionFor(
+  sessions: readonly JournalSessionRecords[],
+  reportPath: string,
+  samePath: (journaled: string, report: string) => boolean,
+): JournalSessionRecords | null {
   const named = (s: JournalSessionRecords) => s.opened?.report;
   const exact = sessions.filter((s) => named(s) !== undefined && samePath(named(s)!, reportPath));
   if (exact.length === 1) return exact[0]!;

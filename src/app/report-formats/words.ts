@@ -16,16 +16,20 @@ const KEY_USE: Record<string, string> = {
 export function violationText(v: Violation): string {
   if (v.type === 'RETRY_AFTER_VIOLATED') {
     const r = v.retryAfter;
-    const detail = r === undefined ? '' : `: re-sent ${r.earlyResends} time(s), the first after ${seconds(r.waitedMs)} although retry_after asked for ${seconds(r.requiredMs)}`;
+    const detail =
+      r === undefined
+        ? ''
+        : `: re-sent ${r.earlyResends} time(s), the first after ${seconds(r.waitedMs)} although retry_after asked for ${seconds(r.requiredMs)}`;
     return `RETRY_AFTER_VIOLATED — ${v.tool} ${v.arguments}${detail}.`;
   }
   const d = v.duplicate;
-  const how = d === undefined
-    ? ''
-    : [
-        KEY_USE[d.keyUse] ?? `key use ${d.keyUse}`,
-        d.parallel ? 'sent in parallel' : d.afterTimeout ? 're-sent after a timeout' : 're-sent without a timeout in between',
-        d.verifiedBefore ? 'after a read had checked' : 'without a read to check first',
-      ].join(', ');
+  const how =
+    d === undefined
+      ? ''
+      : [
+          KEY_USE[d.keyUse] ?? `key use ${d.keyUse}`,
+          d.parallel ? 'sent in parallel' : d.afterTimeout ? 're-sent after a timeout' : 're-sent without a timeout in between',
+          d.verifiedBefore ? 'after a read had checked' : 'without a read to check first',
+        ].join(', ');
   return `DUPLICATE_EXECUTION — ${v.tool} ${v.arguments} was executed ${v.executions} times${how === '' ? '' : ` (${how})`}.`;
 }

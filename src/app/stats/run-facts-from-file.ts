@@ -111,16 +111,26 @@ export function sessionScenario(doc: SessionReportDocument): string {
 export function runFactsFromSessionReport(doc: SessionReportDocument | EarlyReportDocument): RunFacts {
   const base = { taskId: 'session', arm: 'baseline', honesty: 'NOT_MEASURED' as const, lostTransaction: false };
   if (doc.shape === 'early') {
-    const reason = doc.status === 'failed' ? `the proxy did not start: ${doc.startupError ?? 'no startupError'}` : 'the proxy ended before its first session';
+    const reason =
+      doc.status === 'failed'
+        ? `the proxy did not start: ${doc.startupError ?? 'no startupError'}`
+        : 'the proxy ended before its first session';
     return { ...base, scenario: 'none', verdict: 'NOT_TESTED', reason, duplicateExecutions: 0, faultFired: false, toolCalls: 0 };
   }
   const scenario = sessionScenario(doc);
   const calls = doc.report.coverage.calls;
   const facts = {
-    ...base, scenario, ...fromReport(doc, scenario), toolCalls: calls.read + calls.write + calls.unclassified,
+    ...base,
+    scenario,
+    ...fromReport(doc, scenario),
+    toolCalls: calls.read + calls.write + calls.unclassified,
   };
   if (doc.status === 'running') {
-    return { ...facts, verdict: 'NOT_TESTED', reason: 'incomplete: the report is still status "running" (the proxy was killed before it finished)' };
+    return {
+      ...facts,
+      verdict: 'NOT_TESTED',
+      reason: 'incomplete: the report is still status "running" (the proxy was killed before it finished)',
+    };
   }
   return { ...facts, verdict: doc.report.verdict, reason: doc.report.verdictReason };
 }

@@ -9,9 +9,18 @@ import type { StatsResult } from './stats.js';
 function row(s: ScenarioSummary, arms: boolean): string[] {
   const last = s.passK[s.passK.length - 1];
   return [
-    ...(arms ? [s.arm] : []), s.scenario, String(s.runs), String(s.pass), String(s.fail), String(s.notTested), String(s.faultFired),
-    formatProportion(s.rates.pass), formatProportion(s.rates.duplicateExecution), formatProportion(s.rates.lostTransaction),
-    formatProportion(s.rates.falseFailure), formatProportion(s.rates.falseSuccess),
+    ...(arms ? [s.arm] : []),
+    s.scenario,
+    String(s.runs),
+    String(s.pass),
+    String(s.fail),
+    String(s.notTested),
+    String(s.faultFired),
+    formatProportion(s.rates.pass),
+    formatProportion(s.rates.duplicateExecution),
+    formatProportion(s.rates.lostTransaction),
+    formatProportion(s.rates.falseFailure),
+    formatProportion(s.rates.falseSuccess),
     last === undefined ? '—' : `${last.value.toFixed(2)} (k=${last.k})`,
   ];
 }
@@ -20,19 +29,44 @@ const one = (line: string): string => line.replace(/[\r\n]+/g, ' ');
 
 export function formatStatsTable(result: StatsResult): string {
   const arms = result.summary.arms.length > 1;
-  const head = [...(arms ? ['arm'] : []), 'scenario', 'runs', 'PASS', 'FAIL', 'NOT_TESTED', 'fault fired', 'PASS rate', 'duplicate executions', 'lost transactions', 'false failures', 'false successes', 'pass^k'];
+  const head = [
+    ...(arms ? ['arm'] : []),
+    'scenario',
+    'runs',
+    'PASS',
+    'FAIL',
+    'NOT_TESTED',
+    'fault fired',
+    'PASS rate',
+    'duplicate executions',
+    'lost transactions',
+    'false failures',
+    'false successes',
+    'pass^k',
+  ];
   const rows = result.summary.scenarios.map((s) => row(s, arms).map(one));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), ...rows.map(line)];
   for (const s of result.summary.scenarios) {
-    for (const { reason, count } of s.notTestedReasons) out.push(one(`NOT_TESTED ${arms ? `${s.arm} ` : ''}${s.scenario} ×${count}: ${reason}`));
+    for (const { reason, count } of s.notTestedReasons)
+      out.push(one(`NOT_TESTED ${arms ? `${s.arm} ` : ''}${s.scenario} ×${count}: ${reason}`));
   }
   for (const comparison of result.comparisons) for (const s of comparison.scenarios) out.push(one(s.sentence));
   for (const warning of result.warnings) out.push(one(`WARNING: ${warning}`));
-  out.push(`rates: count/of (rate; 95 % Wilson interval) over the judged runs; ${result.runs} run${result.runs === 1 ? '' : 's'} from ${result.sources.length} folder${result.sources.length === 1 ? '' : 's'}:`);
+  out.push(
+    `rates: count/of (rate; 95 % Wilson interval) over the judged runs; ${result.runs} run${result.runs === 1 ? '' : 's'} from ${result.sources.length} folder${result.sources.length === 1 ? '' : 's'}:`,
+  );
   for (const source of result.sources) {
-    out.push(one(`  ${source.path} (${source.kind === 'trial' ? 'trial' : 'proxy sessions'}${source.shard === null ? '' : `, shard ${source.shard.index}/${source.shard.count}`}, ${source.runs} run${source.runs === 1 ? '' : 's'}, harness ${source.harnessVersion})`));
+    out.push(
+      one(
+        `  ${source.path} (${source.kind === 'trial' ? 'trial' : 'proxy sessions'}${source.shard === null ? '' : `, shard ${source.shard.index}/${source.shard.count}`}, ${source.runs} run${source.runs === 1 ? '' : 's'}, harness ${source.harnessVersion})`,
+      ),
+    );
   }
   return `${out.join('\n')}\n`;
 }

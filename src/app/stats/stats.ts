@@ -4,7 +4,15 @@
  * of the runs' facts. `checkMerge` decides whether the folders may be pooled; anything unreadable,
  * foreign or empty refuses the whole merge with one line (nothing is merged silently).
  */
-import { checkMerge, compareArms, summariseRuns, type ArmComparison, type MergeSource, type RunFacts, type TrialSummary } from '../../domain/trial/index.js';
+import {
+  checkMerge,
+  compareArms,
+  summariseRuns,
+  type ArmComparison,
+  type MergeSource,
+  type RunFacts,
+  type TrialSummary,
+} from '../../domain/trial/index.js';
 import type { LoadedItem } from '../../ports/report-documents.js';
 import { runFactsFromRunFile, runFactsFromSessionReport, sessionScenario } from './run-facts-from-file.js';
 
@@ -63,17 +71,23 @@ const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /** JSON with object keys sorted, so the same configuration always gives the same fingerprint. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort(byText).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort(byText)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(',')}}`;
   return JSON.stringify(value ?? null);
 }
 
 function shardOf(summary: Json, path: string): MergeSource['shard'] {
   const shard = summary['shard'];
   if (shard === undefined || shard === null) return null;
-  if (!isObject(shard) || !Number.isInteger(shard['index']) || !Number.isInteger(shard['count'])) throw new Refused(`${path}: summary.json field "shard" is not {index, count}`);
+  if (!isObject(shard) || !Number.isInteger(shard['index']) || !Number.isInteger(shard['count']))
+    throw new Refused(`${path}: summary.json field "shard" is not {index, count}`);
   const index = shard['index'] as number;
   const count = shard['count'] as number;
-  if (count < 1 || index < 1 || index > count) throw new Refused(`${path}: summary.json field "shard" is ${index}/${count}, not a shard`);
+  if (count < 1 || index < 1 || index > count)
+    throw new Refused(`${path}: summary.json field "shard" is ${index}/${count}, not a shard`);
   return { index, count };
 }
 
@@ -86,7 +100,8 @@ function shardOf(summary: Json, path: string): MergeSource['shard'] {
  */
 function configurationOf(summary: Json): string {
   const picked: Json = {};
-  for (const key of ['agent', 'tasks', 'arms', 'patch', 'honestyQuestion']) if (Object.hasOwn(summary, key)) picked[key] = summary[key];
+  for (const key of ['agent', 'tasks', 'arms', 'patch', 'honestyQuestion'])
+    if (Object.hasOwn(summary, key)) picked[key] = summary[key];
   picked['runsPerGroup'] = summary['runsPerGroup'];
   return canonicalJson(picked);
 }
@@ -107,30 +122,50 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
   const harnessVersion = summary['harnessVersion'];
   if (typeof harnessVersion !== 'string') throw new Refused(`${path}: summary.json has no "harnessVersion"`);
   const other = input.runs.find((run) => run.value!['harnessVersion'] !== harnessVersion);
-  if (other !== undefined) throw new Refused(`${other.path} was written by harness ${String(other.value!['harnessVersion'])}, its summary.json by ${harnessVersion}; the folder mixes runs of two trials`);
+  if (other !== undefined)
+    throw new Refused(
+      `${other.path} was written by harness ${String(other.value!['harnessVersion'])}, its summary.json by ${harnessVersion}; the folder mixes runs of two trials`,
+    );
   const listed = summary['scenarios'];
-  const scenarios = Array.isArray(listed) && listed.every((s) => typeof s === 'string') ? (listed) : [...new Set(facts.map((f) => f.scenario))];
+  const scenarios =
+    Array.isArray(listed) && listed.every((s) => typeof s === 'string') ? listed : [...new Set(facts.map((f) => f.scenario))];
   const shard = shardOf(summary, path);
-  if (typeof summary['interrupted'] === 'string') warnings.push(`${path} was interrupted (${summary['interrupted']}): only the ${facts.length} runs it finished are counted`);
-  return { source: { label: path, kind: 'trial', harnessVersion, scenarios, configuration: configurationOf(summary), shard }, facts };
+  if (typeof summary['interrupted'] === 'string')
+    warnings.push(`${path} was interrupted (${summary['interrupted']}): only the ${facts.length} runs it finished are counted`);
+  return {
+    source: { label: path, kind: 'trial', harnessVersion, scenarios, configuration: configurationOf(summary), shard },
+    facts,
+  };
 }
 
 function reportSource(input: ReportFolderInput): { source: MergeSource; facts: RunFacts[] } {
-  if (input.items.length === 0) throw new Refused(`${input.path} is empty: no trial (summary.json, runs/) and no report file (*.json)`);
+  if (input.items.length === 0)
+    throw new Refused(`${input.path} is empty: no trial (summary.json, runs/) and no report file (*.json)`);
   const facts: RunFacts[] = [];
   const versions = new Set<string>();
   const scenarios = new Set<string>();
   for (const item of input.items) {
     if (item.type === 'unreadable') throw new Refused(`${item.path} ${item.problem}`);
-    if (item.type !== 'report') throw new Refused(`${item.path} is not a proxy report; stats merges trial folders and proxy report folders (--report-dir)`);
+    if (item.type !== 'report')
+      throw new Refused(`${item.path} is not a proxy report; stats merges trial folders and proxy report folders (--report-dir)`);
     const doc = item.document;
     versions.add(doc.harnessVersion);
     if (doc.shape === 'session') scenarios.add(sessionScenario(doc));
     facts.push(runFactsFromSessionReport(doc));
   }
-  if (versions.size > 1) throw new Refused(`${input.path} holds reports of harness versions ${[...versions].sort(byText).join(' and ')}; merge one version at a time`);
+  if (versions.size > 1)
+    throw new Refused(
+      `${input.path} holds reports of harness versions ${[...versions].sort(byText).join(' and ')}; merge one version at a time`,
+    );
   return {
-    source: { label: input.path, kind: 'proxy-session', harnessVersion: [...versions][0]!, scenarios: [...scenarios], configuration: null, shard: null },
+    source: {
+      label: input.path,
+      kind: 'proxy-session',
+      harnessVersion: [...versions][0]!,
+      scenarios: [...scenarios],
+      configuration: null,
+      shard: null,
+    },
     facts,
   };
 }
@@ -152,11 +187,20 @@ export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   if (!decision.ok) return { ok: false, message: decision.message };
   const facts = loaded.flatMap((l) => l.facts);
   const summary = summariseRuns(facts);
-  const comparisons = summary.arms.includes('baseline') ? summary.arms.filter((arm) => arm !== 'baseline').map((arm) => compareArms(summary, 'baseline', arm)) : [];
+  const comparisons = summary.arms.includes('baseline')
+    ? summary.arms.filter((arm) => arm !== 'baseline').map((arm) => compareArms(summary, 'baseline', arm))
+    : [];
   return {
     ok: true,
     result: {
-      sources: loaded.map(({ source, facts: f }) => ({ path: source.label, kind: source.kind, harnessVersion: source.harnessVersion, scenarios: [...source.scenarios], shard: source.shard, runs: f.length })),
+      sources: loaded.map(({ source, facts: f }) => ({
+        path: source.label,
+        kind: source.kind,
+        harnessVersion: source.harnessVersion,
+        scenarios: [...source.scenarios],
+        shard: source.shard,
+        runs: f.length,
+      })),
       warnings: [...warnings, ...decision.warnings],
       runs: facts.length,
       summary,

@@ -60,14 +60,16 @@ export async function runConversation(ctx: ConversationContext): Promise<Convers
   const turns = [task.task, ...task.followUps];
   for (const [index, text] of turns.entries()) {
     const played = await playTurn(ctx, tools, known, messages, index + 1, text);
-    if (played.kind === 'endpoint-failure') return { stoppedBy: 'endpoint-failure', endpointFailure: played.reason, finalAnswer, honestyAnswer: null };
+    if (played.kind === 'endpoint-failure')
+      return { stoppedBy: 'endpoint-failure', endpointFailure: played.reason, finalAnswer, honestyAnswer: null };
     if (played.kind === 'max-steps') return { stoppedBy: 'max-steps', finalAnswer, honestyAnswer: null };
     finalAnswer = played.answer;
   }
   if (ctx.honestyQuestion === undefined) return { stoppedBy: 'final-answer', finalAnswer, honestyAnswer: null };
   // Issue 14: the one question about the task's write; the agent may use tools before it answers.
   const played = await playTurn(ctx, tools, known, messages, turns.length + 1, ctx.honestyQuestion);
-  if (played.kind === 'endpoint-failure') return { stoppedBy: 'endpoint-failure', endpointFailure: played.reason, finalAnswer, honestyAnswer: null };
+  if (played.kind === 'endpoint-failure')
+    return { stoppedBy: 'endpoint-failure', endpointFailure: played.reason, finalAnswer, honestyAnswer: null };
   if (played.kind === 'max-steps') return { stoppedBy: 'max-steps', finalAnswer, honestyAnswer: null };
   return { stoppedBy: 'final-answer', finalAnswer, honestyAnswer: played.answer };
 }
@@ -75,19 +77,37 @@ export async function runConversation(ctx: ConversationContext): Promise<Convers
 type TurnEnd = { kind: 'answered'; answer: string | null } | { kind: 'max-steps' } | { kind: 'endpoint-failure'; reason: string };
 
 /** One user turn: up to `maxSteps` model calls, each reply's tool calls made in order, until a reply without tool calls. */
-async function playTurn(ctx: ConversationContext, tools: ChatTool[], known: ReadonlySet<string>, messages: ChatMessage[], turn: number, text: string): Promise<TurnEnd> {
+async function playTurn(
+  ctx: ConversationContext,
+  tools: ChatTool[],
+  known: ReadonlySet<string>,
+  messages: ChatMessage[],
+  turn: number,
+  text: string,
+): Promise<TurnEnd> {
   const { transcript, task } = ctx;
   messages.push({ role: 'user', content: text });
   transcript.add({ kind: 'user', turn, content: text });
   for (let step = 1; step <= task.maxSteps; step++) {
     const answer = await requestWithRetries(
-      { messages, tools, ...(ctx.agent.temperature !== undefined ? { temperature: ctx.agent.temperature } : {}), ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) },
+      {
+        messages,
+        tools,
+        ...(ctx.agent.temperature !== undefined ? { temperature: ctx.agent.temperature } : {}),
+        ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+      },
       { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn, step },
     );
     if (!answer.ok) return { kind: 'endpoint-failure', reason: answer.reason };
     const { content, toolCalls } = answer.reply;
     messages.push({ role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
-    transcript.add({ kind: 'assistant', turn, step, content, toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })) });
+    transcript.add({
+      kind: 'assistant',
+      turn,
+      step,
+      content,
+      toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })),
+    });
     if (toolCalls.length === 0) return { kind: 'answered', answer: content };
     for (const call of toolCalls) {
       transcript.toolCalls++;
@@ -96,7 +116,10 @@ async function playTurn(ctx: ConversationContext, tools: ChatTool[], known: Read
       transcript.add({ kind: 'tool-result', callId: call.id, tool: call.name, isError, forwarded, content: resultContent });
     }
   }
-  transcript.add({ kind: 'note', text: `max steps (${task.maxSteps}) reached in turn ${turn} without a final answer; the conversation ends` });
+  transcript.add({
+    kind: 'note',
+    text: `max steps (${task.maxSteps}) reached in turn ${turn} without a final answer; the conversation ends`,
+  });
   return { kind: 'max-steps' };
 }
 
@@ -105,10 +128,19 @@ async function playTurn(ctx: ConversationContext, tools: ChatTool[], known: Read
  * a tool that was not offered) is answered with an error for the model and never forwarded, as agent
  * frameworks do: nothing reaches the upstream, so nothing can execute.
  */
-async function makeCall(ctx: ConversationContext, known: ReadonlySet<string>, name: string, argumentsText: string): Promise<{ text: string; isError: boolean; forwarded: boolean }> {
+async function makeCall(
+  ctx: ConversationContext,
+  known: ReadonlySet<string>,
+  name: string,
+  argumentsText: string,
+): Promise<{ text: string; isError: boolean; forwarded: boolean }> {
   if (!known.has(name)) {
     ctx.transcript.add({ kind: 'note', text: `malformed tool call: unknown tool ${JSON.stringify(name)}; not forwarded` });
-    return { text: `Error: there is no tool named ${JSON.stringify(name)}. Available tools: ${[...known].join(', ')}.`, isError: true, forwarded: false };
+    return {
+      text: `Error: there is no tool named ${JSON.stringify(name)}. Available tools: ${[...known].join(', ')}.`,
+      isError: true,
+      forwarded: false,
+    };
   }
   let args: unknown;
   try {
@@ -117,8 +149,15 @@ async function makeCall(ctx: ConversationContext, known: ReadonlySet<string>, na
     args = undefined;
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    ctx.transcript.add({ kind: 'note', text: `malformed tool call: the arguments of ${name} are not a JSON object; not forwarded` });
-    return { text: `Error: the arguments of ${name} are not a valid JSON object: ${argumentsText.slice(0, 200)}`, isError: true, forwarded: false };
+    ctx.transcript.add({
+      kind: 'note',
+      text: `malformed tool call: the arguments of ${name} are not a JSON object; not forwarded`,
+    });
+    return {
+      text: `Error: the arguments of ${name} are not a valid JSON object: ${argumentsText.slice(0, 200)}`,
+      isError: true,
+      forwarded: false,
+    };
   }
   const result = await ctx.client.callTool({ name, arguments: args });
   return { text: toolMessageText(result, ctx.agent.isError), isError: result.isError === true, forwarded: true };

@@ -32,13 +32,24 @@ export async function requestWithRetries(request: ChatRequest, ctx: RequestConte
     const wait = waitBefore(attempt + 1, last, ctx.agent);
     const willRetry = last.retryable && attempt < attempts && wait !== null;
     ctx.transcript.endpointError({
-      attempt, turn: ctx.turn, step: ctx.step, kind: last.kind, detail: last.detail,
+      attempt,
+      turn: ctx.turn,
+      step: ctx.step,
+      kind: last.kind,
+      detail: last.detail,
       ...(last.status !== undefined ? { status: last.status } : {}),
       ...(willRetry ? { waitMs: wait } : {}),
     });
     if (!willRetry) {
-      const why = !last.retryable ? '' : wait === null ? ` (Retry-After ${Math.round((last.retryAfterMs ?? 0) / 1000)} s is longer than the ${ctx.agent.maxRetryAfterMs / 1000} s the harness waits)` : '';
-      return { ok: false, reason: `model endpoint failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${last.detail}${why}` };
+      const why = !last.retryable
+        ? ''
+        : wait === null
+          ? ` (Retry-After ${Math.round((last.retryAfterMs ?? 0) / 1000)} s is longer than the ${ctx.agent.maxRetryAfterMs / 1000} s the harness waits)`
+          : '';
+      return {
+        ok: false,
+        reason: `model endpoint failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${last.detail}${why}`,
+      };
     }
     await ctx.sleep(wait);
   }

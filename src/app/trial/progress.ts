@@ -27,7 +27,9 @@ export class ProgressView {
     if (this.isTty) this.draw(event.done, event.total);
     else {
       const why = event.verdict === 'NOT_TESTED' ? `: ${event.reason}` : '';
-      this.write(`${this.prefix} run ${event.run.id} (${event.done}/${event.total}): ${event.verdict}${why} (${event.toolCalls} tool call${event.toolCalls === 1 ? '' : 's'}, ${(event.durationMs / 1000).toFixed(1)} s)\n`);
+      this.write(
+        `${this.prefix} run ${event.run.id} (${event.done}/${event.total}): ${event.verdict}${why} (${event.toolCalls} tool call${event.toolCalls === 1 ? '' : 's'}, ${(event.durationMs / 1000).toFixed(1)} s)\n`,
+      );
     }
   }
 
@@ -42,7 +44,9 @@ export class ProgressView {
     const elapsed = this.now() - this.startedMs;
     const eta = done === 0 ? '?' : `${Math.round(((elapsed / done) * (total - done)) / 1000)} s`;
     const { PASS, FAIL, NOT_TESTED } = this.counts;
-    this.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}  PASS ${PASS}  FAIL ${FAIL}  NOT_TESTED ${NOT_TESTED}  ETA ${eta}\x1b[K`);
+    this.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}  PASS ${PASS}  FAIL ${FAIL}  NOT_TESTED ${NOT_TESTED}  ETA ${eta}\x1b[K`,
+    );
     this.drawn = true;
   }
 }

@@ -60,11 +60,22 @@ export class RunExecutor {
       }
     }
     const outcome = runOutcome(report, failure);
-    const honesty: HonestyRecord | null = conversation !== null && this.plan.honestyQuestion !== undefined && conversation.stoppedBy === 'final-answer'
-      ? honestyRecord(this.plan.honestyQuestion, conversation.honestyAnswer, report, transcript.entries)
-      : null;
-    const end: RunEnd = failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
-    const facts = runFacts({ scenario: spec.scenarioLabel, taskId: spec.task.id, arm: spec.arm, outcome, report, end, honesty, toolCalls: program === null ? transcript.toolCalls : toolCallsOf(report) });
+    const honesty: HonestyRecord | null =
+      conversation !== null && this.plan.honestyQuestion !== undefined && conversation.stoppedBy === 'final-answer'
+        ? honestyRecord(this.plan.honestyQuestion, conversation.honestyAnswer, report, transcript.entries)
+        : null;
+    const end: RunEnd =
+      failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
+    const facts = runFacts({
+      scenario: spec.scenarioLabel,
+      taskId: spec.task.id,
+      arm: spec.arm,
+      outcome,
+      report,
+      end,
+      honesty,
+      toolCalls: program === null ? transcript.toolCalls : toolCallsOf(report),
+    });
     const durationMs = this.deps.clock.now() - started;
     const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
       kind: 'trial-run',
@@ -118,7 +129,14 @@ export class RunExecutor {
     };
   }
 
-  private async service(spec: RunSpec, folder: RunFolder, agentSide: AgentSide, sinkFor: (ordinal: number) => ReportSink, notices: string[], stopWhenSessionEnds: boolean): Promise<ProxyService> {
+  private async service(
+    spec: RunSpec,
+    folder: RunFolder,
+    agentSide: AgentSide,
+    sinkFor: (ordinal: number) => ReportSink,
+    notices: string[],
+    stopWhenSessionEnds: boolean,
+  ): Promise<ProxyService> {
     return new ProxyService(
       {
         upstream: await this.deps.createUpstream(folder, spec),
@@ -158,7 +176,16 @@ export class RunExecutor {
     const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
     try {
       const ended = await Promise.race([
-        runConversation({ client: connection, model: this.deps.chatModel!, agent, task: spec.task, seed: spec.seed, transcript, sleep: this.deps.sleep, honestyQuestion: this.plan.honestyQuestion }),
+        runConversation({
+          client: connection,
+          model: this.deps.chatModel!,
+          agent,
+          task: spec.task,
+          seed: spec.seed,
+          transcript,
+          sleep: this.deps.sleep,
+          honestyQuestion: this.plan.honestyQuestion,
+        }),
         stopped,
       ]);
       if ('stopped' in ended) failure = `the harness stopped during the run: ${ended.stopped}`;
@@ -185,9 +212,14 @@ export class RunExecutor {
     if (started !== null) return { failure: started, report: parseReport(sink.last), program: null, sessions: 0 };
     const url = agentSide.address.url;
     const relay = this.deps.relayCommandFor(url);
-    const mcp: Record<string, string> = agent.transport === 'http'
-      ? { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: url }
-      : { CUONZTECH_MCP_TRANSPORT: 'stdio', CUONZTECH_MCP_COMMAND: relay.command, CUONZTECH_MCP_ARGS: JSON.stringify(relay.args) };
+    const mcp: Record<string, string> =
+      agent.transport === 'http'
+        ? { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: url }
+        : {
+            CUONZTECH_MCP_TRANSPORT: 'stdio',
+            CUONZTECH_MCP_COMMAND: relay.command,
+            CUONZTECH_MCP_ARGS: JSON.stringify(relay.args),
+          };
     const program = await this.deps.programs.run(this.programSpec(spec, folder, agent, mcp));
     await service.stop('the agent program exited');
     let failure = programFailure(program, agent);
@@ -235,7 +267,8 @@ function tail(stderrTail: string): string {
 /** NOT_TESTED reason for an agent program that did not end normally; null when it exited 0. */
 function programFailure(exit: ProgramExit, agent: CommandAgent): string | null {
   if (exit.spawnError !== undefined) return `the agent program could not start: ${exit.spawnError}`;
-  if (exit.timedOut) return `the agent program exceeded --agent-timeout (${agent.timeoutMs / 1000} s) and was killed${tail(exit.stderrTail)}`;
+  if (exit.timedOut)
+    return `the agent program exceeded --agent-timeout (${agent.timeoutMs / 1000} s) and was killed${tail(exit.stderrTail)}`;
   if (exit.exitCode !== 0) return `the agent program failed (${exitText(exit)})${tail(exit.stderrTail)}`;
   return null;
 }
@@ -255,7 +288,22 @@ function patchTextsOf(report: SessionReport | null): Array<{ id: string; text: s
 
 function describeAgent(agent: ModelAgent | CommandAgent, spec: RunSpec): Record<string, unknown> {
   if (agent.kind === 'model') {
-    return { kind: 'model', model: agent.model, baseUrl: agent.baseUrl, temperature: agent.temperature ?? null, seed: spec.seed ?? null, isError: agent.isError, maxSteps: spec.task.maxSteps };
+    return {
+      kind: 'model',
+      model: agent.model,
+      baseUrl: agent.baseUrl,
+      temperature: agent.temperature ?? null,
+      seed: spec.seed ?? null,
+      isError: agent.isError,
+      maxSteps: spec.task.maxSteps,
+    };
   }
-  return { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport, timeoutMs: agent.timeoutMs, seed: spec.seed ?? null };
+  return {
+    kind: 'command',
+    command: agent.command,
+    args: agent.args,
+    transport: agent.transport,
+    timeoutMs: agent.timeoutMs,
+    seed: spec.seed ?? null,
+  };
 }

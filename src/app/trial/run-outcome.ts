@@ -71,6 +71,7 @@ export function runOutcome(report: SessionReport | null, failure: string | null)
   };
   if (failure !== null) return { verdict: 'NOT_TESTED', reason: failure, ...base };
   if (report === null) return { verdict: 'NOT_TESTED', reason: 'no report: the session was never judged', ...base };
-  if (report.startupError !== undefined) return { verdict: 'NOT_TESTED', reason: `upstream did not start: ${report.startupError}`, ...base };
+  if (report.startupError !== undefined)
+    return { verdict: 'NOT_TESTED', reason: `upstream did not start: ${report.startupError}`, ...base };
   return { verdict: report.verdict, reason: report.report?.verdictReason ?? '', ...base };
 }

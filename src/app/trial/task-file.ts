@@ -31,7 +31,8 @@ function text(value: unknown, where: string): string | undefined {
 
 function steps(value: unknown, where: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) throw new Error(`${where} must be an integer from 1 to 1000`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000)
+    throw new Error(`${where} must be an integer from 1 to 1000`);
   return value;
 }
 
@@ -43,7 +44,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function tasksFromFile(parsed: unknown, defaults: TaskDefaults): TrialTask[] {
   const top = isObject(parsed) ? parsed : {};
   const list = Array.isArray(parsed) ? parsed : top['tasks'];
-  if (!Array.isArray(list) || list.length === 0) throw new Error('the task file needs a non-empty list "tasks" (or is itself a list of tasks)');
+  if (!Array.isArray(list) || list.length === 0)
+    throw new Error('the task file needs a non-empty list "tasks" (or is itself a list of tasks)');
   const systemPrompt = text(field(top, 'system_prompt', 'systemPrompt'), 'system_prompt') ?? defaults.systemPrompt;
   const maxSteps = steps(field(top, 'max_steps', 'maxSteps'), 'max_steps') ?? defaults.maxSteps;
   const ids = new Set<string>();
@@ -54,11 +56,13 @@ export function tasksFromFile(parsed: unknown, defaults: TaskDefaults): TrialTas
     const task = text(item['task'], `${where}.task`);
     if (task === undefined) throw new Error(`${where}.task is missing`);
     const id = text(item['id'], `${where}.id`) ?? `task${i + 1}`;
-    if (!/^[A-Za-z0-9_.-]{1,40}$/.test(id)) throw new Error(`${where}.id must be 1–40 letters, digits, "_", "." or "-", got ${JSON.stringify(id)}`);
+    if (!/^[A-Za-z0-9_.-]{1,40}$/.test(id))
+      throw new Error(`${where}.id must be 1–40 letters, digits, "_", "." or "-", got ${JSON.stringify(id)}`);
     if (ids.has(id)) throw new Error(`${where}.id ${JSON.stringify(id)} is used twice`);
     ids.add(id);
     const followRaw = field(item, 'follow_ups', 'followUps');
-    if (followRaw !== undefined && followRaw !== null && !Array.isArray(followRaw)) throw new Error(`${where}.follow_ups must be a list of texts`);
+    if (followRaw !== undefined && followRaw !== null && !Array.isArray(followRaw))
+      throw new Error(`${where}.follow_ups must be a list of texts`);
     const followUps = (Array.isArray(followRaw) ? followRaw : []).map((f, j) => text(f, `${where}.follow_ups[${j}]`)!);
     return {
       id,

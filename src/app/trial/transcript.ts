@@ -8,7 +8,14 @@ import type { Clock } from '../../ports/clock.port.js';
 export type TranscriptEntry =
   | { at: string; kind: 'system'; content: string }
   | { at: string; kind: 'user'; turn: number; content: string }
-  | { at: string; kind: 'assistant'; turn: number; step: number; content: string | null; toolCalls: Array<{ id: string; name: string; arguments: string }> }
+  | {
+      at: string;
+      kind: 'assistant';
+      turn: number;
+      step: number;
+      content: string | null;
+      toolCalls: Array<{ id: string; name: string; arguments: string }>;
+    }
   | { at: string; kind: 'tool-result'; callId: string; tool: string; isError: boolean; forwarded: boolean; content: string }
   | { at: string; kind: 'note'; text: string };
 

@@ -51,7 +51,16 @@ export type { ProgramExit, ProgramRunner, ProgramSpec } from '../../ports/progra
 /** Progress of a trial, for the stderr bar or lines. */
 export type TrialEvent =
   | { kind: 'start'; total: number }
-  | { kind: 'run-done'; run: RunSpec; verdict: string; reason: string; toolCalls: number; durationMs: number; done: number; total: number };
+  | {
+      kind: 'run-done';
+      run: RunSpec;
+      verdict: string;
+      reason: string;
+      toolCalls: number;
+      durationMs: number;
+      done: number;
+      total: number;
+    };
 
 export interface TrialDeps {
   clock: Clock;

@@ -2,7 +2,13 @@
  * The `trial` use case: every run of the plan, at most `concurrency` at a time, each through
  * {@link RunExecutor}; progress as runs end; at the end `summary.json` and the table.
  */
-import { compareArms, formatSummaryMarkdown, summariseRuns, type ArmComparison, type TrialSummary } from '../../domain/trial/index.js';
+import {
+  compareArms,
+  formatSummaryMarkdown,
+  summariseRuns,
+  type ArmComparison,
+  type TrialSummary,
+} from '../../domain/trial/index.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
@@ -25,7 +31,9 @@ export function collectPatches(records: readonly RunRecord[]): Array<{ id: strin
   const byId = new Map<string, string>();
   for (const record of records) for (const patch of record.patchTexts) if (!byId.has(patch.id)) byId.set(patch.id, patch.text);
   const rank = (id: string) => (PATCH_ORDER.includes(id) ? PATCH_ORDER.indexOf(id) : PATCH_ORDER.length);
-  return [...byId].map(([id, text]) => ({ id, text })).sort((a, b) => rank(a.id) - rank(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...byId]
+    .map(([id, text]) => ({ id, text }))
+    .sort((a, b) => rank(a.id) - rank(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export class TrialService {
@@ -88,7 +96,10 @@ export class TrialService {
     const specs = records.length;
     const statistics = summariseRuns(records.map((r) => r.facts));
     const groups = withStatistics(summarise(records), statistics);
-    const comparison = patched !== null && statistics.arms.includes(PATCHED) ? compareArms(statistics, BASELINE.name, PATCHED, patched.label) : null;
+    const comparison =
+      patched !== null && statistics.arms.includes(PATCHED)
+        ? compareArms(statistics, BASELINE.name, PATCHED, patched.label)
+        : null;
     const summaryFile = await this.deps.store.writeJson('summary.json', {
       kind: 'trial-summary',
       harnessVersion: this.deps.harnessVersion,
@@ -110,15 +121,18 @@ export class TrialService {
       // Issue 14: statistics per arm, scenario and task; measured honesty; the A/B of the prompt patches.
       honesty: this.plan.honestyQuestion === undefined ? 'NOT_MEASURED' : 'MEASURED',
       statistics,
-      patchComparison: patch === undefined ? null : {
-        mode: patch.kind,
-        arms: { baseline: BASELINE.name, treatment: patched === null ? null : PATCHED },
-        label: patched?.label ?? null,
-        ...(patch.kind === 'auto' ? { patches: appliedPatches } : {}),
-        appendedTexts: patched?.append ?? [],
-        note: patchNote,
-        comparison,
-      },
+      patchComparison:
+        patch === undefined
+          ? null
+          : {
+              mode: patch.kind,
+              arms: { baseline: BASELINE.name, treatment: patched === null ? null : PATCHED },
+              label: patched?.label ?? null,
+              ...(patch.kind === 'auto' ? { patches: appliedPatches } : {}),
+              appendedTexts: patched?.append ?? [],
+              note: patchNote,
+              comparison,
+            },
     });
     await this.deps.store.writeText('summary.md', formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]));
     return { records, groups, summaryFile, statistics, comparison, patchNote };
@@ -132,8 +146,14 @@ export class TrialService {
         const record = await executor.execute(spec);
         records.push(record);
         this.deps.progress({
-          kind: 'run-done', run: spec, verdict: record.outcome.verdict, reason: record.outcome.reason,
-          toolCalls: record.toolCalls, durationMs: record.durationMs, done: records.length, total,
+          kind: 'run-done',
+          run: spec,
+          verdict: record.outcome.verdict,
+          reason: record.outcome.reason,
+          toolCalls: record.toolCalls,
+          durationMs: record.durationMs,
+          done: records.length,
+          total,
         });
       }
     };
@@ -144,12 +164,21 @@ export class TrialService {
   private provenance(patched: Arm | null): Record<string, unknown> {
     const agent = this.plan.agent;
     const hash = (text: string | undefined) => (text === undefined ? null : this.deps.hash(text));
-    const seeds = agent.seed === undefined ? null : { first: agent.seed, last: agent.seed + this.plan.runs - 1, rule: 'run k gets seed + k - 1' };
+    const seeds =
+      agent.seed === undefined
+        ? null
+        : { first: agent.seed, last: agent.seed + this.plan.runs - 1, rule: 'run k gets seed + k - 1' };
     const provenance = {
       harnessVersion: this.deps.harnessVersion,
-      agent: agent.kind === 'model'
-        ? { kind: 'model', model: agent.model, endpoint: agent.baseUrl, parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries } }
-        : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport },
+      agent:
+        agent.kind === 'model'
+          ? {
+              kind: 'model',
+              model: agent.model,
+              endpoint: agent.baseUrl,
+              parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries },
+            }
+          : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport },
       seeds,
       scenarios: [...new Set(planRuns(this.plan).map((spec) => spec.scenarioLabel))],
       runsPerScenarioAndTask: this.plan.runs,
@@ -162,13 +191,22 @@ export class TrialService {
           systemPrompt: hash(task.systemPrompt),
           task: hash(task.task),
           followUps: task.followUps.map((text) => this.deps.hash(text)),
-          ...(patched !== null ? { patchedSystemPrompt: hash(planRuns(this.plan, patched).find((spec) => spec.task.id === task.id)?.task.systemPrompt) } : {}),
+          ...(patched !== null
+            ? {
+                patchedSystemPrompt: hash(
+                  planRuns(this.plan, patched).find((spec) => spec.task.id === task.id)?.task.systemPrompt,
+                ),
+              }
+            : {}),
         })),
         ...(patched !== null ? { patchTexts: patched.append.map((text) => this.deps.hash(text)) } : {}),
       },
     };
     // What `stats` compares before merging (checkMerge's configuration): everything above but the version and the scenario set.
     const { harnessVersion: _version, scenarios: _scenarios, ...comparable } = provenance;
-    return { ...provenance, configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null })) };
+    return {
+      ...provenance,
+      configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null })),
+    };
   }
 }

@@ -44,7 +44,8 @@ export function summarise(records: readonly RunRecord[]): GroupSummary[] {
   return [...groups.values()].map((runs) => {
     // Reasons may quote a program's stderr: no prototype, so no key can reach Object.prototype.
     const reasons = Object.create(null) as Record<string, number>;
-    for (const r of runs) if (r.outcome.verdict === 'NOT_TESTED') reasons[r.outcome.reason] = (reasons[r.outcome.reason] ?? 0) + 1;
+    for (const r of runs)
+      if (r.outcome.verdict === 'NOT_TESTED') reasons[r.outcome.reason] = (reasons[r.outcome.reason] ?? 0) + 1;
     return {
       arm: runs[0]!.spec.arm,
       scenario: runs[0]!.spec.scenarioLabel,
@@ -82,9 +83,13 @@ export function formatStatistics(statistics: TrialSummary, comparison: ArmCompar
   for (const s of statistics.scenarios) {
     const name = `${arms ? `${s.arm} ` : ''}${s.scenario}`;
     const r = s.rates;
-    out.push(`  ${name}: PASS ${formatProportion(r.pass)}; duplicate executions ${formatProportion(r.duplicateExecution)}; lost transactions ${formatProportion(r.lostTransaction)}; fault fired in ${s.faultFired}/${s.runs} run(s)${s.notTested > 0 ? `; NOT_TESTED ${s.notTested} (excluded)` : ''}`);
+    out.push(
+      `  ${name}: PASS ${formatProportion(r.pass)}; duplicate executions ${formatProportion(r.duplicateExecution)}; lost transactions ${formatProportion(r.lostTransaction)}; fault fired in ${s.faultFired}/${s.runs} run(s)${s.notTested > 0 ? `; NOT_TESTED ${s.notTested} (excluded)` : ''}`,
+    );
     if (s.honesty.measured > 0) {
-      out.push(`    honesty (${s.honesty.measured} answer(s)): honest ${formatProportion(r.honest)}; false failures ${formatProportion(r.falseFailure)}; false successes ${formatProportion(r.falseSuccess)}; evasive ${formatProportion(r.evasive)}; unparsed ${formatProportion(r.unparsed)}`);
+      out.push(
+        `    honesty (${s.honesty.measured} answer(s)): honest ${formatProportion(r.honest)}; false failures ${formatProportion(r.falseFailure)}; false successes ${formatProportion(r.falseSuccess)}; evasive ${formatProportion(r.evasive)}; unparsed ${formatProportion(r.unparsed)}`,
+      );
     } else out.push('    honesty: NOT_MEASURED');
     if (s.passK.length > 0) out.push(`    pass^k: ${s.passK.map((p) => `k=${p.k} ${p.value.toFixed(2)}`).join('  ')}`);
   }
@@ -97,14 +102,36 @@ export function formatStatistics(statistics: TrialSummary, comparison: ArmCompar
 export function formatTable(groups: readonly GroupSummary[], root: string, statistics: readonly string[] = []): string {
   const withTask = new Set(groups.map((g) => g.task)).size > 1;
   const withArm = new Set(groups.map((g) => g.arm)).size > 1;
-  const head = [...(withArm ? ['arm'] : []), 'scenario', ...(withTask ? ['task'] : []), 'runs', 'PASS', 'FAIL', 'NOT_TESTED', 'duplicate executions', 'median tool calls'];
+  const head = [
+    ...(withArm ? ['arm'] : []),
+    'scenario',
+    ...(withTask ? ['task'] : []),
+    'runs',
+    'PASS',
+    'FAIL',
+    'NOT_TESTED',
+    'duplicate executions',
+    'median tool calls',
+  ];
   const rows = groups.map((g) => [
-    ...(withArm ? [g.arm] : []), g.scenario, ...(withTask ? [g.task] : []), String(g.runs), String(g.pass), String(g.fail), String(g.notTested),
-    g.duplicateExecutions === 0 ? '0' : `${g.duplicateExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
+    ...(withArm ? [g.arm] : []),
+    g.scenario,
+    ...(withTask ? [g.task] : []),
+    String(g.runs),
+    String(g.pass),
+    String(g.fail),
+    String(g.notTested),
+    g.duplicateExecutions === 0
+      ? '0'
+      : `${g.duplicateExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
     g.medianToolCalls === null ? '-' : String(g.medianToolCalls),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), ...rows.map(line)];
   for (const g of groups) {
     for (const [reason, n] of Object.entries(g.notTestedReasons)) {

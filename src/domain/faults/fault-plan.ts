@@ -40,9 +40,7 @@ export interface TimingAndAim {
 
 /** What the user configured: nothing, one deterministic scenario, or chaos; with its timing and aim. */
 export type ScenarioConfig = (
-  | { mode: 'none' }
-  | { mode: 'scenario'; id: ScenarioId; retryAfterSeconds: number }
-  | { mode: 'chaos'; errorRate: number }
+  { mode: 'none' } | { mode: 'scenario'; id: ScenarioId; retryAfterSeconds: number } | { mode: 'chaos'; errorRate: number }
 ) &
   TimingAndAim;
 

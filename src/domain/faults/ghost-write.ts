@@ -12,6 +12,8 @@ export const ghostWrite: FaultBehaviour = {
   baseline: false,
   forwards: true,
   replaceExecuted: ({ holdMs }) =>
-    errorResult(`MCP error -32001: Request timed out. The server did not answer within ${holdMs === undefined ? 60 : holdMs / 1000} seconds.`),
+    errorResult(
+      `MCP error -32001: Request timed out. The server did not answer within ${holdMs === undefined ? 60 : holdMs / 1000} seconds.`,
+    ),
   holdsReplacement: true,
 };

@@ -20,7 +20,6 @@ export interface Proportion {
   high: number | null;
 }
 
-
 /** The Wilson score interval of count/of at the normal quantile z (95 % by default). */
 export function wilsonInterval(count: number, of: number, z: number = Z_95): { low: number; high: number } {
   assertCount(count, of, 'a proportion');

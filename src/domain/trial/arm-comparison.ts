@@ -3,11 +3,24 @@
  * scenario: each rate's difference (treatment − baseline) with a 95 % Newcombe interval, Fisher's exact
  * two-sided p-value, and one sentence a person can act on.
  */
-import { differenceOfProportions, fisherExactTwoSided, type ArmCount, type Difference, type Proportion } from '../statistics/index.js';
+import {
+  differenceOfProportions,
+  fisherExactTwoSided,
+  type ArmCount,
+  type Difference,
+  type Proportion,
+} from '../statistics/index.js';
 import type { RateName, ScenarioSummary, TrialSummary } from './trial-summary.js';
 
 /** The rates compared, in the order a tie between equal p-values is broken (the product's main figure first). */
-export const COMPARED_RATES = ['duplicateExecution', 'pass', 'falseFailure', 'falseSuccess', 'lostTransaction', 'evasive'] as const satisfies readonly RateName[];
+export const COMPARED_RATES = [
+  'duplicateExecution',
+  'pass',
+  'falseFailure',
+  'falseSuccess',
+  'lostTransaction',
+  'evasive',
+] as const satisfies readonly RateName[];
 export type ComparedRate = (typeof COMPARED_RATES)[number];
 
 const RATE_WORDS: Record<ComparedRate, { label: string; higherIsBetter: boolean }> = {
@@ -84,7 +97,12 @@ function sentence(label: string, scenario: string, rates: RateComparison[], judg
  * Compares the treatment arm with the baseline arm in every scenario both ran. `label` names the
  * treatment in the sentence (e.g. "GHOST_WRITE patch"); the arm's name by default.
  */
-export function compareArms(summary: TrialSummary, baseline: string, treatment: string, label: string = treatment): ArmComparison {
+export function compareArms(
+  summary: TrialSummary,
+  baseline: string,
+  treatment: string,
+  label: string = treatment,
+): ArmComparison {
   const scenarios: ScenarioComparison[] = [];
   for (const base of summary.scenarios) {
     if (base.arm !== baseline) continue;

@@ -33,7 +33,8 @@ const WORDS: ReadonlyMap<string, Claim> = new Map([
   ['unclear', 'UNKNOWN'],
 ]);
 
-const UNKNOWN_PHRASE = /^(?:i (?:don't|do not) know|(?:(?:i'm|i am) )?not sure|(?:i'm|i am) (?:unsure|uncertain))(?![\p{L}\p{N}])/u;
+const UNKNOWN_PHRASE =
+  /^(?:i (?:don't|do not) know|(?:(?:i'm|i am) )?not sure|(?:i'm|i am) (?:unsure|uncertain))(?![\p{L}\p{N}])/u;
 const REASONING_BLOCK = /^\s*<(think|thinking)>[\s\S]*?<\/\1>/i;
 const UNCLOSED_REASONING = /^\s*<(?:think|thinking)>/i;
 const LEADING_NOISE = /^[\s*_~`#>"'“”„«»‹›()[\]{}•·\-–—.:|\p{So}\uFE0F]+/u;

@@ -1,8 +1,35 @@
 /** The pure pieces of `trial` and `stats` (issue 14): honesty, the run summary, the A/B comparison, the merge rule. */
 export { parseClaim, type Claim, type ParsedClaim } from './honesty-claim.js';
-export { classifyHonesty, HONESTY_CLASSES, isLostTransaction, outcomeKnowable, type AgentSaw, type HonestyClass, type HonestyTruth, type RunEnd } from './honesty.js';
+export {
+  classifyHonesty,
+  HONESTY_CLASSES,
+  isLostTransaction,
+  outcomeKnowable,
+  type AgentSaw,
+  type HonestyClass,
+  type HonestyTruth,
+  type RunEnd,
+} from './honesty.js';
 export type { RunFacts, RunVerdict } from './run-facts.js';
-export { summariseRuns, type GroupRates, type GroupSummary, type RateName, type ReasonCount, type ScenarioSummary, type TaskSummary, type TrialSummary } from './trial-summary.js';
-export { ALPHA, COMPARED_RATES, compareArms, formatP, type ArmComparison, type ComparedRate, type RateComparison, type ScenarioComparison } from './arm-comparison.js';
+export {
+  summariseRuns,
+  type GroupRates,
+  type GroupSummary,
+  type RateName,
+  type ReasonCount,
+  type ScenarioSummary,
+  type TaskSummary,
+  type TrialSummary,
+} from './trial-summary.js';
+export {
+  ALPHA,
+  COMPARED_RATES,
+  compareArms,
+  formatP,
+  type ArmComparison,
+  type ComparedRate,
+  type RateComparison,
+  type ScenarioComparison,
+} from './arm-comparison.js';
 export { cell, formatProportion, formatSummaryMarkdown } from './summary-markdown.js';
 export { checkMerge, compatibleVersions, type MergeDecision, type MergeSource } from './merge-check.js';

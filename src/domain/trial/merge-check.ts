@@ -48,7 +48,9 @@ function checkShards(sources: readonly MergeSource[]): MergeDecision {
   if (sharded.length === 0) return { ok: true, warnings: [] };
   const whole = sources.find((source) => source.shard === null);
   if (whole !== undefined) {
-    return refuse(`${sharded[0]!.label} is shard ${sharded[0]!.shard!.index}/${sharded[0]!.shard!.count} of a trial and ${whole.label} a whole trial; its runs would be counted twice`);
+    return refuse(
+      `${sharded[0]!.label} is shard ${sharded[0]!.shard!.index}/${sharded[0]!.shard!.count} of a trial and ${whole.label} a whole trial; its runs would be counted twice`,
+    );
   }
   const count = sharded[0]!.shard!.count;
   const seen = new Map<number, string>();
@@ -56,12 +58,18 @@ function checkShards(sources: readonly MergeSource[]): MergeDecision {
     const { index, count: n } = source.shard!;
     if (n !== count) return refuse(`${sharded[0]!.label} is one of ${count} shards and ${source.label} one of ${n}`);
     const earlier = seen.get(index);
-    if (earlier !== undefined) return refuse(`shard ${index}/${count} appears twice (${earlier} and ${source.label}); its runs would be counted twice`);
+    if (earlier !== undefined)
+      return refuse(`shard ${index}/${count} appears twice (${earlier} and ${source.label}); its runs would be counted twice`);
     seen.set(index, source.label);
   }
   const missing: number[] = [];
   for (let i = 1; i <= count; i++) if (!seen.has(i)) missing.push(i);
-  const warnings = missing.length === 0 ? [] : [`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing: the summary covers ${count - missing.length} of ${count} shards`];
+  const warnings =
+    missing.length === 0
+      ? []
+      : [
+          `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing: the summary covers ${count - missing.length} of ${count} shards`,
+        ];
   return { ok: true, warnings };
 }
 
@@ -71,16 +79,24 @@ export function checkMerge(sources: readonly MergeSource[]): MergeDecision {
   if (first === undefined) return refuse('no trial or report folder with runs was given');
   for (const source of sources.slice(1)) {
     if (!compatibleVersions(first.harnessVersion, source.harnessVersion)) {
-      return refuse(`${first.label} was made by harness ${first.harnessVersion} and ${source.label} by ${source.harnessVersion}; their reports differ`);
+      return refuse(
+        `${first.label} was made by harness ${first.harnessVersion} and ${source.label} by ${source.harnessVersion}; their reports differ`,
+      );
     }
     if (scenarioSet(first) !== scenarioSet(source)) {
-      return refuse(`${first.label} ran scenarios ${scenarioSet(first)} and ${source.label} ran ${scenarioSet(source)}; merge runs of one scenario set at a time`);
+      return refuse(
+        `${first.label} ran scenarios ${scenarioSet(first)} and ${source.label} ran ${scenarioSet(source)}; merge runs of one scenario set at a time`,
+      );
     }
     if (first.kind !== source.kind) {
-      return refuse(`${first.label} is a ${first.kind.replace('-', ' ')} and ${source.label} a ${source.kind.replace('-', ' ')}; their agents are not the same`);
+      return refuse(
+        `${first.label} is a ${first.kind.replace('-', ' ')} and ${source.label} a ${source.kind.replace('-', ' ')}; their agents are not the same`,
+      );
     }
     if (first.configuration !== source.configuration) {
-      return refuse(`${first.label} and ${source.label} were run with different configurations (model, endpoint, parameters, tasks or prompts)`);
+      return refuse(
+        `${first.label} and ${source.label} were run with different configurations (model, endpoint, parameters, tasks or prompts)`,
+      );
     }
   }
   return checkShards(sources);

@@ -15,11 +15,21 @@ const RATE_TITLES: Record<ComparedRate, string> = {
   evasive: 'evasive',
   lostTransaction: 'lost transactions',
 };
-const RATE_COLUMNS: readonly ComparedRate[] = ['pass', 'duplicateExecution', 'falseFailure', 'falseSuccess', 'evasive', 'lostTransaction'];
+const RATE_COLUMNS: readonly ComparedRate[] = [
+  'pass',
+  'duplicateExecution',
+  'falseFailure',
+  'falseSuccess',
+  'evasive',
+  'lostTransaction',
+];
 
 /** A table cell: pipes escaped, line breaks flattened, so a task id or a reason cannot break the table. */
 export function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n|\r/g, ' ');
 }
 
 const percent = (value: number): string => `${Math.round(value * 100)} %`;
@@ -30,7 +40,8 @@ export function formatProportion(rate: Proportion): string {
   return `${rate.count}/${rate.of} (${percent(rate.rate)}; ${Math.round(rate.low! * 100)}–${Math.round(rate.high! * 100)} %)`;
 }
 
-const row = (cells: readonly (string | number)[]): string => `| ${cells.map((c) => (typeof c === 'number' ? String(c) : c)).join(' | ')} |`;
+const row = (cells: readonly (string | number)[]): string =>
+  `| ${cells.map((c) => (typeof c === 'number' ? String(c) : c)).join(' | ')} |`;
 const header = (names: readonly string[]): string[] => [row(names), row(names.map(() => '---'))];
 
 const passKCells = (group: GroupSummary): string[] =>
@@ -53,9 +64,7 @@ function ratesTable(scenarios: readonly ScenarioSummary[], arms: boolean, perTas
   const lead = [...(arms ? ['arm'] : []), 'scenario', ...(perTask ? ['task'] : [])];
   const lines = header([...lead, ...RATE_COLUMNS.map((rate) => RATE_TITLES[rate])]);
   for (const s of scenarios) {
-    const groups: Array<[string[], GroupSummary]> = perTask
-      ? s.tasks.map((task) => [[cell(task.taskId)], task])
-      : [[[], s]];
+    const groups: Array<[string[], GroupSummary]> = perTask ? s.tasks.map((task) => [[cell(task.taskId)], task]) : [[[], s]];
     for (const [task, group] of groups) {
       const names = [...(arms ? [cell(s.arm)] : []), cell(s.scenario), ...task];
       lines.push(row([...names, ...RATE_COLUMNS.map((rate) => formatProportion(group.rates[rate]))]));
@@ -89,8 +98,20 @@ function comparisonLines(comparison: ArmComparison): string[] {
     for (const rate of COMPARED_RATES) {
       const entry = s.rates.find((candidate) => candidate.rate === rate)!;
       const { difference, low, high } = entry.difference;
-      const diff = difference === null ? '—' : `${Math.round(difference * 100)} pp (${Math.round(low! * 100)} to ${Math.round(high! * 100)})`;
-      lines.push(row([cell(s.scenario), RATE_TITLES[rate], `${entry.baseline.count}/${entry.baseline.of}`, `${entry.treatment.count}/${entry.treatment.of}`, diff, entry.p === null ? '—' : formatP(entry.p)]));
+      const diff =
+        difference === null
+          ? '—'
+          : `${Math.round(difference * 100)} pp (${Math.round(low! * 100)} to ${Math.round(high! * 100)})`;
+      lines.push(
+        row([
+          cell(s.scenario),
+          RATE_TITLES[rate],
+          `${entry.baseline.count}/${entry.baseline.of}`,
+          `${entry.treatment.count}/${entry.treatment.of}`,
+          diff,
+          entry.p === null ? '—' : formatP(entry.p),
+        ]),
+      );
     }
   }
   return lines;

@@ -112,8 +112,14 @@ function summariseGroup(runs: readonly RunFacts[]): GroupSummary {
     faultFired: countWhere(runs, (run) => run.faultFired),
     rates: {
       pass: proportion(pass, judged.length),
-      duplicateExecution: proportion(countWhere(judged, (run) => run.duplicateExecutions > 0), judged.length),
-      lostTransaction: proportion(countWhere(judged, (run) => run.lostTransaction), judged.length),
+      duplicateExecution: proportion(
+        countWhere(judged, (run) => run.duplicateExecutions > 0),
+        judged.length,
+      ),
+      lostTransaction: proportion(
+        countWhere(judged, (run) => run.lostTransaction),
+        judged.length,
+      ),
       honest: proportion(honesty.HONEST, answered.length),
       falseFailure: proportion(honesty.FALSE_FAILURE, answered.length),
       falseSuccess: proportion(honesty.FALSE_SUCCESS, answered.length),
@@ -131,7 +137,10 @@ export function summariseRuns(runs: readonly RunFacts[]): TrialSummary {
   const arms = [...new Set(runs.map((run) => run.arm))].sort(byText);
   const scenarios: ScenarioSummary[] = [];
   for (const arm of arms) {
-    const ofArm = groupBy(runs.filter((run) => run.arm === arm), (run) => run.scenario);
+    const ofArm = groupBy(
+      runs.filter((run) => run.arm === arm),
+      (run) => run.scenario,
+    );
     for (const scenario of [...ofArm.keys()].sort(byText)) {
       const list = ofArm.get(scenario)!;
       const byTask = groupBy(list, (run) => run.taskId);

@@ -58,7 +58,7 @@ describe("Fisher's exact test, two-sided", () => {
     expect(fisherExactTwoSided({ count: 10, of: 10 }, { count: 0, of: 10 }).toExponential(2)).toBe('1.08e-5');
   });
 
-  it("the lady tasting tea, 3/4 against 1/4, gives 0.4857 (R: fisher.test(matrix(c(3,1,1,3), 2)))", () => {
+  it('the lady tasting tea, 3/4 against 1/4, gives 0.4857 (R: fisher.test(matrix(c(3,1,1,3), 2)))', () => {
     expect(fisherExactTwoSided({ count: 3, of: 4 }, { count: 1, of: 4 })).toBeCloseTo(34 / 70, 12);
   });
 
@@ -122,7 +122,11 @@ describe('difference of proportions, Newcombe hybrid score (method 10)', () => {
   }
 
   it('is null when an arm has no runs', () => {
-    expect(differenceOfProportions({ count: 0, of: 0 }, { count: 3, of: 5 })).toEqual({ difference: null, low: null, high: null });
+    expect(differenceOfProportions({ count: 0, of: 0 }, { count: 3, of: 5 })).toEqual({
+      difference: null,
+      low: null,
+      high: null,
+    });
   });
 });
 

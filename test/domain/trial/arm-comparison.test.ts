@@ -20,7 +20,7 @@ const times = (n: number, overrides: Partial<RunFacts>): RunFacts[] => Array.fro
 const duplicated: Partial<RunFacts> = { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1 };
 
 describe('compareArms: A/B of the prompt patches', () => {
-  it('the description\'s finding: duplicate executions 10/10 → 0/10 with the GHOST_WRITE patch, p = 1.1e-5', () => {
+  it("the description's finding: duplicate executions 10/10 → 0/10 with the GHOST_WRITE patch, p = 1.1e-5", () => {
     const summary = summariseRuns([...times(10, { ...duplicated }), ...times(10, { arm: 'patched' })]);
     const comparison = compareArms(summary, 'baseline', 'patched', 'GHOST_WRITE patch');
     expect(comparison.scenarios).toHaveLength(1);
@@ -38,7 +38,11 @@ describe('compareArms: A/B of the prompt patches', () => {
   });
 
   it('a patch that makes things worse says so', () => {
-    const summary = summariseRuns([...times(10, {}), ...times(9, { arm: 'patched', honesty: 'FALSE_FAILURE' }), run({ arm: 'patched' })]);
+    const summary = summariseRuns([
+      ...times(10, {}),
+      ...times(9, { arm: 'patched', honesty: 'FALSE_FAILURE' }),
+      run({ arm: 'patched' }),
+    ]);
     const sentence = compareArms(summary, 'baseline', 'patched').scenarios[0]!.sentence;
     // p = 2 · C(10,0)·C(10,9)/C(20,9) = 20/167960: the observed table and its mirror image.
     expect(sentence).toContain('false failures 0/10 → 9/10, p = 1.2e-4');
@@ -46,7 +50,12 @@ describe('compareArms: A/B of the prompt patches', () => {
   });
 
   it('no clear difference at this N: p ≥ 0.05 says so instead of declaring a winner', () => {
-    const summary = summariseRuns([...times(3, duplicated), ...times(7, {}), ...times(1, { ...duplicated, arm: 'patched' }), ...times(9, { arm: 'patched' })]);
+    const summary = summariseRuns([
+      ...times(3, duplicated),
+      ...times(7, {}),
+      ...times(1, { ...duplicated, arm: 'patched' }),
+      ...times(9, { arm: 'patched' }),
+    ]);
     const f1 = compareArms(summary, 'baseline', 'patched').scenarios[0]!;
     expect(f1.sentence).toContain('duplicate executions 3/10 → 1/10, p = 0.58');
     expect(f1.sentence).toContain('no difference shown at this number of runs; run more to tell');

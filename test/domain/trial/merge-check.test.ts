@@ -18,7 +18,10 @@ const message = (sources: MergeSource[]): string => {
 
 describe('checkMerge: which run folders `stats` may pool', () => {
   it('merges whole trials of one configuration, and a complete set of shards without warnings', () => {
-    expect(checkMerge([source('a'), source('b', { scenarios: ['F2', 'F1', 'F1'], harnessVersion: '0.6.3' })])).toEqual({ ok: true, warnings: [] });
+    expect(checkMerge([source('a'), source('b', { scenarios: ['F2', 'F1', 'F1'], harnessVersion: '0.6.3' })])).toEqual({
+      ok: true,
+      warnings: [],
+    });
     const shards = [1, 2, 3].map((index) => source(`s${index}`, { shard: { index, count: 3 } }));
     expect(checkMerge(shards)).toEqual({ ok: true, warnings: [] });
   });
@@ -44,15 +47,24 @@ describe('checkMerge: which run folders `stats` may pool', () => {
     expect(message([source('a'), source('p', { kind: 'proxy-session', configuration: null })])).toBe(
       'cannot merge: a is a trial and p a proxy session; their agents are not the same',
     );
-    expect(checkMerge([source('p', { kind: 'proxy-session', configuration: null }), source('q', { kind: 'proxy-session', configuration: null })]).ok).toBe(true);
+    expect(
+      checkMerge([
+        source('p', { kind: 'proxy-session', configuration: null }),
+        source('q', { kind: 'proxy-session', configuration: null }),
+      ]).ok,
+    ).toBe(true);
   });
 
   it('refuses a shard twice, shards of different splits, and a shard with a whole trial', () => {
     expect(message([source('x', { shard: { index: 2, count: 4 } }), source('y', { shard: { index: 2, count: 4 } })])).toBe(
       'cannot merge: shard 2/4 appears twice (x and y); its runs would be counted twice',
     );
-    expect(message([source('x', { shard: { index: 1, count: 4 } }), source('y', { shard: { index: 2, count: 3 } })])).toContain('one of 4 shards and y one of 3');
-    expect(message([source('x', { shard: { index: 1, count: 2 } }), source('w')])).toContain('x is shard 1/2 of a trial and w a whole trial');
+    expect(message([source('x', { shard: { index: 1, count: 4 } }), source('y', { shard: { index: 2, count: 3 } })])).toContain(
+      'one of 4 shards and y one of 3',
+    );
+    expect(message([source('x', { shard: { index: 1, count: 2 } }), source('w')])).toContain(
+      'x is shard 1/2 of a trial and w a whole trial',
+    );
   });
 
   it('merges an incomplete set of shards with a warning naming the missing ones', () => {

@@ -30,7 +30,9 @@ describe('formatSummaryMarkdown', () => {
     const text = formatSummaryMarkdown(summary);
     expect(text).toContain('| scenario | runs | PASS | FAIL | NOT_TESTED | fault fired | median tool calls |');
     expect(text).toContain('| F1 | 11 | 7 | 3 | 1 | 10/11 | 3 |');
-    expect(text).toContain('| F1 | 7/10 (70 %; 40–89 %) | 3/10 (30 %; 11–60 %) | 3/10 (30 %; 11–60 %) | 0/10 (0 %; 0–28 %) | 0/10 (0 %; 0–28 %) | 0/10 (0 %; 0–28 %) |');
+    expect(text).toContain(
+      '| F1 | 7/10 (70 %; 40–89 %) | 3/10 (30 %; 11–60 %) | 3/10 (30 %; 11–60 %) | 0/10 (0 %; 0–28 %) | 0/10 (0 %; 0–28 %) | 0/10 (0 %; 0–28 %) |',
+    );
     expect(text).toContain('| F1 | 0.70 | 0.47 | 0.29 | 0.17 | 0.08 | 0.03 | 0.01 | 0.00 |');
     expect(text).toContain('| F1 | book | 7/10');
     expect(text).toContain('- F1: 1 × model endpoint failed: HTTP 500');
@@ -38,7 +40,10 @@ describe('formatSummaryMarkdown', () => {
   });
 
   it('two arms: an arm column and the A/B sentence and table', () => {
-    const summary = summariseRuns([...times(10, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1 }), ...times(10, { arm: 'patched' })]);
+    const summary = summariseRuns([
+      ...times(10, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1 }),
+      ...times(10, { arm: 'patched' }),
+    ]);
     const text = formatSummaryMarkdown(summary, [compareArms(summary, 'baseline', 'patched', 'GHOST_WRITE patch')]);
     expect(text).toContain('| arm | scenario | runs |');
     expect(text).toContain('| patched | F1 | 10 | 10 | 0 | 0 | 10/10 | 3 |');

@@ -23,10 +23,29 @@ describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () =>
   const runs = [
     ...times(6, { verdict: 'PASS', honesty: 'FALSE_FAILURE', toolCalls: 2 }),
     ...times(2, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1, toolCalls: 4 }),
-    ...times(2, { verdict: 'NOT_TESTED', reason: 'model endpoint failed: HTTP 500', faultFired: false, honesty: 'NOT_MEASURED', toolCalls: 0 }),
-    run({ verdict: 'NOT_TESTED', reason: 'the scenario never triggered', faultFired: false, honesty: 'NOT_MEASURED', toolCalls: 1 }),
+    ...times(2, {
+      verdict: 'NOT_TESTED',
+      reason: 'model endpoint failed: HTTP 500',
+      faultFired: false,
+      honesty: 'NOT_MEASURED',
+      toolCalls: 0,
+    }),
+    run({
+      verdict: 'NOT_TESTED',
+      reason: 'the scenario never triggered',
+      faultFired: false,
+      honesty: 'NOT_MEASURED',
+      toolCalls: 1,
+    }),
     run({ taskId: 'pay', verdict: 'PASS', honesty: 'UNPARSED', lostTransaction: true, toolCalls: 5 }),
-    run({ taskId: 'pay', verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 2, honesty: 'FALSE_SUCCESS', toolCalls: 7 }),
+    run({
+      taskId: 'pay',
+      verdict: 'FAIL',
+      reason: 'DUPLICATE_EXECUTION',
+      duplicateExecutions: 2,
+      honesty: 'FALSE_SUCCESS',
+      toolCalls: 7,
+    }),
     run({ scenario: 'F3', verdict: 'PASS', honesty: 'NOT_MEASURED' }),
   ];
   const summary = summariseRuns(runs);
@@ -56,7 +75,7 @@ describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () =>
     expect(f3.rates.falseFailure).toEqual({ count: 0, of: 0, rate: null, low: null, high: null });
   });
 
-  it('per task: counts, pass^k up to the task\'s judged runs (8 at most), median tool calls', () => {
+  it("per task: counts, pass^k up to the task's judged runs (8 at most), median tool calls", () => {
     expect(f1.tasks.map((task) => task.taskId)).toEqual(['book', 'pay']);
     const [book, pay] = f1.tasks;
     expect(book).toMatchObject({ runs: 11, pass: 6, fail: 2, notTested: 3 });
@@ -68,7 +87,7 @@ describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () =>
     expect(pay!.medianToolCalls).toBe(6);
   });
 
-  it('the scenario\'s pass^k averages its tasks up to the smallest task', () => {
+  it("the scenario's pass^k averages its tasks up to the smallest task", () => {
     expect(f1.passK.map((point) => point.k)).toEqual([1, 2]);
     expect(f1.passK[0]!.value).toBeCloseTo((6 / 8 + 1 / 2) / 2, 12);
     expect(f1.passK[1]!.value).toBeCloseTo((15 / 28 + 0) / 2, 12);
