@@ -121,18 +121,16 @@ describe('journal file (issue 15 item 5)', () => {
     const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    journal
-      .session('s', { scenario: 'x' })
-      .callEvent({
-        step: 'received',
-        at: 7,
-        attempt: 1,
-        tool: 't',
-        callClass: 'read',
-        operation: null,
-        fault: null,
-        arguments: deep,
-      });
+    journal.session('s', { scenario: 'x' }).callEvent({
+      step: 'received',
+      at: 7,
+      attempt: 1,
+      tool: 't',
+      callClass: 'read',
+      operation: null,
+      fault: null,
+      arguments: deep,
+    });
     journal.close();
     const received = parseJournal(readFileSync(files.path('j.jsonl'), 'utf8')).records[2];
     expect(received).toMatchObject({ event: 'received', arguments: { unserialisable: expect.any(String) } });
