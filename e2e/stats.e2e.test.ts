@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { BIN, ROOT } from './support/proxy-harness.js';
 import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { HARNESS_VERSION } from '../src/version.js';
 
 let server: ModelServer;
 let whole: TrialOutput;
@@ -177,7 +178,9 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
     writeFileSync(join(copy, 'runs', 'F1-001', 'run.json'), JSON.stringify({ ...run, harnessVersion: '0.5.0' }));
     await refused(
       [whole.out, copy],
-      /cannot merge: .* was made by harness 0\.6\.0 and .*old-version by 0\.5\.0; their reports differ/,
+      new RegExp(
+        `cannot merge: .* was made by harness ${HARNESS_VERSION.replaceAll('.', '\\.')} and .*old-version by 0\\.5\\.0; their reports differ`,
+      ),
     );
 
     const empty = join(scratch, 'empty');
