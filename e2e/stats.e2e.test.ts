@@ -116,7 +116,8 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
     expect(f1).toMatchObject({ scenario: 'F1', runs: 3, pass: 0, fail: 3, faultFired: 3 });
     expect(f1!.rates['duplicateExecution']).toMatchObject({ count: 3, of: 3 });
     expect(f3).toMatchObject({ scenario: 'F3', runs: 3, faultFired: 3 });
-    // The same runs as trial counted them itself.
+    // The same runs as trial counted them itself: the statistics in its summary.json are the merged ones.
+    expect((whole.summary as unknown as Record<string, unknown>)['statistics']).toEqual(a.statistics);
     const groups = whole.summary.groups;
     expect(groups.map((g) => [g.scenario, g.pass, g.fail, g.notTested])).toEqual(
       a.statistics.scenarios.map((s) => [s.scenario, s.pass, s.fail, s['notTested']]),
