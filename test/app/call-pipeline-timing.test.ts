@@ -66,6 +66,27 @@ const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
   ({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
 
 describe('issue 16: timing in the call pipeline (manual clock)', () => {
+  it('issue 16: a scenario with --latency or --hold and no Timer wired is refused at construction', () => {
+    const session = (scenario: ScenarioConfig) =>
+      new EvaluationSession(
+        { scenario, keyFields: [] },
+        { classOf: () => 'write', acceptsKey: () => false },
+        new ManualClock(0),
+        fixedRandom(0.5),
+      );
+    const deps = {
+      upstream: new CancellableUpstream(new ManualClock(0)),
+      callTimeoutMs: 1000,
+      outputSchemaTools: new Set<string>(),
+      publish: null,
+    };
+    expect(() => new CallPipeline({ ...deps, session: session({ mode: 'none', latency: { ms: 5, jitterMs: 0 } }) })).toThrow(
+      /needs a Timer/,
+    );
+    expect(() => new CallPipeline({ ...deps, session: session(F1({ holdMs: 10 })) })).toThrow(/needs a Timer/);
+    expect(() => new CallPipeline({ ...deps, session: session(F1()) })).not.toThrow();
+  });
+
   it('issue 16: --latency: the call reaches the upstream only after the latency, reads as writes', async () => {
     const { clock, upstream, pipeline, report } = setup({ mode: 'none', latency: { ms: 250, jitterMs: 0 } });
     const answer = pipeline.call({ name: 'get_booking', arguments: {} });

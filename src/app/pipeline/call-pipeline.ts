@@ -47,27 +47,12 @@ export interface CallPipelineDeps {
   onUpstreamOutcome?(tool: string, outcome: UpstreamCallOutcome): void;
   /** Told every step of every call (the journal, per-call log lines); absent: nobody listens. */
   events?: CallEventsDeps;
-  /** Waits for `--latency` and `--hold` (default: the real timer); used only when a wait was decided. */
+  /** Waits for `--latency` and `--hold`; required when the session's scenario has either. */
   timer?: Timer;
 }
 
-/** The real timer, for drivers that give none (only used when a latency or hold is configured). */
-const realTimer: Timer = {
-  sleep: (ms, signal) =>
-    signal?.aborted === true
-      ? Promise.resolve(false)
-      : new Promise((resolve) => {
-          const onAbort = () => {
-            clearTimeout(timer);
-            resolve(false);
-          };
-          const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve(true);
-          }, ms);
-          signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-};
+/** The timer of a session that never waits (no latency, no hold): the pipeline does not call it. */
+const NO_WAIT: Timer = { sleep: () => Promise.resolve(true) };
 
 /** The outcome of a call the agent cancelled during its latency: it never reached the upstream. */
 const CANCELLED_BEFORE_FORWARDING: UpstreamCallOutcome = {
@@ -93,17 +78,29 @@ export const NOT_FORWARDED_SESSION_ENDED: ToolCallResult = {
   isError: true,
 };
 
+function recordOf(
+  attempt: { callClass: CallClass; fault: FaultKind | null },
+  result: ToolCallResult,
+  upstream: UpstreamCallOutcome | null,
+  replaced: boolean,
+): CallRecord {
+  return { result, callClass: attempt.callClass, fault: attempt.fault, upstream, replaced };
+}
+
 export class CallPipeline {
   private inFlight = 0;
   private idle: Array<() => void> = [];
   private readonly events: CallEvents | null;
 
+  private readonly timer: Timer;
+
   constructor(private readonly deps: CallPipelineDeps) {
     this.events = deps.events === undefined ? null : new CallEvents(deps.events);
-  }
-
-  private get timer(): Timer {
-    return this.deps.timer ?? realTimer;
+    const { latency, holdMs } = deps.session.settings.scenario;
+    if ((latency !== undefined || (holdMs ?? 0) > 0) && deps.timer === undefined) {
+      throw new Error('a scenario with --latency or --hold needs a Timer (wiring error)');
+    }
+    this.timer = deps.timer ?? NO_WAIT;
   }
 
   /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
@@ -125,7 +122,7 @@ export class CallPipeline {
     let record: CallRecord;
     let upstreamDid: ExecutionOutcome['kind'] | null = null;
     if (!attempt.forward) {
-      record = { result: attempt.injected!, callClass: attempt.callClass, fault: attempt.fault, upstream: null, replaced: false };
+      record = recordOf(attempt, attempt.injected!, null, false);
       events?.injected(attempt, request.name, record.result);
     } else {
       this.inFlight++;
@@ -136,13 +133,7 @@ export class CallPipeline {
         // same turn share this write.
         if (publish !== null) await publish(this.inFlight === 1);
         if (session.finished) {
-          record = {
-            result: NOT_FORWARDED_SESSION_ENDED,
-            callClass: attempt.callClass,
-            fault: attempt.fault,
-            upstream: null,
-            replaced: false,
-          };
+          record = recordOf(attempt, NOT_FORWARDED_SESSION_ENDED, null, false);
         } else {
           attempt.forwarded();
           // An aborted signal makes the upstream side cancel the request upstream (MCP cancellation); the
@@ -158,13 +149,7 @@ export class CallPipeline {
             this.deps.callTimeoutMs / 1000,
           );
           const replacement = attempt.answered(judged.execution);
-          record = {
-            result: replacement ?? judged.result,
-            callClass: attempt.callClass,
-            fault: attempt.fault,
-            upstream: outcome,
-            replaced: replacement !== null,
-          };
+          record = recordOf(attempt, replacement ?? judged.result, outcome, replacement !== null);
           upstreamDid = judged.execution.kind;
           events?.answered(
             attempt,
