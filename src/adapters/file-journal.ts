@@ -15,6 +15,7 @@ import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CallEvent } from '../ports/call-events.port.js';
+import { errorCode, errorText, isStickyWorldWritable } from './file-safety.js';
 import {
   JOURNAL_VERSION,
   type Journal,
@@ -27,7 +28,6 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const NON_BLOCK = constants.O_NONBLOCK ?? 0;
 /** Create or empty, append only, never through a link, never blocking on a FIFO planted meanwhile. */
 const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | NO_FOLLOW | NON_BLOCK;
-const STICKY_WORLD_WRITABLE = 0o1002;
 
 export interface FileJournalOptions {
   /** Write `arguments` and `result` of calls (`--journal-payloads`); off by default. */
@@ -41,15 +41,6 @@ export interface FileJournalOptions {
   uid?: number;
 }
 
-function errorCode(error: unknown): string | undefined {
-  const code: unknown = error instanceof Error ? Object.getOwnPropertyDescriptor(error, 'code')?.value : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function errorText(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
-}
-
 /** Refuses what must never be opened; one-line Errors. */
 async function checkTarget(path: string, uid: number | undefined): Promise<void> {
   const folder = await stat(dirname(path)).catch(() => null);
@@ -61,7 +52,7 @@ async function checkTarget(path: string, uid: number | undefined): Promise<void>
   if (info === null) return;
   if (info.isSymbolicLink()) throw new Error(`journal file is a symbolic link, refused (it may have been planted): ${path}`);
   if (!info.isFile()) throw new Error(`journal file must be a regular file: ${path}`);
-  if ((folder.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE && uid !== undefined && info.uid !== uid) {
+  if (isStickyWorldWritable(folder) && uid !== undefined && info.uid !== uid) {
     throw new Error(
       `journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`,
     );

@@ -16,6 +16,7 @@ import {
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ReportDocument, ReportSink } from '../ports/report-sink.port.js';
+import { errorCode, errorText, isStickyWorldWritable } from './file-safety.js';
 
 /** The file system calls a {@link FileReportSink} makes while publishing (a test seam for faults). */
 export interface SinkFileSystem {
@@ -64,17 +65,6 @@ const FILE_MODE = 0o666;
 const TEMP_NAME_ATTEMPTS = 5;
 /** A full disk or quota: writing in place instead would destroy the last complete report. */
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
-/** Set on a folder that is world-writable with the sticky bit (`/tmp`). */
-const STICKY_WORLD_WRITABLE = 0o1002;
-
-function errorText(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code: unknown = error instanceof Error ? Object.getOwnPropertyDescriptor(error, 'code')?.value : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
 
 function kindOf(info: Stats): string | undefined {
   if (info.isFile()) return undefined;
@@ -98,10 +88,6 @@ async function requireFolder(folder: string): Promise<Stats> {
   });
   if (!info.isDirectory()) throw new Error(`report file folder is not a folder: ${folder}`);
   return info;
-}
-
-function isStickyWorldWritable(folder: Stats): boolean {
-  return (folder.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE;
 }
 
 /** The real file to write, the mode of the file already there (kept by every write), and its folder's kind. */

@@ -8,6 +8,7 @@ import { lstat, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { FileReportSink } from './file-report-sink.js';
+import { isStickyWorldWritable } from './file-safety.js';
 
 /** Options of {@link ReportDirectory.open}. */
 export interface ReportDirectoryOptions {
@@ -16,9 +17,6 @@ export interface ReportDirectoryOptions {
   /** The proxy's user id (default `process.getuid()`), a test seam. */
   uid?: number;
 }
-
-/** Set on a folder that is world-writable with the sticky bit (`/tmp`). */
-const STICKY_WORLD_WRITABLE = 0o1002;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -96,7 +94,7 @@ export class ReportDirectory {
 async function refusePlanted(path: string, uid: number | undefined): Promise<void> {
   const absolute = resolve(path);
   const [entry, parent] = await Promise.all([lstat(absolute), stat(dirname(absolute))]);
-  const othersFolder = (parent.mode & STICKY_WORLD_WRITABLE) === STICKY_WORLD_WRITABLE;
+  const othersFolder = isStickyWorldWritable(parent);
   const ownedByOther = uid !== undefined && entry.uid !== uid;
   if (entry.isSymbolicLink() && othersFolder) {
     throw new Error(
