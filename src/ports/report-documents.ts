@@ -7,7 +7,7 @@
 import type { ToolClassification } from '../domain/classification.js';
 import type { ObservationEntry } from '../domain/observations.js';
 import type { Patch } from '../domain/patches.js';
-import type { Violation } from '../domain/report.js';
+import type { Report, Violation } from '../domain/report.js';
 import type { Score } from '../domain/score.js';
 import type { Verdict } from '../domain/verdict.js';
 
@@ -36,12 +36,7 @@ export interface ReportBody {
   operations: OperationDocument[];
   violations: Violation[];
   observations: ObservationEntry[];
-  coverage: {
-    calls: { read: number; write: number; unclassified: number };
-    unclassifiedTools: string[];
-    scenarioTriggered: boolean;
-    inFlight: number;
-  };
+  coverage: Report['coverage'];
 }
 
 /** A report file of a session (`status` running or finished). */
