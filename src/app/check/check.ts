@@ -23,7 +23,7 @@ import {
 const PROGRAM = 'cuonztech-agent-harness';
 
 /** The file name of a path (both separators, so a report written on Windows reads the same). */
-export function baseName(path: string): string {
+function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter((p) => p !== '');
   return parts[parts.length - 1] ?? path;
 }
@@ -164,7 +164,7 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
  * NOT_TESTED there), except a run the harness itself could not carry out ("the harness stopped / could
  * not start the run"), which is a harness failure like a proxy that exited 1.
  */
-export function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions): CheckedCase {
+function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions): CheckedCase {
   const session = run.report?.shape === 'session' ? run.report : null;
   const scenario = session?.report.scenario.description;
   const base: CheckedCase = {
@@ -213,7 +213,7 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
 }
 
 /** Counts the cases by status. */
-export function countCases(suites: readonly CheckedSuite[]): CheckCounts {
+function countCases(suites: readonly CheckedSuite[]): CheckCounts {
   const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0 };
   for (const c of suites.flatMap((s) => s.cases)) {
     counts.total += 1;
@@ -227,7 +227,7 @@ export function countCases(suites: readonly CheckedSuite[]): CheckCounts {
 }
 
 /** The exit code of the counts under `--fail-on` (see {@link CHECK_EXIT}). */
-export function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
+function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
   if (counts.error > 0) return CHECK_EXIT.harnessFailed;
   if (counts.fail > 0 && options.failOn.has('FAIL')) return CHECK_EXIT.fail;
   if (counts.notTested > 0 && options.failOn.has('NOT_TESTED')) return CHECK_EXIT.notTested;
