@@ -101,16 +101,24 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
       reason: `incomplete: the report is still status "running" (the proxy was killed before it finished); its verdict so far, ${report.verdict}, is not final`,
     };
   }
-  if (base.status === 'PASS' && options.minScore !== null && (score.overall ?? 0) < options.minScore) {
+  return withMinScoreAndBaseline(base, report.verdictReason, options);
+}
+
+/**
+ * The last two rules of a session report or trial run: a PASS below --min-score is a FAIL, and a
+ * baseline PASS says so in its reason. `base.score` is the document's overall score.
+ */
+function withMinScoreAndBaseline(base: CheckedCase, verdictReason: string, options: CheckOptions): CheckedCase {
+  if (base.status === 'PASS' && options.minScore !== null && (base.score ?? 0) < options.minScore) {
     return {
       ...base,
       status: 'FAIL',
       baseline: false,
-      reason: `score ${score.overall ?? 'none'} is below --min-score ${options.minScore} (${report.verdictReason})`,
+      reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${verdictReason})`,
     };
   }
-  if (base.baseline && !report.verdictReason.startsWith('baseline only'))
-    return { ...base, reason: `baseline only, no fault injected: ${report.verdictReason}` };
+  if (base.baseline && !verdictReason.startsWith('baseline only'))
+    return { ...base, reason: `baseline only, no fault injected: ${verdictReason}` };
   return base;
 }
 
@@ -184,17 +192,7 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
   };
   if (/^the harness (stopped|could not start)/.test(run.verdictReason))
     return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
-  if (base.status === 'PASS' && options.minScore !== null && (base.score ?? 0) < options.minScore) {
-    return {
-      ...base,
-      status: 'FAIL',
-      baseline: false,
-      reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${run.verdictReason})`,
-    };
-  }
-  if (base.baseline && !run.verdictReason.startsWith('baseline only'))
-    return { ...base, reason: `baseline only, no fault injected: ${run.verdictReason}` };
-  return base;
+  return withMinScoreAndBaseline(base, run.verdictReason, options);
 }
 
 function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
