@@ -3,7 +3,7 @@
  * executions, median tool calls, the NOT_TESTED reasons, where the run files are — as `summary.json` and
  * as a table for stdout. Statistics, honesty and patch A/B (issue 14) get their places here, empty.
  */
-import { formatProportion, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
+import { formatProportion, median, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { RunRecord } from './run-executor.js';
 
@@ -28,12 +28,7 @@ export interface GroupSummary {
   statistics: TaskSummary | null;
 }
 
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+export { median };
 
 /** Groups the runs by scenario and task, in the order the runs were planned. */
 export function summarise(records: readonly RunRecord[]): GroupSummary[] {
