@@ -96,3 +96,18 @@ export function keyValue(value: string, flag: string): [string, string] {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new UsageError(`flag --${flag} needs KEY=VALUE, got "${value}"`);
   return [key, value.slice(at + 1)];
 }
+
+/** Parses an http(s) URL without credentials in it; `credentialsFlag` is the flag that carries them instead. */
+export function httpUrl(value: string, flag: string, credentialsFlag: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`flag --${flag} must be an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`flag --${flag} must be an http(s) URL, got "${value}"`);
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(`flag --${flag} must not contain credentials; use --${credentialsFlag}`);
+  return url;
+}

@@ -7,7 +7,7 @@ import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { FAULTS, isScenarioId } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
 import type { LogLevel } from '../adapters/pino-logger.js';
-import { commaList, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
 export interface ProxyFlags {
@@ -273,18 +273,7 @@ function parseLatency(value: string): { ms: number; jitterMs: number } {
 }
 
 function parseUrl(value: string | undefined): URL | undefined {
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`flag --upstream-url must be an http(s) URL, got "${value}"`);
-  if (url.username !== '' || url.password !== '')
-    throw new UsageError('flag --upstream-url must not contain credentials; use --upstream-header-env');
-  return url;
+  return value === undefined ? undefined : httpUrl(value, 'upstream-url', 'upstream-header-env');
 }
 
 function parseOnOff(value: string | undefined, flag: string, byDefault: boolean): boolean {

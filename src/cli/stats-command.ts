@@ -32,7 +32,7 @@ export function defineStatsCommand(cli: CAC, context: CommandContext): void {
     });
 }
 
-export function parseStatsFlags(paths: readonly string[], values: Readonly<Record<string, readonly string[]>>): StatsFlags {
+function parseStatsFlags(paths: readonly string[], values: Readonly<Record<string, readonly string[]>>): StatsFlags {
   if (paths.length === 0)
     throw new UsageError('stats needs at least one folder: a trial folder (trial --out) or a proxy report folder (--report-dir)');
   for (const flag of Object.keys(values)) {

@@ -16,7 +16,7 @@ import {
   type TrialTask,
 } from '../app/trial/trial-plan.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
-import { commaList, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, httpUrl, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 
@@ -263,16 +263,7 @@ function oneOf(value: string, flag: string, allowed: string[]): string {
 }
 
 function baseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`flag --base-url must be an http(s) URL, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`flag --base-url must be an http(s) URL, got "${value}"`);
-  if (url.username !== '' || url.password !== '')
-    throw new UsageError('flag --base-url must not contain credentials; use --api-key-env');
+  httpUrl(value, 'base-url', 'api-key-env');
   return value.replace(/\/+$/, '');
 }
 

@@ -99,7 +99,7 @@ const tool = z.looseObject({
 });
 
 /** A report file with a session behind it. */
-export const sessionReportSchema = z.looseObject({
+const sessionReportSchema = z.looseObject({
   verdict,
   status: z.enum(['running', 'finished']),
   certification: CERTIFICATION,
@@ -111,7 +111,7 @@ export const sessionReportSchema = z.looseObject({
 });
 
 /** A report file before any session: `starting`, or `failed` with `startupError`. */
-export const earlyReportSchema = z.looseObject({
+const earlyReportSchema = z.looseObject({
   verdict,
   status: z.enum(['starting', 'failed']),
   certification: CERTIFICATION,
@@ -136,7 +136,7 @@ const benchmarkAgent = z.looseObject({
 });
 
 /** `benchmark-report.json`: the head; agent sections are every other key whose value is an object. */
-export const benchmarkHeadSchema = z.looseObject({
+const benchmarkHeadSchema = z.looseObject({
   certification: CERTIFICATION,
   kind: z.literal('benchmark'),
   harnessVersion: z.string(),
@@ -154,7 +154,7 @@ const BENCHMARK_HEAD_KEYS = new Set([
 ]);
 
 /** The first problem zod found, as `field.path: what is wrong`. */
-export function firstIssue(error: z.ZodError): string {
+function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid';
   const path = issue.path

@@ -35,7 +35,7 @@ const field = (value: unknown, name: string): unknown =>
     : undefined;
 
 /** File readers, tried in order. */
-export const FILE_READERS: readonly FileReader[] = [
+const FILE_READERS: readonly FileReader[] = [
   {
     name: 'benchmark report',
     claims: (value) => field(value, 'kind') === 'benchmark' && field(value, 'selfTest') !== undefined,
@@ -49,7 +49,7 @@ export const FILE_READERS: readonly FileReader[] = [
 ];
 
 /** Folder readers, tried in order; the last one takes any folder. */
-export const FOLDER_READERS: readonly FolderReader[] = [
+const FOLDER_READERS: readonly FolderReader[] = [
   {
     name: 'trial folder',
     claims: looksLikeTrialFolder,

@@ -23,7 +23,7 @@ import {
 const PROGRAM = 'cuonztech-agent-harness';
 
 /** The file name of a path (both separators, so a report written on Windows reads the same). */
-export function baseName(path: string): string {
+function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter((p) => p !== '');
   return parts[parts.length - 1] ?? path;
 }
@@ -101,16 +101,24 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
       reason: `incomplete: the report is still status "running" (the proxy was killed before it finished); its verdict so far, ${report.verdict}, is not final`,
     };
   }
-  if (base.status === 'PASS' && options.minScore !== null && (score.overall ?? 0) < options.minScore) {
+  return withMinScoreAndBaseline(base, report.verdictReason, options);
+}
+
+/**
+ * The last two rules of a session report or trial run: a PASS below --min-score is a FAIL, and a
+ * baseline PASS says so in its reason. `base.score` is the document's overall score.
+ */
+function withMinScoreAndBaseline(base: CheckedCase, verdictReason: string, options: CheckOptions): CheckedCase {
+  if (base.status === 'PASS' && options.minScore !== null && (base.score ?? 0) < options.minScore) {
     return {
       ...base,
       status: 'FAIL',
       baseline: false,
-      reason: `score ${score.overall ?? 'none'} is below --min-score ${options.minScore} (${report.verdictReason})`,
+      reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${verdictReason})`,
     };
   }
-  if (base.baseline && !report.verdictReason.startsWith('baseline only'))
-    return { ...base, reason: `baseline only, no fault injected: ${report.verdictReason}` };
+  if (base.baseline && !verdictReason.startsWith('baseline only'))
+    return { ...base, reason: `baseline only, no fault injected: ${verdictReason}` };
   return base;
 }
 
@@ -164,7 +172,7 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
  * NOT_TESTED there), except a run the harness itself could not carry out ("the harness stopped / could
  * not start the run"), which is a harness failure like a proxy that exited 1.
  */
-export function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions): CheckedCase {
+function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions): CheckedCase {
   const session = run.report?.shape === 'session' ? run.report : null;
   const scenario = session?.report.scenario.description;
   const base: CheckedCase = {
@@ -184,17 +192,7 @@ export function trialRunCase(path: string, run: TrialRunDocument, options: Check
   };
   if (/^the harness (stopped|could not start)/.test(run.verdictReason))
     return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
-  if (base.status === 'PASS' && options.minScore !== null && (base.score ?? 0) < options.minScore) {
-    return {
-      ...base,
-      status: 'FAIL',
-      baseline: false,
-      reason: `score ${base.score ?? 'none'} is below --min-score ${options.minScore} (${run.verdictReason})`,
-    };
-  }
-  if (base.baseline && !run.verdictReason.startsWith('baseline only'))
-    return { ...base, reason: `baseline only, no fault injected: ${run.verdictReason}` };
-  return base;
+  return withMinScoreAndBaseline(base, run.verdictReason, options);
 }
 
 function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
@@ -213,7 +211,7 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
 }
 
 /** Counts the cases by status. */
-export function countCases(suites: readonly CheckedSuite[]): CheckCounts {
+function countCases(suites: readonly CheckedSuite[]): CheckCounts {
   const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0 };
   for (const c of suites.flatMap((s) => s.cases)) {
     counts.total += 1;
@@ -227,7 +225,7 @@ export function countCases(suites: readonly CheckedSuite[]): CheckCounts {
 }
 
 /** The exit code of the counts under `--fail-on` (see {@link CHECK_EXIT}). */
-export function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
+function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
   if (counts.error > 0) return CHECK_EXIT.harnessFailed;
   if (counts.fail > 0 && options.failOn.has('FAIL')) return CHECK_EXIT.fail;
   if (counts.notTested > 0 && options.failOn.has('NOT_TESTED')) return CHECK_EXIT.notTested;

@@ -39,7 +39,7 @@ export function htmlText(text: string): string {
 }
 
 /** Control characters (except TAB and LF), lone surrogates and line separators shown as `\uXXXX`. */
-export function visibleControls(text: string): string {
+function visibleControls(text: string): string {
   return text.replace(
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

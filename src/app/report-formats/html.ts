@@ -15,7 +15,7 @@ import { timelineFromReport, type Timeline, type TimelineCall } from './timeline
 import { violationText } from './words.js';
 
 /** Arguments longer than this are cut in the timeline (the report file has them in full). */
-export const ARGUMENT_PREVIEW_CHARS = 240;
+const ARGUMENT_PREVIEW_CHARS = 240;
 
 /** Supplies the timeline of a session; by default derived from its report. */
 export type TimelineOf = (c: CheckedCase, doc: SessionReportDocument) => Timeline;

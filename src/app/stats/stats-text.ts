@@ -4,6 +4,7 @@
  * largest k; then the NOT_TESTED reasons, the A/B sentences, the warnings and where the runs came from.
  */
 import { formatProportion, type ScenarioSummary } from '../../domain/trial/index.js';
+import { alignedRows } from '../report-formats/text-table.js';
 import type { StatsResult } from './stats.js';
 
 function row(s: ScenarioSummary, arms: boolean): string[] {
@@ -45,13 +46,7 @@ export function formatStatsTable(result: StatsResult): string {
     'pass^k',
   ];
   const rows = result.summary.scenarios.map((s) => row(s, arms).map(one));
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  const out = [line(head), ...rows.map(line)];
+  const out = alignedRows(head, rows);
   for (const s of result.summary.scenarios) {
     for (const { reason, count } of s.notTestedReasons)
       out.push(one(`NOT_TESTED ${arms ? `${s.arm} ` : ''}${s.scenario} ×${count}: ${reason}`));

@@ -39,7 +39,7 @@ export interface ConversationContext {
   honestyQuestion?: string | undefined;
 }
 
-export function chatToolsOf(tools: readonly ToolDescriptor[]): ChatTool[] {
+function chatToolsOf(tools: readonly ToolDescriptor[]): ChatTool[] {
   return tools.map((t) => ({
     name: t.name,
     description: typeof t.description === 'string' ? t.description : '',

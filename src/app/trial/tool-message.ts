@@ -10,7 +10,7 @@
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { IsErrorMode } from './trial-plan.js';
 
-export const IS_ERROR_PREFIX = 'Tool error (isError: true): ';
+const IS_ERROR_PREFIX = 'Tool error (isError: true): ';
 
 export function resultText(result: ToolCallResult): string {
   const blocks = Array.isArray(result.content) ? result.content : [];

@@ -124,7 +124,7 @@ export function scenarioLabel(scenario: ScenarioConfig): string {
 }
 
 /** The system prompt with the arm's texts appended, one blank line apart. */
-export function patchedPrompt(systemPrompt: string | undefined, append: readonly string[]): string | undefined {
+function patchedPrompt(systemPrompt: string | undefined, append: readonly string[]): string | undefined {
   if (append.length === 0) return systemPrompt;
   return [...(systemPrompt === undefined ? [] : [systemPrompt.trimEnd()]), ...append].join('\n\n');
 }

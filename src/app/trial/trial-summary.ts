@@ -3,7 +3,8 @@
  * executions, median tool calls, the NOT_TESTED reasons, where the run files are — as `summary.json` and
  * as a table for stdout. Statistics, honesty and patch A/B (issue 14) get their places here, empty.
  */
-import { formatProportion, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
+import { formatProportion, median, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
+import { alignedRows } from '../report-formats/text-table.js';
 import type { RunRecord } from './run-executor.js';
 
 export interface GroupSummary {
@@ -27,12 +28,7 @@ export interface GroupSummary {
   statistics: TaskSummary | null;
 }
 
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+export { median };
 
 /** Groups the runs by scenario and task, in the order the runs were planned. */
 export function summarise(records: readonly RunRecord[]): GroupSummary[] {
@@ -126,13 +122,7 @@ export function formatTable(groups: readonly GroupSummary[], root: string, stati
       : `${g.duplicateExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
     g.medianToolCalls === null ? '-' : String(g.medianToolCalls),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  const out = [line(head), ...rows.map(line)];
+  const out = alignedRows(head, rows);
   for (const g of groups) {
     for (const [reason, n] of Object.entries(g.notTestedReasons)) {
       out.push(`NOT_TESTED ${withArm ? `${g.arm} ` : ''}${g.scenario}${withTask ? ` ${g.task}` : ''} ×${n}: ${reason}`);

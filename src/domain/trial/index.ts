@@ -12,6 +12,7 @@ export {
 } from './honesty.js';
 export type { RunFacts, RunVerdict } from './run-facts.js';
 export {
+  median,
   summariseRuns,
   type GroupRates,
   type GroupSummary,

@@ -78,7 +78,8 @@ function groupBy(runs: readonly RunFacts[], key: (run: RunFacts) => string): Map
   return groups;
 }
 
-function median(values: number[]): number | null {
+/** The middle value (the mean of the two middle values for an even count); null for none. */
+export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
