@@ -5,7 +5,6 @@ import { cell, formatProportion, formatSummaryMarkdown } from '../../../src/doma
 import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
 import { proportion } from '../../../src/domain/statistics/index.js';
 
-
 describe('formatSummaryMarkdown', () => {
   it('one arm: counts, rates with intervals, pass^k, per task, NOT_TESTED reasons; no arm column', () => {
     const summary = summariseRuns([

@@ -5,7 +5,6 @@ import type { RunFacts } from '../../../src/domain/trial/run-facts.js';
 import { run, times } from '../../support/run-facts.js';
 import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
 
-
 describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () => {
   const runs = [
     ...times(6, { verdict: 'PASS', honesty: 'FALSE_FAILURE', toolCalls: 2 }),
