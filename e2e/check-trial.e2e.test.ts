@@ -15,7 +15,7 @@ import { startModelServer, type ModelServer } from '../test/fixtures/model-serve
 import { bookingTask, carefulAgent, naiveAgent } from './support/agents.js';
 import { connectHttpAgent, startListeningProxy } from './support/http-harness.js';
 import { BIN, BOOKING_SERVER, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { bookingTrialArgs, removeOut, runTrial, type TrialOutput } from './support/trial-harness.js';
 
 let server: ModelServer;
 let careful: TrialOutput;
@@ -23,15 +23,7 @@ let naive: TrialOutput;
 let endless: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-check-trial-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] => [
-  '--model',
-  persona,
-  '--base-url',
-  server.baseUrl,
-  ...TASK,
-  ...BOOKING_UPSTREAM,
-  ...rest,
-];
+const trialArgs = (persona: string, ...rest: string[]): string[] => bookingTrialArgs(server.baseUrl, persona, ...rest);
 
 async function cli(...args: string[]) {
   const r = await execa(process.execPath, [BIN, ...args], {

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { executions } from './fixtures/lib/ledger.mjs';
 import { isAlive, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
 import { FIXTURES } from './support/proxy-harness.js';
-import { rawText, resultOf, spawnProxy, type RawProxy, type SpawnProxyOptions } from './support/raw-proxy.js';
+import { pidsFromFile, rawText, resultOf, spawnProxy, type RawProxy, type SpawnProxyOptions } from './support/raw-proxy.js';
 
 const fixture = (name: string): string => join(FIXTURES, name);
 const node = (name: string): string[] => ['--upstream-command', process.execPath, '--upstream-arg', fixture(name)];
@@ -55,20 +55,6 @@ function upstreamPid(p: RawProxy): number {
   if (typeof pid !== 'number') throw new Error('no ledger entry with a pid yet');
   seenPids.add(pid);
   return pid;
-}
-
-/** The pids in the upstream's pidfile once it holds `count` of them. */
-async function pidsFromFile(p: RawProxy, count: number): Promise<number[]> {
-  const read = () =>
-    existsSync(p.pidFile)
-      ? readFileSync(p.pidFile, 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map(Number)
-      : [];
-  const pids = await waitFor(() => (read().length >= count ? read() : undefined), 10_000, `${count} pid(s) in ${p.pidFile}`);
-  for (const pid of pids) seenPids.add(pid);
-  return pids;
 }
 
 async function expectGone(pids: number[], timeoutMs = 8000): Promise<void> {
@@ -132,7 +118,7 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
     const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), {
       env: { FIXTURE_START_DELAY_MS: '1500' },
     });
-    const pids = await pidsFromFile(p, 1);
+    const pids = await pidsFromFile(p, 1, seenPids);
     p.raw.child.stdin.end();
     expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 0, signal: null });
     expectNoStackTrace(p);
@@ -164,7 +150,7 @@ describe('R-8.8: the proxy ends with its agent, and its upstream with it', () =>
     const p = launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('slow-start.mjs')}`), {
       env: { FIXTURE_START_DELAY_MS: '55000' },
     });
-    const pids = await pidsFromFile(p, 1);
+    const pids = await pidsFromFile(p, 1, seenPids);
     p.raw.child.stdin.end();
     try {
       await waitForExit(p.raw.child, 5000);
@@ -209,7 +195,7 @@ describe('R-8.8: wrappers and their descendants end with the proxy', () => {
   it('R-8.8: sh -c "node spawns-child.mjs": the server and its SIGTERM-proof grandchild are gone after disconnect', async () => {
     const p = await start(shell(nodeWord('spawns-child.mjs')), { env: { FIXTURE_MAX_LIFE_MS: '60000' } });
     await call(p, 'get_order', { order_id: 'o-1' });
-    const pids = await pidsFromFile(p, 2);
+    const pids = await pidsFromFile(p, 2, seenPids);
     expect(pids.every(isAlive)).toBe(true);
     expect(await p.stop(15_000)).toEqual({ code: 0, signal: null });
     await expectGone(pids, 3000);
@@ -217,7 +203,7 @@ describe('R-8.8: wrappers and their descendants end with the proxy', () => {
 
   it('R-8.8: sh -c "node ignores-sigterm.mjs; true": the server that ignores SIGTERM and EOF is gone after disconnect', async () => {
     const p = await start(shell(`${nodeWord('ignores-sigterm.mjs')}; true`), { env: { FIXTURE_MAX_LIFE_MS: '60000' } });
-    const [pid] = await pidsFromFile(p, 1);
+    const [pid] = await pidsFromFile(p, 1, seenPids);
     expect(await p.stop(15_000)).toEqual({ code: 0, signal: null });
     await expectGone([pid!], 3000);
   });

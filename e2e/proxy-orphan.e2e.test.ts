@@ -5,12 +5,12 @@
  * proxy writes to; the kernel closes it when the proxy dies, and the reaper ends the upstream's process
  * group: grace, SIGTERM, grace, SIGKILL. Checked by pid. And a proxy that stops normally disarms it.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
 import { FIXTURES } from './support/proxy-harness.js';
-import { spawnProxy, type RawProxy } from './support/raw-proxy.js';
+import { pidsFromFile, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 
 const node = (name: string): string[] => ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, name)];
 /** The reaper's grace is 2 s per step (SIGTERM after 2 s, SIGKILL 2 s later): 4 s, plus a margin for a busy machine. */
@@ -29,19 +29,6 @@ async function start(flags: string[]): Promise<RawProxy> {
   proxy = spawnProxy(flags, { env: { FIXTURE_MAX_LIFE_MS: '60000' } });
   await proxy.initialize();
   return proxy;
-}
-
-async function pidsFromFile(p: RawProxy, count: number): Promise<number[]> {
-  const read = () =>
-    existsSync(p.pidFile)
-      ? readFileSync(p.pidFile, 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map(Number)
-      : [];
-  const pids = await waitFor(() => (read().length >= count ? read() : undefined), 10_000, `${count} pid(s) in ${p.pidFile}`);
-  for (const pid of pids) seenPids.add(pid);
-  return pids;
 }
 
 /** Pids of the reapers watching the process group `pgid` (Linux: read from /proc; elsewhere none are seen). */
@@ -77,7 +64,7 @@ describe('R-8.8: a SIGKILLed proxy leaves no upstream behind', () => {
     'R-8.8: an upstream that ignores stdin EOF outlives the proxy only until the reaper ends it, within seconds',
     async () => {
       const p = await start(node('ignores-sigterm.mjs'));
-      const [pid] = await pidsFromFile(p, 1);
+      const [pid] = await pidsFromFile(p, 1, seenPids);
       await killProxyAndExpectReaped(p, [pid!], pid!, pid!);
     },
   );
@@ -86,7 +73,7 @@ describe('R-8.8: a SIGKILLed proxy leaves no upstream behind', () => {
     'R-8.8: the SIGTERM-proof grandchild of an upstream that exits on EOF is reaped with its process group',
     async () => {
       const p = await start(node('spawns-child.mjs'));
-      const [server, grandchild] = await pidsFromFile(p, 2);
+      const [server, grandchild] = await pidsFromFile(p, 2, seenPids);
       await killProxyAndExpectReaped(p, [server!, grandchild!], grandchild!, server!);
     },
   );

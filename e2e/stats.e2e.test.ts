@@ -11,7 +11,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { BIN, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { bookingTrialArgs, removeOut, runTrial, type TrialOutput } from './support/trial-harness.js';
 import { HARNESS_VERSION } from '../src/version.js';
 
 let server: ModelServer;
@@ -20,17 +20,8 @@ const shards: TrialOutput[] = [];
 let other: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-stats-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] => [
-  '--model',
-  persona,
-  '--base-url',
-  server.baseUrl,
-  ...TASK,
-  ...BOOKING_UPSTREAM,
-  '--seed',
-  '7',
-  ...rest,
-];
+const trialArgs = (persona: string, ...rest: string[]): string[] =>
+  bookingTrialArgs(server.baseUrl, persona, '--seed', '7', ...rest);
 const MATRIX = ['--scenarios', 'F1,F3', '--runs', '3'];
 
 async function stats(...args: string[]) {

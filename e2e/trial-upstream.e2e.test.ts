@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { removeDir, startBookingHttp, stopAll, tempDir, type BookingHttp } from './support/http-harness.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK } from './support/trial-harness.js';
+import { bookingTrialArgs, removeOut, runTrial, TASK } from './support/trial-harness.js';
 
 let server: ModelServer;
 let booking: BookingHttp;
@@ -57,18 +57,9 @@ describe('R-13 trial: the upstream options of proxy', () => {
 
   it('a reset command that fails makes the run NOT_TESTED with its exit code; no agent runs then', async () => {
     const before = server.requests.length;
-    const output = await runTrial([
-      '--model',
-      'careful',
-      '--base-url',
-      server.baseUrl,
-      ...TASK,
-      ...BOOKING_UPSTREAM,
-      '--runs',
-      '2',
-      '--reset-command',
-      'echo no database >&2; exit 7',
-    ]);
+    const output = await runTrial(
+      bookingTrialArgs(server.baseUrl, 'careful', '--runs', '2', '--reset-command', 'echo no database >&2; exit 7'),
+    );
     try {
       expect(output.summary.groups[0]).toMatchObject({
         runs: 2,
@@ -82,22 +73,9 @@ describe('R-13 trial: the upstream options of proxy', () => {
   });
 
   it('chaos mode: --mode chaos --error-rate 1 fails every call (never a ghost write): the careful persona executes nothing; run ids name the mode', async () => {
-    const output = await runTrial([
-      '--model',
-      'careful',
-      '--base-url',
-      server.baseUrl,
-      ...TASK,
-      ...BOOKING_UPSTREAM,
-      '--mode',
-      'chaos',
-      '--error-rate',
-      '1',
-      '--runs',
-      '2',
-      '--seed',
-      '3',
-    ]);
+    const output = await runTrial(
+      bookingTrialArgs(server.baseUrl, 'careful', '--mode', 'chaos', '--error-rate', '1', '--runs', '2', '--seed', '3'),
+    );
     try {
       expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
       expect(output.runs.map((r) => r.run)).toEqual(['chaos-001', 'chaos-002']);

@@ -3,12 +3,12 @@
  * hide or refuse: exact bytes (an own `__proto__` argument, request `_meta`), malformed lines, tool lists
  * the SDK rejects, a client that stops reading, signals. Everything is bounded; `dispose()` always ends it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readLedger } from '../fixtures/lib/ledger.mjs';
 import type { FixtureLedgerEntry } from '../fixtures/lib/ledger.mjs';
-import { INITIALIZE, spawnRaw, waitForExit } from '../fixtures/lib/raw-child.mjs';
+import { INITIALIZE, spawnRaw, waitFor, waitForExit } from '../fixtures/lib/raw-child.mjs';
 import type { RawChild, RawMessage } from '../fixtures/lib/raw-child.mjs';
 import { BIN, requireBuild, type ReportFile } from './proxy-harness.js';
 
@@ -106,4 +106,18 @@ export function resultOf(message: RawMessage): Record<string, unknown> {
 export function rawText(result: Record<string, unknown>): string {
   const content = result['content'] as Array<{ type: string; text?: string }> | undefined;
   return content?.[0]?.text ?? '';
+}
+
+/** The pids in the upstream's pidfile once it holds `count` of them; each is added to `seen` (for clean-up). */
+export async function pidsFromFile(p: RawProxy, count: number, seen: Set<number>): Promise<number[]> {
+  const read = () =>
+    existsSync(p.pidFile)
+      ? readFileSync(p.pidFile, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map(Number)
+      : [];
+  const pids = await waitFor(() => (read().length >= count ? read() : undefined), 10_000, `${count} pid(s) in ${p.pidFile}`);
+  for (const pid of pids) seen.add(pid);
+  return pids;
 }

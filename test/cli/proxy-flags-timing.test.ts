@@ -1,28 +1,14 @@
 /** Issue 16's flags: --fault-tool, --fault-on, --latency, --hold — opt-in, strictly validated. */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
-import { main } from '../../src/cli/main.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { runMain } from '../support/run-main.js';
 
 const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
 const parse = (...argv: string[]) =>
   parseProxyFlags(flagValues(normaliseArgv(['--upstream-command', 'n', ...argv], VALUE_FLAGS)));
 
-async function run(...argv: string[]): Promise<{ code: number; stderr: string }> {
-  const stderr = new PassThrough();
-  let text = '';
-  stderr.on('data', (c: Buffer) => (text += c.toString()));
-  const code = await main(['proxy', '--upstream-command', 'node', ...argv], {
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr,
-    env: {},
-    cwd: process.cwd(),
-    onSignal: () => () => undefined,
-  });
-  return { code, stderr: text };
-}
+const run = (...argv: string[]) => runMain(['proxy', '--upstream-command', 'node', ...argv]);
 
 describe('issue 16: timing and aim flags', () => {
   it('issue 16: without the new flags the scenario is exactly as before (defaults unchanged)', () => {

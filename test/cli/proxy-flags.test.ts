@@ -1,29 +1,14 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
 import { listenWarning } from '../../src/cli/listen-warning.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
-import { main } from '../../src/cli/main.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { runMain } from '../support/run-main.js';
 
 const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
 const parse = (...argv: string[]) => parseProxyFlags(flagValues(normaliseArgv(argv, VALUE_FLAGS)));
 
-/** Runs the CLI in-process and returns its exit code and stderr. */
-async function run(...argv: string[]): Promise<{ code: number; stderr: string }> {
-  const stderr = new PassThrough();
-  let text = '';
-  stderr.on('data', (c: Buffer) => (text += c.toString()));
-  const code = await main(argv, {
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr,
-    env: {},
-    cwd: process.cwd(),
-    onSignal: () => () => undefined,
-  });
-  return { code, stderr: text };
-}
+const run = (...argv: string[]) => runMain(argv);
 
 describe('R-8.1 proxy flags', () => {
   it('R-8.1: --flag value and --flag=value both work; --upstream-args come before --upstream-arg values', () => {

@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareArms, formatP } from '../../../src/domain/trial/arm-comparison.js';
 import type { RunFacts } from '../../../src/domain/trial/run-facts.js';
+import { run, times } from '../../support/run-facts.js';
 import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
 
-const run = (overrides: Partial<RunFacts>): RunFacts => ({
-  scenario: 'F1',
-  taskId: 'book',
-  arm: 'baseline',
-  verdict: 'PASS',
-  reason: 'NO_VIOLATION',
-  duplicateExecutions: 0,
-  faultFired: true,
-  honesty: 'HONEST',
-  lostTransaction: false,
-  toolCalls: 3,
-  ...overrides,
-});
-const times = (n: number, overrides: Partial<RunFacts>): RunFacts[] => Array.from({ length: n }, () => run(overrides));
 const duplicated: Partial<RunFacts> = { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1 };
 
 describe('compareArms: A/B of the prompt patches', () => {

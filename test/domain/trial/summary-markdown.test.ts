@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareArms } from '../../../src/domain/trial/arm-comparison.js';
-import type { RunFacts } from '../../../src/domain/trial/run-facts.js';
+import { run, times } from '../../support/run-facts.js';
 import { cell, formatProportion, formatSummaryMarkdown } from '../../../src/domain/trial/summary-markdown.js';
 import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
 import { proportion } from '../../../src/domain/statistics/index.js';
-
-const run = (overrides: Partial<RunFacts>): RunFacts => ({
-  scenario: 'F1',
-  taskId: 'book',
-  arm: 'baseline',
-  verdict: 'PASS',
-  reason: 'NO_VIOLATION',
-  duplicateExecutions: 0,
-  faultFired: true,
-  honesty: 'HONEST',
-  lostTransaction: false,
-  toolCalls: 3,
-  ...overrides,
-});
-const times = (n: number, overrides: Partial<RunFacts>): RunFacts[] => Array.from({ length: n }, () => run(overrides));
 
 describe('formatSummaryMarkdown', () => {
   it('one arm: counts, rates with intervals, pass^k, per task, NOT_TESTED reasons; no arm column', () => {

@@ -2,22 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HONESTY_CLASSES } from '../../../src/domain/trial/honesty.js';
 import type { RunFacts } from '../../../src/domain/trial/run-facts.js';
+import { run, times } from '../../support/run-facts.js';
 import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
-
-const run = (overrides: Partial<RunFacts>): RunFacts => ({
-  scenario: 'F1',
-  taskId: 'book',
-  arm: 'baseline',
-  verdict: 'PASS',
-  reason: 'NO_VIOLATION',
-  duplicateExecutions: 0,
-  faultFired: true,
-  honesty: 'HONEST',
-  lostTransaction: false,
-  toolCalls: 3,
-  ...overrides,
-});
-const times = (n: number, overrides: Partial<RunFacts>): RunFacts[] => Array.from({ length: n }, () => run(overrides));
 
 describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () => {
   const runs = [
