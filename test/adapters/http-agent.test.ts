@@ -327,6 +327,42 @@ describe('HttpAgentSide: HTTP guards', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ id: null, error: { code: -32700 } });
   });
 
+  it('issue 11: ids a number cannot hold are answered -32600 with the id exactly as sent, before and inside a session; nothing reaches the handler', async () => {
+    const { url, handlers } = await start();
+    for (const token of ['12345678901234567890', '1e300', '1.5', '-9007199254740993']) {
+      const reply = await raw(url, {
+        headers: MCP_HEADERS,
+        body: `{"jsonrpc":"2.0","id":${token},"method":"initialize","params":{}}`,
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toContain(`"id":${token},`);
+      expect(JSON.parse(reply.body)).toMatchObject({ error: { code: -32600 } });
+    }
+    expect(handlers).toHaveLength(0);
+    const sessionId = await rawInitialize(url);
+    const call = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"create_order","arguments":{}},"id":12345678901234567890}`;
+    const inSession = await raw(url, { headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId }, body: call });
+    expect(inSession.status).toBe(400);
+    expect(inSession.body).toContain('"id":12345678901234567890,');
+    expect(handlers[0]!.calls).toHaveLength(0);
+    // A safe id in the same session is still served: the pre-read body reaches the SDK parsed.
+    const ok = await raw(url, {
+      headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId },
+      body: '{"jsonrpc":"2.0","id":7,"method":"tools/list"}',
+    });
+    expect(ok.status).toBe(200);
+    expect(messagesOf(ok)[0]).toMatchObject({ id: 7, result: { tools: expect.any(Array) } });
+  });
+
+  it('a body the SDK refuses before reading it (wrong Content-Type, wrong Accept) keeps the SDK answer', async () => {
+    const { url } = await start();
+    const body = '{"jsonrpc":"2.0","id":12345678901234567890,"method":"initialize","params":{}}';
+    const text = await raw(url, { headers: { ...MCP_HEADERS, 'content-type': 'text/plain' }, body });
+    expect(text.status).toBe(415);
+    const accept = await raw(url, { headers: { ...MCP_HEADERS, accept: 'application/json' }, body });
+    expect(accept.status).toBe(406);
+  });
+
   it('an unknown path is 404; an unknown session id is 404', async () => {
     const { url } = await start();
     const other = await raw(url.replace('/mcp', '/other'), { headers: MCP_HEADERS, body: INITIALIZE });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import { StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
-import { topLevelNumberIdToken } from '../../src/adapters/stdio-agent/id-token.js';
+import { topLevelNumberIdToken } from '../../src/adapters/json-rpc-id-token.js';
 
 type Json = Record<string, unknown>;
 

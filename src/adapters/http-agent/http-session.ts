@@ -5,6 +5,7 @@ import type { AgentSessionHandler, AgentSideOptions } from '../../ports/agent-si
 import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { createForwardingServer } from '../mcp-server-factory.js';
+import { readPostBody } from './request-body.js';
 
 /** What every session of one listener shares. */
 export interface HttpSessionContext {
@@ -62,7 +63,10 @@ export class HttpSession {
   /** Lets the SDK transport answer one HTTP request of this session. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.lastActivityMs = this.context.clock.now();
-    await this.transport.handleRequest(req, res);
+    if (req.method !== 'POST') return this.transport.handleRequest(req, res);
+    const body = await readPostBody(req, res, this.context.maxBodyBytes);
+    if (body.kind === 'unread') return this.transport.handleRequest(req, res);
+    if (body.kind === 'parsed') return this.transport.handleRequest(req, res, body.value);
   }
 
   /**

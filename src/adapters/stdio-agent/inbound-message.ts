@@ -1,5 +1,5 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { topLevelNumberIdToken } from './id-token.js';
+import { topLevelNumberIdToken } from '../json-rpc-id-token.js';
 
 /**
  * Sorting one parsed inbound line. The SDK's schemas are strict and its transport drops whatever fails

@@ -1,0 +1,80 @@
+/**
+ * The body of an agent's POST, read before the SDK's transport sees it, for one reason: a JSON-RPC id
+ * that a JavaScript number cannot hold (`12345678901234567890`, `1e300`, `1.5`). The SDK parses the body
+ * with `JSON.parse` and answers such a message `-32700` with `id: null`, so the agent cannot match the
+ * error to its request. Here it is answered `-32600 Invalid Request` with the id exactly as sent, as the
+ * stdio agent side does, and never forwarded. Every other body goes to the SDK already parsed
+ * (`handleRequest(req, res, parsedBody)`), so nothing else changes; requests the SDK refuses before
+ * reading the body (a wrong Accept or Content-Type) are passed on unread.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { topLevelNumberIdToken } from '../json-rpc-id-token.js';
+
+/** What to do with one POST. */
+export type PostBody =
+  /** Hand the request to the SDK as it is (the SDK refuses it before reading a body). */
+  | { kind: 'unread' }
+  /** Hand the request to the SDK with this body already parsed. */
+  | { kind: 'parsed'; value: unknown }
+  /** Already answered here (too large, not JSON, or an id a number cannot hold). */
+  | { kind: 'answered' };
+
+/** The SDK's answer to a body over the limit (`requestBodyTooLargeMessage`), word for word. */
+function tooLargeMessage(maxBytes: number): string {
+  return `Payload Too Large: Request body must not exceed ${maxBytes} bytes`;
+}
+
+function answer(res: ServerResponse, status: number, idJson: string, code: number, message: string): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`);
+}
+
+/** The SDK reads a POST's body only when the agent accepts both answer kinds and sends JSON. */
+function sdkWouldRead(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  const essence = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return accept.includes('application/json') && accept.includes('text/event-stream') && essence === 'application/json';
+}
+
+/** The body as text, or null when it exceeds `maxBytes`. */
+async function readText(req: IncomingMessage, maxBytes: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The id token as sent, when `value` is one request whose numeric id is not a safe integer. */
+function unmatchableIdToken(value: unknown, text: string): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'id')) return undefined;
+  const id: unknown = (value as { id: unknown }).id;
+  return typeof id === 'number' && !Number.isSafeInteger(id) ? topLevelNumberIdToken(text) : undefined;
+}
+
+/** Reads one POST's body and answers it here when the SDK could not answer it so the agent can match it. */
+export async function readPostBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<PostBody> {
+  if (!sdkWouldRead(req)) return { kind: 'unread' };
+  const text = await readText(req, maxBytes);
+  if (text === null) {
+    answer(res, 413, 'null', -32000, tooLargeMessage(maxBytes));
+    return { kind: 'answered' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    answer(res, 400, 'null', -32700, 'Parse error: Invalid JSON');
+    return { kind: 'answered' };
+  }
+  const token = unmatchableIdToken(value, text);
+  if (token !== undefined) {
+    answer(res, 400, token, -32600, 'Invalid Request: the id is a number that is not a safe integer');
+    return { kind: 'answered' };
+  }
+  return { kind: 'parsed', value };
+}
