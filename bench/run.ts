@@ -155,7 +155,7 @@ async function runBench(quick: boolean): Promise<void> {
     );
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
-  const domain = measureDomain();
+  const domain = await measureDomain();
   const journal = await measureJournalWrite(quick ? 1000 : 5000);
   progress(
     `--journal alone: ${journal.medianMicros.toFixed(1)} µs per call (median), ${journal.payloadsMedianMicros.toFixed(1)} µs with payloads`,
@@ -227,7 +227,7 @@ async function runBench(quick: boolean): Promise<void> {
     warnings,
   });
   process.stdout.write(
-    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): ${domain.meanMicros[100]!.toFixed(2)} µs at N=100, ${domain.meanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.ratio.toFixed(2)})`, `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
+    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation): the call pipeline ${domain.pipelineMeanMicros[100]!.toFixed(2)} µs at N=100, ${domain.pipelineMeanMicros[50_000]!.toFixed(2)} µs at N=50000 (ratio ${domain.pipelineRatio.toFixed(2)}); the session's call handle alone ${domain.meanMicros[100]!.toFixed(2)} / ${domain.meanMicros[50_000]!.toFixed(2)} µs (ratio ${domain.ratio.toFixed(2)})`, `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
   );
 }
 
