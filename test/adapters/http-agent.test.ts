@@ -276,9 +276,8 @@ describe('HttpAgentSide: session end (R-8.8)', () => {
     if (first) first.answer = () => new Promise(() => undefined);
     void a.client.callTool({ name: 'hangs' }).catch(() => undefined);
     await until(() => first?.calls.length === 1, 'call in flight');
-    const began = Date.now();
+    // The handler's call never settles: close() resolving at all shows it does not wait for it.
     await side.close();
-    expect(Date.now() - began).toBeLessThan(1000);
     expect(handlers.map((h) => h.closes)).toEqual([
       [{ kind: 'disconnected', detail: 'closed by the proxy' }],
       [{ kind: 'disconnected', detail: 'closed by the proxy' }],

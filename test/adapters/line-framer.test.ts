@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LineFramer } from '../../src/adapters/line-framer.js';
 
 describe('LineFramer', () => {
@@ -23,5 +23,24 @@ describe('LineFramer', () => {
     expect(framer.bufferedBytes).toBe(6);
     expect(framer.push(Buffer.from('78901')).overflowed).toBe(true);
     expect(framer.bufferedBytes).toBe(0);
+  });
+
+  it('a 9 MiB line in 64 KiB chunks is joined once: the bytes copied equal the line (linear, not quadratic)', () => {
+    const framer = new LineFramer(10 * 1024 * 1024);
+    const line = Buffer.alloc(9 * 1024 * 1024, 0x61);
+    const concat = vi.spyOn(Buffer, 'concat');
+    try {
+      const lines: string[] = [];
+      for (let offset = 0; offset < line.length; offset += 65536)
+        lines.push(...framer.push(line.subarray(offset, offset + 65536)).lines);
+      lines.push(...framer.push(Buffer.from('\n')).lines);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toHaveLength(line.length);
+      const copied = concat.mock.calls.reduce((sum, [parts]) => sum + parts.reduce((n, part) => n + part.length, 0), 0);
+      expect(concat).toHaveBeenCalledTimes(1);
+      expect(copied).toBe(line.length);
+    } finally {
+      concat.mockRestore();
+    }
   });
 });

@@ -250,7 +250,7 @@ describe('StdioAgentSide: session end (R-8.8)', () => {
     expect(handler.closes).toEqual([expect.objectContaining({ kind: 'message-too-large' })]);
   });
 
-  it('a 9 MiB call sent in 64 KiB chunks is framed in linear time and reaches the handler', async () => {
+  it('a 9 MiB call sent in 64 KiB chunks reaches the handler whole (linear framing: line-framer.test.ts)', async () => {
     const { client, handler } = await start();
     await client.initialize();
     const line = JSON.stringify({
@@ -260,10 +260,8 @@ describe('StdioAgentSide: session end (R-8.8)', () => {
       params: { name: 'bulk', arguments: { blob: 'z'.repeat(9 * 1024 * 1024) } },
     });
     const bytes = Buffer.from(`${line}\n`);
-    const began = performance.now();
     for (let offset = 0; offset < bytes.length; offset += 65536) client.stdin.write(bytes.subarray(offset, offset + 65536));
     await client.waitFor((m) => m['id'] === 8);
-    expect(performance.now() - began).toBeLessThan(1500);
     expect((handler.calls[0]?.request.arguments as { blob: string }).blob).toHaveLength(9 * 1024 * 1024);
   });
 
