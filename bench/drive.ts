@@ -44,9 +44,9 @@ interface Connection {
 }
 
 /** Spawns the path's process (with `nodeFlags`) and connects a client to it (spawn and `initialize`). */
-export async function connectPath(name: PathName, nodeFlags: readonly string[] = []): Promise<Connection> {
+export async function connectPath(name: PathName, nodeFlags: readonly string[] = [], proxyBin?: string): Promise<Connection> {
   const dir = mkdtempSync(join(tmpdir(), 'harness-bench-'));
-  const spec = pathSpec(name, dir, nodeFlags);
+  const spec = pathSpec(name, dir, nodeFlags, proxyBin);
   const transport = new StdioClientTransport({
     command: spec.command,
     args: spec.args,
@@ -80,8 +80,13 @@ async function write(client: Client, n: number): Promise<void> {
 }
 
 /** Runs `calls` timed distinct writes after the warm-up through one freshly spawned path. */
-export async function measurePath(name: PathName, calls: number, nodeFlags: readonly string[] = []): Promise<RunResult> {
-  const connection = await connectPath(name, nodeFlags);
+export async function measurePath(
+  name: PathName,
+  calls: number,
+  nodeFlags: readonly string[] = [],
+  proxyBin?: string,
+): Promise<RunResult> {
+  const connection = await connectPath(name, nodeFlags, proxyBin);
   try {
     for (let i = 0; i < WARMUP_CALLS; i++) await write(connection.client, i);
     const samples = new Array<number>(calls);
@@ -130,9 +135,9 @@ export async function measureParallel(name: PathName, calls: number): Promise<Pa
 }
 
 /** Milliseconds from spawning the path's process to the first successful `tools/list`. */
-export async function measureStartup(name: PathName): Promise<number> {
+export async function measureStartup(name: PathName, proxyBin?: string): Promise<number> {
   const start = nowMs();
-  const connection = await connectPath(name);
+  const connection = await connectPath(name, [], proxyBin);
   try {
     const listed = await connection.client.listTools(undefined, { timeout: CALL_TIMEOUT_MS });
     if (!listed.tools.some((tool) => tool.name === WRITE_TOOL)) throw new Error(`${name}: ${WRITE_TOOL} not listed`);

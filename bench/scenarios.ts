@@ -38,9 +38,10 @@ export interface PathSpec {
 
 /**
  * Builds the spawn spec of a path; `dir` is a fresh temp folder for the report file, `nodeFlags` go to
- * the spawned node process only (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow).
+ * the spawned node process only (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow); `proxyBin` is the
+ * compiled CLI the proxy paths run (another build's, for `bench/compare.ts`).
  */
-export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string[] = []): PathSpec {
+export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string[] = [], proxyBin: string = BIN): PathSpec {
   const node = process.execPath;
   if (name === 'direct') return { name, command: node, args: [...nodeFlags, UPSTREAM], reportFile: null };
   if (name === 'floor') return { name, command: node, args: [...nodeFlags, FORWARDER, node, UPSTREAM], reportFile: null };
@@ -51,7 +52,7 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
   const journal = name === 'proxyJournal' ? ['--journal', join(dir, 'j.jsonl')] : [];
   const args = [
     ...nodeFlags,
-    BIN,
+    proxyBin,
     'proxy',
     '--upstream-command',
     node,
