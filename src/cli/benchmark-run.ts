@@ -6,9 +6,6 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileReportSink } from '../adapters/file-report-sink.js';
 import { writeOutputFile } from '../adapters/report-files/output-files.js';
-import { parseBenchmarkDocument } from '../adapters/report-files/report-schemas.js';
-import { benchmarkCases } from '../app/check/check.js';
-import { buildJunit } from '../app/report-formats/junit.js';
 import { ManualClock } from '../adapters/manual-clock.js';
 import { SeededRandom } from '../adapters/seeded-random.js';
 import { SimulatedBackend } from '../adapters/simulated-backend.js';
@@ -47,8 +44,16 @@ async function writeReport(path: string, json: string): Promise<void> {
   }
 }
 
-/** `--junit`: the report as `check` would project it (PASS = the verdict expected for the reference agent). */
+/**
+ * `--junit`: the report as `check` would project it (PASS = the verdict expected for the reference agent).
+ * Its modules (the report schemas load zod) are loaded only when asked for: a plain run stays lean.
+ */
 async function writeJunit(file: string, reportPath: string, json: string): Promise<void> {
+  const [{ parseBenchmarkDocument }, { benchmarkCases }, { buildJunit }] = await Promise.all([
+    import('../adapters/report-files/report-schemas.js'),
+    import('../app/check/check.js'),
+    import('../app/report-formats/junit.js'),
+  ]);
   const cases = benchmarkCases(reportPath, parseBenchmarkDocument(JSON.parse(json)), {
     failOn: new Set(['FAIL', 'NOT_TESTED']),
     minScore: null,

@@ -5,7 +5,7 @@ import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
 import type { BenchmarkDeps, BenchmarkOptions, SessionFactory } from '../../src/app/benchmark/benchmark-deps.js';
 import { benchmarkDocument, formatBenchmarkText } from '../../src/app/benchmark/benchmark-output.js';
 import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benchmark.js';
-import { catalogOf } from '../../src/app/benchmark/harness-call.js';
+import { catalogOf, outputSchemaToolsOf } from '../../src/app/benchmark/harness-call.js';
 import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
 import { runScenario } from '../../src/app/benchmark/scenario-run.js';
 import type { ExecutionOutcome } from '../../src/domain/attempt.js';
@@ -174,6 +174,16 @@ describe('benchmark self-test (R-11)', () => {
   });
 });
 
+describe('the benchmark lists the backend once', () => {
+  it('R-1.3: the tools that declare an outputSchema are read from the listing (the pipeline then requires structuredContent)', () => {
+    const listed = [
+      { name: 'create_booking', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } },
+      { name: 'get_booking', inputSchema: { type: 'object' } },
+    ];
+    expect(outputSchemaToolsOf(listed)).toEqual(new Set(['create_booking']));
+  });
+});
+
 describe('reference agents against the simulated backend', () => {
   const catalog = catalogOf(
     new ToolClassifier({}, new KeyFieldMatcher(DEFAULT_KEY_FIELDS)).classifyListed([
@@ -194,7 +204,7 @@ describe('reference agents against the simulated backend', () => {
     };
     const clock = new ManualClock();
     const outcome = await runScenario(
-      { agent, scenario, run: 1, catalog, jitterMs: 0, random: SeededRandom.fromSeed(1) },
+      { agent, scenario, run: 1, catalog, outputSchemaTools: new Set(), jitterMs: 0, random: SeededRandom.fromSeed(1) },
       { newClock: () => clock, newRandom: SeededRandom.fromSeed, newBackend: () => backend },
     );
     return { outcome, tools: calls.map((c) => c.name), ledger: backend.ledger, clock };

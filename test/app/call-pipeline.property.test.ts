@@ -45,7 +45,7 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
   fc.constantFrom('F1', 'F2', 'F3', 'F4', 'F5').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const),
 );
 
-const REJECTED = { kind: 'result', result: { content: [{ type: 'text', text: 'no' }], isError: true } } as const;
+const REJECTED: UpstreamCallOutcome = { kind: 'result', result: { content: [{ type: 'text', text: 'no' }], isError: true } };
 
 /** An upstream that answers each call as planned (after a turn of the event loop) and keeps a ledger. */
 class LedgerUpstream implements UpstreamSide {
@@ -126,7 +126,7 @@ async function playThroughPipeline(config: ScenarioConfig, batches: Call[][], se
         // R-9.2: the last publish before this answer came after the upstream's answer to it (if it went there).
         const answeredAt = upstream.log.indexOf(`answered ${n}`);
         if (answeredAt >= 0) {
-          const lastPublish = events.findLast((e) => e.startsWith('publish'))!;
+          const lastPublish = events.filter((e) => e.startsWith('publish')).at(-1)!;
           expect(Number(lastPublish.split(' ')[2])).toBeGreaterThan(answeredAt);
         }
         events.push(`agent ${n}`);

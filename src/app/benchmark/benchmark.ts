@@ -11,7 +11,7 @@ import { poolVerdicts } from '../../domain/report.js';
 import { addScoreInputs, computeScore, type Score, type ScoreInputs } from '../../domain/score.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { BenchmarkDeps, BenchmarkOptions } from './benchmark-deps.js';
-import { catalogOf } from './harness-call.js';
+import { catalogOf, outputSchemaToolsOf } from './harness-call.js';
 import { NAIVE, REFERENCE_AGENTS, type AgentId, type ReferenceAgent } from './reference-agents.js';
 import { runScenario, type RunOutcome } from './scenario-run.js';
 
@@ -108,18 +108,23 @@ function surprise(outcome: RunOutcome, expected: Verdict): string | null {
   return outcome.verdict === expected ? null : outcome.reason;
 }
 
-/** Classifies the simulated backend's tools once, like the proxy does at start-up. */
-async function classifyBackend(deps: BenchmarkDeps): Promise<ToolClassification[]> {
+/** Lists and classifies the simulated backend's tools once, like the proxy does at start-up. */
+async function classifyBackend(
+  deps: BenchmarkDeps,
+): Promise<{ tools: ToolClassification[]; outputSchemaTools: ReadonlySet<string> }> {
   const probe = deps.newBackend();
   await probe.connect();
-  const tools = await probe.listTools();
+  const listed = await probe.listTools();
   await probe.close();
-  return new ToolClassifier({}, new KeyFieldMatcher(DEFAULT_KEY_FIELDS)).classifyListed(tools);
+  return {
+    tools: new ToolClassifier({}, new KeyFieldMatcher(DEFAULT_KEY_FIELDS)).classifyListed(listed),
+    outputSchemaTools: outputSchemaToolsOf(listed),
+  };
 }
 
 /** Runs the benchmark. */
 export async function runBenchmark(options: BenchmarkOptions, deps: BenchmarkDeps): Promise<BenchmarkResult> {
-  const tools = await classifyBackend(deps);
+  const { tools, outputSchemaTools } = await classifyBackend(deps);
   const catalog = catalogOf(tools);
   const random = deps.newRandom(options.seed);
   const total = REFERENCE_AGENTS.length * options.scenarios.length * options.runs;
@@ -133,7 +138,10 @@ export async function runBenchmark(options: BenchmarkOptions, deps: BenchmarkDep
       const tally = new PairTally();
       const expectedVerdict = agent.expectedVerdict(scenario);
       for (let run = 1; run <= options.runs; run++) {
-        const outcome = await runScenario({ agent, scenario, run, catalog, jitterMs: options.jitterMs, random }, deps);
+        const outcome = await runScenario(
+          { agent, scenario, run, catalog, outputSchemaTools, jitterMs: options.jitterMs, random },
+          deps,
+        );
         const reason = surprise(outcome, expectedVerdict);
         tally.add(outcome, reason !== null);
         if (reason !== null && unexpectedCount++ < UNEXPECTED_LISTED) {

@@ -6,7 +6,7 @@
  */
 import type { ToolClassification } from '../../domain/classification.js';
 import type { EvaluationSession, ToolCatalog } from '../../domain/session.js';
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 
@@ -25,12 +25,20 @@ export function catalogOf(classification: readonly ToolClassification[]): ToolCa
 /**
  * The proxy's call pipeline for one run: the same judging, F1 replacement and answer rules as behind the
  * proxy (an answer without `structuredContent` from a tool with an `outputSchema` is unknown, R-1.3), with
- * no report file. Tools with an output schema are read from the backend's own list.
+ * no report file. `outputSchemaTools`: the backend's tools that declare one, read once from its list (as the
+ * proxy does at start-up), not once per run.
  */
-export async function harnessPipeline(session: EvaluationSession, upstream: UpstreamSide): Promise<CallPipeline> {
-  const tools = await upstream.listTools();
-  const outputSchemaTools = new Set(tools.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name));
+export function harnessPipeline(
+  session: EvaluationSession,
+  upstream: UpstreamSide,
+  outputSchemaTools: ReadonlySet<string>,
+): CallPipeline {
   return new CallPipeline({ session, upstream, callTimeoutMs: UPSTREAM_TIMEOUT_MS, outputSchemaTools, publish: null });
+}
+
+/** The names of the listed tools that declare an `outputSchema`. */
+export function outputSchemaToolsOf(tools: readonly ToolDescriptor[]): ReadonlySet<string> {
+  return new Set(tools.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name));
 }
 
 /** Sends one `tools/call` through the pipeline to the upstream; resolves with what the agent sees. */

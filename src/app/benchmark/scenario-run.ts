@@ -30,6 +30,8 @@ export interface RunSpec {
   /** 1-based run number within its (agent, scenario) pair. */
   run: number;
   catalog: ToolCatalog;
+  /** The backend's tools that declare an `outputSchema` (R-1.3), listed once per benchmark. */
+  outputSchemaTools: ReadonlySet<string>;
   jitterMs: number;
   random: RandomSource;
 }
@@ -54,7 +56,7 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
     keyFields: DEFAULT_KEY_FIELDS,
   } as const;
   const session = open(settings, spec.catalog, clock, spec.random);
-  const pipeline = await harnessPipeline(session, backend);
+  const pipeline = harnessPipeline(session, backend, spec.outputSchemaTools);
   const context: AgentContext = {
     booking: BENCHMARK_BOOKING,
     key: `${spec.agent.id}-${spec.scenario}-${spec.run}`,
