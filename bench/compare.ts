@@ -55,23 +55,28 @@ const ARMS: Arm[] = [
 const progress = (line: string): void => void process.stderr.write(`${line}\n`);
 const loadAtStart = loadavg()[0] ?? 0;
 const started = nowMs();
-const results: Record<string, Record<string, { meanMs: number; addedMs: number }>> = {};
+const results: Record<string, Record<string, { meanMs: number; addedMs: number; cpuMsPerCall: number | null }>> = {};
 for (const calls of sizes) {
   const means = new Map<string, number[]>(ARMS.map((arm) => [arm.label, []]));
+  const cpu = new Map<string, number[]>(ARMS.map((arm) => [arm.label, []]));
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round, so neither build always runs first.
     const order = ARMS.map((_, i) => ARMS[(i + round) % ARMS.length]!);
     for (const arm of order) {
       const run = await measurePath(arm.path, calls, [], arm.bin);
       means.get(arm.label)!.push(run.meanMs);
-      progress(`N=${calls} round ${round + 1}: ${arm.label} ${run.meanMs.toFixed(3)} ms per call`);
+      if (run.cpuMs !== null) cpu.get(arm.label)!.push(run.cpuMs / calls);
+      progress(
+        `N=${calls} round ${round + 1}: ${arm.label} ${run.meanMs.toFixed(3)} ms per call, CPU ${run.cpuMs === null ? '?' : (run.cpuMs / calls).toFixed(3)} ms per call`,
+      );
     }
   }
   const direct = median(means.get('direct')!);
   results[calls] = Object.fromEntries(
     ARMS.map((arm) => {
       const m = median(means.get(arm.label)!);
-      return [arm.label, { meanMs: m, addedMs: m - direct }];
+      const cpuSamples = cpu.get(arm.label)!;
+      return [arm.label, { meanMs: m, addedMs: m - direct, cpuMsPerCall: cpuSamples.length > 0 ? median(cpuSamples) : null }];
     }),
   );
 }
@@ -122,6 +127,17 @@ const lines = [
     const cell = (label: string): string => r[label]!.addedMs.toFixed(3);
     const ratio = (a: string, b: string): string => (r[a]!.addedMs / r[b]!.addedMs).toFixed(2);
     return `| ${calls} | ${r['direct']!.meanMs.toFixed(3)} | ${cell('before, no report file')} | ${cell('after, no report file')} | ${ratio('after, no report file', 'before, no report file')} | ${cell('before, report file')} | ${cell('after, report file')} | ${ratio('after, report file', 'before, report file')} |`;
+  }),
+  '',
+  'CPU time of the process the agent talks to, per call (ms; /proc, so hardly moved by other load):',
+  '',
+  '| N | direct | before, no file | after, no file | after ÷ before | before, file | after, file | after ÷ before |',
+  '|---|---|---|---|---|---|---|---|',
+  ...sizes.map((calls) => {
+    const r = results[calls]!;
+    const cell = (label: string): string => r[label]!.cpuMsPerCall?.toFixed(3) ?? '?';
+    const ratio = (a: string, b: string): string => ((r[a]!.cpuMsPerCall ?? NaN) / (r[b]!.cpuMsPerCall ?? NaN)).toFixed(2);
+    return `| ${calls} | ${cell('direct')} | ${cell('before, no report file')} | ${cell('after, no report file')} | ${ratio('after, no report file', 'before, no report file')} | ${cell('before, report file')} | ${cell('after, report file')} | ${ratio('after, report file', 'before, report file')} |`;
   }),
   '',
   `start-up to the first tools/list (median of 10 each, interleaved): before ${startup['before']!.toFixed(0)} ms, after ${startup['after']!.toFixed(0)} ms`,

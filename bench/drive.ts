@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { latencyStats, nowMs, peakRssMb, type LatencyStats } from './measure.js';
+import { cpuMs, latencyStats, nowMs, peakRssMb, type LatencyStats } from './measure.js';
 import { WARMUP_CALLS, WRITE_TOOL, pathSpec, type PathName, type PathSpec } from './scenarios.js';
 
 const CALL_TIMEOUT_MS = 120_000;
@@ -33,6 +33,8 @@ export interface RunResult extends LatencyStats {
   peakRssMb: number | null;
   /** Only for proxy paths. */
   report: ReportCheck | null;
+  /** CPU time the spawned process used during the timed calls (ms; Linux only, else null). */
+  cpuMs: number | null;
 }
 
 interface Connection {
@@ -89,6 +91,7 @@ export async function measurePath(
   const connection = await connectPath(name, nodeFlags, proxyBin);
   try {
     for (let i = 0; i < WARMUP_CALLS; i++) await write(connection.client, i);
+    const cpuBefore = cpuMs(connection.transport.pid);
     const samples = new Array<number>(calls);
     for (let i = 0; i < calls; i++) {
       const start = nowMs();
@@ -97,7 +100,9 @@ export async function measurePath(
     }
     const report = connection.spec.reportFile === null ? null : checkReport(connection.spec.reportFile, WARMUP_CALLS + calls);
     const pid = connection.transport.pid;
-    return { path: name, pid, ...latencyStats(samples), peakRssMb: peakRssMb(pid), report };
+    const cpuAfter = cpuMs(pid);
+    const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+    return { path: name, pid, ...latencyStats(samples), peakRssMb: peakRssMb(pid), report, cpuMs: cpu };
   } catch (error) {
     throw new Error(
       `${name} at N=${calls}: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`,

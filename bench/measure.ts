@@ -70,3 +70,19 @@ export function peakRssMb(pid: number | null | undefined): number | null {
     return null;
   }
 }
+
+/**
+ * CPU time (user + system) a live process has used so far, in ms, from `/proc/<pid>/stat` (clock ticks of
+ * 10 ms); null when not readable. Unlike wall time it hardly moves when other processes share the CPUs.
+ */
+export function cpuMs(pid: number | null | undefined): number | null {
+  if (pid === null || pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
