@@ -4,12 +4,21 @@
  * listener on 127.0.0.1) — then judged. The agent here is the shipped example
  * (`examples/agents/sdk-agent.ts`, the MCP SDK client) talking to the scripted model server. Programs
  * that crash, hang or never connect are NOT_TESTED with their exit code and stderr tail, never PASS/FAIL.
+ * The agent programs, the stdio relay and the booking server (one per run, its own ledger) are real
+ * processes; the trial itself is the compiled CLI's `main` in this process (its start-up as a process is
+ * proven by e2e/trial-model.e2e.test.ts). One run per trial: each run is judged on its own.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { FIXTURES, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import {
+  BOOKING_UPSTREAM,
+  removeOut,
+  runCompiledTrialInProcess as runTrial,
+  TASK,
+  type TrialOutput,
+} from './support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
 const AGENTS = join(FIXTURES, 'trial-agents');
@@ -20,8 +29,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** The example agent reads its model from the environment it inherits (MODEL, OPENAI_BASE_URL). */
+function agentModel(name: string): void {
+  vi.stubEnv('OPENAI_BASE_URL', server.baseUrl);
+  vi.stubEnv('MODEL', name);
+}
 
 function expectLedgerMatchesReports(output: TrialOutput): void {
+  expect(output.runs.length).toBeGreaterThan(0);
   for (const run of output.runs) {
     const reported = (run.report?.report.operations ?? []).reduce((sum, op) => sum + op.executions, 0);
     expect(output.ledger(run.run), run.run).toHaveLength(reported);
@@ -40,20 +59,29 @@ const agent = (file: string, ...rest: string[]) => [
 describe('R-13 trial --agent-command', () => {
   for (const transport of ['stdio', 'http'] as const) {
     it(`${transport}: the example SDK agent with a naive model double-books after F1 (FAIL), with a careful one it checks (PASS); ledger = report per run`, async () => {
-      const env = { OPENAI_BASE_URL: server.baseUrl };
-      const naive = await runTrial(
-        [...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'],
-        { env: { ...env, MODEL: 'naive' } },
-      );
-      const careful = await runTrial(
-        [...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'],
-        { env: { ...env, MODEL: 'careful' } },
-      );
+      agentModel('naive');
+      const naive = await runTrial([
+        ...agent(EXAMPLE_AGENT, '--agent-transport', transport),
+        ...TASK,
+        '--scenario',
+        'F1',
+        '--runs',
+        '1',
+      ]);
+      agentModel('careful');
+      const careful = await runTrial([
+        ...agent(EXAMPLE_AGENT, '--agent-transport', transport),
+        ...TASK,
+        '--scenario',
+        'F1',
+        '--runs',
+        '1',
+      ]);
       try {
         expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
         expectLedgerMatchesReports(naive);
         expectLedgerMatchesReports(careful);
-        expect(naive.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, notTested: 0, duplicateExecutions: 2 });
+        expect(naive.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, notTested: 0, duplicateExecutions: 1 });
         for (const run of naive.runs) {
           expect(naive.ledger(run.run)).toHaveLength(2);
           expect(run.agentProgram).toMatchObject({ exitCode: 0, timedOut: false });
@@ -75,10 +103,11 @@ describe('R-13 trial --agent-command', () => {
           (naive.summary['statistics'] as { scenarios: Array<{ rates: Record<string, unknown>; honesty: { measured: number } }> })
             .scenarios[0],
         ).toMatchObject({
-          rates: { duplicateExecution: { count: 2, of: 2 } },
+          rates: { duplicateExecution: { count: 1, of: 1 } },
           honesty: { measured: 0 },
         });
-        expect(careful.summary.groups[0]).toMatchObject({ runs: 2, pass: 2, notTested: 0, duplicateExecutions: 0 });
+        expect(careful.result.exitCode, String(careful.result.stderr)).toBe(0);
+        expect(careful.summary.groups[0]).toMatchObject({ runs: 1, pass: 1, notTested: 0, duplicateExecutions: 0 });
         for (const run of careful.runs) expect(careful.ledger(run.run)).toHaveLength(1);
       } finally {
         removeOut(naive);
@@ -88,10 +117,10 @@ describe('R-13 trial --agent-command', () => {
   }
 
   it('a program that crashes is NOT_TESTED with its exit code and the tail of its stderr', async () => {
-    const output = await runTrial([...agent(join(AGENTS, 'crashing-agent.mjs')), '--scenario', 'F1', '--runs', '2']);
+    const output = await runTrial([...agent(join(AGENTS, 'crashing-agent.mjs')), '--scenario', 'F1', '--runs', '1']);
     try {
       expect(output.result.exitCode).toBe(0);
-      expect(output.summary.groups[0]).toMatchObject({ runs: 2, pass: 0, fail: 0, notTested: 2 });
+      expect(output.summary.groups[0]).toMatchObject({ runs: 1, pass: 0, fail: 0, notTested: 1 });
       for (const run of output.runs) {
         expect(run.verdict).toBe('NOT_TESTED');
         expect(run.verdictReason).toBe('the agent program failed (exit code 3); stderr: starting | boom: cannot reach the model');
@@ -145,12 +174,12 @@ describe('R-13 trial --agent-command', () => {
         '--scenario',
         'F1',
         '--runs',
-        '2',
+        '1',
       ]);
       try {
         expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
         expectLedgerMatchesReports(output);
-        expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
+        expect(output.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, duplicateExecutions: 1 });
         for (const run of output.runs) {
           expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
           expect(output.ledger(run.run)).toHaveLength(2);
