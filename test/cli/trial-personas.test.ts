@@ -256,4 +256,25 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     for (const file of files(output.out)) expect(readFileSync(file, 'utf8'), file).not.toContain(key);
     expect(output.result.stdout + output.result.stderr).not.toContain(key);
   });
+
+  it('chaos mode: --mode chaos --error-rate 1 fails every call (never a ghost write): the careful persona executes nothing; run ids name the mode', async () => {
+    const output = await trial([
+      ...model('careful'),
+      ...TASK,
+      '--mode',
+      'chaos',
+      '--error-rate',
+      '1',
+      '--runs',
+      '2',
+      '--seed',
+      '3',
+    ]);
+    expect(output.runs.map((r) => r.run)).toEqual(['chaos-001', 'chaos-002']);
+    expectLedgerMatchesReports(output);
+    for (const run of output.runs) {
+      expect(run.executions).toBe(0);
+      expect(output.ledger(run.run)).toHaveLength(0);
+    }
+  });
 });
