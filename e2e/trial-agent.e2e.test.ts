@@ -4,31 +4,46 @@
  * listener on 127.0.0.1) — then judged. The agent here is the shipped example
  * (`examples/agents/sdk-agent.ts`, the MCP SDK client) talking to the scripted model server. Programs
  * that crash, hang or never connect are NOT_TESTED with their exit code and stderr tail, never PASS/FAIL.
- * The agent programs, the stdio relay and the booking server (one per run, its own ledger) are real
- * processes; the trial itself is the compiled CLI's `main` in this process (its start-up as a process is
- * proven by e2e/trial-model.e2e.test.ts). One run per trial: each run is judged on its own.
+ * The agent programs and the stdio relay are real processes; the trial itself is the compiled CLI's
+ * `main` in this process (its start-up as a process, and the booking server as a process per run: e2e/
+ * trial-model.e2e.test.ts), in front of the bundled booking server served in this process over
+ * Streamable HTTP with a fresh store and ledger per MCP session — the trial's check, then one per run.
+ * One run per trial, so each run's ledger is the booking server's second session of that trial.
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { FIXTURES, ROOT } from './support/proxy-harness.js';
-import {
-  BOOKING_UPSTREAM,
-  removeOut,
-  runCompiledTrialInProcess as runTrial,
-  TASK,
-  type TrialOutput,
-} from './support/trial-harness.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/h3-booking-http.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
 const AGENTS = join(FIXTURES, 'trial-agents');
 let server: ModelServer;
+let booking: InProcessBooking;
 beforeAll(async () => {
   server = await startModelServer();
+  booking = await startInProcessBooking();
 });
 afterAll(async () => {
+  await booking.close();
   await server.close();
 });
+
+/** A trial of one run in front of the booking server; the run's ledger is the session after the check. */
+async function runTrial(args: string[]): Promise<TrialOutput> {
+  const first = booking.sessions.length;
+  const output = await runCompiledTrialInProcess([...args, '--upstream-url', booking.url]);
+  const sessions = booking.sessions.slice(first);
+  return {
+    ...output,
+    ledger: (run) => {
+      expect(output.runs.map((r) => r.run)).toEqual([run]);
+      expect(sessions).toHaveLength(2);
+      return sessions[1]!.ledger as unknown as Array<Record<string, unknown>>;
+    },
+  };
+}
 afterEach(() => {
   vi.unstubAllEnvs();
 });
@@ -47,14 +62,7 @@ function expectLedgerMatchesReports(output: TrialOutput): void {
   }
 }
 
-const agent = (file: string, ...rest: string[]) => [
-  '--agent-command',
-  process.execPath,
-  '--agent-arg',
-  file,
-  ...rest,
-  ...BOOKING_UPSTREAM,
-];
+const agent = (file: string, ...rest: string[]) => ['--agent-command', process.execPath, '--agent-arg', file, ...rest];
 
 describe('R-13 trial --agent-command', () => {
   for (const transport of ['stdio', 'http'] as const) {
