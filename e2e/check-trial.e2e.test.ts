@@ -1,8 +1,9 @@
 /**
- * `check` and `stats` over trial folders as real processes (issues 14 and 15): a `trial` of the compiled
- * CLI (scripted model server, bundled booking server as a process), then the compiled `check` on its
- * folder — one line per run, exit 2 for a FAIL, JUnit parsed by a real XML parser — and `stats` over a
- * `proxy --listen --report-dir` folder (one run per session), refused together with the trial folder.
+ * `check` and `stats` over trial folders as real processes (issues 14 and 15): a `trial` folder (the
+ * compiled CLI's `main` in this process, the scripted model server, the bundled booking server), then
+ * the compiled `check` on it — one line per run, exit 2 for a FAIL, JUnit parsed by a real XML parser —
+ * and `stats` over a `proxy --listen --report-dir` folder (one run per session), refused together with
+ * the trial folder.
  * Every exit code of `check` over trial folders and `trial --shard` + `stats`, in-process with the same
  * CLI code: test/cli/trial-check.test.ts, test/cli/trial-stats-shards.test.ts.
  */
@@ -16,9 +17,11 @@ import { startModelServer, type ModelServer } from '../test/fixtures/model-serve
 import { bookingTask, carefulAgent, naiveAgent } from './support/agents.js';
 import { connectHttpAgent, startListeningProxy } from './support/http-harness.js';
 import { BIN, BOOKING_SERVER, ROOT } from './support/proxy-harness.js';
-import { bookingTrialArgs, removeOut, runTrial, type TrialOutput } from './support/trial-harness.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/h3-booking-http.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 let server: ModelServer;
+let booking: InProcessBooking;
 let naive: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-check-trial-'));
 
@@ -35,10 +38,25 @@ async function cli(...args: string[]) {
 
 beforeAll(async () => {
   server = await startModelServer();
-  naive = await runTrial(bookingTrialArgs(server.baseUrl, 'naive', '--scenario', 'F1', '--runs', '1'));
+  booking = await startInProcessBooking();
+  // The trial folder (the compiled CLI's main in this process, the booking server served here too).
+  naive = await runCompiledTrialInProcess([
+    '--model',
+    'naive',
+    '--base-url',
+    server.baseUrl,
+    ...TASK,
+    '--upstream-url',
+    booking.url,
+    '--scenario',
+    'F1',
+    '--runs',
+    '1',
+  ]);
 }, 60_000);
 
 afterAll(async () => {
+  await booking.close();
   await server.close();
   removeOut(naive);
   rmSync(scratch, { recursive: true, force: true });

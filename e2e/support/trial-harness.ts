@@ -23,17 +23,6 @@ export const BOOKING_UPSTREAM = [
 ];
 export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
 
-/** The arguments of a booking trial: `persona` of the model server at `baseUrl`, TASK, BOOKING_UPSTREAM, then `rest`. */
-export const bookingTrialArgs = (baseUrl: string, persona: string, ...rest: string[]): string[] => [
-  '--model',
-  persona,
-  '--base-url',
-  baseUrl,
-  ...TASK,
-  ...BOOKING_UPSTREAM,
-  ...rest,
-];
-
 export interface RunFile {
   run: string;
   scenario: string;
