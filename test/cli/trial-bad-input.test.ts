@@ -9,10 +9,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
 import { runCli, type CliResult } from '../support/h3-cli.js';
 import { TASK } from '../support/h3-trial.js';
+
+// Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 /** Never started: every case is refused before the upstream (a start would fail with another message). */
 const BOOKING_UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg', 'no-such-booking-server.js'];

@@ -8,10 +8,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
 import { startInProcessBooking, type InProcessBooking } from '../support/h3-booking-http.js';
 import { expectLedgerMatchesReports, inProcessTrial, TASK, type InProcessTrial } from '../support/h3-trial.js';
+
+// Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 let server: ModelServer;
 let booking: InProcessBooking;
