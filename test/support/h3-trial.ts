@@ -14,10 +14,7 @@ import type { RunFile, TrialOutput } from '../../e2e/support/trial-harness.js';
 import type { InProcessBooking } from './h3-booking-http.js';
 import { runCli, type CliResult } from './h3-cli.js';
 
-export type { RunFile };
-
-export const TASK_TEXT = 'Book a standard room for Ann Lee on 2026-05-01.';
-export const TASK = ['--task', TASK_TEXT];
+export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
 
 export interface InProcessTrial {
   result: CliResult;
@@ -26,8 +23,6 @@ export interface InProcessTrial {
   runs: RunFile[];
   /** What the booking server executed in one run's session (concurrency 1 only). */
   ledger(run: string): LedgerEntry[];
-  /** The ledger of every session the trial opened after the check, in the order they were opened. */
-  sessionLedgers: LedgerEntry[][];
   remove(): void;
 }
 
@@ -53,15 +48,14 @@ export async function inProcessTrial(
     // no summary: the tests look at result
   }
   const order = [...result.stderr.matchAll(/\] run (\S+) \(\d+\/\d+\)/g)].map((m) => m[1]!);
-  const concurrency = Number(args[args.indexOf('--concurrency') + 1] ?? 1);
+  const concurrency = args.includes('--concurrency') ? Number(args[args.indexOf('--concurrency') + 1]) : 1;
   return {
     result,
     out,
     summary,
     runs,
-    sessionLedgers: sessions.slice(1).map((s) => s.ledger),
     ledger(run) {
-      if (args.includes('--concurrency') && concurrency !== 1) throw new Error('ledger(run) needs concurrency 1');
+      if (concurrency !== 1) throw new Error('ledger(run) needs concurrency 1');
       if (sessions.length !== order.length + 1)
         throw new Error(`${sessions.length} upstream sessions for ${order.length} runs (plus the check)`);
       const index = order.indexOf(run);
