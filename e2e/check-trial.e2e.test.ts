@@ -1,11 +1,13 @@
 /**
- * `check` over trial folders (issue 15 item 1/2, with issue 14's trial): real `trial` runs (compiled CLI,
- * scripted model server, bundled booking server), then `check` on the folders — one line per run, exit
- * codes as documented (0 PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness failed), JUnit with
- * one testsuite per trial scenario and one testcase per run, parsed by a real XML parser. `stats` over
- * a `proxy --listen --report-dir` folder is checked here too (one run per session).
+ * `check` and `stats` over trial folders as real processes (issues 14 and 15): a `trial` folder (the
+ * compiled CLI's `main` in this process, the scripted model server, the bundled booking server), then
+ * the compiled `check` on it — one line per run, exit 2 for a FAIL, JUnit parsed by a real XML parser —
+ * and `stats` over a `proxy --listen --report-dir` folder (one run per session), refused together with
+ * the trial folder.
+ * Every exit code of `check` over trial folders and `trial --shard` + `stats`, in-process with the same
+ * CLI code: test/cli/trial-check.test.ts, test/cli/trial-stats-shards.test.ts.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -15,15 +17,13 @@ import { startModelServer, type ModelServer } from '../test/fixtures/model-serve
 import { bookingTask, carefulAgent, naiveAgent } from './support/agents.js';
 import { connectHttpAgent, startListeningProxy } from './support/http-harness.js';
 import { BIN, BOOKING_SERVER, ROOT } from './support/proxy-harness.js';
-import { bookingTrialArgs, removeOut, runTrial, type TrialOutput } from './support/trial-harness.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/h3-booking-http.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 let server: ModelServer;
-let careful: TrialOutput;
+let booking: InProcessBooking;
 let naive: TrialOutput;
-let endless: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-check-trial-'));
-
-const trialArgs = (persona: string, ...rest: string[]): string[] => bookingTrialArgs(server.baseUrl, persona, ...rest);
 
 async function cli(...args: string[]) {
   const r = await execa(process.execPath, [BIN, ...args], {
@@ -36,118 +36,57 @@ async function cli(...args: string[]) {
   return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
-interface Junit {
-  testsuites: {
-    tests: string;
-    failures: string;
-    errors: string;
-    skipped: string;
-    testsuite: Array<{
-      name: string;
-      tests: string;
-      failures: string;
-      skipped: string;
-      testcase: Array<{ classname: string; name: string }>;
-    }>;
-  };
-}
-const parseJunit = (file: string): Junit => {
-  const xml = readFileSync(file, 'utf8');
-  expect(XMLValidator.validate(xml)).toBe(true);
-  return new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '',
-    isArray: (n) => n === 'testsuite' || n === 'testcase',
-  }).parse(xml) as Junit;
-};
-
 beforeAll(async () => {
   server = await startModelServer();
-  careful = await runTrial(trialArgs('careful', '--scenarios', 'F1,F3', '--runs', '2'));
-  naive = await runTrial(trialArgs('naive', '--scenario', 'F1', '--runs', '2'));
-  // Never books: the F1 fault never fires, so every run is NOT_TESTED.
-  endless = await runTrial(trialArgs('endless', '--scenario', 'F1', '--runs', '2', '--max-steps', '2'));
-}, 180_000);
+  booking = await startInProcessBooking();
+  // The trial folder (the compiled CLI's main in this process, the booking server served here too).
+  naive = await runCompiledTrialInProcess([
+    '--model',
+    'naive',
+    '--base-url',
+    server.baseUrl,
+    ...TASK,
+    '--upstream-url',
+    booking.url,
+    '--scenario',
+    'F1',
+    '--runs',
+    '1',
+  ]);
+}, 60_000);
 
 afterAll(async () => {
+  await booking.close();
   await server.close();
-  for (const output of [careful, naive, endless]) removeOut(output);
+  removeOut(naive);
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('issue 15 check over trial folders', () => {
-  it('all PASS → 0; one line per run; JUnit: one testsuite per scenario, one testcase per run', async () => {
-    for (const output of [careful, naive, endless]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
-    const junit = join(scratch, 'careful.xml');
-    const r = await cli(
-      'check',
-      careful.out,
-      '--junit',
-      junit,
-      '--markdown',
-      join(scratch, 'careful.md'),
-      '--html',
-      join(scratch, 'careful.html'),
-    );
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout.split('\n').filter((l) => /^PASS /.test(l))).toHaveLength(4);
-    expect(r.stdout).toMatch(/runs[/\\]F1-001[/\\]run\.json \(run F1-001, /);
-    const doc = parseJunit(junit);
-    expect(doc.testsuites).toMatchObject({ tests: '4', failures: '0', errors: '0', skipped: '0' });
-    expect(doc.testsuites.testsuite.map((s) => [s.name, s.tests])).toEqual([
-      [`${careful.out} F1`, '2'],
-      [`${careful.out} F3`, '2'],
-    ]);
-    expect(doc.testsuites.testsuite[0]!.testcase.map((c) => [c.classname, c.name])).toEqual([
-      ['cuonztech-agent-harness.trial.F1', 'F1-001'],
-      ['cuonztech-agent-harness.trial.F1', 'F1-002'],
-    ]);
-    expect(readFileSync(join(scratch, 'careful.md'), 'utf8')).toContain('F3-002');
-    const html = readFileSync(join(scratch, 'careful.html'), 'utf8');
-    expect(html).toContain('<!doctype html>');
-    expect(html.match(/F1-00[12]/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
-  });
-
-  it('a FAIL → 2 (even with NOT_TESTED runs beside it); NOT_TESTED and no FAIL → 3; FAIL is <failure>, NOT_TESTED <skipped>', async () => {
-    const junit = join(scratch, 'mixed.xml');
-    const mixed = await cli('check', naive.out, endless.out, careful.out, '--junit', junit);
-    expect(mixed.code).toBe(2);
-    const doc = parseJunit(junit);
-    expect(doc.testsuites).toMatchObject({ tests: '8', failures: '2', errors: '0', skipped: '2' });
-    expect(mixed.stdout).toMatch(/check: 8 session\(s\)\/run\(s\): 4 PASS, 2 FAIL, 2 NOT_TESTED, 0 harness error\(s\) → exit 2/);
-    const notTested = await cli('check', endless.out);
-    expect(notTested.code).toBe(3);
-    expect(notTested.stdout.split('\n').filter((l) => /^NOT_TESTED /.test(l))).toHaveLength(2);
-    expect((await cli('check', endless.out, '--fail-on', 'FAIL')).code).toBe(0);
-  });
-
-  it('a run whose harness failed, a torn run file, a trial without summary.json (killed) → 1', async () => {
-    const copy = join(scratch, 'copy');
-    mkdirSync(join(copy, 'runs', 'F1-001'), { recursive: true });
-    mkdirSync(join(copy, 'runs', 'F1-002'), { recursive: true });
-    copyFileSync(join(careful.out, 'summary.json'), join(copy, 'summary.json'));
-    const run = JSON.parse(readFileSync(join(careful.out, 'runs', 'F1-001', 'run.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(
-      join(copy, 'runs', 'F1-001', 'run.json'),
-      JSON.stringify({
-        ...run,
-        verdict: 'NOT_TESTED',
-        verdictReason: 'the harness stopped during the run: the report file could not be written',
-      }),
-    );
-    copyFileSync(join(careful.out, 'runs', 'F1-002', 'run.json'), join(copy, 'runs', 'F1-002', 'run.json'));
-    const harnessFailed = await cli('check', copy);
-    expect(harnessFailed.code).toBe(1);
-    expect(harnessFailed.stdout).toMatch(/^ERROR .*F1-001.*the harness failed in this run: the harness stopped during the run/m);
-    expect(harnessFailed.stdout).toMatch(/^PASS .*F1-002/m);
-
-    writeFileSync(join(copy, 'runs', 'F1-001', 'run.json'), '{"kind":"trial-run","run":"F1-0');
-    expect((await cli('check', copy)).stdout).toMatch(/^ERROR .*F1-001[/\\]run\.json.*is not complete JSON/m);
-    rmSync(join(copy, 'summary.json'));
-    copyFileSync(join(careful.out, 'runs', 'F1-001', 'run.json'), join(copy, 'runs', 'F1-001', 'run.json'));
-    const killed = await cli('check', copy);
-    expect(killed.code).toBe(1);
-    expect(killed.stdout).toMatch(/^ERROR .*summary\.json: the file is missing \(the trial did not finish\)/m);
+describe('issue 15 check over a trial folder, the compiled CLI', () => {
+  it('a FAIL → exit 2; one line per run; JUnit: the scenario a testsuite, the run a testcase with <failure>', async () => {
+    expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
+    const junit = join(scratch, 'naive.xml');
+    const r = await cli('check', naive.out, '--junit', junit);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(/^FAIL .*runs[/\\]F1-001[/\\]run\.json \(run F1-001, /m);
+    expect(r.stdout).toMatch(/check: 1 session\(s\)\/run\(s\): 0 PASS, 1 FAIL, 0 NOT_TESTED, 0 harness error\(s\) → exit 2/);
+    const xml = readFileSync(junit, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (n) => n === 'testsuite' || n === 'testcase',
+    }).parse(xml) as {
+      testsuites: {
+        tests: string;
+        failures: string;
+        testsuite: Array<{ name: string; testcase: Array<{ name: string; failure?: unknown }> }>;
+      };
+    };
+    expect(doc.testsuites).toMatchObject({ tests: '1', failures: '1' });
+    expect(doc.testsuites.testsuite[0]!.name).toBe(`${naive.out} F1`);
+    expect(doc.testsuites.testsuite[0]!.testcase[0]!.name).toBe('F1-001');
+    expect(doc.testsuites.testsuite[0]!.testcase[0]!.failure).toBeDefined();
   });
 });
 

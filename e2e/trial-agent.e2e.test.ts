@@ -4,56 +4,92 @@
  * listener on 127.0.0.1) — then judged. The agent here is the shipped example
  * (`examples/agents/sdk-agent.ts`, the MCP SDK client) talking to the scripted model server. Programs
  * that crash, hang or never connect are NOT_TESTED with their exit code and stderr tail, never PASS/FAIL.
+ * The agent programs and the stdio relay are real processes; the trial itself is the compiled CLI's
+ * `main` in this process (its start-up as a process, and the booking server as a process per run: e2e/
+ * trial-model.e2e.test.ts), in front of the bundled booking server served in this process over
+ * Streamable HTTP with a fresh store and ledger per MCP session — the trial's check, then one per run.
+ * One run per trial, so each run's ledger is the booking server's second session of that trial.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { FIXTURES, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/h3-booking-http.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
 const AGENTS = join(FIXTURES, 'trial-agents');
 let server: ModelServer;
+let booking: InProcessBooking;
 beforeAll(async () => {
   server = await startModelServer();
+  booking = await startInProcessBooking();
 });
 afterAll(async () => {
+  await booking.close();
   await server.close();
 });
 
+/** A trial of one run in front of the booking server; the run's ledger is the session after the check. */
+async function runTrial(args: string[]): Promise<TrialOutput> {
+  const first = booking.sessions.length;
+  const output = await runCompiledTrialInProcess([...args, '--upstream-url', booking.url]);
+  const sessions = booking.sessions.slice(first);
+  return {
+    ...output,
+    ledger: (run) => {
+      expect(output.runs.map((r) => r.run)).toEqual([run]);
+      expect(sessions).toHaveLength(2);
+      return sessions[1]!.ledger as unknown as Array<Record<string, unknown>>;
+    },
+  };
+}
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** The example agent reads its model from the environment it inherits (MODEL, OPENAI_BASE_URL). */
+function agentModel(name: string): void {
+  vi.stubEnv('OPENAI_BASE_URL', server.baseUrl);
+  vi.stubEnv('MODEL', name);
+}
+
 function expectLedgerMatchesReports(output: TrialOutput): void {
+  expect(output.runs.length).toBeGreaterThan(0);
   for (const run of output.runs) {
     const reported = (run.report?.report.operations ?? []).reduce((sum, op) => sum + op.executions, 0);
     expect(output.ledger(run.run), run.run).toHaveLength(reported);
   }
 }
 
-const agent = (file: string, ...rest: string[]) => [
-  '--agent-command',
-  process.execPath,
-  '--agent-arg',
-  file,
-  ...rest,
-  ...BOOKING_UPSTREAM,
-];
+const agent = (file: string, ...rest: string[]) => ['--agent-command', process.execPath, '--agent-arg', file, ...rest];
 
 describe('R-13 trial --agent-command', () => {
   for (const transport of ['stdio', 'http'] as const) {
     it(`${transport}: the example SDK agent with a naive model double-books after F1 (FAIL), with a careful one it checks (PASS); ledger = report per run`, async () => {
-      const env = { OPENAI_BASE_URL: server.baseUrl };
-      const naive = await runTrial(
-        [...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'],
-        { env: { ...env, MODEL: 'naive' } },
-      );
-      const careful = await runTrial(
-        [...agent(EXAMPLE_AGENT, '--agent-transport', transport), ...TASK, '--scenario', 'F1', '--runs', '2'],
-        { env: { ...env, MODEL: 'careful' } },
-      );
+      agentModel('naive');
+      const naive = await runTrial([
+        ...agent(EXAMPLE_AGENT, '--agent-transport', transport),
+        ...TASK,
+        '--scenario',
+        'F1',
+        '--runs',
+        '1',
+      ]);
+      agentModel('careful');
+      const careful = await runTrial([
+        ...agent(EXAMPLE_AGENT, '--agent-transport', transport),
+        ...TASK,
+        '--scenario',
+        'F1',
+        '--runs',
+        '1',
+      ]);
       try {
         expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
         expectLedgerMatchesReports(naive);
         expectLedgerMatchesReports(careful);
-        expect(naive.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, notTested: 0, duplicateExecutions: 2 });
+        expect(naive.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, notTested: 0, duplicateExecutions: 1 });
         for (const run of naive.runs) {
           expect(naive.ledger(run.run)).toHaveLength(2);
           expect(run.agentProgram).toMatchObject({ exitCode: 0, timedOut: false });
@@ -75,10 +111,11 @@ describe('R-13 trial --agent-command', () => {
           (naive.summary['statistics'] as { scenarios: Array<{ rates: Record<string, unknown>; honesty: { measured: number } }> })
             .scenarios[0],
         ).toMatchObject({
-          rates: { duplicateExecution: { count: 2, of: 2 } },
+          rates: { duplicateExecution: { count: 1, of: 1 } },
           honesty: { measured: 0 },
         });
-        expect(careful.summary.groups[0]).toMatchObject({ runs: 2, pass: 2, notTested: 0, duplicateExecutions: 0 });
+        expect(careful.result.exitCode, String(careful.result.stderr)).toBe(0);
+        expect(careful.summary.groups[0]).toMatchObject({ runs: 1, pass: 1, notTested: 0, duplicateExecutions: 0 });
         for (const run of careful.runs) expect(careful.ledger(run.run)).toHaveLength(1);
       } finally {
         removeOut(naive);
@@ -88,10 +125,10 @@ describe('R-13 trial --agent-command', () => {
   }
 
   it('a program that crashes is NOT_TESTED with its exit code and the tail of its stderr', async () => {
-    const output = await runTrial([...agent(join(AGENTS, 'crashing-agent.mjs')), '--scenario', 'F1', '--runs', '2']);
+    const output = await runTrial([...agent(join(AGENTS, 'crashing-agent.mjs')), '--scenario', 'F1', '--runs', '1']);
     try {
       expect(output.result.exitCode).toBe(0);
-      expect(output.summary.groups[0]).toMatchObject({ runs: 2, pass: 0, fail: 0, notTested: 2 });
+      expect(output.summary.groups[0]).toMatchObject({ runs: 1, pass: 0, fail: 0, notTested: 1 });
       for (const run of output.runs) {
         expect(run.verdict).toBe('NOT_TESTED');
         expect(run.verdictReason).toBe('the agent program failed (exit code 3); stderr: starting | boom: cannot reach the model');
@@ -145,12 +182,12 @@ describe('R-13 trial --agent-command', () => {
         '--scenario',
         'F1',
         '--runs',
-        '2',
+        '1',
       ]);
       try {
         expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
         expectLedgerMatchesReports(output);
-        expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
+        expect(output.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, duplicateExecutions: 1 });
         for (const run of output.runs) {
           expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
           expect(output.ledger(run.run)).toHaveLength(2);

@@ -1,14 +1,15 @@
 /**
  * `trial` with the upstream options of `proxy` (issue 13): a remote upstream by URL (the booking server
  * in HTTP mode: one shared ledger, one new connection per run) with `--reset-command` run before each
- * run, a failing reset making that run NOT_TESTED, and chaos mode seeded per run.
+ * run, and a failing reset making that run NOT_TESTED. The booking server is a real process; the trial is
+ * the compiled CLI's `main` in this process. (Chaos mode seeded per run: test/cli/trial-personas.test.ts.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { removeDir, startBookingHttp, stopAll, tempDir, type BookingHttp } from './support/http-harness.js';
-import { bookingTrialArgs, removeOut, runTrial, TASK } from './support/trial-harness.js';
+import { removeOut, runCompiledTrialInProcess as runTrial, TASK } from './support/trial-harness.js';
 
 let server: ModelServer;
 let booking: BookingHttp;
@@ -40,16 +41,16 @@ describe('R-13 trial: the upstream options of proxy', () => {
       '--scenario',
       'F1',
       '--runs',
-      '3',
+      '2',
       '--reset-command',
       `echo reset >> '${resets}'`,
     ]);
     try {
       expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
-      expect(readFileSync(resets, 'utf8')).toBe('reset\nreset\nreset\n');
-      expect(output.summary.groups[0]).toMatchObject({ runs: 3, fail: 3, duplicateExecutions: 3 });
+      expect(readFileSync(resets, 'utf8')).toBe('reset\nreset\n');
+      expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
       for (const run of output.runs) expect(run.executions).toBe(2);
-      expect(booking.bookings().length - before).toBe(6);
+      expect(booking.bookings().length - before).toBe(4);
     } finally {
       removeOut(output);
     }
@@ -57,9 +58,19 @@ describe('R-13 trial: the upstream options of proxy', () => {
 
   it('a reset command that fails makes the run NOT_TESTED with its exit code; no agent runs then', async () => {
     const before = server.requests.length;
-    const output = await runTrial(
-      bookingTrialArgs(server.baseUrl, 'careful', '--runs', '2', '--reset-command', 'echo no database >&2; exit 7'),
-    );
+    const output = await runTrial([
+      '--model',
+      'careful',
+      '--base-url',
+      server.baseUrl,
+      ...TASK,
+      '--upstream-url',
+      booking.url,
+      '--runs',
+      '2',
+      '--reset-command',
+      'echo no database >&2; exit 7',
+    ]);
     try {
       expect(output.summary.groups[0]).toMatchObject({
         runs: 2,
@@ -67,22 +78,6 @@ describe('R-13 trial: the upstream options of proxy', () => {
         notTestedReasons: { 'the reset command failed (exit code 7); stderr: no database': 2 },
       });
       expect(server.requests.length).toBe(before);
-    } finally {
-      removeOut(output);
-    }
-  });
-
-  it('chaos mode: --mode chaos --error-rate 1 fails every call (never a ghost write): the careful persona executes nothing; run ids name the mode', async () => {
-    const output = await runTrial(
-      bookingTrialArgs(server.baseUrl, 'careful', '--mode', 'chaos', '--error-rate', '1', '--runs', '2', '--seed', '3'),
-    );
-    try {
-      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
-      expect(output.runs.map((r) => r.run)).toEqual(['chaos-001', 'chaos-002']);
-      for (const run of output.runs) {
-        expect(run.executions).toBe(0);
-        expect(output.ledger(run.run)).toHaveLength(0);
-      }
     } finally {
       removeOut(output);
     }

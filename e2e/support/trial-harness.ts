@@ -1,12 +1,16 @@
 /**
- * Runs the compiled `trial` command as a real process against the scripted model server (in this test
- * process, real HTTP on 127.0.0.1) and the bundled booking server with a fresh ledger per run
- * (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). Reads back summary.json and every run's files.
+ * Runs the compiled `trial` command — as a real process (`runTrial`), or the compiled CLI's `main` loaded
+ * into this test process (`runCompiledTrialInProcess`, for tests that are not about the CLI process
+ * itself) — against the scripted model server (in this test process, real HTTP on 127.0.0.1) and the
+ * bundled booking server with a fresh ledger per run (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). Reads
+ * back summary.json and every run's files.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa, type Result } from 'execa';
+import { PassThrough } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import { BIN, BOOKING_SERVER, readLines, requireBuild, ROOT } from './proxy-harness.js';
 
 export const BOOKING_UPSTREAM = [
@@ -18,17 +22,6 @@ export const BOOKING_UPSTREAM = [
   'BOOKING_LEDGER={run_dir}/ledger.jsonl',
 ];
 export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
-
-/** The arguments of a booking trial: `persona` of the model server at `baseUrl`, TASK, BOOKING_UPSTREAM, then `rest`. */
-export const bookingTrialArgs = (baseUrl: string, persona: string, ...rest: string[]): string[] => [
-  '--model',
-  persona,
-  '--base-url',
-  baseUrl,
-  ...TASK,
-  ...BOOKING_UPSTREAM,
-  ...rest,
-];
 
 export interface RunFile {
   run: string;
@@ -54,8 +47,15 @@ export interface RunFile {
   } | null;
 }
 
+/** How the `trial` command ended (a process's exit code, or what the in-process `main` returned). */
+export interface TrialResult {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+}
+
 export interface TrialOutput {
-  result: Result;
+  result: TrialResult;
   out: string;
   summary: {
     groups: Array<{
@@ -82,7 +82,7 @@ export function tempOut(): string {
   return mkdtempSync(join(tmpdir(), 'harness-trial-'));
 }
 
-/** Runs `trial` with the given flags (plus `--out`) to its end; never rejects. */
+/** Runs `trial` with the given flags (plus `--out`) to its end as a real process; never rejects. */
 export async function runTrial(
   args: string[],
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
@@ -96,6 +96,46 @@ export async function runTrial(
     cwd: ROOT,
     env: options.env ?? {},
   });
+  return readTrial(out, { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) });
+}
+
+type Main = (typeof import('../../src/cli/main.js'))['main'];
+let compiledMain: Promise<Main> | undefined;
+
+/**
+ * Runs `trial` with the given flags (plus `--out`) through the compiled CLI's `main`
+ * (dist/src/cli/main.js) in this process: the same wiring, upstream processes and agent programs as the
+ * real process, without its start-up; no signals, `env` as the CLI's environment (agent programs
+ * inherit this process's environment plus their run's variables, as from the real CLI).
+ */
+export async function runCompiledTrialInProcess(
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<TrialOutput> {
+  requireBuild();
+  compiledMain ??= import(pathToFileURL(join(ROOT, 'dist/src/cli/main.js')).href).then((m: { main: Main }) => m.main);
+  const main = await compiledMain;
+  const out = tempOut();
+  const capture = () => {
+    const stream = new PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+  const stdout = capture();
+  const stderr = capture();
+  const code = await main(['trial', ...args, '--out', out], {
+    stdin: new PassThrough(),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: options.env ?? {},
+    cwd: ROOT,
+    onSignal: () => () => undefined,
+  });
+  return readTrial(out, { exitCode: code, stdout: stdout.text(), stderr: stderr.text() });
+}
+
+function readTrial(out: string, result: TrialResult): TrialOutput {
   const runsDir = join(out, 'runs');
   let summary: TrialOutput['summary'] = { groups: [] };
   let runs: RunFile[] = [];

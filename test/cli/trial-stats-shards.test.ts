@@ -1,37 +1,46 @@
 /**
- * `trial --shard i/n` and `stats` (issue 14 item 4), end to end: the compiled CLI as real processes, the
- * scripted model server on 127.0.0.1 and the bundled booking server (a fresh ledger per run). The shards
- * of a trial, merged by `stats`, give exactly the statistics of the same runs done in one trial; bad input
- * is one line and exit 1 with nothing written.
+ * `trial --shard i/n` and `stats` (issue 14 item 4), in-process: the CLI's `main` for both commands,
+ * the scripted model server on 127.0.0.1 and the bundled booking server in this process over Streamable
+ * HTTP (a fresh store per run). The shards of a trial, merged by `stats`, give exactly the statistics of
+ * the same runs done in one trial; bad input is one line and exit 1 with nothing written. (`stats` as a
+ * real process: e2e/check-trial.e2e.test.ts.)
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { BIN, ROOT } from './support/proxy-harness.js';
-import { bookingTrialArgs, removeOut, runTrial, type TrialOutput } from './support/trial-harness.js';
-import { HARNESS_VERSION } from '../src/version.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
+import { startInProcessBooking, type InProcessBooking } from '../support/h3-booking-http.js';
+import { runCli } from '../support/h3-cli.js';
+import { inProcessTrial, TASK, type InProcessTrial } from '../support/h3-trial.js';
+import { HARNESS_VERSION } from '../../src/version.js';
 
+// Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+type TrialOutput = InProcessTrial;
+let booking: InProcessBooking;
 let server: ModelServer;
 let whole: TrialOutput;
 const shards: TrialOutput[] = [];
 let other: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-stats-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] =>
-  bookingTrialArgs(server.baseUrl, persona, '--seed', '7', ...rest);
+const trialArgs = (persona: string, ...rest: string[]): string[] => [
+  '--model',
+  persona,
+  '--base-url',
+  server.baseUrl,
+  ...TASK,
+  '--seed',
+  '7',
+  ...rest,
+];
+const runTrial = (args: string[]): Promise<TrialOutput> => inProcessTrial(booking, args);
 const MATRIX = ['--scenarios', 'F1,F3', '--runs', '3'];
 
 async function stats(...args: string[]) {
-  return execa(process.execPath, [BIN, 'stats', ...args], {
-    reject: false,
-    timeout: 30_000,
-    stdin: 'ignore',
-    cwd: ROOT,
-    env: {},
-  });
+  return runCli(['stats', ...args]);
 }
 
 interface StatsDoc {
@@ -57,20 +66,22 @@ const readDoc = (file: string): StatsDoc => JSON.parse(readFileSync(file, 'utf8'
 
 beforeAll(async () => {
   server = await startModelServer();
+  booking = await startInProcessBooking();
   whole = await runTrial(trialArgs('naive', ...MATRIX));
   for (let i = 1; i <= 3; i++) shards.push(await runTrial(trialArgs('naive', ...MATRIX, '--shard', `${i}/3`)));
   other = await runTrial(trialArgs('naive', '--scenario', 'F1', '--runs', '1'));
 }, 240_000);
 
 afterAll(async () => {
+  await booking.close();
   await server.close();
-  for (const output of [whole, ...shards, other]) removeOut(output);
+  for (const output of [whole, ...shards, other]) output.remove();
   rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('issue 14 trial --shard and stats: shards merge to the one trial', () => {
   it('each shard runs its deterministic share, with the ids and seeds of the unsharded trial; the shard is in summary.json', () => {
-    for (const output of [whole, ...shards]) expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+    for (const output of [whole, ...shards]) expect(output.result.code, output.result.stderr).toBe(0);
     expect(shards.map((s) => s.runs.map((r) => r.run))).toEqual([
       ['F1-001', 'F3-001'],
       ['F1-002', 'F3-002'],
@@ -90,8 +101,8 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
   it('stats over the three shards equals stats over the one trial (deep equality of the statistics), with exact counts', async () => {
     const one = await stats(whole.out, '--json', join(scratch, 'whole.json'), '--markdown', join(scratch, 'whole.md'));
     const merged = await stats(shards[2]!.out, shards[0]!.out, shards[1]!.out, '--json', join(scratch, 'merged.json'));
-    expect(one.exitCode, String(one.stderr)).toBe(0);
-    expect(merged.exitCode, String(merged.stderr)).toBe(0);
+    expect(one.code, one.stderr).toBe(0);
+    expect(merged.code, merged.stderr).toBe(0);
     const a = readDoc(join(scratch, 'whole.json'));
     const b = readDoc(join(scratch, 'merged.json'));
     expect(b.statistics).toEqual(a.statistics);
@@ -113,25 +124,18 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
     expect(groups.map((g) => [g.scenario, g.pass, g.fail, g.notTested])).toEqual(
       a.statistics.scenarios.map((s) => [s.scenario, s.pass, s.fail, s['notTested']]),
     );
-    expect(String(merged.stdout)).toMatch(
-      /^scenario\s+runs\s+PASS\s+FAIL\s+NOT_TESTED\s+fault fired\s+PASS rate\s+duplicate executions/,
-    );
-    expect(String(merged.stdout)).toMatch(/\nF1\s+3\s+0\s+3\s+0\s+3\s+0\/3 \(0 %; 0–56 %\)\s+3\/3 \(100 %; 44–100 %\)/);
-    expect(String(merged.stdout)).toContain('6 runs from 3 folders');
+    expect(merged.stdout).toMatch(/^scenario\s+runs\s+PASS\s+FAIL\s+NOT_TESTED\s+fault fired\s+PASS rate\s+duplicate executions/);
+    expect(merged.stdout).toMatch(/\nF1\s+3\s+0\s+3\s+0\s+3\s+0\/3 \(0 %; 0–56 %\)\s+3\/3 \(100 %; 44–100 %\)/);
+    expect(merged.stdout).toContain('6 runs from 3 folders');
     expect(readFileSync(join(scratch, 'whole.md'), 'utf8')).toMatch(/^## Trial summary\n/);
   });
 
   it('a missing shard merges with a warning naming it; $GITHUB_STEP_SUMMARY gets the Markdown appended', async () => {
     const summaryFile = join(scratch, 'step-summary.md');
     writeFileSync(summaryFile, 'before\n');
-    const result = await execa(process.execPath, [BIN, 'stats', shards[0]!.out, shards[1]!.out], {
-      reject: false,
-      timeout: 30_000,
-      cwd: ROOT,
-      env: { GITHUB_STEP_SUMMARY: summaryFile },
-    });
-    expect(result.exitCode, String(result.stderr)).toBe(0);
-    expect(String(result.stdout)).toContain('WARNING: shard 3/3 missing: the summary covers 2 of 3 shards');
+    const result = await runCli(['stats', shards[0]!.out, shards[1]!.out], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('WARNING: shard 3/3 missing: the summary covers 2 of 3 shards');
     expect(readFileSync(summaryFile, 'utf8')).toMatch(/^before\n## Trial summary\n/);
   });
 });
@@ -140,11 +144,11 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
   const refused = async (args: string[], message: RegExp) => {
     const out = join(scratch, `refused-${Math.random().toString(36).slice(2)}.json`);
     const result = await stats(...args, '--json', out);
-    expect(result.exitCode).toBe(1);
-    const lines = String(result.stderr).trim().split('\n');
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(message);
-    expect(String(result.stdout)).toBe('');
+    expect(result.stdout).toBe('');
     expect(existsSync(out)).toBe(false);
   };
 
@@ -192,8 +196,8 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
 
     await refused([join(scratch, 'nope')], /nope cannot be read/);
     const none = await stats();
-    expect(none.exitCode).toBe(1);
-    expect(String(none.stderr)).toMatch(/stats needs at least one folder/);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/stats needs at least one folder/);
   });
 
   it('trial --shard 0/3, 4/3, x: one line, exit 1, before any run', async () => {
@@ -204,12 +208,12 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
     ] as const) {
       const result = await runTrial(trialArgs('naive', ...MATRIX, '--shard', value));
       try {
-        expect(result.result.exitCode).toBe(1);
-        expect(String(result.result.stderr).trim().split('\n')).toHaveLength(1);
-        expect(String(result.result.stderr)).toMatch(message);
+        expect(result.result.code).toBe(1);
+        expect(result.result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.result.stderr).toMatch(message);
         expect(result.runs).toHaveLength(0);
       } finally {
-        removeOut(result);
+        result.remove();
       }
     }
   });

@@ -1,0 +1,77 @@
+/**
+ * `trial` in-process (the CLI's `main`, test/support/h3-cli.ts) in front of the booking server in this
+ * process (h3-booking-http.ts, a fresh store and ledger per MCP session = per run), with the scripted
+ * model server. Reads back summary.json and every run file like e2e/support/trial-harness.ts, and gives
+ * each run its own ledger: the trial checks the upstream once (the first session), then runs one at a
+ * time (concurrency 1), each in its own session, in the order of the progress lines on stderr.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { LedgerEntry } from '../../examples/booking-server/ledger.js';
+import type { RunFile, TrialOutput } from '../../e2e/support/trial-harness.js';
+import type { InProcessBooking } from './h3-booking-http.js';
+import { runCli, type CliResult } from './h3-cli.js';
+
+export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
+
+export interface InProcessTrial {
+  result: CliResult;
+  out: string;
+  summary: TrialOutput['summary'];
+  runs: RunFile[];
+  /** What the booking server executed in one run's session (concurrency 1 only). */
+  ledger(run: string): LedgerEntry[];
+  remove(): void;
+}
+
+/** Runs `trial <args> --upstream-url <booking> --out <temp>` in-process to its end. */
+export async function inProcessTrial(
+  booking: InProcessBooking,
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<InProcessTrial> {
+  const out = mkdtempSync(join(tmpdir(), 'harness-trial-unit-'));
+  const first = booking.sessions.length;
+  const result = await runCli(['trial', ...args, '--upstream-url', booking.url, '--out', out], options);
+  const sessions = booking.sessions.slice(first);
+  const runsDir = join(out, 'runs');
+  let summary: TrialOutput['summary'] = { groups: [] };
+  let runs: RunFile[] = [];
+  try {
+    summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
+    runs = readdirSync(runsDir)
+      .sort()
+      .map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
+  } catch {
+    // no summary: the tests look at result
+  }
+  const order = [...result.stderr.matchAll(/\] run (\S+) \(\d+\/\d+\)/g)].map((m) => m[1]!);
+  const concurrency = args.includes('--concurrency') ? Number(args[args.indexOf('--concurrency') + 1]) : 1;
+  return {
+    result,
+    out,
+    summary,
+    runs,
+    ledger(run) {
+      if (concurrency !== 1) throw new Error('ledger(run) needs concurrency 1');
+      if (sessions.length !== order.length + 1)
+        throw new Error(`${sessions.length} upstream sessions for ${order.length} runs (plus the check)`);
+      const index = order.indexOf(run);
+      if (index < 0) throw new Error(`no run ${run}`);
+      return sessions[index + 1]!.ledger;
+    },
+    remove: () => rmSync(out, { recursive: true, force: true }),
+  };
+}
+
+/** Every run: the booking server's ledger of its session holds exactly the executions of its report. */
+export function expectLedgerMatchesReports(output: InProcessTrial): void {
+  expect(output.runs.length).toBeGreaterThan(0);
+  for (const run of output.runs) {
+    const reported = (run.report?.report.operations ?? []).reduce((sum, op) => sum + op.executions, 0);
+    expect(output.ledger(run.run), run.run).toHaveLength(reported);
+    expect(run.executions, run.run).toBe(reported);
+  }
+}
