@@ -4,9 +4,10 @@
  * side's pipes) in front of the real fixture upstream processes: verbatim forwarding (own `__proto__`
  * arguments, request `_meta`), paginated and malformed tool lists, result extras, instructions, upstream
  * errors with one "MCP error" prefix, outputSchema answers without structuredContent, malformed agent
- * lines answered instead of dropped, audit tools on and off, start-up warnings, and the bounds of
- * `--listen` sessions. The upstream's ledger is the ground truth for what executed. The compiled proxy
- * as a process, bytes end to end, is in `e2e/proxy-transport.e2e.test.ts`.
+ * lines answered instead of dropped, audit tools on and off, start-up warnings, the bounds of `--listen`
+ * sessions, and an HTTP upstream refusing the token at start-up (R-8.9: exit 1, one line). The upstream's
+ * ledger is the ground truth for what executed. The compiled proxy as a process, bytes end to end, is in
+ * `e2e/proxy-transport.e2e.test.ts`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { connectHttpAgent, sessionFileId, type HttpAgent } from '../e2e/support/
 import { FIXTURES, type ReportFile } from '../e2e/support/proxy-harness.js';
 import { rawText, resultOf } from '../e2e/support/raw-proxy.js';
 import { startCliProxy, type CliProxy } from './support/h1-cli-proxy.js';
+import { startStreamableFixture } from './fixtures/http-upstream/fixture-servers.js';
 
 const node = (fixture: string): string[] => ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, fixture)];
 const COUNTING = node('counting-server.mjs');
@@ -331,5 +333,29 @@ describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --
     listening.p.signal('SIGTERM');
     expect(await listening.p.exit).toBe(0);
     expect(executions(readLedger(listening.p.ledgerFile), 'create_order')).toHaveLength(1);
+  });
+});
+
+describe('R-8.9: the upstream refuses the token (CLI in-process)', () => {
+  it('R-8.9 (issue 7): a wrong token → exit 1 with one line naming HTTP 401 and no token value; startupError in the report file', async () => {
+    const fixture = await startStreamableFixture({ token: 'the-right-token-42' });
+    try {
+      const p = (proxy = startCliProxy(['--upstream-url', fixture.url.href, '--upstream-header-env', 'Authorization=MY_TOKEN'], {
+        env: { MY_TOKEN: 'Bearer wrong-token-4711' },
+      }));
+      expect(await p.exit).toBe(1);
+      const lines = p.stderr().trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/HTTP 401/);
+      expect(lines[0]).not.toMatch(/wrong-token-4711|the-right-token-42/);
+      const report = readFileSync(p.reportFile, 'utf8');
+      expect((JSON.parse(report) as { startupError?: string }).startupError).toMatch(/HTTP 401/);
+      expect(report).not.toMatch(/wrong-token-4711|the-right-token-42/);
+      // Every request carried the token from the environment, as given.
+      expect(fixture.requests.length).toBeGreaterThan(0);
+      for (const request of fixture.requests) expect(request.headers.authorization).toBe('Bearer wrong-token-4711');
+    } finally {
+      await fixture.close();
+    }
   });
 });

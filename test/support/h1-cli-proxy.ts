@@ -45,7 +45,7 @@ export interface CliProxy {
 }
 
 export interface CliProxyOptions {
-  /** Variables for the upstream (`--upstream-env-var`), besides FIXTURE_LEDGER and BOOKING_LEDGER. */
+  /** Variables for a spawned upstream (`--upstream-env-var`), besides FIXTURE_LEDGER and BOOKING_LEDGER. */
   upstreamEnv?: Record<string, string>;
   /** The CLI's own environment (e.g. for `--upstream-header-env`). */
   env?: Record<string, string>;
@@ -59,7 +59,10 @@ export function startCliProxy(flags: string[], options: CliProxyOptions = {}): C
   const reportFile = join(dir, 'report.json');
   const ledgerFile = join(dir, 'ledger.jsonl');
   const upstreamEnv = { FIXTURE_LEDGER: ledgerFile, BOOKING_LEDGER: ledgerFile, ...options.upstreamEnv };
-  const envFlags = Object.entries(upstreamEnv).flatMap(([key, value]) => ['--upstream-env-var', `${key}=${value}`]);
+  // Only a spawned upstream takes variables (the CLI refuses them with --upstream-url).
+  const envFlags = flags.includes('--upstream-command')
+    ? Object.entries(upstreamEnv).flatMap(([key, value]) => ['--upstream-env-var', `${key}=${value}`])
+    : [];
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const stderr = new PassThrough();
