@@ -229,6 +229,11 @@ describe('R-8.3: tools the upstream does not list', () => {
 });
 
 describe('R-8.4 (issue 11): start-up warnings for a configuration that cannot measure', () => {
+  it('R-4.2: the ready line names chaos mode and its seed, so the run can be repeated', async () => {
+    const { p } = await start([...COUNTING, '--mode', 'chaos', '--error-rate', '0.5', '--seed', '20261103']);
+    expect(p.stderr()).toMatch(/proxy ready: .*chaos.*, seed 20261103; audit tools on; report file /);
+  });
+
   it('R-8.4: a --write-tools pattern matching no tool, and F1 with no write tool, are warned about on stderr; the proxy still serves', async () => {
     const { p } = await start([...COUNTING, '--write-tools', 'Create_*', '--scenario', 'F1']);
     const stderr = p.stderr();
