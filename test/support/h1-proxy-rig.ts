@@ -49,11 +49,9 @@ import { MemorySink, SILENT_LOGGER } from './in-memory-sides.js';
 
 export type Side = 'stdio' | 'HTTP';
 
-/** An in-process upstream MCP server: a new SDK `Server` per connection, sharing one state. */
+/** An in-process upstream MCP server: a new SDK `Server` per connection, all sharing one state. */
 export interface UpstreamServer {
   newServer(): Server;
-  /** Closes whatever the rig opened for it (the HTTP endpoint). */
-  close(): Promise<void>;
 }
 
 /** The bundled booking example in-process; `bookings(guest)` reads its ledger (executed writes only). */
@@ -84,8 +82,6 @@ export class BookingUpstream implements UpstreamServer {
       (entry) => entry.tool === 'create_booking' && (guest === undefined || entry.arguments['guest'] === guest),
     );
   }
-
-  async close(): Promise<void> {}
 }
 
 /** The counting fixture's default tools (e2e/fixtures/lib/serve-counting.mjs): no annotations. */
@@ -134,8 +130,6 @@ export class CountingUpstream implements UpstreamServer {
     });
     return server;
   }
-
-  async close(): Promise<void> {}
 }
 
 const CLIENT = { clientName: 'cuonztech-agent-harness', clientVersion: 'test', callTimeoutMs: 30_000, connectTimeoutMs: 10_000 };
@@ -204,22 +198,17 @@ export interface ProxyRig {
   service: ProxyService;
   /** The lines the proxy printed (stderr's notices). */
   notices: string[];
-  /** The upstream side the proxy uses. */
-  upstreamSide: UpstreamSide;
-  /** HTTP agents: where they connect. */
-  url: string | undefined;
-  /** Connects an agent: the one stdio agent, or a new HTTP session. */
+  /** The one stdio agent (stdio agent side only). */
   connectStdio(): Promise<StdioAgent>;
+  /** A new agent session over Streamable HTTP (HTTP agent side only). */
   connectHttp(name?: string): Promise<HttpAgent>;
   /** The last report document published for a session ('stdio' for the stdio agent). */
   report(sessionId: string): ReportFile;
-  /** Every report document published for a session, in order. */
-  reports(sessionId: string): ReportFile[];
   /** Stops the proxy as a signal would (`--listen`), or waits for the stdio proxy's end. */
   stop(reason?: string): Promise<ProxyExit>;
 }
 
-/** Starts the proxy in-process in front of `server`; the caller stops it (`stop`) and closes the server. */
+/** Starts the proxy in-process in front of `server`; the caller ends it (`stop`), which also closes the HTTP endpoint. */
 export async function startRig(options: RigOptions): Promise<ProxyRig> {
   let endpoint: HttpEndpoint | undefined;
   let upstreamSide: UpstreamSide;
@@ -230,7 +219,8 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
     upstreamSide = new PipedUpstreamSide(options.server);
   }
   const upstreamFlags = endpoint === undefined ? ['--upstream-command', 'in-process'] : ['--upstream-url', endpoint.url];
-  const listen = options.agent === 'HTTP' ? ['--listen', '127.0.0.1:0', '--report-dir', 'in-memory'] : [];
+  // --listen needs --report-dir to parse; the reports go to in-memory sinks here.
+  const listen = options.agent === 'HTTP' ? ['--listen', '127.0.0.1:0', '--report-dir', 'unused'] : [];
   const argv = normaliseArgv([...upstreamFlags, ...listen, ...(options.flags ?? [])], new Set(PROXY_VALUE_FLAGS));
   const flags = parseProxyFlags(flagValues(argv));
   const notices: string[] = [];
@@ -250,6 +240,7 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
       : undefined;
   await httpSide?.bind();
   const clock = options.clock ?? new SystemClock();
+  // A fixed seed unless --seed is given: the same draws on every run of the test.
   const random = SeededRandom.fromSeed(flags.seed ?? 7);
   const seeded = flags.scenario.mode === 'chaos' || flags.scenario.latency !== undefined;
   const sinks = new Map<string, MemorySink>();
@@ -281,8 +272,13 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
       stopWhenSessionEnds: httpSide === undefined,
     },
   );
-  void service.done.then(() => endpoint?.close()).finally(() => options.server.close());
-  await service.start();
+  void service.done.then(() => endpoint?.close());
+  try {
+    await service.start();
+  } catch (error) {
+    await endpoint?.close();
+    throw error;
+  }
   const sinkOf = (sessionId: string): MemorySink => {
     const sink = sinks.get(sessionId);
     if (sink === undefined) throw new Error(`no report for session ${sessionId}`);
@@ -291,8 +287,6 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
   return {
     service,
     notices,
-    upstreamSide,
-    url: httpSide?.address.url,
     async connectStdio() {
       if (httpSide !== undefined) throw new Error('this proxy listens on HTTP');
       const client = new Client({ name: 'in-process-agent', version: '1.0.0' });
@@ -314,7 +308,6 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
       return connectHttpAgent(httpSide.address.url, name);
     },
     report: (sessionId) => sinkOf(sessionId).last as ReportFile,
-    reports: (sessionId) => sinkOf(sessionId).documents as ReportFile[],
     stop: (reason = 'received SIGTERM') => (httpSide === undefined ? service.done : service.stop(reason)),
   };
 }
