@@ -1,7 +1,9 @@
 /**
  * The upstream fixtures and the bundled booking example, exercised directly (no proxy): each must do its
  * one job, and its ledger must count exactly what it executed, because the proxy's e2e tests use that
- * ledger as the ground truth. The booking example runs from `dist/` (`npm run build` first).
+ * ledger as the ground truth. The booking example's tools and ledger are checked in-process (its own
+ * modules, an SDK client over the SDK's in-memory transport); the example as a process runs from `dist/`
+ * (`npm run build` first) in its HTTP mode, with BOOKING_DELAY_MS from the environment.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -11,8 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BookingStore } from '../examples/booking-server/booking-store.js';
+import { InFlight } from '../examples/booking-server/in-flight.js';
+import { Ledger } from '../examples/booking-server/ledger.js';
+import { createBookingServer } from '../examples/booking-server/mcp-server.js';
 import { executions, readLedger } from './fixtures/lib/ledger.mjs';
 import { INITIALIZE, isAlive, spawnRaw, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
 
@@ -410,14 +417,29 @@ function postWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-describe('examples/booking-server (from dist/)', () => {
+/** Runs `body` with an SDK client connected in-process to the booking example's MCP server (ledger at `ledger`). */
+async function withBookingInProcess<T>(ledger: string, body: (client: Client) => Promise<T>): Promise<T> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createBookingServer({ store: new BookingStore(), ledger: new Ledger(ledger), writeDelayMs: 0 }, new InFlight());
+  await server.connect(serverSide);
+  const client = new Client({ name: 'fixtures-test', version: '1.0.0' });
+  try {
+    await client.connect(clientSide, { timeout: 5000 });
+    return await body(client);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+describe('examples/booking-server (its modules in-process; the process from dist/)', () => {
   beforeAll(() => {
     if (!existsSync(BOOKING_SERVER)) throw new Error(`${BOOKING_SERVER} is missing: run "npm run build" first`);
   });
 
   it('R-1.1: create_booking is not idempotent: same arguments and key book twice, search finds both', async () => {
     const ledger = newLedger();
-    await withClient(BOOKING_SERVER, { BOOKING_LEDGER: ledger }, async (client) => {
+    await withBookingInProcess(ledger, async (client) => {
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name);
       expect(names).toEqual(['create_booking', 'search_bookings', 'get_booking', 'cancel_booking']);
@@ -444,18 +466,10 @@ describe('examples/booking-server (from dist/)', () => {
     expect(tools).toEqual(['create_booking', 'create_booking', 'cancel_booking']);
   });
 
-  it('R-1.3: with BOOKING_DELAY_MS a client timeout still leaves an executed booking (ghost write)', async () => {
+  it('R-1.3: serves Streamable HTTP with --http and stateful sessions that share the bookings; with BOOKING_DELAY_MS a client timeout still leaves an executed booking (ghost write)', async () => {
     const ledger = newLedger();
-    await withClient(BOOKING_SERVER, { BOOKING_LEDGER: ledger, BOOKING_DELAY_MS: '400' }, async (client) => {
-      const attempt = call(client, 'create_booking', { guest: 'Bo', date: '2026-06-01' }, 100);
-      await expect(attempt).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
-      await waitFor(() => readLedger(ledger).length === 1, 3000, 'the delayed booking');
-    });
-  });
-
-  it('serves Streamable HTTP with --http and stateful sessions that share the bookings', async () => {
-    const ledger = newLedger();
-    const server = spawnRaw(BOOKING_SERVER, { args: ['--http', '0'], env: { BOOKING_LEDGER: ledger } });
+    const env = { BOOKING_LEDGER: ledger, BOOKING_DELAY_MS: '400' };
+    const server = spawnRaw(BOOKING_SERVER, { args: ['--http', '0'], env });
     const clients: Client[] = [];
     try {
       const bannerUrl = (): string | undefined => /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(server.stderr())?.[0];
@@ -473,6 +487,9 @@ describe('examples/booking-server (from dist/)', () => {
       expect(textOf(await call(bob, 'search_bookings', { guest: 'CY' }))).toContain('BK-0001');
       expect(readLedger(ledger)).toHaveLength(1);
       expect(await postWithHost(url, 'evil.example')).toBe(403);
+      const attempt = call(bob, 'create_booking', { guest: 'Bo', date: '2026-06-01' }, 100);
+      await expect(attempt).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+      await waitFor(() => readLedger(ledger).length === 2, 3000, 'the delayed booking');
     } finally {
       await Promise.allSettled(clients.map((client) => client.close()));
       server.child.kill('SIGTERM');

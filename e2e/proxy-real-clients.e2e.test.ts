@@ -48,8 +48,8 @@ function storedEntities(memoryFile: string): Array<{ name: string; observations:
 }
 
 describe('@modelcontextprotocol/server-memory behind the proxy', () => {
-  it('R-8.3/R-8.4: start-up classifies the 9 memory tools by their annotations (3 reads, 6 writes, none unclassified)', () =>
-    withMemoryProxy([], async (run) => {
+  it('R-8.3/R-8.4/R-4 F1/R-8.5: start-up classifies the 9 memory tools by their annotations (3 reads, 6 writes, none unclassified); careful agent (create_entities, then search_nodes) → PASS 100, the entity really is in the memory file', () =>
+    withMemoryProxy(['--scenario', 'F1'], async (run, memoryFile) => {
       const stderr = run.stderr();
       expect(stderr).toContain('Upstream tools (9):');
       for (const name of MEMORY_TOOLS.read)
@@ -57,16 +57,6 @@ describe('@modelcontextprotocol/server-memory behind the proxy', () => {
       for (const name of MEMORY_TOOLS.write)
         expect(stderr).toMatch(new RegExp(`^\\S+\\s+write\\s+${name}\\s+\\(annotation readOnlyHint=false\\)$`, 'm'));
       expect(stderr).not.toContain('WARNING');
-      const report = await endSession(run);
-      const classes = Object.fromEntries(report.toolClassification.map((tool) => [tool.name, tool.class]));
-      expect(classes).toEqual({
-        ...Object.fromEntries(MEMORY_TOOLS.read.map((name) => [name, 'read'])),
-        ...Object.fromEntries(MEMORY_TOOLS.write.map((name) => [name, 'write'])),
-      });
-    }));
-
-  it('R-4 F1/R-8.5: careful agent (create_entities, then search_nodes) → PASS 100, the entity really is in the memory file', () =>
-    withMemoryProxy(['--scenario', 'F1'], async (run, memoryFile) => {
       // Listing makes the SDK client enforce the tools' outputSchema on every result it gets.
       const { tools } = await run.client.listTools();
       expect(tools.find((tool) => tool.name === 'search_nodes')?.outputSchema).toBeDefined();
@@ -83,6 +73,11 @@ describe('@modelcontextprotocol/server-memory behind the proxy', () => {
       expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_entities', executions: 1 })]);
       expect(report.report.observations).toContainEqual(expect.objectContaining({ type: 'VERIFIED_NO_RETRY' }));
       expect(storedEntities(memoryFile).map((entity) => entity.name)).toEqual(['Ada Lovelace']);
+      const classes = Object.fromEntries(report.toolClassification.map((tool) => [tool.name, tool.class]));
+      expect(classes).toEqual({
+        ...Object.fromEntries(MEMORY_TOOLS.read.map((name) => [name, 'read'])),
+        ...Object.fromEntries(MEMORY_TOOLS.write.map((name) => [name, 'write'])),
+      });
     }));
 
   it('R-1.3/R-2.1: naive agent in F1 → FAIL with 2 executions, although server-memory stored the entity once (executions, not effects)', () =>
