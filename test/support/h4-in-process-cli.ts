@@ -166,6 +166,61 @@ export async function startCliServer(argv: string[], options: CliOptions = {}): 
   };
 }
 
+/** A stdio MCP command in-process, driven with raw JSON-RPC lines (as `e2e/fixtures/lib/raw-child.mjs` drives a child). */
+export interface CliRaw {
+  /** Writes a message (serialised with JSON.stringify) or a raw line, plus "\n". */
+  send(message: Record<string, unknown> | string): void;
+  /** The first stdout message matching `predicate`, waiting up to `timeoutMs` (default 5000). */
+  next(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** stdout lines that were not JSON, in order. */
+  nonJsonLines: string[];
+  stderr(): string;
+  /** Ends stdin (the agent disconnects). */
+  end(): void;
+  /** The exit code, once the command has returned. */
+  readonly exit: Promise<number>;
+  /** Whether the command has returned. */
+  returned(): boolean;
+}
+
+export function startCliRaw(argv: string[], options: CliOptions & { cwd: string }): CliRaw {
+  const { stdin, stdout, stderr, io } = ioFor(options.cwd, options.env ?? { ...process.env });
+  const err = collect(stderr);
+  let returned = false;
+  const exit = main(argv, io).finally(() => (returned = true));
+  const messages: Array<Record<string, unknown>> = [];
+  const nonJsonLines: string[] = [];
+  let partial = '';
+  stdout.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      try {
+        messages.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        nonJsonLines.push(line);
+      }
+    }
+  });
+  return {
+    send: (message) => void stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
+    async next(predicate, timeoutMs = 5000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const found = messages.find(predicate);
+        if (found !== undefined) return found;
+        if (Date.now() > until) throw new Error(`no matching message in ${timeoutMs} ms; stderr: ${err()}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+    nonJsonLines,
+    stderr: err,
+    end: () => void stdin.end(),
+    exit,
+    returned: () => returned,
+  };
+}
+
 /** A proxy session in-process in front of a real upstream process, with its report file and ledger. */
 export interface CliProxy extends CliServer {
   reportFile: string;
