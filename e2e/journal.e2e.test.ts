@@ -5,9 +5,12 @@
  * torn last line is skipped by the reader), no argument value is in it without `--journal-payloads`, and
  * the proxy says its verdict, score and report at the end — after stdin EOF and after SIGTERM — and one
  * line per call with `--log-level info`. `check --html --journal` builds the exact timeline from it.
+ * Checks that need the same kind of run share one proxy (four proxies in all: a normal end, SIGKILL,
+ * SIGTERM, --listen).
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForExit } from './fixtures/lib/raw-child.mjs';
@@ -69,6 +72,7 @@ function expectMatchesReport(lines: Line[], report: ReportFile, ledgerExecutions
 
 let run: ProxyRun | undefined;
 let raw: RawProxy | undefined;
+let journalDir: string | undefined;
 afterEach(async () => {
   if (run) {
     await run.stop().catch(() => undefined);
@@ -77,13 +81,17 @@ afterEach(async () => {
   }
   await raw?.dispose();
   raw = undefined;
+  if (journalDir !== undefined) rmSync(journalDir, { recursive: true, force: true });
+  journalDir = undefined;
 });
 
 const SECRET = 'Quetzalcoatl Featherington-9931';
 
 describe('issue 15 item 5: the journal (real processes)', () => {
-  it('R-1.3/issue 15: after a normal end the journal matches the report one for one; no argument value without --journal-payloads; the end line names verdict, score and report', async () => {
-    run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info'] });
+  it('R-1.3/issue 15: after a normal end the journal matches the report one for one; no argument value without --journal-payloads; the end line names verdict, score and report; check --html --journal (and proxy --report-html) draw every call with its time, the read included', async () => {
+    run = await startProxy({
+      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info', '--report-html', 'proxy.html'],
+    });
     const trace = await naiveAgent(run, bookingTask(SECRET, '2026-03-04'));
     await run.call('search_bookings', { guest: SECRET });
     await run.stop();
@@ -106,14 +114,21 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(stderr).toContain("#2 create_booking write — executed upstream, agent got the upstream's answer");
     expect(stderr).toMatch(/#3 search_bookings read — executed upstream/);
     expect(stderr).toContain(`finished: FAIL, score ${report.score.overall}/100; report ${run.reportFile}`);
-  });
-
-  it('issue 15: --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
-    run = await startProxy({ extra: ['--journal', 'journal.jsonl', '--journal-payloads', 'on'] });
-    await run.call('create_booking', { guest: SECRET, date: '2026-03-05' });
-    await run.stop();
-    const { lines } = journalOf(join(run.dir, 'journal.jsonl'));
-    expect(lines.find((l) => l.event === 'received')?.arguments).toEqual({ guest: SECRET, date: '2026-03-05' });
+    // The timeline, from the journal.
+    const r = spawnSync(process.execPath, [BIN, 'check', 'report.json', '--html', 'check.html', '--journal', 'journal.jsonl'], {
+      cwd: run.dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    });
+    expect(r.status).toBe(2);
+    for (const name of ['check.html', 'proxy.html']) {
+      const html = readFileSync(join(run.dir, name), 'utf8');
+      expect(html).toContain('Timeline: 3 call(s)');
+      expect(html).toContain('<th>time</th>');
+      expect(html).toMatch(/search_bookings<\/b> <span class="muted small">read/);
+      expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
+    }
   });
 
   it('issue 15: after SIGKILL every complete line is true and matches the report one for one; a torn last line is skipped by check --journal', async () => {
@@ -140,35 +155,27 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(r.status).toBe(1); // a report still "running" is a harness failure (issue 15 item 1)
     expect(r.stderr).toMatch(/its last line is incomplete .* skipped/);
   });
-
-  it('issue 15: check --html --journal draws every call with its time, the read included', async () => {
-    run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--report-html', 'proxy.html'] });
-    await naiveAgent(run, bookingTask('Timeline Tess', '2026-03-07'));
-    await run.call('search_bookings', { guest: 'Timeline Tess' });
-    await run.stop();
-    const r = spawnSync(process.execPath, [BIN, 'check', 'report.json', '--html', 'check.html', '--journal', 'journal.jsonl'], {
-      cwd: run.dir,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-    });
-    expect(r.status).toBe(2);
-    for (const name of ['check.html', 'proxy.html']) {
-      const html = readFileSync(join(run.dir, name), 'utf8');
-      expect(html).toContain('Timeline: 3 call(s)');
-      expect(html).toContain('<th>time</th>');
-      expect(html).toMatch(/search_bookings<\/b> <span class="muted small">read/);
-      expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
-    }
-  });
 });
 
 describe('issue 15 item 6: the end line (real processes)', () => {
-  it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report', async () => {
-    raw = spawnProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER, '--scenario', 'F1']);
+  it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report; --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
+    journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
+    const journal = join(journalDir, 'journal.jsonl');
+    raw = spawnProxy([
+      '--upstream-command',
+      process.execPath,
+      '--upstream-arg',
+      BOOKING_SERVER,
+      '--scenario',
+      'F1',
+      '--journal',
+      journal,
+      '--journal-payloads',
+      'on',
+    ]);
     await raw.initialize();
     const answer = resultOf(
-      await raw.request('tools/call', { name: 'create_booking', arguments: { guest: 'Term', date: '2026-03-08' } }, 30_000),
+      await raw.request('tools/call', { name: 'create_booking', arguments: { guest: SECRET, date: '2026-03-08' } }, 30_000),
     );
     expect(textOf(answer as never)).toMatch(/timed out/);
     raw.raw.child.kill('SIGTERM');
@@ -179,6 +186,9 @@ describe('issue 15 item 6: the end line (real processes)', () => {
     const score = report.score.overall === null ? 'no score' : `score ${report.score.overall}/100`;
     expect(lines.at(-1)).toBe(`[cuonztech-agent-harness] finished: ${report.verdict}, ${score}; report ${raw.reportFile}`);
     expect(raw.raw.stderr()).toContain('stopped: received SIGTERM');
+    const journalLines = journalOf(journal).lines;
+    expect(journalLines[0]).toMatchObject({ v: 1, event: 'journal', payloads: true });
+    expect(journalLines.find((l) => l.event === 'received')?.arguments).toEqual({ guest: SECRET, date: '2026-03-08' });
   });
 });
 
