@@ -1,12 +1,12 @@
 /**
  * Issue 15 items 5 and 6 with real processes: the compiled proxy in front of the bundled booking server
  * (its ledger counts what really executed), driven by the scripted agents. The journal's lines match
- * the report's attempts one for one after a normal end and after SIGKILL (every complete line is true; a
- * torn last line is skipped by the reader), no argument value is in it without `--journal-payloads`, and
- * the proxy says its verdict, score and report at the end — after stdin EOF and after SIGTERM — and one
- * line per call with `--log-level info`. `check --html --journal` builds the exact timeline from it.
- * Checks that need the same kind of run share one proxy (four proxies in all: a normal end, SIGKILL,
- * SIGTERM, --listen).
+ * the report's attempts one for one after SIGKILL (every complete line is true; a torn last line is
+ * skipped by `check --journal`) and with --listen (one journal for all sessions); `--journal-payloads on`
+ * writes the arguments, and the proxy says its verdict, score and report at the end after SIGTERM and
+ * with --listen. The same after a normal end (stdin EOF) — no argument value without
+ * `--journal-payloads`, one line per call with `--log-level info`, the timeline `check --html --journal`
+ * draws — runs the CLI in-process in `test/cli/h4-proxy-cli.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,57 +18,7 @@ import { bookingTask, naiveAgent } from './support/agents.js';
 import { BIN, BOOKING_SERVER, cleanup, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
-
-interface Line {
-  v: number;
-  event: string;
-  session?: string;
-  attempt?: number;
-  tool?: string;
-  class?: string;
-  operation?: number | null;
-  fault?: string | null;
-  upstream?: string | null;
-  told?: string;
-  arguments?: unknown;
-}
-
-/** The journal's complete lines (a torn last line is not returned) and whether the last one was torn. */
-function journalOf(file: string): { lines: Line[]; torn: boolean } {
-  const parts = readFileSync(file, 'utf8').split('\n');
-  const last = parts.pop();
-  return { lines: parts.map((l) => JSON.parse(l) as Line), torn: last !== '' };
-}
-
-type Operation = ReportFile['report']['operations'][number] & { id: number };
-
-/** The journal agrees with the report one for one: every operation's attempts and executions, the reads, the ledger. */
-function expectMatchesReport(lines: Line[], report: ReportFile, ledgerExecutions: number): void {
-  const received = lines.filter((l) => l.event === 'received');
-  const ops = report.report.operations as Operation[];
-  expect(ops.length).toBeGreaterThan(0);
-  for (const op of ops) {
-    expect(received.filter((l) => l.operation === op.id)).toHaveLength(op.attempts);
-    expect(lines.filter((l) => l.event === 'answered' && l.operation === op.id && l.upstream === 'executed')).toHaveLength(
-      op.executions,
-    );
-  }
-  expect(new Set(received.filter((l) => l.class === 'write').map((l) => l.operation))).toEqual(new Set(ops.map((o) => o.id)));
-  const calls = report.report.coverage['calls'] as { read: number; write: number; unclassified: number };
-  expect(received.filter((l) => l.class === 'read')).toHaveLength(calls.read);
-  expect(received.filter((l) => l.class === 'write')).toHaveLength(calls.write);
-  expect(lines.filter((l) => l.event === 'answered' && l.class === 'write' && l.upstream === 'executed')).toHaveLength(
-    ledgerExecutions,
-  );
-  // Each attempt's steps in order, each step once.
-  const steps = new Map<number, string[]>();
-  for (const l of lines) if (l.attempt !== undefined) steps.set(l.attempt, [...(steps.get(l.attempt) ?? []), l.event]);
-  for (const s of steps.values())
-    expect([
-      ['received', 'forwarded', 'answered', 'delivered'],
-      ['received', 'injected', 'delivered'],
-    ]).toContainEqual(s);
-}
+import { expectMatchesReport, journalOf, type JournalLine as Line } from '../test/support/h4-journal.js';
 
 let run: ProxyRun | undefined;
 let raw: RawProxy | undefined;
@@ -88,49 +38,6 @@ afterEach(async () => {
 const SECRET = 'Quetzalcoatl Featherington-9931';
 
 describe('issue 15 item 5: the journal (real processes)', () => {
-  it('R-1.3/issue 15: after a normal end the journal matches the report one for one; no argument value without --journal-payloads; the end line names verdict, score and report; check --html --journal (and proxy --report-html) draw every call with its time, the read included', async () => {
-    run = await startProxy({
-      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info', '--report-html', 'proxy.html'],
-    });
-    const trace = await naiveAgent(run, bookingTask(SECRET, '2026-03-04'));
-    await run.call('search_bookings', { guest: SECRET });
-    await run.stop();
-    const { lines, torn } = journalOf(join(run.dir, 'journal.jsonl'));
-    expect(torn).toBe(false);
-    const report = run.report();
-    expect(report.status).toBe('finished');
-    expectMatchesReport(lines, report, run.ledger().length);
-    expect(lines[0]).toMatchObject({ v: 1, event: 'journal', payloads: false });
-    expect(lines.at(-1)).toMatchObject({ event: 'ended', verdict: report.verdict, score: report.score.overall });
-    // What the agent saw, step by step, is what the journal says it was told.
-    const delivered = lines.filter((l) => l.event === 'delivered');
-    expect(delivered.slice(0, trace.steps.length).map((l) => l.told !== 'answer')).toEqual(
-      trace.steps.map((s) => s.result.isError === true),
-    );
-    expect(readFileSync(join(run.dir, 'journal.jsonl'), 'utf8')).not.toContain('Quetzalcoatl');
-    // Item 6: one line per call with --log-level info, and the end line after stdin EOF.
-    const stderr = run.stderr();
-    expect(stderr).toContain('#1 create_booking write — F1 ghost write: executed upstream, agent told timeout');
-    expect(stderr).toContain("#2 create_booking write — executed upstream, agent got the upstream's answer");
-    expect(stderr).toMatch(/#3 search_bookings read — executed upstream/);
-    expect(stderr).toContain(`finished: FAIL, score ${report.score.overall}/100; report ${run.reportFile}`);
-    // The timeline, from the journal.
-    const r = spawnSync(process.execPath, [BIN, 'check', 'report.json', '--html', 'check.html', '--journal', 'journal.jsonl'], {
-      cwd: run.dir,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-    });
-    expect(r.status).toBe(2);
-    for (const name of ['check.html', 'proxy.html']) {
-      const html = readFileSync(join(run.dir, name), 'utf8');
-      expect(html).toContain('Timeline: 3 call(s)');
-      expect(html).toContain('<th>time</th>');
-      expect(html).toMatch(/search_bookings<\/b> <span class="muted small">read/);
-      expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
-    }
-  });
-
   it('issue 15: after SIGKILL every complete line is true and matches the report one for one; a torn last line is skipped by check --journal', async () => {
     run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'] });
     await naiveAgent(run, bookingTask('Kill Me', '2026-03-06'));

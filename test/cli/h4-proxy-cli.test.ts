@@ -9,8 +9,10 @@
  *   after its own time-out, and cancellations. The wall-clock sides (a real client time-out against a real
  *   hold, over stdio and over HTTP) stay in `e2e/timing-and-aim.e2e.test.ts`; the step-by-step timing is
  *   proven with a manual clock in `test/app/call-pipeline-timing.test.ts`.
+ * - issue 15's journal and end line after a normal end (stdin EOF); after SIGKILL, SIGTERM and with
+ *   --listen they are proven with real processes in `e2e/journal.e2e.test.ts`.
  */
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -29,6 +31,7 @@ import {
   type CliProxy,
   type CliResult,
 } from '../support/h4-in-process-cli.js';
+import { expectMatchesReport, journalOf, type JournalReport } from '../support/h4-journal.js';
 
 const COUNTING_SERVER = join(FIXTURES, 'counting-server.mjs');
 const ARGV_ECHO = join(FIXTURES, 'argv-echo.mjs');
@@ -543,4 +546,50 @@ describe('issue 16: bad input (in-process CLI)', () => {
       expect(result.stderr).not.toMatch(/^\s+at /m);
     });
   }
+});
+
+describe('issue 15 items 5 and 6: the journal after a normal end (in-process CLI)', () => {
+  const SECRET = 'Quetzalcoatl Featherington-9931';
+
+  it('R-1.3/issue 15: after stdin EOF the journal matches the report one for one; no argument value without --journal-payloads; one line per call with --log-level info and the end line names verdict, score and report; check --html --journal (and proxy --report-html) draw every call with its time, the read included', () =>
+    withCliProxy(
+      [...BOOKING, '--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info', '--report-html', 'proxy.html'],
+      async (run) => {
+        // The naive agent: the write twice, whatever the first answer was; then a read.
+        const seen = [];
+        for (let i = 0; i < 2; i++) seen.push(await run.call('create_booking', booking(SECRET)));
+        await run.call('search_bookings', { guest: SECRET });
+        expect(await run.stop()).toBe(0);
+        const journal = join(run.dir, 'journal.jsonl');
+        const { lines, torn } = journalOf(journal);
+        expect(torn).toBe(false);
+        const report = run.report() as JournalReport & { status: string; verdict: string; score: { overall: number } };
+        expect(report.status).toBe('finished');
+        expectMatchesReport(lines, report, creates(run).length);
+        expect(lines[0]).toMatchObject({ v: 1, event: 'journal', payloads: false });
+        expect(lines.at(-1)).toMatchObject({ event: 'ended', verdict: report.verdict, score: report.score.overall });
+        // What the agent saw, step by step, is what the journal says it was told.
+        const delivered = lines.filter((l) => l.event === 'delivered');
+        expect(delivered.slice(0, 2).map((l) => l.told !== 'answer')).toEqual(seen.map((r) => r.isError === true));
+        expect(readFileSync(journal, 'utf8')).not.toContain('Quetzalcoatl');
+        const stderr = run.stderr();
+        expect(stderr).toContain('#1 create_booking write — F1 ghost write: executed upstream, agent told timeout');
+        expect(stderr).toContain("#2 create_booking write — executed upstream, agent got the upstream's answer");
+        expect(stderr).toMatch(/#3 search_bookings read — executed upstream/);
+        expect(stderr).toContain(`finished: FAIL, score ${report.score.overall}/100; report ${run.reportFile}`);
+        // The timeline, from the journal.
+        const checked = await runCli(['check', run.reportFile, '--html', join(run.dir, 'check.html'), '--journal', journal], {
+          cwd: run.dir,
+          env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+        });
+        expect(checked.code).toBe(2);
+        for (const name of ['check.html', 'proxy.html']) {
+          const html = readFileSync(join(run.dir, name), 'utf8');
+          expect(html).toContain('Timeline: 3 call(s)');
+          expect(html).toContain('<th>time</th>');
+          expect(html).toMatch(/search_bookings<\/b> <span class="muted small">read/);
+          expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
+        }
+      },
+    ));
 });
