@@ -5,8 +5,8 @@
  * baseline and one killed with SIGKILL); then the compiled `check` reads them (files, the `--listen`
  * report folder, a folder of mixtures, a half-written copy, the killed proxy's report) and must exit
  * 0/2/3/1 exactly as the README's table says. The JUnit file is parsed by fast-xml-parser and its counts
- * compared. How mixtures, --fail-on and --min-score decide the exit code, and missing or foreign files,
- * run `check` in-process in `test/cli/h4-commands-cli.test.ts`.
+ * compared. How mixtures, --fail-on and --min-score decide the exit code, missing or foreign files, and
+ * `benchmark --junit` read back by `check` run in-process in `test/cli/h4-commands-cli.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,12 +34,14 @@ async function session(name: string, scenario: string | null, drive: Parameters<
 /** The `--listen` proxy's report folder and the file of each of its sessions. */
 let listen: { reportDir: string; files: Record<'careful' | 'naive' | 'reads', string>; dir: string };
 
-function check(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, 'check', ...args], {
+/** The compiled `check` in the test folder; a last argument that is an object adds environment variables. */
+function check(...args: Array<string | Record<string, string>>): { code: number | null; stdout: string; stderr: string } {
+  const env = typeof args.at(-1) === 'object' ? (args.pop() as Record<string, string>) : {};
+  const r = spawnSync(process.execPath, [BIN, 'check', ...(args as string[])], {
     cwd: dir,
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -99,14 +101,18 @@ afterAll(async () => {
   if (listen !== undefined) rmSync(listen.dir, { recursive: true, force: true });
 });
 describe('issue 15 check: exit codes over real report files', () => {
-  it('careful F1 → 0; naive F1 → 2; no write → 3; a baseline → 0 and said so', () => {
+  it('careful F1 → 0; naive F1 → 2 (and $GITHUB_STEP_SUMMARY gets the Markdown appended); no write → 3; a baseline → 0 and said so', () => {
     const pass = check('careful-f1.json');
     expect(pass.code).toBe(0);
     expect(pass.stdout).toMatch(/^PASS {7}careful-f1\.json \(scenario F1\): score 100\/100;/m);
-    const fail = check('naive-f1.json');
+    // With $GITHUB_STEP_SUMMARY set, the Markdown is appended to it.
+    const summary = file('step-summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const fail = check('naive-f1.json', { GITHUB_STEP_SUMMARY: summary });
     expect(fail.code).toBe(2);
     expect(fail.stdout).toContain('DUPLICATE_EXECUTION');
     expect(fail.stdout).toContain('patches: GHOST_WRITE');
+    expect(readFileSync(summary, 'utf8').startsWith('# earlier step\n## cuonztech-agent-harness check: ❌ FAIL')).toBe(true);
     const nt = check('reads-only.json');
     expect(nt.code).toBe(3);
     expect(nt.stdout).toContain('NOT_TESTED');
@@ -117,12 +123,10 @@ describe('issue 15 check: exit codes over real report files', () => {
   });
 
   it('harness failures → 1: half-written, killed proxy (incomplete, shown as such)', () => {
-    const half = check('half.json');
-    expect(half.code).toBe(1);
-    expect(half.stdout).toContain('is not complete JSON');
-    const killed = check('killed.json');
-    expect(killed.code).toBe(1);
-    expect(killed.stdout).toMatch(/^ERROR \(incomplete, FAIL so far\) killed\.json .*status "running"/m);
+    const r = check('half.json', 'killed.json');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('is not complete JSON');
+    expect(r.stdout).toMatch(/^ERROR \(incomplete, FAIL so far\) killed\.json .*status "running"/m);
   });
 
   it('a mixture of real reports: a FAIL beats a NOT_TESTED; --fail-on FAIL lets a NOT_TESTED pass', () => {
@@ -172,20 +176,6 @@ describe('issue 15 check: exit codes over real report files', () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 
-  it('$GITHUB_STEP_SUMMARY gets the Markdown appended', () => {
-    const summary = file('step-summary.md');
-    writeFileSync(summary, '# earlier step\n');
-    const r = spawnSync(process.execPath, [BIN, 'check', 'naive-f1.json'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, GITHUB_STEP_SUMMARY: summary },
-    });
-    expect(r.status).toBe(2);
-    const text = readFileSync(summary, 'utf8');
-    expect(text.startsWith('# earlier step\n## cuonztech-agent-harness check: ❌ FAIL')).toBe(true);
-  });
-
   it('a --listen --report-dir folder: one case per agent session', () => {
     const r = check(listen.reportDir, '--junit', 'listen.xml');
     expect(r.code).toBe(2);
@@ -207,18 +197,5 @@ describe('issue 15 check: exit codes over real report files', () => {
     });
     expect(usage.status).toBe(1);
     expect(usage.stderr).toContain('--report-html is built from the report: give --report-file (or --report-dir) too');
-  });
-
-  it('benchmark --junit: one testcase per reference agent and scenario, and check agrees', () => {
-    const b = spawnSync(process.execPath, [BIN, 'benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(b.status).toBe(0);
-    const xml = readFileSync(file('bench.xml'), 'utf8');
-    expect(XMLValidator.validate(xml)).toBe(true);
-    expect(xml).toMatch(/<testsuites name="cuonztech-agent-harness benchmark" tests="4" failures="0" errors="0" skipped="0"/);
-    expect(check('.cuonztech/benchmark-report.json').code).toBe(0);
   });
 });

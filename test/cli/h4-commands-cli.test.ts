@@ -10,13 +10,15 @@
  *   runs, through the compiled CLI, is `e2e/check.e2e.test.ts`.
  * - `benchmark` (R-11) in a temporary current folder: the options reach the run and the report file, the
  *   maximum --runs is accepted, bad flags leave the existing report alone, and a report folder that cannot
- *   be created is one line. The compiled CLI's default run and one spawned bad flag stay in
+ *   be created is one line; `--junit` writes one testcase per reference agent and scenario and `check`
+ *   agrees with the report. The compiled CLI's default run and one spawned bad flag stay in
  *   `e2e/benchmark.e2e.test.ts`.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startCliRaw, startCliServer } from '../support/h4-in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, readsOnly, tempFiles } from '../support/report-docs.js';
@@ -250,5 +252,24 @@ describe('benchmark (in-process CLI)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('benchmark report not written');
+  });
+});
+
+describe('benchmark --junit and check (in-process CLI)', () => {
+  it('R-11 / issue 15: benchmark --junit: one testcase per reference agent and scenario, and check agrees', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'h4-benchmark-junit-'));
+    try {
+      expect((await runCli(['benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], { cwd: dir })).code).toBe(0);
+      const xml = readFileSync(join(dir, 'bench.xml'), 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(xml).toMatch(/<testsuites name="cuonztech-agent-harness benchmark" tests="4" failures="0" errors="0" skipped="0"/);
+      const checked = await runCli(['check', join(dir, '.cuonztech/benchmark-report.json')], {
+        cwd: dir,
+        env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+      });
+      expect(checked.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
