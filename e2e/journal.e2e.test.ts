@@ -1,6 +1,6 @@
 /**
- * Issue 15 items 5 and 6 with real processes: the compiled proxy in front of the bundled booking server
- * (its ledger counts what really executed), driven by the scripted agents. The journal's lines match
+ * Issue 15 items 5 and 6 with real processes: the compiled proxy in front of the raw counting upstream
+ * with a booking server's two tools (its ledger counts what really executed), driven by the scripted agents. The journal's lines match
  * the report's attempts one for one after SIGKILL (every complete line is true; a torn last line is
  * skipped by `check --journal`) and with --listen (one journal for all sessions); `--journal-payloads on`
  * writes the arguments, and the proxy says its verdict, score and report at the end after SIGTERM and
@@ -15,10 +15,20 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForExit } from './fixtures/lib/raw-child.mjs';
 import { bookingTask, naiveAgent } from './support/agents.js';
-import { BIN, BOOKING_SERVER, cleanup, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { BIN, cleanup, FIXTURES, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
 import { expectMatchesReport, journalOf, type JournalLine as Line } from '../test/support/h4-journal.js';
+
+/** The raw counting upstream (it records every execution in its ledger) with a booking server's two tools. */
+const UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];
+const BOOKING_TOOLS = JSON.stringify(
+  ['create_booking', 'search_bookings'].map((name) => ({
+    name,
+    inputSchema: { type: 'object', properties: { guest: { type: 'string' }, date: { type: 'string' } } },
+  })),
+);
+const writesIn = (ledger: Array<Record<string, unknown>>) => ledger.filter((line) => line['tool'] === 'create_booking');
 
 let run: ProxyRun | undefined;
 let raw: RawProxy | undefined;
@@ -39,7 +49,11 @@ const SECRET = 'Quetzalcoatl Featherington-9931';
 
 describe('issue 15 item 5: the journal (real processes)', () => {
   it('issue 15: after SIGKILL every complete line is true and matches the report one for one; a torn last line is skipped by check --journal', async () => {
-    run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'] });
+    run = await startProxy({
+      flags: UPSTREAM,
+      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'],
+      env: { FIXTURE_TOOLS: BOOKING_TOOLS },
+    });
     await naiveAgent(run, bookingTask('Kill Me', '2026-03-06'));
     await run.call('search_bookings', { guest: 'Kill Me' });
     process.kill(run.pid!, 'SIGKILL');
@@ -49,7 +63,7 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(torn).toBe(false);
     const report = run.report();
     expect(report.status).toBe('running');
-    expectMatchesReport(lines, report, run.ledger().length);
+    expectMatchesReport(lines, report, writesIn(run.ledger()).length);
     expect(lines.some((l) => l.event === 'ended')).toBe(false);
     // A writer killed mid-line leaves a torn last line: the reader skips it, and says so.
     appendFileSync(file, '{"v":1,"event":"received","at":1,"session":"stdio","attem');
@@ -68,18 +82,9 @@ describe('issue 15 item 6: the end line (real processes)', () => {
   it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report; --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
     journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
     const journal = join(journalDir, 'journal.jsonl');
-    raw = spawnProxy([
-      '--upstream-command',
-      process.execPath,
-      '--upstream-arg',
-      BOOKING_SERVER,
-      '--scenario',
-      'F1',
-      '--journal',
-      journal,
-      '--journal-payloads',
-      'on',
-    ]);
+    raw = spawnProxy([...UPSTREAM, '--scenario', 'F1', '--journal', journal, '--journal-payloads', 'on'], {
+      env: { FIXTURE_TOOLS: BOOKING_TOOLS },
+    });
     await raw.initialize();
     const answer = resultOf(
       await raw.request('tools/call', { name: 'create_booking', arguments: { guest: SECRET, date: '2026-03-08' } }, 30_000),
@@ -101,10 +106,12 @@ describe('issue 15 item 6: the end line (real processes)', () => {
 
 describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
   it('R-8.1/issue 15: one journal for all sessions, every line naming its session and each session its report; a line per session and a summary at exit', async () => {
-    const proxy = await startListeningProxy(
-      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
-      ['--scenario', 'F1', '--journal', 'journal.jsonl'],
-    );
+    journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
+    const ledger = join(journalDir, 'ledger.jsonl');
+    const proxy = await startListeningProxy(UPSTREAM, ['--scenario', 'F1', '--journal', 'journal.jsonl'], {
+      FIXTURE_TOOLS: BOOKING_TOOLS,
+      FIXTURE_LEDGER: ledger,
+    });
     try {
       const agents = await Promise.all([connectHttpAgent(proxy.url), connectHttpAgent(proxy.url)]);
       await Promise.all(agents.map((agent, i) => naiveAgent(agent, bookingTask(`Listen ${i}`, '2026-03-09'))));
@@ -119,7 +126,7 @@ describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
         const opened = own.find((l) => l.event === 'opened') as Line & { report?: string };
         const report = JSON.parse(readFileSync(opened.report!, 'utf8')) as ReportFile;
         expect(report.status).toBe('finished');
-        expectMatchesReport(own, report, bookingsIn(proxy.ledgerFile, `Listen ${i}`).length);
+        expectMatchesReport(own, report, bookingsIn(ledger, `Listen ${i}`).length);
       }
       const stderr = proxy.proc.stderr();
       expect(stderr).toMatch(

@@ -7,13 +7,16 @@
  * in `test/cli/h4-proxy-cli.test.ts`; the steps with a manual clock in
  * `test/app/call-pipeline-timing.test.ts`.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { endSession, withProxy } from './support/agents.js';
 import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
-import { BIN, BOOKING_SERVER, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { BIN, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 
 interface TimingEntry {
   attempt: number;
@@ -96,12 +99,15 @@ describe('issue 16: F1 with --hold against a real client time-out', () => {
     }));
 });
 
-describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side)', () => {
+describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side, the counting upstream)', () => {
   it('issue 16 / R-4 F1: an HTTP agent with a 2 s time-out against --hold 5000 → its own time-out; the hold ends with its cancel; the booking is in the ledger', async () => {
-    const proxy = await startListeningProxy(
-      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
-      ['--scenario', 'F1', '--hold', '5000'],
-    );
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'harness-timing-'));
+    const ledger = join(ledgerDir, 'ledger.jsonl');
+    const tools = JSON.stringify([{ name: 'create_booking', inputSchema: { type: 'object', properties: {} } }]);
+    const proxy = await startListeningProxy(COUNTING, ['--scenario', 'F1', '--hold', '5000'], {
+      FIXTURE_TOOLS: tools,
+      FIXTURE_LEDGER: ledger,
+    });
     try {
       const agent = await connectHttpAgent(proxy.url);
       const started = Date.now();
@@ -113,7 +119,7 @@ describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side)', 
         );
       expect((error as McpError).code).toBe(-32001);
       expect(Date.now() - started).toBeLessThan(4900);
-      expect(bookingsIn(proxy.ledgerFile, 'Http')).toHaveLength(1);
+      expect(bookingsIn(ledger, 'Http')).toHaveLength(1);
       const report = await proxy.waitForReport(agent.sessionId, (r) => (r.report as Report16).timing !== undefined);
       const [entry] = (report.report as Report16).timing!;
       expect(entry).toMatchObject({ tool: 'create_booking', outcome: 'executed' });
@@ -123,6 +129,7 @@ describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side)', 
     } finally {
       await proxy.proc.stop('SIGTERM', 10_000).catch(() => undefined);
       removeDir(proxy.dir);
+      removeDir(ledgerDir);
     }
   });
 });
