@@ -1,8 +1,8 @@
 /**
  * `check` as a CI gate over real runs (issue 15): the compiled proxy in front of the bundled booking
  * server, driven by the scripted careful and naive agents, writes its report files (one `--listen` proxy
- * with `--report-html` for the careful, naive and reads-only agent sessions, stdio proxies for the
- * baseline and one killed with SIGKILL); then the compiled `check` reads them (files, the `--listen`
+ * with `--report-html` for the careful, naive and reads-only agent sessions; stdio proxies in front of the
+ * raw counting upstream for the baseline and one killed with SIGKILL); then the compiled `check` reads them (files, the `--listen`
  * report folder, a folder of mixtures, a half-written copy, the killed proxy's report) and must exit
  * 0/2/3/1 exactly as the README's table says. The JUnit file is parsed by fast-xml-parser and its counts
  * compared. How mixtures, --fail-on and --min-score decide the exit code, missing or foreign files, and
@@ -16,14 +16,34 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingTask, carefulAgent, naiveAgent, withProxy } from './support/agents.js';
 import { connectHttpAgent, sessionFileId, startListeningProxy, stopAll } from './support/http-harness.js';
-import { BIN, BOOKING_SERVER, cleanup, startProxy } from './support/proxy-harness.js';
+import { BIN, BOOKING_SERVER, cleanup, FIXTURES, startProxy } from './support/proxy-harness.js';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
 
+/**
+ * The stdio runs (the baseline write, the naive run that is killed) need no booking semantics: the raw
+ * counting upstream with a booking server's write and read, its ledger counting executions.
+ */
+const COUNTING_BOOKING = {
+  flags: ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')],
+  env: {
+    FIXTURE_TOOLS: JSON.stringify(
+      ['create_booking', 'search_bookings'].map((name) => ({
+        name,
+        inputSchema: {
+          type: 'object',
+          properties: { guest: { type: 'string' }, date: { type: 'string' }, idempotency_key: { type: 'string' } },
+        },
+      })),
+    ),
+  },
+};
+
 /** Runs one stdio proxy session with `--audit-tools off` and keeps its final report as `name`. */
 async function session(name: string, scenario: string | null, drive: Parameters<typeof withProxy>[1]): Promise<string> {
-  await withProxy({ extra: [...(scenario === null ? [] : ['--scenario', scenario]), '--audit-tools', 'off'] }, async (run) => {
+  const extra = [...(scenario === null ? [] : ['--scenario', scenario]), '--audit-tools', 'off'];
+  await withProxy({ ...COUNTING_BOOKING, extra }, async (run) => {
     await drive(run);
     await run.stop();
     copyFileSync(run.reportFile, file(name));
@@ -84,7 +104,7 @@ beforeAll(async () => {
   const whole = readFileSync(file('naive-f1.json'), 'utf8');
   writeFileSync(file('half.json'), whole.slice(0, Math.floor(whole.length / 2)));
   // A proxy killed with SIGKILL mid-session: its report stays "running".
-  const killed = await startProxy({ extra: ['--scenario', 'F1', '--audit-tools', 'off'] });
+  const killed = await startProxy({ ...COUNTING_BOOKING, extra: ['--scenario', 'F1', '--audit-tools', 'off'] });
   try {
     await naiveAgent(killed, bookingTask('Ed', '2026-01-04'));
     process.kill(killed.pid!, 'SIGKILL');
