@@ -2,8 +2,9 @@
  * The `proxy` command line (R-8.1, R-8.9, R-9.4) through the compiled CLI, one spawned check per family:
  * an invalid invocation ends with exit 1 and ONE line on stderr (no stack trace) and a real exit code,
  * and the accepted forms really reach the upstream, checked with `argv-echo.mjs`, an upstream that
- * answers with its own argv, cwd and environment. Every invalid invocation, --help and each accepted form
- * are also run in-process in `test/cli/h4-proxy-cli.test.ts`.
+ * answers with its own argv, cwd and environment (all the upstream forms in one real process). Every
+ * invalid invocation, --help, --scenario's two forms, --audit-tools' case and an absolute --upstream-cwd
+ * run in-process in `test/cli/h4-proxy-cli.test.ts`.
  */
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
