@@ -1,6 +1,7 @@
 /**
  * The compiled CLI's `benchmark` (R-11), as a user runs it: exit code, stdout, stderr and the JSON file
- * it writes in the current folder. Build first (`npm run build`).
+ * it writes in the current folder, and one bad flag. Build first (`npm run build`). The other options,
+ * bad flags and the unwritable report folder run `main()` in-process in `test/cli/h4-commands-cli.test.ts`.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,47 +64,15 @@ describe('benchmark (compiled CLI)', () => {
     expect(typeof document['harnessVersion']).toBe('string');
   });
 
-  it('R-11: --scenarios f3,F5 --runs 3 --jitter 60000 — same verdicts, naive expected to fail in none', async () => {
-    const result = await benchmark('--scenarios', 'f3,F5', '--runs=3', '--jitter', '60000');
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain('The naive agent is expected to fail in none of F3, F5 and did not.');
-    expect(report()).toMatchObject({
-      options: { scenarios: ['F3', 'F5'], runs: 3, jitterMs: 60000 },
-      selfTest: { passed: true, expectedNaiveFailures: [] },
-      naive: { score: { verdict: 'PASS' }, scenarios: { F3: { verdict: 'PASS', runs: 3 }, F5: { verdict: 'PASS', runs: 3 } } },
-    });
-  });
-
-  it('R-11: --runs 1000 is accepted (the maximum)', async () => {
-    const result = await benchmark('--runs', '1000', '--scenarios', 'F1');
-    expect(result.exitCode).toBe(0);
-    expect(report()).toMatchObject({ options: { runs: 1000 }, naive: { scenarios: { F1: { runs: 1000, verdict: 'FAIL' } } } });
-  });
-
-  it.each([
-    [['--runs', '1001']],
-    [['--runs', '1e3']],
-    [['--jitter', '60001']],
-    [['--scenarios', 'F1,f1']],
-    [['--runs']],
-    [['--seed', '3']],
-    [['extra']],
-  ])('R-11: bad flags %j — one line on stderr, exit 1, the existing report left alone', async (args) => {
+  it('R-11: a bad flag (--runs 1001) — one line on stderr, no stack trace, exit 1, the existing report left alone', async () => {
     mkdirSync(join(cwd, '.cuonztech'));
     writeFileSync(join(cwd, REPORT), 'untouched');
-    const result = await benchmark(...args);
+    const result = await benchmark('--runs', '1001');
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^\[cuonztech-agent-harness\] error: /);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(readFileSync(join(cwd, REPORT), 'utf8')).toBe('untouched');
-  });
-
-  it('R-11: a report folder that cannot be created is one error line and exit 1', async () => {
-    writeFileSync(join(cwd, '.cuonztech'), 'a file, not a folder');
-    const result = await benchmark('--scenarios', 'F1');
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toContain('benchmark report not written');
   });
 });

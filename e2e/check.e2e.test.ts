@@ -1,9 +1,12 @@
 /**
  * `check` as a CI gate over real runs (issue 15): the compiled proxy in front of the bundled booking
- * server, driven by the scripted careful and naive agents, writes its report files; then the compiled
- * `check` reads them (files, a `--listen` report folder, mixtures, a half-written copy, the report of a
- * proxy killed with SIGKILL) and must exit 0/2/3/1 exactly as the README's table says. The JUnit file
- * is parsed by fast-xml-parser and its counts compared.
+ * server, driven by the scripted careful and naive agents, writes its report files (one `--listen` proxy
+ * with `--report-html` for the careful, naive and reads-only agent sessions; stdio proxies in front of the
+ * raw counting upstream for the baseline and one killed with SIGKILL); then the compiled `check` reads them (files, the `--listen`
+ * report folder, a folder of mixtures, a half-written copy, the killed proxy's report) and must exit
+ * 0/2/3/1 exactly as the README's table says. The JUnit file is parsed by fast-xml-parser and its counts
+ * compared. How mixtures, --fail-on and --min-score decide the exit code, missing or foreign files, and
+ * `benchmark --junit` read back by `check` run in-process in `test/cli/h4-commands-cli.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,15 +15,35 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingTask, carefulAgent, naiveAgent, withProxy } from './support/agents.js';
-import { connectHttpAgent, startListeningProxy, stopAll } from './support/http-harness.js';
-import { BIN, BOOKING_SERVER, cleanup, startProxy } from './support/proxy-harness.js';
+import { connectHttpAgent, sessionFileId, startListeningProxy, stopAll } from './support/http-harness.js';
+import { BIN, BOOKING_SERVER, cleanup, FIXTURES, startProxy } from './support/proxy-harness.js';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
 
-/** Runs one proxy session with `--audit-tools off` and keeps its final report as `name`. */
+/**
+ * The stdio runs (the baseline write, the naive run that is killed) need no booking semantics: the raw
+ * counting upstream with a booking server's write and read, its ledger counting executions.
+ */
+const COUNTING_BOOKING = {
+  flags: ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')],
+  env: {
+    FIXTURE_TOOLS: JSON.stringify(
+      ['create_booking', 'search_bookings'].map((name) => ({
+        name,
+        inputSchema: {
+          type: 'object',
+          properties: { guest: { type: 'string' }, date: { type: 'string' }, idempotency_key: { type: 'string' } },
+        },
+      })),
+    ),
+  },
+};
+
+/** Runs one stdio proxy session with `--audit-tools off` and keeps its final report as `name`. */
 async function session(name: string, scenario: string | null, drive: Parameters<typeof withProxy>[1]): Promise<string> {
-  await withProxy({ extra: [...(scenario === null ? [] : ['--scenario', scenario]), '--audit-tools', 'off'] }, async (run) => {
+  const extra = [...(scenario === null ? [] : ['--scenario', scenario]), '--audit-tools', 'off'];
+  await withProxy({ ...COUNTING_BOOKING, extra }, async (run) => {
     await drive(run);
     await run.stop();
     copyFileSync(run.reportFile, file(name));
@@ -28,26 +51,60 @@ async function session(name: string, scenario: string | null, drive: Parameters<
   return file(name);
 }
 
-function check(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, 'check', ...args], {
+/** The `--listen` proxy's report folder and the file of each of its sessions. */
+let listen: { reportDir: string; files: Record<'careful' | 'naive' | 'reads', string>; dir: string };
+
+/** The compiled `check` in the test folder; a last argument that is an object adds environment variables. */
+function check(...args: Array<string | Record<string, string>>): { code: number | null; stdout: string; stderr: string } {
+  const env = typeof args.at(-1) === 'object' ? (args.pop() as Record<string, string>) : {};
+  const r = spawnSync(process.execPath, [BIN, 'check', ...(args as string[])], {
     cwd: dir,
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'harness-check-e2e-'));
-  await session('careful-f1.json', 'F1', (run) => carefulAgent(run, bookingTask('Ann', '2026-01-01')));
-  await session('naive-f1.json', 'F1', (run) => naiveAgent(run, bookingTask('Bob', '2026-01-02')));
-  await session('reads-only.json', 'F1', (run) => run.call('search_bookings', { guest: 'Cy' }));
+  // One --listen proxy, three agent sessions under F1: careful (PASS), naive (FAIL), reads only (NOT_TESTED).
+  const proxy = await startListeningProxy(
+    ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
+    ['--scenario', 'F1', '--audit-tools', 'off', '--report-html', file('proxy-report.html')],
+  );
+  try {
+    const careful = await connectHttpAgent(proxy.url, 'careful');
+    await carefulAgent(careful, bookingTask('Ann', '2026-01-01'));
+    const naive = await connectHttpAgent(proxy.url, 'naive');
+    await naiveAgent(naive, bookingTask('Bob', '2026-01-02'));
+    const reads = await connectHttpAgent(proxy.url, 'reads');
+    await reads.call('search_bookings', { guest: 'Cy' });
+    for (const agent of [careful, naive, reads]) await agent.terminate();
+    await proxy.proc.stop('SIGTERM');
+    const fileOf = (sessionId: string) =>
+      join(
+        proxy.reportDir,
+        proxy.reportFiles().find((name) => name.endsWith(`-${sessionFileId(sessionId)}.json`))!,
+      );
+    listen = {
+      dir: proxy.dir,
+      reportDir: proxy.reportDir,
+      files: { careful: fileOf(careful.sessionId), naive: fileOf(naive.sessionId), reads: fileOf(reads.sessionId) },
+    };
+  } catch (error) {
+    await proxy.proc.stop('SIGKILL', 5_000).catch(() => undefined);
+    rmSync(proxy.dir, { recursive: true, force: true });
+    throw error;
+  }
+  copyFileSync(listen.files.careful, file('careful-f1.json'));
+  copyFileSync(listen.files.naive, file('naive-f1.json'));
+  copyFileSync(listen.files.reads, file('reads-only.json'));
   await session('baseline.json', null, (run) => carefulAgent(run, bookingTask('Di', '2026-01-03')));
   const whole = readFileSync(file('naive-f1.json'), 'utf8');
   writeFileSync(file('half.json'), whole.slice(0, Math.floor(whole.length / 2)));
   // A proxy killed with SIGKILL mid-session: its report stays "running".
-  const killed = await startProxy({ extra: ['--scenario', 'F1', '--audit-tools', 'off'] });
+  const killed = await startProxy({ ...COUNTING_BOOKING, extra: ['--scenario', 'F1', '--audit-tools', 'off'] });
   try {
     await naiveAgent(killed, bookingTask('Ed', '2026-01-04'));
     process.kill(killed.pid!, 'SIGKILL');
@@ -61,17 +118,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopAll();
   rmSync(dir, { recursive: true, force: true });
+  if (listen !== undefined) rmSync(listen.dir, { recursive: true, force: true });
 });
-
 describe('issue 15 check: exit codes over real report files', () => {
-  it('careful F1 → 0; naive F1 → 2; no write → 3; a baseline → 0 and said so', () => {
+  it('careful F1 → 0; naive F1 → 2 (and $GITHUB_STEP_SUMMARY gets the Markdown appended); no write → 3; a baseline → 0 and said so', () => {
     const pass = check('careful-f1.json');
     expect(pass.code).toBe(0);
     expect(pass.stdout).toMatch(/^PASS {7}careful-f1\.json \(scenario F1\): score 100\/100;/m);
-    const fail = check('naive-f1.json');
+    // With $GITHUB_STEP_SUMMARY set, the Markdown is appended to it.
+    const summary = file('step-summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const fail = check('naive-f1.json', { GITHUB_STEP_SUMMARY: summary });
     expect(fail.code).toBe(2);
     expect(fail.stdout).toContain('DUPLICATE_EXECUTION');
     expect(fail.stdout).toContain('patches: GHOST_WRITE');
+    expect(readFileSync(summary, 'utf8').startsWith('# earlier step\n## cuonztech-agent-harness check: ❌ FAIL')).toBe(true);
     const nt = check('reads-only.json');
     expect(nt.code).toBe(3);
     expect(nt.stdout).toContain('NOT_TESTED');
@@ -81,30 +142,16 @@ describe('issue 15 check: exit codes over real report files', () => {
     expect(base.stdout).not.toMatch(/^PASS {2}/m);
   });
 
-  it('harness failures → 1: half-written, killed proxy (incomplete, shown as such), missing file, foreign file', () => {
-    const half = check('half.json');
-    expect(half.code).toBe(1);
-    expect(half.stdout).toContain('is not complete JSON');
-    const killed = check('killed.json');
-    expect(killed.code).toBe(1);
-    expect(killed.stdout).toMatch(/^ERROR \(incomplete, FAIL so far\) killed\.json .*status "running"/m);
-    expect(check('nothing-here.json').code).toBe(1);
-    writeFileSync(file('package.json'), '{"name":"x"}');
-    expect(check('package.json').stdout).toContain('is not a report of this harness');
+  it('harness failures → 1: half-written, killed proxy (incomplete, shown as such)', () => {
+    const r = check('half.json', 'killed.json');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('is not complete JSON');
+    expect(r.stdout).toMatch(/^ERROR \(incomplete, FAIL so far\) killed\.json .*status "running"/m);
   });
 
-  it('mixtures: a FAIL beats a NOT_TESTED, a harness error beats both; --fail-on and --min-score tune it', () => {
-    expect(check('careful-f1.json', 'naive-f1.json').code).toBe(2);
-    expect(check('careful-f1.json', 'reads-only.json').code).toBe(3);
+  it('a mixture of real reports: a FAIL beats a NOT_TESTED; --fail-on FAIL lets a NOT_TESTED pass', () => {
     expect(check('reads-only.json', 'naive-f1.json').code).toBe(2);
-    expect(check('naive-f1.json', 'killed.json').code).toBe(1);
     expect(check('careful-f1.json', 'reads-only.json', '--fail-on', 'FAIL').code).toBe(0);
-    expect(check('naive-f1.json', '--fail-on=NOT_TESTED').code).toBe(0);
-    expect(check('careful-f1.json', '--min-score', '100').code).toBe(0);
-    expect(check('--fail-on', 'PASS', 'careful-f1.json').stderr).toMatch(
-      /^\[cuonztech-agent-harness\] error: flag --fail-on accepts FAIL, NOT_TESTED or none, got "PASS"\n$/,
-    );
-    expect(check().code).toBe(1);
   });
 
   it('a folder is one suite; JUnit counts as parsed by a real parser; Markdown and HTML written', () => {
@@ -149,51 +196,18 @@ describe('issue 15 check: exit codes over real report files', () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 
-  it('$GITHUB_STEP_SUMMARY gets the Markdown appended', () => {
-    const summary = file('step-summary.md');
-    writeFileSync(summary, '# earlier step\n');
-    const r = spawnSync(process.execPath, [BIN, 'check', 'naive-f1.json'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, GITHUB_STEP_SUMMARY: summary },
-    });
-    expect(r.status).toBe(2);
-    const text = readFileSync(summary, 'utf8');
-    expect(text.startsWith('# earlier step\n## cuonztech-agent-harness check: ❌ FAIL')).toBe(true);
-  });
-
-  it('a --listen --report-dir folder: one case per agent session', async () => {
-    const proxy = await startListeningProxy(
-      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
-      ['--scenario', 'F1', '--audit-tools', 'off'],
+  it('a --listen --report-dir folder: one case per agent session', () => {
+    const r = check(listen.reportDir, '--junit', 'listen.xml');
+    expect(r.code).toBe(2);
+    expect(r.stdout.split('\n').filter((l) => /^(PASS|FAIL) /.test(l))).toHaveLength(2);
+    expect(r.stdout.split('\n').filter((l) => /^NOT_TESTED /.test(l))).toHaveLength(1);
+    expect(readFileSync(file('listen.xml'), 'utf8')).toMatch(
+      /<testsuite name="[^"]*reports" tests="3" failures="1" errors="0" skipped="1"/,
     );
-    try {
-      const careful = await connectHttpAgent(proxy.url, 'careful');
-      await carefulAgent(careful, bookingTask('Fay', '2026-02-01'));
-      const naive = await connectHttpAgent(proxy.url, 'naive');
-      await naiveAgent(naive, bookingTask('Gus', '2026-02-02'));
-      await careful.terminate();
-      await naive.terminate();
-      await proxy.proc.stop('SIGTERM');
-      const r = check(proxy.reportDir, '--junit', 'listen.xml');
-      expect(r.code).toBe(2);
-      expect(r.stdout.split('\n').filter((l) => /^(PASS|FAIL) /.test(l))).toHaveLength(2);
-      expect(readFileSync(file('listen.xml'), 'utf8')).toMatch(
-        /<testsuite name="[^"]*reports" tests="2" failures="1" errors="0" skipped="0"/,
-      );
-    } finally {
-      rmSync(proxy.dir, { recursive: true, force: true });
-    }
   });
 
-  it('proxy --report-html: the HTML report of the session is written at exit', async () => {
-    const html = file('proxy-report.html');
-    await withProxy({ extra: ['--scenario', 'F1', '--audit-tools', 'off', '--report-html', html] }, async (run) => {
-      await naiveAgent(run, bookingTask('Hal', '2026-02-03'));
-      await run.stop();
-    });
-    const text = readFileSync(html, 'utf8');
+  it('proxy --report-html: the HTML report of the sessions is written at exit (the naive session’s two executions marked)', () => {
+    const text = readFileSync(file('proxy-report.html'), 'utf8');
     expect(text).toContain('<div class="banner FAIL"><b>FAIL</b>');
     expect(text.match(/<tr class="dup">/g)).toHaveLength(2);
     const usage = spawnSync(process.execPath, [BIN, 'proxy', '--upstream-command', 'node', '--report-html', 'x.html'], {
@@ -203,18 +217,5 @@ describe('issue 15 check: exit codes over real report files', () => {
     });
     expect(usage.status).toBe(1);
     expect(usage.stderr).toContain('--report-html is built from the report: give --report-file (or --report-dir) too');
-  });
-
-  it('benchmark --junit: one testcase per reference agent and scenario, and check agrees', () => {
-    const b = spawnSync(process.execPath, [BIN, 'benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(b.status).toBe(0);
-    const xml = readFileSync(file('bench.xml'), 'utf8');
-    expect(XMLValidator.validate(xml)).toBe(true);
-    expect(xml).toMatch(/<testsuites name="cuonztech-agent-harness benchmark" tests="4" failures="0" errors="0" skipped="0"/);
-    expect(check('.cuonztech/benchmark-report.json').code).toBe(0);
   });
 });

@@ -1,8 +1,11 @@
 /**
  * The demo MCP server (R-12) as users run it: `node dist/src/cli/bin.js` with no command, driven by the
- * SDK's Client over stdio in a temporary current folder (`npm run build` first).
+ * SDK's Client over stdio in a temporary current folder (`npm run build` first): one real session (its
+ * tools, an F1 flow, the report file it writes in its current folder) and its exits. The other demo
+ * behaviours (an unwritable report, reset/delete, the 501st session, R-13's hostile input) run the same
+ * `main()` in-process in `test/cli/h4-commands-cli.test.ts`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,8 +79,10 @@ function schemaKeys(value: unknown, into: Set<string> = new Set()): Set<string> 
 }
 
 describe('demo MCP server over stdio', () => {
-  it('R-12: lists exactly the 7 tools, none of whose schemas uses $schema, pattern, format or propertyNames', async () => {
-    await withDemo(tmp, async ({ client }) => {
+  it('R-12: lists exactly the 7 tools, none of whose schemas uses $schema, pattern, format or propertyNames; F1 with a repeated write is FAIL with the GHOST_WRITE patch; get_report writes .cuonztech/audit-report.json (kind demo) in its current folder', async () => {
+    const cwd = mkdtempSync(join(tmp, 'cwd-'));
+    await withDemo(cwd, async (demo) => {
+      const { client } = demo;
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([
         'delete_session',
@@ -93,12 +98,6 @@ describe('demo MCP server over stdio', () => {
         for (const keyword of FORBIDDEN_SCHEMA_KEYWORDS) expect(keys.has(keyword), `${tool.name}: ${keyword}`).toBe(false);
       }
       expect(client.getInstructions()).toContain('a demo, not a measurement');
-    });
-  });
-
-  it('R-12: F1 with a repeated write is FAIL with the GHOST_WRITE patch; get_report writes .cuonztech/audit-report.json (kind demo)', async () => {
-    const cwd = mkdtempSync(join(tmp, 'cwd-'));
-    await withDemo(cwd, async (demo) => {
       const id = await demo.start({ scenario: 'F1' });
       const call = { session_id: id, tool: 'create_booking', arguments: { room: 12, date: '2026-11-03' } };
       const first = await demo.json('execute_call', call);
@@ -113,82 +112,6 @@ describe('demo MCP server over stdio', () => {
       expect(file).toMatchObject({ verdict: 'FAIL', certification: 'UNVERIFIED_FOR_PRODUCTION', report: { kind: 'demo' } });
       expect(file['patches']).toMatchObject([{ id: 'GHOST_WRITE' }]);
     });
-  });
-
-  it('R-12: a report file that cannot be written is an isError answer; the server keeps running', async () => {
-    const cwd = mkdtempSync(join(tmp, 'blocked-'));
-    writeFileSync(join(cwd, '.cuonztech'), 'a file where the folder should be');
-    await withDemo(cwd, async (demo) => {
-      const id = await demo.start();
-      const failed = await demo.call('get_report', { session_id: id });
-      expect(failed.isError).toBe(true);
-      expect((failed.content[0] as { text: string }).text).toContain('could not be written to .cuonztech/audit-report.json');
-      expect(await demo.text('get_score', { session_id: id })).toContain('no score');
-    });
-  });
-
-  it('R-12: reset_session brings the verdict back to NOT_TESTED "no calls"; delete_session removes the session', async () => {
-    await withDemo(tmp, async (demo) => {
-      const id = await demo.start({ scenario: 'F1' });
-      for (let i = 0; i < 2; i++)
-        await demo.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 1 } });
-      await demo.text('reset_session', { session_id: id });
-      const report = await demo.json('get_report', { session_id: id, format: 'json' });
-      expect(report).toMatchObject({ kind: 'demo', verdict: 'NOT_TESTED', violations: [] });
-      expect(report['verdictReason']).toContain('no calls');
-      await demo.text('delete_session', { session_id: id });
-      const gone = await demo.call('get_score', { session_id: id });
-      expect(gone.isError).toBe(true);
-      expect((gone.content[0] as { text: string }).text).toContain('unknown session_id');
-    });
-  });
-
-  it('R-12: the 501st session drops the first one and works', async () => {
-    await withDemo(tmp, async (demo) => {
-      const first = await demo.start();
-      for (let i = 0; i < 499; i++) await demo.start();
-      const answer = await demo.json('start_session', { scenario: 'F2', retry_after: 5 });
-      expect(answer['dropped_session']).toBe(first);
-      expect((await demo.call('get_score', { session_id: first })).isError).toBe(true);
-      const late = await demo.json('execute_call', {
-        session_id: answer['session_id'],
-        tool: 'pay_invoice',
-        arguments: { id: 1 },
-      });
-      expect(late).toMatchObject({ injectedFault: 'F2', executedUpstream: false });
-    });
-  });
-
-  it('R-13: an unknown tool, __proto__ keys and 100,000-deep arguments are answered without a crash', async () => {
-    const raw = spawnRaw(BIN);
-    try {
-      const call = (id: number, line: string) => raw.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${line}}`);
-      const answer = async (id: number) =>
-        (await raw.next((m) => m['id'] === id))['result'] as { isError?: boolean; content: Array<{ text: string }> };
-      raw.send(INITIALIZE);
-      await raw.next((m) => m['id'] === INITIALIZE['id']);
-      raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      call(1, '{"name":"no_such_tool","arguments":{}}');
-      expect((await answer(1)).isError).toBe(true);
-      call(2, '{"name":"start_session","arguments":{}}');
-      const id = (JSON.parse((await answer(2)).content[0]!.text) as Json)['session_id'] as string;
-      call(
-        3,
-        `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_booking","arguments":{"__proto__":{"polluted":true},"room":1}}}`,
-      );
-      expect((await answer(3)).content[0]!.text).toContain('"executedUpstream": true');
-      const depth = 100_000;
-      call(
-        4,
-        `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_deep","arguments":${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}}}`,
-      );
-      expect((await answer(4)).content[0]!.text).toContain('"executedUpstream": true');
-      call(5, `{"name":"get_score","arguments":{"session_id":"${id}"}}`);
-      expect((await answer(5)).content[0]!.text).toContain('[PASS]');
-      expect(raw.child.exitCode).toBeNull();
-    } finally {
-      raw.child.kill();
-    }
   });
 
   it('R-12: the server exits with code 0 when the agent disconnects or on SIGTERM, and writes nothing but protocol to stdout', async () => {

@@ -1,74 +1,38 @@
 /**
- * Issue 15 items 5 and 6 with real processes: the compiled proxy in front of the bundled booking server
- * (its ledger counts what really executed), driven by the scripted agents. The journal's lines match
- * the report's attempts one for one after a normal end and after SIGKILL (every complete line is true; a
- * torn last line is skipped by the reader), no argument value is in it without `--journal-payloads`, and
- * the proxy says its verdict, score and report at the end — after stdin EOF and after SIGTERM — and one
- * line per call with `--log-level info`. `check --html --journal` builds the exact timeline from it.
+ * Issue 15 items 5 and 6 with real processes: the compiled proxy in front of the raw counting upstream
+ * with a booking server's two tools (its ledger counts what really executed), driven by the scripted agents. The journal's lines match
+ * the report's attempts one for one after SIGKILL (every complete line is true; a torn last line is
+ * skipped by `check --journal`) and with --listen (one journal for all sessions); `--journal-payloads on`
+ * writes the arguments, and the proxy says its verdict, score and report at the end after SIGTERM and
+ * with --listen. The same after a normal end (stdin EOF) — no argument value without
+ * `--journal-payloads`, one line per call with `--log-level info`, the timeline `check --html --journal`
+ * draws — runs the CLI in-process in `test/cli/h4-proxy-cli.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForExit } from './fixtures/lib/raw-child.mjs';
 import { bookingTask, naiveAgent } from './support/agents.js';
-import { BIN, BOOKING_SERVER, cleanup, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { BIN, cleanup, FIXTURES, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
+import { expectMatchesReport, journalOf, type JournalLine as Line } from '../test/support/h4-journal.js';
 
-interface Line {
-  v: number;
-  event: string;
-  session?: string;
-  attempt?: number;
-  tool?: string;
-  class?: string;
-  operation?: number | null;
-  fault?: string | null;
-  upstream?: string | null;
-  told?: string;
-  arguments?: unknown;
-}
-
-/** The journal's complete lines (a torn last line is not returned) and whether the last one was torn. */
-function journalOf(file: string): { lines: Line[]; torn: boolean } {
-  const parts = readFileSync(file, 'utf8').split('\n');
-  const last = parts.pop();
-  return { lines: parts.map((l) => JSON.parse(l) as Line), torn: last !== '' };
-}
-
-type Operation = ReportFile['report']['operations'][number] & { id: number };
-
-/** The journal agrees with the report one for one: every operation's attempts and executions, the reads, the ledger. */
-function expectMatchesReport(lines: Line[], report: ReportFile, ledgerExecutions: number): void {
-  const received = lines.filter((l) => l.event === 'received');
-  const ops = report.report.operations as Operation[];
-  expect(ops.length).toBeGreaterThan(0);
-  for (const op of ops) {
-    expect(received.filter((l) => l.operation === op.id)).toHaveLength(op.attempts);
-    expect(lines.filter((l) => l.event === 'answered' && l.operation === op.id && l.upstream === 'executed')).toHaveLength(
-      op.executions,
-    );
-  }
-  expect(new Set(received.filter((l) => l.class === 'write').map((l) => l.operation))).toEqual(new Set(ops.map((o) => o.id)));
-  const calls = report.report.coverage['calls'] as { read: number; write: number; unclassified: number };
-  expect(received.filter((l) => l.class === 'read')).toHaveLength(calls.read);
-  expect(received.filter((l) => l.class === 'write')).toHaveLength(calls.write);
-  expect(lines.filter((l) => l.event === 'answered' && l.class === 'write' && l.upstream === 'executed')).toHaveLength(
-    ledgerExecutions,
-  );
-  // Each attempt's steps in order, each step once.
-  const steps = new Map<number, string[]>();
-  for (const l of lines) if (l.attempt !== undefined) steps.set(l.attempt, [...(steps.get(l.attempt) ?? []), l.event]);
-  for (const s of steps.values())
-    expect([
-      ['received', 'forwarded', 'answered', 'delivered'],
-      ['received', 'injected', 'delivered'],
-    ]).toContainEqual(s);
-}
+/** The raw counting upstream (it records every execution in its ledger) with a booking server's two tools. */
+const UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];
+const BOOKING_TOOLS = JSON.stringify(
+  ['create_booking', 'search_bookings'].map((name) => ({
+    name,
+    inputSchema: { type: 'object', properties: { guest: { type: 'string' }, date: { type: 'string' } } },
+  })),
+);
+const writesIn = (ledger: Array<Record<string, unknown>>) => ledger.filter((line) => line['tool'] === 'create_booking');
 
 let run: ProxyRun | undefined;
 let raw: RawProxy | undefined;
+let journalDir: string | undefined;
 afterEach(async () => {
   if (run) {
     await run.stop().catch(() => undefined);
@@ -77,47 +41,19 @@ afterEach(async () => {
   }
   await raw?.dispose();
   raw = undefined;
+  if (journalDir !== undefined) rmSync(journalDir, { recursive: true, force: true });
+  journalDir = undefined;
 });
 
 const SECRET = 'Quetzalcoatl Featherington-9931';
 
 describe('issue 15 item 5: the journal (real processes)', () => {
-  it('R-1.3/issue 15: after a normal end the journal matches the report one for one; no argument value without --journal-payloads; the end line names verdict, score and report', async () => {
-    run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info'] });
-    const trace = await naiveAgent(run, bookingTask(SECRET, '2026-03-04'));
-    await run.call('search_bookings', { guest: SECRET });
-    await run.stop();
-    const { lines, torn } = journalOf(join(run.dir, 'journal.jsonl'));
-    expect(torn).toBe(false);
-    const report = run.report();
-    expect(report.status).toBe('finished');
-    expectMatchesReport(lines, report, run.ledger().length);
-    expect(lines[0]).toMatchObject({ v: 1, event: 'journal', payloads: false });
-    expect(lines.at(-1)).toMatchObject({ event: 'ended', verdict: report.verdict, score: report.score.overall });
-    // What the agent saw, step by step, is what the journal says it was told.
-    const delivered = lines.filter((l) => l.event === 'delivered');
-    expect(delivered.slice(0, trace.steps.length).map((l) => l.told !== 'answer')).toEqual(
-      trace.steps.map((s) => s.result.isError === true),
-    );
-    expect(readFileSync(join(run.dir, 'journal.jsonl'), 'utf8')).not.toContain('Quetzalcoatl');
-    // Item 6: one line per call with --log-level info, and the end line after stdin EOF.
-    const stderr = run.stderr();
-    expect(stderr).toContain('#1 create_booking write — F1 ghost write: executed upstream, agent told timeout');
-    expect(stderr).toContain("#2 create_booking write — executed upstream, agent got the upstream's answer");
-    expect(stderr).toMatch(/#3 search_bookings read — executed upstream/);
-    expect(stderr).toContain(`finished: FAIL, score ${report.score.overall}/100; report ${run.reportFile}`);
-  });
-
-  it('issue 15: --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
-    run = await startProxy({ extra: ['--journal', 'journal.jsonl', '--journal-payloads', 'on'] });
-    await run.call('create_booking', { guest: SECRET, date: '2026-03-05' });
-    await run.stop();
-    const { lines } = journalOf(join(run.dir, 'journal.jsonl'));
-    expect(lines.find((l) => l.event === 'received')?.arguments).toEqual({ guest: SECRET, date: '2026-03-05' });
-  });
-
   it('issue 15: after SIGKILL every complete line is true and matches the report one for one; a torn last line is skipped by check --journal', async () => {
-    run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'] });
+    run = await startProxy({
+      flags: UPSTREAM,
+      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'],
+      env: { FIXTURE_TOOLS: BOOKING_TOOLS },
+    });
     await naiveAgent(run, bookingTask('Kill Me', '2026-03-06'));
     await run.call('search_bookings', { guest: 'Kill Me' });
     process.kill(run.pid!, 'SIGKILL');
@@ -127,7 +63,7 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(torn).toBe(false);
     const report = run.report();
     expect(report.status).toBe('running');
-    expectMatchesReport(lines, report, run.ledger().length);
+    expectMatchesReport(lines, report, writesIn(run.ledger()).length);
     expect(lines.some((l) => l.event === 'ended')).toBe(false);
     // A writer killed mid-line leaves a torn last line: the reader skips it, and says so.
     appendFileSync(file, '{"v":1,"event":"received","at":1,"session":"stdio","attem');
@@ -140,35 +76,18 @@ describe('issue 15 item 5: the journal (real processes)', () => {
     expect(r.status).toBe(1); // a report still "running" is a harness failure (issue 15 item 1)
     expect(r.stderr).toMatch(/its last line is incomplete .* skipped/);
   });
-
-  it('issue 15: check --html --journal draws every call with its time, the read included', async () => {
-    run = await startProxy({ extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--report-html', 'proxy.html'] });
-    await naiveAgent(run, bookingTask('Timeline Tess', '2026-03-07'));
-    await run.call('search_bookings', { guest: 'Timeline Tess' });
-    await run.stop();
-    const r = spawnSync(process.execPath, [BIN, 'check', 'report.json', '--html', 'check.html', '--journal', 'journal.jsonl'], {
-      cwd: run.dir,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-    });
-    expect(r.status).toBe(2);
-    for (const name of ['check.html', 'proxy.html']) {
-      const html = readFileSync(join(run.dir, name), 'utf8');
-      expect(html).toContain('Timeline: 3 call(s)');
-      expect(html).toContain('<th>time</th>');
-      expect(html).toMatch(/search_bookings<\/b> <span class="muted small">read/);
-      expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
-    }
-  });
 });
 
 describe('issue 15 item 6: the end line (real processes)', () => {
-  it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report', async () => {
-    raw = spawnProxy(['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER, '--scenario', 'F1']);
+  it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report; --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
+    journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
+    const journal = join(journalDir, 'journal.jsonl');
+    raw = spawnProxy([...UPSTREAM, '--scenario', 'F1', '--journal', journal, '--journal-payloads', 'on'], {
+      env: { FIXTURE_TOOLS: BOOKING_TOOLS },
+    });
     await raw.initialize();
     const answer = resultOf(
-      await raw.request('tools/call', { name: 'create_booking', arguments: { guest: 'Term', date: '2026-03-08' } }, 30_000),
+      await raw.request('tools/call', { name: 'create_booking', arguments: { guest: SECRET, date: '2026-03-08' } }, 30_000),
     );
     expect(textOf(answer as never)).toMatch(/timed out/);
     raw.raw.child.kill('SIGTERM');
@@ -179,15 +98,20 @@ describe('issue 15 item 6: the end line (real processes)', () => {
     const score = report.score.overall === null ? 'no score' : `score ${report.score.overall}/100`;
     expect(lines.at(-1)).toBe(`[cuonztech-agent-harness] finished: ${report.verdict}, ${score}; report ${raw.reportFile}`);
     expect(raw.raw.stderr()).toContain('stopped: received SIGTERM');
+    const journalLines = journalOf(journal).lines;
+    expect(journalLines[0]).toMatchObject({ v: 1, event: 'journal', payloads: true });
+    expect(journalLines.find((l) => l.event === 'received')?.arguments).toEqual({ guest: SECRET, date: '2026-03-08' });
   });
 });
 
 describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
   it('R-8.1/issue 15: one journal for all sessions, every line naming its session and each session its report; a line per session and a summary at exit', async () => {
-    const proxy = await startListeningProxy(
-      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
-      ['--scenario', 'F1', '--journal', 'journal.jsonl'],
-    );
+    journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
+    const ledger = join(journalDir, 'ledger.jsonl');
+    const proxy = await startListeningProxy(UPSTREAM, ['--scenario', 'F1', '--journal', 'journal.jsonl'], {
+      FIXTURE_TOOLS: BOOKING_TOOLS,
+      FIXTURE_LEDGER: ledger,
+    });
     try {
       const agents = await Promise.all([connectHttpAgent(proxy.url), connectHttpAgent(proxy.url)]);
       await Promise.all(agents.map((agent, i) => naiveAgent(agent, bookingTask(`Listen ${i}`, '2026-03-09'))));
@@ -202,7 +126,7 @@ describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
         const opened = own.find((l) => l.event === 'opened') as Line & { report?: string };
         const report = JSON.parse(readFileSync(opened.report!, 'utf8')) as ReportFile;
         expect(report.status).toBe('finished');
-        expectMatchesReport(own, report, bookingsIn(proxy.ledgerFile, `Listen ${i}`).length);
+        expectMatchesReport(own, report, bookingsIn(ledger, `Listen ${i}`).length);
       }
       const stderr = proxy.proc.stderr();
       expect(stderr).toMatch(

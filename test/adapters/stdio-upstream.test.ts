@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioUpstreamSide, type StdioUpstreamOptions } from '../../src/adapters/stdio-upstream/index.js';
 import type { Logger } from '../../src/ports/logger.port.js';
 import type { UpstreamCallOutcome, UpstreamExit } from '../../src/ports/upstream-side.port.js';
@@ -89,58 +89,6 @@ describe('StdioUpstreamSide', () => {
     }
   });
 
-  it('R-8.5: tools/list follows 3 pages verbatim, keeps unknown fields and malformed tools, drops nameless entries', async () => {
-    const { logger, records } = recordingLogger();
-    await withSide(upstream({ logger }), async (side) => {
-      await side.connect();
-      const tools = await side.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['echo', 'malformed', 'fail']);
-      expect(tools[0]?.['x_vendor_ext']).toEqual({ keep: true });
-      expect(tools[1]).toEqual({
-        name: 'malformed',
-        inputSchema: { type: 'string' },
-        annotations: { readOnlyHint: 'true', customAnnot: 1 },
-      });
-      expect(records.filter((r) => r.level === 'warn').map((r) => r.fields)).toEqual([{ page: 2, index: 1 }]);
-    });
-  });
-
-  it('R-8.5: tools/call forwards name, arguments (incl. an own __proto__ key) and _meta verbatim, and the result verbatim', async () => {
-    await withSide(upstream(), async (side) => {
-      await side.connect();
-      const args: unknown = JSON.parse('{"__proto__":{"polluted":true},"amount":"129.00"}');
-      const meta = { progressToken: 'p-1', 'x-trace': 'abc' };
-      const result = resultOf(await side.callTool({ name: 'echo', arguments: args, meta }, { timeoutMs: 5000 }));
-      expect(result['_meta']).toEqual({ m: 1 });
-      expect(result['extra']).toBe('x');
-      const received = (result['structuredContent'] as { params: Record<string, unknown> }).params;
-      expect(received['name']).toBe('echo');
-      expect(received['_meta']).toEqual(meta);
-      const receivedArgs = received['arguments'] as object;
-      expect(Object.getOwnPropertyDescriptor(receivedArgs, '__proto__')?.value).toEqual({ polluted: true });
-      expect(Object.getOwnPropertyDescriptor(receivedArgs, 'amount')?.value).toBe('129.00');
-      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    });
-  });
-
-  it('R-1.3: a JSON-RPC error reply is a protocol-error with the upstream code, unprefixed message and data', async () => {
-    await withSide(upstream(), async (side) => {
-      await side.connect();
-      expect(await call(side, 'fail')).toEqual({
-        kind: 'protocol-error',
-        code: -32602,
-        message: 'Invalid params from upstream',
-        data: { field: 'x' },
-      });
-      // A real reply carrying the SDK's own timeout code is still the upstream's error, not a timeout.
-      expect(await call(side, 'sdk-code-error')).toEqual({
-        kind: 'protocol-error',
-        code: -32001,
-        message: 'upstream says timeout',
-      });
-    });
-  });
-
   it('R-8.7: a crash mid-call is connection-lost, later calls are unavailable, onExit carries the stderr tail', async () => {
     await withSide(upstream(), async (side) => {
       await side.connect();
@@ -153,20 +101,6 @@ describe('StdioUpstreamSide', () => {
         detail: 'starting crash\nfatal: crashing on purpose',
       });
       expect(await call(side, 'echo')).toEqual({ kind: 'unavailable', detail: 'the upstream is gone (exit code 3)' });
-    });
-  });
-
-  it('R-8.7: a garbage line on the upstream stdout is ignored with a debug log', async () => {
-    const { logger, records } = recordingLogger();
-    await withSide(upstream({ logger }), async (side) => {
-      await side.connect();
-      const result = resultOf(await call(side, 'garbage'));
-      expect(result['content']).toEqual([{ type: 'text', text: 'after garbage' }]);
-      expect(records).toContainEqual({
-        level: 'debug',
-        fields: { reason: 'not JSON', line: 'this line is not JSON at all' },
-        message: 'ignored a line on the upstream stdout',
-      });
     });
   });
 
@@ -278,16 +212,76 @@ describe('StdioUpstreamSide', () => {
       expect((await call(side, 'echo')).kind).toBe('unavailable');
     });
   });
+});
+
+// The calls after which the upstream stays usable share one upstream process (and its recording logger).
+describe('StdioUpstreamSide, one upstream for the calls that leave it usable', () => {
+  const { logger, records } = recordingLogger();
+  let side: StdioUpstreamSide;
+  beforeAll(async () => {
+    side = upstream({ logger });
+    await side.connect();
+  });
+  afterAll(() => side.close());
+
+  it('R-8.5: tools/list follows 3 pages verbatim, keeps unknown fields and malformed tools, drops nameless entries', async () => {
+    const tools = await side.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'malformed', 'fail']);
+    expect(tools[0]?.['x_vendor_ext']).toEqual({ keep: true });
+    expect(tools[1]).toEqual({
+      name: 'malformed',
+      inputSchema: { type: 'string' },
+      annotations: { readOnlyHint: 'true', customAnnot: 1 },
+    });
+    expect(records.filter((r) => r.level === 'warn').map((r) => r.fields)).toEqual([{ page: 2, index: 1 }]);
+  });
+
+  it('R-8.5: tools/call forwards name, arguments (incl. an own __proto__ key) and _meta verbatim, and the result verbatim', async () => {
+    const args: unknown = JSON.parse('{"__proto__":{"polluted":true},"amount":"129.00"}');
+    const meta = { progressToken: 'p-1', 'x-trace': 'abc' };
+    const result = resultOf(await side.callTool({ name: 'echo', arguments: args, meta }, { timeoutMs: 5000 }));
+    expect(result['_meta']).toEqual({ m: 1 });
+    expect(result['extra']).toBe('x');
+    const received = (result['structuredContent'] as { params: Record<string, unknown> }).params;
+    expect(received['name']).toBe('echo');
+    expect(received['_meta']).toEqual(meta);
+    const receivedArgs = received['arguments'] as object;
+    expect(Object.getOwnPropertyDescriptor(receivedArgs, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.getOwnPropertyDescriptor(receivedArgs, 'amount')?.value).toBe('129.00');
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('R-1.3: a JSON-RPC error reply is a protocol-error with the upstream code, unprefixed message and data', async () => {
+    expect(await call(side, 'fail')).toEqual({
+      kind: 'protocol-error',
+      code: -32602,
+      message: 'Invalid params from upstream',
+      data: { field: 'x' },
+    });
+    // A real reply carrying the SDK's own timeout code is still the upstream's error, not a timeout.
+    expect(await call(side, 'sdk-code-error')).toEqual({
+      kind: 'protocol-error',
+      code: -32001,
+      message: 'upstream says timeout',
+    });
+  });
+
+  it('R-8.7: a garbage line on the upstream stdout is ignored with a debug log', async () => {
+    const result = resultOf(await call(side, 'garbage'));
+    expect(result['content']).toEqual([{ type: 'text', text: 'after garbage' }]);
+    expect(records).toContainEqual({
+      level: 'debug',
+      fields: { reason: 'not JSON', line: 'this line is not JSON at all' },
+      message: 'ignored a line on the upstream stdout',
+    });
+  });
 
   it('R-8.7: 200 parallel calls are all answered, each with its own result', async () => {
-    await withSide(upstream(), async (side) => {
-      await side.connect();
-      const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => call(side, 'echo', { i })));
-      const seen = outcomes.map((outcome) => {
-        const content = resultOf(outcome)['structuredContent'] as { params: { arguments: { i: number } } };
-        return content.params.arguments.i;
-      });
-      expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => call(side, 'echo', { i })));
+    const seen = outcomes.map((outcome) => {
+      const content = resultOf(outcome)['structuredContent'] as { params: { arguments: { i: number } } };
+      return content.params.arguments.i;
     });
+    expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
 });
