@@ -4,13 +4,21 @@
  * at every depth, hostile tool names, arguments that are not an object, 100,000-deep nesting, integers
  * above 2^53, lone surrogates and invisible characters, invalid UTF-8 bytes and 1 MB strings. The
  * counting upstream echoes the raw params it received (FIXTURE_ECHO_RAW=1): "verbatim" is byte for byte.
+ *
+ * Moved from e2e (issue 12): the proxy runs in-process (`main(argv, io)`, see `support/h2-cli-proxy.ts`)
+ * with the raw lines on its stdin stream, in front of the real counting upstream process, whose ledger
+ * is the evidence; the compiled proxy's stdio framing stays proven in `e2e/faults/agent-faults.e2e.test.ts`.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { executions } from '../fixtures/lib/ledger.mjs';
-import { rawText, resultOf } from '../support/raw-proxy.js';
-import { callTool, COUNTING, faultLab, sendRawCall } from './fault-lab.js';
-import { expectNothingLost, type ReportOperation } from './nothing-lost.js';
+import { describe, expect, it, vi } from 'vitest';
+import { executions } from '../e2e/fixtures/lib/ledger.mjs';
+import { rawText, resultOf } from '../e2e/support/raw-proxy.js';
+import { callTool, COUNTING, sendRawCall } from '../e2e/faults/fault-lab.js';
+import { cliLab } from './support/h2-cli-proxy.js';
+import { expectNothingLost, type ReportOperation } from '../e2e/faults/nothing-lost.js';
+
+// Each test starts a real upstream process; a busy two-core machine needs more than the unit default.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ECHO = { env: { FIXTURE_ECHO_RAW: '1' } };
 const operations = (report: { report: { operations: unknown[] } }) => report.report.operations as ReportOperation[];
@@ -30,7 +38,7 @@ describe.concurrent('prototype keys and hostile names', () => {
   it('R-13: __proto__, constructor and prototype keys at 30 depths reach the upstream byte for byte and pollute nothing', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING, ECHO);
+    const p = await cliLab(onTestFinished).start(COUNTING, ECHO);
     const params =
       `{"name":"create_order","arguments":{"item":"hostile","__proto__":{"isError":true},"deep":${hostileLevel(30)}},` +
       '"_meta":{"__proto__":{"progressToken":1},"constructor":{"prototype":{"polluted":true}}}}';
@@ -58,7 +66,7 @@ describe.concurrent('prototype keys and hostile names', () => {
   it('R-8.3 / R-13: tools named __proto__, constructor, toString, hasOwnProperty, valueOf are forwarded as unclassified, never judged', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING);
+    const p = await cliLab(onTestFinished).start(COUNTING);
     const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
     for (const name of names) expect(rawText(await callTool(p, name, { x: 1 }))).toMatch(new RegExp(`Unknown tool: ${name}`));
     p.raw.child.stdin.end();
@@ -73,7 +81,7 @@ describe.concurrent('arguments that are not an object', () => {
   it('R-1.1 / R-8.5: array, string and number arguments pass verbatim and are distinct operations; null, {} and none are one operation', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING, ECHO);
+    const p = await cliLab(onTestFinished).start(COUNTING, ECHO);
     const params = [
       '{"name":"create_order","arguments":[1,2]}',
       '{"name":"create_order","arguments":"text"}',
@@ -102,7 +110,7 @@ describe.concurrent('deep nesting', () => {
     it(`R-13: 100,000-deep ${shape} → a clear isError answer, NOT forwarded (no ledger entry, NOT_EXECUTED); the next call works`, async ({
       onTestFinished,
     }) => {
-      const p = await faultLab(onTestFinished).start(COUNTING);
+      const p = await cliLab(onTestFinished).start(COUNTING);
       const depth = 100_000;
       const value =
         shape === 'arrays' ? `${open.repeat(depth)}${close.repeat(depth)}` : `${open.repeat(depth)}1${close.repeat(depth)}`;
@@ -126,7 +134,7 @@ describe.concurrent('deep nesting', () => {
   it('R-8.6 / R-13: the audit tool with a 100,000-deep format argument answers a clear isError result', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING);
+    const p = await cliLab(onTestFinished).start(COUNTING);
     sendRawCall(p, 4, `{"name":"cuonztech__get_report","arguments":{"format":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`);
     const answer = resultOf(await p.response(4, 20_000));
     expect(answer['isError']).toBe(true);
@@ -138,7 +146,7 @@ describe.concurrent('deep nesting', () => {
   it('R-13: 1,000-deep arguments can be serialised, so they are forwarded and reach the upstream byte for byte', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING, ECHO);
+    const p = await cliLab(onTestFinished).start(COUNTING, ECHO);
     const params = `{"name":"create_order","arguments":{"item":"deep-1000","nested":${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}}}`;
     sendRawCall(p, 6, params);
     expect(rawText(resultOf(await p.response(6)))).toBe(params);
@@ -153,7 +161,7 @@ describe.concurrent('numbers and characters JSON cannot carry unchanged', () => 
   it('R-13: 9007199254740993 reaches the upstream as 9007199254740992 and 1e400 as null (documented); the call works', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING, ECHO);
+    const p = await cliLab(onTestFinished).start(COUNTING, ECHO);
     sendRawCall(p, 7, '{"name":"create_order","arguments":{"item":"big","amount":9007199254740993,"huge":1e400}}');
     expect(rawText(resultOf(await p.response(7)))).toBe(
       '{"name":"create_order","arguments":{"item":"big","amount":9007199254740992,"huge":null}}',
@@ -166,7 +174,7 @@ describe.concurrent('numbers and characters JSON cannot carry unchanged', () => 
   it('R-13: lone surrogates, zero-width, bidi, BOM, NUL and line-separator characters in values, keys and a tool name pass; the report stays valid JSON and UTF-8', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING, ECHO);
+    const p = await cliLab(onTestFinished).start(COUNTING, ECHO);
     const odd = [
       '\ud800',
       '\udfff',
@@ -191,7 +199,7 @@ describe.concurrent('numbers and characters JSON cannot carry unchanged', () => 
   });
 
   it('R-13: invalid UTF-8 bytes on the wire become U+FFFD; the call is forwarded and counted', async ({ onTestFinished }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING);
+    const p = await cliLab(onTestFinished).start(COUNTING);
     const line = Buffer.concat([
       Buffer.from('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create_order","arguments":{"item":"bad'),
       Buffer.from([0xff, 0xc3]),
@@ -209,7 +217,7 @@ describe.concurrent('1 MB strings', () => {
   it("R-13: five writes with a 1 MB value and a 1 MB key pass whole; the report's argument previews stay short and the file small", async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start(COUNTING);
+    const p = await cliLab(onTestFinished).start(COUNTING);
     const megabyte = 'x'.repeat(1024 * 1024);
     for (let i = 0; i < 5; i++) {
       expect(rawText(await callTool(p, 'create_order', { item: `${i}${megabyte}`, [`${i}${megabyte}`]: i }, 30_000))).toBe(
@@ -229,7 +237,7 @@ describe.concurrent('1 MB strings', () => {
   it('R-6 / R-13: after a ghost write of a 1 MB value, the same value in upper case is found as a near-duplicate (NOT_TESTED), in bounded time', async ({
     onTestFinished,
   }) => {
-    const p = await faultLab(onTestFinished).start([...COUNTING, '--scenario', 'F1']);
+    const p = await cliLab(onTestFinished).start([...COUNTING, '--scenario', 'F1']);
     const megabyte = 'x'.repeat(1024 * 1024);
     expect(rawText(await callTool(p, 'create_order', { item: megabyte }, 30_000))).toMatch(/timed out/i);
     expect(rawText(await callTool(p, 'create_order', { item: megabyte.toUpperCase() }, 30_000))).toBe('ok create_order #2');
