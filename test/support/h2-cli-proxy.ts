@@ -27,16 +27,39 @@ export { FIXTURES } from '../../e2e/support/proxy-harness.js';
 
 const HANDLED_SIGNALS = new Set(['SIGINT', 'SIGTERM', 'SIGHUP']);
 
-/** A stand-in for the proxy's child process: its three streams, its exit, and the signals it handles. */
+/**
+ * A stand-in for the proxy's child process: its three streams, its exit, and the signals it handles.
+ * The proxy gets streams of its own, joined to the test's ends while it runs; once `main` returned they
+ * are cut, as a dead process's pipes would be (no handler the proxy left behind sees the test's ends close).
+ */
 class InProcessChild extends EventEmitter {
   readonly stdin = new PassThrough();
   readonly stdout = new PassThrough();
   readonly stderr = new PassThrough();
+  /** The proxy's own ends. */
+  readonly io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
   exitCode: number | null = null;
   readonly signalCode: NodeJS.Signals | null = null;
   /** The proxy runs in this process: temp names carrying the proxy's pid carry this one. */
   readonly pid = process.pid;
   signalHandler: ((signal: string) => void) | null = null;
+
+  constructor() {
+    super();
+    this.stdin.on('error', () => undefined);
+    this.stdin.on('data', (chunk: Buffer) => {
+      if (this.exitCode === null) this.io.stdin.write(chunk);
+    });
+    this.stdin.on('end', () => {
+      if (this.exitCode === null) this.io.stdin.end();
+    });
+    this.io.stdout.on('data', (chunk: Buffer) => {
+      if (this.exitCode === null) this.stdout.write(chunk);
+    });
+    this.io.stderr.on('data', (chunk: Buffer) => {
+      if (this.exitCode === null) this.stderr.write(chunk);
+    });
+  }
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
     if (!HANDLED_SIGNALS.has(signal)) throw new Error(`an in-process proxy cannot receive ${signal}; use a real process`);
@@ -46,10 +69,13 @@ class InProcessChild extends EventEmitter {
   }
 
   exited(code: number): void {
-    this.exitCode = code;
-    this.emit('exit', code, null);
-    this.stdout.end();
-    this.stderr.end();
+    // What the proxy wrote before returning is passed on first (a PassThrough hands it over in a later turn).
+    setImmediate(() => {
+      this.exitCode = code;
+      this.emit('exit', code, null);
+      this.stdout.end();
+      this.stderr.end();
+    });
   }
 }
 
@@ -58,7 +84,8 @@ export type CliProxyOptions = SpawnProxyOptions;
 
 /**
  * Runs `proxy <flags> --report-file <tmp>/report.json` in-process; the upstream gets FIXTURE_LEDGER,
- * BOOKING_LEDGER, FIXTURE_PIDFILE and `env` through `--upstream-env-var` (stdio upstreams only).
+ * BOOKING_LEDGER, FIXTURE_PIDFILE and `env` through `--upstream-env-var` (stdio upstreams only: an
+ * `--upstream-url` upstream gets nothing).
  */
 export function cliProxy(flags: string[], { env = {}, prepare }: CliProxyOptions = {}): RawProxy {
   const dir = mkdtempSync(join(tmpdir(), 'harness-inproc-'));
@@ -67,19 +94,14 @@ export function cliProxy(flags: string[], { env = {}, prepare }: CliProxyOptions
   const pidFile = join(dir, 'pids');
   prepare?.(dir, reportFile);
   const upstreamEnv = { FIXTURE_LEDGER: ledgerFile, BOOKING_LEDGER: ledgerFile, FIXTURE_PIDFILE: pidFile, ...env };
-  const argv = [
-    'proxy',
-    ...flags,
-    ...Object.entries(upstreamEnv).flatMap(([key, value]) => ['--upstream-env-var', `${key}=${value}`]),
-    '--report-file',
-    reportFile,
-  ];
+  // An HTTP upstream (`--upstream-url`) is started by the test itself, with its own environment.
+  const envFlags = flags.includes('--upstream-url')
+    ? []
+    : Object.entries(upstreamEnv).flatMap(([key, value]) => ['--upstream-env-var', `${key}=${value}`]);
+  const argv = ['proxy', ...flags, ...envFlags, '--report-file', reportFile];
   const child = new InProcessChild();
-  child.stdin.on('error', () => undefined);
   void main(argv, {
-    stdin: child.stdin,
-    stdout: child.stdout,
-    stderr: child.stderr,
+    ...child.io,
     env: process.env,
     cwd: process.cwd(),
     onSignal(handler) {
@@ -91,7 +113,7 @@ export function cliProxy(flags: string[], { env = {}, prepare }: CliProxyOptions
   }).then(
     (code) => child.exited(code),
     (error: unknown) => {
-      child.stderr.write(`main threw: ${String(error)}\n`);
+      child.io.stderr.write(`main threw: ${String(error)}\n`);
       child.exited(99);
     },
   );
