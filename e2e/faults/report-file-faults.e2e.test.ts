@@ -371,7 +371,7 @@ describe.concurrent('targets that are not regular files are refused before the u
 });
 
 describe('two proxies, one report file (R-13: last writer wins)', () => {
-  it('R-13: both serve at once; a reader always parses valid JSON; the end state is one complete report, consistent with its own ledger', async ({
+  it('R-13/R-9.3: both serve at once (250 writes); a reader in another process always parses valid JSON; the end state is one complete report, consistent with its own ledger', async ({
     onTestFinished,
   }) => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-two-'));
