@@ -1,17 +1,63 @@
 /**
- * Every NOT_TESTED cause of R-2.3 that real processes can produce, through the compiled proxy in front of
- * real upstreams that count what they execute (the booking server, the counting fixture). The upstream's
- * ledger shows what really happened; the report must admit what the proxy could not know.
+ * Every NOT_TESTED cause of R-2.3 that real processes can produce, in front of real upstream processes
+ * that count what they execute (the counting fixture). The upstream's ledger shows what really happened;
+ * the report must admit what the proxy could not know.
+ *
+ * Moved from `e2e/proxy-not-tested.e2e.test.ts` (issue 12): the proxy runs in-process (`main(argv, io)`,
+ * see `support/h2-cli-proxy.ts`), driven with raw JSON-RPC lines; the upstream stays a real process.
  */
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { executions, readLedger } from './fixtures/lib/ledger.mjs';
-import { isAlive, waitFor } from './fixtures/lib/raw-child.mjs';
-import { endSession, scenarioOf, withProxy } from './support/agents.js';
-import { FIXTURES, textOf, type ReportFile } from './support/proxy-harness.js';
-import { spawnProxy } from './support/raw-proxy.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { executions, readLedger } from '../e2e/fixtures/lib/ledger.mjs';
+import { isAlive, waitFor } from '../e2e/fixtures/lib/raw-child.mjs';
+import { nodeFixture } from '../e2e/faults/fault-lab.js';
+import { scenarioOf } from '../e2e/support/agents.js';
+import { textOf, type ReportFile } from '../e2e/support/proxy-harness.js';
+import { resultOf, type RawProxy } from '../e2e/support/raw-proxy.js';
+import { cliProxy } from './support/h2-cli-proxy.js';
 
-const COUNTING = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];
+// Each test starts a real upstream process; some wait out a time-out or the 2 s drain window.
+vi.setConfig({ testTimeout: 60_000 });
+
+const COUNTING = nodeFixture('counting-server.mjs');
+
+/** One session of the in-process proxy, as `e2e/support/agents.ts` drives the compiled one. */
+interface CliRun {
+  proxy: RawProxy;
+  ledgerFile: string;
+  stderr(): string;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  report(): ReportFile;
+  ledger(): ReturnType<RawProxy['ledger']>;
+}
+
+/** Starts the proxy (`flags`, default: the counting upstream; `extra` appended), runs `body`, ends it. */
+async function withProxy<T>(
+  options: { flags?: string[]; extra?: string[]; env?: Record<string, string> },
+  body: (run: CliRun) => Promise<T>,
+): Promise<T> {
+  const proxy = cliProxy([...(options.flags ?? COUNTING), ...(options.extra ?? [])], { env: options.env ?? {} });
+  try {
+    await proxy.initialize();
+    return await body({
+      proxy,
+      ledgerFile: proxy.ledgerFile,
+      stderr: () => proxy.raw.stderr(),
+      call: async (name, args = {}) =>
+        resultOf(await proxy.request('tools/call', { name, arguments: args }, 30_000)) as unknown as CallToolResult,
+      report: () => proxy.report(),
+      ledger: () => proxy.ledger(),
+    });
+  } finally {
+    await proxy.dispose();
+  }
+}
+
+/** Ends the agent's session (stdin EOF; the proxy returns exit 0) and answers the final report file. */
+async function endSession(run: CliRun): Promise<ReportFile> {
+  expect(await run.proxy.stop(15_000)).toEqual({ code: 0, signal: null });
+  return run.report();
+}
 
 /** The report must be NOT_TESTED, without a score, naming `cause` among its reasons. */
 function expectNotTested(report: ReportFile, cause: string): void {
@@ -37,13 +83,14 @@ describe.concurrent('R-2.3 NOT_TESTED causes, each produced with real processes'
 
   it('R-2.3: only reads → NOT_TESTED "no write tool was called", the scenario untouched', () =>
     withProxy({ extra: ['--scenario', 'F1'] }, async (run) => {
-      expect((await run.call('search_bookings', { guest: 'Ada' })).isError).not.toBe(true);
-      expect((await run.call('search_bookings', { date: '2026-11-03' })).isError).not.toBe(true);
+      expect((await run.call('search_orders', { query: 'Ada' })).isError).not.toBe(true);
+      expect((await run.call('get_order', { order_id: 'o-1' })).isError).not.toBe(true);
       const report = await endSession(run);
       expectNotTested(report, 'no write tool was called');
       expect(report.report.coverage['calls']).toEqual({ read: 2, write: 0, unclassified: 0 });
       expect(scenarioOf(report)).toMatchObject({ triggered: false, faultsApplied: 0 });
-      expect(run.ledger()).toEqual([]);
+      // The upstream executed the two reads and nothing else.
+      expect(executions(run.ledger()).map((entry) => entry.tool)).toEqual(['search_orders', 'get_order']);
     }));
 
   it('R-2.3/R-4.1/R-8.3: F1 never triggered by reads, an unclassified tool and a write-named tool the upstream does not list', () =>
@@ -178,7 +225,7 @@ interface HangUp {
  * upstream executed it, and waits for the proxy to exit by itself and for the upstream to be gone.
  */
 async function hangUpDuringSlowWrite(sleepMs: number): Promise<HangUp> {
-  const proxy = spawnProxy(COUNTING);
+  const proxy = cliProxy(COUNTING);
   try {
     await proxy.initialize();
     const params = { name: 'create_order', arguments: { item: 'tea', sleepMs, idempotency_key: 'k-1' } };
@@ -193,7 +240,7 @@ async function hangUpDuringSlowWrite(sleepMs: number): Promise<HangUp> {
   }
 }
 
-describe('R-8.8/R-2.3: the agent hangs up while a write is in flight', () => {
+describe.concurrent('R-8.8/R-2.3: the agent hangs up while a write is in flight', () => {
   it('R-8.8: an answer arriving 500 ms after the agent left still counts → executed, PASS (baseline)', async () => {
     const { report, executed, exitCode } = await hangUpDuringSlowWrite(500);
     expect(exitCode).toBe(0);
