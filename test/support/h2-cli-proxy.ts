@@ -79,17 +79,20 @@ class InProcessChild extends EventEmitter {
   }
 }
 
-/** Options of {@link cliProxy}: `env` goes to the upstream (as `--upstream-env-var`), not to the proxy. */
-export type CliProxyOptions = SpawnProxyOptions;
+/**
+ * Options of {@link cliProxy}: `env` goes to the upstream (as `--upstream-env-var`), not to the proxy;
+ * `reportFile` replaces the temp folder's `report.json` (a path the test prepared: a device, a link …).
+ */
+export type CliProxyOptions = SpawnProxyOptions & { reportFile?: string };
 
 /**
  * Runs `proxy <flags> --report-file <tmp>/report.json` in-process; the upstream gets FIXTURE_LEDGER,
  * BOOKING_LEDGER, FIXTURE_PIDFILE and `env` through `--upstream-env-var` (stdio upstreams only: an
  * `--upstream-url` upstream gets nothing).
  */
-export function cliProxy(flags: string[], { env = {}, prepare }: CliProxyOptions = {}): RawProxy {
+export function cliProxy(flags: string[], { env = {}, prepare, ...options }: CliProxyOptions = {}): RawProxy {
   const dir = mkdtempSync(join(tmpdir(), 'harness-inproc-'));
-  const reportFile = join(dir, 'report.json');
+  const reportFile = options.reportFile ?? join(dir, 'report.json');
   const ledgerFile = join(dir, 'ledger.jsonl');
   const pidFile = join(dir, 'pids');
   prepare?.(dir, reportFile);
