@@ -7,7 +7,7 @@
  *
  * Moved from e2e (issue 12): the proxy runs in-process (`main(argv, io)`, see `support/h2-cli-proxy.ts`)
  * with the raw lines on its stdin stream, in front of the real counting upstream process, whose ledger
- * is the evidence; the compiled proxy's stdio framing stays proven in `e2e/faults/agent-faults.e2e.test.ts`.
+ * is the evidence; the compiled proxy's stdio framing stays proven in `e2e/proxy-lifecycle.e2e.test.ts`.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';

@@ -9,7 +9,7 @@
  * Moved from e2e (issue 12): the proxy runs in-process (`main(argv, io)`, see `support/h2-cli-proxy.ts`)
  * in front of REAL upstream processes (the fixtures count what they execute in their own ledger); the
  * processes the upstream leaves are checked by pid. The time-out tests, which measure seconds on the
- * wall clock, stay in `e2e/faults/upstream-faults.e2e.test.ts`.
+ * wall clock, stay in `e2e/proxy-lifecycle.e2e.test.ts`.
  */
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -357,7 +357,7 @@ describe.concurrent("escaped on the operator's terminal", () => {
 });
 
 describe('the default upstream time-out', () => {
-  it('R-8.7: proxy --help says the upstream time-out is 60 s by default (the wait itself: e2e/faults/upstream-faults.e2e.test.ts)', async () => {
+  it('R-8.7: proxy --help says the upstream time-out is 60 s by default (the wait itself: e2e/proxy-lifecycle.e2e.test.ts)', async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((text: string) => void lines.push(text));
     try {
