@@ -53,6 +53,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -931,12 +932,14 @@ describe.concurrent('report-file faults', () => {
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount]);
         const reportFile = join(mount, 'report.json');
         const run = inProcessWithReportFile(onTestFinished, reportFile, 'full');
+        // The proxy itself is ended by its lab (registered first).
         onTestFinished(() => {
-          if (run.child.exitCode === null) run.child.kill('SIGKILL');
           execFileSync('umount', ['-l', mount]);
           rmSync(dir, { recursive: true, force: true });
         });
         await serveSession(run.raw, 'before', 3);
+        // No report write in flight (its temp file would free a block when renamed, after the filler).
+        await waitFor(() => readdirSync(mount).join() === 'report.json', 5000, 'no temp file beside the report');
         const before = readFileSync(reportFile, 'utf8');
         expect(JSON.parse(before)).toMatchObject({ status: 'running' });
         try {
