@@ -21,7 +21,7 @@
  * front of REAL upstream processes that count what they execute in their own ledger, checked by pid. What
  * needs the proxy as a process stays in e2e: real signals, a real pipe's EPIPE, SIGKILL, a start-up
  * failure's exit and the wall-clock time-outs (`e2e/proxy-lifecycle.e2e.test.ts`), SIGKILL while writing,
- * two proxy processes on one report file and one refused target (`e2e/faults/report-file-faults.e2e.test.ts`).
+ * two proxy processes on one report file and one refused target (also `e2e/proxy-lifecycle.e2e.test.ts`).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { executions, readLedger } from '../e2e/fixtures/lib/ledger.mjs';
@@ -857,7 +857,6 @@ describe.concurrent('report-file faults', () => {
   function inProcessWithReportFile(
     onTestFinished: (fn: () => Promise<void>) => void,
     reportFile: string,
-    _name: string,
   ): ProxyEvidence & { raw: RawChild } {
     const p = cliLab(onTestFinished).launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`), {
       reportFile,
@@ -931,7 +930,7 @@ describe.concurrent('report-file faults', () => {
         mkdirSync(mount);
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount]);
         const reportFile = join(mount, 'report.json');
-        const run = inProcessWithReportFile(onTestFinished, reportFile, 'full');
+        const run = inProcessWithReportFile(onTestFinished, reportFile);
         // The proxy itself is ended by its lab (registered first).
         onTestFinished(() => {
           execFileSync('umount', ['-l', mount]);
@@ -1054,7 +1053,7 @@ describe.concurrent('report-file faults', () => {
       chmodSync(victim, 0o600);
       const link = join(shared, 'harness-report.json');
       symlinkSync(victim, link);
-      const run = inProcessWithReportFile(onTestFinished, link, 'planted');
+      const run = inProcessWithReportFile(onTestFinished, link);
       expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
       expectClearStderr(
         run.stderr(),
@@ -1098,7 +1097,7 @@ describe.concurrent('report-file faults', () => {
         onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
         const path = target(dir);
         const before = lstatSync(path);
-        const run = inProcessWithReportFile(onTestFinished, path, 'refused');
+        const run = inProcessWithReportFile(onTestFinished, path);
         expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
         expect(lstatSync(path)).toMatchObject({ mode: before.mode, ino: before.ino, size: before.size });
         expectClearStderr(
@@ -1119,7 +1118,7 @@ describe.concurrent('report-file faults', () => {
         await new Promise((resolve) => server.close(resolve));
         rmSync(dir, { recursive: true, force: true });
       });
-      const run = inProcessWithReportFile(onTestFinished, join(dir, 'sock'), 'socket');
+      const run = inProcessWithReportFile(onTestFinished, join(dir, 'sock'));
       expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
       expectClearStderr(run.stderr(), /report file must be a regular file: .*sock is a socket/);
       expect(existsSync(run.pidFile!)).toBe(false);
@@ -1132,7 +1131,7 @@ describe.concurrent('report-file faults', () => {
     }) => {
       const dir = mkdtempSync(join(tmpdir(), 'harness-refuse-'));
       onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-      const run = inProcessWithReportFile(onTestFinished, '/proc/uptime', 'proc');
+      const run = inProcessWithReportFile(onTestFinished, '/proc/uptime');
       expect(await waitForExit(run.raw.child, 20_000)).toEqual({ code: 1, signal: null });
       expectClearStderr(
         run.stderr(),

@@ -8,11 +8,10 @@
  * Moved from `e2e/proxy-lifecycle.e2e.test.ts` and `e2e/proxy-not-tested.e2e.test.ts` (issue 12): the
  * proxy runs in-process (`main(argv, io)`, see `support/h2-cli-proxy.ts`; a signal reaches the handler the
  * CLI registers through `CliIo.onSignal`) in front of REAL upstream processes, checked by pid; no process
- * may be left behind. What needs the proxy as a process stays in e2e: real signals, EPIPE, SIGKILL while
- * a write is in flight and the exit of a start-up failure (`e2e/proxy-lifecycle.e2e.test.ts`), the reaper
- * (`e2e/proxy-orphan.e2e.test.ts`), and a reader that parses the file at every moment while real
- * processes write it (R-9.3, in `e2e/faults/report-file-faults.e2e.test.ts`: in one process the reader
- * would only see the file between turns).
+ * may be left behind. What needs the proxy as a process stays in `e2e/proxy-lifecycle.e2e.test.ts`: real
+ * signals, EPIPE, SIGKILL while a write is in flight, the exit of a start-up failure, the reaper of a
+ * SIGKILLed proxy, and a reader that parses the file at every moment while real processes write it
+ * (R-9.3; in one process the reader would only see the file between turns).
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
