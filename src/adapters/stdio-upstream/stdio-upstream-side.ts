@@ -11,6 +11,9 @@ import type { ProcessTransport } from './process-transport.js';
 import { UpstreamProcess } from './upstream-process.js';
 import { MAX_MESSAGE_BYTES } from '../message-limit.js';
 
+/** How long the shut-down waits for the upstream's stderr to end after its exit (a descendant may hold it). */
+const STDERR_DRAIN_MS = 250;
+
 /** How to start the upstream and how long to wait for it. */
 export interface StdioUpstreamOptions extends UpstreamCoreOptions {
   command: string;
@@ -105,6 +108,8 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
       await waitAtMost(transport.closed, graceMs);
       await transport.close();
     }
+    // Its last words: the exit can be seen before the last stderr chunk is read.
+    await child.stderrDrained(STDERR_DRAIN_MS);
     const exit = child.exit ?? { code: null, signal: null };
     this.reportExit({ expected, code: exit.code, signal: exit.signal, detail: child.stderrTail.tail() });
   }

@@ -39,6 +39,7 @@ export class UpstreamProcess {
   private readonly settled: Promise<void>;
   private readonly exitListeners: Array<() => void> = [];
   private reaper: Reaper | undefined;
+  private readonly stderrDone: Promise<unknown>;
   private reaperTimer: NodeJS.Immediate | undefined;
 
   private constructor(
@@ -50,6 +51,10 @@ export class UpstreamProcess {
     private readonly logger?: Logger,
   ) {
     stderr.on('data', (chunk: Buffer | string) => this.stderrTail.append(chunk));
+    this.stderrDone = new Promise((resolve) => {
+      stderr.once('end', resolve);
+      stderr.once('close', resolve);
+    });
     stderr.on('error', (error: Error) => this.logDebug('upstream stderr error', error));
     stdin.on('error', (error: Error) => this.logDebug('upstream stdin error', error));
     stdout.on('error', (error: Error) => this.logDebug('upstream stdout error', error));
@@ -148,6 +153,20 @@ export class UpstreamProcess {
     if (this.reaperTimer !== undefined) clearImmediate(this.reaperTimer);
     this.reaperTimer = undefined;
     this.reaper?.disarm();
+  }
+
+  /**
+   * Resolves once the upstream's stderr has ended, or after `ms` (a descendant may hold it open). The
+   * 'exit' event can come before the last stderr chunk is read: wait for it before quoting the tail.
+   */
+  stderrDrained(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      void this.stderrDone.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Resolves true once the leader has exited (or never started), false after `ms`. */
