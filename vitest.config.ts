@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Most tests wait on real processes (fixture upstreams, the compiled CLI) rather than compute, so four
+    // workers keep two cores busy (vitest's default is one worker per core minus one: a single worker here).
+    maxWorkers: 4,
     projects: [
       {
         test: {
@@ -16,8 +19,7 @@ export default defineConfig({
           include: ['e2e/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // e2e tests spawn real processes; two cores, so keep the pool small and run after the unit tests.
-          maxWorkers: 2,
+          // e2e tests spawn the compiled CLI; they run after the unit tests.
           sequence: { groupOrder: 1 },
         },
       },

@@ -354,13 +354,17 @@ describe('issue 16: cancellation (in-process CLI)', () => {
     }));
 
   it('issue 16: a client that cancels during the hold → the report says cancelled after N ms (the hold ended there); the ghost write counts as executed', () =>
-    withCliProxy([...BOOKING, '--scenario', 'F1', '--hold', '20000'], async (run) => {
+    withCliProxy([...BOOKING, '--scenario', 'F1', '--hold', '20000', '--journal', 'calls.jsonl'], async (run) => {
       const agent = new AbortController();
       const call = run.call('create_booking', booking('Di'), { signal: agent.signal }).then(
         () => null,
         (e: unknown) => e,
       );
       await waitUntil(() => creates(run).length === 1);
+      // Cancel only once the proxy has the upstream's answer (the journal's `answered` step): the hold has
+      // begun. Cancelling while the answer is still on its way would cancel the call itself (unknown).
+      const journal = join(run.dir, 'calls.jsonl');
+      await waitUntil(() => existsSync(journal) && readFileSync(journal, 'utf8').includes('"event":"answered"'));
       agent.abort();
       expect(await call).toBeTruthy();
       const report = await endSession(run);

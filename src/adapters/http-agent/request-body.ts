@@ -24,9 +24,9 @@ function tooLargeMessage(maxBytes: number): string {
   return `Payload Too Large: Request body must not exceed ${maxBytes} bytes`;
 }
 
-function answer(res: ServerResponse, status: number, idJson: string, code: number, message: string): void {
+function answer(res: ServerResponse, status: number, idJson: string, code: number, message: string, close = false): void {
   res
-    .writeHead(status, { 'content-type': 'application/json' })
+    .writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) })
     .end(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`);
 }
 
@@ -37,16 +37,28 @@ function sdkWouldRead(req: IncomingMessage): boolean {
   return accept.includes('application/json') && accept.includes('text/event-stream') && essence === 'application/json';
 }
 
-/** The body as text, or null when it exceeds `maxBytes`. */
-async function readText(req: IncomingMessage, maxBytes: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * The body as text, or null when it exceeds `maxBytes`. Past the limit nothing more is kept; the rest is
+ * read and dropped (not destroyed: the 413 must still reach the agent) until the answer closes the
+ * connection.
+ */
+function readText(req: IncomingMessage, maxBytes: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData).off('end', onEnd);
+      req.resume();
+      resolve(null);
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData).on('end', onEnd).on('error', reject);
+  });
 }
 
 /** The id token as sent, when `value` is one request whose numeric id is not a safe integer. */
@@ -61,7 +73,7 @@ export async function readPostBody(req: IncomingMessage, res: ServerResponse, ma
   if (!sdkWouldRead(req)) return { kind: 'unread' };
   const text = await readText(req, maxBytes);
   if (text === null) {
-    answer(res, 413, 'null', -32000, tooLargeMessage(maxBytes));
+    answer(res, 413, 'null', -32000, tooLargeMessage(maxBytes), true);
     return { kind: 'answered' };
   }
   let value: unknown;
