@@ -1,7 +1,7 @@
 /**
  * The compiled CLI's `benchmark` (R-11), as a user runs it: exit code, stdout, stderr and the JSON file
  * it writes in the current folder, and one bad flag. Build first (`npm run build`). The other options,
- * bad flags and the unwritable report folder run `main()` in-process in `test/cli/h4-commands-cli.test.ts`.
+ * bad flags and the unwritable report folder run `main()` in-process in `test/cli/commands-in-process.test.ts`.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -17,7 +17,7 @@ import { startModelServer, type ModelServer } from '../test/fixtures/model-serve
 import { bookingTask, carefulAgent, naiveAgent } from './support/agents.js';
 import { connectHttpAgent, startListeningProxy } from './support/http-harness.js';
 import { BIN, BOOKING_SERVER, ROOT } from './support/proxy-harness.js';
-import { startInProcessBooking, type InProcessBooking } from '../test/support/h3-booking-http.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 let server: ModelServer;

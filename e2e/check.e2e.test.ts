@@ -6,7 +6,7 @@
  * report folder, a folder of mixtures, a half-written copy, the killed proxy's report) and must exit
  * 0/2/3/1 exactly as the README's table says. The JUnit file is parsed by fast-xml-parser and its counts
  * compared. How mixtures, --fail-on and --min-score decide the exit code, missing or foreign files, and
- * `benchmark --junit` read back by `check` run in-process in `test/cli/h4-commands-cli.test.ts`.
+ * `benchmark --junit` read back by `check` run in-process in `test/cli/commands-in-process.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * SDK's Client over stdio in a temporary current folder (`npm run build` first): one real session (its
  * tools, an F1 flow, the report file it writes in its current folder) and its exits. The other demo
  * behaviours (an unwritable report, reset/delete, the 501st session, R-13's hostile input) run the same
- * `main()` in-process in `test/cli/h4-commands-cli.test.ts`.
+ * `main()` in-process in `test/cli/commands-in-process.test.ts`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

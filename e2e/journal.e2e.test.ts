@@ -6,7 +6,7 @@
  * writes the arguments, and the proxy says its verdict, score and report at the end after SIGTERM and
  * with --listen. The same after a normal end (stdin EOF) — no argument value without
  * `--journal-payloads`, one line per call with `--log-level info`, the timeline `check --html --journal`
- * draws — runs the CLI in-process in `test/cli/h4-proxy-cli.test.ts`.
+ * draws — runs the CLI in-process in `test/cli/proxy-in-process.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { bookingTask, naiveAgent } from './support/agents.js';
 import { BIN, cleanup, FIXTURES, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
 import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
-import { expectMatchesReport, journalOf, type JournalLine as Line } from '../test/support/h4-journal.js';
+import { expectMatchesReport, journalOf, type JournalLine as Line } from '../test/support/journal-check.js';
 
 /** The raw counting upstream (it records every execution in its ledger) with a booking server's two tools. */
 const UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { FIXTURES, ROOT } from './support/proxy-harness.js';
-import { startInProcessBooking, type InProcessBooking } from '../test/support/h3-booking-http.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');

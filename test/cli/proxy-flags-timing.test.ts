@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { runMain } from '../support/run-main.js';
+import { runCli as runMain } from '../support/in-process-cli.js';
 
 const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
 const parse = (...argv: string[]) =>

@@ -1,9 +1,9 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
 import { listenWarning } from '../../src/cli/listen-warning.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { runMain } from '../support/run-main.js';
+import { runCli as runMain } from '../support/in-process-cli.js';
 
 const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
 const parse = (...argv: string[]) => parseProxyFlags(flagValues(normaliseArgv(argv, VALUE_FLAGS)));
@@ -136,14 +136,9 @@ describe('issue 11: CLI friction', () => {
   });
 
   it('R-8.1: the top-level --help lists no command with an empty name; the demo server has its own line', async () => {
-    const lines: string[] = [];
-    const spy = vi.spyOn(console, 'log').mockImplementation((text: string) => void lines.push(text));
-    try {
-      expect((await run('--help')).code).toBe(0);
-    } finally {
-      spy.mockRestore();
-    }
-    const help = lines.join('\n');
+    const result = await run('--help');
+    expect(result.code).toBe(0);
+    const help = result.stdout;
     const commands = help.split('Commands:\n')[1]!.split('\n\n')[0]!.split('\n');
     const names = commands.map((line) => line.trim().split(/\s+/)[0]);
     expect(names.slice(0, 2)).toEqual(['proxy', 'benchmark']);

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
-import { runCli, type CliResult } from '../support/h3-cli.js';
-import { TASK } from '../support/h3-trial.js';
+import { runCli, type CliResult } from '../support/in-process-cli.js';
+import { TASK } from '../support/trial-runs.js';
 
 // Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
-import { startInProcessBooking, type InProcessBooking } from '../support/h3-booking-http.js';
-import { runCli } from '../support/h3-cli.js';
-import { inProcessTrial, TASK, type InProcessTrial } from '../support/h3-trial.js';
+import { startInProcessBooking, type InProcessBooking } from '../support/booking-http.js';
+import { runCli } from '../support/in-process-cli.js';
+import { inProcessTrial, TASK, type InProcessTrial } from '../support/trial-runs.js';
 
 // Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });

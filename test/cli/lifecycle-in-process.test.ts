@@ -6,7 +6,7 @@
  * upstream's ledger shows what really happened; the report must admit what the proxy could not know).
  *
  * Moved from `e2e/proxy-lifecycle.e2e.test.ts` and `e2e/proxy-not-tested.e2e.test.ts` (issue 12): the
- * proxy runs in-process (`main(argv, io)`, see `support/h2-cli-proxy.ts`; a signal reaches the handler the
+ * proxy runs in-process (`main(argv, io)`, see `support/cli-proxy-child.ts`; a signal reaches the handler the
  * CLI registers through `CliIo.onSignal`) in front of REAL upstream processes, checked by pid; no process
  * may be left behind. What needs the proxy as a process stays in `e2e/proxy-lifecycle.e2e.test.ts`: real
  * signals, EPIPE, SIGKILL while a write is in flight, the exit of a start-up failure, the reaper of a
@@ -16,14 +16,14 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { executions, readLedger } from '../e2e/fixtures/lib/ledger.mjs';
-import { isAlive, waitFor, waitForExit } from '../e2e/fixtures/lib/raw-child.mjs';
-import { nodeFixture, nodeFixture as node, nodeWord, shell } from '../e2e/faults/fault-lab.js';
-import { pidsFromFile, type RawProxy, rawText, resultOf } from '../e2e/support/raw-proxy.js';
-import { cliLab, type CliLab, cliProxy } from './support/h2-cli-proxy.js';
+import { executions, readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
+import { isAlive, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
+import { nodeFixture, nodeFixture as node, nodeWord, shell } from '../../e2e/faults/fault-lab.js';
+import { pidsFromFile, type RawProxy, rawText, resultOf } from '../../e2e/support/raw-proxy.js';
+import { cliLab, type CliLab, cliProxy } from '../support/cli-proxy-child.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { scenarioOf } from '../e2e/support/agents.js';
-import { type ReportFile, textOf } from '../e2e/support/proxy-harness.js';
+import { scenarioOf } from '../../e2e/support/agents.js';
+import { type ReportFile, textOf } from '../../e2e/support/proxy-harness.js';
 
 // Each test starts real upstream processes; some wait out a time-out or the 2 s drain window.
 vi.setConfig({ testTimeout: 60_000 });

@@ -1,6 +1,6 @@
 /**
  * What crosses the proxy (R-8.5, R-8.6, R-8.3, R-13) and the MCP SDK's pitfalls it must not inherit,
- * through the whole CLI in-process (`support/h1-cli-proxy.ts`: raw JSON-RPC lines on the stdio agent
+ * through the whole CLI in-process (`support/cli-proxy-lines.ts`: raw JSON-RPC lines on the stdio agent
  * side's pipes) in front of the real fixture upstream processes: verbatim forwarding (own `__proto__`
  * arguments, request `_meta`), paginated and malformed tool lists, result extras, instructions, upstream
  * errors with one "MCP error" prefix, outputSchema answers without structuredContent, malformed agent
@@ -12,13 +12,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executions, readLedger } from '../e2e/fixtures/lib/ledger.mjs';
-import { waitFor } from '../e2e/fixtures/lib/raw-child.mjs';
-import { connectHttpAgent, sessionFileId, type HttpAgent } from '../e2e/support/http-harness.js';
-import { FIXTURES, type ReportFile } from '../e2e/support/proxy-harness.js';
-import { rawText, resultOf } from '../e2e/support/raw-proxy.js';
-import { startCliProxy, type CliProxy } from './support/h1-cli-proxy.js';
-import { startStreamableFixture } from './fixtures/http-upstream/fixture-servers.js';
+import { executions, readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
+import { waitFor } from '../../e2e/fixtures/lib/raw-child.mjs';
+import { connectHttpAgent, sessionFileId, type HttpAgent } from '../../e2e/support/http-harness.js';
+import { FIXTURES, type ReportFile } from '../../e2e/support/proxy-harness.js';
+import { rawText, resultOf } from '../../e2e/support/raw-proxy.js';
+import { startCliProxy, type CliProxy } from '../support/cli-proxy-lines.js';
+import { startStreamableFixture } from '../fixtures/http-upstream/fixture-servers.js';
 
 const node = (fixture: string): string[] => ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, fixture)];
 const COUNTING = node('counting-server.mjs');

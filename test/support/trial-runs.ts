@@ -1,6 +1,6 @@
 /**
- * `trial` in-process (the CLI's `main`, test/support/h3-cli.ts) in front of the booking server in this
- * process (h3-booking-http.ts, a fresh store and ledger per MCP session = per run), with the scripted
+ * `trial` in-process (the CLI's `main`, test/support/in-process-cli.ts) in front of the booking server in this
+ * process (booking-http.ts, a fresh store and ledger per MCP session = per run), with the scripted
  * model server. Reads back summary.json and every run file like e2e/support/trial-harness.ts, and gives
  * each run its own ledger: the trial checks the upstream once (the first session), then runs one at a
  * time (concurrency 1), each in its own session, in the order of the progress lines on stderr.
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { LedgerEntry } from '../../examples/booking-server/ledger.js';
 import type { RunFile, TrialOutput } from '../../e2e/support/trial-harness.js';
-import type { InProcessBooking } from './h3-booking-http.js';
-import { runCli, type CliResult } from './h3-cli.js';
+import type { InProcessBooking } from './booking-http.js';
+import { runCli, type CliResult } from './in-process-cli.js';
 
 export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
 

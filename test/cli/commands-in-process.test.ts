@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startCliRaw, startCliServer } from '../support/h4-in-process-cli.js';
+import { runCli, startCliRaw, startCliServer } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, readsOnly, tempFiles } from '../support/report-docs.js';
 
 type Json = Record<string, unknown>;
@@ -28,12 +28,12 @@ const INITIALIZE = {
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h4-raw', version: '1.0.0' } },
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-agent', version: '1.0.0' } },
 };
 
 let tmp = '';
 beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'h4-demo-'));
+  tmp = mkdtempSync(join(tmpdir(), 'harness-demo-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -205,7 +205,7 @@ const report = () => JSON.parse(readFileSync(join(cwd, REPORT), 'utf8')) as Reco
 
 describe('benchmark (in-process CLI)', () => {
   beforeEach(() => {
-    cwd = mkdtempSync(join(tmpdir(), 'h4-benchmark-'));
+    cwd = mkdtempSync(join(tmpdir(), 'harness-benchmark-'));
   });
   afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
@@ -257,7 +257,7 @@ describe('benchmark (in-process CLI)', () => {
 
 describe('benchmark --junit and check (in-process CLI)', () => {
   it('R-11 / issue 15: benchmark --junit: one testcase per reference agent and scenario, and check agrees', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'h4-benchmark-junit-'));
+    const dir = mkdtempSync(join(tmpdir(), 'harness-benchmark-junit-'));
     try {
       expect((await runCli(['benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], { cwd: dir })).code).toBe(0);
       const xml = readFileSync(join(dir, 'bench.xml'), 'utf8');

@@ -17,16 +17,16 @@
  *   sockets, /proc files.
  *
  * Moved from e2e (issue 12): the proxy runs in-process (`main(argv, io)`, the composition root of the
- * compiled CLI; see `support/h2-cli-proxy.ts`), driven with raw JSON-RPC lines on its stdin stream, in
+ * compiled CLI; see `support/cli-proxy-child.ts`), driven with raw JSON-RPC lines on its stdin stream, in
  * front of REAL upstream processes that count what they execute in their own ledger, checked by pid. What
  * needs the proxy as a process stays in e2e: real signals, a real pipe's EPIPE, SIGKILL, a start-up
  * failure's exit and the wall-clock time-outs (`e2e/proxy-lifecycle.e2e.test.ts`), SIGKILL while writing,
  * two proxy processes on one report file and one refused target (also `e2e/proxy-lifecycle.e2e.test.ts`).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { executions, readLedger } from '../e2e/fixtures/lib/ledger.mjs';
-import { INITIALIZE, type RawChild, type RawMessage, waitFor, waitForExit } from '../e2e/fixtures/lib/raw-child.mjs';
-import { rawText, resultOf } from '../e2e/support/raw-proxy.js';
+import { executions, readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
+import { INITIALIZE, type RawChild, type RawMessage, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
+import { rawText, resultOf } from '../../e2e/support/raw-proxy.js';
 import {
   callTool,
   COUNTING,
@@ -36,7 +36,7 @@ import {
   sendCall,
   sendRawCall,
   shell,
-} from '../e2e/faults/fault-lab.js';
+} from '../../e2e/faults/fault-lab.js';
 import {
   evidenceOf,
   expectClearStderr,
@@ -45,8 +45,8 @@ import {
   readReport,
   type ReportOperation,
   upstreamPids,
-} from '../e2e/faults/nothing-lost.js';
-import { cliLab } from './support/h2-cli-proxy.js';
+} from '../../e2e/faults/nothing-lost.js';
+import { cliLab } from '../support/cli-proxy-child.js';
 import {
   chmodSync,
   existsSync,
@@ -63,9 +63,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { removeDir, spawnNode, tempDir } from '../e2e/support/http-harness.js';
-import { FIXTURES } from '../e2e/support/proxy-harness.js';
-import { runMain } from './support/run-main.js';
+import { removeDir, spawnNode, tempDir } from '../../e2e/support/http-harness.js';
+import { FIXTURES } from '../../e2e/support/proxy-harness.js';
+import { runCli as runMain } from '../support/in-process-cli.js';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -808,14 +808,9 @@ describe.concurrent("upstream faults and the operator's terminal", () => {
 
   describe('the default upstream time-out', () => {
     it('R-8.7: proxy --help says the upstream time-out is 60 s by default (the wait itself: e2e/proxy-lifecycle.e2e.test.ts)', async () => {
-      const lines: string[] = [];
-      const spy = vi.spyOn(console, 'log').mockImplementation((text: string) => void lines.push(text));
-      try {
-        expect((await runMain(['proxy', '--help'])).code).toBe(0);
-      } finally {
-        spy.mockRestore();
-      }
-      expect(lines.join('\n')).toMatch(/--upstream-timeout <value>\s+Seconds to wait for an upstream answer \(default 60\)/);
+      const result = await runMain(['proxy', '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/--upstream-timeout <value>\s+Seconds to wait for an upstream answer \(default 60\)/);
     });
   });
 });

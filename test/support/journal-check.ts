@@ -1,6 +1,6 @@
 /**
  * The journal (issue 15 item 5) read back and compared with the report: shared by the in-process proxy
- * test (`test/cli/h4-proxy-cli.test.ts`) and the real-process one (`e2e/journal.e2e.test.ts`).
+ * test (`test/cli/proxy-in-process.test.ts`) and the real-process one (`e2e/journal.e2e.test.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Issue 7 and issue 12: the proxy's scenarios in-process with its real adapters (see
- * `support/h1-proxy-rig.ts`), replacing a spawned proxy and upstream per cell.
+ * `support/proxy-rig.ts`), replacing a spawned proxy and upstream per cell.
  * - F1–F5 × careful/naive agent over the four transport pairs (agent side → upstream side: stdio→stdio,
  *   stdio→HTTP, HTTP→stdio, HTTP→HTTP) in front of the bundled booking example, whose ledger is the ground
  *   truth of what was executed. Every cell asserts the full judgement (verdict, executions, attempts,
@@ -13,8 +13,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/adapters/manual-clock.js';
-import { waitFor } from '../e2e/fixtures/lib/raw-child.mjs';
+import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { waitFor } from '../../e2e/fixtures/lib/raw-child.mjs';
 import {
   bookingTask,
   carefulAgent,
@@ -24,8 +24,8 @@ import {
   scenarioOf,
   type AgentTrace,
   type ToolCaller,
-} from '../e2e/support/agents.js';
-import { textOf, type ReportFile } from '../e2e/support/proxy-harness.js';
+} from '../../e2e/support/agents.js';
+import { textOf, type ReportFile } from '../../e2e/support/proxy-harness.js';
 import {
   BookingUpstream,
   CountingUpstream,
@@ -33,7 +33,7 @@ import {
   type Side,
   type StdioAgent,
   type UpstreamServer,
-} from './support/h1-proxy-rig.js';
+} from '../support/proxy-rig.js';
 
 type ScenarioId = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';
 type AgentKind = 'careful' | 'naive';

@@ -1,13 +1,18 @@
 /**
  * The CLI's `main(argv, io)` run in the test process, for behaviour that does not need a real process of
- * its own (the e2e project keeps one spawned check per process-level concern). Two shapes:
+ * its own (the e2e project keeps one spawned check per process-level concern). The shapes:
  *
- * - `runCli(argv)` runs a command to its end (stdin closed at once) and answers its exit code, stdout
- *   (what cac prints with `console.log` included) and stderr;
- * - `startCliServer(argv)` starts a command that serves MCP on stdio (`proxy`, the demo server) and
- *   connects the SDK's `Client` to it over the same newline-delimited JSON-RPC framing the real stdin and
- *   stdout carry; `raw` sends lines as they are. Closing the client ends stdin (the agent disconnects),
- *   and `stop()` answers the exit code.
+ * - `runCli(argv)` runs a command to its end and answers its exit code, stdout (what cac prints with
+ *   `console.log` included) and stderr — every command's flag and bad-input tests use it;
+ * - `startCliServer(argv)` / `startCliProxy` / `withCliProxy` start a command that serves MCP on stdio
+ *   (`proxy`, the demo server) and connect the SDK's `Client` to it over the same newline-delimited
+ *   JSON-RPC framing the real stdin and stdout carry. Closing the client ends stdin (the agent
+ *   disconnects), and `stop()` answers the exit code;
+ * - `startCliRaw(argv)` drives any such command with raw lines.
+ *
+ * Two more in-process shapes of the proxy live beside it: `cli-proxy-lines.ts` (raw JSON-RPC lines with
+ * `initialize`/`request` helpers and the CLI's signal handler) and `cli-proxy-child.ts` (a look-alike of
+ * `e2e/support/raw-proxy.ts`'s spawned proxy, so the e2e fault checkers read it unchanged).
  *
  * Upstreams the proxy starts are still real processes (the counting fixtures keep their ledger).
  */
@@ -32,7 +37,10 @@ export const COUNTING = ['--upstream-command', process.execPath, '--upstream-arg
 export interface CliOptions {
   /** The command's current folder (default: a new temp folder, removed by `stop()`/after `runCli`). */
   cwd?: string;
-  /** The command's environment (default: this process's). */
+  /**
+   * The command's environment as `main` reads it (default: empty, so a CI's own variables such as
+   * GITHUB_STEP_SUMMARY never reach a test). Spawned upstreams still inherit this process's environment.
+   */
   env?: Record<string, string | undefined>;
 }
 
@@ -65,8 +73,8 @@ function ioFor(cwd: string, env: Record<string, string | undefined>) {
  * command returns. cac's own output (--help, --version) goes through console.log and is in `stdout`.
  */
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
-  const own = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'h4-cli-')) : null;
-  const { stdin, stdout, stderr, io } = ioFor(options.cwd ?? own!, options.env ?? { ...process.env });
+  const own = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'harness-cli-')) : null;
+  const { stdin, stdout, stderr, io } = ioFor(options.cwd ?? own!, options.env ?? {});
   const out = collect(stdout);
   const err = collect(stderr);
   const logged: string[] = [];
@@ -131,12 +139,12 @@ export interface CliServer {
 
 /** Starts a stdio MCP command in-process (`['proxy', …]`, or `[]` for the demo server) and connects a client. */
 export async function startCliServer(argv: string[], options: CliOptions = {}): Promise<CliServer> {
-  const own = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'h4-cli-')) : null;
+  const own = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'harness-cli-')) : null;
   const dir = options.cwd ?? own!;
-  const { stdin, stdout, stderr, io } = ioFor(dir, options.env ?? { ...process.env });
+  const { stdin, stdout, stderr, io } = ioFor(dir, options.env ?? {});
   const err = collect(stderr);
   const exit = main(argv, io);
-  const client = new Client({ name: 'h4-in-process-agent', version: '1.0.0' });
+  const client = new Client({ name: 'in-process-agent', version: '1.0.0' });
   try {
     await client.connect(new StreamTransport(stdout, stdin), { timeout: 30_000 });
   } catch (error) {
@@ -184,7 +192,7 @@ export interface CliRaw {
 }
 
 export function startCliRaw(argv: string[], options: CliOptions & { cwd: string }): CliRaw {
-  const { stdin, stdout, stderr, io } = ioFor(options.cwd, options.env ?? { ...process.env });
+  const { stdin, stdout, stderr, io } = ioFor(options.cwd, options.env ?? {});
   const err = collect(stderr);
   let returned = false;
   const exit = main(argv, io).finally(() => (returned = true));
@@ -234,7 +242,7 @@ export interface CliProxy extends CliServer {
  * `--upstream-env-var FIXTURE_LEDGER=…` (in-process, the upstream inherits this process's environment).
  */
 export async function startCliProxy(flags: string[], options: CliOptions = {}): Promise<CliProxy> {
-  const dir = options.cwd ?? mkdtempSync(join(tmpdir(), 'h4-proxy-'));
+  const dir = options.cwd ?? mkdtempSync(join(tmpdir(), 'harness-proxy-'));
   const reportFile = join(dir, 'report.json');
   const ledgerFile = join(dir, 'ledger.jsonl');
   const server = await startCliServer(
@@ -261,7 +269,7 @@ export async function withCliProxy<T>(
   body: (run: CliProxy) => Promise<T>,
   options: CliOptions = {},
 ): Promise<T> {
-  const dir = options.cwd ?? mkdtempSync(join(tmpdir(), 'h4-proxy-'));
+  const dir = options.cwd ?? mkdtempSync(join(tmpdir(), 'harness-proxy-'));
   const run = await startCliProxy(flags, { ...options, cwd: dir });
   try {
     return await body(run);

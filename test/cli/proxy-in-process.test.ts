@@ -30,8 +30,8 @@ import {
   withCliProxy,
   type CliProxy,
   type CliResult,
-} from '../support/h4-in-process-cli.js';
-import { expectMatchesReport, journalOf, type JournalReport } from '../support/h4-journal.js';
+} from '../support/in-process-cli.js';
+import { expectMatchesReport, journalOf, type JournalReport } from '../support/journal-check.js';
 
 const COUNTING_SERVER = join(FIXTURES, 'counting-server.mjs');
 const ARGV_ECHO = join(FIXTURES, 'argv-echo.mjs');
@@ -206,7 +206,7 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream (in-process proxy, re
 
 describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing behind (in-process)', () => {
   it('R-8.9: a busy --listen port → exit 1, one line naming the port, the upstream never started, no report folder created', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'h4-busy-'));
+    const dir = mkdtempSync(join(tmpdir(), 'harness-busy-'));
     const busy = createServer();
     try {
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
@@ -239,7 +239,7 @@ describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing b
   });
 
   it('R-8.9: an upstream that does not start with --listen → exit 1, and the report folder it created is removed again', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'h4-nostart-'));
+    const dir = mkdtempSync(join(tmpdir(), 'harness-nostart-'));
     try {
       const result = await runCli([
         'proxy',
@@ -258,7 +258,7 @@ describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing b
   });
 
   it('R-8.9: an existing report folder is never removed, even when the upstream does not start', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'h4-keep-'));
+    const dir = mkdtempSync(join(tmpdir(), 'harness-keep-'));
     try {
       const result = await runCli([
         'proxy',
@@ -489,7 +489,7 @@ describe('issue 16: bad input (in-process CLI)', () => {
     ['--scenario', 'F2', '--fault-on', '0'],
   ]) {
     it(`issue 16: proxy ${argv.join(' ')} → one clear line, exit 1, no upstream started`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'h4-bad-input-'));
+      const dir = mkdtempSync(join(tmpdir(), 'harness-bad-input-'));
       const marker = join(dir, 'upstream-started');
       const upstream = [
         '--upstream-command',
