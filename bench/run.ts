@@ -12,10 +12,20 @@ import { join } from 'node:path';
 import { measureParallel, measurePath, measureStartup, type RunResult } from './drive.js';
 import { median, nowMs } from './measure.js';
 import { formatProfile, profileProxy } from './profile.js';
-import { BIN, ROOT, benchPlan, parallelCalls, roundOrder, type BenchPlan, type PathName } from './scenarios.js';
+import {
+  BIN,
+  REPORT_WRITES_PER_CALL,
+  ROOT,
+  WARMUP_CALLS,
+  benchPlan,
+  parallelCalls,
+  roundOrder,
+  type BenchPlan,
+  type PathName,
+} from './scenarios.js';
 import { checkTargets, growth, sizeFigures, type Round, type SizeFigures } from './summary.js';
 import { formatTable } from './table.js';
-import { measureReportWrite, type ReportWriteFigures } from './report-write.js';
+import { measureReportWrite, measureReportWriteSequence, type ReportWriteFigures } from './report-write.js';
 import { measureJournalWrite } from './journal-write.js';
 
 const STARTUP_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy'];
@@ -66,14 +76,14 @@ async function measureLatency(plan: BenchPlan, warnings: string[]) {
       calls: size.calls,
       rounds,
       figures: sizeFigures(rounds, size.paths),
-      reportWrite: await reportWriteAt(rounds, size.calls),
+      reportWrite: await reportWriteAt(rounds, size.calls, plan.mode === 'full'),
     });
   }
   return sizes;
 }
 
 /** One atomic write alone of the size the proxy's report file had after its last answer (median over the rounds). */
-async function reportWriteAt(rounds: readonly Round[], calls: number): Promise<ReportWriteFigures | null> {
+async function reportWriteAt(rounds: readonly Round[], calls: number, replay: boolean): Promise<ReportWriteFigures | null> {
   const sizes = rounds
     .map((round) => round.runs.proxy?.report?.bytes)
     .filter((bytes): bytes is number => typeof bytes === 'number');
@@ -82,6 +92,13 @@ async function reportWriteAt(rounds: readonly Round[], calls: number): Promise<R
   progress(
     `N=${calls}: one atomic write of the ${(figures.bytes / 1024).toFixed(0)} kB report alone: median ${figures.medianMs.toFixed(3)} ms`,
   );
+  if (replay) {
+    settleDisk();
+    figures.sequence = await measureReportWriteSequence(figures.bytes, calls, WARMUP_CALLS, REPORT_WRITES_PER_CALL);
+    progress(
+      `N=${calls}: the session's ${figures.sequence.writes} report writes replayed alone: ${figures.sequence.msPerCall.toFixed(3)} ms per call`,
+    );
+  }
   return figures;
 }
 

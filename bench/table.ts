@@ -32,7 +32,11 @@ function reportWriteLine(write: ReportWriteFigures, figures: SizeFigures): strin
   const proxy = figures.proxy?.addedMs ?? null;
   const requirement = requirementFloorMs(figures, write);
   const over = proxy === null || requirement === null || requirement <= 0 ? null : proxy / requirement;
-  return `report file ${(write.bytes / 1024).toFixed(0)} kB; one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); requirement floor = floor added + ${REPORT_WRITES_PER_CALL} writes = ${fixed(requirement, 3)} ms; proxy added = ${fixed(over)} × requirement floor`;
+  const writes =
+    write.sequence === undefined
+      ? `${REPORT_WRITES_PER_CALL} writes`
+      : `the session's ${write.sequence.writes} writes replayed alone (${fixed(write.sequence.msPerCall, 3)} ms per call)`;
+  return `report file ${(write.bytes / 1024).toFixed(0)} kB; one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); requirement floor = floor added + ${writes} = ${fixed(requirement, 3)} ms; proxy added = ${fixed(over)} × requirement floor`;
 }
 
 function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWrite: ReportWriteFigures | null): string[] {
