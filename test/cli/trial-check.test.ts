@@ -11,31 +11,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
-import { startInProcessBooking, type InProcessBooking } from '../support/booking-http.js';
 import { runCli } from '../support/in-process-cli.js';
-import { inProcessTrial, TASK, type InProcessTrial } from '../support/trial-runs.js';
+import { inProcessTrial, TASK, type InProcessTrial, modelArgs, useTrialServers } from '../support/trial-runs.js';
 
 // Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 type TrialOutput = InProcessTrial;
-let booking: InProcessBooking;
-let server: ModelServer;
+const servers = useTrialServers();
 let careful: TrialOutput;
 let naive: TrialOutput;
 let endless: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-check-trial-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] => [
-  '--model',
-  persona,
-  '--base-url',
-  server.baseUrl,
-  ...TASK,
-  ...rest,
-];
-const runTrial = (args: string[]): Promise<TrialOutput> => inProcessTrial(booking, args);
+const trialArgs = (persona: string, ...rest: string[]): string[] => modelArgs(servers, persona, ...TASK, ...rest);
+const runTrial = (args: string[]): Promise<TrialOutput> => inProcessTrial(servers.booking, args);
 
 async function cli(...args: string[]) {
   return runCli(args);
@@ -67,8 +57,6 @@ const parseJunit = (file: string): Junit => {
 };
 
 beforeAll(async () => {
-  server = await startModelServer();
-  booking = await startInProcessBooking();
   careful = await runTrial(trialArgs('careful', '--scenarios', 'F1,F3', '--runs', '2'));
   naive = await runTrial(trialArgs('naive', '--scenario', 'F1', '--runs', '2'));
   // Never books: the F1 fault never fires, so every run is NOT_TESTED.
@@ -76,8 +64,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await booking.close();
-  await server.close();
   for (const output of [careful, naive, endless]) output.remove();
   rmSync(scratch, { recursive: true, force: true });
 });

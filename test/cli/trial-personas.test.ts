@@ -8,28 +8,21 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
-import { startInProcessBooking, type InProcessBooking } from '../support/booking-http.js';
-import { expectLedgerMatchesReports, inProcessTrial, TASK, type InProcessTrial } from '../support/trial-runs.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import {
+  expectLedgerMatchesReports,
+  inProcessTrial,
+  TASK,
+  type InProcessTrial,
+  modelArgs,
+  useTrialServers,
+} from '../support/trial-runs.js';
 
 // Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-let server: ModelServer;
-let booking: InProcessBooking;
-beforeAll(async () => {
-  server = await startModelServer();
-  booking = await startInProcessBooking();
-});
-afterAll(async () => {
-  await booking.close();
-  await server.close();
-});
-
-function model(name: string, ...rest: string[]): string[] {
-  return ['--model', name, '--base-url', server.baseUrl, ...rest];
-}
+const servers = useTrialServers();
+const model = (name: string, ...rest: string[]): string[] => modelArgs(servers, name, ...rest);
 
 const outputs: InProcessTrial[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'harness-trial-personas-'));
@@ -39,7 +32,7 @@ afterAll(() => {
 });
 
 async function trial(args: string[], env?: Record<string, string>): Promise<InProcessTrial> {
-  const output = await inProcessTrial(booking, args, env === undefined ? {} : { env });
+  const output = await inProcessTrial(servers.booking, args, env === undefined ? {} : { env });
   outputs.push(output);
   expect(output.result.code, output.result.stderr).toBe(0);
   return output;
@@ -135,7 +128,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
   });
 
   it("an endpoint failing now and then (500, 429 with Retry-After, a body that is not JSON) is retried with the same messages: no tool call is made twice, the counts equal the careful persona's", async () => {
-    const before = server.requests.length;
+    const before = servers.model.requests.length;
     // A seed per run (7, 8, 9) makes each run's first request a body the server has not seen yet.
     const output = await trial([
       ...model('flaky'),
@@ -164,7 +157,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       expect(run.endpointErrors.map((e) => (e.kind === 'unparseable' ? e.kind : e.status))).toEqual([429, 500, 'unparseable']);
       expect(run.endpointErrors.every((e) => e.attempt === 1 && e.waitMs !== undefined)).toBe(true);
     }
-    const flaky = server.requests.slice(before).filter((r) => r.model === 'flaky');
+    const flaky = servers.model.requests.slice(before).filter((r) => r.model === 'flaky');
     expect(flaky).toHaveLength(18);
   });
 
@@ -185,7 +178,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
   });
 
   it('--max-steps ends a turn without a final answer; --seed (run k: seed + k − 1) and --temperature reach the endpoint', async () => {
-    const before = server.requests.length;
+    const before = servers.model.requests.length;
     const output = await trial([
       ...model('endless'),
       ...TASK,
@@ -203,7 +196,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       expect(run.modelCalls).toBe(3);
       expect(run.toolCalls).toBe(3);
     }
-    const sent = server.requests.slice(before);
+    const sent = servers.model.requests.slice(before);
     expect(sent.map((r) => r.seed)).toEqual([42, 42, 42, 43, 43, 43]);
     expect(sent.every((r) => r.temperature === 0.2)).toBe(true);
     // The upstream's tools are the model's tools: name, description, inputSchema as parameters.
@@ -228,7 +221,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
         '    system_prompt: Never book twice.',
       ].join('\n'),
     );
-    const before = server.requests.length;
+    const before = servers.model.requests.length;
     const output = await trial([...model('try-again'), '--task-file', file, '--scenario', 'F1', '--runs', '2']);
     expectLedgerMatchesReports(output);
     expect(output.runs.map((r) => r.run)).toEqual(['F1-again-001', 'F1-again-002', 'F1-once-001', 'F1-once-002']);
@@ -239,17 +232,17 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     expect(output.result.stdout).toMatch(
       /^scenario\s+task\s+runs\s+PASS\s+FAIL\s+NOT_TESTED.*\nF1\s+again\s+2\s+0\s+2\s+0\s+2 \(in 2 runs\)\s+2\nF1\s+once\s+2\s+2\s+0\s+0\s+0\s+1\n/,
     );
-    const systems = new Set(server.requests.slice(before).map((r) => r.messages[0]!.content));
+    const systems = new Set(servers.model.requests.slice(before).map((r) => r.messages[0]!.content));
     expect(systems).toEqual(new Set(['You book hotel rooms.', 'Never book twice.']));
   });
 
   it('--api-key-env: the key reaches the endpoint as a Bearer header and appears in no file of the output', async () => {
-    const before = server.requests.length;
+    const before = servers.model.requests.length;
     const key = 'sk-test-4f1d2c9e8b7a';
     const output = await trial([...model('careful'), ...TASK, '--runs', '1', '--api-key-env', 'TRIAL_TEST_KEY'], {
       TRIAL_TEST_KEY: key,
     });
-    const sent = server.requests.slice(before);
+    const sent = servers.model.requests.slice(before);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((r) => r.authorization === `Bearer ${key}`)).toBe(true);
     const files = (dir: string): string[] =>

@@ -9,34 +9,22 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
-import { startInProcessBooking, type InProcessBooking } from '../support/booking-http.js';
 import { runCli } from '../support/in-process-cli.js';
-import { inProcessTrial, TASK, type InProcessTrial } from '../support/trial-runs.js';
+import { inProcessTrial, TASK, type InProcessTrial, modelArgs, useTrialServers } from '../support/trial-runs.js';
 import { HARNESS_VERSION } from '../../src/version.js';
 
 // Whole trials over loopback HTTP: seconds on a loaded machine (no duration is asserted).
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 type TrialOutput = InProcessTrial;
-let booking: InProcessBooking;
-let server: ModelServer;
+const servers = useTrialServers();
 let whole: TrialOutput;
 const shards: TrialOutput[] = [];
 let other: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-stats-'));
 
-const trialArgs = (persona: string, ...rest: string[]): string[] => [
-  '--model',
-  persona,
-  '--base-url',
-  server.baseUrl,
-  ...TASK,
-  '--seed',
-  '7',
-  ...rest,
-];
-const runTrial = (args: string[]): Promise<TrialOutput> => inProcessTrial(booking, args);
+const trialArgs = (persona: string, ...rest: string[]): string[] => modelArgs(servers, persona, ...TASK, '--seed', '7', ...rest);
+const runTrial = (args: string[]): Promise<TrialOutput> => inProcessTrial(servers.booking, args);
 const MATRIX = ['--scenarios', 'F1,F3', '--runs', '3'];
 
 async function stats(...args: string[]) {
@@ -65,16 +53,12 @@ interface StatsDoc {
 const readDoc = (file: string): StatsDoc => JSON.parse(readFileSync(file, 'utf8')) as StatsDoc;
 
 beforeAll(async () => {
-  server = await startModelServer();
-  booking = await startInProcessBooking();
   whole = await runTrial(trialArgs('naive', ...MATRIX));
   for (let i = 1; i <= 3; i++) shards.push(await runTrial(trialArgs('naive', ...MATRIX, '--shard', `${i}/3`)));
   other = await runTrial(trialArgs('naive', '--scenario', 'F1', '--runs', '1'));
 }, 240_000);
 
 afterAll(async () => {
-  await booking.close();
-  await server.close();
   for (const output of [whole, ...shards, other]) output.remove();
   rmSync(scratch, { recursive: true, force: true });
 });

@@ -8,13 +8,41 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { LedgerEntry } from '../../examples/booking-server/ledger.js';
 import type { RunFile, TrialOutput } from '../../e2e/support/trial-harness.js';
-import type { InProcessBooking } from './booking-http.js';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
+import { startInProcessBooking, type InProcessBooking } from './booking-http.js';
 import { runCli, type CliResult } from './in-process-cli.js';
 
 export const TASK = ['--task', 'Book a standard room for Ann Lee on 2026-05-01.'];
+
+/** The two servers a file of in-process trials talks to. */
+export interface TrialServers {
+  /** The scripted OpenAI-compatible model server (one persona per model name). */
+  model: ModelServer;
+  /** The bundled booking server in this process (a fresh store and ledger per run). */
+  booking: InProcessBooking;
+}
+
+/** Starts both servers before the file's tests (before its own `beforeAll`) and closes them after. */
+export function useTrialServers(): TrialServers {
+  const servers = {} as TrialServers;
+  beforeAll(async () => {
+    servers.model = await startModelServer();
+    servers.booking = await startInProcessBooking();
+  });
+  afterAll(async () => {
+    await servers.booking?.close();
+    await servers.model?.close();
+  });
+  return servers;
+}
+
+/** `--model <persona> --base-url <the scripted server>`, then `rest`. */
+export function modelArgs(servers: TrialServers, persona: string, ...rest: string[]): string[] {
+  return ['--model', persona, '--base-url', servers.model.baseUrl, ...rest];
+}
 
 export interface InProcessTrial {
   result: CliResult;
