@@ -52,7 +52,7 @@ export async function connectPath(name: PathName, nodeFlags: readonly string[] =
   const transport = new StdioClientTransport({
     command: spec.command,
     args: spec.args,
-    env: { ...(process.env as Record<string, string>) },
+    env: { ...(process.env as Record<string, string>), ...spec.env },
     stderr: 'pipe',
   });
   let tail = '';

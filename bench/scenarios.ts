@@ -22,10 +22,19 @@ export const WARMUP_CALLS = 20;
  * it forwards and records every event but never builds or writes a report, so proxy − proxyNoFile is what
  * the report file costs in place (evaluation and document per answer, the atomic write, their side effects).
  */
-export type PathName = 'direct' | 'floor' | 'proxy' | 'proxyNoFile' | 'proxyF4' | 'proxyF1' | 'proxyJournal';
+export type PathName = 'direct' | 'floor' | 'floorWrites' | 'proxy' | 'proxyNoFile' | 'proxyF4' | 'proxyF1' | 'proxyJournal';
 
 /** Every path, in the base order that the rounds rotate. */
-export const ALL_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy', 'proxyNoFile', 'proxyF4', 'proxyF1', 'proxyJournal'];
+export const ALL_PATHS: readonly PathName[] = [
+  'direct',
+  'floor',
+  'floorWrites',
+  'proxy',
+  'proxyNoFile',
+  'proxyF4',
+  'proxyF1',
+  'proxyJournal',
+];
 
 /** What a path spawns: the process the client talks to, and the report file it writes (proxy only). */
 export interface PathSpec {
@@ -34,6 +43,8 @@ export interface PathSpec {
   args: string[];
   /** The proxy's `--report-file`; null for paths without a report. */
   reportFile: string | null;
+  /** Extra environment for the spawned process. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -45,6 +56,15 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
   const node = process.execPath;
   if (name === 'direct') return { name, command: node, args: [...nodeFlags, UPSTREAM], reportFile: null };
   if (name === 'floor') return { name, command: node, args: [...nodeFlags, FORWARDER, node, UPSTREAM], reportFile: null };
+  // The floor plus the two report-sized atomic writes per call (the file is not a report: not checked).
+  if (name === 'floorWrites')
+    return {
+      name,
+      command: node,
+      args: [...nodeFlags, FORWARDER, node, UPSTREAM],
+      reportFile: null,
+      env: { NAIVE_REPORT_FILE: join(dir, 'naive.json') },
+    };
   const reportFile = name === 'proxyNoFile' ? null : join(dir, 'r.json');
   const scenario = name === 'proxyF4' ? ['--scenario', 'F4'] : name === 'proxyF1' ? ['--scenario', 'F1'] : [];
   const report = reportFile === null ? [] : ['--report-file', reportFile];
@@ -100,7 +120,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       { calls: 100, rounds: 3, paths: ALL_PATHS },
       { calls: 1000, rounds: 3, paths: ALL_PATHS },
       { calls: 5000, rounds: 3, paths: ALL_PATHS },
-      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'proxy', 'proxyNoFile', 'proxyJournal'] },
+      { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'floorWrites', 'proxy', 'proxyNoFile', 'proxyJournal'] },
     ],
     startupRuns: 10,
     benchmarkRuns: 1000,

@@ -36,7 +36,13 @@ function reportWriteLine(write: ReportWriteFigures, figures: SizeFigures): strin
     write.sequence === undefined
       ? `${REPORT_WRITES_PER_CALL} writes`
       : `the session's ${write.sequence.writes} writes replayed alone (${fixed(write.sequence.msPerCall, 3)} ms per call)`;
-  return `report file ${(write.bytes / 1024).toFixed(0)} kB; one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); requirement floor = floor added + ${writes} = ${fixed(requirement, 3)} ms; proxy added = ${fixed(over)} × requirement floor`;
+  const withWrites = figures.floorWrites?.addedMs ?? null;
+  const overWrites = proxy === null || withWrites === null || withWrites <= 0 ? null : proxy / withWrites;
+  const same =
+    withWrites === null
+      ? ''
+      : `; the floor doing the same two writes per call in the same setting (floorWrites) added ${fixed(withWrites, 3)} ms: proxy = ${fixed(overWrites)} × that`;
+  return `report file ${(write.bytes / 1024).toFixed(0)} kB; one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); requirement floor = floor added + ${writes} = ${fixed(requirement, 3)} ms; proxy added = ${fixed(over)} × requirement floor${same}`;
 }
 
 function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWrite: ReportWriteFigures | null): string[] {
