@@ -31,12 +31,13 @@ const reportFile = process.env['NAIVE_REPORT_FILE'];
 const sink = reportFile === undefined ? null : await FileReportSink.open(reportFile);
 const bytesPerCall = Number(process.env['NAIVE_REPORT_BYTES_PER_CALL'] ?? '180');
 let calls = 0;
-let document = new Uint8Array(0);
+let spaces = new Uint8Array(0);
 /** A document of the size the report has after `calls` calls (its content does not matter for the cost). */
 function write(): void {
   const bytes = 1500 + bytesPerCall * calls;
-  if (document.length !== bytes) document = new Uint8Array(bytes).fill(0x20);
-  sink!.publishSync(['{', document, '}']);
+  // Grown by doubling, so the buffer is not allocated and filled again for every call.
+  if (spaces.length < bytes) spaces = new Uint8Array(bytes * 2).fill(0x20);
+  sink!.publishSync(['{', spaces.subarray(0, bytes), '}']);
 }
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   if (sink === null) return upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
