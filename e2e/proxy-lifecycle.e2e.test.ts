@@ -20,7 +20,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { executions, readLedger } from './fixtures/lib/ledger.mjs';
-import { INITIALIZE, isAlive, type RawChild, spawnRaw, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
+import { isAlive, type RawChild, spawnRaw, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
 import { pidsFromFile, type RawProxy, rawText } from './support/raw-proxy.js';
 import {
   callTool,
@@ -31,6 +31,7 @@ import {
   nodeFixture,
   nodeWord,
   sendCall,
+  serveSession,
   shell,
 } from './faults/fault-lab.js';
 import {
@@ -348,21 +349,6 @@ describe.concurrent('the report file under real processes', () => {
       expectLedgerAgrees(final, readLedger(winner.ledgerFile), { exact: true });
     });
   });
-
-  /** Handshake, then `count` writes named after the proxy, all answered. */
-  async function serveSession(raw: RawChild, name: string, count: number): Promise<void> {
-    raw.send(INITIALIZE);
-    await raw.next((m) => m['id'] === 0, 30_000);
-    raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    for (let i = 1; i <= count; i++)
-      raw.send({
-        jsonrpc: '2.0',
-        id: i,
-        method: 'tools/call',
-        params: { name: 'create_order', arguments: { item: `${name}-${i}` } },
-      });
-    for (let i = 1; i <= count; i++) await raw.next((m) => m['id'] === i, 30_000);
-  }
 });
 
 // --- parallel distinct writes under a heap cap

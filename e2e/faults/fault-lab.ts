@@ -4,8 +4,8 @@
  * cases need. Register the lab's clean-up with the test's `onTestFinished`.
  */
 import { join } from 'node:path';
-import { isAlive } from '../fixtures/lib/raw-child.mjs';
-import type { RawMessage } from '../fixtures/lib/raw-child.mjs';
+import { INITIALIZE, isAlive } from '../fixtures/lib/raw-child.mjs';
+import type { RawChild, RawMessage } from '../fixtures/lib/raw-child.mjs';
 import { FIXTURES } from '../support/proxy-harness.js';
 import { resultOf, spawnProxy, type RawProxy, type SpawnProxyOptions } from '../support/raw-proxy.js';
 
@@ -72,6 +72,21 @@ export async function callTool(
   timeoutMs = 15_000,
 ): Promise<Record<string, unknown>> {
   return resultOf(await p.request('tools/call', { name, arguments: args }, timeoutMs));
+}
+
+/** Handshake, then `count` writes named after the proxy (`create_order {item: <name>-<i>}`), all answered. */
+export async function serveSession(raw: RawChild, name: string, count: number): Promise<void> {
+  raw.send(INITIALIZE);
+  await raw.next((m) => m['id'] === 0, 30_000);
+  raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  for (let i = 1; i <= count; i++)
+    raw.send({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'create_order', arguments: { item: `${name}-${i}` } },
+    });
+  for (let i = 1; i <= count; i++) await raw.next((m) => m['id'] === i, 30_000);
 }
 
 /** Writes a tools/call request without waiting for its answer. */

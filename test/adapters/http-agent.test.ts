@@ -326,7 +326,7 @@ describe('HttpAgentSide: HTTP guards', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ id: null, error: { code: -32700 } });
   });
 
-  it('issue 11: ids a number cannot hold are answered -32600 with the id exactly as sent, before and inside a session; nothing reaches the handler', async () => {
+  it('R-13 (issue 11): ids a number cannot hold are answered -32600 with the id exactly as sent, before and inside a session; nothing reaches the handler', async () => {
     const { url, handlers } = await start();
     for (const token of ['12345678901234567890', '1e300', '1.5', '-9007199254740993']) {
       const reply = await raw(url, {

@@ -25,7 +25,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { executions, readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
-import { INITIALIZE, type RawChild, type RawMessage, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
+import { type RawChild, type RawMessage, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
 import { rawText, resultOf } from '../../e2e/support/raw-proxy.js';
 import {
   callTool,
@@ -35,6 +35,7 @@ import {
   nodeWord,
   sendCall,
   sendRawCall,
+  serveSession,
   shell,
 } from '../../e2e/faults/fault-lab.js';
 import {
@@ -1136,19 +1137,4 @@ describe.concurrent('report-file faults', () => {
       expect(existsSync(run.pidFile!)).toBe(false);
     });
   });
-
-  /** Handshake, then `count` writes named after the proxy, all answered. */
-  async function serveSession(raw: RawChild, name: string, count: number): Promise<void> {
-    raw.send(INITIALIZE);
-    await raw.next((m) => m['id'] === 0, 30_000);
-    raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    for (let i = 1; i <= count; i++)
-      raw.send({
-        jsonrpc: '2.0',
-        id: i,
-        method: 'tools/call',
-        params: { name: 'create_order', arguments: { item: `${name}-${i}` } },
-      });
-    for (let i = 1; i <= count; i++) await raw.next((m) => m['id'] === i, 30_000);
-  }
 });
