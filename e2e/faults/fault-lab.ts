@@ -26,20 +26,25 @@ export const shell = (script: string): string[] => ['--upstream-command', 'sh', 
 /** A shell word running `node e2e/fixtures/<name>`. */
 export const nodeWord = (name: string): string => `"${process.execPath}" "${join(FIXTURES, name)}"`;
 
+/** Starts one proxy (spawned, or the CLI in-process: `test/support/cli-proxy-child.ts`) without the handshake. */
+export type ProxyLauncher<O> = (flags: string[], options: O) => RawProxy;
+
 /** The processes and folders of one test. */
-export class FaultLab {
+export class FaultLab<O = SpawnProxyOptions> {
   private readonly proxies: RawProxy[] = [];
   private readonly pids = new Set<number>();
 
+  constructor(private readonly launcher: ProxyLauncher<O>) {}
+
   /** Starts a proxy without the handshake. */
-  launch(flags: string[], options: SpawnProxyOptions = {}): RawProxy {
-    const proxy = spawnProxy(flags, options);
+  launch(flags: string[], options = {} as O): RawProxy {
+    const proxy = this.launcher(flags, options);
     this.proxies.push(proxy);
     return proxy;
   }
 
   /** Starts a proxy and completes the handshake. */
-  async start(flags: string[], options: SpawnProxyOptions = {}): Promise<RawProxy> {
+  async start(flags: string[], options = {} as O): Promise<RawProxy> {
     const proxy = this.launch(flags, options);
     await proxy.initialize();
     return proxy;
@@ -57,9 +62,14 @@ export class FaultLab {
   }
 }
 
-/** A lab whose clean-up runs when the test finishes (pass `onTestFinished` from the test context). */
+/** A lab of spawned proxies whose clean-up runs when the test finishes (pass `onTestFinished` from the test context). */
 export function faultLab(onTestFinished: (fn: () => Promise<void>) => void): FaultLab {
-  const lab = new FaultLab();
+  return labOf(onTestFinished, spawnProxy);
+}
+
+/** A lab over any launcher, cleaned up when the test finishes. */
+export function labOf<O>(onTestFinished: (fn: () => Promise<void>) => void, launcher: ProxyLauncher<O>): FaultLab<O> {
+  const lab = new FaultLab(launcher);
   onTestFinished(() => lab.dispose());
   return lab;
 }

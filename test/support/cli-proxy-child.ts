@@ -22,6 +22,7 @@ import { INITIALIZE, isAlive, waitFor, waitForExit } from '../../e2e/fixtures/li
 import type { RawChild, RawMessage } from '../../e2e/fixtures/lib/raw-child.mjs';
 import type { ReportFile } from '../../e2e/support/proxy-harness.js';
 import type { RawProxy, SpawnProxyOptions } from '../../e2e/support/raw-proxy.js';
+import { labOf, type FaultLab } from '../../e2e/faults/fault-lab.js';
 
 export { FIXTURES } from '../../e2e/support/proxy-harness.js';
 
@@ -192,36 +193,10 @@ function rawOf(child: InProcessChild): RawChild {
   };
 }
 
-/** In-process proxies owned by one test (like `e2e/faults/fault-lab.ts`'s FaultLab), ended when it finishes. */
-export class CliLab {
-  private readonly proxies: RawProxy[] = [];
-  private readonly pids = new Set<number>();
-
-  launch(flags: string[], options: CliProxyOptions = {}): RawProxy {
-    const proxy = cliProxy(flags, options);
-    this.proxies.push(proxy);
-    return proxy;
-  }
-
-  async start(flags: string[], options: CliProxyOptions = {}): Promise<RawProxy> {
-    const proxy = this.launch(flags, options);
-    await proxy.initialize();
-    return proxy;
-  }
-
-  watch(pids: Iterable<number>): void {
-    for (const pid of pids) this.pids.add(pid);
-  }
-
-  async dispose(): Promise<void> {
-    await Promise.all(this.proxies.map((proxy) => proxy.dispose()));
-    for (const pid of this.pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  }
-}
+/** In-process proxies owned by one test (`e2e/faults/fault-lab.ts`'s FaultLab over `cliProxy`), ended when it finishes. */
+export type CliLab = FaultLab<CliProxyOptions>;
 
 /** A lab whose clean-up runs when the test finishes (pass `onTestFinished` from the test context). */
 export function cliLab(onTestFinished: (fn: () => Promise<void>) => void): CliLab {
-  const lab = new CliLab();
-  onTestFinished(() => lab.dispose());
-  return lab;
+  return labOf(onTestFinished, cliProxy);
 }
