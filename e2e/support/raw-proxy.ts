@@ -37,6 +37,27 @@ export interface RawProxy {
 }
 
 /** Options of {@link spawnProxy}. */
+/** The JSON-RPC conversation over a proxy's raw lines: a response by id, the handshake, numbered requests. */
+export function rawConversation(raw: RawChild): Pick<RawProxy, 'response' | 'initialize' | 'request'> {
+  let nextId = 1;
+  const response = (id: number | string | null, timeoutMs = 10_000) =>
+    raw.next((m) => m['id'] === id && ('result' in m || 'error' in m), timeoutMs);
+  return {
+    response,
+    async initialize() {
+      raw.send(INITIALIZE);
+      const answer = await response(0, 30_000);
+      raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return answer['result'] as Record<string, unknown>;
+    },
+    async request(method, params, timeoutMs) {
+      const id = nextId++;
+      raw.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+      return response(id, timeoutMs);
+    },
+  };
+}
+
 export interface SpawnProxyOptions {
   /** Extra environment variables (on top of the full environment, FIXTURE_LEDGER and FIXTURE_PIDFILE). */
   env?: Record<string, string>;
@@ -56,9 +77,6 @@ export function spawnProxy(flags: string[], { env = {}, prepare }: SpawnProxyOpt
     args: ['proxy', ...flags, '--report-file', reportFile],
     env: { FIXTURE_LEDGER: ledgerFile, BOOKING_LEDGER: ledgerFile, FIXTURE_PIDFILE: pidFile, ...env },
   });
-  let nextId = 1;
-  const response = (id: number | string | null, timeoutMs = 10_000) =>
-    raw.next((m) => m['id'] === id && ('result' in m || 'error' in m), timeoutMs);
   const stop = async (timeoutMs = 10_000) => {
     raw.child.stdin.end();
     try {
@@ -74,19 +92,8 @@ export function spawnProxy(flags: string[], { env = {}, prepare }: SpawnProxyOpt
     reportFile,
     ledgerFile,
     pidFile,
-    response,
+    ...rawConversation(raw),
     stop,
-    async initialize() {
-      raw.send(INITIALIZE);
-      const answer = await response(0, 30_000);
-      raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      return answer['result'] as Record<string, unknown>;
-    },
-    async request(method, params, timeoutMs) {
-      const id = nextId++;
-      raw.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-      return response(id, timeoutMs);
-    },
     report: () => JSON.parse(readFileSync(reportFile, 'utf8')) as ReportFile,
     ledger: () => readLedger(ledgerFile),
     async dispose() {

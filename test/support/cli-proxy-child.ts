@@ -18,10 +18,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
-import { INITIALIZE, isAlive, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
+import { isAlive, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
 import type { RawChild, RawMessage } from '../../e2e/fixtures/lib/raw-child.mjs';
 import type { ReportFile } from '../../e2e/support/proxy-harness.js';
-import type { RawProxy, SpawnProxyOptions } from '../../e2e/support/raw-proxy.js';
+import { rawConversation, type RawProxy, type SpawnProxyOptions } from '../../e2e/support/raw-proxy.js';
 import { labOf, type FaultLab } from '../../e2e/faults/fault-lab.js';
 
 export { FIXTURES } from '../../e2e/support/proxy-harness.js';
@@ -122,9 +122,6 @@ export function cliProxy(flags: string[], { env = {}, prepare, ...options }: Cli
     },
   );
   const raw = rawOf(child);
-  let nextId = 1;
-  const response = (id: number | string | null, timeoutMs = 10_000) =>
-    raw.next((m) => m['id'] === id && ('result' in m || 'error' in m), timeoutMs);
   const stop = async (timeoutMs = 10_000) => {
     child.stdin.end();
     return waitForExit(raw.child, timeoutMs);
@@ -135,19 +132,8 @@ export function cliProxy(flags: string[], { env = {}, prepare, ...options }: Cli
     reportFile,
     ledgerFile,
     pidFile,
-    response,
+    ...rawConversation(raw),
     stop,
-    async initialize() {
-      raw.send(INITIALIZE);
-      const answer = await response(0, 30_000);
-      raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      return answer['result'] as Record<string, unknown>;
-    },
-    async request(method, params, timeoutMs) {
-      const id = nextId++;
-      raw.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-      return response(id, timeoutMs);
-    },
     report: () => JSON.parse(readFileSync(reportFile, 'utf8')) as ReportFile,
     ledger: () => readLedger(ledgerFile),
     async dispose() {
