@@ -7,6 +7,7 @@ import { silentLogger } from '../silent-logger.js';
 import { SystemClock } from '../system-clock.js';
 import { defaultAllowedHosts, HostGuard } from './host-guard.js';
 import { HttpSession } from './http-session.js';
+import { sendJsonRpcError } from './json-rpc-error.js';
 import { seconds, SessionLimits } from './session-limits.js';
 
 /** The default request body limit: 10 MiB, like the stdio agent side. */
@@ -44,12 +45,6 @@ export interface HttpListenAddress {
   port: number;
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   url: string;
-}
-
-/** A JSON-RPC error answer in the shape the SDK's transport uses for HTTP-level refusals. */
-function sendError(res: ServerResponse, status: number, code: number, message: string, headers = {}): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body);
 }
 
 function urlHost(host: string): string {
@@ -187,37 +182,37 @@ export class HttpAgentSide implements AgentSide {
       await this.route(req, res);
     } catch (error) {
       this.logger.error({ error: error instanceof Error ? error.message : String(error) }, 'HTTP request failed');
-      if (!res.headersSent) sendError(res, 500, -32603, 'Internal error');
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.end();
     }
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const guard = this.listening?.guard;
-    if (guard === undefined || this.shuttingDown) return sendError(res, 503, -32000, 'The proxy is not serving');
+    if (guard === undefined || this.shuttingDown) return sendJsonRpcError(res, 503, -32000, 'The proxy is not serving');
     const refusal = guard.refusal({ host: req.headers.host, origin: req.headers.origin });
     if (refusal !== undefined) {
       this.logger.warn({ host: req.headers.host, origin: req.headers.origin }, 'request refused (DNS-rebinding protection)');
-      return sendError(res, 403, -32000, refusal);
+      return sendJsonRpcError(res, 403, -32000, refusal);
     }
-    if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
+    if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendJsonRpcError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
     const newSession = this.newSession;
     if (newSession === undefined) {
-      return sendError(res, 503, -32000, 'The proxy is starting (its upstream is not ready yet); try again in a moment', {
-        'retry-after': '1',
+      return sendJsonRpcError(res, 503, -32000, 'The proxy is starting (its upstream is not ready yet); try again in a moment', {
+        headers: { 'retry-after': '1' },
       });
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
-      if (session === undefined) return sendError(res, 404, -32001, 'Session not found');
+      if (session === undefined) return sendJsonRpcError(res, 404, -32001, 'Session not found');
       return session.handle(req, res);
     }
     if (req.method === 'POST') return this.openCandidate(req, res, newSession);
     if (req.method === 'GET' || req.method === 'DELETE') {
-      return sendError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return sendJsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
-    return sendError(res, 405, -32000, 'Method not allowed.', { allow: 'GET, POST, DELETE' });
+    return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { headers: { allow: 'GET, POST, DELETE' } });
   }
 
   /** A POST without a session id: a new session if it is an `initialize` and the cap allows one more. */
@@ -233,7 +228,7 @@ export class HttpAgentSide implements AgentSide {
         this.capNoticed = true;
         this.settings.notice?.(`a new agent session was refused: ${this.limits.maxSessions} sessions are open (--max-sessions)`);
       }
-      return sendError(res, 503, -32000, refusal);
+      return sendJsonRpcError(res, 503, -32000, refusal);
     }
     // Counted against the cap until it is in `sessions` (or turned out not to be an initialize).
     const release = this.limits.reserve();

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { topLevelNumberIdToken } from '../json-rpc-id-token.js';
+import { sendJsonRpcError } from './json-rpc-error.js';
 
 /** What to do with one POST. */
 export type PostBody =
@@ -22,12 +23,6 @@ export type PostBody =
 /** The SDK's answer to a body over the limit (`requestBodyTooLargeMessage`), word for word. */
 function tooLargeMessage(maxBytes: number): string {
   return `Payload Too Large: Request body must not exceed ${maxBytes} bytes`;
-}
-
-function answer(res: ServerResponse, status: number, idJson: string, code: number, message: string, close = false): void {
-  res
-    .writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) })
-    .end(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`);
 }
 
 /** The SDK reads a POST's body only when the agent accepts both answer kinds and sends JSON. */
@@ -73,19 +68,19 @@ export async function readPostBody(req: IncomingMessage, res: ServerResponse, ma
   if (!sdkWouldRead(req)) return { kind: 'unread' };
   const text = await readText(req, maxBytes);
   if (text === null) {
-    answer(res, 413, 'null', -32000, tooLargeMessage(maxBytes), true);
+    sendJsonRpcError(res, 413, -32000, tooLargeMessage(maxBytes), { headers: { connection: 'close' } });
     return { kind: 'answered' };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    answer(res, 400, 'null', -32700, 'Parse error: Invalid JSON');
+    sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
     return { kind: 'answered' };
   }
   const token = unmatchableIdToken(value, text);
   if (token !== undefined) {
-    answer(res, 400, token, -32600, 'Invalid Request: the id is a number that is not a safe integer');
+    sendJsonRpcError(res, 400, -32600, 'Invalid Request: the id is a number that is not a safe integer', { idJson: token });
     return { kind: 'answered' };
   }
   return { kind: 'parsed', value };
