@@ -17,29 +17,32 @@ import { waitFor } from '../../e2e/fixtures/lib/raw-child.mjs';
 import { connectHttpAgent, sessionFileId, type HttpAgent } from '../../e2e/support/http-harness.js';
 import { FIXTURES, type ReportFile } from '../../e2e/support/proxy-harness.js';
 import { rawText, resultOf } from '../../e2e/support/raw-proxy.js';
-import { startCliProxy, type CliProxy } from '../support/cli-proxy-lines.js';
+import { startLinesProxy, type LinesProxy } from '../support/cli-proxy-lines.js';
 import { startStreamableFixture } from '../fixtures/http-upstream/fixture-servers.js';
 
 const node = (fixture: string): string[] => ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, fixture)];
 const COUNTING = node('counting-server.mjs');
 
-let proxy: CliProxy | undefined;
+let proxy: LinesProxy | undefined;
 afterEach(async () => {
   await proxy?.dispose();
   proxy = undefined;
 });
 
 /** Starts the proxy in-process (the upstream a real process with `env`) and completes the handshake. */
-async function start(flags: string[], env: Record<string, string> = {}): Promise<{ p: CliProxy; init: Record<string, unknown> }> {
-  proxy = startCliProxy(flags, { upstreamEnv: env });
+async function start(
+  flags: string[],
+  env: Record<string, string> = {},
+): Promise<{ p: LinesProxy; init: Record<string, unknown> }> {
+  proxy = startLinesProxy(flags, { upstreamEnv: env });
   const init = await proxy.initialize();
   return { p: proxy, init };
 }
 
-const call = async (p: CliProxy, name: string, args: unknown = {}) =>
+const call = async (p: LinesProxy, name: string, args: unknown = {}) =>
   resultOf(await p.request('tools/call', { name, arguments: args }));
 const toolNames = (result: Record<string, unknown>) => (result['tools'] as Array<{ name: string }>).map((t) => t.name);
-const outcomeOf = (p: CliProxy, tool: string) => p.report().report.operations.find((op) => op.tool === tool)?.outcome;
+const outcomeOf = (p: LinesProxy, tool: string) => p.report().report.operations.find((op) => op.tool === tool)?.outcome;
 
 describe('R-8.5: verbatim forwarding of tools/call', () => {
   it('R-8.5 / R-13: an own __proto__ argument and the request _meta reach the upstream byte for byte', async () => {
@@ -254,7 +257,7 @@ describe('R-8.4 (issue 11): start-up warnings for a configuration that cannot me
 
 /** The proxy in-process with `--listen 127.0.0.1:0 --report-dir reports` (one report per session), once ready. */
 async function startListening(flags: string[], extra: string[], upstreamEnv: Record<string, string> = {}) {
-  const p = startCliProxy([...flags, '--listen', '127.0.0.1:0', '--report-dir', 'reports', ...extra], {
+  const p = startLinesProxy([...flags, '--listen', '127.0.0.1:0', '--report-dir', 'reports', ...extra], {
     upstreamEnv,
     reportFile: false,
   });
@@ -345,9 +348,12 @@ describe('R-8.9: the upstream refuses the token (CLI in-process)', () => {
   it('R-8.9 (issue 7): a wrong token → exit 1 with one line naming HTTP 401 and no token value; startupError in the report file', async () => {
     const fixture = await startStreamableFixture({ token: 'the-right-token-42' });
     try {
-      const p = (proxy = startCliProxy(['--upstream-url', fixture.url.href, '--upstream-header-env', 'Authorization=MY_TOKEN'], {
-        env: { MY_TOKEN: 'Bearer wrong-token-4711' },
-      }));
+      const p = (proxy = startLinesProxy(
+        ['--upstream-url', fixture.url.href, '--upstream-header-env', 'Authorization=MY_TOKEN'],
+        {
+          env: { MY_TOKEN: 'Bearer wrong-token-4711' },
+        },
+      ));
       expect(await p.exit).toBe(1);
       const lines = p.stderr().trimEnd().split('\n');
       expect(lines).toHaveLength(1);

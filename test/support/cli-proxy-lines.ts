@@ -16,7 +16,7 @@ import { INITIALIZE, waitFor, type RawMessage } from '../../e2e/fixtures/lib/raw
 import type { ReportFile } from '../../e2e/support/proxy-harness.js';
 
 /** The proxy CLI running in this process, with its temp folder, report file and upstream ledger. */
-export interface CliProxy {
+export interface LinesProxy {
   dir: string;
   reportFile: string;
   ledgerFile: string;
@@ -44,7 +44,7 @@ export interface CliProxy {
   dispose(): Promise<void>;
 }
 
-export interface CliProxyOptions {
+export interface LinesProxyOptions {
   /** Variables for a spawned upstream (`--upstream-env-var`), besides FIXTURE_LEDGER and BOOKING_LEDGER. */
   upstreamEnv?: Record<string, string>;
   /** The CLI's own environment (e.g. for `--upstream-header-env`). */
@@ -54,7 +54,7 @@ export interface CliProxyOptions {
 }
 
 /** Runs `proxy <flags> --report-file <tmp>/report.json` in-process with raw pipes. */
-export function startCliProxy(flags: string[], options: CliProxyOptions = {}): CliProxy {
+export function startLinesProxy(flags: string[], options: LinesProxyOptions = {}): LinesProxy {
   const dir = mkdtempSync(join(tmpdir(), 'harness-cli-'));
   const reportFile = join(dir, 'report.json');
   const ledgerFile = join(dir, 'ledger.jsonl');
