@@ -40,12 +40,13 @@ import {
   expectNothingLost,
   expectProcessesGone,
   type ProxyEvidence,
+  reapersOf,
   readReport,
   type ReportOperation,
   tempFilesBeside,
   upstreamPids,
 } from './faults/nothing-lost.js';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, FIXTURES } from './support/proxy-harness.js';
 import { tmpdir } from 'node:os';
@@ -194,23 +195,6 @@ describe.concurrent('the reaper', () => {
     const pids = await pidsFromFile(p, count, new Set());
     lab.watch(pids);
     return pids;
-  }
-
-  /** Pids of the reapers watching the process group `pgid` (Linux: read from /proc; elsewhere none are seen). */
-  function reapersOf(pgid: number): number[] {
-    if (process.platform !== 'linux') return [];
-    const found: number[] = [];
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        if (argv.includes('cuonztech-reaper') && argv[argv.indexOf('cuonztech-reaper') + 1] === String(pgid))
-          found.push(Number(entry));
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-    return found.filter(isAlive);
   }
 
   /** SIGKILLs the proxy: `orphan` outlives it (stdin EOF does not end it), then every pid is gone in time. */

@@ -220,3 +220,20 @@ export function tempFilesBeside(reportFile: string): string[] {
       .map((name) => `${basename(folder)}/${name}`),
   );
 }
+
+/** Pids of the live reapers watching the process group `pgid` (Linux: read from /proc; elsewhere none are seen). */
+export function reapersOf(pgid: number): number[] {
+  if (process.platform !== 'linux') return [];
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('cuonztech-reaper') && argv[argv.indexOf('cuonztech-reaper') + 1] === String(pgid))
+        found.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found.filter(isAlive);
+}

@@ -13,13 +13,14 @@
  * SIGKILLed proxy, and a reader that parses the file at every moment while real processes write it
  * (R-9.3; in one process the reader would only see the file between turns).
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { executions, readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
 import { isAlive, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
 import { nodeFixture, nodeFixture as node, nodeWord, shell } from '../../e2e/faults/fault-lab.js';
 import { pidsFromFile, type RawProxy, rawText, resultOf } from '../../e2e/support/raw-proxy.js';
+import { reapersOf } from '../../e2e/faults/nothing-lost.js';
 import { cliLab, type CliLab, cliProxy } from '../support/cli-proxy-child.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { scenarioOf } from '../../e2e/support/agents.js';
@@ -158,22 +159,6 @@ describe.concurrent('how the proxy lives and ends', () => {
   });
 
   describe.concurrent('R-8.8: the reaper of a proxy that stops normally', () => {
-    /** Pids of the reapers watching the process group `pgid` (read from /proc). */
-    function reapersOf(pgid: number): number[] {
-      const found: number[] = [];
-      for (const entry of readdirSync('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        try {
-          const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-          if (argv.includes('cuonztech-reaper') && argv[argv.indexOf('cuonztech-reaper') + 1] === String(pgid))
-            found.push(Number(entry));
-        } catch {
-          // the process ended meanwhile
-        }
-      }
-      return found.filter(isAlive);
-    }
-
     // The reaper is a real /bin/sh process next to the real upstream; a SIGKILLed proxy's reaper at work is
     // in e2e/proxy-lifecycle.e2e.test.ts.
     it.skipIf(process.platform !== 'linux')(
