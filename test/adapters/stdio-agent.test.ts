@@ -231,6 +231,13 @@ describe('StdioAgentSide: no silent hangs on malformed input', () => {
     ]);
   });
 
+  it('R-8.5: a UTF-8 byte order mark before the first message (a Windows agent) does not lose its initialize', async () => {
+    const { client } = await start();
+    client.stdin.write('\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n');
+    const reply = await client.waitFor((m) => m['id'] !== undefined);
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
   it('an invalid notification is ignored and the session goes on; \\r\\n is tolerated', async () => {
     const { client } = await start();
     client.send({ jsonrpc: '2.0', method: 'notifications/x', params: 'not-an-object' });
