@@ -353,6 +353,28 @@ describe('HttpAgentSide: HTTP guards', () => {
     expect(messagesOf(ok)[0]).toMatchObject({ id: 7, result: { tools: expect.any(Array) } });
   });
 
+  it('as over stdio: a body opening with a UTF-8 byte order mark is served, and a call with an extra top-level key is executed, not refused', async () => {
+    const { url, handlers } = await start();
+    const opened = await raw(url, { headers: MCP_HEADERS, body: `\uFEFF${INITIALIZE}` });
+    expect(opened.status).toBe(200);
+    expect(typeof opened.headers['mcp-session-id']).toBe('string');
+    const sessionId = await rawInitialize(url);
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'create_order', arguments: { a: 1 } } };
+    const single = await raw(url, { headers, body: JSON.stringify({ ...call, id: 8, extraTopLevel: true }) });
+    expect(messagesOf(single)[0]).toMatchObject({ id: 8, result: { content: [{ type: 'text', text: 'ok create_order' }] } });
+    const batch = await raw(url, {
+      headers,
+      body: JSON.stringify([
+        { ...call, id: 9, x: 1 },
+        { ...call, id: 10 },
+      ]),
+    });
+    expect(messagesOf(batch).map((m) => m['id'])).toEqual([9, 10]);
+    const session = handlers.find((handler) => handler.calls.length > 0);
+    expect(session?.calls.map((c) => c.request)).toEqual(Array(3).fill({ name: 'create_order', arguments: { a: 1 } }));
+  });
+
   it('a body the SDK refuses before reading it (wrong Content-Type, wrong Accept) keeps the SDK answer', async () => {
     const { url } = await start();
     const body = '{"jsonrpc":"2.0","id":12345678901234567890,"method":"initialize","params":{}}';
