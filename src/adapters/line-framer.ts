@@ -56,6 +56,15 @@ export class LineFramer {
     return { lines, overflowed: this.overflow };
   }
 
+  /**
+   * The stream ended: the last line if it had no newline (undefined when nothing is held or after an
+   * overflow). The framer is then empty.
+   */
+  end(): string | undefined {
+    if (this.overflow || this.pendingBytes === 0) return undefined;
+    return this.takeLine(Buffer.alloc(0));
+  }
+
   private keep(part: Buffer): void {
     if (part.length === 0) return;
     this.pending.push(part);

@@ -18,6 +18,17 @@ describe('LineFramer', () => {
     });
   });
 
+  it('R-8.7: end() gives the last line that had no newline, once; nothing after an overflow', () => {
+    const framer = new LineFramer(10);
+    expect(framer.push(Buffer.from('{"a":1}\n{"b"'))).toEqual({ lines: ['{"a":1}'], overflowed: false });
+    expect(framer.push(Buffer.from(':2}\r')).lines).toEqual([]);
+    expect(framer.end()).toBe('{"b":2}');
+    expect(framer.end()).toBeUndefined();
+    const overflowed = new LineFramer(3);
+    overflowed.push(Buffer.from('12345'));
+    expect(overflowed.end()).toBeUndefined();
+  });
+
   it('R-1.3: a message over the limit overflows before its newline arrives, and the framer stays overflowed', () => {
     const framer = new LineFramer(10);
     expect(framer.push(Buffer.from('0123456789\n'))).toEqual({ lines: ['0123456789'], overflowed: false });
