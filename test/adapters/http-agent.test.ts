@@ -249,6 +249,56 @@ describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two age
   });
 });
 
+describe('HttpAgentSide: an id reused while its request is in flight (issue 11: never mis-route an answer)', () => {
+  it('a second POST with the id of a call still in flight is refused -32600 and not executed; the first gets its own answer; the id is free again once answered', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    const releases: Array<() => void> = [];
+    handler.answer = (request) =>
+      new Promise((resolve) =>
+        releases.push(() => resolve({ content: [{ type: 'text', text: `ok ${JSON.stringify(request.arguments)}` }] })),
+      );
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = (item: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'create_order', arguments: { item } } });
+    const first = raw(url, { headers, body: call('A') });
+    await until(() => handler.calls.length === 1, 'call A in flight');
+    const second = await raw(url, { headers, body: call('B') });
+    expect(second.status).toBe(400);
+    expect(JSON.parse(second.body)).toMatchObject({ id: 5, error: { code: -32600 } });
+    expect(handler.calls).toHaveLength(1);
+    releases[0]!();
+    expect(messagesOf(await first)).toEqual([
+      { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'ok {"item":"A"}' }] } },
+    ]);
+    const third = raw(url, { headers, body: call('C') });
+    await until(() => handler.calls.length === 2, 'call C in flight');
+    releases[1]!();
+    expect(messagesOf(await third)[0]).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'ok {"item":"C"}' }] } });
+  });
+
+  it('"5" and 5 are different ids; an id cancelled by the agent is free again', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    handler.answer = (_request, signal) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })));
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = (id: number | string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
+    void raw(url, { headers, body: call(5) }).catch(() => undefined);
+    void raw(url, { headers, body: call('5') }).catch(() => undefined);
+    await until(() => handler.calls.length === 2, 'both calls in flight');
+    await raw(url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } }),
+    });
+    await until(() => handler.calls[0]?.signal.aborted === true, 'call 5 aborted');
+    void raw(url, { headers, body: call(5) }).catch(() => undefined);
+    await until(() => handler.calls.length === 3, 'id 5 used again after its cancel');
+  });
+});
+
 describe('HttpAgentSide: session end (R-8.8)', () => {
   it('R-8.8: DELETE ends only that session; its handler hears disconnected once; its id is then 404', async () => {
     const { url, handlers } = await start();
