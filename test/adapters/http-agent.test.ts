@@ -278,6 +278,35 @@ describe('HttpAgentSide: an id reused while its request is in flight (issue 11: 
     expect(messagesOf(await third)[0]).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'ok {"item":"C"}' }] } });
   });
 
+  it('a call the agent cancels ends its POST (no answer, as MCP says) instead of leaving the stream open; a batch keeps its other answers', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    let releaseFast = (): void => undefined;
+    handler.answer = (request, signal) =>
+      request.name === 'slow'
+        ? new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })))
+        : new Promise((resolve) => (releaseFast = () => resolve({ content: [{ type: 'text', text: request.name }] })));
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } });
+    const cancel = (requestId: number) =>
+      raw(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }) });
+    const single = raw(url, { headers, body: JSON.stringify(call(21, 'slow')) });
+    await until(() => handler.calls.length === 1, 'call 21 in flight');
+    await cancel(21);
+    const ended = await single;
+    expect(ended.status).toBe(200);
+    expect(messagesOf(ended)).toEqual([]);
+    const batch = raw(url, { headers, body: JSON.stringify([call(22, 'slow'), call(23, 'fast')]) });
+    await until(() => handler.calls.length === 3, 'calls 22 and 23 in flight');
+    await cancel(22);
+    // While its POST is open, the cancelled id is not free: closing that POST must not close a new one.
+    const reuse = await raw(url, { headers, body: JSON.stringify(call(22, 'again')) });
+    expect(reuse.status).toBe(400);
+    releaseFast();
+    expect(messagesOf(await batch)).toEqual([{ jsonrpc: '2.0', id: 23, result: { content: [{ type: 'text', text: 'fast' }] } }]);
+  });
+
   it('"5" and 5 are different ids; an id cancelled by the agent is free again', async () => {
     const { url, handlers } = await start();
     const sessionId = await rawInitialize(url);

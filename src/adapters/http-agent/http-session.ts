@@ -42,7 +42,8 @@ function describe(error: unknown): string {
  *
  * A POST that reuses the id of a request still in flight in this session is refused `-32600` and not
  * executed: the SDK transport routes answers by id, so the first request's answer would go to the second
- * POST and the second's would be lost (`request-ids-in-flight.ts`).
+ * POST and the second's would be lost (`request-ids-in-flight.ts`). A POST whose last unanswered request
+ * the agent cancelled is ended (the SDK would wait for an answer that never comes).
  */
 export class HttpSession {
   private readonly transport: StreamableHTTPServerTransport;
@@ -71,7 +72,8 @@ export class HttpSession {
       try {
         await send(message, options);
       } finally {
-        this.idsInFlight.answered(message);
+        const closeBy = this.idsInFlight.answered(message);
+        if (closeBy !== undefined) this.transport.closeSSEStream(closeBy);
       }
     };
   }
@@ -94,6 +96,11 @@ export class HttpSession {
     } finally {
       // Refused by the SDK before any request ran (a 4xx): no answer will free these ids.
       if (res.statusCode >= 400) this.idsInFlight.release(taken.ids);
+    }
+    // A cancelled request gets no answer (MCP), so the SDK would keep its POST's stream open for good.
+    for (const id of taken.cancels) {
+      const closeBy = this.idsInFlight.cancelled(id);
+      if (closeBy !== undefined) this.transport.closeSSEStream(closeBy);
     }
   }
 
