@@ -2,6 +2,8 @@
  * Newline-delimited framing of a byte stream with a per-message size limit, used on both sides of the
  * proxy (agent stdin, upstream stdout). Unlike the SDK's `ReadBuffer` it scans each new chunk once and
  * joins an unfinished line only when it ends, so a message close to the limit costs O(n), not O(n²).
+ * A UTF-8 byte order mark opening the stream (some Windows tools write one) is dropped, as RFC 8259 §8.1
+ * allows; `JSON.parse` would otherwise refuse the first message (for an agent: its `initialize`).
  */
 
 /** What one chunk produced: the complete lines, and whether a message went over the limit. */
@@ -13,12 +15,15 @@ export interface FramedChunk {
 }
 
 const NEWLINE = 0x0a;
+const BYTE_ORDER_MARK = '\uFEFF';
 
 /** Splits a stream of chunks into lines; a line longer than `maxMessageBytes` is an overflow. */
 export class LineFramer {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private overflow = false;
+  /** True until the first line has been taken: only it may open with a byte order mark. */
+  private firstLine = true;
 
   /** @param maxMessageBytes the largest accepted message, in bytes, without its newline. */
   constructor(private readonly maxMessageBytes: number) {}
@@ -51,6 +56,15 @@ export class LineFramer {
     return { lines, overflowed: this.overflow };
   }
 
+  /**
+   * The stream ended: the last line if it had no newline (undefined when nothing is held or after an
+   * overflow). The framer is then empty.
+   */
+  end(): string | undefined {
+    if (this.overflow || this.pendingBytes === 0) return undefined;
+    return this.takeLine(Buffer.alloc(0));
+  }
+
   private keep(part: Buffer): void {
     if (part.length === 0) return;
     this.pending.push(part);
@@ -61,7 +75,11 @@ export class LineFramer {
     const whole = this.pending.length === 0 ? tail : Buffer.concat([...this.pending, tail]);
     this.pending = [];
     this.pendingBytes = 0;
-    const text = whole.toString('utf8');
+    let text = whole.toString('utf8');
+    if (this.firstLine) {
+      this.firstLine = false;
+      if (text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1);
+    }
     return text.endsWith('\r') ? text.slice(0, -1) : text;
   }
 }

@@ -249,6 +249,85 @@ describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two age
   });
 });
 
+describe('HttpAgentSide: an id reused while its request is in flight (issue 11: never mis-route an answer)', () => {
+  it('a second POST with the id of a call still in flight is refused -32600 and not executed; the first gets its own answer; the id is free again once answered', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    const releases: Array<() => void> = [];
+    handler.answer = (request) =>
+      new Promise((resolve) =>
+        releases.push(() => resolve({ content: [{ type: 'text', text: `ok ${JSON.stringify(request.arguments)}` }] })),
+      );
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = (item: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'create_order', arguments: { item } } });
+    const first = raw(url, { headers, body: call('A') });
+    await until(() => handler.calls.length === 1, 'call A in flight');
+    const second = await raw(url, { headers, body: call('B') });
+    expect(second.status).toBe(400);
+    expect(JSON.parse(second.body)).toMatchObject({ id: 5, error: { code: -32600 } });
+    expect(handler.calls).toHaveLength(1);
+    releases[0]!();
+    expect(messagesOf(await first)).toEqual([
+      { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'ok {"item":"A"}' }] } },
+    ]);
+    const third = raw(url, { headers, body: call('C') });
+    await until(() => handler.calls.length === 2, 'call C in flight');
+    releases[1]!();
+    expect(messagesOf(await third)[0]).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'ok {"item":"C"}' }] } });
+  });
+
+  it('a call the agent cancels ends its POST (no answer, as MCP says) instead of leaving the stream open; a batch keeps its other answers', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    let releaseFast = (): void => undefined;
+    handler.answer = (request, signal) =>
+      request.name === 'slow'
+        ? new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })))
+        : new Promise((resolve) => (releaseFast = () => resolve({ content: [{ type: 'text', text: request.name }] })));
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } });
+    const cancel = (requestId: number) =>
+      raw(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }) });
+    const single = raw(url, { headers, body: JSON.stringify(call(21, 'slow')) });
+    await until(() => handler.calls.length === 1, 'call 21 in flight');
+    await cancel(21);
+    const ended = await single;
+    expect(ended.status).toBe(200);
+    expect(messagesOf(ended)).toEqual([]);
+    const batch = raw(url, { headers, body: JSON.stringify([call(22, 'slow'), call(23, 'fast')]) });
+    await until(() => handler.calls.length === 3, 'calls 22 and 23 in flight');
+    await cancel(22);
+    // While its POST is open, the cancelled id is not free: closing that POST must not close a new one.
+    const reuse = await raw(url, { headers, body: JSON.stringify(call(22, 'again')) });
+    expect(reuse.status).toBe(400);
+    releaseFast();
+    expect(messagesOf(await batch)).toEqual([{ jsonrpc: '2.0', id: 23, result: { content: [{ type: 'text', text: 'fast' }] } }]);
+  });
+
+  it('"5" and 5 are different ids; an id cancelled by the agent is free again', async () => {
+    const { url, handlers } = await start();
+    const sessionId = await rawInitialize(url);
+    const handler = handlers[0]!;
+    handler.answer = (_request, signal) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })));
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = (id: number | string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
+    void raw(url, { headers, body: call(5) }).catch(() => undefined);
+    void raw(url, { headers, body: call('5') }).catch(() => undefined);
+    await until(() => handler.calls.length === 2, 'both calls in flight');
+    await raw(url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } }),
+    });
+    await until(() => handler.calls[0]?.signal.aborted === true, 'call 5 aborted');
+    void raw(url, { headers, body: call(5) }).catch(() => undefined);
+    await until(() => handler.calls.length === 3, 'id 5 used again after its cancel');
+  });
+});
+
 describe('HttpAgentSide: session end (R-8.8)', () => {
   it('R-8.8: DELETE ends only that session; its handler hears disconnected once; its id is then 404', async () => {
     const { url, handlers } = await start();
@@ -351,6 +430,28 @@ describe('HttpAgentSide: HTTP guards', () => {
     });
     expect(ok.status).toBe(200);
     expect(messagesOf(ok)[0]).toMatchObject({ id: 7, result: { tools: expect.any(Array) } });
+  });
+
+  it('as over stdio: a body opening with a UTF-8 byte order mark is served, and a call with an extra top-level key is executed, not refused', async () => {
+    const { url, handlers } = await start();
+    const opened = await raw(url, { headers: MCP_HEADERS, body: `\uFEFF${INITIALIZE}` });
+    expect(opened.status).toBe(200);
+    expect(typeof opened.headers['mcp-session-id']).toBe('string');
+    const sessionId = await rawInitialize(url);
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+    const call = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'create_order', arguments: { a: 1 } } };
+    const single = await raw(url, { headers, body: JSON.stringify({ ...call, id: 8, extraTopLevel: true }) });
+    expect(messagesOf(single)[0]).toMatchObject({ id: 8, result: { content: [{ type: 'text', text: 'ok create_order' }] } });
+    const batch = await raw(url, {
+      headers,
+      body: JSON.stringify([
+        { ...call, id: 9, x: 1 },
+        { ...call, id: 10 },
+      ]),
+    });
+    expect(messagesOf(batch).map((m) => m['id'])).toEqual([9, 10]);
+    const session = handlers.find((handler) => handler.calls.length > 0);
+    expect(session?.calls.map((c) => c.request)).toEqual(Array(3).fill({ name: 'create_order', arguments: { a: 1 } }));
   });
 
   it('a body the SDK refuses before reading it (wrong Content-Type, wrong Accept) keeps the SDK answer', async () => {

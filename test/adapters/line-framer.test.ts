@@ -9,6 +9,26 @@ describe('LineFramer', () => {
     expect(framer.push(Buffer.from(':"é"}\n'))).toEqual({ lines: ['{"c":"é"}'], overflowed: false });
   });
 
+  it('R-8.7: a UTF-8 byte order mark opening the stream is dropped (even split over chunks); later ones are kept', () => {
+    const framer = new LineFramer(100);
+    expect(framer.push(Buffer.from([0xef, 0xbb]))).toEqual({ lines: [], overflowed: false });
+    expect(framer.push(Buffer.from([0xbf, ...Buffer.from('{"a":1}\r\n\uFEFF{"b":2}\n')]))).toEqual({
+      lines: ['{"a":1}', '\uFEFF{"b":2}'],
+      overflowed: false,
+    });
+  });
+
+  it('R-8.7: end() gives the last line that had no newline, once; nothing after an overflow', () => {
+    const framer = new LineFramer(10);
+    expect(framer.push(Buffer.from('{"a":1}\n{"b"'))).toEqual({ lines: ['{"a":1}'], overflowed: false });
+    expect(framer.push(Buffer.from(':2}\r')).lines).toEqual([]);
+    expect(framer.end()).toBe('{"b":2}');
+    expect(framer.end()).toBeUndefined();
+    const overflowed = new LineFramer(3);
+    overflowed.push(Buffer.from('12345'));
+    expect(overflowed.end()).toBeUndefined();
+  });
+
   it('R-1.3: a message over the limit overflows before its newline arrives, and the framer stays overflowed', () => {
     const framer = new LineFramer(10);
     expect(framer.push(Buffer.from('0123456789\n'))).toEqual({ lines: ['0123456789'], overflowed: false });

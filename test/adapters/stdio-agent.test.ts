@@ -192,14 +192,18 @@ describe('StdioAgentSide: no silent hangs on malformed input', () => {
     expect(handler.calls).toHaveLength(1);
   });
 
-  it('valid JSON that is not JSON-RPC is answered -32600 with its id, or id null', async () => {
+  it('valid JSON that is not JSON-RPC is answered -32600 with its id, or id null (a batch [1,2]: one per member)', async () => {
     const { client } = await start();
     client.send({ jsonrpc: '1.0', id: 'abc', method: 'tools/list' });
+    client.sendLine('"text"');
     client.sendLine('[1,2]');
     const withId = await client.waitFor((m) => m['id'] === 'abc');
     expect(withId['error']).toEqual({ code: -32600, message: 'Invalid Request' });
     const withoutId = await client.waitFor((m) => m['id'] === null);
     expect(withoutId['error']).toEqual({ code: -32600, message: 'Invalid Request' });
+    await until(() => client.lines.length === 3);
+    const invalid = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } };
+    expect(JSON.parse(client.lines[2]!)).toEqual([invalid, invalid]);
   });
 
   it('R-13: an id a number cannot hold (12345678901234567890, 1e300, 1.5) is answered -32600 with the id token as sent', async () => {
@@ -229,6 +233,13 @@ describe('StdioAgentSide: no silent hangs on malformed input', () => {
       '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}',
       '{"result":{},"jsonrpc":"2.0","id":9007199254740991}',
     ]);
+  });
+
+  it('R-8.5: a UTF-8 byte order mark before the first message (a Windows agent) does not lose its initialize', async () => {
+    const { client } = await start();
+    client.stdin.write('\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n');
+    const reply = await client.waitFor((m) => m['id'] !== undefined);
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 
   it('an invalid notification is ignored and the session goes on; \\r\\n is tolerated', async () => {
@@ -363,4 +374,83 @@ describe('topLevelNumberIdToken: the id token of a JSON line, exactly as sent', 
       expect(topLevelNumberIdToken(line)).toBe(token);
     });
   }
+});
+
+describe('StdioAgentSide: JSON-RPC batches (MCP 2025-03-26 lets a client send them)', () => {
+  const call = (id: number | string, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } });
+
+  it('R-8.5: a batch of calls and a notification is executed and answered as one array, every request by its id', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    const releases: Array<() => void> = [];
+    handler.answer = (request) =>
+      new Promise((resolve) => releases.push(() => resolve({ content: [{ type: 'text', text: request.name }] })));
+    client.sendLine(
+      JSON.stringify([
+        call(1, 'a'),
+        { jsonrpc: '2.0', method: 'notifications/x' },
+        call('1', 'b'),
+        { jsonrpc: '2.0', id: 7, method: 'ping' },
+      ]),
+    );
+    await until(() => handler.calls.length === 2);
+    expect(client.lines).toHaveLength(1);
+    releases[1]?.();
+    releases[0]?.();
+    await until(() => client.lines.length === 2);
+    const batch = JSON.parse(client.lines[1]!) as Json[];
+    expect(Array.isArray(batch)).toBe(true);
+    expect(batch).toHaveLength(3);
+    expect(batch).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'a' }] } },
+        { jsonrpc: '2.0', id: '1', result: { content: [{ type: 'text', text: 'b' }] } },
+        { jsonrpc: '2.0', id: 7, result: {} },
+      ]),
+    );
+  });
+
+  it('an invalid member is answered inside the array; a batch of notifications only gets no answer', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    client.sendLine(JSON.stringify([{ jsonrpc: '2.0', method: 'notifications/x' }]));
+    client.sendLine(JSON.stringify([call(3, 'a'), 42, { jsonrpc: '1.0', id: 4, method: 'ping' }]));
+    await until(() => client.lines.length === 2);
+    expect(handler.calls).toHaveLength(1);
+    expect(JSON.parse(client.lines[1]!)).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'ok' }] } },
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } },
+        { jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'Invalid Request' } },
+      ]),
+    );
+    expect(JSON.parse(client.lines[1]!)).toHaveLength(3);
+  });
+
+  it('a call of a batch cancelled by the agent (no answer, as MCP says) does not hold back the others', async () => {
+    const { client, handler } = await start();
+    await client.initialize();
+    handler.answer = (request, signal) =>
+      request.name === 'slow'
+        ? new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: [] })))
+        : Promise.resolve({ content: [{ type: 'text', text: request.name }] });
+    client.sendLine(JSON.stringify([call(5, 'slow'), call(6, 'fast')]));
+    await until(() => handler.calls.length === 2);
+    client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } });
+    await until(() => client.lines.length === 2);
+    expect(JSON.parse(client.lines[1]!)).toEqual([
+      { jsonrpc: '2.0', id: 6, result: { content: [{ type: 'text', text: 'fast' }] } },
+    ]);
+  });
+
+  it('an empty array is one -32600 with id null', async () => {
+    const { client } = await start();
+    client.sendLine('[]');
+    await until(() => client.lines.length === 1);
+    expect(JSON.parse(client.lines[0]!)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request' },
+    });
+  });
 });

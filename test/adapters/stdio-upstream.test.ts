@@ -104,6 +104,15 @@ describe('StdioUpstreamSide', () => {
     });
   });
 
+  it('R-8.7: an answer written without its final newline just before the upstream exits is its answer, not a lost call', async () => {
+    await withSide(upstream(), async (side) => {
+      await side.connect();
+      const exit = exitOf(side);
+      expect(resultOf(await call(side, 'last-words'))['content']).toEqual([{ type: 'text', text: 'said without a newline' }]);
+      expect(await exit).toMatchObject({ expected: false, code: 0 });
+    });
+  });
+
   it('R-8.8: EPIPE on the upstream stdin ends the upstream without an uncaught error', async () => {
     await withSide(upstream({ graceMs: 200 }), async (side) => {
       await side.connect();

@@ -18,6 +18,7 @@ import { StdioUpstreamSide } from '../../src/adapters/stdio-upstream/index.js';
 import { connectionLost } from '../../src/adapters/upstream-core/call-outcome.js';
 import { ClientConnection, type RecordingTransport } from '../../src/adapters/upstream-core/client-connection.js';
 import { ReplyLedger } from '../../src/adapters/upstream-core/reply-ledger.js';
+import { classifyLine } from '../../src/adapters/upstream-core/incoming-message.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 import { executions, readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
 import { withSide } from '../support/with-side.js';
@@ -336,5 +337,28 @@ describe('the shared client connection (scripted transport)', () => {
     } finally {
       await connection.close();
     }
+  });
+});
+
+describe('classifyLine: an upstream reply that carries both result and error (JSON-RPC 1.0 style)', () => {
+  const result = { content: [{ type: 'text', text: 'booked BK-1' }] };
+
+  it('R-1.3: a result with "error": null is the result the upstream gave, not an invalid answer', () => {
+    const line = JSON.stringify({ jsonrpc: '2.0', id: 3, result, error: null });
+    expect(classifyLine(line)).toMatchObject({ kind: 'reply', id: 3, reply: { kind: 'result', result } });
+  });
+
+  it('R-1.3: an error with "result": null is that error', () => {
+    const line = JSON.stringify({ jsonrpc: '2.0', id: 4, result: null, error: { code: -32042, message: 'locked' } });
+    expect(classifyLine(line)).toMatchObject({
+      kind: 'reply',
+      id: 4,
+      reply: { kind: 'error', error: { code: -32042, message: 'locked' } },
+    });
+  });
+
+  it('a reply with a real result and a real error stays the error (the first member JSON-RPC reads)', () => {
+    const line = JSON.stringify({ jsonrpc: '2.0', id: 5, result, error: { code: -32042, message: 'locked' } });
+    expect(classifyLine(line)).toMatchObject({ kind: 'reply', reply: { kind: 'error' } });
   });
 });

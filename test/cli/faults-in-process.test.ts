@@ -82,7 +82,7 @@ describe.concurrent('agent-side faults', () => {
     typeof m['id'] === 'number' && m['id'] >= from && m['id'] < from + count;
 
   describe.concurrent('malformed and unknown agent messages are answered; the session goes on', () => {
-    it('R-8.5: 13 malformed lines get exactly one JSON-RPC error each (-32700, -32600, -32602); the next write counts once', async ({
+    it('R-8.5: 12 malformed lines get exactly one JSON-RPC error each (-32700, -32600, -32602), a batch one array; the next write counts once', async ({
       onTestFinished,
     }) => {
       const p = await cliLab(onTestFinished).start(COUNTING);
@@ -91,26 +91,22 @@ describe.concurrent('agent-side faults', () => {
         '{"jsonrpc":"2.0","id":5,"method":"tools/call",',
         '\ufeff{"jsonrpc":"2.0","id":6,"method":"ping"}',
       ];
-      const invalidWithoutId = [
-        '[{"jsonrpc":"2.0","id":11,"method":"ping"}]',
-        '[]',
-        'null',
-        '42',
-        '"text"',
-        '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}',
-      ];
+      // A JSON-RPC batch (MCP 2025-03-26) is no error: it is answered as one array.
+      const batch = '[{"jsonrpc":"2.0","id":11,"method":"ping"}]';
+      const invalidWithoutId = ['[]', 'null', '42', '"text"', '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}'];
       const invalidWithId: Array<[string, number, number]> = [
         ['{"jsonrpc":"1.0","id":12,"method":"ping"}', 12, -32600],
         ['{"jsonrpc":"2.0","id":13,"method":"tools/call"}', 13, -32602],
         ['{"jsonrpc":"2.0","id":14,"method":"tools/call","params":[1,2]}', 14, -32600],
         ['{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":42}}', 15, -32602],
       ];
-      for (const line of [...unparsable, ...invalidWithoutId, ...invalidWithId.map(([line]) => line)]) p.raw.send(line);
+      for (const line of [...unparsable, batch, ...invalidWithoutId, ...invalidWithId.map(([line]) => line)]) p.raw.send(line);
       const nullIds = await messagesMatching(p, (m) => m['id'] === null, unparsable.length + invalidWithoutId.length);
       expect(nullIds.map(errorCode).sort((a, b) => Number(a) - Number(b))).toEqual([
         ...Array(3).fill(-32700),
-        ...Array(6).fill(-32600),
+        ...Array(5).fill(-32600),
       ]);
+      expect(await messagesMatching(p, (m) => Array.isArray(m), 1, 5000, 0)).toEqual([[{ jsonrpc: '2.0', id: 11, result: {} }]]);
       for (const [, id, code] of invalidWithId) {
         const answers = await messagesMatching(p, (m) => m['id'] === id, 1, 5000, 0);
         expect(answers.map(errorCode), `answers to id ${id}`).toEqual([code]);
@@ -119,6 +115,27 @@ describe.concurrent('agent-side faults', () => {
       p.raw.child.stdin.end();
       await expectNothingLost(p, { end: 0, exact: true });
       expect(p.ledger()).toHaveLength(1);
+    });
+
+    it('R-1.1: a JSON-RPC batch of two writes executes each once and answers both in one array, matched by id', async ({
+      onTestFinished,
+    }) => {
+      const p = await cliLab(onTestFinished).start(COUNTING);
+      const call = (id: number | string, item: string) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'create_order', arguments: { item } },
+      });
+      p.raw.send(JSON.stringify([call(40, 'a'), call('40', 'b')]));
+      const [batch] = await messagesMatching(p, (m) => Array.isArray(m), 1, 10_000, 0);
+      const answers = batch as unknown as RawMessage[];
+      expect(answers.map((m) => m['id']).sort()).toEqual([40, '40']);
+      const byItem = p.ledger().map((entry) => (entry.arguments as { item: string }).item);
+      expect(byItem.sort()).toEqual(['a', 'b']);
+      p.raw.child.stdin.end();
+      const report = await expectNothingLost(p, { end: 0, exact: true });
+      expect(operations(report).map((op) => op.outcome)).toEqual(['EXECUTED', 'EXECUTED']);
     });
 
     it('R-8.5: unknown methods (also __proto__, constructor, toString) get -32601; unknown notifications and stray responses are ignored; nothing is forwarded', async ({

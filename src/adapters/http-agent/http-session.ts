@@ -6,6 +6,8 @@ import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { createForwardingServer } from '../mcp-server-factory.js';
 import { readPostBody } from './request-body.js';
+import { sendJsonRpcError } from './json-rpc-error.js';
+import { RequestIdsInFlight } from './request-ids-in-flight.js';
 
 /** What every session of one listener shares. */
 export interface HttpSessionContext {
@@ -37,6 +39,11 @@ function describe(error: unknown): string {
  * Activity, for the idle time-out: every HTTP request of the session and every answer to a `tools/call`.
  * A call waiting for the upstream keeps the session busy; an open GET event stream alone does not (the
  * MCP inspector keeps one open for as long as its tab lives).
+ *
+ * A POST that reuses the id of a request still in flight in this session is refused `-32600` and not
+ * executed: the SDK transport routes answers by id, so the first request's answer would go to the second
+ * POST and the second's would be lost (`request-ids-in-flight.ts`). A POST whose last unanswered request
+ * the agent cancelled is ended (the SDK would wait for an answer that never comes).
  */
 export class HttpSession {
   private readonly transport: StreamableHTTPServerTransport;
@@ -45,6 +52,7 @@ export class HttpSession {
   private endDetail = 'closed by the proxy';
   private lastActivityMs: number;
   private callsInFlight = 0;
+  private readonly idsInFlight = new RequestIdsInFlight();
 
   constructor(private readonly context: HttpSessionContext) {
     this.lastActivityMs = context.clock.now();
@@ -58,6 +66,16 @@ export class HttpSession {
     });
     // Set before the SDK connects, so it runs before the SDK aborts the requests in flight.
     this.transport.onclose = () => this.end();
+    // Every answer the SDK sends frees its id (the SDK calls `send` through the property).
+    const send = this.transport.send.bind(this.transport);
+    this.transport.send = async (message, options) => {
+      try {
+        await send(message, options);
+      } finally {
+        const closeBy = this.idsInFlight.answered(message);
+        if (closeBy !== undefined) this.transport.closeSSEStream(closeBy);
+      }
+    };
   }
 
   /** Lets the SDK transport answer one HTTP request of this session. */
@@ -66,7 +84,24 @@ export class HttpSession {
     if (req.method !== 'POST') return this.transport.handleRequest(req, res);
     const body = await readPostBody(req, res, this.context.maxBodyBytes);
     if (body.kind === 'unread') return this.transport.handleRequest(req, res);
-    if (body.kind === 'parsed') return this.transport.handleRequest(req, res, body.value);
+    if (body.kind !== 'parsed') return;
+    const taken = this.idsInFlight.take(body.value);
+    if (taken.kind === 'clash') {
+      this.context.logger.warn({ id: taken.idJson }, 'agent reused the id of a request in flight; refused');
+      const message = `Invalid Request: id ${taken.idJson} is already used by a request in flight`;
+      return sendJsonRpcError(res, 400, -32600, message, { idJson: taken.idJson });
+    }
+    try {
+      await this.transport.handleRequest(req, res, body.value);
+    } finally {
+      // Refused by the SDK before any request ran (a 4xx): no answer will free these ids.
+      if (res.statusCode >= 400) this.idsInFlight.release(taken.ids);
+    }
+    // A cancelled request gets no answer (MCP), so the SDK would keep its POST's stream open for good.
+    for (const id of taken.cancels) {
+      const closeBy = this.idsInFlight.cancelled(id);
+      if (closeBy !== undefined) this.transport.closeSSEStream(closeBy);
+    }
   }
 
   /**

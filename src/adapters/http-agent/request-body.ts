@@ -3,12 +3,16 @@
  * that a JavaScript number cannot hold (`12345678901234567890`, `1e300`, `1.5`). The SDK parses the body
  * with `JSON.parse` and answers such a message `-32700` with `id: null`, so the agent cannot match the
  * error to its request. Here it is answered `-32600 Invalid Request` with the id exactly as sent, as the
- * stdio agent side does, and never forwarded. Every other body goes to the SDK already parsed
+ * stdio agent side does, and never forwarded. Two more leniencies match the stdio side: a UTF-8 byte
+ * order mark opening the body is dropped (`JSON.parse` refuses it), and a message that is valid JSON-RPC
+ * once its unknown top-level keys are removed is handed on without them (the SDK's strict schema would
+ * answer the whole body `-32700`). Every other body goes to the SDK already parsed
  * (`handleRequest(req, res, parsedBody)`), so nothing else changes; requests the SDK refuses before
  * reading the body (a wrong Accept or Content-Type) are passed on unread.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { topLevelNumberIdToken } from '../json-rpc-id-token.js';
+import { classifyInbound } from '../stdio-agent/inbound-message.js';
 import { sendJsonRpcError } from './json-rpc-error.js';
 
 /** What to do with one POST. */
@@ -73,7 +77,7 @@ export async function readPostBody(req: IncomingMessage, res: ServerResponse, ma
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch {
     sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
     return { kind: 'answered' };
@@ -83,5 +87,11 @@ export async function readPostBody(req: IncomingMessage, res: ServerResponse, ma
     sendJsonRpcError(res, 400, -32600, 'Invalid Request: the id is a number that is not a safe integer', { idJson: token });
     return { kind: 'answered' };
   }
-  return { kind: 'parsed', value };
+  return { kind: 'parsed', value: Array.isArray(value) ? value.map(withoutUnknownKeys) : withoutUnknownKeys(value) };
+}
+
+/** The message without its unknown top-level keys when that makes it valid JSON-RPC; otherwise as it is. */
+function withoutUnknownKeys(value: unknown): unknown {
+  const inbound = classifyInbound(value);
+  return inbound.kind === 'message' && inbound.strippedKeys.length > 0 ? inbound.message : value;
 }

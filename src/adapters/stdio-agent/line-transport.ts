@@ -1,8 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentCloseReason } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
+import { BatchAnswers } from './batch-answers.js';
 import { classifyInbound } from './inbound-message.js';
 import { LineFramer } from '../line-framer.js';
 
@@ -23,6 +24,7 @@ function describe(error: unknown): string {
  * An SDK `Transport` speaking newline-delimited JSON over two streams, like the SDK's stdio framing, with
  * its gaps closed: stdin EOF ends the session, a stdout error (EPIPE) ends it instead of crashing,
  * an oversized message ends it without buffering it, and every malformed request gets an error reply.
+ * A JSON-RPC batch (an array) is handled member by member and answered as one array (`batch-answers.ts`).
  * After the session ended, outgoing messages are dropped silently.
  */
 export class LineTransport implements Transport {
@@ -38,6 +40,7 @@ export class LineTransport implements Transport {
   /** Messages read before the SDK attached `onmessage` (reading early, during the proxy's start-up). */
   private readonly early: JSONRPCMessage[] = [];
   private closeReason: AgentCloseReason | undefined;
+  private readonly batches = new BatchAnswers();
 
   constructor(
     private readonly io: { stdin: Readable; stdout: Writable },
@@ -92,6 +95,13 @@ export class LineTransport implements Transport {
         error: { code: -32603, message: `the answer could not be serialised (${describe(error)}); nested too deeply?` },
       });
     }
+    if ('id' in message && !('method' in message) && message.id !== undefined) {
+      const batched = this.batches.answer(message.id, text);
+      if (batched.held) {
+        if (batched.line !== undefined) this.writeLine(batched.line);
+        return;
+      }
+    }
     this.writeLine(text);
   }
 
@@ -143,24 +153,71 @@ export class LineTransport implements Transport {
       this.replyError('null', -32700, 'Parse error');
       return;
     }
+    if (Array.isArray(value) && value.length > 0) {
+      this.handleBatch(value);
+      return;
+    }
+    const error = this.accept(value, line);
+    if (error !== undefined) this.writeLine(error);
+  }
+
+  /**
+   * One batch: every member is handled as if it came alone; the answers to its requests (and the errors
+   * of its invalid members) are written together as one array once all are in.
+   */
+  private handleBatch(members: unknown[]): void {
+    const accepted: JSONRPCMessage[] = [];
+    const errors: string[] = [];
+    for (const member of members) {
+      const error = this.accept(member, '', (message) => accepted.push(message));
+      if (error !== undefined) errors.push(error);
+    }
+    const requestIds = accepted.filter((message) => isJSONRPCRequest(message)).map((message) => message.id);
+    const line = this.batches.open(requestIds, errors);
+    if (line !== undefined) this.writeLine(line);
+    for (const message of accepted) this.deliver(message);
+  }
+
+  /**
+   * Classifies one message and hands it on (`pass`, default: deliver it now). Returns the error answer to
+   * write when it is an invalid request.
+   */
+  private accept(
+    value: unknown,
+    line: string,
+    pass: (message: JSONRPCMessage) => void = (message) => this.deliver(message),
+  ): string | undefined {
     const inbound = classifyInbound(value, line);
     if (inbound.kind === 'invalid-request') {
       this.options.logger.warn({ id: inbound.idToken ?? inbound.id }, 'agent sent an invalid JSON-RPC message');
-      this.replyError(inbound.idToken ?? JSON.stringify(inbound.id), -32600, 'Invalid Request');
-    } else if (inbound.kind === 'invalid-notification') {
+      return errorLine(inbound.idToken ?? JSON.stringify(inbound.id), -32600, 'Invalid Request');
+    }
+    if (inbound.kind === 'invalid-notification') {
       this.options.logger.warn({ method: inbound.method }, 'agent sent an invalid notification; ignored');
-    } else {
-      if (inbound.strippedKeys.length > 0) {
-        this.options.logger.warn({ keys: inbound.strippedKeys }, 'unknown top-level keys removed');
-      }
-      if (this.onmessage === undefined) this.early.push(inbound.message);
-      else this.onmessage(inbound.message);
+      return undefined;
+    }
+    if (inbound.strippedKeys.length > 0) {
+      this.options.logger.warn({ keys: inbound.strippedKeys }, 'unknown top-level keys removed');
+    }
+    pass(inbound.message);
+    return undefined;
+  }
+
+  /** Hands one message to the SDK (or keeps it until the SDK is attached). */
+  private deliver(message: JSONRPCMessage): void {
+    if (this.onmessage === undefined) this.early.push(message);
+    else this.onmessage(message);
+    const cancelled = cancelledRequestId(message);
+    if (cancelled !== undefined) {
+      // A cancelled request gets no answer (MCP): a batch must not wait for it.
+      const line = this.batches.cancelled(cancelled);
+      if (line !== undefined) this.writeLine(line);
     }
   }
 
   /** An error answer; `idJson` is the id's JSON text (a token as sent when a number cannot hold it). */
   private replyError(idJson: string, code: number, message: string): void {
-    this.writeLine(`{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`);
+    this.writeLine(errorLine(idJson, code, message));
   }
 
   private writeLine(text: string): void {
@@ -193,4 +250,16 @@ export class LineTransport implements Transport {
       this.options.logger.error({ error: describe(error) }, `${what} threw`);
     }
   }
+}
+
+/** The JSON text of an error answer; `idJson` is the id's JSON text. */
+function errorLine(idJson: string, code: number, message: string): string {
+  return `{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`;
+}
+
+/** The request id of a `notifications/cancelled`, if `message` is one. */
+function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
+  const requestId: unknown = message.params?.['requestId'];
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
 }

@@ -56,7 +56,7 @@ export class ProcessTransport implements RecordingTransport {
     const { stdin, stdout } = this.options;
     stdin.on('error', (error: Error) => this.onstdinerror?.(error));
     stdout.on('data', (chunk: Buffer | string) => this.onData(chunk));
-    stdout.on('end', () => this.finish({ kind: 'eof' }));
+    stdout.on('end', () => this.onEnd());
     stdout.on('close', () => this.finish({ kind: 'eof' }));
     stdout.on('error', (error: Error) => this.finish({ kind: 'stdout-error', detail: error.message }));
   }
@@ -103,6 +103,16 @@ export class ProcessTransport implements RecordingTransport {
       const detail = `the upstream sent a message over ${this.options.maxMessageBytes} bytes`;
       this.finish({ kind: 'too-large', detail });
     }
+  }
+
+  /**
+   * The upstream closed its stdout. A last message it wrote without the final newline (just before
+   * exiting) is still read: it may be the answer to a call that executed.
+   */
+  private onEnd(): void {
+    const last = this.cause === undefined ? this.framer.end() : undefined;
+    if (last !== undefined) this.dispatch(last);
+    this.finish({ kind: 'eof' });
   }
 
   private dispatch(line: string): void {

@@ -42,7 +42,9 @@ export function classifyLine(line: string): IncomingMessage {
 }
 
 function classifyReply(id: RequestId, value: Record<string, unknown>): IncomingMessage {
-  const candidate = hasOwn(value, 'error')
+  // `"error": null` next to a result (JSON-RPC 1.0 style) is no error: the result is the answer.
+  const isError = hasOwn(value, 'error') && (ownValue(value, 'error') !== null || !hasOwn(value, 'result'));
+  const candidate = isError
     ? { jsonrpc: '2.0', id, error: ownValue(value, 'error') }
     : { jsonrpc: '2.0', id, result: ownValue(value, 'result') };
   const parsed = JSONRPCMessageSchema.safeParse(candidate);
