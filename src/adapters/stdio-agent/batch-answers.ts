@@ -20,6 +20,8 @@ function keyOf(id: RequestId): string {
   return JSON.stringify(id);
 }
 
+const NOT_HELD = { held: false } as const;
+
 /** The batches of one session with answers still to come. */
 export class BatchAnswers {
   private readonly byKey = new Map<string, OpenBatch>();
@@ -46,6 +48,7 @@ export class BatchAnswers {
    * whole batch when this was its last answer. `{ held: false }` when no batch waits for it.
    */
   answer(id: RequestId, text: string): { held: false } | { held: true; line: string | undefined } {
+    if (this.byKey.size === 0) return NOT_HELD; // no batch open: the usual case, one answer per line
     const key = keyOf(id);
     const batch = this.byKey.get(key);
     if (batch === undefined) return { held: false };
@@ -57,6 +60,7 @@ export class BatchAnswers {
 
   /** The agent cancelled `id`: no answer will come. Returns the batch's line when it is now complete. */
   cancelled(id: RequestId): string | undefined {
+    if (this.byKey.size === 0) return undefined;
     const key = keyOf(id);
     const batch = this.byKey.get(key);
     if (batch === undefined) return undefined;
