@@ -170,6 +170,40 @@ function reportSource(input: ReportFolderInput): { source: MergeSource; facts: R
   };
 }
 
+/** `a`, `./a`, `a/` and `a//` name one folder (without touching the file system). */
+function folderName(path: string): string {
+  const trimmed = path.replace(/\/+$/, '').replace(/\/{2,}/g, '/');
+  const withoutDot = trimmed.replace(/^(\.\/)+/, '');
+  return withoutDot === '' ? (path.startsWith('/') ? '/' : '.') : withoutDot;
+}
+
+/**
+ * The same folder named twice, or two copies of one trial's output (summary.json with the same `out`
+ * and `startedAt`, e.g. a CI artifact downloaded twice): every run would be counted twice. Two trials of
+ * one configuration run separately still merge.
+ */
+function refuseDuplicates(inputs: readonly StatsInput[]): void {
+  const byName = new Map<string, string>();
+  const byTrial = new Map<string, string>();
+  for (const input of inputs) {
+    const name = folderName(input.path);
+    const earlier = byName.get(name);
+    if (earlier !== undefined)
+      throw new Refused(`cannot merge: ${input.path} is named twice (${earlier} and ${input.path}); its runs would be counted twice`);
+    byName.set(name, input.path);
+    if (input.kind !== 'trial' || input.summary === null) continue;
+    const { out, startedAt } = input.summary;
+    if (typeof out !== 'string' || typeof startedAt !== 'string') continue;
+    const identity = canonicalJson({ out, startedAt, shard: input.summary['shard'] ?? null });
+    const copy = byTrial.get(identity);
+    if (copy !== undefined)
+      throw new Refused(
+        `cannot merge: ${copy} and ${input.path} are the same trial (${out}, started ${startedAt}); its runs would be counted twice`,
+      );
+    byTrial.set(identity, input.path);
+  }
+}
+
 /** Merges the folders into one summary, or refuses with one line. */
 export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   const warnings: string[] = [];
@@ -185,6 +219,12 @@ export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   }
   const decision = checkMerge(loaded.map((l) => l.source));
   if (!decision.ok) return { ok: false, message: decision.message };
+  try {
+    refuseDuplicates(inputs);
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, message: error.message };
+    throw error;
+  }
   const facts = loaded.flatMap((l) => l.facts);
   const summary = summariseRuns(facts);
   const comparisons = summary.arms.includes('baseline')
