@@ -128,10 +128,30 @@ describe('issue 14 mergeFolders', () => {
     const summary = { out: '/ci/trial', startedAt: '2026-12-01T00:00:00.000Z' };
     const a = trial('a', [runFile('F1-001', 'PASS'), runFile('F1-002', 'FAIL')], summary);
     expect(refused(mergeFolders([a, a]))).toMatch(/cannot merge: .*a.* twice/);
-    expect(refused(mergeFolders([a, trial('a/', a.runs.map((r) => r.value!), summary)]))).toMatch(/twice/);
-    expect(refused(mergeFolders([a, trial('copy-of-a', a.runs.map((r) => r.value!), summary)]))).toMatch(
-      /a and copy-of-a are the same trial/,
-    );
+    expect(
+      refused(
+        mergeFolders([
+          a,
+          trial(
+            'a/',
+            a.runs.map((r) => r.value!),
+            summary,
+          ),
+        ]),
+      ),
+    ).toMatch(/twice/);
+    expect(
+      refused(
+        mergeFolders([
+          a,
+          trial(
+            'copy-of-a',
+            a.runs.map((r) => r.value!),
+            summary,
+          ),
+        ]),
+      ),
+    ).toMatch(/a and copy-of-a are the same trial/);
     const bare = trial('x', [runFile('F1-001', 'PASS')]);
     expect(refused(mergeFolders([bare, { ...bare, path: './x/' }]))).toMatch(/x\/ is named twice/);
     // Two trials of one configuration made separately may be pooled.

@@ -189,7 +189,9 @@ function refuseDuplicates(inputs: readonly StatsInput[]): void {
     const name = folderName(input.path);
     const earlier = byName.get(name);
     if (earlier !== undefined)
-      throw new Refused(`cannot merge: ${input.path} is named twice (${earlier} and ${input.path}); its runs would be counted twice`);
+      throw new Refused(
+        `cannot merge: ${input.path} is named twice (${earlier} and ${input.path}); its runs would be counted twice`,
+      );
     byName.set(name, input.path);
     if (input.kind !== 'trial' || input.summary === null) continue;
     const { out, startedAt } = input.summary;
