@@ -101,7 +101,10 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   }
   progress.finish();
   io.stdout.write(
-    formatTable(result.groups, store.root, formatStatistics(result.statistics, result.comparison, result.patchNote)),
+    formatTable(result.groups, store.root, [
+      ...(result.interruptedNote === null ? [] : [result.interruptedNote]),
+      ...formatStatistics(result.statistics, result.comparison, result.patchNote),
+    ]),
   );
   return 0;
 }

@@ -23,6 +23,8 @@ export interface TrialResult {
   comparison: ArmComparison | null;
   /** Why the patched arm did not run (`--patch auto` after a baseline without patches). */
   patchNote: string | null;
+  /** Set when a signal cut the trial short: which share of the planned runs the figures cover. */
+  interruptedNote: string | null;
 }
 
 /** `--patch auto`: the patch texts the baseline's runs produced, each once, in the order of patches.ts (most severe first). */
@@ -94,6 +96,11 @@ export class TrialService {
       await this.runAll(executor, shardRuns(planRuns(this.plan, patched), this.plan.shard), records, total);
     }
     const specs = records.length;
+    const plannedRuns = patched === null ? baselineSpecs.length : total;
+    const interruptedNote =
+      this.stopping === null
+        ? null
+        : `interrupted (${this.stopping}): ${specs} of ${plannedRuns} planned runs done; every figure covers only these`;
     const statistics = summariseRuns(records.map((r) => r.facts));
     const groups = withStatistics(summarise(records), statistics);
     const comparison =
@@ -110,7 +117,7 @@ export class TrialService {
       ...this.setup,
       provenance: this.provenance(patched),
       runsPerGroup: this.plan.runs,
-      plannedRuns: patched === null ? baselineSpecs.length : total,
+      plannedRuns,
       doneRuns: specs,
       // Issue 14 (`stats`): which share of the runs this folder holds, and the configured scenarios.
       shard: this.plan.shard ?? null,
@@ -134,8 +141,9 @@ export class TrialService {
               comparison,
             },
     });
-    await this.deps.store.writeText('summary.md', formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]));
-    return { records, groups, summaryFile, statistics, comparison, patchNote };
+    const markdown = formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]);
+    await this.deps.store.writeText('summary.md', interruptedNote === null ? markdown : `**${interruptedNote}**\n\n${markdown}`);
+    return { records, groups, summaryFile, statistics, comparison, patchNote, interruptedNote };
   }
 
   private async runAll(executor: RunExecutor, specs: readonly RunSpec[], records: RunRecord[], total: number): Promise<void> {
