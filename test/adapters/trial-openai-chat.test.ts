@@ -150,6 +150,10 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     expect(parseRetryAfter('0.5', 0)).toBe(500);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 4000)).toBe(6000);
     expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    // Neither seconds nor an HTTP date (Date.parse reads "-1" and "7" as years): the back-off applies, not "retry now".
+    expect(parseRetryAfter('-1', 1e12)).toBeUndefined();
+    expect(parseRetryAfter('-30', 1e12)).toBeUndefined();
+    expect(parseRetryAfter('1.2.3', 1e12)).toBeUndefined();
     expect(parseRetryAfter(null, 0)).toBeUndefined();
   });
 

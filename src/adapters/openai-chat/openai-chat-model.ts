@@ -41,6 +41,8 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   if (value === null || value.trim() === '') return undefined;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date names its day and month ("Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse would read "-1" as a year.
+  if (!/[A-Za-z]/.test(text)) return undefined;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
