@@ -145,6 +145,28 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     });
   });
 
+  it('an answer over 32 MB is not read to its end (the trial does not hold it in memory): an unparseable, retryable failure', async () => {
+    const chunk = new Uint8Array(1024 * 1024).fill(0x61);
+    let pulled = 0;
+    const huge = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            pulled++;
+            if (pulled > 64) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        { status: 200 },
+      );
+    const outcome = await model(fakeFetch(huge).fetch).complete({ messages: [], tools: [] });
+    expect(outcome).toEqual({
+      ok: false,
+      failure: { kind: 'unparseable', retryable: true, detail: 'the answer is larger than 32 MB; not read further' },
+    });
+    expect(pulled).toBeLessThan(40);
+  });
+
   it('Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('2', 0)).toBe(2000);
     expect(parseRetryAfter('0.5', 0)).toBe(500);

@@ -29,6 +29,28 @@ export interface OpenAiChatOptions {
 /** The check before any run waits at most this long for the model list. */
 const CHECK_TIMEOUT_MS = 30_000;
 
+/** The largest answer read (a chat completion is kilobytes): a bigger one is a failure, not held in memory. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The body as text, or null when it is larger than {@link MAX_ANSWER_BYTES} (reading stops there). */
+async function boundedText(response: Response): Promise<string | null> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 /** Longest piece of an error body quoted in a failure's one-line detail. */
 const MAX_BODY_CHARS = 300;
 
@@ -194,10 +216,10 @@ export class OpenAiChatModel implements ChatModel {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.apiKey !== undefined) headers['authorization'] = `Bearer ${this.options.apiKey}`;
     let response: Response;
-    let text: string;
+    let text: string | null;
     try {
       response = await this.fetch(endpoint(this.options.baseUrl, path), { method, headers, body, signal: combined });
-      text = await response.text();
+      text = await boundedText(response);
     } catch (error) {
       if (timeout.aborted)
         return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${timeoutMs / 1000} s` } };
@@ -210,6 +232,10 @@ export class OpenAiChatModel implements ChatModel {
           detail: `${error instanceof Error ? error.message : String(error)}${cause}`,
         },
       };
+    }
+    if (text === null) {
+      const detail = `the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; not read further`;
+      return { ok: false, failure: { kind: 'unparseable', retryable: true, detail } };
     }
     if (response.ok) return { ok: true, text };
     const status = response.status;
