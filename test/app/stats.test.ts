@@ -159,6 +159,17 @@ describe('issue 14 mergeFolders', () => {
     expect(refused(mergeFolders([a, other]))).toBe('');
   });
 
+  it('refuses a trial folder whose run files disagree with its summary (a run folder lost or added since): the count would be wrong', () => {
+    const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+    const runs = [runFile('F1-001', 'PASS'), runFile('F1-002', 'FAIL')];
+    expect(refused(mergeFolders([trial('a', runs, { doneRuns: 3 })]))).toBe(
+      'a/summary.json counts 3 runs done but a/runs/ holds 2 run files; the folder is incomplete or mixed',
+    );
+    expect(refused(mergeFolders([trial('a', runs, { doneRuns: 2 })]))).toBe('');
+    // A summary without the count (an older harness) is taken as it is.
+    expect(refused(mergeFolders([trial('a', runs)]))).toBe('');
+  });
+
   it('canonicalJson sorts keys at every depth', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: null }] })).toBe('{"a":[{"c":null,"d":2}],"b":1}');
   });

@@ -112,6 +112,11 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
   const broken = input.runs.find((run) => run.value === null);
   if (broken !== undefined) throw new Refused(`${broken.path} ${broken.problem ?? 'cannot be read'}`);
   if (input.runs.length === 0) throw new Refused(`${path} is a trial folder without runs (nothing under runs/)`);
+  const done = summary['doneRuns'];
+  if (Number.isInteger(done) && done !== input.runs.length)
+    throw new Refused(
+      `${path}/summary.json counts ${String(done)} runs done but ${path}/runs/ holds ${input.runs.length} run files; the folder is incomplete or mixed`,
+    );
   const facts = input.runs.map((run) => {
     try {
       return runFactsFromRunFile(run.value!);
