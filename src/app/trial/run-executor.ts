@@ -66,6 +66,8 @@ export class RunExecutor {
         : null;
     const end: RunEnd =
       failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
+    // An agent program's conversation is its own: its tool calls are those the harness judged (its report).
+    const toolCalls = program === null ? transcript.toolCalls : toolCallsOf(report);
     const facts = runFacts({
       scenario: spec.scenarioLabel,
       taskId: spec.task.id,
@@ -74,7 +76,7 @@ export class RunExecutor {
       report,
       end,
       honesty,
-      toolCalls: program === null ? transcript.toolCalls : toolCallsOf(report),
+      toolCalls,
     });
     const durationMs = this.deps.clock.now() - started;
     const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
@@ -95,7 +97,7 @@ export class RunExecutor {
       userTurns: [spec.task.task, ...spec.task.followUps].filter((t) => t !== ''),
       stoppedBy: conversation?.stoppedBy ?? null,
       finalAnswer: conversation?.finalAnswer ?? null,
-      toolCalls: transcript.toolCalls,
+      toolCalls,
       modelCalls: transcript.modelCalls,
       executions: outcome.executions,
       duplicateExecutions: outcome.duplicateExecutions,
@@ -111,7 +113,7 @@ export class RunExecutor {
       facts,
     });
     await folder.release();
-    return { spec, outcome, toolCalls: transcript.toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
+    return { spec, outcome, toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
   }
 
   private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
