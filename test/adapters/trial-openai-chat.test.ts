@@ -114,6 +114,11 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
         { kind: 'unparseable', retryable: true, detail: 'the answer is not JSON: <html>' },
       ],
       [ok({ object: 'list' }), { kind: 'unparseable', retryable: true }],
+      // Some gateways answer 200 with an error object: its message, not the JSON, is the reason.
+      [
+        ok({ error: { message: 'upstream provider overloaded', code: 502 } }),
+        { kind: 'unparseable', retryable: true, detail: 'the answer is an error (HTTP 200): upstream provider overloaded' },
+      ],
     ];
     for (const [response, failure] of cases) {
       const { fetch } = fakeFetch(() => response);

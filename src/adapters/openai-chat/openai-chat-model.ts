@@ -35,7 +35,7 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** The body as text, or null when it is larger than {@link MAX_ANSWER_BYTES} (reading stops there). */
 async function boundedText(response: Response): Promise<string | null> {
   if (response.body === null) return '';
-  const reader = response.body.getReader();
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const decoder = new TextDecoder();
   let bytes = 0;
   let text = '';
@@ -172,6 +172,15 @@ export class OpenAiChatModel implements ChatModel {
       };
     }
     const reply = parseCompletion(parsed);
+    if (reply === null && typeof parsed === 'object' && parsed !== null && (parsed as { error?: unknown }).error != null)
+      return {
+        ok: false,
+        failure: {
+          kind: 'unparseable',
+          retryable: true,
+          detail: `the answer is an error (HTTP 200): ${errorMessageOf(answer.text)}`,
+        },
+      };
     if (reply === null)
       return {
         ok: false,
