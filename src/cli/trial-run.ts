@@ -90,7 +90,16 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     `trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`,
   );
   const removeSignalHandler = io.onSignal((signal) => {
-    notice(`received ${signal}: no new run starts; the runs in progress finish, then the summary is written`);
+    if (service.stopRequested) {
+      notice(
+        `received ${signal} again: the runs in progress are stopped now (NOT_TESTED, interrupted), then the summary is written`,
+      );
+      service.stopRunsInProgress(signal);
+      return;
+    }
+    notice(
+      `received ${signal}: no new run starts; the runs in progress finish, then the summary is written (a second signal stops them now)`,
+    );
     service.stop(`received ${signal}`);
   });
   let result;

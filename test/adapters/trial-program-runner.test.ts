@@ -44,4 +44,21 @@ describe('ProgramRunner', () => {
     leftovers.push(helper);
     await vi.waitFor(() => expect(alive(helper)).toBe(false), { timeout: 10_000, interval: 20 });
   });
+
+  it('an abort (a second signal to the trial) ends the program group as a time-out does, without waiting for --agent-timeout', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const stop = new AbortController();
+    const running = new ProgramRunner().run({
+      command: 'sh',
+      args: ['-c', 'echo started; sleep 60'],
+      env: {},
+      cwd: dir,
+      timeoutMs: 600_000,
+      logDir: dir,
+      signal: stop.signal,
+    });
+    await vi.waitFor(() => expect(readFileSync(join(dir, 'agent.stdout.log'), 'utf8')).toBe('started\n'), { interval: 20 });
+    stop.abort('SIGINT');
+    expect(await running).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: false });
+  });
 });

@@ -49,7 +49,7 @@ function endLeftovers(child: ChildProcess): void {
 
 function wait(
   child: ChildProcess,
-  spec: { timeoutMs: number; endGroupOnExit: boolean },
+  spec: { timeoutMs: number; endGroupOnExit: boolean; signal?: AbortSignal | undefined },
   out: WriteStream | null,
   err: WriteStream | null,
 ): Promise<ProgramExit> {
@@ -63,13 +63,20 @@ function wait(
   child.stdout?.on('data', (chunk: Buffer) => out?.write(chunk));
   return new Promise((resolvePromise) => {
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const end = () => {
+      if (killTimer !== undefined) return;
       killGroup(child, 'SIGTERM');
       killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
     }, spec.timeoutMs);
+    spec.signal?.addEventListener('abort', end, { once: true });
+    if (spec.signal?.aborted === true) end();
     const finish = (exit: Omit<ProgramExit, 'stderrTail' | 'durationMs' | 'timedOut'>) => {
       clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', end);
       if (spec.endGroupOnExit && exit.spawnError === undefined) endLeftovers(child);
       // Grandchildren may still hold the pipes: read what is there, then stop listening.
       setTimeout(() => {
@@ -96,7 +103,7 @@ export class ProgramRunner implements ProgramRunnerPort {
     });
     const out = createWriteStream(join(spec.logDir, 'agent.stdout.log'));
     const err = createWriteStream(join(spec.logDir, 'agent.stderr.log'));
-    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true }, out, err);
+    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true, signal: spec.signal }, out, err);
   }
 
   async shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit> {

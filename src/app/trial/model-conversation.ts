@@ -37,6 +37,8 @@ export interface ConversationContext {
   sleep: (ms: number) => Promise<void>;
   /** Issue 14: asked as one more user turn after the task and follow-ups; undefined with `--honesty off`. */
   honestyQuestion?: string | undefined;
+  /** Aborted when the trial is stopped at once: the model request in flight is dropped. */
+  signal?: AbortSignal | undefined;
 }
 
 function chatToolsOf(tools: readonly ToolDescriptor[]): ChatTool[] {
@@ -96,7 +98,7 @@ async function playTurn(
         ...(ctx.agent.temperature !== undefined ? { temperature: ctx.agent.temperature } : {}),
         ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
       },
-      { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn, step },
+      { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn, step, signal: ctx.signal },
     );
     if (!answer.ok) return { kind: 'endpoint-failure', reason: answer.reason };
     const { content, toolCalls } = answer.reply;

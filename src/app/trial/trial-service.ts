@@ -40,6 +40,7 @@ export function collectPatches(records: readonly RunRecord[]): Array<{ id: strin
 
 export class TrialService {
   private stopping: string | null = null;
+  private readonly stopNow = new AbortController();
 
   constructor(
     private readonly deps: TrialDeps,
@@ -51,6 +52,17 @@ export class TrialService {
   /** No new run starts; the runs in progress finish and the summary covers the runs done. */
   stop(reason: string): void {
     this.stopping ??= reason;
+  }
+
+  /** A second signal: the runs in progress are stopped too (NOT_TESTED, interrupted); the summary is still written. */
+  stopRunsInProgress(signal: string): void {
+    this.stop(`received ${signal}`);
+    if (!this.stopNow.signal.aborted) this.stopNow.abort(signal);
+  }
+
+  /** Whether {@link stop} was called. */
+  get stopRequested(): boolean {
+    return this.stopping !== null;
   }
 
   /**
@@ -151,7 +163,7 @@ export class TrialService {
     const worker = async (): Promise<void> => {
       while (next < specs.length && this.stopping === null) {
         const spec = specs[next++]!;
-        const record = await executor.execute(spec);
+        const record = await executor.execute(spec, this.stopNow.signal);
         records.push(record);
         this.deps.progress({
           kind: 'run-done',
