@@ -108,4 +108,38 @@ describe('trial interrupted by a signal', () => {
       output.remove();
     }
   });
+
+  it('--patch auto cut short in the baseline: the patched arm is said not to have run, no treatment is named', async () => {
+    const before = servers.model.requests.length;
+    let timer: NodeJS.Timeout | undefined;
+    const output = await inProcessTrial(
+      servers.booking,
+      modelArgs(servers, 'ghost-patch', ...TASK, '--scenario', 'F1', '--runs', '20', '--patch', 'auto'),
+      {
+        onSignal: (handler) => {
+          timer = setInterval(() => {
+            if (servers.model.requests.length > before) {
+              clearInterval(timer);
+              handler('SIGINT');
+            }
+          }, 1);
+        },
+      },
+    );
+    clearInterval(timer);
+    try {
+      const { result } = output;
+      expect(result.code, result.stderr).toBe(0);
+      const note = 'the trial was interrupted (received SIGINT) before the patched arm: it was not run';
+      expect(output.summary['patchComparison']).toMatchObject({
+        arms: { baseline: 'baseline', treatment: null },
+        note,
+        comparison: null,
+      });
+      expect(result.stdout).toContain(note);
+      expect(output.runs.every((run) => run.arm === 'baseline')).toBe(true);
+    } finally {
+      output.remove();
+    }
+  });
 });

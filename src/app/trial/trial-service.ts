@@ -108,6 +108,9 @@ export class TrialService {
       await this.runAll(executor, shardRuns(planRuns(this.plan, patched), this.plan.shard), records, total);
     }
     const specs = records.length;
+    const patchedRan = records.some((record) => record.spec.arm === PATCHED);
+    if (patched !== null && !patchedRan && this.stopping !== null)
+      patchNote = `the trial was interrupted (${this.stopping}) before the patched arm: it was not run`;
     const plannedRuns = patched === null ? baselineSpecs.length : total;
     const interruptedNote =
       this.stopping === null
@@ -145,7 +148,7 @@ export class TrialService {
           ? null
           : {
               mode: patch.kind,
-              arms: { baseline: BASELINE.name, treatment: patched === null ? null : PATCHED },
+              arms: { baseline: BASELINE.name, treatment: patchedRan ? PATCHED : null },
               label: patched?.label ?? null,
               ...(patch.kind === 'auto' ? { patches: appliedPatches } : {}),
               appendedTexts: patched?.append ?? [],
