@@ -84,6 +84,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   try {
     await service.checkUpstream();
   } catch (error) {
+    await store.discardIfUnused();
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
   notice(
