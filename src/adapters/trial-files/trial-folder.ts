@@ -3,10 +3,20 @@
  * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
  * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
  */
-import { mkdir, readdir, readFile, rmdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { FileReportSink } from '../file-report-sink.js';
+
+/** Made exclusively by the trial that takes the folder: a second trial started at the same time is refused. */
+const CLAIM = '.trial';
+
+/** Whether an empty folder was removed (rmdir removes nothing else). */
+const removed = (dir: string): Promise<boolean> =>
+  rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 
 export interface TrialRunFolder {
   id: string;
@@ -53,6 +63,16 @@ export class TrialFolder {
     } catch (error) {
       throw new Error(`output folder ${root} cannot be created: ${error instanceof Error ? error.message : String(error)}`);
     }
+    try {
+      // O_EXCL: of two trials that found the folder free at the same moment, only one creates it.
+      await writeFile(join(root, CLAIM), `${process.pid}\n`, { flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new Error(
+          `output folder ${root} is already used by another trial (started at the same time?); choose another --out`,
+        );
+      throw new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+    }
     return new TrialFolder(root, created);
   }
 
@@ -67,14 +87,8 @@ export class TrialFolder {
         folders.push(dir);
         if (dir === this.created) break;
       }
-    for (const dir of folders)
-      if (
-        !(await rmdir(dir).then(
-          () => true,
-          () => false,
-        ))
-      )
-        return;
+    await unlink(join(this.root, CLAIM)).catch(() => undefined);
+    for (const dir of folders) if (!(await removed(dir))) return;
   }
 
   async openRun(runId: string): Promise<TrialRunFolder & { release(): Promise<void> }> {
