@@ -170,6 +170,16 @@ describe('issue 14 mergeFolders', () => {
     expect(refused(mergeFolders([trial('a', runs)]))).toBe('');
   });
 
+  it('refuses trials whose provenance configuration hash differs (another honesty question, --patch, --is-error …) even when agent and tasks match', () => {
+    const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+    const withHash = (path: string, hash: string) =>
+      trial(path, [runFile('F1-001', 'PASS')], { provenance: { configurationHash: hash } });
+    expect(refused(mergeFolders([withHash('a', 'h1'), withHash('b', 'h2')]))).toMatch(
+      /cannot merge: a and b were run with different configurations/,
+    );
+    expect(refused(mergeFolders([withHash('a', 'h1'), withHash('b', 'h1')]))).toBe('');
+  });
+
   it('canonicalJson sorts keys at every depth', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: null }] })).toBe('{"a":[{"c":null,"d":2}],"b":1}');
   });

@@ -95,14 +95,20 @@ function shardOf(summary: Json, path: string): MergeSource['shard'] {
  * What makes runs comparable (rule 4 of checkMerge): the agent (model, endpoint, parameters, base seed),
  * the tasks with their prompts, the arms and honesty settings when recorded, and the runs per scenario and
  * task (`--runs`: shards of trials with different --runs would not be a partition, and their run ids
- * overlap). Not the upstream's command line or the output folder, which differ between machines of one
- * CI matrix.
+ * overlap), and the trial's `provenance.configurationHash` (the honesty question, the patches, the hash
+ * of every prompt). Not the upstream's command line or the output folder, which differ between machines
+ * of one CI matrix.
  */
 function configurationOf(summary: Json): string {
   const picked: Json = {};
   for (const key of ['agent', 'tasks', 'arms', 'patch', 'honestyQuestion'])
     if (Object.hasOwn(summary, key)) picked[key] = summary[key];
   picked['runsPerGroup'] = summary['runsPerGroup'];
+  // The trial's own fingerprint of everything else that makes runs comparable (the honesty question,
+  // --patch, every prompt's hash; see TrialService.provenance), when it wrote one.
+  const provenance = summary['provenance'];
+  if (isObject(provenance) && typeof provenance['configurationHash'] === 'string')
+    picked['configurationHash'] = provenance['configurationHash'];
   return canonicalJson(picked);
 }
 
