@@ -172,6 +172,22 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     expect(pulled).toBeLessThan(40);
   });
 
+  it('a base URL with a query (Azure-style ?api-version=…) keeps it after the path', async () => {
+    const { fetch, sent } = fakeFetch(() => ok(completion({ role: 'assistant', content: 'hi' })));
+    const azure = new OpenAiChatModel({
+      baseUrl: 'https://example.test/openai/deployments/gpt4o/?api-version=2024-06-01',
+      model: 'gpt-4o',
+      timeoutMs: 1000,
+      fetch,
+    });
+    expect((await azure.complete({ messages: [], tools: [] })).ok).toBe(true);
+    await azure.check();
+    expect(sent.map((s) => s.url)).toEqual([
+      'https://example.test/openai/deployments/gpt4o/chat/completions?api-version=2024-06-01',
+      'https://example.test/openai/deployments/gpt4o/models?api-version=2024-06-01',
+    ]);
+  });
+
   it('Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('2', 0)).toBe(2000);
     expect(parseRetryAfter('0.5', 0)).toBe(500);

@@ -54,8 +54,12 @@ async function boundedText(response: Response): Promise<string | null> {
 /** Longest piece of an error body quoted in a failure's one-line detail. */
 const MAX_BODY_CHARS = 300;
 
+/** `{baseUrl}/{path}`, a query of the base URL (e.g. Azure's `?api-version=`) kept after the path. */
 function endpoint(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/${path}`;
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path}`;
+  url.hash = '';
+  return url.href;
 }
 
 /** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
