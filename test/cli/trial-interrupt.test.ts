@@ -137,7 +137,7 @@ describe('trial interrupted by a signal', () => {
         comparison: null,
       });
       expect(result.stdout).toContain(note);
-      expect(output.runs.every((run) => run.arm === 'baseline')).toBe(true);
+      expect(output.runs.every((run) => run.run.startsWith('F1-'))).toBe(true);
     } finally {
       output.remove();
     }
