@@ -98,6 +98,21 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     expect(parseCompletion('x')).toBeNull();
   });
 
+  it('content as a list of parts (as some OpenAI-compatible servers send it): the text parts joined, not an unparseable answer', () => {
+    const parts = [
+      { type: 'text', text: 'YES. ' },
+      { type: 'image_url', image_url: { url: 'x' } },
+      { type: 'text', text: 'It is booked.' },
+    ];
+    expect(parseCompletion(completion({ content: parts }))).toEqual({
+      content: 'YES. It is booked.',
+      finishReason: 'stop',
+      toolCalls: [],
+    });
+    expect(parseCompletion(completion({ content: [] }))).toMatchObject({ content: null });
+    expect(parseCompletion(completion({ content: [5] }))).toBeNull();
+  });
+
   it('5xx, 429 and 408 are retryable (with Retry-After), other 4xx are not; a body that is not a completion is unparseable', async () => {
     const cases: Array<[Response, Record<string, unknown>]> = [
       [

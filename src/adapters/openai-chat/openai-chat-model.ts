@@ -108,6 +108,20 @@ function toWire(message: ChatMessage): Record<string, unknown> {
   return { role: message.role, content: message.content ?? '' };
 }
 
+/**
+ * Content sent as a list of parts (`[{type: "text", text}]`): the text parts joined, null when there are
+ * none; undefined (not a completion) when an entry is not a part.
+ */
+function textOfParts(parts: readonly unknown[]): string | null | undefined {
+  const texts: string[] = [];
+  for (const part of parts) {
+    if (typeof part !== 'object' || part === null) return undefined;
+    const { type, text } = part as { type?: unknown; text?: unknown };
+    if (type === 'text' && typeof text === 'string') texts.push(text);
+  }
+  return texts.length === 0 ? null : texts.join('');
+}
+
 /** Reads one choice's message; null when the body is not a Chat Completions answer. */
 export function parseCompletion(body: unknown): ChatReply | null {
   if (typeof body !== 'object' || body === null) return null;
@@ -117,7 +131,9 @@ export function parseCompletion(body: unknown): ChatReply | null {
   if (typeof choice !== 'object' || choice === null) return null;
   const message = (choice as { message?: unknown }).message;
   if (typeof message !== 'object' || message === null) return null;
-  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  const { content: raw, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  const content = Array.isArray(raw) ? textOfParts(raw) : raw;
+  if (Array.isArray(raw) && content === undefined) return null;
   if (content !== undefined && content !== null && typeof content !== 'string') return null;
   if (calls !== undefined && calls !== null && !Array.isArray(calls)) return null;
   const toolCalls: ChatToolCall[] = [];
