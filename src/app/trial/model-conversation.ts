@@ -110,6 +110,12 @@ async function playTurn(
       content,
       toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })),
     });
+    // A reply cut short reads like a complete one (or a malformed call): the transcript says which it was.
+    if (answer.reply.finishReason === 'length')
+      transcript.add({
+        kind: 'note',
+        text: 'the endpoint cut this reply at its token limit (finish_reason "length"): its text or tool calls are incomplete',
+      });
     if (toolCalls.length === 0) return { kind: 'answered', answer: content };
     for (const call of toolCalls) {
       transcript.toolCalls++;
