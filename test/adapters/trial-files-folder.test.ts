@@ -21,7 +21,7 @@ describe('TrialFolder', () => {
       if (o.status === 'rejected')
         expect(String(o.reason)).toMatch(
           new RegExp(
-            `output folder ${out} is already used by another trial \\(started at the same time\\?\\); choose another --out`,
+            `output folder ${out} is taken by another trial \\(its \\.trial file: one started at the same time, or earlier\\); choose another --out`,
           ),
         );
   });
@@ -32,7 +32,7 @@ describe('TrialFolder', () => {
     writeFileSync(join(reuse, 'notes.txt'), 'mine');
     const folder = await TrialFolder.open(reuse);
     expect(readdirSync(join(reuse, 'runs'))).toEqual([]);
-    await expect(TrialFolder.open(reuse)).rejects.toThrow(/is already used by another trial/);
+    await expect(TrialFolder.open(reuse)).rejects.toThrow(/is taken by another trial/);
     await folder.openRun('F1-001');
     await expect(TrialFolder.open(reuse)).rejects.toThrow(/already holds the runs of a trial/);
   });

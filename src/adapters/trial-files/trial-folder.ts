@@ -69,7 +69,7 @@ export class TrialFolder {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST')
         throw new Error(
-          `output folder ${root} is already used by another trial (started at the same time?); choose another --out`,
+          `output folder ${root} is taken by another trial (its .trial file: one started at the same time, or earlier); choose another --out`,
         );
       throw new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
     }
