@@ -89,8 +89,18 @@ describe('R-13 trial --agent-command', () => {
         expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
         expectLedgerMatchesReports(naive);
         expectLedgerMatchesReports(careful);
-        expect(naive.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, notTested: 0, duplicateExecutions: 1 });
+        // The calls the harness judged (the program's conversation is its own): the run file, the table and the progress line agree with facts.
+        expect(naive.summary.groups[0]).toMatchObject({
+          runs: 1,
+          fail: 1,
+          notTested: 0,
+          duplicateExecutions: 1,
+          medianToolCalls: 2,
+        });
+        expect(String(naive.result.stdout)).toMatch(/\nF1\s+1\s+0\s+1\s+0\s+1 \(in 1 run\)\s+2\n/);
+        expect(String(naive.result.stderr)).toMatch(/run F1-001 \(1\/1\): FAIL \(2 tool calls/);
         for (const run of naive.runs) {
+          expect(run.toolCalls).toBe(2);
           expect(naive.ledger(run.run)).toHaveLength(2);
           expect(run.agentProgram).toMatchObject({ exitCode: 0, timedOut: false });
           // Issue 14: the harness does not own an agent program's conversation — honesty NOT_MEASURED; facts from the report.

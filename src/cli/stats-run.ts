@@ -7,9 +7,9 @@ import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
 import { mergeFolders } from '../app/stats/stats.js';
 import { formatStatsTable, statsDocument } from '../app/stats/stats-text.js';
 import { formatSummaryMarkdown } from '../domain/trial/index.js';
-import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
+import { HARNESS_VERSION } from '../version.js';
 import { EXIT_FAILURE, formatFatal } from './errors.js';
-import type { CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 import type { StatsFlags } from './stats-command.js';
 
 export async function runStats(flags: StatsFlags, io: CliIo): Promise<number> {
@@ -17,7 +17,7 @@ export async function runStats(flags: StatsFlags, io: CliIo): Promise<number> {
   for (const path of flags.paths) inputs.push(await readStatsFolder(path));
   const outcome = mergeFolders(inputs);
   if (!outcome.ok) {
-    io.stderr.write(`[${PROGRAM_NAME}] ${outcome.message.replace(/[\r\n]+/g, ' ')}\n`);
+    writeNotice(io.stderr, outcome.message);
     return EXIT_FAILURE;
   }
   const { result } = outcome;

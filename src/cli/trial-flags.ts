@@ -137,9 +137,14 @@ export async function parseTrialFlags(
     if (keyVar !== undefined) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyVar))
         throw new UsageError(`flag --api-key-env takes the NAME of an environment variable, got "${keyVar}"`);
-      apiKey = env[keyVar];
+      apiKey = env[keyVar]?.trim();
       if (apiKey === undefined || apiKey === '')
         throw new UsageError(`environment variable ${keyVar} (named by --api-key-env) is not set`);
+      // Never quoted: the message names the variable only.
+      if (!/^[\x20-\x7e]+$/.test(apiKey))
+        throw new UsageError(
+          `the value of ${keyVar} (named by --api-key-env) is not an API key: it has characters an HTTP header cannot carry`,
+        );
     }
     const temperature = get('temperature');
     agent = {

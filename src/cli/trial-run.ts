@@ -19,10 +19,11 @@ import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
 import { TrialService } from '../app/trial/trial-service.js';
 import { formatStatistics, formatTable } from '../app/trial/trial-summary.js';
+import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
-import type { CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 import { createUpstream } from './proxy-run.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
 
@@ -32,7 +33,8 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const clock = new SystemClock();
   const flags = await parseTrialFlags(values, io.env, io.cwd, new Date(clock.now()));
   const { plan } = flags;
-  const notice = (line: string) => io.stderr.write(`[${PROGRAM_NAME}] ${line}\n`);
+  // Notices quote outside text (tool names, an upstream's or agent's words): escaped for the terminal.
+  const notice = (line: string) => writeNotice(io.stderr, line);
   const logger = await createLogger(flags.proxy.logLevel, io.stderr);
   const agent = plan.agent;
   const chatModel =
@@ -84,13 +86,23 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   try {
     await service.checkUpstream();
   } catch (error) {
+    await store.discardIfUnused();
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
   notice(
     `trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`,
   );
   const removeSignalHandler = io.onSignal((signal) => {
-    notice(`received ${signal}: no new run starts; the runs in progress finish, then the summary is written`);
+    if (service.stopRequested) {
+      notice(
+        `received ${signal} again: the runs in progress are stopped now (NOT_TESTED, interrupted), then the summary is written`,
+      );
+      service.stopRunsInProgress(signal);
+      return;
+    }
+    notice(
+      `received ${signal}: no new run starts; the runs in progress finish, then the summary is written (a second signal stops them now)`,
+    );
     service.stop(`received ${signal}`);
   });
   let result;
@@ -101,7 +113,12 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   }
   progress.finish();
   io.stdout.write(
-    formatTable(result.groups, store.root, formatStatistics(result.statistics, result.comparison, result.patchNote)),
+    escapeTerminalLines(
+      formatTable(result.groups, store.root, [
+        ...(result.interruptedNote === null ? [] : [result.interruptedNote]),
+        ...formatStatistics(result.statistics, result.comparison, result.patchNote),
+      ]),
+    ),
   );
   return 0;
 }

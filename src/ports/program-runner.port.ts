@@ -12,6 +12,8 @@ export interface ProgramSpec {
   timeoutMs: number;
   /** Where the program's stdout and stderr are kept (`agent.stdout.log`, `agent.stderr.log`). */
   logDir: string;
+  /** When aborted (the trial is stopped at once), the group is ended as on a time-out. */
+  signal?: AbortSignal;
 }
 
 export interface ProgramExit {

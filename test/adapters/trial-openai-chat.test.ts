@@ -98,6 +98,21 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     expect(parseCompletion('x')).toBeNull();
   });
 
+  it('content as a list of parts (as some OpenAI-compatible servers send it): the text parts joined, not an unparseable answer', () => {
+    const parts = [
+      { type: 'text', text: 'YES. ' },
+      { type: 'image_url', image_url: { url: 'x' } },
+      { type: 'text', text: 'It is booked.' },
+    ];
+    expect(parseCompletion(completion({ content: parts }))).toEqual({
+      content: 'YES. It is booked.',
+      finishReason: 'stop',
+      toolCalls: [],
+    });
+    expect(parseCompletion(completion({ content: [] }))).toMatchObject({ content: null });
+    expect(parseCompletion(completion({ content: [5] }))).toBeNull();
+  });
+
   it('5xx, 429 and 408 are retryable (with Retry-After), other 4xx are not; a body that is not a completion is unparseable', async () => {
     const cases: Array<[Response, Record<string, unknown>]> = [
       [
@@ -114,6 +129,11 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
         { kind: 'unparseable', retryable: true, detail: 'the answer is not JSON: <html>' },
       ],
       [ok({ object: 'list' }), { kind: 'unparseable', retryable: true }],
+      // Some gateways answer 200 with an error object: its message, not the JSON, is the reason.
+      [
+        ok({ error: { message: 'upstream provider overloaded', code: 502 } }),
+        { kind: 'unparseable', retryable: true, detail: 'the answer is an error (HTTP 200): upstream provider overloaded' },
+      ],
     ];
     for (const [response, failure] of cases) {
       const { fetch } = fakeFetch(() => response);
@@ -145,11 +165,53 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     });
   });
 
+  it('an answer over 32 MB is not read to its end (the trial does not hold it in memory): an unparseable, retryable failure', async () => {
+    const chunk = new Uint8Array(1024 * 1024).fill(0x61);
+    let pulled = 0;
+    const huge = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            pulled++;
+            if (pulled > 64) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        { status: 200 },
+      );
+    const outcome = await model(fakeFetch(huge).fetch).complete({ messages: [], tools: [] });
+    expect(outcome).toEqual({
+      ok: false,
+      failure: { kind: 'unparseable', retryable: true, detail: 'the answer is larger than 32 MB; not read further' },
+    });
+    expect(pulled).toBeLessThan(40);
+  });
+
+  it('a base URL with a query (Azure-style ?api-version=…) keeps it after the path', async () => {
+    const { fetch, sent } = fakeFetch(() => ok(completion({ role: 'assistant', content: 'hi' })));
+    const azure = new OpenAiChatModel({
+      baseUrl: 'https://example.test/openai/deployments/gpt4o/?api-version=2024-06-01',
+      model: 'gpt-4o',
+      timeoutMs: 1000,
+      fetch,
+    });
+    expect((await azure.complete({ messages: [], tools: [] })).ok).toBe(true);
+    await azure.check();
+    expect(sent.map((s) => s.url)).toEqual([
+      'https://example.test/openai/deployments/gpt4o/chat/completions?api-version=2024-06-01',
+      'https://example.test/openai/deployments/gpt4o/models?api-version=2024-06-01',
+    ]);
+  });
+
   it('Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('2', 0)).toBe(2000);
     expect(parseRetryAfter('0.5', 0)).toBe(500);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 4000)).toBe(6000);
     expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    // Neither seconds nor an HTTP date (Date.parse reads "-1" and "7" as years): the back-off applies, not "retry now".
+    expect(parseRetryAfter('-1', 1e12)).toBeUndefined();
+    expect(parseRetryAfter('-30', 1e12)).toBeUndefined();
+    expect(parseRetryAfter('1.2.3', 1e12)).toBeUndefined();
     expect(parseRetryAfter(null, 0)).toBeUndefined();
   });
 

@@ -123,6 +123,63 @@ describe('issue 14 mergeFolders', () => {
     expect(refused(mergeFolders([trial('w', [runFile('F1-001', 'PASS')], { interrupted: 'received SIGTERM' })]))).toBe('');
   });
 
+  it('refuses the same folder twice, or two copies of one trial (same out and start): its runs would count twice', () => {
+    const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+    const summary = { out: '/ci/trial', startedAt: '2026-12-01T00:00:00.000Z' };
+    const a = trial('a', [runFile('F1-001', 'PASS'), runFile('F1-002', 'FAIL')], summary);
+    expect(refused(mergeFolders([a, a]))).toMatch(/cannot merge: .*a.* twice/);
+    expect(
+      refused(
+        mergeFolders([
+          a,
+          trial(
+            'a/',
+            a.runs.map((r) => r.value!),
+            summary,
+          ),
+        ]),
+      ),
+    ).toMatch(/twice/);
+    expect(
+      refused(
+        mergeFolders([
+          a,
+          trial(
+            'copy-of-a',
+            a.runs.map((r) => r.value!),
+            summary,
+          ),
+        ]),
+      ),
+    ).toMatch(/a and copy-of-a are the same trial/);
+    const bare = trial('x', [runFile('F1-001', 'PASS')]);
+    expect(refused(mergeFolders([bare, { ...bare, path: './x/' }]))).toMatch(/x\/ is named twice/);
+    // Two trials of one configuration made separately may be pooled.
+    const other = trial('b', [runFile('F1-001', 'PASS')], { out: '/ci/trial', startedAt: '2026-12-01T01:00:00.000Z' });
+    expect(refused(mergeFolders([a, other]))).toBe('');
+  });
+
+  it('refuses a trial folder whose run files disagree with its summary (a run folder lost or added since): the count would be wrong', () => {
+    const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+    const runs = [runFile('F1-001', 'PASS'), runFile('F1-002', 'FAIL')];
+    expect(refused(mergeFolders([trial('a', runs, { doneRuns: 3 })]))).toBe(
+      'a/summary.json counts 3 runs done but a/runs/ holds 2 run files; the folder is incomplete or mixed',
+    );
+    expect(refused(mergeFolders([trial('a', runs, { doneRuns: 2 })]))).toBe('');
+    // A summary without the count (an older harness) is taken as it is.
+    expect(refused(mergeFolders([trial('a', runs)]))).toBe('');
+  });
+
+  it('refuses trials whose provenance configuration hash differs (another honesty question, --patch, --is-error …) even when agent and tasks match', () => {
+    const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+    const withHash = (path: string, hash: string) =>
+      trial(path, [runFile('F1-001', 'PASS')], { provenance: { configurationHash: hash } });
+    expect(refused(mergeFolders([withHash('a', 'h1'), withHash('b', 'h2')]))).toMatch(
+      /cannot merge: a and b were run with different configurations/,
+    );
+    expect(refused(mergeFolders([withHash('a', 'h1'), withHash('b', 'h1')]))).toBe('');
+  });
+
   it('canonicalJson sorts keys at every depth', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: null }] })).toBe('{"a":[{"c":null,"d":2}],"b":1}');
   });

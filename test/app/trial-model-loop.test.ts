@@ -231,6 +231,26 @@ describe('R-13 the agent loop', () => {
     expect(transcript.entries.filter((e) => e.kind === 'user')).toHaveLength(1);
   });
 
+  it('a reply the endpoint cut at its token limit (finish_reason "length") is noted in the transcript, its truncated call never forwarded', async () => {
+    const model = new ScriptedModel([
+      {
+        ok: true,
+        reply: {
+          content: null,
+          toolCalls: [{ id: 'c1', name: 'create_booking', argumentsText: '{"guest":"An' }],
+          finishReason: 'length',
+        },
+      },
+      { ok: true, reply: { content: 'I booked it for yo', toolCalls: [], finishReason: 'length' } },
+    ]);
+    const client = new CountingClient();
+    const { ctx, transcript } = context(model, client);
+    expect(await runConversation(ctx)).toMatchObject({ stoppedBy: 'final-answer', finalAnswer: 'I booked it for yo' });
+    expect(client.calls).toEqual([]);
+    const cut = 'the endpoint cut this reply at its token limit (finish_reason "length")';
+    expect(transcript.entries.filter((e) => e.kind === 'note' && e.text.startsWith(cut))).toHaveLength(2);
+  });
+
   it('arguments that are not a JSON object, and unknown tools, are answered with an error and never forwarded', async () => {
     const model = new ScriptedModel([
       call('create_booking', '{"guest": '),

@@ -53,8 +53,8 @@ function expectOneLineError({ result, out }: { result: CliResult; out: string },
   expect(lines[0]!.startsWith(PREFIX), stderr).toBe(true);
   expect(lines[0]).toMatch(pattern);
   expect(stderr).not.toMatch(/^\s+at /m);
-  // Nothing ran: no run folder was made.
-  expect(existsSync(join(out, 'runs')) ? readdirSync(join(out, 'runs')) : []).toEqual([]);
+  // Nothing ran, and nothing is left behind: not even an empty output folder (--out named a new one).
+  expect(existsSync(out), `${out} was left behind`).toBe(false);
 }
 
 /** `{base}` stands for the model server's URL (the cases are listed before it starts). */

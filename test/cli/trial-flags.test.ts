@@ -85,6 +85,16 @@ describe('R-13 trial flags', () => {
     );
     expect(fromFile.plan.tasks[0]!.systemPrompt).toBe('You are careful.\n');
     expect(fromFile.apiKey).toBe('sk-1');
+    // Copied from a file with its line end: the HTTP header drops the white space, so does the key.
+    expect(
+      (await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--api-key-env', 'MY_KEY'], { MY_KEY: ' sk-1\r\n' })).apiKey,
+    ).toBe('sk-1');
+    // A key an HTTP header cannot carry is named as such (not "Cannot convert argument to a ByteString"), never quoted.
+    await expect(
+      parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--api-key-env', 'MY_KEY'], { MY_KEY: 'sk-sécret-中' }),
+    ).rejects.toThrow(
+      /^the value of MY_KEY \(named by --api-key-env\) is not an API key: it has characters an HTTP header cannot carry$/,
+    );
     const asText = await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--system-prompt', 'Be brief.']);
     expect(asText.plan.tasks[0]!.systemPrompt).toBe('Be brief.');
   });

@@ -154,7 +154,7 @@ describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing mer
     mkdirSync(join(copy, 'runs', 'F1-001'), { recursive: true });
     const summary = JSON.parse(readFileSync(join(whole.out, 'summary.json'), 'utf8')) as Record<string, unknown>;
     const run = JSON.parse(readFileSync(join(whole.out, 'runs', 'F1-001', 'run.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(copy, 'summary.json'), JSON.stringify({ ...summary, harnessVersion: '0.5.0' }));
+    writeFileSync(join(copy, 'summary.json'), JSON.stringify({ ...summary, harnessVersion: '0.5.0', doneRuns: 1 }));
     writeFileSync(join(copy, 'runs', 'F1-001', 'run.json'), JSON.stringify({ ...run, harnessVersion: '0.5.0' }));
     await refused(
       [whole.out, copy],

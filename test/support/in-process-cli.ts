@@ -42,6 +42,8 @@ export interface CliOptions {
    * GITHUB_STEP_SUMMARY never reach a test). Spawned upstreams still inherit this process's environment.
    */
   env?: Record<string, string | undefined>;
+  /** Receives the command's signal handler (default: none is ever called), to deliver a SIGINT in-process. */
+  onSignal?: (handler: (signal: string) => void) => void;
 }
 
 export interface CliResult {
@@ -56,7 +58,7 @@ function collect(stream: Readable): () => string {
   return () => text;
 }
 
-function ioFor(cwd: string, env: Record<string, string | undefined>) {
+function ioFor(cwd: string, env: Record<string, string | undefined>, onSignal?: CliOptions['onSignal']) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -64,7 +66,17 @@ function ioFor(cwd: string, env: Record<string, string | undefined>) {
     stdin,
     stdout,
     stderr,
-    io: { stdin, stdout, stderr, env, cwd, onSignal: () => () => undefined },
+    io: {
+      stdin,
+      stdout,
+      stderr,
+      env,
+      cwd,
+      onSignal: (handler: (signal: string) => void) => {
+        onSignal?.(handler);
+        return () => undefined;
+      },
+    },
   };
 }
 
@@ -74,7 +86,7 @@ function ioFor(cwd: string, env: Record<string, string | undefined>) {
  */
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
   const own = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'harness-cli-')) : null;
-  const { stdin, stdout, stderr, io } = ioFor(options.cwd ?? own!, options.env ?? {});
+  const { stdin, stdout, stderr, io } = ioFor(options.cwd ?? own!, options.env ?? {}, options.onSignal);
   const out = collect(stdout);
   const err = collect(stderr);
   const logged: string[] = [];

@@ -58,7 +58,7 @@ export interface InProcessTrial {
 export async function inProcessTrial(
   booking: InProcessBooking,
   args: string[],
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; onSignal?: (handler: (signal: string) => void) => void } = {},
 ): Promise<InProcessTrial> {
   const out = mkdtempSync(join(tmpdir(), 'harness-trial-unit-'));
   const first = booking.sessions.length;

@@ -1,7 +1,10 @@
 /**
  * Runs the user's agent program (and the reset command) for one trial run: its own process group, the
  * harness's environment plus the run's variables, stdout and stderr kept in the run's folder, the tail of
- * stderr for the NOT_TESTED reason; on time-out SIGTERM to the whole group, 2 s, SIGKILL.
+ * stderr for the NOT_TESTED reason; on time-out SIGTERM to the whole group, 2 s, SIGKILL. When the agent
+ * program exits, what it left in its group (a background helper, a server it never stopped) gets the same
+ * SIGTERM, then SIGKILL: nothing of a run outlives it. The reset command's group is left alone (it may
+ * start the upstream in the background on purpose).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -26,9 +29,27 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** After the leader exited: SIGTERM to what is left of its group and, only if something was, SIGKILL after the grace. */
+function endLeftovers(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  const group = -child.pid;
+  try {
+    process.kill(group, 'SIGTERM');
+  } catch {
+    return; // nothing left
+  }
+  setTimeout(() => {
+    try {
+      process.kill(group, 'SIGKILL');
+    } catch {
+      // ended on SIGTERM
+    }
+  }, KILL_GRACE_MS).unref();
+}
+
 function wait(
   child: ChildProcess,
-  spec: { timeoutMs: number },
+  spec: { timeoutMs: number; endGroupOnExit: boolean; signal?: AbortSignal | undefined },
   out: WriteStream | null,
   err: WriteStream | null,
 ): Promise<ProgramExit> {
@@ -42,13 +63,21 @@ function wait(
   child.stdout?.on('data', (chunk: Buffer) => out?.write(chunk));
   return new Promise((resolvePromise) => {
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const end = () => {
+      if (killTimer !== undefined) return;
       killGroup(child, 'SIGTERM');
       killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
     }, spec.timeoutMs);
+    spec.signal?.addEventListener('abort', end, { once: true });
+    if (spec.signal?.aborted === true) end();
     const finish = (exit: Omit<ProgramExit, 'stderrTail' | 'durationMs' | 'timedOut'>) => {
       clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', end);
+      if (spec.endGroupOnExit && exit.spawnError === undefined) endLeftovers(child);
       // Grandchildren may still hold the pipes: read what is there, then stop listening.
       setTimeout(() => {
         if (killTimer !== undefined) clearTimeout(killTimer);
@@ -74,11 +103,11 @@ export class ProgramRunner implements ProgramRunnerPort {
     });
     const out = createWriteStream(join(spec.logDir, 'agent.stdout.log'));
     const err = createWriteStream(join(spec.logDir, 'agent.stderr.log'));
-    return wait(child, spec, out, err);
+    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true, signal: spec.signal }, out, err);
   }
 
   async shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit> {
     const child = spawn(commandLine, { cwd, env: process.env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    return wait(child, { timeoutMs }, null, null);
+    return wait(child, { timeoutMs, endGroupOnExit: false }, null, null);
   }
 }

@@ -29,11 +29,37 @@ export interface OpenAiChatOptions {
 /** The check before any run waits at most this long for the model list. */
 const CHECK_TIMEOUT_MS = 30_000;
 
+/** The largest answer read (a chat completion is kilobytes): a bigger one is a failure, not held in memory. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The body as text, or null when it is larger than {@link MAX_ANSWER_BYTES} (reading stops there). */
+async function boundedText(response: Response): Promise<string | null> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 /** Longest piece of an error body quoted in a failure's one-line detail. */
 const MAX_BODY_CHARS = 300;
 
+/** `{baseUrl}/{path}`, a query of the base URL (e.g. Azure's `?api-version=`) kept after the path. */
 function endpoint(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/${path}`;
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path}`;
+  url.hash = '';
+  return url.href;
 }
 
 /** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
@@ -41,6 +67,8 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   if (value === null || value.trim() === '') return undefined;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date names its day and month ("Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse would read "-1" as a year.
+  if (!/[A-Za-z]/.test(text)) return undefined;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
@@ -80,6 +108,20 @@ function toWire(message: ChatMessage): Record<string, unknown> {
   return { role: message.role, content: message.content ?? '' };
 }
 
+/**
+ * Content sent as a list of parts (`[{type: "text", text}]`): the text parts joined, null when there are
+ * none; undefined (not a completion) when an entry is not a part.
+ */
+function textOfParts(parts: readonly unknown[]): string | null | undefined {
+  const texts: string[] = [];
+  for (const part of parts) {
+    if (typeof part !== 'object' || part === null) return undefined;
+    const { type, text } = part as { type?: unknown; text?: unknown };
+    if (type === 'text' && typeof text === 'string') texts.push(text);
+  }
+  return texts.length === 0 ? null : texts.join('');
+}
+
 /** Reads one choice's message; null when the body is not a Chat Completions answer. */
 export function parseCompletion(body: unknown): ChatReply | null {
   if (typeof body !== 'object' || body === null) return null;
@@ -89,7 +131,9 @@ export function parseCompletion(body: unknown): ChatReply | null {
   if (typeof choice !== 'object' || choice === null) return null;
   const message = (choice as { message?: unknown }).message;
   if (typeof message !== 'object' || message === null) return null;
-  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  const { content: raw, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  const content = Array.isArray(raw) ? textOfParts(raw) : raw;
+  if (Array.isArray(raw) && content === undefined) return null;
   if (content !== undefined && content !== null && typeof content !== 'string') return null;
   if (calls !== undefined && calls !== null && !Array.isArray(calls)) return null;
   const toolCalls: ChatToolCall[] = [];
@@ -148,6 +192,15 @@ export class OpenAiChatModel implements ChatModel {
       };
     }
     const reply = parseCompletion(parsed);
+    if (reply === null && typeof parsed === 'object' && parsed !== null && (parsed as { error?: unknown }).error != null)
+      return {
+        ok: false,
+        failure: {
+          kind: 'unparseable',
+          retryable: true,
+          detail: `the answer is an error (HTTP 200): ${errorMessageOf(answer.text)}`,
+        },
+      };
     if (reply === null)
       return {
         ok: false,
@@ -192,10 +245,10 @@ export class OpenAiChatModel implements ChatModel {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.apiKey !== undefined) headers['authorization'] = `Bearer ${this.options.apiKey}`;
     let response: Response;
-    let text: string;
+    let text: string | null;
     try {
       response = await this.fetch(endpoint(this.options.baseUrl, path), { method, headers, body, signal: combined });
-      text = await response.text();
+      text = await boundedText(response);
     } catch (error) {
       if (timeout.aborted)
         return { ok: false, failure: { kind: 'timeout', retryable: true, detail: `no answer within ${timeoutMs / 1000} s` } };
@@ -208,6 +261,10 @@ export class OpenAiChatModel implements ChatModel {
           detail: `${error instanceof Error ? error.message : String(error)}${cause}`,
         },
       };
+    }
+    if (text === null) {
+      const detail = `the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; not read further`;
+      return { ok: false, failure: { kind: 'unparseable', retryable: true, detail } };
     }
     if (response.ok) return { ok: true, text };
     const status = response.status;

@@ -3,10 +3,20 @@
  * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
  * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
  */
-import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { FileReportSink } from '../file-report-sink.js';
+
+/** Made exclusively by the trial that takes the folder: a second trial started at the same time is refused. */
+const CLAIM = '.trial';
+
+/** Whether an empty folder was removed (rmdir removes nothing else). */
+const removed = (dir: string): Promise<boolean> =>
+  rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 
 export interface TrialRunFolder {
   id: string;
@@ -32,7 +42,11 @@ class LazyFileSink implements ReportSink {
 }
 
 export class TrialFolder {
-  private constructor(readonly root: string) {}
+  private constructor(
+    readonly root: string,
+    /** The first folder `open` created (root or one of its parents), undefined when root already existed. */
+    private readonly created: string | undefined,
+  ) {}
 
   /**
    * Creates the folder (and its parents); rejects with a one-line Error when it cannot be used or already
@@ -42,12 +56,39 @@ export class TrialFolder {
     const root = resolve(path);
     const earlier = await readdir(join(root, 'runs')).catch(() => []);
     if (earlier.length > 0) throw new Error(`output folder ${root} already holds the runs of a trial; choose another --out`);
+    let created: string | undefined;
     try {
+      created = await mkdir(root, { recursive: true });
       await mkdir(join(root, 'runs'), { recursive: true });
     } catch (error) {
       throw new Error(`output folder ${root} cannot be created: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return new TrialFolder(root);
+    try {
+      // O_EXCL: of two trials that found the folder free at the same moment, only one creates it.
+      await writeFile(join(root, CLAIM), `${process.pid}\n`, { flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new Error(
+          `output folder ${root} is taken by another trial (its .trial file: one started at the same time, or earlier); choose another --out`,
+        );
+      throw new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return new TrialFolder(root, created);
+  }
+
+  /**
+   * After bad input found once the folder existed (an upstream that does not start): removes `runs/` and
+   * the folders `open` created, as long as they are empty (rmdir never removes anything else).
+   */
+  async discardIfUnused(): Promise<void> {
+    const folders = [join(this.root, 'runs')];
+    if (this.created !== undefined)
+      for (let dir = this.root; dir.length >= this.created.length; dir = dirname(dir)) {
+        folders.push(dir);
+        if (dir === this.created) break;
+      }
+    await unlink(join(this.root, CLAIM)).catch(() => undefined);
+    for (const dir of folders) if (!(await removed(dir))) return;
   }
 
   async openRun(runId: string): Promise<TrialRunFolder & { release(): Promise<void> }> {

@@ -3,6 +3,7 @@
  * fault fired, the rates with their 95 % Wilson intervals (see docs/statistics.md) and pass^k at the
  * largest k; then the NOT_TESTED reasons, the A/B sentences, the warnings and where the runs came from.
  */
+import { escapeTerminalText } from '../../domain/terminal-text.js';
 import { formatProportion, type ScenarioSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { StatsResult } from './stats.js';
@@ -26,7 +27,8 @@ function row(s: ScenarioSummary, arms: boolean): string[] {
   ];
 }
 
-const one = (line: string): string => line.replace(/[\r\n]+/g, ' ');
+/** Run files are outside text: every control or invisible character escaped (newlines too), one line. */
+const one = (line: string): string => escapeTerminalText(line);
 
 export function formatStatsTable(result: StatsResult): string {
   const arms = result.summary.arms.length > 1;

@@ -95,14 +95,20 @@ function shardOf(summary: Json, path: string): MergeSource['shard'] {
  * What makes runs comparable (rule 4 of checkMerge): the agent (model, endpoint, parameters, base seed),
  * the tasks with their prompts, the arms and honesty settings when recorded, and the runs per scenario and
  * task (`--runs`: shards of trials with different --runs would not be a partition, and their run ids
- * overlap). Not the upstream's command line or the output folder, which differ between machines of one
- * CI matrix.
+ * overlap), and the trial's `provenance.configurationHash` (the honesty question, the patches, the hash
+ * of every prompt). Not the upstream's command line or the output folder, which differ between machines
+ * of one CI matrix.
  */
 function configurationOf(summary: Json): string {
   const picked: Json = {};
   for (const key of ['agent', 'tasks', 'arms', 'patch', 'honestyQuestion'])
     if (Object.hasOwn(summary, key)) picked[key] = summary[key];
   picked['runsPerGroup'] = summary['runsPerGroup'];
+  // The trial's own fingerprint of everything else that makes runs comparable (the honesty question,
+  // --patch, every prompt's hash; see TrialService.provenance), when it wrote one.
+  const provenance = summary['provenance'];
+  if (isObject(provenance) && typeof provenance['configurationHash'] === 'string')
+    picked['configurationHash'] = provenance['configurationHash'];
   return canonicalJson(picked);
 }
 
@@ -112,6 +118,11 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
   const broken = input.runs.find((run) => run.value === null);
   if (broken !== undefined) throw new Refused(`${broken.path} ${broken.problem ?? 'cannot be read'}`);
   if (input.runs.length === 0) throw new Refused(`${path} is a trial folder without runs (nothing under runs/)`);
+  const done = summary['doneRuns'];
+  if (Number.isInteger(done) && done !== input.runs.length)
+    throw new Refused(
+      `${path}/summary.json counts ${String(done)} runs done but ${path}/runs/ holds ${input.runs.length} run files; the folder is incomplete or mixed`,
+    );
   const facts = input.runs.map((run) => {
     try {
       return runFactsFromRunFile(run.value!);
@@ -170,6 +181,42 @@ function reportSource(input: ReportFolderInput): { source: MergeSource; facts: R
   };
 }
 
+/** `a`, `./a`, `a/` and `a//` name one folder (without touching the file system). */
+function folderName(path: string): string {
+  const trimmed = path.replace(/\/+$/, '').replace(/\/{2,}/g, '/');
+  const withoutDot = trimmed.replace(/^(\.\/)+/, '');
+  return withoutDot === '' ? (path.startsWith('/') ? '/' : '.') : withoutDot;
+}
+
+/**
+ * The same folder named twice, or two copies of one trial's output (summary.json with the same `out`
+ * and `startedAt`, e.g. a CI artifact downloaded twice): every run would be counted twice. Two trials of
+ * one configuration run separately still merge.
+ */
+function refuseDuplicates(inputs: readonly StatsInput[]): void {
+  const byName = new Map<string, string>();
+  const byTrial = new Map<string, string>();
+  for (const input of inputs) {
+    const name = folderName(input.path);
+    const earlier = byName.get(name);
+    if (earlier !== undefined)
+      throw new Refused(
+        `cannot merge: ${input.path} is named twice (${earlier} and ${input.path}); its runs would be counted twice`,
+      );
+    byName.set(name, input.path);
+    if (input.kind !== 'trial' || input.summary === null) continue;
+    const { out, startedAt } = input.summary;
+    if (typeof out !== 'string' || typeof startedAt !== 'string') continue;
+    const identity = canonicalJson({ out, startedAt, shard: input.summary['shard'] ?? null });
+    const copy = byTrial.get(identity);
+    if (copy !== undefined)
+      throw new Refused(
+        `cannot merge: ${copy} and ${input.path} are the same trial (${out}, started ${startedAt}); its runs would be counted twice`,
+      );
+    byTrial.set(identity, input.path);
+  }
+}
+
 /** Merges the folders into one summary, or refuses with one line. */
 export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   const warnings: string[] = [];
@@ -185,6 +232,12 @@ export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   }
   const decision = checkMerge(loaded.map((l) => l.source));
   if (!decision.ok) return { ok: false, message: decision.message };
+  try {
+    refuseDuplicates(inputs);
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, message: error.message };
+    throw error;
+  }
   const facts = loaded.flatMap((l) => l.facts);
   const summary = summariseRuns(facts);
   const comparisons = summary.arms.includes('baseline')

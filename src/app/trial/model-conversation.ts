@@ -37,6 +37,8 @@ export interface ConversationContext {
   sleep: (ms: number) => Promise<void>;
   /** Issue 14: asked as one more user turn after the task and follow-ups; undefined with `--honesty off`. */
   honestyQuestion?: string | undefined;
+  /** Aborted when the trial is stopped at once: the model request in flight is dropped. */
+  signal?: AbortSignal | undefined;
 }
 
 function chatToolsOf(tools: readonly ToolDescriptor[]): ChatTool[] {
@@ -96,7 +98,7 @@ async function playTurn(
         ...(ctx.agent.temperature !== undefined ? { temperature: ctx.agent.temperature } : {}),
         ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
       },
-      { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn, step },
+      { model: ctx.model, agent: ctx.agent, transcript, sleep: ctx.sleep, turn, step, signal: ctx.signal },
     );
     if (!answer.ok) return { kind: 'endpoint-failure', reason: answer.reason };
     const { content, toolCalls } = answer.reply;
@@ -108,6 +110,12 @@ async function playTurn(
       content,
       toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })),
     });
+    // A reply cut short reads like a complete one (or a malformed call): the transcript says which it was.
+    if (answer.reply.finishReason === 'length')
+      transcript.add({
+        kind: 'note',
+        text: 'the endpoint cut this reply at its token limit (finish_reason "length"): its text or tool calls are incomplete',
+      });
     if (toolCalls.length === 0) return { kind: 'answered', answer: content };
     for (const call of toolCalls) {
       transcript.toolCalls++;

@@ -12,6 +12,8 @@ export type ModelAnswer = { ok: true; reply: ChatReply } | { ok: false; reason: 
 
 export interface RequestContext {
   model: ChatModel;
+  /** Aborted when the trial is stopped at once (a second signal): the request is dropped, no retry. */
+  signal?: AbortSignal | undefined;
   agent: ModelAgent;
   transcript: Transcript;
   sleep: (ms: number) => Promise<void>;
@@ -23,7 +25,8 @@ export async function requestWithRetries(request: ChatRequest, ctx: RequestConte
   const attempts = ctx.agent.retries + 1;
   let last: ChatFailure | undefined;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const outcome = await ctx.model.complete(request);
+    const outcome = await ctx.model.complete(request, ctx.signal);
+    if (ctx.signal?.aborted === true) return { ok: false, reason: 'interrupted' };
     if (outcome.ok) {
       ctx.transcript.modelCalls++;
       return outcome;

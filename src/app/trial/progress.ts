@@ -2,6 +2,7 @@
  * Progress on stderr: on a terminal one bar redrawn in place (runs done / total, PASS / FAIL /
  * NOT_TESTED so far, ETA); otherwise one line per finished run.
  */
+import { escapeTerminalText } from '../../domain/terminal-text.js';
 import type { TrialEvent } from './trial-deps.js';
 
 export class ProgressView {
@@ -26,7 +27,8 @@ export class ProgressView {
     if (verdict in this.counts) this.counts[verdict]++;
     if (this.isTty) this.draw(event.done, event.total);
     else {
-      const why = event.verdict === 'NOT_TESTED' ? `: ${event.reason}` : '';
+      // A reason may quote an agent program's stderr: escaped, it can neither drive the terminal nor forge a line.
+      const why = event.verdict === 'NOT_TESTED' ? `: ${escapeTerminalText(event.reason)}` : '';
       this.write(
         `${this.prefix} run ${event.run.id} (${event.done}/${event.total}): ${event.verdict}${why} (${event.toolCalls} tool call${event.toolCalls === 1 ? '' : 's'}, ${(event.durationMs / 1000).toFixed(1)} s)\n`,
       );

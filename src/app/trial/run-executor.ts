@@ -40,7 +40,8 @@ export class RunExecutor {
     private readonly plan: TrialPlan,
   ) {}
 
-  async execute(spec: RunSpec): Promise<RunRecord> {
+  /** `stopNow` aborts the run in progress (a second signal): it ends NOT_TESTED, "interrupted". */
+  async execute(spec: RunSpec, stopNow?: AbortSignal): Promise<RunRecord> {
     const started = this.deps.clock.now();
     const folder = await this.deps.store.openRun(spec.id);
     const transcript = new Transcript(this.deps.clock);
@@ -54,11 +55,12 @@ export class RunExecutor {
     if (failure === null) {
       const agent = this.plan.agent;
       if (agent.kind === 'model') {
-        ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices));
+        ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices, stopNow));
       } else {
-        ({ failure, report, program, sessions } = await this.programRun(spec, folder, agent, notices));
+        ({ failure, report, program, sessions } = await this.programRun(spec, folder, agent, notices, stopNow));
       }
     }
+    if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
     const outcome = runOutcome(report, failure);
     const honesty: HonestyRecord | null =
       conversation !== null && this.plan.honestyQuestion !== undefined && conversation.stoppedBy === 'final-answer'
@@ -66,6 +68,8 @@ export class RunExecutor {
         : null;
     const end: RunEnd =
       failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
+    // An agent program's conversation is its own: its tool calls are those the harness judged (its report).
+    const toolCalls = program === null ? transcript.toolCalls : toolCallsOf(report);
     const facts = runFacts({
       scenario: spec.scenarioLabel,
       taskId: spec.task.id,
@@ -74,7 +78,7 @@ export class RunExecutor {
       report,
       end,
       honesty,
-      toolCalls: program === null ? transcript.toolCalls : toolCallsOf(report),
+      toolCalls,
     });
     const durationMs = this.deps.clock.now() - started;
     const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
@@ -95,7 +99,7 @@ export class RunExecutor {
       userTurns: [spec.task.task, ...spec.task.followUps].filter((t) => t !== ''),
       stoppedBy: conversation?.stoppedBy ?? null,
       finalAnswer: conversation?.finalAnswer ?? null,
-      toolCalls: transcript.toolCalls,
+      toolCalls,
       modelCalls: transcript.modelCalls,
       executions: outcome.executions,
       duplicateExecutions: outcome.duplicateExecutions,
@@ -111,7 +115,7 @@ export class RunExecutor {
       facts,
     });
     await folder.release();
-    return { spec, outcome, toolCalls: transcript.toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
+    return { spec, outcome, toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
   }
 
   private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
@@ -163,7 +167,14 @@ export class RunExecutor {
     }
   }
 
-  private async modelRun(spec: RunSpec, folder: RunFolder, agent: ModelAgent, transcript: Transcript, notices: string[]) {
+  private async modelRun(
+    spec: RunSpec,
+    folder: RunFolder,
+    agent: ModelAgent,
+    transcript: Transcript,
+    notices: string[],
+    stopNow: AbortSignal | undefined,
+  ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = this.deps.createInProcessAgentSide();
     const service = await this.service(spec, folder, agentSide, () => sink, notices, true);
@@ -174,20 +185,26 @@ export class RunExecutor {
     let conversation: ConversationEnd | null = null;
     // A report that can no longer be written stops the proxy and leaves the agent without answers: stop waiting then.
     const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
+    const interrupted = new Promise<{ stopped: string }>((resolve) => {
+      if (stopNow === undefined) return;
+      if (stopNow.aborted) resolve({ stopped: 'interrupted' });
+      stopNow.addEventListener('abort', () => resolve({ stopped: 'interrupted' }), { once: true });
+    });
     try {
-      const ended = await Promise.race([
-        runConversation({
-          client: connection,
-          model: this.deps.chatModel!,
-          agent,
-          task: spec.task,
-          seed: spec.seed,
-          transcript,
-          sleep: this.deps.sleep,
-          honestyQuestion: this.plan.honestyQuestion,
-        }),
-        stopped,
-      ]);
+      const conversationDone = runConversation({
+        client: connection,
+        model: this.deps.chatModel!,
+        agent,
+        task: spec.task,
+        seed: spec.seed,
+        transcript,
+        sleep: this.deps.sleep,
+        honestyQuestion: this.plan.honestyQuestion,
+        signal: stopNow,
+      });
+      // Left behind when the harness stopped or the run was interrupted: it ends on its own, unobserved.
+      conversationDone.catch(() => undefined);
+      const ended = await Promise.race([conversationDone, stopped, interrupted]);
       if ('stopped' in ended) failure = `the harness stopped during the run: ${ended.stopped}`;
       else {
         conversation = ended;
@@ -204,7 +221,13 @@ export class RunExecutor {
   }
 
   /** The user's agent program against a listener for this run: directly over HTTP, or through the stdio relay. */
-  private async programRun(spec: RunSpec, folder: RunFolder, agent: CommandAgent, notices: string[]) {
+  private async programRun(
+    spec: RunSpec,
+    folder: RunFolder,
+    agent: CommandAgent,
+    notices: string[],
+    stopNow: AbortSignal | undefined,
+  ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
     const service = await this.service(spec, folder, agentSide, () => sink, notices, false);
@@ -220,7 +243,10 @@ export class RunExecutor {
             CUONZTECH_MCP_COMMAND: relay.command,
             CUONZTECH_MCP_ARGS: JSON.stringify(relay.args),
           };
-    const program = await this.deps.programs.run(this.programSpec(spec, folder, agent, mcp));
+    const program = await this.deps.programs.run({
+      ...this.programSpec(spec, folder, agent, mcp),
+      ...(stopNow !== undefined ? { signal: stopNow } : {}),
+    });
     await service.stop('the agent program exited');
     let failure = programFailure(program, agent);
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';

@@ -23,6 +23,8 @@ export interface TrialResult {
   comparison: ArmComparison | null;
   /** Why the patched arm did not run (`--patch auto` after a baseline without patches). */
   patchNote: string | null;
+  /** Set when a signal cut the trial short: which share of the planned runs the figures cover. */
+  interruptedNote: string | null;
 }
 
 /** `--patch auto`: the patch texts the baseline's runs produced, each once, in the order of patches.ts (most severe first). */
@@ -38,6 +40,7 @@ export function collectPatches(records: readonly RunRecord[]): Array<{ id: strin
 
 export class TrialService {
   private stopping: string | null = null;
+  private readonly stopNow = new AbortController();
 
   constructor(
     private readonly deps: TrialDeps,
@@ -49,6 +52,17 @@ export class TrialService {
   /** No new run starts; the runs in progress finish and the summary covers the runs done. */
   stop(reason: string): void {
     this.stopping ??= reason;
+  }
+
+  /** A second signal: the runs in progress are stopped too (NOT_TESTED, interrupted); the summary is still written. */
+  stopRunsInProgress(signal: string): void {
+    this.stop(`received ${signal}`);
+    if (!this.stopNow.signal.aborted) this.stopNow.abort(signal);
+  }
+
+  /** Whether {@link stop} was called. */
+  get stopRequested(): boolean {
+    return this.stopping !== null;
   }
 
   /**
@@ -94,6 +108,14 @@ export class TrialService {
       await this.runAll(executor, shardRuns(planRuns(this.plan, patched), this.plan.shard), records, total);
     }
     const specs = records.length;
+    const patchedRan = records.some((record) => record.spec.arm === PATCHED);
+    if (patched !== null && !patchedRan && this.stopping !== null)
+      patchNote = `the trial was interrupted (${this.stopping}) before the patched arm: it was not run`;
+    const plannedRuns = patched === null ? baselineSpecs.length : total;
+    const interruptedNote =
+      this.stopping === null
+        ? null
+        : `interrupted (${this.stopping}): ${specs} of ${plannedRuns} planned runs done; every figure covers only these`;
     const statistics = summariseRuns(records.map((r) => r.facts));
     const groups = withStatistics(summarise(records), statistics);
     const comparison =
@@ -110,7 +132,7 @@ export class TrialService {
       ...this.setup,
       provenance: this.provenance(patched),
       runsPerGroup: this.plan.runs,
-      plannedRuns: patched === null ? baselineSpecs.length : total,
+      plannedRuns,
       doneRuns: specs,
       // Issue 14 (`stats`): which share of the runs this folder holds, and the configured scenarios.
       shard: this.plan.shard ?? null,
@@ -126,7 +148,7 @@ export class TrialService {
           ? null
           : {
               mode: patch.kind,
-              arms: { baseline: BASELINE.name, treatment: patched === null ? null : PATCHED },
+              arms: { baseline: BASELINE.name, treatment: patchedRan ? PATCHED : null },
               label: patched?.label ?? null,
               ...(patch.kind === 'auto' ? { patches: appliedPatches } : {}),
               appendedTexts: patched?.append ?? [],
@@ -134,8 +156,9 @@ export class TrialService {
               comparison,
             },
     });
-    await this.deps.store.writeText('summary.md', formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]));
-    return { records, groups, summaryFile, statistics, comparison, patchNote };
+    const markdown = formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]);
+    await this.deps.store.writeText('summary.md', interruptedNote === null ? markdown : `**${interruptedNote}**\n\n${markdown}`);
+    return { records, groups, summaryFile, statistics, comparison, patchNote, interruptedNote };
   }
 
   private async runAll(executor: RunExecutor, specs: readonly RunSpec[], records: RunRecord[], total: number): Promise<void> {
@@ -143,7 +166,7 @@ export class TrialService {
     const worker = async (): Promise<void> => {
       while (next < specs.length && this.stopping === null) {
         const spec = specs[next++]!;
-        const record = await executor.execute(spec);
+        const record = await executor.execute(spec, this.stopNow.signal);
         records.push(record);
         this.deps.progress({
           kind: 'run-done',
