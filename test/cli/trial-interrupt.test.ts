@@ -33,25 +33,34 @@ afterAll(async () => {
   await new Promise((resolve) => hanging.close(resolve));
 });
 
+/**
+ * Delivers `signals` to the trial's handler as soon as `ready()` holds (polled every millisecond);
+ * `stop()` ends the polling when the trial returned first.
+ */
+function signalWhen(ready: () => boolean, ...signals: string[]) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    onSignal: (handler: (signal: string) => void) => {
+      timer = setInterval(() => {
+        if (!ready()) return;
+        clearInterval(timer);
+        for (const signal of signals) handler(signal);
+      }, 1);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 describe('trial interrupted by a signal', () => {
   it('stdout, summary.md and summary.json say it was interrupted and cover the runs done, each run file complete', async () => {
     const before = servers.model.requests.length;
-    let timer: NodeJS.Timeout | undefined;
+    const signal = signalWhen(() => servers.model.requests.length > before, 'SIGINT');
     const output = await inProcessTrial(
       servers.booking,
       modelArgs(servers, 'careful', ...TASK, '--scenario', 'F1', '--runs', '20'),
-      {
-        onSignal: (handler) => {
-          timer = setInterval(() => {
-            if (servers.model.requests.length > before) {
-              clearInterval(timer);
-              handler('SIGINT');
-            }
-          }, 1);
-        },
-      },
+      { onSignal: signal.onSignal },
     );
-    clearInterval(timer);
+    signal.stop();
     try {
       const { result, out } = output;
       expect(result.code, result.stderr).toBe(0);
@@ -75,23 +84,13 @@ describe('trial interrupted by a signal', () => {
   });
 
   it('a second signal stops the runs in progress (a model that never answers): NOT_TESTED "interrupted", and the summary is written', async () => {
-    let timer: NodeJS.Timeout | undefined;
+    const signal = signalWhen(() => hangingRequests > 0, 'SIGINT', 'SIGTERM');
     const output = await inProcessTrial(
       servers.booking,
       ['--model', 'slow', '--base-url', hangingUrl, ...TASK, '--scenario', 'F1', '--runs', '3', '--model-timeout', '600'],
-      {
-        onSignal: (handler) => {
-          timer = setInterval(() => {
-            if (hangingRequests > 0) {
-              clearInterval(timer);
-              handler('SIGINT');
-              handler('SIGTERM');
-            }
-          }, 1);
-        },
-      },
+      { onSignal: signal.onSignal },
     );
-    clearInterval(timer);
+    signal.stop();
     try {
       const { result, out } = output;
       expect(result.code, result.stderr).toBe(0);
@@ -111,22 +110,13 @@ describe('trial interrupted by a signal', () => {
 
   it('--patch auto cut short in the baseline: the patched arm is said not to have run, no treatment is named', async () => {
     const before = servers.model.requests.length;
-    let timer: NodeJS.Timeout | undefined;
+    const signal = signalWhen(() => servers.model.requests.length > before, 'SIGINT');
     const output = await inProcessTrial(
       servers.booking,
       modelArgs(servers, 'ghost-patch', ...TASK, '--scenario', 'F1', '--runs', '20', '--patch', 'auto'),
-      {
-        onSignal: (handler) => {
-          timer = setInterval(() => {
-            if (servers.model.requests.length > before) {
-              clearInterval(timer);
-              handler('SIGINT');
-            }
-          }, 1);
-        },
-      },
+      { onSignal: signal.onSignal },
     );
-    clearInterval(timer);
+    signal.stop();
     try {
       const { result } = output;
       expect(result.code, result.stderr).toBe(0);
