@@ -110,6 +110,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     result = await service.run();
   } finally {
     removeSignalHandler();
+    await store.release();
   }
   progress.finish();
   io.stdout.write(

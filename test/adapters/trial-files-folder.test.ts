@@ -20,9 +20,7 @@ describe('TrialFolder', () => {
     for (const o of opened)
       if (o.status === 'rejected')
         expect(String(o.reason)).toMatch(
-          new RegExp(
-            `output folder ${out} is taken by another trial \\(its \\.trial file: one started at the same time, or earlier\\); choose another --out`,
-          ),
+          new RegExp(`output folder ${out} is taken by another trial running now \\(its \\.trial file\\); choose another --out`),
         );
   });
 
@@ -35,5 +33,17 @@ describe('TrialFolder', () => {
     await expect(TrialFolder.open(reuse)).rejects.toThrow(/is taken by another trial/);
     await folder.openRun('F1-001');
     await expect(TrialFolder.open(reuse)).rejects.toThrow(/already holds the runs of a trial/);
+  });
+
+  it('a trial that ended gives its claim up: the folder holds only its own files, and one that ended before any run can be used again', async () => {
+    const out = join(dir, 'ended');
+    const first = await TrialFolder.open(out);
+    await first.release();
+    expect(readdirSync(out)).toEqual(['runs']);
+    const second = await TrialFolder.open(out);
+    await second.openRun('F1-001');
+    await second.release();
+    expect(readdirSync(out).sort()).toEqual(['runs']);
+    await expect(TrialFolder.open(out)).rejects.toThrow(/already holds the runs of a trial/);
   });
 });

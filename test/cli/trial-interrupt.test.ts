@@ -74,6 +74,7 @@ describe('trial interrupted by a signal', () => {
       expect(done).toBeGreaterThanOrEqual(1);
       expect(done).toBeLessThan(20);
       expect(readdirSync(join(out, 'runs'))).toHaveLength(done);
+      expect(readdirSync(out)).not.toContain('.trial'); // the claim on the folder ends with the trial
       expect(output.runs).toHaveLength(done);
       const line = `interrupted (received SIGINT): ${done} of 20 planned runs done; every figure covers only these`;
       expect(result.stdout).toContain(line);

@@ -68,12 +68,19 @@ export class TrialFolder {
       await writeFile(join(root, CLAIM), `${process.pid}\n`, { flag: 'wx' });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new Error(
-          `output folder ${root} is taken by another trial (its .trial file: one started at the same time, or earlier); choose another --out`,
-        );
+        throw new Error(`output folder ${root} is taken by another trial running now (its .trial file); choose another --out`);
       throw new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
     }
     return new TrialFolder(root, created);
+  }
+
+  /**
+   * The trial is over (finished or interrupted, its summary written): gives up the `.trial` claim, so the
+   * folder holds only the trial's files. Its runs keep it from being used again; a folder whose trial
+   * ended before any run can be.
+   */
+  async release(): Promise<void> {
+    await unlink(join(this.root, CLAIM)).catch(() => undefined);
   }
 
   /**
@@ -87,7 +94,7 @@ export class TrialFolder {
         folders.push(dir);
         if (dir === this.created) break;
       }
-    await unlink(join(this.root, CLAIM)).catch(() => undefined);
+    await this.release();
     for (const dir of folders) if (!(await removed(dir))) return;
   }
 
