@@ -4,12 +4,15 @@
  * stderr for the NOT_TESTED reason; on time-out SIGTERM to the whole group, 2 s, SIGKILL. When the agent
  * program exits, what it left in its group (a background helper, a server it never stopped) gets the same
  * SIGTERM, then SIGKILL: nothing of a run outlives it. The reset command's group is left alone (it may
- * start the upstream in the background on purpose).
+ * start the upstream in the background on purpose). If the harness itself dies (SIGKILL, out of memory)
+ * while an agent program runs, the reaper the proxy uses for its upstream (`../stdio-upstream/reaper.ts`)
+ * ends the program's group the same way; it is disarmed once the group has been ended.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { ProgramExit, ProgramRunner as ProgramRunnerPort, ProgramSpec } from '../../ports/program-runner.port.js';
+import { Reaper } from '../stdio-upstream/reaper.js';
 
 export type { ProgramExit, ProgramSpec };
 
@@ -29,14 +32,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** After the leader exited: SIGTERM to what is left of its group and, only if something was, SIGKILL after the grace. */
-function endLeftovers(child: ChildProcess): void {
-  if (child.pid === undefined) return;
+/**
+ * After the leader exited: SIGTERM to what is left of its group and, only if something was, SIGKILL after
+ * the grace; then `ended()`.
+ */
+function endLeftovers(child: ChildProcess, ended: () => void): void {
+  if (child.pid === undefined) return ended();
   const group = -child.pid;
   try {
     process.kill(group, 'SIGTERM');
   } catch {
-    return; // nothing left
+    return ended(); // nothing left
   }
   setTimeout(() => {
     try {
@@ -44,12 +50,13 @@ function endLeftovers(child: ChildProcess): void {
     } catch {
       // ended on SIGTERM
     }
+    ended();
   }, KILL_GRACE_MS).unref();
 }
 
 function wait(
   child: ChildProcess,
-  spec: { timeoutMs: number; endGroupOnExit: boolean; signal?: AbortSignal | undefined },
+  spec: { timeoutMs: number; endGroupOnExit: boolean; signal?: AbortSignal | undefined; reaper?: Reaper | undefined },
   out: WriteStream | null,
   err: WriteStream | null,
 ): Promise<ProgramExit> {
@@ -77,7 +84,8 @@ function wait(
     const finish = (exit: Omit<ProgramExit, 'stderrTail' | 'durationMs' | 'timedOut'>) => {
       clearTimeout(timer);
       spec.signal?.removeEventListener('abort', end);
-      if (spec.endGroupOnExit && exit.spawnError === undefined) endLeftovers(child);
+      if (spec.endGroupOnExit && exit.spawnError === undefined) endLeftovers(child, () => spec.reaper?.disarm());
+      else spec.reaper?.disarm();
       // Grandchildren may still hold the pipes: read what is there, then stop listening.
       setTimeout(() => {
         if (killTimer !== undefined) clearTimeout(killTimer);
@@ -101,9 +109,10 @@ export class ProgramRunner implements ProgramRunnerPort {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const reaper = child.pid === undefined ? undefined : Reaper.watch(child.pid, KILL_GRACE_MS);
     const out = createWriteStream(join(spec.logDir, 'agent.stdout.log'));
     const err = createWriteStream(join(spec.logDir, 'agent.stderr.log'));
-    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true, signal: spec.signal }, out, err);
+    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true, signal: spec.signal, reaper }, out, err);
   }
 
   async shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit> {

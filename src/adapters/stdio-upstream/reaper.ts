@@ -4,7 +4,8 @@
  * the kernel closes that end, the reaper reads end-of-file and ends the upstream as R-8.8 does — the
  * upstream has just seen its own stdin close; after the grace period SIGTERM to its process group, after
  * another, SIGKILL. When the proxy ends the upstream itself it disarms the reaper (a line `disarm`), so a
- * process group id reused later is never signalled.
+ * process group id reused later is never signalled. `trial` watches each agent program's group with it too
+ * (`../agent-program/program-runner.ts`).
  *
  * POSIX (Linux, macOS): `/bin/sh`, in its own session so that a signal to the proxy's terminal group does
  * not take it down first. Windows has no process groups: a `node` process runs `taskkill /T /F` on the
