@@ -4,7 +4,7 @@
  * records of this version (another program's, damaged) are skipped and counted, never guessed at. A file
  * whose first line is not a journal header is refused with a one-line Error.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from './regular-file.js';
 import { JOURNAL_VERSION, type JournalContents, type JournalRecord } from '../../ports/journal.port.js';
 
 const CALL_STEPS = new Set(['received', 'injected', 'forwarded', 'answered', 'delivered']);
@@ -67,7 +67,7 @@ export function parseJournal(text: string, shown = 'journal'): JournalContents {
 export async function readJournal(path: string): Promise<JournalContents> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     throw new Error(`journal cannot be read: ${path} (${error instanceof Error ? error.message : String(error)})`);
   }
