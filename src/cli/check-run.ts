@@ -3,7 +3,7 @@
  * projections. Loaded only when the command runs. An output that cannot be written is a harness failure:
  * one line and exit 1 (the gate must not pass because its report is missing).
  */
-import { appendStepSummary, writeOutputFile } from '../adapters/report-files/output-files.js';
+import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
 import { readSource } from '../adapters/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
@@ -19,12 +19,19 @@ import { formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 
 export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<number> {
+  const { junit, markdown, html, journal } = flags.outputs;
+  const summaryFile = io.env['GITHUB_STEP_SUMMARY'];
+  const outputs = [
+    { flag: '--junit', path: junit },
+    { flag: '--markdown', path: markdown },
+    { flag: '--html', path: html },
+    { flag: 'GITHUB_STEP_SUMMARY', path: summaryFile === '' ? undefined : summaryFile },
+  ].filter((o): o is { flag: string; path: string } => o.path !== undefined);
+  await refuseOutputsOverInputs(outputs, journal === undefined ? flags.paths : [...flags.paths, resolve(io.cwd, journal)]);
   const groups = [];
   for (const path of flags.paths) groups.push(await readSource(path));
   const result = checkGroups(groups, flags.options);
   io.stdout.write(formatCheckText(result));
-  const { junit, markdown, html } = flags.outputs;
-  const summaryFile = io.env['GITHUB_STEP_SUMMARY'];
   try {
     if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites));
     const md = markdown !== undefined || (summaryFile !== undefined && summaryFile !== '') ? buildMarkdown(result) : '';

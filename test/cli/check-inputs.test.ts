@@ -5,7 +5,7 @@
  * report it judges). In-process: `runCli` drives `main` as the binary does.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, symlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, tempFiles } from '../support/report-docs.js';
@@ -77,5 +77,56 @@ describe.skipIf(process.platform === 'win32')('check: paths that are not regular
     const result = await check('/dev/zero');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('ERROR      /dev/zero: the file cannot be read: a character device, not a regular file');
+  });
+});
+
+describe('check: an output flag never replaces a file check reads (R-9.1, issue 11)', () => {
+  const REPORT = documentOf(naiveF1());
+
+  it('R-9.1 / issue 11: --junit, --markdown or --html naming the report judged (any spelling, or a link to it) is refused, the report untouched', async () => {
+    files = tempFiles({ 'out/report.json': REPORT });
+    symlinkSync(files.path('out/report.json'), files.path('out/summary.md'));
+    const report = files.path('out/report.json');
+    for (const output of [
+      ['--junit', report],
+      ['--html', `${files.path('out')}/../out/./report.json`],
+      ['--markdown', files.path('out/summary.md')],
+    ]) {
+      const result = await check(report, ...output);
+      expect(result.code, output.join(' ')).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^\\[cuonztech-agent-harness\\] error: ${output[0]} names a file check reads \\(.*report\\.json\\): it would be replaced; write the output to another file\\n$`,
+        ),
+      );
+      expect(result.stdout).toBe('');
+      expect(readFileSync(report, 'utf8')).toBe(REPORT);
+    }
+  });
+
+  it('R-9.1 / issue 11: --html over the --journal it reads (spelled another way) is refused, the journal untouched', async () => {
+    const journal = '{"v":1,"event":"journal","at":0,"harnessVersion":"0.7.0","payloads":false}\n';
+    files = tempFiles({ 'report.json': REPORT, 'calls.jsonl': journal });
+    const result = await check(
+      files.path('report.json'),
+      '--journal',
+      files.path('calls.jsonl'),
+      '--html',
+      `${files.dir}/./calls.jsonl`,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^\[cuonztech-agent-harness\] error: --html names a file check reads \(.*calls\.jsonl\)/);
+    expect(readFileSync(files.path('calls.jsonl'), 'utf8')).toBe(journal);
+  });
+
+  it('R-9.1 / issue 11: $GITHUB_STEP_SUMMARY naming the report judged is refused rather than appended to it', async () => {
+    files = tempFiles({ 'report.json': REPORT });
+    const result = await runCli(['check', files.path('report.json')], {
+      cwd: files.dir,
+      env: { GITHUB_STEP_SUMMARY: files.path('report.json') },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/error: GITHUB_STEP_SUMMARY names a file check reads/);
+    expect(readFileSync(files.path('report.json'), 'utf8')).toBe(REPORT);
   });
 });
