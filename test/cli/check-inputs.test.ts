@@ -130,3 +130,13 @@ describe('check: an output flag never replaces a file check reads (R-9.1, issue 
     expect(readFileSync(files.path('report.json'), 'utf8')).toBe(REPORT);
   });
 });
+
+describe('check: the console lines (issue 11 item 5)', () => {
+  it('issue 11 / R-9.1: bidi overrides and zero-width characters in a report path print visibly escaped, not raw', async () => {
+    files = tempFiles({ 'get\u200b_orders\u202egpj.json': documentOf(carefulF1()) });
+    const result = await check(files.path('get\u200b_orders\u202egpj.json'));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('get\\u200b_orders\\u202egpj.json');
+    expect(result.stdout).not.toMatch(/[\u200b\u202e]/);
+  });
+});
