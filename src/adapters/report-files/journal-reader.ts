@@ -14,6 +14,11 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+/** An optional field: absent, or of the type the journal writes (a damaged line is skipped, not trusted). */
+const absentOr = (o: Record<string, unknown>, key: string, type: 'string' | 'boolean', nullable = false): boolean => {
+  const value = own(o, key);
+  return value === undefined || typeof value === type || (nullable && value === null);
+};
 
 /** The record a line holds, or null when it is not a journal line of this version. */
 function recordOf(line: string): JournalRecord | null {
@@ -30,7 +35,10 @@ function recordOf(line: string): JournalRecord | null {
       ? (value as unknown as JournalRecord)
       : null;
   if (typeof own(value, 'session') !== 'string') return null;
-  if (event === 'opened') return typeof own(value, 'scenario') === 'string' ? (value as unknown as JournalRecord) : null;
+  if (event === 'opened')
+    return typeof own(value, 'scenario') === 'string' && absentOr(value, 'report', 'string')
+      ? (value as unknown as JournalRecord)
+      : null;
   if (event === 'ended') return typeof own(value, 'verdict') === 'string' ? (value as unknown as JournalRecord) : null;
   if (typeof event !== 'string' || !CALL_STEPS.has(event)) return null;
   const operation = own(value, 'operation');
@@ -40,7 +48,11 @@ function recordOf(line: string): JournalRecord | null {
     typeof own(value, 'tool') === 'string' &&
     CLASSES.has(own(value, 'class') as string) &&
     (operation === null || isCount(operation)) &&
-    (fault === null || typeof fault === 'string');
+    (fault === null || typeof fault === 'string') &&
+    absentOr(value, 'upstream', 'string', true) &&
+    absentOr(value, 'reason', 'string') &&
+    absentOr(value, 'replaced', 'boolean') &&
+    absentOr(value, 'told', 'string');
   return ok ? (value as unknown as JournalRecord) : null;
 }
 

@@ -205,7 +205,7 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
       const told = e.told ?? 'error';
       row.agentTold =
         e.event === 'injected' || told !== 'answer'
-          ? `${TOLD_WORDS[told] ?? told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
+          ? `${Object.hasOwn(TOLD_WORDS, told) ? TOLD_WORDS[told] : told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
           : `${TOLD_WORDS.answer}${text === null ? '' : `: ${text}`}`;
     }
   }
