@@ -42,6 +42,18 @@ function row(c: CheckedCase): string {
   return `| ${ICON[c.status]} ${mdText(statusLabel(c))} | ${mdText(c.title)} | ${c.score === null ? '—' : `${c.score}/100`} | ${mdText(c.reason)} |`;
 }
 
+/**
+ * Violations listed per case (as the HTML report shows before its fold): GitHub refuses a step summary
+ * over 1 MiB as a whole, and one session with thousands of duplicate writes would pass it alone.
+ */
+const VIOLATIONS_LISTED = 10;
+
+function violationLines(c: CheckedCase): string[] {
+  const listed = c.violations.slice(0, VIOLATIONS_LISTED).map((v) => `- ${mdText(violationText(v))}`);
+  const more = c.violations.length - listed.length;
+  return more > 0 ? [...listed, '', `… and ${more} more violation(s) (all of them are in the report file)`] : listed;
+}
+
 function details(c: CheckedCase): string[] {
   if (c.status === 'PASS' && !c.baseline) return [];
   const lines = [
@@ -50,7 +62,7 @@ function details(c: CheckedCase): string[] {
     `**Score:** ${dimensions(c)}  `,
     `**Why:** ${mdText(c.reason)}`,
   ];
-  if (c.violations.length > 0) lines.push('', '**Violations:**', '', ...c.violations.map((v) => `- ${mdText(violationText(v))}`));
+  if (c.violations.length > 0) lines.push('', `**Violations (${c.violations.length}):**`, '', ...violationLines(c));
   if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
   return [...lines, ''];
 }

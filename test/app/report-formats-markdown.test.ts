@@ -1,0 +1,44 @@
+/**
+ * The Markdown summary at size (issue 15, issue 11 "even at the edges"): GitHub refuses a step summary
+ * over 1 MiB as a whole, so one session with thousands of duplicate writes must not list every violation
+ * there — the first ten, then how many more and where they all are (as the HTML report folds them).
+ */
+import { describe, expect, it } from 'vitest';
+import type { CheckResult } from '../../src/app/check/check-model.js';
+import { checkGroups } from '../../src/app/check/check.js';
+import { buildMarkdown } from '../../src/app/report-formats/markdown.js';
+import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import { DEFAULT_TOOLS, Driver } from '../support/session-driver.js';
+import { documentOf, F } from '../support/report-docs.js';
+
+function naiveWith(duplicates: number): CheckResult {
+  const d = new Driver(F('F1'), DEFAULT_TOOLS);
+  for (let i = 0; i < duplicates; i++) {
+    d.call('create_booking', { id: i, note: 'n'.repeat(200) });
+    d.call('create_booking', { id: i, note: 'n'.repeat(200) });
+  }
+  const path = '/reports/naive.json';
+  const document = parseReportDocument(JSON.parse(documentOf(d, 'finished')));
+  return checkGroups([{ path, reader: 'file', items: [{ type: 'report', path, document }] }], {
+    failOn: new Set(['FAIL', 'NOT_TESTED']),
+    minScore: null,
+  });
+}
+
+describe('Markdown summary: many violations (issue 15, issue 11)', () => {
+  it('R-9.1 / issue 15: the first ten violations of a case are listed, the rest counted and pointed to', () => {
+    const result = naiveWith(40);
+    const violations = result.suites[0]!.cases[0]!.violations.length;
+    expect(violations).toBeGreaterThan(10);
+    const md = buildMarkdown(result);
+    expect(md.split('\n').filter((l) => l.startsWith('- ')).length).toBe(10);
+    expect(md).toContain(
+      `… and ${violations - 10} more violation(s) (all of them are in the report file)`,
+    );
+  });
+
+  it('R-9.1 / issue 15: one session with 5000 duplicate writes stays far below GitHub’s 1 MiB step summary limit', () => {
+    const md = buildMarkdown(naiveWith(5000));
+    expect(Buffer.byteLength(md)).toBeLessThan(64 * 1024);
+  });
+});
