@@ -140,3 +140,12 @@ describe('check: the console lines (issue 11 item 5)', () => {
     expect(result.stdout).not.toMatch(/[\u200b\u202e]/);
   });
 });
+
+describe('check: a report saved with a byte order mark (issue 11)', () => {
+  it('R-9.1 / issue 11: a UTF-8 BOM before the JSON (PowerShell’s Set-Content adds one) is read as the report, not as half-written JSON', async () => {
+    files = tempFiles({ 'naive.json': `\ufeff${documentOf(naiveF1())}` });
+    const result = await check(files.path('naive.json'));
+    expect(result.stdout).toMatch(/^FAIL {7}.*naive\.json/m);
+    expect(result.code).toBe(2);
+  });
+});

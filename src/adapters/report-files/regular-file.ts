@@ -20,7 +20,8 @@ function kindOf(info: Stats): string {
 }
 
 /**
- * The UTF-8 text of a regular file. Rejects with the system error of the open (its `code` kept:
+ * The UTF-8 text of a regular file, without a leading byte order mark (Windows tools such as PowerShell's
+ * `Set-Content` write one; JSON.parse would call the report half-written). Rejects with the system error of the open (its `code` kept:
  * `ENOENT`, `EACCES`) or with `<kind>, not a regular file`.
  */
 export async function readRegularFile(path: string): Promise<string> {
@@ -28,7 +29,8 @@ export async function readRegularFile(path: string): Promise<string> {
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new Error(`${kindOf(info)}, not a regular file`);
-    return await handle.readFile('utf8');
+    const text = await handle.readFile('utf8');
+    return text.startsWith('\ufeff') ? text.slice(1) : text;
   } finally {
     await handle.close();
   }
