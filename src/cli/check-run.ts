@@ -31,6 +31,8 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
   const groups = [];
   for (const path of flags.paths) groups.push(await readSource(path));
   const result = checkGroups(groups, flags.options);
+  // `check … | head`: a reader that left early loses the lines (EPIPE), never the outputs or the exit code.
+  io.stdout.on('error', () => undefined);
   io.stdout.write(formatCheckText(result));
   try {
     if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites));

@@ -6,7 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync, symlinkSync } from 'node:fs';
+import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { runCli } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, tempFiles } from '../support/report-docs.js';
 
@@ -147,5 +149,28 @@ describe('check: a report saved with a byte order mark (issue 11)', () => {
     const result = await check(files.path('naive.json'));
     expect(result.stdout).toMatch(/^FAIL {7}.*naive\.json/m);
     expect(result.code).toBe(2);
+  });
+});
+
+describe('check: stdout closed by its reader (issue 11)', () => {
+  it('R-9.1 / issue 11: `check … | head` (EPIPE on stdout) still writes --junit and exits by the verdict, no stack trace', async () => {
+    files = tempFiles({ 'naive.json': documentOf(naiveF1()) });
+    const epipe = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+    const stdout = new Writable({ write: (_chunk, _encoding, done) => done(epipe()) });
+    const stderr = new PassThrough();
+    let errText = '';
+    stderr.on('data', (chunk: Buffer) => (errText += chunk.toString('utf8')));
+    const code = await main(['check', files.path('naive.json'), '--junit', files.path('junit.xml')], {
+      stdin: new PassThrough(),
+      stdout,
+      stderr,
+      env: {},
+      cwd: files.dir,
+      onSignal: () => () => undefined,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(code).toBe(2);
+    expect(readFileSync(files.path('junit.xml'), 'utf8')).toContain('<failure');
+    expect(errText).toBe('');
   });
 });
