@@ -27,9 +27,11 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
     { flag: '--html', path: html },
     { flag: 'GITHUB_STEP_SUMMARY', path: summaryFile === '' ? undefined : summaryFile },
   ].filter((o): o is { flag: string; path: string } => o.path !== undefined);
-  await refuseOutputsOverInputs(outputs, journal === undefined ? flags.paths : [...flags.paths, resolve(io.cwd, journal)]);
   const groups = [];
   for (const path of flags.paths) groups.push(await readSource(path));
+  // Every file read (a folder's reports and trial runs too) before anything is printed or written.
+  const read = [...flags.paths, ...groups.flatMap((g) => g.items.map((item) => item.path))];
+  await refuseOutputsOverInputs(outputs, journal === undefined ? read : [...read, resolve(io.cwd, journal)]);
   const result = checkGroups(groups, flags.options);
   // `check … | head`: a reader that left early loses the lines (EPIPE), never the outputs or the exit code.
   io.stdout.on('error', () => undefined);

@@ -106,6 +106,14 @@ describe('check: an output flag never replaces a file check reads (R-9.1, issue 
     }
   });
 
+  it('R-9.1 / issue 11: an output naming a report inside a folder check reads is refused, the report untouched', async () => {
+    files = tempFiles({ 'out/a.json': REPORT, 'out/b.json': REPORT });
+    const result = await check(files.path('out'), '--junit', files.path('out/b.json'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/error: --junit names a file check reads \(.*b\.json\)/);
+    expect(readFileSync(files.path('out/b.json'), 'utf8')).toBe(REPORT);
+  });
+
   it('R-9.1 / issue 11: --html over the --journal it reads (spelled another way) is refused, the journal untouched', async () => {
     const journal = '{"v":1,"event":"journal","at":0,"harnessVersion":"0.7.0","payloads":false}\n';
     files = tempFiles({ 'report.json': REPORT, 'calls.jsonl': journal });
