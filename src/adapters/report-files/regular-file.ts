@@ -35,3 +35,23 @@ export async function readRegularFile(path: string): Promise<string> {
     await handle.close();
   }
 }
+
+/** Files read at once from one folder: far below any open-file limit (macOS shells default to 256). */
+export const READ_CONCURRENCY = 16;
+
+/**
+ * `Promise.all(items.map(read))` with at most {@link READ_CONCURRENCY} reads in flight, results in the
+ * items' order: a folder of thousands of reports must not open thousands of files at once (EMFILE).
+ */
+export async function readAllLimited<T, R>(items: readonly T[], read: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await read(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, items.length) }, worker));
+  return results;
+}

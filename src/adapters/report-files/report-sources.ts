@@ -8,7 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
-import { readRegularFile } from './regular-file.js';
+import { readAllLimited, readRegularFile } from './regular-file.js';
 import { parseBenchmarkDocument, parseReportDocument, parseTrialRunDocument } from './report-schemas.js';
 import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
 
@@ -62,7 +62,7 @@ const FOLDER_READERS: readonly FolderReader[] = [
     load: async (path, entries, readJson) => {
       // `*.json` only: the proxy's temp files (`<file>.<pid>.<random>.tmp`) are not reports.
       const files = entries.filter((name) => name.endsWith('.json')).sort();
-      return Promise.all(files.map((name) => readJson(join(path, name))));
+      return readAllLimited(files, (name) => readJson(join(path, name)));
     },
   },
 ];

@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readRegularFile } from './regular-file.js';
+import { readAllLimited, readRegularFile } from './regular-file.js';
 
 /** A folder is a trial folder when it holds a `runs` folder or a `summary.json` (the trial writes both). */
 export function looksLikeTrialFolder(entries: readonly string[]): boolean {
@@ -71,12 +71,10 @@ export async function readTrialFolder(path: string): Promise<TrialFolderRead> {
   } catch {
     // no runs folder: no runs
   }
-  const runs = await Promise.all(
-    ids.map(async (id): Promise<TrialRunFileRead> => {
-      const file = join(path, 'runs', id, 'run.json');
-      const read = await readKind(file, 'trial-run', 'trial run file');
-      return { path: file, ...read };
-    }),
-  );
+  const runs = await readAllLimited(ids, async (id): Promise<TrialRunFileRead> => {
+    const file = join(path, 'runs', id, 'run.json');
+    const read = await readKind(file, 'trial-run', 'trial run file');
+    return { path: file, ...read };
+  });
   return { path, summary: summary.value, summaryProblem: summary.problem, runs };
 }
