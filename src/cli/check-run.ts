@@ -13,7 +13,7 @@ import { readJournal } from '../adapters/report-files/journal-reader.js';
 import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
 import { journalSessionFor, journalSessions, timelineFromJournal, timelineFromReport } from '../app/report-formats/timeline.js';
 import { buildJunit } from '../app/report-formats/junit.js';
-import { buildMarkdown } from '../app/report-formats/markdown.js';
+import { buildMarkdown, buildStepSummary } from '../app/report-formats/markdown.js';
 import type { CheckFlags } from './check-command.js';
 import { formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
@@ -38,9 +38,8 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
   io.stdout.write(formatCheckText(result));
   try {
     if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites));
-    const md = markdown !== undefined || (summaryFile !== undefined && summaryFile !== '') ? buildMarkdown(result) : '';
-    if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, md);
-    if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, md);
+    if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, buildMarkdown(result));
+    if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, buildStepSummary(result));
     if (html !== undefined)
       await writeOutputFile('HTML report', html, buildHtml(result, await journalTimelines(flags.outputs.journal, io)));
   } catch (error) {
