@@ -58,6 +58,12 @@ export async function writeHtmlReport(paths: readonly string[], file: string, io
   for (const path of paths) groups.push(await readSource(path));
   const result = checkGroups(groups, { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
   try {
+    const read = [
+      ...paths,
+      ...groups.flatMap((g) => g.items.map((item) => item.path)),
+      ...(journal === undefined ? [] : [journal]),
+    ];
+    await refuseOutputsOverInputs([{ flag: '--report-html', path: file }], read, 'the report it is built from');
     await writeOutputFile('HTML report', file, buildHtml(result, await journalTimelines(journal, io)));
     return true;
   } catch (error) {

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync, symlinkSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeHtmlReport } from '../../src/cli/check-run.js';
 import { main } from '../../src/cli/main.js';
 import { runCli } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, tempFiles } from '../support/report-docs.js';
@@ -180,5 +181,26 @@ describe('check: stdout closed by its reader (issue 11)', () => {
     expect(code).toBe(2);
     expect(readFileSync(files.path('junit.xml'), 'utf8')).toContain('<failure');
     expect(errText).toBe('');
+  });
+});
+
+describe('proxy --report-html over its own report (issue 11)', () => {
+  it('R-9.1 / issue 11: the HTML written at exit never replaces the report file it is built from', async () => {
+    const report = documentOf(naiveF1());
+    files = tempFiles({ 'r.json': report });
+    const stderr = new PassThrough();
+    let errText = '';
+    stderr.on('data', (chunk: Buffer) => (errText += chunk.toString('utf8')));
+    const io = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr,
+      env: {},
+      cwd: files.dir,
+      onSignal: () => () => undefined,
+    };
+    expect(await writeHtmlReport([files.path('r.json')], `${files.dir}/./r.json`, io)).toBe(false);
+    expect(errText).toMatch(/^\[cuonztech-agent-harness\] error: --report-html names the report it is built from \(.*r\.json\)/);
+    expect(readFileSync(files.path('r.json'), 'utf8')).toBe(report);
   });
 });

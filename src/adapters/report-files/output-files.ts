@@ -41,13 +41,14 @@ async function identity(path: string): Promise<string | null> {
 }
 
 /**
- * Rejects with `<flag> names a file check reads (<input>): …` when an output names, by any spelling, a
+ * Rejects with `<flag> names <named> (<input>): …` when an output names, by any spelling, a
  * link or a hard link, one of the files that are read: writing it would replace the report being judged
  * (or the journal) with JUnit, Markdown or HTML.
  */
 export async function refuseOutputsOverInputs(
   outputs: readonly { flag: string; path: string }[],
   inputs: readonly string[],
+  named = 'a file check reads',
 ): Promise<void> {
   const read = new Map<string, string>();
   for (const input of inputs) {
@@ -58,6 +59,6 @@ export async function refuseOutputsOverInputs(
     const id = await identity(path);
     const input = id === null ? undefined : read.get(id);
     if (input !== undefined)
-      throw new Error(`${flag} names a file check reads (${input}): it would be replaced; write the output to another file`);
+      throw new Error(`${flag} names ${named} (${input}): it would be replaced; write the output to another file`);
   }
 }
