@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
+import { mdFence } from '../../src/app/report-formats/escape.js';
 import { buildMarkdown, buildStepSummary, STEP_SUMMARY_MAX_BYTES } from '../../src/app/report-formats/markdown.js';
 import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
 import { DEFAULT_TOOLS, Driver } from '../support/session-driver.js';
@@ -73,5 +74,14 @@ describe('the step summary under GitHub’s 1 MiB limit (issue 15, issue 11)', (
     expect(summary).toContain('session-0.json');
     expect(summary).toMatch(/\n… and \d+ more row\(s\): the whole summary is over GitHub’s 1 MiB step summary limit/);
     expect(summary.endsWith('\n')).toBe(true);
+  });
+});
+
+describe('mdFence at size (issue 11)', () => {
+  it('issue 11: a text with 200,000 backtick runs is fenced (no "Maximum call stack size exceeded")', () => {
+    const text = 'a`'.repeat(200_000);
+    const fenced = mdFence(text);
+    expect(fenced.startsWith('```text\n')).toBe(true);
+    expect(fenced.endsWith('\n```')).toBe(true);
   });
 });
