@@ -85,3 +85,12 @@ describe('mdFence at size (issue 11)', () => {
     expect(fenced.endsWith('\n```')).toBe(true);
   });
 });
+
+describe('Markdown summary of very many cases (issue 11)', () => {
+  it('issue 11 / R-9.1: 30,000 failing sessions: the summary is built (no "Maximum call stack size exceeded")', () => {
+    const result = manyNaive(30_000);
+    const md = buildMarkdown(result);
+    expect(md).toContain('30000 session(s)/run(s): 0 PASS, 30000 FAIL');
+    expect(Buffer.byteLength(buildStepSummary(result))).toBeLessThanOrEqual(STEP_SUMMARY_MAX_BYTES);
+  });
+});
