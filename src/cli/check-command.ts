@@ -4,6 +4,7 @@
  * (0 all PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness itself failed). The work lives in
  * `check-run.ts`, loaded only when the command runs.
  */
+import { resolve } from 'node:path';
 import type { CAC } from 'cac';
 import type { CheckOptions, GatedVerdict } from '../app/check/check-model.js';
 import { PROGRAM_NAME } from '../version.js';
@@ -77,8 +78,10 @@ export function parseCheckFlags(paths: readonly string[], values: FlagValues): C
     const file = single(values, flag);
     if (file !== undefined) outputs[flag] = file;
   }
-  const files = Object.values(outputs);
-  if (new Set(files).size !== files.length) throw new UsageError('--junit, --markdown and --html must name different files');
+  const files = [outputs.junit, outputs.markdown, outputs.html].filter((f): f is string => f !== undefined);
+  // Compared as absolute paths: `out/r.xml` and `./out/r.xml` are one file.
+  if (new Set(files.map((f) => resolve(f))).size !== files.length)
+    throw new UsageError('--junit, --markdown and --html must name different files');
   const journal = single(values, 'journal');
   if (journal !== undefined && outputs.html === undefined)
     throw new UsageError('--journal feeds the HTML timeline: give --html <file> too');

@@ -3,7 +3,7 @@
  * projections. Loaded only when the command runs. An output that cannot be written is a harness failure:
  * one line and exit 1 (the gate must not pass because its report is missing).
  */
-import { appendStepSummary, writeOutputFile } from '../adapters/report-files/output-files.js';
+import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
 import { readSource } from '../adapters/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
@@ -13,23 +13,33 @@ import { readJournal } from '../adapters/report-files/journal-reader.js';
 import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
 import { journalSessionFor, journalSessions, timelineFromJournal, timelineFromReport } from '../app/report-formats/timeline.js';
 import { buildJunit } from '../app/report-formats/junit.js';
-import { buildMarkdown } from '../app/report-formats/markdown.js';
+import { buildMarkdown, buildStepSummary } from '../app/report-formats/markdown.js';
 import type { CheckFlags } from './check-command.js';
 import { formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 
 export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<number> {
+  const { junit, markdown, html, journal } = flags.outputs;
+  const summaryFile = io.env['GITHUB_STEP_SUMMARY'];
+  const outputs = [
+    { flag: '--junit', path: junit },
+    { flag: '--markdown', path: markdown },
+    { flag: '--html', path: html },
+    { flag: 'GITHUB_STEP_SUMMARY', path: summaryFile === '' ? undefined : summaryFile },
+  ].filter((o): o is { flag: string; path: string } => o.path !== undefined);
   const groups = [];
   for (const path of flags.paths) groups.push(await readSource(path));
+  // Every file read (a folder's reports and trial runs too) before anything is printed or written.
+  const read = [...flags.paths, ...groups.flatMap((g) => g.items.map((item) => item.path))];
+  await refuseOutputsOverInputs(outputs, journal === undefined ? read : [...read, resolve(io.cwd, journal)]);
   const result = checkGroups(groups, flags.options);
+  // `check … | head`: a reader that left early loses the lines (EPIPE), never the outputs or the exit code.
+  io.stdout.on('error', () => undefined);
   io.stdout.write(formatCheckText(result));
-  const { junit, markdown, html } = flags.outputs;
-  const summaryFile = io.env['GITHUB_STEP_SUMMARY'];
   try {
     if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites));
-    const md = markdown !== undefined || (summaryFile !== undefined && summaryFile !== '') ? buildMarkdown(result) : '';
-    if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, md);
-    if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, md);
+    if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, buildMarkdown(result));
+    if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, buildStepSummary(result));
     if (html !== undefined)
       await writeOutputFile('HTML report', html, buildHtml(result, await journalTimelines(flags.outputs.journal, io)));
   } catch (error) {
@@ -48,6 +58,12 @@ export async function writeHtmlReport(paths: readonly string[], file: string, io
   for (const path of paths) groups.push(await readSource(path));
   const result = checkGroups(groups, { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
   try {
+    const read = [
+      ...paths,
+      ...groups.flatMap((g) => g.items.map((item) => item.path)),
+      ...(journal === undefined ? [] : [journal]),
+    ];
+    await refuseOutputsOverInputs([{ flag: '--report-html', path: file }], read, 'the report it is built from');
     await writeOutputFile('HTML report', file, buildHtml(result, await journalTimelines(journal, io)));
     return true;
   } catch (error) {

@@ -47,3 +47,14 @@ describe('issue 15 check --journal', () => {
     expect(() => parseCheckFlags(['a'], { html: ['r.html'], journal: ['r.html'] })).toThrow('--journal is read, not written');
   });
 });
+
+describe('issue 11 check outputs spelled two ways', () => {
+  it('issue 11 / R-9.1: two outputs naming one file by different spellings are refused, not written over each other', () => {
+    expect(() => parseCheckFlags(['a'], { junit: ['out/r.xml'], markdown: ['./out/r.xml'] })).toThrow(
+      'must name different files',
+    );
+    expect(() => parseCheckFlags(['a'], { junit: ['out/r.xml'], html: ['out/../out/r.xml'] })).toThrow(
+      'must name different files',
+    );
+  });
+});

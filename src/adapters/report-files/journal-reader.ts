@@ -4,7 +4,7 @@
  * records of this version (another program's, damaged) are skipped and counted, never guessed at. A file
  * whose first line is not a journal header is refused with a one-line Error.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from './regular-file.js';
 import { JOURNAL_VERSION, type JournalContents, type JournalRecord } from '../../ports/journal.port.js';
 
 const CALL_STEPS = new Set(['received', 'injected', 'forwarded', 'answered', 'delivered']);
@@ -14,6 +14,11 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+/** An optional field: absent, or of the type the journal writes (a damaged line is skipped, not trusted). */
+const absentOr = (o: Record<string, unknown>, key: string, type: 'string' | 'boolean', nullable = false): boolean => {
+  const value = own(o, key);
+  return value === undefined || typeof value === type || (nullable && value === null);
+};
 
 /** The record a line holds, or null when it is not a journal line of this version. */
 function recordOf(line: string): JournalRecord | null {
@@ -30,7 +35,10 @@ function recordOf(line: string): JournalRecord | null {
       ? (value as unknown as JournalRecord)
       : null;
   if (typeof own(value, 'session') !== 'string') return null;
-  if (event === 'opened') return typeof own(value, 'scenario') === 'string' ? (value as unknown as JournalRecord) : null;
+  if (event === 'opened')
+    return typeof own(value, 'scenario') === 'string' && absentOr(value, 'report', 'string')
+      ? (value as unknown as JournalRecord)
+      : null;
   if (event === 'ended') return typeof own(value, 'verdict') === 'string' ? (value as unknown as JournalRecord) : null;
   if (typeof event !== 'string' || !CALL_STEPS.has(event)) return null;
   const operation = own(value, 'operation');
@@ -40,7 +48,11 @@ function recordOf(line: string): JournalRecord | null {
     typeof own(value, 'tool') === 'string' &&
     CLASSES.has(own(value, 'class') as string) &&
     (operation === null || isCount(operation)) &&
-    (fault === null || typeof fault === 'string');
+    (fault === null || typeof fault === 'string') &&
+    absentOr(value, 'upstream', 'string', true) &&
+    absentOr(value, 'reason', 'string') &&
+    absentOr(value, 'replaced', 'boolean') &&
+    absentOr(value, 'told', 'string');
   return ok ? (value as unknown as JournalRecord) : null;
 }
 
@@ -67,7 +79,7 @@ export function parseJournal(text: string, shown = 'journal'): JournalContents {
 export async function readJournal(path: string): Promise<JournalContents> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     throw new Error(`journal cannot be read: ${path} (${error instanceof Error ? error.message : String(error)})`);
   }

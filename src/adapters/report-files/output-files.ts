@@ -3,7 +3,7 @@
  * own sink (exclusive temp file, rename; devices and folders refused), creating the folder first; and
  * appends to `$GITHUB_STEP_SUMMARY`. Failures are one-line Errors.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileReportSink } from '../file-report-sink.js';
 
@@ -27,5 +27,38 @@ export async function appendStepSummary(path: string, text: string): Promise<voi
     await appendFile(path, text.endsWith('\n') ? text : `${text}\n`);
   } catch (error) {
     throw new Error(`step summary not appended to ${path} (GITHUB_STEP_SUMMARY): ${reason(error)}`);
+  }
+}
+
+/** The identity of the file a path names (links followed), or null when there is none to read. */
+async function identity(path: string): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? `${info.dev}:${info.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Rejects with `<flag> names <named> (<input>): …` when an output names, by any spelling, a
+ * link or a hard link, one of the files that are read: writing it would replace the report being judged
+ * (or the journal) with JUnit, Markdown or HTML.
+ */
+export async function refuseOutputsOverInputs(
+  outputs: readonly { flag: string; path: string }[],
+  inputs: readonly string[],
+  named = 'a file check reads',
+): Promise<void> {
+  const read = new Map<string, string>();
+  for (const input of inputs) {
+    const id = await identity(input);
+    if (id !== null && !read.has(id)) read.set(id, input);
+  }
+  for (const { flag, path } of outputs) {
+    const id = await identity(path);
+    const input = id === null ? undefined : read.get(id);
+    if (input !== undefined)
+      throw new Error(`${flag} names ${named} (${input}): it would be replaced; write the output to another file`);
   }
 }

@@ -5,9 +5,10 @@
  * placed before the catch-all. Nothing here judges; a file that cannot be used becomes an `unreadable`
  * item that says exactly what is wrong.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
+import { readAllLimited, readRegularFile } from './regular-file.js';
 import { parseBenchmarkDocument, parseReportDocument, parseTrialRunDocument } from './report-schemas.js';
 import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
 
@@ -61,7 +62,7 @@ const FOLDER_READERS: readonly FolderReader[] = [
     load: async (path, entries, readJson) => {
       // `*.json` only: the proxy's temp files (`<file>.<pid>.<random>.tmp`) are not reports.
       const files = entries.filter((name) => name.endsWith('.json')).sort();
-      return Promise.all(files.map((name) => readJson(join(path, name))));
+      return readAllLimited(files, (name) => readJson(join(path, name)));
     },
   },
 ];
@@ -107,7 +108,7 @@ const message = (error: unknown): string =>
 export async function readJsonItem(path: string): Promise<LoadedItem> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     return { type: 'unreadable', path, problem: `cannot be read: ${message(error)}` };
   }

@@ -5,6 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadedItem } from '../../ports/report-documents.js';
+import { readAllLimited } from './regular-file.js';
 import { readJsonItem } from './report-sources.js';
 import { looksLikeTrialFolder, readTrialFolder, type TrialFolderRead } from './trial-folder.js';
 
@@ -32,5 +33,5 @@ export async function readStatsFolder(path: string): Promise<StatsFolderRead> {
   }
   if (looksLikeTrialFolder(entries)) return { kind: 'trial', ...(await readTrialFolder(path)) };
   const files = entries.filter((name) => name.endsWith('.json')).sort();
-  return { kind: 'proxy-session', path, items: await Promise.all(files.map((name) => readJsonItem(join(path, name)))) };
+  return { kind: 'proxy-session', path, items: await readAllLimited(files, (name) => readJsonItem(join(path, name))) };
 }

@@ -4,8 +4,9 @@
  * decided by the use cases (`src/app/stats`, `src/app/check`); nothing here judges. Never throws: a file
  * that cannot be used is a `problem` naming the file and what is wrong.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readAllLimited, readRegularFile } from './regular-file.js';
 
 /** A folder is a trial folder when it holds a `runs` folder or a `summary.json` (the trial writes both). */
 export function looksLikeTrialFolder(entries: readonly string[]): boolean {
@@ -38,7 +39,7 @@ async function readKind(
 ): Promise<{ value: Record<string, unknown> | null; problem: string | null }> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return {
@@ -70,12 +71,10 @@ export async function readTrialFolder(path: string): Promise<TrialFolderRead> {
   } catch {
     // no runs folder: no runs
   }
-  const runs = await Promise.all(
-    ids.map(async (id): Promise<TrialRunFileRead> => {
-      const file = join(path, 'runs', id, 'run.json');
-      const read = await readKind(file, 'trial-run', 'trial run file');
-      return { path: file, ...read };
-    }),
-  );
+  const runs = await readAllLimited(ids, async (id): Promise<TrialRunFileRead> => {
+    const file = join(path, 'runs', id, 'run.json');
+    const read = await readKind(file, 'trial-run', 'trial run file');
+    return { path: file, ...read };
+  });
   return { path, summary: summary.value, summaryProblem: summary.problem, runs };
 }

@@ -1,14 +1,14 @@
 /**
  * The console projection of `check`: one line per session or run, then one summary line. Tool names and
- * arguments never reach these lines raw: reasons come from the harness, and control characters in a
- * path are shown escaped so a hostile file name cannot rewrite the terminal.
+ * arguments never reach these lines raw: reasons come from the harness, and controls, bidi overrides and
+ * invisible characters in a path or a report's text are shown escaped (the domain's terminal escape), so a
+ * hostile file name can neither rewrite the terminal nor pass for another name.
  */
+import { escapeTerminalText } from '../../domain/terminal-text.js';
 import type { CaseStatus, CheckedCase, CheckResult } from './check-model.js';
 
-/** Control characters (C0, DEL, C1) shown as `\uXXXX`, so a line stays one line. */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** What could drive the terminal or hide itself shown as `\uXXXX`, so a line stays one honest line. */
+export const printable = escapeTerminalText;
 
 const LABEL: Record<CaseStatus, string> = { PASS: 'PASS', FAIL: 'FAIL', NOT_TESTED: 'NOT_TESTED', ERROR: 'ERROR' };
 

@@ -62,7 +62,8 @@ export function mdText(text: string): string {
 
 /** A fenced code block that no backtick run inside the text can close early. */
 export function mdFence(text: string, info = 'text'): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 2;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const fence = '`'.repeat(longest + 1);
   return `${fence}${info}\n${visibleControls(text)}\n${fence}`;
 }

@@ -116,6 +116,10 @@ function timelineSection(doc: SessionReportDocument, timeline: Timeline): string
     unlisted === 0
       ? ''
       : `<p class="muted small">Not listed: ${timeline.unlisted.read} read call(s), ${timeline.unlisted.unclassified} unclassified call(s).</p>`;
+  const omitted =
+    timeline.omitted === 0
+      ? ''
+      : `<p class="muted small">The first ${timeline.calls.length} rows are drawn; ${timeline.omitted} more row(s) are not drawn (the ${timeline.exact ? 'journal' : 'report file'} has them all).</p>`;
   const executed = new Map<number | null, number>();
   const rows = timeline.calls
     .map((c) => {
@@ -124,7 +128,7 @@ function timelineSection(doc: SessionReportDocument, timeline: Timeline): string
       return timelineRow(c, executionsOf, nth);
     })
     .join('\n');
-  return `<h3>Timeline: ${timeline.calls.length} ${timeline.exact ? 'call(s)' : 'write attempt(s)'}</h3>${note}${more}<div class="scroll"><table class="tl"><colgroup><col style="width:4.5em"><col style="width:17%"><col style="width:24%"><col style="width:17%"><col style="width:13%"><col></colgroup><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
+  return `<h3>Timeline: ${timeline.calls.length + timeline.omitted} ${timeline.exact ? 'call(s)' : 'write attempt(s)'}</h3>${note}${more}${omitted}<div class="scroll"><table class="tl"><colgroup><col style="width:4.5em"><col style="width:17%"><col style="width:24%"><col style="width:17%"><col style="width:13%"><col></colgroup><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
 }
 
 /** Violations listed before the fold; the rest are one click away. */

@@ -42,6 +42,18 @@ function row(c: CheckedCase): string {
   return `| ${ICON[c.status]} ${mdText(statusLabel(c))} | ${mdText(c.title)} | ${c.score === null ? '—' : `${c.score}/100`} | ${mdText(c.reason)} |`;
 }
 
+/**
+ * Violations listed per case (as the HTML report shows before its fold): GitHub refuses a step summary
+ * over 1 MiB as a whole, and one session with thousands of duplicate writes would pass it alone.
+ */
+const VIOLATIONS_LISTED = 10;
+
+function violationLines(c: CheckedCase): string[] {
+  const listed = c.violations.slice(0, VIOLATIONS_LISTED).map((v) => `- ${mdText(violationText(v))}`);
+  const more = c.violations.length - listed.length;
+  return more > 0 ? [...listed, '', `… and ${more} more violation(s) (all of them are in the report file)`] : listed;
+}
+
 function details(c: CheckedCase): string[] {
   if (c.status === 'PASS' && !c.baseline) return [];
   const lines = [
@@ -50,7 +62,7 @@ function details(c: CheckedCase): string[] {
     `**Score:** ${dimensions(c)}  `,
     `**Why:** ${mdText(c.reason)}`,
   ];
-  if (c.violations.length > 0) lines.push('', '**Violations:**', '', ...c.violations.map((v) => `- ${mdText(violationText(v))}`));
+  if (c.violations.length > 0) lines.push('', `**Violations (${c.violations.length}):**`, '', ...violationLines(c));
   if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
   return [...lines, ''];
 }
@@ -73,8 +85,45 @@ export function buildMarkdown(result: CheckResult): string {
   const cases = result.suites.flatMap((s) => s.cases);
   const patches = new Map<string, Patch>();
   for (const p of cases.flatMap((c) => c.patches)) if (!patches.has(p.id)) patches.set(p.id, p);
-  const lines = [headline(result), '', '| result | session / run | score | reason |', '|---|---|---|---|', ...cases.map(row), ''];
-  lines.push(...cases.flatMap(details), ...patchSection([...patches.values()]));
+  // concat, not push(...): tens of thousands of cases would overflow the call stack as arguments.
+  const lines = [headline(result), '', '| result | session / run | score | reason |', '|---|---|---|---|'].concat(
+    cases.map(row),
+    [''],
+    cases.flatMap(details),
+    patchSection([...patches.values()]),
+  );
   lines.push('_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._', '');
   return lines.join('\n');
+}
+
+/** GitHub refuses a step summary over 1 MiB as a whole: the upload fails and nothing is shown. */
+export const STEP_SUMMARY_MAX_BYTES = 1024 * 1024;
+
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+
+/**
+ * What is appended to `$GITHUB_STEP_SUMMARY`: the Markdown summary; when that is over GitHub's limit, the
+ * headline and as many table rows as fit — the cases that did not pass first — then how many were left out.
+ */
+export function buildStepSummary(result: CheckResult): string {
+  const full = buildMarkdown(result);
+  if (utf8Length(full) <= STEP_SUMMARY_MAX_BYTES) return full;
+  const cases = result.suites.flatMap((s) => s.cases);
+  const ordered = [...cases.filter((c) => c.status !== 'PASS'), ...cases.filter((c) => c.status === 'PASS')];
+  const head = `${headline(result)}\n\n| result | session / run | score | reason |\n|---|---|---|---|\n`;
+  const tail = (left: number) =>
+    `\n… and ${left} more row(s): the whole summary is over GitHub’s 1 MiB step summary limit; every case is in check's ` +
+    '--markdown, --junit and --html files and in the report files.\n\n' +
+    '_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._\n';
+  const budget = STEP_SUMMARY_MAX_BYTES - utf8Length(head) - utf8Length(tail(cases.length));
+  const rows: string[] = [];
+  let used = 0;
+  for (const c of ordered) {
+    const line = `${row(c)}\n`;
+    const size = utf8Length(line);
+    if (used + size > budget) break;
+    rows.push(line);
+    used += size;
+  }
+  return `${head}${rows.join('')}${tail(cases.length - rows.length)}`;
 }

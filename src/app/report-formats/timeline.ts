@@ -43,7 +43,15 @@ export interface Timeline {
   calls: TimelineCall[];
   /** Calls the source counts but does not list (reads and unclassified calls in a report). */
   unlisted: { read: number; unclassified: number };
+  /** Rows beyond {@link TIMELINE_MAX_ROWS}: counted, not drawn. */
+  omitted: number;
 }
+
+/**
+ * Rows drawn at most: a runaway agent re-sending one write 200,000 times still gets its HTML report (the
+ * first rows, then how many more), and a report's attempt count cannot make the builder allocate without bound.
+ */
+export const TIMELINE_MAX_ROWS = 5000;
 
 const isFault = (fault: string | undefined): fault is FaultKind => fault !== undefined && Object.hasOwn(FAULTS, fault);
 
@@ -56,12 +64,18 @@ function injected(fault: FaultKind, op: OperationDocument): { upstream: Upstream
   return { upstream: behaviour.forwards ? 'executed' : 'not sent', told: `${result === undefined ? '' : 'isError: '}${text}` };
 }
 
-function operationRows(op: OperationDocument, index: number, classOf: (tool: string) => ToolClass, seq: number): TimelineCall[] {
+function operationRows(
+  op: OperationDocument,
+  index: number,
+  classOf: (tool: string) => ToolClass,
+  seq: number,
+  room: number,
+): TimelineCall[] {
   const rows: TimelineCall[] = [];
   const faulted = isFault(op.fault) && !FAULTS[op.fault].baseline;
   let executedLeft = op.executions;
   let failedLeft = op.failedAttempts;
-  for (let attempt = 1; attempt <= op.attempts; attempt++) {
+  for (let attempt = 1; attempt <= op.attempts && rows.length < room; attempt++) {
     let upstream: UpstreamDid;
     let told: string;
     let fault: string | null = null;
@@ -107,9 +121,14 @@ export function timelineFromReport(doc: SessionReportDocument): Timeline {
   const classes = new Map(doc.toolClassification.map((t) => [t.name, t.class]));
   const classOf = (tool: string): ToolClass => classes.get(tool) ?? 'unclassified';
   const calls: TimelineCall[] = [];
-  doc.report.operations.forEach((op, i) => calls.push(...operationRows(op, i, classOf, calls.length + 1)));
+  let omitted = 0;
+  doc.report.operations.forEach((op, i) => {
+    const rows = operationRows(op, i, classOf, calls.length + 1, TIMELINE_MAX_ROWS - calls.length);
+    for (const row of rows) calls.push(row);
+    omitted += op.attempts - rows.length;
+  });
   const { read, unclassified } = doc.report.coverage.calls;
-  return { exact: false, calls, unlisted: { read, unclassified } };
+  return { exact: false, calls, unlisted: { read, unclassified }, omitted };
 }
 
 /** One agent session of a journal: its `opened` line (when kept) and its call lines in file order. */
@@ -205,7 +224,7 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
       const told = e.told ?? 'error';
       row.agentTold =
         e.event === 'injected' || told !== 'answer'
-          ? `${TOLD_WORDS[told] ?? told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
+          ? `${Object.hasOwn(TOLD_WORDS, told) ? TOLD_WORDS[told] : told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
           : `${TOLD_WORDS.answer}${text === null ? '' : `: ${text}`}`;
     }
   }
@@ -223,8 +242,9 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
   }
   return {
     exact: true,
-    calls: calls.map(({ at: _at, executedAt: _executed, ...call }) => call),
+    calls: calls.slice(0, TIMELINE_MAX_ROWS).map(({ at: _at, executedAt: _executed, ...call }) => call),
     unlisted: { read: 0, unclassified: 0 },
+    omitted: Math.max(0, calls.length - TIMELINE_MAX_ROWS),
   };
 }
 
