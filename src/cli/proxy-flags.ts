@@ -2,6 +2,7 @@
  * The `proxy` flags (R-8.1), validated strictly: one clear line and exit 1 for anything unknown, empty,
  * missing, out of range or contradictory.
  */
+import { normalize } from 'node:path';
 import type { ClassificationRules } from '../domain/classification.js';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { FAULTS, isScenarioId } from '../domain/faults/index.js';
@@ -155,6 +156,8 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   if (get('report-html') !== undefined && get('report-file') === undefined && get('report-dir') === undefined) {
     throw new UsageError('--report-html is built from the report: give --report-file (or --report-dir) too');
   }
+  if (sameFileName(get('report-html'), get('report-file')))
+    throw new UsageError('--report-html must name its own file: it would replace the report file it is built from');
   if (listen !== undefined && get('report-file') !== undefined) {
     throw new UsageError('with --listen each agent session gets its own report: use --report-dir instead of --report-file');
   }
@@ -166,7 +169,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   if (get('journal-payloads') !== undefined && get('journal') === undefined)
     throw new UsageError('--journal-payloads is for --journal: give --journal <file> too');
   const journalFile = get('journal');
-  if (journalFile !== undefined && [get('report-file'), get('report-html')].includes(journalFile))
+  if (sameFileName(journalFile, get('report-file')) || sameFileName(journalFile, get('report-html')))
     throw new UsageError('--journal must name its own file, not the report file or the HTML report');
   const listenOnly = LISTEN_ONLY.find((f) => Object.hasOwn(values, f));
   if (listen === undefined && listenOnly !== undefined) throw new UsageError(`--${listenOnly} is for --listen only`);
@@ -282,4 +285,9 @@ function parseOnOff(value: string | undefined, flag: string, byDefault: boolean)
   if (v === 'on') return true;
   if (v === 'off') return false;
   throw new UsageError(`flag --${flag} must be on or off, got "${value}"`);
+}
+
+/** Two flag values that name the same file as written (`r.json`, `./r.json`); links are caught when written. */
+function sameFileName(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && normalize(a) === normalize(b);
 }

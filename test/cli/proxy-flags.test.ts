@@ -175,5 +175,18 @@ describe('issue 15 proxy --journal flags', () => {
     expect(() => parse('--upstream-command', 'n', '--journal', 'r.json', '--report-file', 'r.json')).toThrow(
       '--journal must name its own file',
     );
+    expect(() =>
+      parse('--upstream-command', 'n', '--journal', './h.html', '--report-file', 'r.json', '--report-html', 'h.html'),
+    ).toThrow('--journal must name its own file');
+  });
+
+  it('issue 11: --report-html naming the report file is refused at start-up, not found out at exit after the session', () => {
+    for (const html of ['r.json', './r.json', 'out/../r.json'])
+      expect(() => parse('--upstream-command', 'n', '--report-file', 'r.json', '--report-html', html)).toThrow(
+        '--report-html must name its own file: it would replace the report file it is built from',
+      );
+    expect(parse('--upstream-command', 'n', '--report-file', 'r.json', '--report-html', 'r.html')).toMatchObject({
+      reportHtml: 'r.html',
+    });
   });
 });
