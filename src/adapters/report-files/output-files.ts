@@ -15,7 +15,11 @@ export async function writeOutputFile(what: string, path: string, text: string):
   try {
     await mkdir(dirname(path), { recursive: true });
     const sink = await FileReportSink.open(path);
-    await sink.publish(text);
+    try {
+      await sink.publish(text);
+    } finally {
+      sink.release(); // one write: nothing to keep open for a next rename
+    }
   } catch (error) {
     throw new Error(`${what} not written to ${path}: ${reason(error)}`);
   }
