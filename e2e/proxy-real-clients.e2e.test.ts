@@ -15,6 +15,7 @@ import { BIN, BOOKING_SERVER, ROOT, readLines, requireBuild, type ProxyRun, type
 const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const INSPECTOR_BUILD = join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build');
 const MEMORY_UPSTREAM = ['--upstream-command', process.execPath, '--upstream-arg', MEMORY_SERVER];
+const EVERYTHING_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 /** Notes section 2.1: server-memory's 9 tools, all classified by their annotations. */
 const MEMORY_TOOLS = {
@@ -184,4 +185,27 @@ describe('@modelcontextprotocol/inspector-cli as the client', () => {
     expect(run.report.score.overall).toBe(80);
     expect(run.report.patches.map((patch) => patch.id)).toEqual(['VERIFICATION']);
   });
+});
+
+describe('@modelcontextprotocol/server-everything over stdio behind the proxy', () => {
+  it('R-8.5 (issue 11): progress the agent asks for passes through — every notifications/progress of a long operation reaches the SDK client, with its own token', () =>
+    withProxy(
+      { flags: ['--upstream-command', process.execPath, '--upstream-arg', EVERYTHING_SERVER, '--upstream-arg', 'stdio'] },
+      async (run) => {
+        const seen: Array<Record<string, unknown>> = [];
+        const result = await run.client.callTool(
+          { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
+          undefined,
+          { onprogress: (progress) => seen.push(progress) },
+        );
+        expect(JSON.stringify(result.content)).toMatch(/Long running operation completed/);
+        expect(seen.map((p) => [p['progress'], p['total']])).toEqual([
+          [1, 3],
+          [2, 3],
+          [3, 3],
+        ]);
+        // Without a token the agent asked for nothing: the call works and nothing is sent.
+        await run.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } });
+      },
+    ));
 });

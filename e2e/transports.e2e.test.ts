@@ -217,6 +217,34 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     }
   });
 
+  it('R-8.5 (issue 11): progress the agent asks for passes through — server-everything over HTTP sends notifications/progress, the SDK client over --listen gets every one, with its own token', async () => {
+    const everything = await startEverythingHttp();
+    const proxy = await startListeningProxy(['--upstream-url', everything.url]);
+    try {
+      const agent = await connectHttpAgent(proxy.url);
+      const seen: Array<Record<string, unknown>> = [];
+      const result = await agent.client.callTool(
+        { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 4 } },
+        undefined,
+        { onprogress: (progress) => seen.push(progress) },
+      );
+      expect(textOf(result)).toMatch(/Long running operation completed/);
+      expect(seen.map((p) => [p['progress'], p['total']])).toEqual([
+        [1, 4],
+        [2, 4],
+        [3, 4],
+        [4, 4],
+      ]);
+      await agent.terminate();
+      const report = await proxy.waitForReport(agent.sessionId, (r) => r.status === 'finished');
+      expect(report.report.coverage).toMatchObject({ calls: { read: 1, write: 0, unclassified: 0 } });
+      expect(await proxy.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    } finally {
+      await everything.proc.stop('SIGTERM').catch(() => undefined);
+      removeDir(proxy.dir);
+    }
+  });
+
   it('R-8.1 (issue 7): --upstream-header-env sends the token on every request; it is not in the process list, stderr or the report', async () => {
     const secret = 'e2e-secret-7f3a9c1d';
     const fixture = await startStreamableFixture({ token: secret });

@@ -65,7 +65,17 @@ export function createForwardingServer(
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
     const signal = cancelOnlySignal(extra.signal, context.isClosed);
-    return await handler.callTool(toolCallRequest(request), { signal });
+    const call = toolCallRequest(request);
+    // The agent asked for progress: the upstream's notifications for this call go back to it, on the
+    // call's own stream over HTTP (the SDK relates them to the request).
+    const progress =
+      call.meta?.['progressToken'] === undefined
+        ? undefined
+        : (params: Record<string, unknown>) =>
+            void extra
+              .sendNotification({ method: 'notifications/progress', params })
+              .catch((error: unknown) => context.logger.debug({ err: String(error) }, 'progress not passed on'));
+    return await handler.callTool(call, progress === undefined ? { signal } : { signal, progress });
   };
   return server;
 }

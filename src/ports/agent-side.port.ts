@@ -6,9 +6,13 @@ export interface AgentSessionHandler {
   listTools(): Promise<ToolDescriptor[]>;
   /**
    * Answers `tools/call`. Always resolves with a tool result (errors become `isError` results);
-   * `signal` aborts when the agent cancels the request.
+   * `signal` aborts when the agent cancels the request; `progress` (when the agent asked for progress
+   * with `_meta.progressToken`) passes the upstream's `notifications/progress` params on to the agent.
    */
-  callTool(request: ToolCallRequest, context: { signal: AbortSignal }): Promise<ToolCallResult>;
+  callTool(
+    request: ToolCallRequest,
+    context: { signal: AbortSignal; progress?: (params: Record<string, unknown>) => void },
+  ): Promise<ToolCallResult>;
   /** The agent's session ended (disconnect, transport failure, oversized message). */
   closed(reason: AgentCloseReason): void;
 }

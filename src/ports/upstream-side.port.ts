@@ -29,6 +29,11 @@ export interface UpstreamCallOptions {
   timeoutMs: number;
   /** Aborted when the agent cancels the request or the session ends. */
   signal?: AbortSignal;
+  /**
+   * Told each `notifications/progress` the upstream sends for this call (the `_meta.progressToken` the
+   * agent gave it), with its params as sent, while the call is in flight.
+   */
+  onProgress?: (params: Record<string, unknown>) => void;
 }
 
 /** Why the upstream went away. `expected` is true when we closed it ourselves. */

@@ -26,9 +26,27 @@ export interface ClientIdentity {
   logger?: Logger;
 }
 
-/** The client and its transport. */
+/** The key of a progress token: `1` and `"1"` are different tokens. */
+function tokenKey(token: unknown): string | undefined {
+  return typeof token === 'string' || typeof token === 'number' ? JSON.stringify(token) : undefined;
+}
+
+/** The key of the request's `_meta.progressToken`, if it has one. */
+function progressTokenOf(params: Record<string, unknown>): string | undefined {
+  const meta = params['_meta'];
+  return typeof meta === 'object' && meta !== null ? tokenKey((meta as Record<string, unknown>)['progressToken']) : undefined;
+}
+
+/**
+ * The client and its transport. A call forwarded with `onProgress` and the agent's `_meta.progressToken`
+ * gets the upstream's `notifications/progress` for that token, taken off the transport before the SDK
+ * sees them (the SDK only knows tokens it made itself; forwarding the agent's token verbatim keeps the
+ * request as the agent sent it).
+ */
 export class ClientConnection<T extends RecordingTransport = RecordingTransport> {
   readonly client: Client;
+  /** Progress listeners of the calls in flight, by token key. */
+  private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
 
   constructor(
     readonly transport: T,
@@ -39,8 +57,16 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
   }
 
   /** Starts the transport and completes the MCP handshake (`initialize`), waiting at most `timeoutMs`. */
-  connect(timeoutMs: number): Promise<void> {
-    return this.client.connect(this.transport, { timeout: timeoutMs });
+  async connect(timeoutMs: number): Promise<void> {
+    await this.client.connect(this.transport, { timeout: timeoutMs });
+    const toSdk = this.transport.onmessage;
+    this.transport.onmessage = (message, extra) => {
+      if (this.progress.size > 0 && 'method' in message && message.method === 'notifications/progress') {
+        const listener = this.progress.get(tokenKey(message.params?.['progressToken']) ?? '');
+        if (listener !== undefined) return listener(message.params as Record<string, unknown>);
+      }
+      toSdk?.(message, extra);
+    };
   }
 
   /** The instructions and server name/version from the initialize result. */
@@ -58,14 +84,17 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
   async forward(
     method: string,
     params: Record<string, unknown>,
-    { timeoutMs, signal }: UpstreamCallOptions,
+    { timeoutMs, signal, onProgress }: UpstreamCallOptions,
   ): Promise<UpstreamCallOutcome> {
     const { ledger } = this.transport;
     ledger.track(params);
+    const token = onProgress === undefined ? undefined : progressTokenOf(params);
+    if (token !== undefined) this.progress.set(token, onProgress!);
     const settled = await this.client.request({ method, params }, ResultSchema, { timeout: timeoutMs, signal }).then(
       (result): SettledRequest => ({ ok: true, result }),
       (error: unknown): SettledRequest => ({ ok: false, error }),
     );
+    if (token !== undefined && this.progress.get(token) === onProgress) this.progress.delete(token);
     const { reply } = ledger.release(params);
     const aborted = signal?.aborted ?? false;
     return outcomeOfRequest({ settled, reply, aborted, timeoutMs, lostOutcome: (error) => this.transport.lostOutcome(error) });

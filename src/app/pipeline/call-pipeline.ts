@@ -23,7 +23,7 @@ import type { FaultKind } from '../../domain/faults/index.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { Timer } from '../../ports/timer.port.js';
-import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallEvents, type CallEventsDeps } from './call-events.js';
 import { judgeUpstreamAnswer } from './upstream-answer.js';
 
@@ -108,13 +108,20 @@ export class CallPipeline {
     return this.inFlight;
   }
 
-  /** Runs one call through the session; resolves with what the agent gets. */
-  async call(request: ToolCallRequest, signal?: AbortSignal): Promise<ToolCallResult> {
-    return (await this.run(request, signal)).result;
+  /**
+   * Runs one call through the session; resolves with what the agent gets. `progress` receives the
+   * upstream's progress notifications for a forwarded call.
+   */
+  async call(
+    request: ToolCallRequest,
+    signal?: AbortSignal,
+    progress?: UpstreamCallOptions['onProgress'],
+  ): Promise<ToolCallResult> {
+    return (await this.run(request, signal, progress)).result;
   }
 
   /** Runs one call through the session; resolves with the answer and what happened on the way. */
-  async run(request: ToolCallRequest, signal?: AbortSignal): Promise<CallRecord> {
+  async run(request: ToolCallRequest, signal?: AbortSignal, progress?: UpstreamCallOptions['onProgress']): Promise<CallRecord> {
     const { session, publish } = this.deps;
     const attempt = session.receive(request.name, request.arguments);
     const events = this.events;
@@ -141,7 +148,11 @@ export class CallPipeline {
           if (!cancelledEarly) events?.forwarded(attempt, request.name);
           const outcome = cancelledEarly
             ? CANCELLED_BEFORE_FORWARDING
-            : await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs, ...(signal ? { signal } : {}) });
+            : await this.deps.upstream.callTool(request, {
+                timeoutMs: this.deps.callTimeoutMs,
+                ...(signal ? { signal } : {}),
+                ...(progress ? { onProgress: progress } : {}),
+              });
           this.deps.onUpstreamOutcome?.(request.name, outcome);
           const judged = judgeUpstreamAnswer(
             outcome,

@@ -110,11 +110,14 @@ export class JudgedSession implements AgentSessionHandler {
     return this.listed;
   }
 
-  async callTool(request: ToolCallRequest, context: { signal: AbortSignal }): Promise<ToolCallResult> {
+  async callTool(
+    request: ToolCallRequest,
+    context: { signal: AbortSignal; progress?: (params: Record<string, unknown>) => void },
+  ): Promise<ToolCallResult> {
     if (this.ctx.auditTools && isAuditTool(request.name)) {
       return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification);
     }
-    return this.pipeline.call(request, context.signal);
+    return this.pipeline.call(request, context.signal, context.progress);
   }
 
   closed(reason: AgentCloseReason): void {
