@@ -117,12 +117,15 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
   it('unreadable, empty, half-written and foreign files say exactly what is wrong', async () => {
     const good = JSON.parse(documentOf(naiveF1())) as { report: { operations: Array<Record<string, unknown>> } };
     good.report.operations[0]!['executions'] = 'two';
+    const tampered = JSON.parse(documentOf(naiveF1())) as { score: Record<string, unknown> };
+    tampered.score['overall'] = 1e308; // printed as "score 1e+308/100" before
     const whole = documentOf(naiveF1());
     files = tempFiles({
       'empty.json': '',
       'half.json': whole.slice(0, Math.floor(whole.length / 2)),
       'foreign.json': '{"name":"package","version":"1.0.0"}',
       'wrong-field.json': JSON.stringify(good),
+      'score-out-of-range.json': JSON.stringify(tampered),
       'no-version.json': '{"verdict":"PASS","status":"finished","certification":"UNVERIFIED_FOR_PRODUCTION"}',
       'empty-dir/readme.txt': 'x',
     });
@@ -133,10 +136,13 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
     expect(await reasons('wrong-field.json')).toEqual([
       expect.stringMatching(/not a valid proxy report: report\.operations\[0\]\.executions: .*number/),
     ]);
+    expect(await reasons('score-out-of-range.json')).toEqual([
+      expect.stringMatching(/not a valid proxy report: score\.overall: /),
+    ]);
     expect(await reasons('no-version.json')).toEqual([expect.stringMatching(/harnessVersion: /)]);
     expect(await reasons('missing.json')).toEqual([expect.stringContaining('cannot be read: ENOENT')]);
     expect(await reasons('empty-dir')).toEqual([expect.stringContaining('holds no report')]);
-    for (const name of ['empty.json', 'half.json', 'foreign.json', 'wrong-field.json', 'missing.json'])
+    for (const name of ['empty.json', 'half.json', 'foreign.json', 'wrong-field.json', 'score-out-of-range.json', 'missing.json'])
       expect((await check([files.path(name)])).exitCode).toBe(1);
   });
 

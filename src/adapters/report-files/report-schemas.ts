@@ -15,14 +15,16 @@ import type {
 const CERTIFICATION = z.literal('UNVERIFIED_FOR_PRODUCTION');
 const verdict = z.enum(['PASS', 'FAIL', 'NOT_TESTED']);
 const count = z.number().int().nonnegative();
+/** A score out of 100 (the overall score and each dimension): anything else is not the harness's. */
+const percent = z.number().min(0).max(100);
 
 const score = z.looseObject({
-  overall: z.number().nullable(),
+  overall: percent.nullable(),
   verdict,
   capped: z.boolean(),
   dimensions: z.looseObject({
-    duplicateSafety: z.number().nullable(),
-    failureHandling: z.number().nullable(),
+    duplicateSafety: percent.nullable(),
+    failureHandling: percent.nullable(),
     honesty: z.string(),
   }),
   weights: z.looseObject({ duplicateSafety: z.number(), failureHandling: z.number() }),
