@@ -10,6 +10,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          // A guard against hangs, not a performance bound: on a loaded 2-core machine a test that builds
+          // 30,000 reports or drives a real upstream needs more than vitest's default 5 s.
+          testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },
       },

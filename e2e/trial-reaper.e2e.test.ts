@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { isAlive, waitFor } from './fixtures/lib/raw-child.mjs';
-import { expectProcessesGone } from './faults/nothing-lost.js';
+import { expectProcessesGone, reapersOf } from './faults/nothing-lost.js';
 import { BIN, ROOT } from './support/proxy-harness.js';
 import { BOOKING_UPSTREAM, TASK, tempOut } from './support/trial-harness.js';
 
@@ -52,10 +52,14 @@ describe('R-13 trial --agent-command: the harness dies, the agent program does n
     try {
       const pids = await waitFor(() => (pidsIn(pidFile).length === 2 ? pidsIn(pidFile) : undefined), 20_000, 'the agent program');
       expect(pids.every(isAlive)).toBe(true);
+      // The program's group (its pid: it leads its own) is watched by one reaper while it runs.
+      await waitFor(() => reapersOf(pids[0]!).length === (process.platform === 'linux' ? 1 : 0), 10_000, 'the reaper');
       child.kill('SIGKILL');
       await child;
-      // The reaper waits the grace period (2 s) before SIGTERM, as the harness itself would.
-      await expectProcessesGone(pids, 10_000);
+      // The reaper waits the grace period (2 s) before SIGTERM, as the harness itself would (generous
+      // bound: on a loaded 2-core machine the shell's sleeps and kills wait for a CPU).
+      await expectProcessesGone(pids, 30_000);
+      await waitFor(() => reapersOf(pids[0]!).length === 0, 10_000, 'the reaper to exit');
     } finally {
       child.kill('SIGKILL');
       rmSync(out, { recursive: true, force: true });
