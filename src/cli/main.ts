@@ -47,7 +47,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
     context.values = flagValues(normalised);
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
-    if (cli.options['help'] || cli.options['version']) return 0;
+    if (cli.options['help']) return 0;
+    if (cli.options['version']) {
+      // cac prints the version itself only without a command; `proxy --version` printed nothing.
+      if (cli.matchedCommandName !== undefined) cli.outputVersion();
+      return 0;
+    }
     if (cli.matchedCommand === undefined) {
       throw new UsageError(
         `unknown command "${cli.args[0] ?? ''}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`,
