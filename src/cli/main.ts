@@ -39,7 +39,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {
-    const wantsInfo = argv.includes('--help') || argv.includes('-h') || argv.includes('--version') || argv.includes('-v');
+    // `-h`/`-v` right after a flag that takes a value are that value (`--upstream-arg -h`), not help or version.
+    const wantsInfo = argv.some(
+      (token, i) =>
+        token === '--help' || token === '--version' || ((token === '-h' || token === '-v') && !takesValue(argv[i - 1])),
+    );
     const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
     // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
     // cac's plain options object.
@@ -67,6 +71,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     );
     return EXIT_FAILURE;
   }
+}
+
+/** Whether `token` is a value flag written without its value (`--upstream-arg`), so the next token is its value. */
+function takesValue(token: string | undefined): boolean {
+  return token !== undefined && token.startsWith('--') && !token.includes('=') && VALUE_FLAGS.has(token.slice(2));
 }
 
 /**
