@@ -39,7 +39,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {
-    const wantsInfo = argv.includes('--help') || argv.includes('-h') || argv.includes('--version') || argv.includes('-v');
+    // `-h`/`-v` right after a flag that takes a value are that value (`--upstream-arg -h`), not help or version.
+    const wantsInfo = argv.some(
+      (token, i) =>
+        token === '--help' || token === '--version' || ((token === '-h' || token === '-v') && !takesValue(argv[i - 1])),
+    );
     const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
     // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
     // cac's plain options object.
@@ -47,7 +51,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
     context.values = flagValues(normalised);
     cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
-    if (cli.options['help'] || cli.options['version']) return 0;
+    if (cli.options['help']) return 0;
+    if (cli.options['version']) {
+      // cac prints the version itself only without a command; `proxy --version` printed nothing.
+      if (cli.matchedCommandName !== undefined) cli.outputVersion();
+      return 0;
+    }
     if (cli.matchedCommand === undefined) {
       throw new UsageError(
         `unknown command "${cli.args[0] ?? ''}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`,
@@ -62,6 +71,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     );
     return EXIT_FAILURE;
   }
+}
+
+/** Whether `token` is a value flag written without its value (`--upstream-arg`), so the next token is its value. */
+function takesValue(token: string | undefined): boolean {
+  return token !== undefined && token.startsWith('--') && !token.includes('=') && VALUE_FLAGS.has(token.slice(2));
 }
 
 /**

@@ -9,7 +9,7 @@ import { TRIAL_FLAG_HELP, TRIAL_REFUSED_FLAGS } from './trial-flags.js';
 
 export { TRIAL_VALUE_FLAGS } from './trial-flags.js';
 
-const NOT_IN_TRIAL = new Set(['report-file', 'report-dir', 'listen', 'audit-tools', 'seed', 'scenario']);
+const NOT_IN_TRIAL = new Set([...TRIAL_REFUSED_FLAGS.keys(), 'seed', 'scenario']);
 
 export function defineTrialCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command(

@@ -61,6 +61,11 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['report-dir', 'each run writes runs/<run>/report.json under --out'],
   ['listen', 'use --agent-transport http: each run gets its own listener on 127.0.0.1'],
   ['audit-tools', 'the audit tools are always off in a trial (they would tell the agent what really happened)'],
+  ['report-html', 'check <trial folder> --html FILE builds the HTML of every run'],
+  ['journal', "each run's calls are in its run.json (transcript) and report.json"],
+  ['journal-payloads', "each run's calls are in its run.json (transcript) and report.json"],
+  ['max-sessions', 'a trial does not use --listen; each run has its own listener'],
+  ['session-idle-timeout', 'a trial does not use --listen; each run has its own listener'],
 ]);
 export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
 const MODEL_ONLY = [

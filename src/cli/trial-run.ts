@@ -64,6 +64,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   );
   const deps: TrialDeps = {
     clock,
+    timer: clock,
     logger,
     sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
     store,

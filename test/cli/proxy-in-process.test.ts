@@ -142,6 +142,27 @@ describe('R-8.1: --version and --help (in-process)', () => {
     expect(result.stdout).toContain(HARNESS_VERSION);
   });
 
+  it('R-8.1: --version and -v after a command print the version too (they printed nothing and ran nothing)', async () => {
+    for (const args of [
+      ['proxy', '--version'],
+      ['check', '-v'],
+      ['proxy', '--upstream-command', 'node', '--version'],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout, args.join(' ')).toContain(HARNESS_VERSION);
+    }
+  });
+
+  it('R-8.1: -h and -v as the value of a flag are values, not --help / --version (--upstream-arg -y is a value)', async () => {
+    for (const value of ['-h', '-v']) {
+      const result = await runCli(['check', '--junit', value]);
+      expect(result.code, value).toBe(1);
+      expect(result.stdout, value).toBe('');
+      expect(result.stderr, value).toContain('check needs at least one report file or folder');
+    }
+  });
+
   it('R-8.1: --help shows usage with the commands, exit 0; no command is listed with an empty name (issue 11)', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);

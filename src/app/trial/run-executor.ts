@@ -148,6 +148,7 @@ export class RunExecutor {
         startupSink: sinkFor(1),
         sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
         clock: this.deps.clock,
+        ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),
         random: this.deps.randomFor(spec),
         logger: this.deps.logger,
         notice: (line) => this.notice(spec, line, notices),

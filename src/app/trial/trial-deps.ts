@@ -5,6 +5,7 @@
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ChatModel } from '../../ports/chat-model.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
@@ -64,6 +65,8 @@ export type TrialEvent =
 
 export interface TrialDeps {
   clock: Clock;
+  /** Waits for `--latency` and `--hold` inside a run's proxy (without it those flags cannot run). */
+  timer?: Timer;
   logger: Logger;
   sleep: (ms: number) => Promise<void>;
   store: TrialStore;
