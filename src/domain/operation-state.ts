@@ -206,7 +206,9 @@ export function faultPointsOf(op: OperationView): number | null {
 /** The operation's contribution to the session totals. Constant time. */
 export function assessOperation(op: OperationView): Contribution {
   const points = faultPointsOf(op);
-  const possible = op.executions + op.unknown + op.inFlight;
+  // Attempts that reached the upstream and may have written: an isError answer does not prove no write
+  // an operation with unknown outcome that is retried at all is a possible duplicate).
+  const possible = op.executions + op.unknown + op.inFlight + op.rejected;
   const extra = Math.max(0, op.executions - 1);
   const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
   return {

@@ -162,6 +162,20 @@ describe('R-2 verdict', () => {
     expect(d.evaluation().verdict.reason).toContain('unknown outcome were repeated');
   });
 
+  it('R-2.3: an operation with unknown outcome retried is NOT_TESTED even when the upstream answered the retry with isError (an error does not prove no write)', () => {
+    const d = new Driver();
+    d.call('create_booking', booking, 'timeout');
+    d.call('create_booking', booking, 'reject');
+    expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
+    expect(d.evaluation().verdict.reason).toContain('unknown outcome were repeated');
+    expect(d.evaluation().score.overall).toBeNull();
+    // A retry that never reached the upstream (an injected fault) is no second execution: not a repeat.
+    const chaos = new Driver({ mode: 'chaos', errorRate: 0.5 }, undefined, { random: fixedRandom(0.9, 0.1, 0.9) });
+    chaos.call('create_booking', booking, 'timeout');
+    expect(chaos.call('create_booking', booking).decision.forward).toBe(false);
+    expect(chaos.evaluation().verdict.causes.join()).not.toContain('unknown outcome were repeated');
+  });
+
   it('R-2.3: upstream-rejected then re-sent → NOT_TESTED, the operation is EXECUTION_UNKNOWN (0.5.1)', () => {
     const d = new Driver();
     d.call('create_booking', booking, 'reject');
