@@ -154,6 +154,20 @@ describe('R-2 verdict', () => {
     expect(d.evaluation().verdict.causes).toContain('the execution of every write is unknown');
   });
 
+  it.each(['F2', 'F3', 'F5'] as const)(
+    "R-2.3: NOT_TESTED when every write's execution is unknown, also after an injected %s the agent retried into a timeout",
+    (id) => {
+      const d = new Driver(F(id));
+      d.call('create_booking', booking);
+      d.wait(61_000);
+      d.call('create_booking', booking, 'timeout');
+      expect(d.report().operations[0]).toMatchObject({ outcome: 'EXECUTION_UNKNOWN' });
+      expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
+      expect(d.evaluation().verdict.causes).toContain('the execution of every write is unknown');
+      expect(d.evaluation().score.overall).toBeNull();
+    },
+  );
+
   it('R-2.3: NOT_TESTED when an operation with unknown outcome was repeated (possible duplicate)', () => {
     const d = new Driver();
     d.call('create_booking', booking, 'timeout');

@@ -200,7 +200,7 @@ function reference(log: LogEvent[], scenario: ScenarioConfig, retryAfterMs: numb
     if (exec >= 2 || raViolated) fail = true;
     if (unknown > 0 && exec + unknown + count('rejected') >= 2) notTested.push(true);
     if (resentAfterReject) notTested.push(true);
-    if (attempts.length - unknown > 0) definiteOps++;
+    if (exec >= 2 || !(unknown > 0 || resentAfterReject)) definiteOps++;
     if (exec <= 1) safe++;
     const faulted = attempts.some((a) => a.fault !== null && a.fault !== 'F4');
     const isUnknown = unknown > 0 || resentAfterReject;
