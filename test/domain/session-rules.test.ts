@@ -411,6 +411,23 @@ describe('R-4 scenarios', () => {
     expect(next.decision.fault).toBeNull();
   });
 
+  it.each(['F1', 'F4'] as const)(
+    'R-4.1: a %s write that never reached the upstream (upstream gone, cancelled before forwarding) does not consume the scenario',
+    (id) => {
+      const d = new Driver(F(id));
+      const lost = d.call('create_booking', booking, 'unavailable');
+      expect(lost.decision.fault).toBe(id);
+      expect(d.session.plan.triggered).toBe(false);
+      expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
+      expect(d.evaluation().verdict.causes).toContain(`scenario ${id} never triggered`);
+      expect(d.report().operations[0]).not.toHaveProperty('fault');
+      expect(d.report().observations.map((o) => o.type)).not.toContain('ABANDONED_AFTER_FAILURE');
+      // The next write still triggers the scenario.
+      expect(d.call('create_booking', { ...booking, guest: 'Bob' }).decision.fault).toBe(id);
+      expect(d.session.plan.triggered).toBe(true);
+    },
+  );
+
   it('R-4.1: F2, F3, F5 never send the affected call upstream; R-10.2 texts', () => {
     const texts: Record<string, RegExp> = { F2: /429.*retry_after.*60/, F3: /^\{"$/, F5: /HTTP 500/ };
     for (const id of ['F2', 'F3', 'F5'] as const) {
