@@ -5,11 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { GET_REPORT, GET_SCORE, answerAuditTool } from '../../src/app/proxy/audit-tools.js';
 import { PATCH_TEXTS } from '../../src/domain/patches.js';
+import type { ToolCallResult } from '../../src/ports/mcp-shapes.js';
 import { Driver } from '../support/session-driver.js';
 
 const F1 = { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } as const;
 const booking = { guest: 'Ada', date: '2026-11-03', amount: 129 };
-const textOf = (result: { content: Array<{ type: string; text?: string }> }) => result.content.map((c) => c.text ?? '').join('');
+const textOf = (result: ToolCallResult) => (result.content ?? []).map((c) => (c as { text?: string }).text ?? '').join('');
 
 describe('cuonztech__get_score (R-8.6, R-7)', () => {
   it('R-7/R-3.5: after a ghost write executed again: FAIL, the cap note, and the GHOST_WRITE block as in the description', () => {
