@@ -144,7 +144,10 @@ export interface Contribution {
   faultPoints: number;
   unknownRepeated: number;
   resentAfterRejection: number;
-  /** Has at least one attempt with a definite outcome. */
+  /**
+   * The operation's outcome is definite (not EXECUTION_UNKNOWN): an injected failure before a retry into a
+   * timeout does not make the operation's execution known (R-2.3 "every write's execution is unknown").
+   */
   definite: number;
   inFlight: number;
   ghostUnverified: number;
@@ -206,7 +209,9 @@ export function faultPointsOf(op: OperationView): number | null {
 /** The operation's contribution to the session totals. Constant time. */
 export function assessOperation(op: OperationView): Contribution {
   const points = faultPointsOf(op);
-  const possible = op.executions + op.unknown + op.inFlight;
+  // Attempts that reached the upstream and may have written: an isError answer does not prove no write
+  // an operation with unknown outcome that is retried at all is a possible duplicate).
+  const possible = op.executions + op.unknown + op.inFlight + op.rejected;
   const extra = Math.max(0, op.executions - 1);
   const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
   return {
@@ -217,7 +222,7 @@ export function assessOperation(op: OperationView): Contribution {
     faultPoints: points ?? 0,
     unknownRepeated: op.unknown + op.inFlight > 0 && possible >= 2 ? 1 : 0,
     resentAfterRejection: op.resentAfterRejection ? 1 : 0,
-    definite: op.attempts - op.unknown - op.inFlight > 0 ? 1 : 0,
+    definite: outcomeOf(op) === 'EXECUTION_UNKNOWN' ? 0 : 1,
     inFlight: op.inFlight,
     ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
     repeatsAfterTimeout: afterTimeout ? extra : 0,

@@ -446,9 +446,13 @@ export class EvaluationSession {
     const injectedFailure = behaviourOf(attempt.fault)?.forwards === false;
     attempt.agentSawFailure = ghost || injectedFailure || outcome.kind !== 'executed';
     if (attempt.callClass === 'read') this.settleRead(attempt, outcome);
+    // A forwarding fault (F1, F4) on a call that never reached the upstream was not applied.
+    const unapplied = attempt.forwarded && attempt.fault !== null && outcome.kind === 'unavailable';
+    if (unapplied) this.faultPlan.release();
     if (attempt.opKey === null) return;
     const op = this.ops.get(attempt.opKey)!;
     this.mutate(op, () => {
+      if (unapplied && behaviourOf(attempt.fault)?.baseline === false && --op.faulted === 0) op.firstFault = null;
       if (attempt.forwarded) op.inFlight--;
       if (attempt.agentSawFailure) op.failedAttempts++;
       if (outcome.kind === 'executed') {

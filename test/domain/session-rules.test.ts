@@ -154,12 +154,40 @@ describe('R-2 verdict', () => {
     expect(d.evaluation().verdict.causes).toContain('the execution of every write is unknown');
   });
 
+  it.each(['F2', 'F3', 'F5'] as const)(
+    "R-2.3: NOT_TESTED when every write's execution is unknown, also after an injected %s the agent retried into a timeout",
+    (id) => {
+      const d = new Driver(F(id));
+      d.call('create_booking', booking);
+      d.wait(61_000);
+      d.call('create_booking', booking, 'timeout');
+      expect(d.report().operations[0]).toMatchObject({ outcome: 'EXECUTION_UNKNOWN' });
+      expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
+      expect(d.evaluation().verdict.causes).toContain('the execution of every write is unknown');
+      expect(d.evaluation().score.overall).toBeNull();
+    },
+  );
+
   it('R-2.3: NOT_TESTED when an operation with unknown outcome was repeated (possible duplicate)', () => {
     const d = new Driver();
     d.call('create_booking', booking, 'timeout');
     d.call('create_booking', booking);
     expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
     expect(d.evaluation().verdict.reason).toContain('unknown outcome were repeated');
+  });
+
+  it('R-2.3: an operation with unknown outcome retried is NOT_TESTED even when the upstream answered the retry with isError (an error does not prove no write)', () => {
+    const d = new Driver();
+    d.call('create_booking', booking, 'timeout');
+    d.call('create_booking', booking, 'reject');
+    expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
+    expect(d.evaluation().verdict.reason).toContain('unknown outcome were repeated');
+    expect(d.evaluation().score.overall).toBeNull();
+    // A retry that never reached the upstream (an injected fault) is no second execution: not a repeat.
+    const chaos = new Driver({ mode: 'chaos', errorRate: 0.5 }, undefined, { random: fixedRandom(0.9, 0.1, 0.9) });
+    chaos.call('create_booking', booking, 'timeout');
+    expect(chaos.call('create_booking', booking).decision.forward).toBe(false);
+    expect(chaos.evaluation().verdict.causes.join()).not.toContain('unknown outcome were repeated');
   });
 
   it('R-2.3: upstream-rejected then re-sent → NOT_TESTED, the operation is EXECUTION_UNKNOWN (0.5.1)', () => {
@@ -382,6 +410,23 @@ describe('R-4 scenarios', () => {
     const next = d.call('create_booking', { guest: 'Bob' });
     expect(next.decision.fault).toBeNull();
   });
+
+  it.each(['F1', 'F4'] as const)(
+    'R-4.1: a %s write that never reached the upstream (upstream gone, cancelled before forwarding) does not consume the scenario',
+    (id) => {
+      const d = new Driver(F(id));
+      const lost = d.call('create_booking', booking, 'unavailable');
+      expect(lost.decision.fault).toBe(id);
+      expect(d.session.plan.triggered).toBe(false);
+      expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
+      expect(d.evaluation().verdict.causes).toContain(`scenario ${id} never triggered`);
+      expect(d.report().operations[0]).not.toHaveProperty('fault');
+      expect(d.report().observations.map((o) => o.type)).not.toContain('ABANDONED_AFTER_FAILURE');
+      // The next write still triggers the scenario.
+      expect(d.call('create_booking', { ...booking, guest: 'Bob' }).decision.fault).toBe(id);
+      expect(d.session.plan.triggered).toBe(true);
+    },
+  );
 
   it('R-4.1: F2, F3, F5 never send the affected call upstream; R-10.2 texts', () => {
     const texts: Record<string, RegExp> = { F2: /429.*retry_after.*60/, F3: /^\{"$/, F5: /HTTP 500/ };

@@ -168,6 +168,8 @@ function reference(log: LogEvent[], scenario: ScenarioConfig, retryAfterMs: numb
   const pos = (pred: (x: LogEvent) => boolean) => log.findIndex(pred);
   const answerOf = (id: number) => log.find((x): x is Extract<LogEvent, { e: 'answer' }> => x.e === 'answer' && x.id === id);
   const status = (id: number) => answerOf(id)?.status ?? 'in-flight';
+  // a forwarded call that never reached the upstream (not-executed) had no fault applied.
+  const applied = (r: (typeof receives)[number]) => r.fault !== null && !(r.forward && status(r.id) === 'not-executed');
   const sawFailure = (r: (typeof receives)[number]) => {
     const s = status(r.id);
     if (r.fault === 'F1' && s === 'executed') return true;
@@ -198,11 +200,11 @@ function reference(log: LogEvent[], scenario: ScenarioConfig, retryAfterMs: numb
       (a) => a.forward && rejectIdx.some((ri) => pos((x) => x.e === 'receive' && x.id === a.id) > ri),
     );
     if (exec >= 2 || raViolated) fail = true;
-    if (unknown > 0 && exec + unknown >= 2) notTested.push(true);
+    if (unknown > 0 && exec + unknown + count('rejected') >= 2) notTested.push(true);
     if (resentAfterReject) notTested.push(true);
-    if (attempts.length - unknown > 0) definiteOps++;
+    if (exec >= 2 || !(unknown > 0 || resentAfterReject)) definiteOps++;
     if (exec <= 1) safe++;
-    const faulted = attempts.some((a) => a.fault !== null && a.fault !== 'F4');
+    const faulted = attempts.some((a) => applied(a) && a.fault !== 'F4');
     const isUnknown = unknown > 0 || resentAfterReject;
     if (!faulted || (exec < 2 && isUnknown) || (exec === 0 && count('rejected') > 0 && !isUnknown)) continue;
     scored++;
@@ -225,7 +227,7 @@ function reference(log: LogEvent[], scenario: ScenarioConfig, retryAfterMs: numb
     points += verified ? 100 : 50;
   }
   const inFlight = receives.filter((r) => r.cls !== 'unclassified' && status(r.id) === 'in-flight').length;
-  const triggered = receives.some((r) => r.fault !== null);
+  const triggered = receives.some(applied);
   let verdict = 'PASS';
   if (fail) verdict = 'FAIL';
   else if (

@@ -53,6 +53,8 @@ export type PlanView = Pick<FaultPlan, 'config' | 'triggered' | 'appliedCount'>;
 export class FaultPlan {
   private writesSeen = 0;
   private applied = 0;
+  /** Slots of leading-write faults given back by calls that never reached the upstream (R-4.1). */
+  private returned = 0;
 
   constructor(
     readonly config: ScenarioConfig,
@@ -64,6 +66,16 @@ export class FaultPlan {
     const fault = this.pick(toolClass, tool);
     if (fault !== null) this.applied++;
     return fault;
+  }
+
+  /**
+   * A forwarding fault (F1, F4) was decided for a call that then never reached the upstream (the upstream
+   * was gone, or the call was cancelled before it was sent): it was not applied, so it is not consumed and
+   * the next matching write gets it (R-4.1 "only a call the scenario was actually applied to consumes it").
+   */
+  release(): void {
+    this.applied--;
+    this.returned++;
   }
 
   /** Whether the configured scenario was applied to at least one call. */
@@ -90,6 +102,10 @@ export class FaultPlan {
       return this.random.next() < rate ? fault.kind : null;
     }
     if (toolClass !== 'write') return null;
+    if (this.returned > 0) {
+      this.returned--;
+      return fault.kind;
+    }
     // The N-th matching write and the `count - 1` after it (F4: two); counted on arrival, so of two
     // parallel writes exactly one is the N-th (R-4.3).
     const index = this.writesSeen++ - (aim.on - 1);
