@@ -228,7 +228,7 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
         undefined,
         { onprogress: (progress) => seen.push(progress) },
       );
-      expect(textOf(result)).toMatch(/Long running operation completed/);
+      expect(textOf(result as CallToolResult)).toMatch(/Long running operation completed/);
       expect(seen.map((p) => [p['progress'], p['total']])).toEqual([
         [1, 4],
         [2, 4],
