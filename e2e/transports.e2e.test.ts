@@ -29,7 +29,7 @@ import {
   type HttpAgent,
   type ListeningProxy,
 } from './support/http-harness.js';
-import { BOOKING_SERVER, textOf, type ReportFile } from './support/proxy-harness.js';
+import { BOOKING_SERVER, ROOT, textOf, type ReportFile } from './support/proxy-harness.js';
 import { spawnProxy } from './support/raw-proxy.js';
 
 type Side = 'stdio' | 'HTTP';
@@ -378,6 +378,34 @@ describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
       expect(reports[2]!.report.coverage).toMatchObject({ calls: { read: 0, write: 0 } });
       expect(proxy.reportFiles()).toHaveLength(3);
       expect(isAlive(proxy.proc.pid)).toBe(false);
+    } finally {
+      await stopAll();
+      if (proxy !== undefined) removeDir(proxy.dir);
+      removeDir(dir);
+    }
+  });
+
+  it('R-8.8/R-9.2: SIGTERM while a call is at the upstream → the agent still gets the answer the upstream executed, and the report (finished) counts exactly that execution', async () => {
+    const dir = tempDir();
+    const ledger = join(dir, 'ledger.jsonl');
+    let proxy: ListeningProxy | undefined;
+    try {
+      const counting = join(ROOT, 'e2e', 'fixtures', 'counting-server.mjs');
+      proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', counting], [], {
+        FIXTURE_LEDGER: ledger,
+      });
+      const agent = await connectHttpAgent(proxy.url);
+      const answer = agent.call('create_order', { item: 'pen', sleepMs: 700 });
+      // The report shows the call at the upstream before it gets there; the upstream takes 700 ms.
+      await proxy.waitForReport(agent.sessionId, (r) => r.report.operations.length === 1);
+      const stopped = proxy.proc.stop('SIGTERM');
+      expect(textOf(await answer)).toBe('ok create_order #1');
+      expect(await stopped).toEqual({ code: 0, signal: null });
+      const executed = readFileSync(ledger, 'utf8').trim().split('\n');
+      expect(executed).toHaveLength(1);
+      const report = proxy.reportOf(agent.sessionId);
+      expect(report.status).toBe('finished');
+      expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', executions: 1, attempts: 1 })]);
     } finally {
       await stopAll();
       if (proxy !== undefined) removeDir(proxy.dir);

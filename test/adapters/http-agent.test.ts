@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   defaultAllowedHosts,
+  HostGuard,
   HttpAgentSide,
   parseListenAddress,
   SessionLimits,
@@ -659,7 +660,25 @@ describe('defaultAllowedHosts', () => {
   it('a loopback bind accepts the three loopback names; another host only itself', () => {
     expect(defaultAllowedHosts('127.0.0.1', 3000)).toEqual(['127.0.0.1:3000', 'localhost:3000', '[::1]:3000']);
     expect(defaultAllowedHosts('::1', 8080)).toEqual(['127.0.0.1:8080', 'localhost:8080', '[::1]:8080']);
-    expect(defaultAllowedHosts('192.168.1.5', 80)).toEqual(['192.168.1.5:80']);
+    expect(defaultAllowedHosts('192.168.1.5', 8080)).toEqual(['192.168.1.5:8080']);
+  });
+
+  it('a wildcard bind (0.0.0.0, ::) also accepts the Host naming any address of this machine, and its name; never a foreign name', () => {
+    const local = { addresses: ['127.0.0.1', '192.0.2.2', 'fd00::2'], hostname: 'buildbox' };
+    const allowed = defaultAllowedHosts('0.0.0.0', 3000, local);
+    expect(allowed).toEqual(expect.arrayContaining(['127.0.0.1:3000', '192.0.2.2:3000', '[fd00::2]:3000', 'buildbox:3000']));
+    expect(defaultAllowedHosts('::', 3000, local)).toEqual(expect.arrayContaining(['192.0.2.2:3000', '[fd00::2]:3000']));
+    const guard = new HostGuard(allowed);
+    expect(guard.refusal({ host: '192.0.2.2:3000' })).toBeUndefined();
+    expect(guard.refusal({ host: '192.0.2.2:3000', origin: 'http://192.0.2.2:3000' })).toBeUndefined();
+    expect(guard.refusal({ host: 'attacker.example:3000' })).toMatch(/Invalid Host header/);
+  });
+
+  it('on port 80 the Host header without its default port (as browsers and fetch send it) is accepted', () => {
+    expect(defaultAllowedHosts('192.168.1.5', 80)).toEqual(['192.168.1.5:80', '192.168.1.5']);
+    expect(
+      new HostGuard(defaultAllowedHosts('127.0.0.1', 80)).refusal({ host: 'localhost', origin: 'http://localhost' }),
+    ).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import { isIPv4 } from 'node:net';
+import { hostname as osHostname, networkInterfaces } from 'node:os';
 
 /** The loopback names an agent on this machine may put in a Host header. */
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
@@ -11,19 +12,41 @@ export function isLoopbackHost(host: string): boolean {
   return isIPv4(name) && name.startsWith('127.');
 }
 
-/** `host:port` as it appears in a Host header (IPv6 in brackets, lower case). */
-function hostHeader(host: string, port: number): string {
-  const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `${name}:${port}`.toLowerCase();
+/** `host:port` as it appears in a Host header (IPv6 in brackets, lower case); on port 80 also `host`. */
+function hostHeaders(host: string, port: number): string[] {
+  const name = (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host).toLowerCase();
+  // Browsers and fetch leave out the scheme's default port.
+  return port === 80 ? [`${name}:${port}`, name] : [`${name}:${port}`];
+}
+
+/** The names agents on other machines reach a wildcard bind by: this machine's addresses and its name. */
+export interface LocalNames {
+  addresses: string[];
+  hostname: string;
+}
+
+function localNames(): LocalNames {
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((entry) => entry.address)
+    .filter((address) => !address.includes('%'));
+  return { addresses, hostname: osHostname() };
 }
 
 /**
  * The Host header values accepted by default for a server bound to `host:port`: the loopback names
- * for a loopback or wildcard bind, plus the bound host itself.
+ * for a loopback or wildcard bind, plus the bound host itself; a wildcard bind (`0.0.0.0`, `::`) also
+ * accepts every address of this machine and its host name (what agents on other machines connect to).
+ * A name that only resolves here through someone else's DNS (rebinding) is never among them.
  */
-export function defaultAllowedHosts(host: string, port: number): string[] {
-  const names = isLoopbackHost(host) || WILDCARD_HOSTS.includes(host) ? [...LOOPBACK_NAMES, host] : [host];
-  return [...new Set(names.map((name) => hostHeader(name, port)))];
+export function defaultAllowedHosts(host: string, port: number, local?: LocalNames): string[] {
+  const wildcard = WILDCARD_HOSTS.includes(host);
+  const names = isLoopbackHost(host) || wildcard ? [...LOOPBACK_NAMES, host] : [host];
+  if (wildcard) {
+    const { addresses, hostname } = local ?? localNames();
+    names.push(...addresses, ...(hostname === '' ? [] : [hostname]));
+  }
+  return [...new Set(names.flatMap((name) => hostHeaders(name, port)))];
 }
 
 /**

@@ -13,6 +13,9 @@ import { seconds, SessionLimits } from './session-limits.js';
 /** The default request body limit: 10 MiB, like the stdio agent side. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/** How long `close()` waits, at most, for answers still on their way (see `answerGraceMs`). */
+export const DEFAULT_ANSWER_GRACE_MS = 1000;
+
 /** The one path that serves MCP. */
 export const MCP_PATH = '/mcp';
 
@@ -35,6 +38,11 @@ export interface HttpAgentSideOptions {
   idleSweepMs?: number;
   /** The time source of the idle time-out (default: the system clock). */
   clock?: Clock;
+  /**
+   * How long `close()` lets answers already on their way reach the agents before it closes their
+   * sessions (default 1 s); a call still waiting for the upstream then gets no answer.
+   */
+  answerGraceMs?: number;
   /** One line for the operator (stderr): a session ended for idleness, the session cap reached. */
   notice?: (line: string) => void;
 }
@@ -165,13 +173,19 @@ export class HttpAgentSide implements AgentSide {
     );
   }
 
-  /** Closes every session (each handler hears `closed` once), stops listening, drops idle connections. */
+  /**
+   * Refuses new requests (503), lets answers on their way reach the agents (up to `answerGraceMs`), then
+   * closes every session (each handler hears `closed` once), stops listening, drops idle connections.
+   */
   async close(): Promise<void> {
     const httpServer = this.httpServer;
     if (httpServer === undefined || this.shuttingDown) return;
     this.shuttingDown = true;
     clearInterval(this.sweeper);
     const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    // The proxy ends its sessions first; an answer it has just decided is still on its way to the agent.
+    const graceMs = this.settings.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS;
+    await Promise.allSettled([...this.sessions.values()].map((session) => session.answersSent(graceMs)));
     await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
     httpServer.closeAllConnections();
     await stopped;

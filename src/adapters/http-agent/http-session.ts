@@ -53,6 +53,8 @@ export class HttpSession {
   private lastActivityMs: number;
   private callsInFlight = 0;
   private readonly idsInFlight = new RequestIdsInFlight();
+  /** `answersSent` callers, told once no request awaits its answer (or the session ended). */
+  private answerWaiters: Array<() => void> = [];
 
   constructor(private readonly context: HttpSessionContext) {
     this.lastActivityMs = context.clock.now();
@@ -74,6 +76,7 @@ export class HttpSession {
       } finally {
         const closeBy = this.idsInFlight.answered(message);
         if (closeBy !== undefined) this.transport.closeSSEStream(closeBy);
+        this.tellIfAnswered();
       }
     };
   }
@@ -102,6 +105,7 @@ export class HttpSession {
       const closeBy = this.idsInFlight.cancelled(id);
       if (closeBy !== undefined) this.transport.closeSSEStream(closeBy);
     }
+    this.tellIfAnswered();
   }
 
   /**
@@ -110,6 +114,26 @@ export class HttpSession {
    */
   idleMs(nowMs: number): number {
     return this.callsInFlight > 0 ? 0 : Math.max(0, nowMs - this.lastActivityMs);
+  }
+
+  /**
+   * Resolves once every request of the session has had its answer sent (or the session ended), or after
+   * `maxMs`: a proxy that stops closes the session only after answers already decided went out.
+   */
+  answersSent(maxMs: number): Promise<void> {
+    if (this.ended || this.idsInFlight.idle) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      timer.unref();
+      this.answerWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private tellIfAnswered(): void {
+    if (this.ended || this.idsInFlight.idle) for (const tell of this.answerWaiters.splice(0)) tell();
   }
 
   /** Ends the session from the proxy's side; `detail` says why (default: the proxy closed it). */
@@ -149,6 +173,7 @@ export class HttpSession {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.tellIfAnswered();
     if (this.opened === undefined) return;
     const { sessionId, handler } = this.opened;
     this.context.logger.info({ sessionId, detail: this.endDetail }, 'agent session ended');

@@ -99,6 +99,12 @@ export class RequestIdsInFlight {
     return this.closedIfDone(post);
   }
 
+  /** True when no request of the session awaits its answer. */
+  get idle(): boolean {
+    for (const post of this.postOf.values()) if (post.pending.size > 0) return false;
+    return true;
+  }
+
   /** Frees ids whose requests will never be answered (the SDK refused their POST). */
   release(ids: string[]): void {
     for (const key of ids) this.postOf.delete(key);

@@ -165,6 +165,9 @@ export class ProxyService {
         await this.startingWritten.then(() => this.deps.startupSink?.publish(document)).catch(() => undefined);
       }
       await this.deps.agentSide.close().catch(() => undefined);
+      // A listener keeps opening sessions until it is closed (an agent that connected during the drain
+      // above): end them too, so no report is left `running` when the proxy is done.
+      await Promise.all([...this.sessions].map((s) => this.endSession(s)));
       await this.deps.upstream.close();
       // The end line(s) (issue 15 item 6): never after a report that could not be written (its verdict is not to be used).
       const endLine = this.fatal
