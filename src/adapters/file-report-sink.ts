@@ -16,7 +16,7 @@ import {
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ReportDocument, ReportSink } from '../ports/report-sink.port.js';
-import { errorCode, errorText, isStickyWorldWritable } from './file-safety.js';
+import { errorCode, errorText, isStickyWorldWritable, kindInWords } from './file-safety.js';
 
 /** The file system calls a {@link FileReportSink} makes while publishing (a test seam for faults). */
 export interface SinkFileSystem {
@@ -66,19 +66,8 @@ const TEMP_NAME_ATTEMPTS = 5;
 /** A full disk or quota: writing in place instead would destroy the last complete report. */
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
-function kindOf(info: Stats): string | undefined {
-  if (info.isFile()) return undefined;
-  if (info.isDirectory()) return 'a folder';
-  if (info.isCharacterDevice()) return 'a character device';
-  if (info.isBlockDevice()) return 'a block device';
-  if (info.isFIFO()) return 'a FIFO (named pipe)';
-  if (info.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
 function requireRegular(info: Stats, shown: string): void {
-  const kind = kindOf(info);
-  if (kind !== undefined) throw new Error(`report file must be a regular file: ${shown} is ${kind}`);
+  if (!info.isFile()) throw new Error(`report file must be a regular file: ${shown} is ${kindInWords(info)}`);
 }
 
 async function requireFolder(folder: string): Promise<Stats> {

@@ -24,3 +24,13 @@ export function errorCode(error: unknown): string | undefined {
   const code: unknown = error instanceof Error ? Object.getOwnPropertyDescriptor(error, 'code')?.value : undefined;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** What a path that is not a regular file is, in words: "a FIFO (named pipe)", "a folder", … */
+export function kindInWords(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
