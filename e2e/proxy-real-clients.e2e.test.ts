@@ -199,6 +199,9 @@ describe('@modelcontextprotocol/server-everything over stdio behind the proxy', 
           { onprogress: (progress) => seen.push(progress) },
         );
         expect(JSON.stringify(result.content)).toMatch(/Long running operation completed/);
+        // The SDK client runs notification handlers a few microtasks late: when the last progress and the
+        // result come in one read, the result can resolve first although the progress was written first.
+        await waitFor(() => seen.length >= 3, 5000, 'the last progress notification');
         expect(seen.map((p) => [p['progress'], p['total']])).toEqual([
           [1, 3],
           [2, 3],

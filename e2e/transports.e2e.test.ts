@@ -229,6 +229,8 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
         { onprogress: (progress) => seen.push(progress) },
       );
       expect(textOf(result as CallToolResult)).toMatch(/Long running operation completed/);
+      // The SDK client runs notification handlers a few microtasks late (the last may follow the result).
+      await waitFor(() => seen.length >= 4, 5000, 'the last progress notification');
       expect(seen.map((p) => [p['progress'], p['total']])).toEqual([
         [1, 4],
         [2, 4],

@@ -65,6 +65,51 @@ describe('--listen: reports are final and complete at every kind of session end'
     expect(sinks.get('late')!.last).toMatchObject({ status: 'finished' });
     expect(exit.sessions.map((s) => s.sessionId).sort()).toEqual(['a', 'late']);
   });
+
+  it('R-9.2/R-1.3 (issue 11): a call that arrives while the proxy drains its session is not forwarded; the report holds exactly what the upstream executed', async () => {
+    const upstream = new HeldUpstream([{ name: 'create_order', inputSchema: { type: 'object' } }]);
+    const agentSide = new InMemoryAgentSide();
+    const sink = new MemorySink();
+    const service = new ProxyService(
+      {
+        upstream,
+        agentSide,
+        startupSink: null,
+        sessionSink: () => sink,
+        clock: new TestClock(),
+        random: fixedRandom(0.5),
+        logger: SILENT_LOGGER,
+        notice: () => undefined,
+      },
+      {
+        scenario: { mode: 'none' },
+        keyFields: [],
+        classification: {},
+        auditTools: false,
+        callTimeoutMs: 60_000,
+        drainMs: 5_000,
+        harnessVersion: 'test',
+        serverName: 'harness',
+        stopWhenSessionEnds: false,
+      },
+    );
+    await service.start();
+    const a = agentSide.connect('a');
+    const signal = new AbortController().signal;
+    const first = a.callTool({ name: 'create_order', arguments: { item: 'a1' } }, { signal });
+    const [held] = await upstream.received(1);
+    const stopped = service.stop('received SIGTERM');
+    // During the drain: before, this call was forwarded, and an answer after the drain made an executed
+    // write EXECUTION_UNKNOWN in a report already final.
+    const late = await a.callTool({ name: 'create_order', arguments: { item: 'a2' } }, { signal });
+    expect(late).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/ending .*not forwarded/) }] });
+    expect(upstream.held).toHaveLength(1);
+    held!.answer(okResult());
+    expect((await first).isError).not.toBe(true);
+    await stopped;
+    expect(sink.last).toMatchObject({ status: 'finished', report: { operations: [{ tool: 'create_order', executions: 1 }] } });
+    expect(sink.last!['report'].operations).toHaveLength(1);
+  });
 });
 
 describe('HttpAgentSide.close(): answers already decided still reach the agent (R-8.8, R-9.2)', () => {

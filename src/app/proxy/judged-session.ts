@@ -52,6 +52,21 @@ export interface JudgedSessionContext {
   onClosed(reason: AgentCloseReason): void;
 }
 
+/**
+ * The answer to a call that arrives while its session ends (the proxy stops on a signal; over `--listen`
+ * also a DELETE or the idle time-out): not forwarded and not judged. Forwarded, the upstream could execute
+ * it after the report is final, which would then call an executed write unknown.
+ */
+export const NOT_FORWARDED_SESSION_ENDING: ToolCallResult = {
+  content: [
+    {
+      type: 'text',
+      text: 'The evaluation session is ending (the proxy is stopping); the call was not forwarded to the upstream.',
+    },
+  ],
+  isError: true,
+};
+
 /** A promise that never settles: the agent must not get an answer after the report failed (R-9.3). */
 const never = new Promise<never>(() => undefined);
 
@@ -117,6 +132,7 @@ export class JudgedSession implements AgentSessionHandler {
     if (this.ctx.auditTools && isAuditTool(request.name)) {
       return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification);
     }
+    if (this.ended !== null) return NOT_FORWARDED_SESSION_ENDING;
     return this.pipeline.call(request, context.signal, context.progress);
   }
 
