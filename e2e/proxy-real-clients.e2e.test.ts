@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from './fixtures/lib/raw-child.mjs';
+import { rawText, resultOf, spawnProxy } from './support/raw-proxy.js';
 import { carefulAgent, endSession, memoryEntityTask, naiveAgent, withProxy } from './support/agents.js';
 import { BIN, BOOKING_SERVER, ROOT, readLines, requireBuild, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
 
@@ -188,27 +189,42 @@ describe('@modelcontextprotocol/inspector-cli as the client', () => {
 });
 
 describe('@modelcontextprotocol/server-everything over stdio behind the proxy', () => {
-  it('R-8.5 (issue 11): progress the agent asks for passes through — every notifications/progress of a long operation reaches the SDK client, with its own token', () =>
-    withProxy(
-      { flags: ['--upstream-command', process.execPath, '--upstream-arg', EVERYTHING_SERVER, '--upstream-arg', 'stdio'] },
-      async (run) => {
-        const seen: Array<Record<string, unknown>> = [];
-        const result = await run.client.callTool(
-          { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
-          undefined,
-          { onprogress: (progress) => seen.push(progress) },
-        );
-        expect(JSON.stringify(result.content)).toMatch(/Long running operation completed/);
-        // The SDK client runs notification handlers a few microtasks late: when the last progress and the
-        // result come in one read, the result can resolve first although the progress was written first.
-        await waitFor(() => seen.length >= 3, 5000, 'the last progress notification');
-        expect(seen.map((p) => [p['progress'], p['total']])).toEqual([
-          [1, 3],
-          [2, 3],
-          [3, 3],
-        ]);
-        // Without a token the agent asked for nothing: the call works and nothing is sent.
-        await run.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } });
-      },
-    ));
+  it("R-8.5 (issue 11): progress the agent asks for passes through — every notifications/progress of a long operation, with the agent's own token, is written before the call's answer", async () => {
+    const proxy = spawnProxy([
+      '--upstream-command',
+      process.execPath,
+      '--upstream-arg',
+      EVERYTHING_SERVER,
+      '--upstream-arg',
+      'stdio',
+    ]);
+    try {
+      await proxy.initialize();
+      const token = 'agent-token-7';
+      const answer = await proxy.request(
+        'tools/call',
+        { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 3 }, _meta: { progressToken: token } },
+        20_000,
+      );
+      expect(rawText(resultOf(answer))).toMatch(/Long running operation completed/);
+      // Read from the proxy's stdout in order (an SDK client runs progress handlers a few microtasks late
+      // and drops a progress whose answer came in the same read: the client's own race, not tested here).
+      const messages = proxy.raw.messages();
+      const progress = messages.slice(0, messages.indexOf(answer)).filter((m) => m['method'] === 'notifications/progress');
+      expect(progress.map((m) => m['params'])).toEqual([
+        { progress: 1, total: 3, progressToken: token },
+        { progress: 2, total: 3, progressToken: token },
+        { progress: 3, total: 3, progressToken: token },
+      ]);
+      // Without a token the agent asked for nothing: the call works and no progress is sent.
+      const quiet = await proxy.request('tools/call', {
+        name: 'trigger-long-running-operation',
+        arguments: { duration: 0.2, steps: 2 },
+      });
+      expect(rawText(resultOf(quiet))).toMatch(/Long running operation completed/);
+      expect(proxy.raw.messages().filter((m) => m['method'] === 'notifications/progress')).toHaveLength(3);
+    } finally {
+      await proxy.dispose();
+    }
+  });
 });

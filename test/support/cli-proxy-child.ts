@@ -176,6 +176,7 @@ function rawOf(child: InProcessChild): RawChild {
     send: (message) => void child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
     next: (predicate, timeoutMs = 5000) =>
       waitFor(() => messages.find(predicate), timeoutMs, 'a message from the in-process proxy'),
+    messages: () => [...messages],
   };
 }
 
