@@ -24,34 +24,43 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/**
+ * A listening proxy (`stopWhenSessionEnds: false`) in-process: the upstream holds every call until the test
+ * answers it, each session's report goes to its own memory sink, calls drain up to 5 s when it stops.
+ */
+function listeningProxy() {
+  const upstream = new HeldUpstream([{ name: 'create_order', inputSchema: { type: 'object' } }]);
+  const agentSide = new InMemoryAgentSide();
+  const sinks = new Map<string, MemorySink>();
+  const service = new ProxyService(
+    {
+      upstream,
+      agentSide,
+      startupSink: null,
+      sessionSink: (sessionId) => sinks.set(sessionId, new MemorySink()).get(sessionId)!,
+      clock: new TestClock(),
+      random: fixedRandom(0.5),
+      logger: SILENT_LOGGER,
+      notice: () => undefined,
+    },
+    {
+      scenario: { mode: 'none' },
+      keyFields: [],
+      classification: {},
+      auditTools: false,
+      callTimeoutMs: 60_000,
+      drainMs: 5_000,
+      harnessVersion: 'test',
+      serverName: 'harness',
+      stopWhenSessionEnds: false,
+    },
+  );
+  return { upstream, agentSide, sinks, service };
+}
+
 describe('--listen: reports are final and complete at every kind of session end', () => {
   it('R-9.2/R-8.8 (--listen): a session that opens while the proxy stops (during the drain of a call in flight) has a finished report when the proxy is done', async () => {
-    const upstream = new HeldUpstream([{ name: 'create_order', inputSchema: { type: 'object' } }]);
-    const agentSide = new InMemoryAgentSide();
-    const sinks = new Map<string, MemorySink>();
-    const service = new ProxyService(
-      {
-        upstream,
-        agentSide,
-        startupSink: null,
-        sessionSink: (sessionId) => sinks.set(sessionId, new MemorySink()).get(sessionId)!,
-        clock: new TestClock(),
-        random: fixedRandom(0.5),
-        logger: SILENT_LOGGER,
-        notice: () => undefined,
-      },
-      {
-        scenario: { mode: 'none' },
-        keyFields: [],
-        classification: {},
-        auditTools: false,
-        callTimeoutMs: 60_000,
-        drainMs: 5_000,
-        harnessVersion: 'test',
-        serverName: 'harness',
-        stopWhenSessionEnds: false,
-      },
-    );
+    const { upstream, agentSide, sinks, service } = listeningProxy();
     await service.start();
     const a = agentSide.connect('a');
     void a.callTool({ name: 'create_order', arguments: { item: 'a1' } }, { signal: new AbortController().signal });
@@ -67,32 +76,7 @@ describe('--listen: reports are final and complete at every kind of session end'
   });
 
   it('R-9.2/R-1.3 (issue 11): a call that arrives while the proxy drains its session is not forwarded; the report holds exactly what the upstream executed', async () => {
-    const upstream = new HeldUpstream([{ name: 'create_order', inputSchema: { type: 'object' } }]);
-    const agentSide = new InMemoryAgentSide();
-    const sink = new MemorySink();
-    const service = new ProxyService(
-      {
-        upstream,
-        agentSide,
-        startupSink: null,
-        sessionSink: () => sink,
-        clock: new TestClock(),
-        random: fixedRandom(0.5),
-        logger: SILENT_LOGGER,
-        notice: () => undefined,
-      },
-      {
-        scenario: { mode: 'none' },
-        keyFields: [],
-        classification: {},
-        auditTools: false,
-        callTimeoutMs: 60_000,
-        drainMs: 5_000,
-        harnessVersion: 'test',
-        serverName: 'harness',
-        stopWhenSessionEnds: false,
-      },
-    );
+    const { upstream, agentSide, sinks, service } = listeningProxy();
     await service.start();
     const a = agentSide.connect('a');
     const signal = new AbortController().signal;
@@ -107,8 +91,9 @@ describe('--listen: reports are final and complete at every kind of session end'
     held!.answer(okResult());
     expect((await first).isError).not.toBe(true);
     await stopped;
-    expect(sink.last).toMatchObject({ status: 'finished', report: { operations: [{ tool: 'create_order', executions: 1 }] } });
-    expect(sink.last!['report'].operations).toHaveLength(1);
+    const last = sinks.get('a')!.last;
+    expect(last).toMatchObject({ status: 'finished', report: { operations: [{ tool: 'create_order', executions: 1 }] } });
+    expect(last!['report'].operations).toHaveLength(1);
   });
 });
 
