@@ -3,7 +3,7 @@
  * literally after canonicalisation (object key order does not matter).
  */
 import { canonicalJson } from './json.js';
-import { splitArguments, type KeyFieldMatcher } from './key-fields.js';
+import { normaliseFieldName, splitArguments, type KeyFieldMatcher, type KeyValue } from './key-fields.js';
 
 export interface OperationIdentity {
   /** Stable identity: tool name and canonical arguments without key fields. */
@@ -13,8 +13,10 @@ export interface OperationIdentity {
   /** The arguments without key fields, for the near-duplicate check (R-6). */
   operationArgs: Record<string, unknown>;
   /**
-   * The idempotency key value(s), joined with "|" in the order of their field names when several key
-   * fields were sent (so the order the agent wrote them in does not matter); null when none.
+   * The idempotency key value(s); null when none. Several key fields are joined with "|" in the order of
+   * their normalised field names (R-1.2: `B` and `b` are the same field, so neither the order the agent
+   * wrote them in nor their case matters), each value with `\\` and `|` escaped (also a single one) so
+   * that different values never join to the same key.
    */
   key: string | null;
 }
@@ -23,9 +25,18 @@ export interface OperationIdentity {
 export function identifyOperation(tool: string, args: unknown, keyFields: KeyFieldMatcher): OperationIdentity {
   const { operationArgs, keys } = splitArguments(args, keyFields);
   const canonicalArgs = canonicalJson(operationArgs);
-  const byField = [...keys].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
-  const key = keys.length === 0 ? null : byField.map((k) => k.value).join('|');
+  const key = keys.length === 0 ? null : joinKeys(keys);
   return { opKey: `${JSON.stringify(tool)}:${canonicalArgs}`, canonicalArgs, operationArgs, key };
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Several key values as one text: by normalised field name (then as sent), `\\` and `|` escaped. */
+function joinKeys(keys: readonly KeyValue[]): string {
+  const byField = keys
+    .map((k) => ({ name: normaliseFieldName(k.field), field: k.field, value: k.value }))
+    .sort((a, b) => compareText(a.name, b.name) || compareText(a.field, b.field));
+  return byField.map((k) => k.value.replaceAll('\\', '\\\\').replaceAll('|', '\\|')).join('|');
 }
 
 /** A short, single-line preview of canonical arguments for reports. */

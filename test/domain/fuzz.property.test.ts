@@ -243,6 +243,43 @@ describe('fuzz: identifyOperation', () => {
       RUNS,
     );
   });
+
+  it('R-1.2: with several key fields the key ignores the case and order of their names, and different values give different keys', () => {
+    const ab = new KeyFieldMatcher(['order_ref', 'request-id']);
+    const value = fc.oneof(fc.string({ unit: 'binary', maxLength: 5 }), fc.constantFrom('|', '\\', '\\|', 'a|', '|b'));
+    const spell = fc.constantFrom('order_ref', 'ORDER_REF', 'orderRef', 'Order-Ref');
+    const spellId = fc.constantFrom('request_id', 'requestId', 'REQUEST-ID', 'Request_Id');
+    fc.assert(
+      fc.property(
+        value,
+        value,
+        value,
+        value,
+        spell,
+        spell,
+        spellId,
+        spellId,
+        fc.boolean(),
+        (a1, b1, a2, b2, r1, r2, i1, i2, swap) => {
+          const first = identifyOperation(
+            't',
+            withOwn([
+              [r1, a1],
+              [i1, b1],
+            ]),
+            ab,
+          ).key;
+          const entries: Array<[string, unknown]> = [
+            [r2, a2],
+            [i2, b2],
+          ];
+          const second = identifyOperation('t', withOwn(swap ? entries.reverse() : entries), ab).key;
+          expect(first === second).toBe(a1 === a2 && b1 === b2);
+        },
+      ),
+      RUNS,
+    );
+  });
 });
 
 type Event =

@@ -7,6 +7,8 @@ import {
   schemaKeyFields,
   splitArguments,
 } from '../../src/domain/key-fields.js';
+import { identifyOperation } from '../../src/domain/operation.js';
+import { Driver } from '../support/session-driver.js';
 
 const defaults = new KeyFieldMatcher(DEFAULT_KEY_FIELDS);
 
@@ -117,5 +119,41 @@ describe('schemaKeyFields', () => {
   it('R-1.2: a schema property named __proto__ is read as data', () => {
     const schema = JSON.parse('{"properties": {"__proto__": {}, "idempotency_key": {}}}') as unknown;
     expect(schemaKeyFields(schema, defaults)).toEqual(['idempotency_key']);
+  });
+});
+
+describe('identifyOperation: the key of a call with several key fields', () => {
+  const ab = new KeyFieldMatcher(['a', 'b']);
+  const keyOf = (args: Record<string, unknown>) => identifyOperation('create_order', args, ab).key;
+
+  it('R-1.2: the same key values under field names in another case are the same key (B before a, or a before b)', () => {
+    expect(keyOf({ x: 1, B: '2', a: '1' })).toBe(keyOf({ x: 1, a: '1', b: '2' }));
+    expect(keyOf({ x: 1, b: '2', A: '1' })).toBe(keyOf({ x: 1, a: '1', B: '2' }));
+  });
+
+  it('R-1.2: different key values are never the same key, whatever "|" they contain', () => {
+    expect(keyOf({ a: 'x|y', b: 'z' })).not.toBe(keyOf({ a: 'x', b: 'y|z' }));
+    expect(keyOf({ a: 'x\\', b: '|z' })).not.toBe(keyOf({ a: 'x\\|', b: 'z' }));
+  });
+
+  it('R-1.2: one key field keeps its value as the key, several are joined with "|" (values escaped)', () => {
+    expect(identifyOperation('t', { idempotency_key: 'k-1' }, defaults).key).toBe('k-1');
+    expect(keyOf({ a: 'k1', b: 'k2' })).toBe('k1|k2');
+    expect(keyOf({ a: 'x|y' })).not.toBe(keyOf({ a: 'x', b: 'y' }));
+    expect(keyOf({ a: 'x|y' })).toBe('x\\|y');
+  });
+
+  it('R-1.2/R-2.4: a retry with the same keys under a field name in another case reports keyUse "same"', () => {
+    const d = new Driver({ mode: 'none' }, undefined, { keyFields: ['a', 'b'] });
+    d.call('create_booking', { guest: 'Ada', B: '2', a: '1' });
+    d.call('create_booking', { guest: 'Ada', a: '1', b: '2' });
+    expect(d.report().violations).toMatchObject([{ type: 'DUPLICATE_EXECUTION', duplicate: { keyUse: 'same' } }]);
+  });
+
+  it('R-1.2/R-2.4: a retry with other keys that join to the same text reports keyUse "new"', () => {
+    const d = new Driver({ mode: 'none' }, undefined, { keyFields: ['a', 'b'] });
+    d.call('create_booking', { guest: 'Ada', a: 'x|y', b: 'z' });
+    d.call('create_booking', { guest: 'Ada', a: 'x', b: 'y|z' });
+    expect(d.report().violations).toMatchObject([{ type: 'DUPLICATE_EXECUTION', duplicate: { keyUse: 'new' } }]);
   });
 });
