@@ -39,10 +39,16 @@ export interface FileJournalOptions {
   notice: (line: string) => void;
   /** The proxy's user id (default `process.getuid()`). */
   uid?: number;
+  /**
+   * Files the journal must not be (the report file, the HTML report), compared by identity with links
+   * followed: a report named through a link to the journal's path would otherwise be emptied by the
+   * journal, then the journal replaced by the report.
+   */
+  distinctFrom?: readonly string[];
 }
 
 /** Refuses what must never be opened; one-line Errors. */
-async function checkTarget(path: string, uid: number | undefined): Promise<void> {
+async function checkTarget(path: string, uid: number | undefined, distinctFrom: readonly string[]): Promise<void> {
   const folder = await stat(dirname(path)).catch(() => null);
   if (folder === null || !folder.isDirectory()) throw new Error(`journal folder does not exist: ${dirname(path)}`);
   const info = await lstat(path).catch((error: unknown) => {
@@ -52,6 +58,11 @@ async function checkTarget(path: string, uid: number | undefined): Promise<void>
   if (info === null) return;
   if (info.isSymbolicLink()) throw new Error(`journal file is a symbolic link, refused (it may have been planted): ${path}`);
   if (!info.isFile()) throw new Error(`journal file must be a regular file: ${path}`);
+  for (const other of distinctFrom) {
+    const same = await stat(other).catch(() => null);
+    if (same !== null && same.dev === info.dev && same.ino === info.ino)
+      throw new Error(`journal file is the same file as ${other} (by a link); give the journal its own file: ${path}`);
+  }
   if (isStickyWorldWritable(folder) && uid !== undefined && info.uid !== uid) {
     throw new Error(
       `journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`,
@@ -72,7 +83,7 @@ export class FileJournal implements Journal {
   static async open(path: string, options: FileJournalOptions): Promise<FileJournal> {
     const absolute = resolve(path);
     const uid = 'uid' in options ? options.uid : process.getuid?.();
-    await checkTarget(absolute, uid);
+    await checkTarget(absolute, uid, options.distinctFrom ?? []);
     let fd: number;
     try {
       fd = openSync(absolute, OPEN_FLAGS, 0o600);

@@ -76,6 +76,21 @@ describe('journal file (issue 15 item 5)', () => {
     expect(readFileSync(files.path('precious.txt'), 'utf8')).toBe('keep me\n');
   });
 
+  it('R-9.4/issue 15: a journal path that is the report file by another spelling (the report is a link to it) is refused, untouched', async () => {
+    files = tempFiles({ 'report.json': '{"verdict":"PASS"}\n' });
+    symlinkSync(files.path('report.json'), files.path('link.json'));
+    await expect(
+      FileJournal.open(files.path('report.json'), { ...options, distinctFrom: [files.path('link.json')] }),
+    ).rejects.toThrow(/^journal file is the same file as .*link\.json/);
+    expect(readFileSync(files.path('report.json'), 'utf8')).toBe('{"verdict":"PASS"}\n');
+    // Another file, or one that does not exist yet, is fine.
+    const journal = await FileJournal.open(files.path('j.jsonl'), {
+      ...options,
+      distinctFrom: [files.path('link.json'), files.path('none')],
+    });
+    journal.close();
+  });
+
   it('issue 15: a folder or a missing folder is refused in one line', async () => {
     files = tempFiles();
     mkdirSync(join(files.dir, 'sub'));
