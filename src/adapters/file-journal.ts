@@ -11,7 +11,7 @@
  * A write that fails (full disk) is told once on stderr and the journal stops there: the file is then
  * a true prefix of the run, as after a kill.
  */
-import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CallEvent } from '../ports/call-events.port.js';
@@ -91,9 +91,21 @@ export class FileJournal implements Journal {
       const why = errorCode(error) === 'ELOOP' ? 'is a symbolic link, refused' : `cannot be opened (${errorText(error)})`;
       throw new Error(`journal file ${why}: ${path}`);
     }
-    if (!fstatSync(fd).isFile()) {
+    const info = fstatSync(fd);
+    if (!info.isFile()) {
       closeSync(fd);
       throw new Error(`journal file must be a regular file: ${path}`);
+    }
+    // The creation mode does not apply to a file that already existed: an emptied 644 file would keep
+    // showing the next run's payloads to every user.
+    if ((info.mode & 0o777) !== 0o600) {
+      try {
+        fchmodSync(fd, 0o600);
+      } catch (error) {
+        options.notice(
+          `the journal file keeps its mode ${(info.mode & 0o777).toString(8)}, not 600 (${errorText(error)}): ${path}`,
+        );
+      }
     }
     const journal = new FileJournal(absolute, fd, options);
     journal.append(

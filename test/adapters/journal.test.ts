@@ -3,7 +3,7 @@
  * foreign lines are skipped (and said), a file that is not a journal is refused in one line, and the
  * writer never follows a planted link.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal } from '../../src/adapters/file-journal.js';
@@ -89,6 +89,14 @@ describe('journal file (issue 15 item 5)', () => {
       distinctFrom: [files.path('link.json'), files.path('none')],
     });
     journal.close();
+  });
+
+  it('R-9.4/issue 15: an existing journal file readable by others is made private (mode 600) when it is started afresh', async () => {
+    files = tempFiles({ 'j.jsonl': 'old run\n' });
+    chmodSync(files.path('j.jsonl'), 0o644);
+    const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
+    journal.close();
+    expect(statSync(files.path('j.jsonl')).mode & 0o777).toBe(0o600);
   });
 
   it('issue 15: a folder or a missing folder is refused in one line', async () => {
