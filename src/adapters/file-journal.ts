@@ -11,7 +11,7 @@
  * A write that fails (full disk) is told once on stderr and the journal stops there: the file is then
  * a true prefix of the run, as after a kill.
  */
-import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CallEvent } from '../ports/call-events.port.js';
@@ -39,10 +39,16 @@ export interface FileJournalOptions {
   notice: (line: string) => void;
   /** The proxy's user id (default `process.getuid()`). */
   uid?: number;
+  /**
+   * Files the journal must not be (the report file, the HTML report), compared by identity with links
+   * followed: a report named through a link to the journal's path would otherwise be emptied by the
+   * journal, then the journal replaced by the report.
+   */
+  distinctFrom?: readonly string[];
 }
 
 /** Refuses what must never be opened; one-line Errors. */
-async function checkTarget(path: string, uid: number | undefined): Promise<void> {
+async function checkTarget(path: string, uid: number | undefined, distinctFrom: readonly string[]): Promise<void> {
   const folder = await stat(dirname(path)).catch(() => null);
   if (folder === null || !folder.isDirectory()) throw new Error(`journal folder does not exist: ${dirname(path)}`);
   const info = await lstat(path).catch((error: unknown) => {
@@ -52,6 +58,11 @@ async function checkTarget(path: string, uid: number | undefined): Promise<void>
   if (info === null) return;
   if (info.isSymbolicLink()) throw new Error(`journal file is a symbolic link, refused (it may have been planted): ${path}`);
   if (!info.isFile()) throw new Error(`journal file must be a regular file: ${path}`);
+  for (const other of distinctFrom) {
+    const same = await stat(other).catch(() => null);
+    if (same !== null && same.dev === info.dev && same.ino === info.ino)
+      throw new Error(`journal file is the same file as ${other} (by a link); give the journal its own file: ${path}`);
+  }
   if (isStickyWorldWritable(folder) && uid !== undefined && info.uid !== uid) {
     throw new Error(
       `journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`,
@@ -72,7 +83,7 @@ export class FileJournal implements Journal {
   static async open(path: string, options: FileJournalOptions): Promise<FileJournal> {
     const absolute = resolve(path);
     const uid = 'uid' in options ? options.uid : process.getuid?.();
-    await checkTarget(absolute, uid);
+    await checkTarget(absolute, uid, options.distinctFrom ?? []);
     let fd: number;
     try {
       fd = openSync(absolute, OPEN_FLAGS, 0o600);
@@ -80,9 +91,21 @@ export class FileJournal implements Journal {
       const why = errorCode(error) === 'ELOOP' ? 'is a symbolic link, refused' : `cannot be opened (${errorText(error)})`;
       throw new Error(`journal file ${why}: ${path}`);
     }
-    if (!fstatSync(fd).isFile()) {
+    const info = fstatSync(fd);
+    if (!info.isFile()) {
       closeSync(fd);
       throw new Error(`journal file must be a regular file: ${path}`);
+    }
+    // The creation mode does not apply to a file that already existed: an emptied 644 file would keep
+    // showing the next run's payloads to every user.
+    if ((info.mode & 0o777) !== 0o600) {
+      try {
+        fchmodSync(fd, 0o600);
+      } catch (error) {
+        options.notice(
+          `the journal file keeps its mode ${(info.mode & 0o777).toString(8)}, not 600 (${errorText(error)}): ${path}`,
+        );
+      }
     }
     const journal = new FileJournal(absolute, fd, options);
     journal.append(

@@ -3,9 +3,9 @@
  * benchmark use case, writes the report and prints the result (loaded only when the command runs).
  */
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { FileReportSink } from '../adapters/file-report-sink.js';
-import { writeOutputFile } from '../adapters/report-files/output-files.js';
+import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
 import { ManualClock } from '../adapters/manual-clock.js';
 import { SeededRandom } from '../adapters/seeded-random.js';
 import { SimulatedBackend } from '../adapters/simulated-backend.js';
@@ -59,6 +59,8 @@ async function writeJunit(file: string, reportPath: string, json: string): Promi
     minScore: null,
   });
   try {
+    // Checked once the report exists, so a link or a hard link to it is recognised too.
+    await refuseOutputsOverInputs([{ flag: '--junit', path: file }], [reportPath], 'the benchmark report');
     await writeOutputFile(
       'JUnit XML',
       file,
@@ -79,10 +81,10 @@ export async function runBenchmarkCommand(flags: Omit<BenchmarkOptions, 'seed'>,
     ...(progress.onProgress === undefined ? {} : { onProgress: progress.onProgress }),
   };
   const result = await runBenchmark(options, deps).finally(() => progress.clear());
-  const path = join(io.cwd, BENCHMARK_REPORT_FILE);
+  const path = resolve(io.cwd, BENCHMARK_REPORT_FILE);
   const json = `${JSON.stringify(benchmarkDocument(result, HARNESS_VERSION), null, 2)}\n`;
   await writeReport(path, json);
-  if (junitFile !== undefined) await writeJunit(join(io.cwd, junitFile), path, json);
+  if (junitFile !== undefined) await writeJunit(resolve(io.cwd, junitFile), path, json); // an absolute path stays absolute
   io.stdout.write(formatBenchmarkText(result));
   io.stdout.write(`Report written to ${path} (certification: ${CERTIFICATION}).\n`);
   return result.selfTest.passed ? EXIT_OK : EXIT_FAILURE;

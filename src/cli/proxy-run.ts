@@ -48,6 +48,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
         harnessVersion: HARNESS_VERSION,
         now: () => clock.now(),
         notice,
+        distinctFrom: [flags.reportFile, flags.reportHtml].flatMap((file) => (file === undefined ? [] : [resolve(io.cwd, file)])),
       });
     } catch (error) {
       await listener?.close();

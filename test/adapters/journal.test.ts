@@ -3,7 +3,7 @@
  * foreign lines are skipped (and said), a file that is not a journal is refused in one line, and the
  * writer never follows a planted link.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal } from '../../src/adapters/file-journal.js';
@@ -74,6 +74,29 @@ describe('journal file (issue 15 item 5)', () => {
       /journal file is a symbolic link, refused/,
     );
     expect(readFileSync(files.path('precious.txt'), 'utf8')).toBe('keep me\n');
+  });
+
+  it('R-9.4/issue 15: a journal path that is the report file by another spelling (the report is a link to it) is refused, untouched', async () => {
+    files = tempFiles({ 'report.json': '{"verdict":"PASS"}\n' });
+    symlinkSync(files.path('report.json'), files.path('link.json'));
+    await expect(
+      FileJournal.open(files.path('report.json'), { ...options, distinctFrom: [files.path('link.json')] }),
+    ).rejects.toThrow(/^journal file is the same file as .*link\.json/);
+    expect(readFileSync(files.path('report.json'), 'utf8')).toBe('{"verdict":"PASS"}\n');
+    // Another file, or one that does not exist yet, is fine.
+    const journal = await FileJournal.open(files.path('j.jsonl'), {
+      ...options,
+      distinctFrom: [files.path('link.json'), files.path('none')],
+    });
+    journal.close();
+  });
+
+  it('R-9.4/issue 15: an existing journal file readable by others is made private (mode 600) when it is started afresh', async () => {
+    files = tempFiles({ 'j.jsonl': 'old run\n' });
+    chmodSync(files.path('j.jsonl'), 0o644);
+    const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
+    journal.close();
+    expect(statSync(files.path('j.jsonl')).mode & 0o777).toBe(0o600);
   });
 
   it('issue 15: a folder or a missing folder is refused in one line', async () => {

@@ -14,7 +14,7 @@
  *   agrees with the report. The compiled CLI's default run and one spawned bad flag stay in
  *   `e2e/benchmark.e2e.test.ts`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -268,6 +268,38 @@ describe('benchmark --junit and check (in-process CLI)', () => {
         env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
       });
       expect(checked.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('benchmark --junit paths (in-process CLI)', () => {
+  it('R-11: an absolute --junit path is written where it names, not under the current folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-benchmark-junit-abs-'));
+    const out = mkdtempSync(join(tmpdir(), 'harness-benchmark-junit-out-'));
+    try {
+      const target = join(out, 'bench.xml');
+      expect((await runCli(['benchmark', '--scenarios', 'F1', '--junit', target], { cwd: dir })).code).toBe(0);
+      expect(XMLValidator.validate(readFileSync(target, 'utf8'))).toBe(true);
+      expect(existsSync(join(dir, out))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('R-11: --junit naming the benchmark report (directly or by a link) is refused in one line; the report stays JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-benchmark-junit-self-'));
+    try {
+      symlinkSync('.cuonztech/benchmark-report.json', join(dir, 'link.xml'));
+      for (const junit of ['.cuonztech/benchmark-report.json', 'link.xml']) {
+        const result = await runCli(['benchmark', '--scenarios', 'F1', '--junit', junit], { cwd: dir });
+        expect(result.code).toBe(1);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toContain('--junit names the benchmark report');
+        expect(() => JSON.parse(readFileSync(join(dir, '.cuonztech/benchmark-report.json'), 'utf8')) as unknown).not.toThrow();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
 import { listenWarning } from '../../src/cli/listen-warning.js';
@@ -188,5 +192,24 @@ describe('issue 15 proxy --journal flags', () => {
     expect(parse('--upstream-command', 'n', '--report-file', 'r.json', '--report-html', 'r.html')).toMatchObject({
       reportHtml: 'r.html',
     });
+  });
+});
+
+describe('issue 15 proxy --journal: the report file by a link', () => {
+  it('R-9.4/issue 15: --report-file a link to the --journal file → one line, exit 1, the file untouched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-journal-link-'));
+    try {
+      writeFileSync(join(dir, 'r.json'), '{}\n');
+      symlinkSync('r.json', join(dir, 'link.json'));
+      const counting = join(fileURLToPath(new URL('../../e2e/fixtures/', import.meta.url)), 'counting-server.mjs');
+      const upstream = ['--upstream-command', process.execPath, '--upstream-arg', counting];
+      const result = await runMain(['proxy', ...upstream, '--report-file', 'link.json', '--journal', 'r.json'], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain('journal file is the same file as');
+      expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe('{}\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
