@@ -11,7 +11,13 @@ import { formatCheckText } from '../app/check/check-text.js';
 import { resolve } from 'node:path';
 import { readJournal } from '../adapters/report-files/journal-reader.js';
 import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
-import { journalSessionFor, journalSessions, timelineFromJournal, timelineFromReport } from '../app/report-formats/timeline.js';
+import {
+  journalAgrees,
+  journalSessionFor,
+  journalSessions,
+  timelineFromJournal,
+  timelineFromReport,
+} from '../app/report-formats/timeline.js';
 import { buildJunit } from '../app/report-formats/junit.js';
 import { buildMarkdown, buildStepSummary } from '../app/report-formats/markdown.js';
 import type { CheckFlags } from './check-command.js';
@@ -97,6 +103,12 @@ async function journalTimelines(path: string | undefined, io: CliIo): Promise<Ti
       c.path,
       (journaled, report) => resolve(io.cwd, report) === resolve(io.cwd, journaled),
     );
-    return session === null ? timelineFromReport(doc) : timelineFromJournal(session, doc);
+    if (session === null) return timelineFromReport(doc);
+    if (journalAgrees(session, doc)) return timelineFromJournal(session, doc);
+    writeNotice(
+      io.stderr,
+      `journal ${path}: its session "${session.session}" does not match ${c.path} (other calls or counts; another run's journal?): that report's timeline is drawn from the report`,
+    );
+    return timelineFromReport(doc);
   };
 }

@@ -12,10 +12,10 @@
  * - issue 15's journal and end line after a normal end (stdin EOF); after SIGKILL, SIGTERM and with
  *   --listen they are proven with real processes in `e2e/journal.e2e.test.ts`.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { HARNESS_VERSION } from '../../src/version.js';
@@ -555,6 +555,21 @@ describe('issue 15 items 5 and 6: the journal after a normal end (in-process CLI
           expect(html).toMatch(/search_bookings<\/b> <span class="muted small">read/);
           expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
         }
+        // Another run's report of the same name (here: one more attempt) with this journal: the journal is
+        // not drawn as that report's exact timeline (issue 11); the report's own timeline is, and stderr says why.
+        const other = JSON.parse(readFileSync(run.reportFile, 'utf8')) as { report: { operations: Array<{ attempts: number }> } };
+        other.report.operations[0]!.attempts += 1;
+        mkdirSync(join(run.dir, 'other'));
+        const otherReport = join(run.dir, 'other', basename(run.reportFile));
+        writeFileSync(otherReport, JSON.stringify(other));
+        const mismatched = await runCli(['check', otherReport, '--html', join(run.dir, 'other.html'), '--journal', journal], {
+          cwd: run.dir,
+          env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+        });
+        expect(mismatched.stderr).toContain(`does not match ${otherReport}`);
+        const otherHtml = readFileSync(join(run.dir, 'other.html'), 'utf8');
+        expect(otherHtml).not.toContain('<th>time</th>');
+        expect(otherHtml).toContain('write attempt(s)');
       },
     ));
 });

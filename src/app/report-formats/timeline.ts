@@ -266,6 +266,38 @@ const fileName = (path: string): string =>
     .pop() ?? path;
 
 /**
+ * Whether a journal session can be this report's (see {@link journalSessionFor}): every operation it names
+ * is in the report, with no more attempts received and executions answered than the report counts, and —
+ * for a finished report — exactly as many. A journal of another run (one that wrote a report of the same
+ * name, or an older journal beside a newer report) then falls back to the report's own timeline instead
+ * of being drawn as this report's exact one. A running report may count one call more than the journal
+ * (a proxy killed while writing its journal line).
+ */
+export function journalAgrees(records: JournalSessionRecords, doc: SessionReportDocument): boolean {
+  const counts = new Map<number, { attempts: number; executions: number }>();
+  for (const e of records.calls) {
+    if (e.event !== 'received' && e.event !== 'answered') continue;
+    if (e.operation === null) continue;
+    const count = counts.get(e.operation) ?? { attempts: 0, executions: 0 };
+    if (e.event === 'received') count.attempts++;
+    else if (e.upstream === 'executed') count.executions++;
+    counts.set(e.operation, count);
+  }
+  const finished = doc.status === 'finished';
+  const reported = new Map(doc.report.operations.flatMap((op) => (op.id === undefined ? [] : [[op.id, op] as const])));
+  for (const [id, count] of counts) {
+    const op = reported.get(id);
+    if (op === undefined || count.attempts > op.attempts || count.executions > op.executions) return false;
+  }
+  if (!finished) return true;
+  for (const [id, op] of reported) {
+    const count = counts.get(id);
+    if ((count?.attempts ?? 0) !== op.attempts || (count?.executions ?? 0) !== op.executions) return false;
+  }
+  return true;
+}
+
+/**
  * Which journal session belongs to the report at `reportPath`: the one whose `opened` line names that
  * file (`samePath` compares, the caller knows the working folder), else the only one naming a file of
  * that name (a report copied elsewhere, e.g. a CI artifact), else the journal's only session when it names
