@@ -58,3 +58,20 @@ export function topLevelNumberIdToken(line: string): string | undefined {
   }
   return token;
 }
+
+/**
+ * The key of a JSON-RPC request id (or progress token) for maps: its JSON text, so `5` and `"5"` stay
+ * apart; undefined when the value is neither a string nor a number.
+ */
+export function idKey(id: unknown): string | undefined {
+  return typeof id === 'string' || typeof id === 'number' ? JSON.stringify(id) : undefined;
+}
+
+/** The request id a `notifications/cancelled` message names; undefined for any other message. */
+export function cancelledRequestId(message: unknown): string | number | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  if (method !== 'notifications/cancelled' || Object.hasOwn(message, 'id')) return undefined;
+  const requestId = typeof params === 'object' && params !== null ? (params as { requestId?: unknown }).requestId : undefined;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}

@@ -9,6 +9,8 @@
  * `cancelled` name the request id to close it by).
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '../../domain/json.js';
+import { cancelledRequestId, idKey } from '../json-rpc-id-token.js';
 
 /** What `take` decided for one POST body. */
 export type TakenIds =
@@ -16,19 +18,6 @@ export type TakenIds =
   | { kind: 'taken'; ids: string[]; cancels: RequestId[] }
   /** The body reuses `idJson` (the id's JSON text), in flight already or twice in the body. */
   | { kind: 'clash'; idJson: string };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || typeof value === 'number';
-}
-
-/** The key of an id: its JSON text, so `5` and `"5"` differ. */
-function keyOf(id: RequestId): string {
-  return JSON.stringify(id);
-}
 
 /** One POST: its requests still unanswered, and those the agent cancelled while others were pending. */
 interface Post {
@@ -53,16 +42,14 @@ export class RequestIdsInFlight {
     const ids: string[] = [];
     const cancels: RequestId[] = [];
     for (const message of messages) {
-      if (!isObject(message) || typeof message['method'] !== 'string') continue;
+      if (!isPlainObject(message) || typeof message['method'] !== 'string') continue;
       if (!Object.hasOwn(message, 'id')) {
-        const params = message['params'];
-        if (message['method'] === 'notifications/cancelled' && isObject(params) && isRequestId(params['requestId']))
-          cancels.push(params['requestId']);
+        const cancelled = cancelledRequestId(message);
+        if (cancelled !== undefined) cancels.push(cancelled);
         continue;
       }
-      const id = message['id'];
-      if (!isRequestId(id)) continue;
-      const key = keyOf(id);
+      const key = idKey(message['id']);
+      if (key === undefined) continue;
       if (this.postOf.has(key) || ids.includes(key)) return { kind: 'clash', idJson: key };
       ids.push(key);
     }
@@ -76,8 +63,8 @@ export class RequestIdsInFlight {
    * when this was its last answer and the POST had a cancelled request (undefined otherwise).
    */
   answered(message: JSONRPCMessage): RequestId | undefined {
-    if ('method' in message || !('id' in message) || !isRequestId(message.id)) return undefined;
-    const key = keyOf(message.id);
+    const key = 'method' in message || !('id' in message) ? undefined : idKey(message.id);
+    if (key === undefined) return undefined;
     const post = this.postOf.get(key);
     if (post === undefined || !post.pending.has(key)) return undefined;
     this.postOf.delete(key);
@@ -90,7 +77,7 @@ export class RequestIdsInFlight {
    * by when no other request of that POST awaits an answer (undefined otherwise).
    */
   cancelled(id: RequestId): RequestId | undefined {
-    const key = keyOf(id);
+    const key = idKey(id)!;
     const post = this.postOf.get(key);
     if (post === undefined || !post.pending.has(key)) return undefined;
     post.pending.delete(key);

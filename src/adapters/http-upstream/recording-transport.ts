@@ -16,6 +16,7 @@ import type { ExchangeFailure } from './exchange-failure.js';
 import { exchangeFetch } from './exchange-fetch.js';
 import type { AwaitedReplies } from './exchange-hooks.js';
 import { httpLostOutcome } from './http-call-outcome.js';
+import { cancelledRequestId } from '../json-rpc-id-token.js';
 
 /** The JSON-RPC code of the error handed to the SDK in place of an unusable answer (as on stdio). */
 const INVALID_ANSWER_CODE = -32603;
@@ -101,10 +102,8 @@ export class HttpRecordingTransport implements RecordingTransport {
   /** Notes the id the SDK gave a tracked request (and which requests it cancels), then sends it. */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ('method' in message && 'id' in message) this.ledger.noteSent(message.params, message.id);
-    if ('method' in message && message.method === 'notifications/cancelled') {
-      const requestId = message.params?.['requestId'];
-      if (typeof requestId === 'string' || typeof requestId === 'number') this.cancelled.add(String(requestId));
-    }
+    const requestId = cancelledRequestId(message);
+    if (requestId !== undefined) this.cancelled.add(String(requestId));
     return this.inner.send(message, options);
   }
 

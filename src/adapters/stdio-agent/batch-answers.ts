@@ -6,6 +6,7 @@
  * cancels gets no answer (MCP), so it stops being waited for. A batch without requests gets no answer.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { idKey } from '../json-rpc-id-token.js';
 
 /** One batch whose answers are being collected. */
 interface OpenBatch {
@@ -16,9 +17,7 @@ interface OpenBatch {
 }
 
 /** The key of an id: `1` and `"1"` are different ids. */
-function keyOf(id: RequestId): string {
-  return JSON.stringify(id);
-}
+const keyOf = (id: RequestId): string => idKey(id)!;
 
 const NOT_HELD = { held: false } as const;
 

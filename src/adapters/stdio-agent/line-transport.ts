@@ -1,11 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentCloseReason } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { BatchAnswers } from './batch-answers.js';
 import { classifyInbound } from './inbound-message.js';
 import { LineFramer } from '../line-framer.js';
+import { cancelledRequestId } from '../json-rpc-id-token.js';
 
 /** Settings of a {@link LineTransport}. */
 export interface LineTransportOptions {
@@ -255,11 +256,4 @@ export class LineTransport implements Transport {
 /** The JSON text of an error answer; `idJson` is the id's JSON text. */
 function errorLine(idJson: string, code: number, message: string): string {
   return `{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify({ code, message })}}`;
-}
-
-/** The request id of a `notifications/cancelled`, if `message` is one. */
-function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
-  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
-  const requestId: unknown = message.params?.['requestId'];
-  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
 }

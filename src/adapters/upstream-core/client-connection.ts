@@ -10,6 +10,7 @@ import type { Logger } from '../../ports/logger.port.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamInfo } from '../../ports/upstream-side.port.js';
 import { outcomeOfRequest, type SettledRequest } from './call-outcome.js';
 import type { ReplyLedger } from './reply-ledger.js';
+import { idKey } from '../json-rpc-id-token.js';
 
 /** An SDK client transport that records the upstream's raw replies and can tell why an answer was lost. */
 export interface RecordingTransport extends Transport {
@@ -26,15 +27,10 @@ export interface ClientIdentity {
   logger?: Logger;
 }
 
-/** The key of a progress token: `1` and `"1"` are different tokens. */
-function tokenKey(token: unknown): string | undefined {
-  return typeof token === 'string' || typeof token === 'number' ? JSON.stringify(token) : undefined;
-}
-
 /** The key of the request's `_meta.progressToken`, if it has one. */
 function progressTokenOf(params: Record<string, unknown>): string | undefined {
   const meta = params['_meta'];
-  return typeof meta === 'object' && meta !== null ? tokenKey((meta as Record<string, unknown>)['progressToken']) : undefined;
+  return typeof meta === 'object' && meta !== null ? idKey((meta as Record<string, unknown>)['progressToken']) : undefined;
 }
 
 /**
@@ -62,7 +58,7 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
     const toSdk = this.transport.onmessage;
     this.transport.onmessage = (message, extra) => {
       if (this.progress.size > 0 && 'method' in message && message.method === 'notifications/progress') {
-        const listener = this.progress.get(tokenKey(message.params?.['progressToken']) ?? '');
+        const listener = this.progress.get(idKey(message.params?.['progressToken']) ?? '');
         if (listener !== undefined) return listener(message.params as Record<string, unknown>);
       }
       toSdk?.(message, extra);
