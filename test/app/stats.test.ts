@@ -1,6 +1,6 @@
 /** `stats` (issue 14 item 4): run facts from run files, and the merge of folders (use case, no files). */
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, mergeFolders, type TrialFolderInput } from '../../src/app/stats/stats.js';
+import { mergeFolders, type TrialFolderInput } from '../../src/app/stats/stats.js';
 import { runFactsFromRunFile } from '../../src/app/stats/run-facts-from-file.js';
 import type { RunFacts } from '../../src/domain/trial/index.js';
 
@@ -178,9 +178,5 @@ describe('issue 14 mergeFolders', () => {
       /cannot merge: a and b were run with different configurations/,
     );
     expect(refused(mergeFolders([withHash('a', 'h1'), withHash('b', 'h1')]))).toBe('');
-  });
-
-  it('canonicalJson sorts keys at every depth', () => {
-    expect(canonicalJson({ b: 1, a: [{ d: 2, c: null }] })).toBe('{"a":[{"c":null,"d":2}],"b":1}');
   });
 });

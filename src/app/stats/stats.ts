@@ -13,6 +13,7 @@ import {
   type RunFacts,
   type TrialSummary,
 } from '../../domain/trial/index.js';
+import { canonicalJson } from '../../domain/json.js';
 import type { LoadedItem } from '../../ports/report-documents.js';
 import { runFactsFromRunFile, runFactsFromSessionReport, sessionScenario } from './run-facts-from-file.js';
 
@@ -67,17 +68,6 @@ class Refused extends Error {}
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** JSON with object keys sorted, so the same configuration always gives the same fingerprint. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort(byText)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value ?? null);
-}
 
 function shardOf(summary: Json, path: string): MergeSource['shard'] {
   const shard = summary['shard'];
