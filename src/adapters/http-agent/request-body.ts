@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { topLevelNumberIdToken } from '../json-rpc-id-token.js';
-import { classifyInbound } from '../stdio-agent/inbound-message.js';
+import { classifyInbound, hasUnknownTopLevelKeys } from '../stdio-agent/inbound-message.js';
 import { sendJsonRpcError } from './json-rpc-error.js';
 
 /** What to do with one POST. */
@@ -90,8 +90,12 @@ export async function readPostBody(req: IncomingMessage, res: ServerResponse, ma
   return { kind: 'parsed', value: Array.isArray(value) ? value.map(withoutUnknownKeys) : withoutUnknownKeys(value) };
 }
 
-/** The message without its unknown top-level keys when that makes it valid JSON-RPC; otherwise as it is. */
+/**
+ * The message without its unknown top-level keys when that makes it valid JSON-RPC; otherwise as it is
+ * (the usual message has none and goes to the SDK untouched: it is validated there, once).
+ */
 function withoutUnknownKeys(value: unknown): unknown {
+  if (!hasUnknownTopLevelKeys(value)) return value;
   const inbound = classifyInbound(value);
   return inbound.kind === 'message' && inbound.strippedKeys.length > 0 ? inbound.message : value;
 }

@@ -25,6 +25,11 @@ const NOT_HELD = { held: false } as const;
 export class BatchAnswers {
   private readonly byKey = new Map<string, OpenBatch>();
 
+  /** Whether a batch waits for an answer (the usual case, one message per line: none). */
+  get waiting(): boolean {
+    return this.byKey.size > 0;
+  }
+
   /**
    * Opens a batch. `requestIds`: the ids of its requests that will be answered by the session;
    * `answers`: the JSON texts of its members already answered here (invalid members). Returns the line to
@@ -47,7 +52,7 @@ export class BatchAnswers {
    * whole batch when this was its last answer. `{ held: false }` when no batch waits for it.
    */
   answer(id: RequestId, text: string): { held: false } | { held: true; line: string | undefined } {
-    if (this.byKey.size === 0) return NOT_HELD; // no batch open: the usual case, one answer per line
+    if (!this.waiting) return NOT_HELD; // no batch open: the usual case, one answer per line
     const key = keyOf(id);
     const batch = this.byKey.get(key);
     if (batch === undefined) return { held: false };
@@ -59,7 +64,7 @@ export class BatchAnswers {
 
   /** The agent cancelled `id`: no answer will come. Returns the batch's line when it is now complete. */
   cancelled(id: RequestId): string | undefined {
-    if (this.byKey.size === 0) return undefined;
+    if (!this.waiting) return undefined;
     const key = keyOf(id);
     const batch = this.byKey.get(key);
     if (batch === undefined) return undefined;

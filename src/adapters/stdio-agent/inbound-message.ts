@@ -20,6 +20,13 @@ export type InboundMessage =
 
 const KNOWN_KEYS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'] as const;
 
+/** Whether `value` is an object with a top-level key JSON-RPC does not know (which `classifyInbound` strips). */
+export function hasUnknownTopLevelKeys(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const known: readonly string[] = KNOWN_KEYS;
+  return Object.keys(value).some((key) => !known.includes(key));
+}
+
 function isValidMessage(value: unknown): value is JSONRPCMessage {
   return JSONRPCMessageSchema.safeParse(value).success;
 }

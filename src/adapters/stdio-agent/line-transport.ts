@@ -208,7 +208,7 @@ export class LineTransport implements Transport {
   private deliver(message: JSONRPCMessage): void {
     if (this.onmessage === undefined) this.early.push(message);
     else this.onmessage(message);
-    const cancelled = cancelledRequestId(message);
+    const cancelled = this.batches.waiting ? cancelledRequestId(message) : undefined;
     if (cancelled !== undefined) {
       // A cancelled request gets no answer (MCP): a batch must not wait for it.
       const line = this.batches.cancelled(cancelled);
