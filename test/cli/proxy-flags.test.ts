@@ -184,7 +184,7 @@ describe('issue 15 proxy --journal flags', () => {
     ).toThrow('--journal must name its own file');
   });
 
-  it('issue 11: --report-html naming the report file is refused at start-up, not found out at exit after the session', () => {
+  it('R-8.9 / issue 11: --report-html naming the report file is refused at start-up, not found out at exit after the session', () => {
     for (const html of ['r.json', './r.json', 'out/../r.json'])
       expect(() => parse('--upstream-command', 'n', '--report-file', 'r.json', '--report-html', html)).toThrow(
         '--report-html must name its own file: it would replace the report file it is built from',
