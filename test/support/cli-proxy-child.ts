@@ -10,7 +10,6 @@
  * returned, and `kill(signal)` delivering SIGINT/SIGTERM/SIGHUP to the handler the CLI registered
  * through `CliIo.onSignal` (the same handler `processIo()` connects to the real signals).
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,8 +17,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
-import { isAlive, waitFor, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
-import type { RawChild, RawMessage } from '../../e2e/fixtures/lib/raw-child.mjs';
+import { isAlive, rawDriver, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
+import type { RawChild } from '../../e2e/fixtures/lib/raw-child.mjs';
 import type { ReportFile } from '../../e2e/support/proxy-harness.js';
 import { rawConversation, type RawProxy, type SpawnProxyOptions } from '../../e2e/support/raw-proxy.js';
 import { labOf, type FaultLab } from '../../e2e/faults/fault-lab.js';
@@ -151,33 +150,7 @@ export function cliProxy(flags: string[], { env = {}, prepare, ...options }: Cli
 
 /** The raw-line driver of `spawnRaw`, over the stand-in's streams. */
 function rawOf(child: InProcessChild): RawChild {
-  const messages: RawMessage[] = [];
-  const nonJsonLines: string[] = [];
-  let stderrText = '';
-  let buffered = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderrText += chunk));
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let end;
-    while ((end = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      try {
-        messages.push(JSON.parse(line) as RawMessage);
-      } catch {
-        nonJsonLines.push(line);
-      }
-    }
-  });
-  return {
-    child: child as unknown as ChildProcessWithoutNullStreams,
-    nonJsonLines,
-    stderr: () => stderrText,
-    send: (message) => void child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
-    next: (predicate, timeoutMs = 5000) =>
-      waitFor(() => messages.find(predicate), timeoutMs, 'a message from the in-process proxy'),
-    messages: () => [...messages],
-  };
+  return rawDriver(child, 'a message from the in-process proxy');
 }
 
 /** In-process proxies owned by one test (`e2e/faults/fault-lab.ts`'s FaultLab over `cliProxy`), ended when it finishes. */
