@@ -133,6 +133,7 @@ export class HttpSession {
   }
 
   private tellIfAnswered(): void {
+    if (this.answerWaiters.length === 0) return; // nobody waits (the proxy is not stopping): every answer passes here
     if (this.ended || this.idsInFlight.idle) for (const tell of this.answerWaiters.splice(0)) tell();
   }
 
