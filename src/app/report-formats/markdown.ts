@@ -42,6 +42,10 @@ function row(c: CheckedCase): string {
   return `| ${ICON[c.status]} ${mdText(statusLabel(c))} | ${mdText(c.title)} | ${c.score === null ? '—' : `${c.score}/100`} | ${mdText(c.reason)} |`;
 }
 
+/** The summary table's head, in the full summary and in the step summary cut to GitHub's limit. */
+const TABLE_HEAD = ['| result | session / run | score | reason |', '|---|---|---|---|'];
+const FOOTER = '_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._';
+
 /**
  * Violations listed per case (as the HTML report shows before its fold): GitHub refuses a step summary
  * over 1 MiB as a whole, and one session with thousands of duplicate writes would pass it alone.
@@ -86,13 +90,13 @@ export function buildMarkdown(result: CheckResult): string {
   const patches = new Map<string, Patch>();
   for (const p of cases.flatMap((c) => c.patches)) if (!patches.has(p.id)) patches.set(p.id, p);
   // concat, not push(...): tens of thousands of cases would overflow the call stack as arguments.
-  const lines = [headline(result), '', '| result | session / run | score | reason |', '|---|---|---|---|'].concat(
+  const lines = [headline(result), '', ...TABLE_HEAD].concat(
     cases.map(row),
     [''],
     cases.flatMap(details),
     patchSection([...patches.values()]),
   );
-  lines.push('_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._', '');
+  lines.push(FOOTER, '');
   return lines.join('\n');
 }
 
@@ -110,11 +114,11 @@ export function buildStepSummary(result: CheckResult): string {
   if (utf8Length(full) <= STEP_SUMMARY_MAX_BYTES) return full;
   const cases = result.suites.flatMap((s) => s.cases);
   const ordered = [...cases.filter((c) => c.status !== 'PASS'), ...cases.filter((c) => c.status === 'PASS')];
-  const head = `${headline(result)}\n\n| result | session / run | score | reason |\n|---|---|---|---|\n`;
+  const head = `${headline(result)}\n\n${TABLE_HEAD.join('\n')}\n`;
   const tail = (left: number) =>
     `\n… and ${left} more row(s): the whole summary is over GitHub’s 1 MiB step summary limit; every case is in check's ` +
     '--markdown, --junit and --html files and in the report files.\n\n' +
-    '_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._\n';
+    `${FOOTER}\n`;
   const budget = STEP_SUMMARY_MAX_BYTES - utf8Length(head) - utf8Length(tail(cases.length));
   const rows: string[] = [];
   let used = 0;
