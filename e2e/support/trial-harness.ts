@@ -135,19 +135,23 @@ export async function runCompiledTrialInProcess(
   return readTrial(out, { exitCode: code, stdout: stdout.text(), stderr: stderr.text() });
 }
 
-function readTrial(out: string, result: TrialResult): TrialOutput {
+/** A trial folder's summary.json and run files, in run order; empty when there is no summary. */
+export function readTrialFiles(out: string): Pick<TrialOutput, 'summary' | 'runs'> {
   const runsDir = join(out, 'runs');
-  let summary: TrialOutput['summary'] = { groups: [] };
-  let runs: RunFile[] = [];
   try {
-    summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
-    runs = readdirSync(runsDir)
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
+    const runs = readdirSync(runsDir)
       .sort()
       .map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
+    return { summary, runs };
   } catch {
-    // no summary: the tests look at result
+    return { summary: { groups: [] }, runs: [] }; // no summary: the tests look at result
   }
-  return { result, out, summary, runs, ledger: (run) => readLines(join(runsDir, run, 'ledger.jsonl')) };
+}
+
+function readTrial(out: string, result: TrialResult): TrialOutput {
+  const ledger = (run: string) => readLines(join(out, 'runs', run, 'ledger.jsonl'));
+  return { result, out, ...readTrialFiles(out), ledger };
 }
 
 export function removeOut(output: TrialOutput | undefined): void {

@@ -5,12 +5,12 @@
  * each run its own ledger: the trial checks the upstream once (the first session), then runs one at a
  * time (concurrency 1), each in its own session, in the order of the progress lines on stderr.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { LedgerEntry } from '../../examples/booking-server/ledger.js';
-import type { RunFile, TrialOutput } from '../../e2e/support/trial-harness.js';
+import { readTrialFiles, type RunFile, type TrialOutput } from '../../e2e/support/trial-harness.js';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
 import { startInProcessBooking, type InProcessBooking } from './booking-http.js';
 import { runCli, type CliResult } from './in-process-cli.js';
@@ -64,17 +64,7 @@ export async function inProcessTrial(
   const first = booking.sessions.length;
   const result = await runCli(['trial', ...args, '--upstream-url', booking.url, '--out', out], options);
   const sessions = booking.sessions.slice(first);
-  const runsDir = join(out, 'runs');
-  let summary: TrialOutput['summary'] = { groups: [] };
-  let runs: RunFile[] = [];
-  try {
-    summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
-    runs = readdirSync(runsDir)
-      .sort()
-      .map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
-  } catch {
-    // no summary: the tests look at result
-  }
+  const { summary, runs } = readTrialFiles(out);
   const order = [...result.stderr.matchAll(/\] run (\S+) \(\d+\/\d+\)/g)].map((m) => m[1]!);
   const concurrency = args.includes('--concurrency') ? Number(args[args.indexOf('--concurrency') + 1]) : 1;
   return {
