@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileReportSink, type FileReportSinkOptions } from '../../src/adapters/file-report-sink.js';
+import { canMountTmpfs } from '../support/tmpfs.js';
 
 let folder: string;
 
@@ -439,18 +440,3 @@ describe('FileReportSink refuses planted links and keeps the mode (R-9.4, issue 
     expect(JSON.parse(readFileSync(shared, 'utf8'))).toMatchObject({ sequence: 4 });
   });
 });
-
-/** Whether a tmpfs can be mounted here (root, and not a sandbox that forbids it). */
-function canMountTmpfs(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const probe = mkdtempSync(join(tmpdir(), 'report-sink-mount-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}

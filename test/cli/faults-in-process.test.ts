@@ -70,6 +70,7 @@ import { runCli as runMain } from '../support/in-process-cli.js';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { canMountTmpfs } from '../support/tmpfs.js';
 
 // Each test starts real upstream processes; some wait out a time-out or the 2 s drain window.
 vi.setConfig({ testTimeout: 60_000 });
@@ -917,21 +918,6 @@ describe.concurrent('report-file faults', () => {
     }
     execFileSync('chmod', ['0555', folder]);
     return () => execFileSync('chmod', ['0755', folder]);
-  }
-
-  /** Whether a tmpfs can be mounted here (root, outside a sandbox that forbids it). */
-  function canMountTmpfs(): boolean {
-    if (!isRoot) return false;
-    const probe = mkdtempSync(join(tmpdir(), 'harness-mount-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
-      execFileSync('umount', [probe], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      rmSync(probe, { recursive: true, force: true });
-    }
   }
 
   describe.concurrent('a full disk and a folder that refuses new files (issue 11 item 2)', () => {
