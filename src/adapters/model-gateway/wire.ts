@@ -1,0 +1,92 @@
+/**
+ * What the three wire formats of the model gateway have in common: a request decoded into the harness's
+ * own conversation ({@link ChatRequest}), and the model's answer ({@link ChatReply}) encoded back as one
+ * JSON body or as the format's stream of server-sent events. Each format is one file beside this one:
+ * OpenAI Chat Completions (`chat-completions.ts`), OpenAI Responses (`responses.ts`), Anthropic Messages
+ * (`anthropic-messages.ts`).
+ */
+import type { ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
+
+export type WireFormatName = 'chat-completions' | 'responses' | 'anthropic-messages';
+
+/** A request as the gateway understood it. */
+export interface DecodedRequest {
+  model: string;
+  stream: boolean;
+  /** Chat Completions: `stream_options.include_usage`, a last chunk with the usage. */
+  streamUsage?: boolean;
+  /** Responses: the earlier answer this request continues (its conversation is the gateway's to prepend). */
+  previousResponseId?: string;
+  chat: ChatRequest;
+}
+
+/** Ids and time of one answer, chosen by the gateway (so a test can fix them). */
+export interface AnswerStamp {
+  /** A unique id for the answer (the format's prefix is added by the encoder). */
+  id: string;
+  /** Seconds since the epoch. */
+  created: number;
+}
+
+export interface WireFormat {
+  readonly name: WireFormatName;
+  /** Decodes a parsed request body; throws an Error with one line when it is not this format's request. */
+  decode(body: unknown): DecodedRequest;
+  /** The answer as one JSON body. */
+  encodeJson(reply: ChatReply, model: string, stamp: AnswerStamp): unknown;
+  /** The answer as the format's server-sent events, each a complete `event:`/`data:` frame ending in a blank line. */
+  encodeStream(reply: ChatReply, model: string, stamp: AnswerStamp, request: DecodedRequest): string[];
+  /** An error body in this format's shape. */
+  errorBody(status: number, message: string): unknown;
+}
+
+/** One server-sent event frame. */
+export function sseFrame(data: unknown, event?: string): string {
+  return `${event !== undefined ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The text of a content that is a string or a list of text parts (`{type: 'text' | 'input_text' | 'output_text', text}`). */
+export function contentText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.flatMap((part) =>
+    isObject(part) && typeof part['text'] === 'string' ? [part['text']] : typeof part === 'string' ? [part] : [],
+  );
+  return texts.length === 0 ? null : texts.join('\n');
+}
+
+export function requireText(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${where} must be a non-empty string`);
+  return value;
+}
+
+export function parametersOf(value: unknown): Record<string, unknown> {
+  return isObject(value) ? value : { type: 'object', properties: {} };
+}
+
+/** A tool call's arguments as an object (Anthropic's `input`); text that is no JSON object becomes `{}`. */
+export function argumentsObject(argumentsText: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(argumentsText);
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** An error in OpenAI's shape (Chat Completions and Responses): the official client reads `error.message`. */
+export function openAiErrorBody(status: number, message: string): unknown {
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 404
+        ? 'not_found_error'
+        : status >= 500
+          ? 'server_error'
+          : 'invalid_request_error';
+  return { error: { message, type, param: null, code: status === 404 ? 'model_not_found' : null } };
+}

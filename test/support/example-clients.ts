@@ -1,0 +1,17 @@
+/**
+ * The official model clients from npm (`openai`, `@anthropic-ai/sdk`), installed in the example agents'
+ * own package (`examples/agents/package.json`, never the harness's dependencies). The README's test
+ * command installs it: `npm ci --prefix examples/agents --ignore-scripts`.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const AGENTS = resolve(import.meta.dirname, '../../examples/agents');
+
+export function requireExample<T>(name: string): T {
+  if (!existsSync(join(AGENTS, 'node_modules', name)))
+    throw new Error(`${name} is not installed in examples/agents: run npm ci --prefix examples/agents --ignore-scripts`);
+  const required = createRequire(join(AGENTS, 'package.json'))(name) as { default?: T } & T;
+  return required.default ?? required;
+}
