@@ -24,7 +24,7 @@ function fixed(value: number | null | undefined, digits = 2): string {
 }
 
 function row(cells: readonly string[]): string {
-  const widths = [9, 8, 8, 8, 8, 8, 12, 7];
+  const widths = [12, 8, 8, 8, 8, 8, 12, 7];
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' ');
 }
 
