@@ -6,7 +6,7 @@
  * Usage: `node dist/bench/naive-forwarder.js <upstream command> [args…]`. Exits at stdin EOF (the agent disconnected).
  *
  * With `NAIVE_REPORT_FILE` set (the `floorWrites` path) it also writes a file the size the proxy's report
- * would have (`NAIVE_REPORT_BYTES_PER_CALL` per call so far, plus a base) atomically, with the proxy's own
+ * would have (`NAIVE_REPORT_BYTES_PER_CALL` per call so far, plus `NAIVE_REPORT_BASE_BYTES`) atomically, with the proxy's own
  * file sink, before forwarding each call and before answering it — the report writes R-9.2.1 and R-9.2
  * require, done by the plainest forwarder, in the same setting as the proxy (same processes, same cores).
  */
@@ -29,12 +29,13 @@ const server = new Server({ name: 'naive-forwarder', version: '1.0.0' }, { capab
 server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
 const reportFile = process.env['NAIVE_REPORT_FILE'];
 const sink = reportFile === undefined ? null : await FileReportSink.open(reportFile);
+const baseBytes = Number(process.env['NAIVE_REPORT_BASE_BYTES'] ?? '1500');
 const bytesPerCall = Number(process.env['NAIVE_REPORT_BYTES_PER_CALL'] ?? '180');
 let calls = 0;
 let spaces = new Uint8Array(0);
 /** A document of the size the report has after `calls` calls (its content does not matter for the cost). */
 function write(): void {
-  const bytes = 1500 + bytesPerCall * calls;
+  const bytes = baseBytes + bytesPerCall * calls;
   // Grown by doubling, so the buffer is not allocated and filled again for every call.
   if (spaces.length < bytes) spaces = new Uint8Array(bytes * 2).fill(0x20);
   sink!.publishSync(['{', spaces.subarray(0, bytes), '}']);

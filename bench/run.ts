@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: measures the compiled proxy against the direct path and a naive SDK forwarder, side
- * by side and interleaved (issue 5). Prints a short table and writes `bench/results/latest.json`
- * (`--quick`: `quick.json`). `--profile [N]`: one proxy run under the CPU profiler instead. Measures only.
+ * by side and interleaved. Prints a short table with every target met or not (`targets.ts`) and writes
+ * `bench/results/latest.json` (`--quick`: `quick.json`). `--profile [N]`: one proxy run under the CPU
+ * profiler instead. Measures only.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,22 +15,24 @@ import { median, nowMs } from './measure.js';
 import { formatProfile, profileProxy } from './profile.js';
 import {
   BIN,
-  REPORT_WRITES_PER_CALL,
   ROOT,
-  WARMUP_CALLS,
   benchPlan,
-  parallelCalls,
+  floorWritesFinalBytes,
+  parallelPlan,
   roundOrder,
   type BenchPlan,
   type PathName,
 } from './scenarios.js';
-import { checkTargets, growth, sizeFigures, type Round, type SizeFigures } from './summary.js';
+import { growth, sizeFigures, sizeTargetFigures, type Round, type SizeFigures } from './summary.js';
 import { formatTable } from './table.js';
-import { measureReportWrite, measureReportWriteSequence, type ReportWriteFigures } from './report-write.js';
+import { checkTargets, tally, verdict } from './targets.js';
+import { measureReportWrite, type ReportWriteFigures } from './report-write.js';
 import { measureJournalWrite } from './journal-write.js';
 
 const STARTUP_PATHS: readonly PathName[] = ['direct', 'floor', 'proxy'];
 const BENCHMARK_TIMEOUT_MS = 600_000;
+/** How far the floorWrites path's last file may be from the proxy's report size (a share of the latter). */
+const FLOOR_WRITES_SIZE_TOLERANCE = 0.15;
 /** Writes of the throwaway runs that warm the bench's own client code and the disk cache first. */
 const GLOBAL_WARMUP_CALLS = 200;
 
@@ -72,18 +75,20 @@ async function measureLatency(plan: BenchPlan, warnings: string[]) {
       }
       rounds.push(round);
     }
-    sizes.push({
-      calls: size.calls,
-      rounds,
-      figures: sizeFigures(rounds, size.paths),
-      reportWrite: await reportWriteAt(rounds, size.calls, plan.mode === 'full'),
-    });
+    const reportWrite = await reportWriteAt(rounds, size.calls);
+    const written = floorWritesFinalBytes(size.calls);
+    // The with-file target's base is floorWrites: it must write about as much as the proxy's report holds.
+    if (reportWrite !== null && Math.abs(written - reportWrite.bytes) > FLOOR_WRITES_SIZE_TOLERANCE * reportWrite.bytes)
+      warnings.push(
+        `N=${size.calls}: floorWrites wrote ${(written / 1024).toFixed(0)} kB, the proxy's report is ${(reportWrite.bytes / 1024).toFixed(0)} kB: adjust FLOOR_WRITES_BYTES in bench/scenarios.ts`,
+      );
+    sizes.push({ calls: size.calls, rounds, figures: sizeFigures(rounds, size.paths), reportWrite });
   }
   return sizes;
 }
 
 /** One atomic write alone of the size the proxy's report file had after its last answer (median over the rounds). */
-async function reportWriteAt(rounds: readonly Round[], calls: number, replay: boolean): Promise<ReportWriteFigures | null> {
+async function reportWriteAt(rounds: readonly Round[], calls: number): Promise<ReportWriteFigures | null> {
   const sizes = rounds
     .map((round) => round.runs.proxy?.report?.bytes)
     .filter((bytes): bytes is number => typeof bytes === 'number');
@@ -92,26 +97,53 @@ async function reportWriteAt(rounds: readonly Round[], calls: number, replay: bo
   progress(
     `N=${calls}: one atomic write of the ${(figures.bytes / 1024).toFixed(0)} kB report alone: median ${figures.medianMs.toFixed(3)} ms`,
   );
-  if (replay) {
-    settleDisk();
-    figures.sequence = await measureReportWriteSequence(figures.bytes, calls, WARMUP_CALLS, REPORT_WRITES_PER_CALL);
-    progress(
-      `N=${calls}: the session's ${figures.sequence.writes} report writes replayed alone: ${figures.sequence.msPerCall.toFixed(3)} ms per call`,
-    );
-  }
   return figures;
 }
 
-/** Start-up to the first `tools/list`, interleaved runs per path; per path the samples and their median. */
+/**
+ * Start-up to the first `tools/list`, interleaved runs per path; per path the samples and their median.
+ * The disk is settled before each round: the long runs before leave gigabytes of replaced report files to
+ * write back, which would slow whichever start-ups ran first.
+ */
 async function measureStartups(runs: number) {
   const samples: Partial<Record<PathName, number[]>> = {};
   for (let i = 0; i < runs; i++) {
+    settleDisk();
     for (const path of roundOrder(STARTUP_PATHS, i)) (samples[path] ??= []).push(await measureStartup(path));
   }
   const medians: Partial<Record<PathName, number>> = {};
   for (const path of STARTUP_PATHS) medians[path] = median(samples[path] ?? []);
   progress(`start-up medians: ${JSON.stringify(medians)}`);
   return { samplesMs: samples, medianMs: medians };
+}
+
+/**
+ * Peak RSS with `calls` distinct writes in flight at once: the proxy and, beside it, the naive forwarder,
+ * interleaved over `rounds`; per path every round's figures and the median peak RSS. Every proxy report
+ * must hold every write.
+ */
+async function measureParallels(calls: number, rounds: number, reportProblems: string[]) {
+  const paths: readonly PathName[] = ['floor', 'proxy'];
+  const runs: Partial<Record<PathName, Array<{ wallMs: number; peakRssMb: number | null }>>> = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const path of roundOrder(paths, r)) {
+      settleDisk();
+      const run = await measureParallel(path, calls);
+      (runs[path] ??= []).push({ wallMs: run.wallMs, peakRssMb: run.peakRssMb });
+      progress(
+        `${calls} parallel writes, round ${r + 1}/${rounds} ${path}: ${(run.wallMs / 1000).toFixed(1)} s, peak RSS ${String(run.peakRssMb)} MB`,
+      );
+      if (run.report !== null && !run.report.ok)
+        reportProblems.push(
+          `${path} with ${calls} parallel writes: report held ${String(run.report.operations)} operations, expected ${run.report.expected}`,
+        );
+    }
+  }
+  const medianRss = (path: PathName): number | null => {
+    const values = (runs[path] ?? []).map((run) => run.peakRssMb).filter((mb): mb is number => mb !== null);
+    return values.length === 0 ? null : median(values);
+  };
+  return { calls, rounds, runs, peakRssMb: { floor: medianRss('floor'), proxy: medianRss('proxy') } };
 }
 
 /** Wall time of `benchmark --runs <n>` in a temp folder; null with the reason when it fails or is missing. */
@@ -161,15 +193,8 @@ async function runBench(quick: boolean): Promise<void> {
   const reportProblems: string[] = [];
   const sizes = await measureLatency(plan, reportProblems);
   const startup = await measureStartups(plan.startupRuns);
-  settleDisk();
-  const parallel = await measureParallel('proxy', parallelCalls(quick));
-  progress(
-    `${parallel.calls} parallel writes through the proxy: ${(parallel.wallMs / 1000).toFixed(1)} s, peak RSS ${String(parallel.peakRssMb)} MB`,
-  );
-  if (parallel.report !== null && !parallel.report.ok)
-    reportProblems.push(
-      `parallel: report held ${String(parallel.report.operations)} operations, expected ${parallel.report.expected}`,
-    );
+  const parallelRuns = parallelPlan(quick);
+  const parallel = await measureParallels(parallelRuns.calls, parallelRuns.rounds, reportProblems);
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
   const domain = await measureDomain();
@@ -180,17 +205,13 @@ async function runBench(quick: boolean): Promise<void> {
   const loadAtEnd = loadavg()[0] ?? 0;
   const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
   const growthFigures = growth(bySize);
-  const reportWriteBySize = new Map(sizes.map((size) => [size.calls, size.reportWrite]));
-  const targets = checkTargets(
-    {
-      bySize,
-      reportWriteBySize,
-      startupMedianMs: startup.medianMs,
-      parallel: { calls: parallel.calls, peakRssMb: parallel.peakRssMb },
-      reportsOk: reportProblems.length === 0,
-    },
-    growthFigures.proxyOverDirect,
-  );
+  const targets = checkTargets({
+    sizes: new Map(sizes.map((size) => [size.calls, sizeTargetFigures(size.figures)])),
+    growthOverDirect: growthFigures.proxyOverDirect,
+    startupMedianMs: { proxy: startup.medianMs.proxy ?? null, floor: startup.medianMs.floor ?? null },
+    parallel: { calls: parallel.calls, rounds: parallel.rounds, proxyPeakRssMb: parallel.peakRssMb.proxy },
+    reportsOk: reportProblems.length === 0,
+  });
   const cpu = cpus();
   const warnings = [
     ...reportProblems,
@@ -216,12 +237,13 @@ async function runBench(quick: boolean): Promise<void> {
     })),
     growth: growthFigures,
     startup,
-    parallel: { calls: parallel.calls, wallMs: parallel.wallMs, peakRssMb: parallel.peakRssMb },
+    parallel,
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
     transports: http,
     domain,
     journal,
-    targets,
+    targets: targets.map((t) => ({ ...t, verdict: verdict(t) })),
+    targetsTally: tally(targets),
     warnings,
     totalWallSeconds: (nowMs() - started) / 1000,
   };
@@ -238,6 +260,7 @@ async function runBench(quick: boolean): Promise<void> {
     })),
     growth: growthFigures,
     startupMedianMs: startup.medianMs,
+    parallel,
     benchmarkWallMs: benchmark.wallMs,
     benchmarkNote: benchmark.note,
     targets,

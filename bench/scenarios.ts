@@ -1,8 +1,9 @@
 /**
  * The measured configurations: which processes a path spawns (direct, naive floor, proxy with and without
- * a scenario), which call counts are measured in how many interleaved rounds, and the targets of issue 5.
+ * a scenario), and which call counts are measured in how many interleaved rounds.
  */
 import { join, resolve } from 'node:path';
+import { PARALLEL_WRITES } from './targets.js';
 
 /** The repository root (this file runs as `dist/bench/scenarios.js`). */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -16,6 +17,18 @@ export const UPSTREAM = join(ROOT, 'e2e/fixtures/counting-server.mjs');
 export const WRITE_TOOL = 'create_order';
 /** Calls before each measured run that are not counted. */
 export const WARMUP_CALLS = 20;
+
+/**
+ * The size of the file the `floorWrites` path writes after `calls` calls: about the proxy's report (an
+ * empty report's head plus one operation of about 180 bytes per write). The table compares it with the
+ * proxy's real report, so a report that grows does not make the floorWrites base too cheap unseen.
+ */
+export const FLOOR_WRITES_BYTES = { base: 1500, perCall: 180 } as const;
+
+/** Bytes of the last file the `floorWrites` path wrote in a run of `calls` measured writes (warm-up included). */
+export function floorWritesFinalBytes(calls: number): number {
+  return FLOOR_WRITES_BYTES.base + FLOOR_WRITES_BYTES.perCall * (WARMUP_CALLS + calls);
+}
 
 /**
  * A measured path from the client to the upstream. `proxyNoFile` is the proxy without `--report-file`:
@@ -63,7 +76,11 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
       command: node,
       args: [...nodeFlags, FORWARDER, node, UPSTREAM],
       reportFile: null,
-      env: { NAIVE_REPORT_FILE: join(dir, 'naive.json') },
+      env: {
+        NAIVE_REPORT_FILE: join(dir, 'naive.json'),
+        NAIVE_REPORT_BASE_BYTES: String(FLOOR_WRITES_BYTES.base),
+        NAIVE_REPORT_BYTES_PER_CALL: String(FLOOR_WRITES_BYTES.perCall),
+      },
     };
   const reportFile = name === 'proxyNoFile' ? null : join(dir, 'r.json');
   const scenario = name === 'proxyF4' ? ['--scenario', 'F4'] : name === 'proxyF1' ? ['--scenario', 'F1'] : [];
@@ -104,7 +121,7 @@ export interface BenchPlan {
   benchmarkRuns: number | null;
 }
 
-/** The full plan of issue 5, or the quick check (`--quick`: N = 100 and 1000, one round). */
+/** The full plan, or the quick check (`--quick`: N = 100 and 1000, one round). */
 export function benchPlan(quick: boolean): BenchPlan {
   if (quick) {
     return {
@@ -133,31 +150,7 @@ export function roundOrder(paths: readonly PathName[], round: number): PathName[
   return [...paths.slice(shift), ...paths.slice(0, shift)];
 }
 
-/**
- * Report writes the spec requires per forwarded call of a sequential agent: one before the call goes to
- * the upstream (R-9.2.1) and one before the agent gets its answer (R-9.2).
- */
-export const REPORT_WRITES_PER_CALL = 2;
-
-/** The limits of issue 11 (which decided issue 5's question; this machine, 2 cores). */
-export const TARGETS = {
-  /**
-   * With the report file: added cost per call as a multiple of the requirement floor = the naive
-   * forwarder's added cost + REPORT_WRITES_PER_CALL atomic writes of the report's size, each measured alone
-   * in the same run; at every N.
-   */
-  addedOverRequirementFloor: 1.25,
-  /** Without the report file: added cost per call as a multiple of the naive forwarder's, at every N. */
-  noFileAddedOverFloor: 1.5,
-  /** Proxy growth mean(5000)/mean(100) divided by the direct path's. */
-  growthOverDirect: 1.5,
-  /** Peak RSS of the proxy process at 20000 sequential writes. */
-  peakRssMbAt20000: 200,
-  /** Peak RSS of the proxy process with 10000 distinct writes in flight at once. */
-  peakRssMbParallel: 300,
-} as const;
-
-/** Distinct writes sent all at once for the parallel memory target (fewer with `--quick`). */
-export function parallelCalls(quick: boolean): number {
-  return quick ? 2000 : 10_000;
+/** Distinct writes sent all at once for the parallel memory target, and interleaved rounds of proxy and floor. */
+export function parallelPlan(quick: boolean): { calls: number; rounds: number } {
+  return { calls: PARALLEL_WRITES, rounds: quick ? 1 : 3 };
 }

@@ -1,17 +1,18 @@
 /**
  * The short stdout table of a bench run: per call count one row per path, then growth, start-up,
- * peak RSS, the `benchmark` wall time and the targets with PASS/FAIL.
+ * peak RSS, the `benchmark` wall time and every target with its measured value and met / not met.
  */
 import type { ReportWriteFigures } from './report-write.js';
-import type { PathName } from './scenarios.js';
-import { requirementFloorMs, type SizeFigures, type TargetResult } from './summary.js';
-import { REPORT_WRITES_PER_CALL } from './scenarios.js';
+import { floorWritesFinalBytes, type PathName } from './scenarios.js';
+import type { SizeFigures } from './summary.js';
+import { tally, verdict, type TargetResult } from './targets.js';
 
 /** Everything the table shows. */
 export interface TableInput {
   sizes: Array<{ calls: number; rounds: number; figures: SizeFigures; reportWrite: ReportWriteFigures | null }>;
   growth: { byPath: Partial<Record<PathName, number | null>>; proxyOverDirect: number | null };
   startupMedianMs: Partial<Record<PathName, number>>;
+  parallel: { calls: number; rounds: number; peakRssMb: { floor: number | null; proxy: number | null } };
   benchmarkWallMs: number | null;
   benchmarkNote: string;
   targets: TargetResult[];
@@ -23,26 +24,16 @@ function fixed(value: number | null | undefined, digits = 2): string {
 }
 
 function row(cells: readonly string[]): string {
-  const widths = [9, 8, 8, 8, 8, 8, 12, 7];
+  const widths = [12, 8, 8, 8, 8, 8, 12, 7];
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' ');
 }
 
-/** The report file's share: one atomic write of its final size alone, and the proxy's added cost without it. */
-function reportWriteLine(write: ReportWriteFigures, figures: SizeFigures): string {
+/** The report file's size, one atomic write of it alone (a diagnostic), and the proxy against floorWrites. */
+function reportWriteLine(calls: number, write: ReportWriteFigures, figures: SizeFigures): string {
   const proxy = figures.proxy?.addedMs ?? null;
-  const requirement = requirementFloorMs(figures, write);
-  const over = proxy === null || requirement === null || requirement <= 0 ? null : proxy / requirement;
-  const writes =
-    write.sequence === undefined
-      ? `${REPORT_WRITES_PER_CALL} writes`
-      : `the session's ${write.sequence.writes} writes replayed alone (${fixed(write.sequence.msPerCall, 3)} ms per call)`;
   const withWrites = figures.floorWrites?.addedMs ?? null;
-  const overWrites = proxy === null || withWrites === null || withWrites <= 0 ? null : proxy / withWrites;
-  const same =
-    withWrites === null
-      ? ''
-      : `; the floor doing the same two writes per call in the same setting (floorWrites) added ${fixed(withWrites, 3)} ms: proxy = ${fixed(overWrites)} × that`;
-  return `report file ${(write.bytes / 1024).toFixed(0)} kB; one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); requirement floor = floor added + ${writes} = ${fixed(requirement, 3)} ms; proxy added = ${fixed(over)} × requirement floor${same}`;
+  const over = proxy === null || withWrites === null || withWrites <= 0 ? null : proxy / withWrites;
+  return `report file ${(write.bytes / 1024).toFixed(0)} kB (floorWrites' last file ${(floorWritesFinalBytes(calls) / 1024).toFixed(0)} kB); one atomic write of it alone ${fixed(write.medianMs, 3)} ms (median); proxy added = ${fixed(over)} × floorWrites added (the naive forwarder doing the same two writes per call in the session)`;
 }
 
 function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWrite: ReportWriteFigures | null): string[] {
@@ -63,7 +54,7 @@ function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWr
       ]),
     );
   }
-  if (reportWrite !== null) lines.push(reportWriteLine(reportWrite, figures));
+  if (reportWrite !== null) lines.push(reportWriteLine(calls, reportWrite, figures));
   const journal = figures.proxyJournal?.meanMs;
   const plain = figures.proxy?.meanMs;
   if (journal !== undefined && plain !== undefined)
@@ -71,10 +62,16 @@ function sizeLines(calls: number, rounds: number, figures: SizeFigures, reportWr
   return lines;
 }
 
-function targetLine(t: TargetResult): string {
-  const verdict = t.pass === null ? 'n/a ' : t.pass ? 'PASS' : 'FAIL';
-  const shown = t.id === 'reports' ? '' : ` ${fixed(t.value)} vs ${fixed(t.limit)}`;
-  return `  ${verdict}  ${t.description}${shown}`;
+/** The targets as a table: target, measured value, met / not met / n/a. */
+function targetLines(targets: readonly TargetResult[]): string[] {
+  const width = (pick: (t: TargetResult) => string) => Math.max(...targets.map((t) => pick(t).length));
+  const targetWidth = width((t) => t.target);
+  const measuredWidth = width((t) => t.measured);
+  const counts = tally(targets);
+  return [
+    `targets (figures of this run only): ${counts.met} met, ${counts.notMet} not met, ${counts.notMeasured} n/a`,
+    ...targets.map((t) => `  ${t.target.padEnd(targetWidth)}  ${t.measured.padEnd(measuredWidth)}  ${verdict(t)}`),
+  ];
 }
 
 /** The table as lines of text. */
@@ -86,10 +83,14 @@ export function formatTable(input: TableInput): string[] {
     lines.push(`growth mean(5000)/mean(100): ${growth.join(', ')}; proxy ÷ direct ${fixed(input.growth.proxyOverDirect)}`);
   const startup = Object.entries(input.startupMedianMs).map(([path, ms]) => `${path} ${fixed(ms, 0)} ms`);
   lines.push(`start-up to first tools/list (median): ${startup.join(', ')}`);
+  const { calls, rounds, peakRssMb } = input.parallel;
+  lines.push(
+    `${calls} parallel writes, peak RSS (median of ${rounds}): proxy ${fixed(peakRssMb.proxy, 0)} MB, floor ${fixed(peakRssMb.floor, 0)} MB`,
+  );
   lines.push(
     `benchmark --runs 1000 wall time: ${input.benchmarkWallMs === null ? `— (${input.benchmarkNote})` : `${fixed(input.benchmarkWallMs / 1000)} s`}`,
   );
-  lines.push('', 'targets:', ...input.targets.map(targetLine));
+  lines.push('', ...targetLines(input.targets));
   for (const warning of input.warnings) lines.push(`WARNING: ${warning}`);
   return lines;
 }

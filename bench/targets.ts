@@ -1,0 +1,197 @@
+/**
+ * The performance targets and their verdicts: given the figures of one bench run, whether each target is
+ * met. Every target compares figures of the same run (no figure of another run, no figure measured with
+ * nothing else running), so a machine that is slower today makes both sides of a comparison slower.
+ * Pure: no I/O, no clock; `npm run bench` prints the result and writes it into its JSON file.
+ */
+
+/** The call counts every latency target holds at. */
+export const TARGET_SIZES: readonly number[] = [100, 1000, 5000, 20000];
+
+/** Distinct writes in flight at once for the parallel memory target. */
+export const PARALLEL_WRITES = 10_000;
+
+/** The limits (2 cores). */
+export const TARGETS = {
+  /**
+   * With the report file: added(proxy) ≤ this × added(floorWrites), the naive forwarder doing the same two
+   * report writes per call (R-9.2.1, R-9.2) in the same session, at every N of `TARGET_SIZES`.
+   */
+  withFileOverFloorWrites: 1.25,
+  /** Without the report file: added(proxyNoFile) ≤ this × added(floor), the naive forwarder, at every N. */
+  noFileOverFloor: 1.5,
+  /** growth(proxy) ÷ growth(direct), growth being mean(5000) / mean(100). */
+  growthOverDirect: 1.5,
+  /** Peak RSS of the proxy process at 20000 sequential writes, MB. */
+  peakRssMbAt20000: 200,
+  /** Peak RSS of the proxy process with `PARALLEL_WRITES` distinct writes in flight at once, MB. */
+  peakRssMbParallel: 300,
+  /** Median start-up of the proxy ≤ this × the naive forwarder's median, measured interleaved. */
+  startupOverFloor: 1.05,
+} as const;
+
+/** What the targets read from one N's figures: added cost per call (ms, medians over the rounds) and RSS. */
+export interface SizeTargetFigures {
+  proxy: number | null;
+  proxyNoFile: number | null;
+  floor: number | null;
+  floorWrites: number | null;
+  /** Peak RSS of the proxy (with the report file) in MB. */
+  proxyPeakRssMb: number | null;
+}
+
+/** Every figure of one run that a target is checked against; null or absent where the run did not measure it. */
+export interface TargetFigures {
+  sizes: ReadonlyMap<number, SizeTargetFigures>;
+  /** growth(proxy) ÷ growth(direct). */
+  growthOverDirect: number | null;
+  /** Median start-up to the first `tools/list`, interleaved runs of the same run. */
+  startupMedianMs: { proxy: number | null; floor: number | null };
+  /** The parallel run: how many writes were in flight, and the proxy's peak RSS (median over `rounds`). */
+  parallel: { calls: number; rounds: number; proxyPeakRssMb: number | null } | null;
+  /** Every proxy run's report file held one operation per write. */
+  reportsOk: boolean;
+}
+
+/** One target checked: `met` is null when the run did not measure it (a reduced run, a missing figure). */
+export interface TargetResult {
+  id: string;
+  /** The target in words, with its limit. */
+  target: string;
+  /** The measured figure in words (with the operands of a ratio), or why it is n/a. */
+  measured: string;
+  /** The compared value: a ratio, MB, or null. */
+  value: number | null;
+  /** The value's limit. */
+  limit: number;
+  met: boolean | null;
+}
+
+function finite(value: number | null | undefined): value is number {
+  return value !== null && value !== undefined && Number.isFinite(value);
+}
+
+const NOT_MEASURED = 'n/a (not measured in this run)';
+
+function ms(value: number): string {
+  return `${value.toFixed(3)} ms`;
+}
+
+/** `value ≤ factor × base`, read literally; the ratio is shown only where the base is positive. */
+function relative(
+  id: string,
+  target: string,
+  value: number | null | undefined,
+  factor: number,
+  base: number | null | undefined,
+  show: (v: number) => string = ms,
+): TargetResult {
+  if (!finite(value) || !finite(base)) return { id, target, measured: NOT_MEASURED, value: null, limit: factor, met: null };
+  const ratio = base > 0 ? value / base : null;
+  const measured =
+    ratio === null
+      ? `${show(value)} against ${show(base)} (base not positive)`
+      : `${show(value)} = ${ratio.toFixed(2)} × ${show(base)}`;
+  return { id, target, measured, value: ratio, limit: factor, met: value <= factor * base };
+}
+
+/** `value ≤ limit`. */
+function absolute(
+  id: string,
+  target: string,
+  value: number | null | undefined,
+  limit: number,
+  show: (v: number) => string,
+): TargetResult {
+  if (!finite(value)) return { id, target, measured: NOT_MEASURED, value: null, limit, met: null };
+  return { id, target, measured: show(value), value, limit, met: value <= limit };
+}
+
+/** Every target checked against one run's figures, in a fixed order (every N of `TARGET_SIZES`, measured or not). */
+export function checkTargets(figures: TargetFigures): TargetResult[] {
+  const withFile = TARGET_SIZES.map((calls) => {
+    const size = figures.sizes.get(calls);
+    const result = relative(
+      `file-${calls}`,
+      `N=${calls}, with report file: added(proxy) ≤ ${TARGETS.withFileOverFloorWrites} × added(floorWrites)`,
+      size?.proxy,
+      TARGETS.withFileOverFloorWrites,
+      size?.floorWrites,
+    );
+    // A proxy whose report missed writes skipped what floorWrites pays: its speed meets nothing.
+    return result.met === true && !figures.reportsOk
+      ? { ...result, measured: `${result.measured}; a report file was incomplete`, met: false }
+      : result;
+  });
+  const noFile = TARGET_SIZES.map((calls) => {
+    const size = figures.sizes.get(calls);
+    return relative(
+      `nofile-${calls}`,
+      `N=${calls}, without report file: added(proxyNoFile) ≤ ${TARGETS.noFileOverFloor} × added(floor)`,
+      size?.proxyNoFile,
+      TARGETS.noFileOverFloor,
+      size?.floor,
+    );
+  });
+  const parallel = figures.parallel;
+  const mb = (note: string) => (v: number) => `${v.toFixed(0)} MB${note}`;
+  let parallelRss = absolute(
+    'rss-parallel',
+    `peak RSS of the proxy, ${PARALLEL_WRITES} parallel writes ≤ ${TARGETS.peakRssMbParallel} MB`,
+    parallel?.proxyPeakRssMb,
+    TARGETS.peakRssMbParallel,
+    mb(parallel === null ? '' : ` (median of ${parallel.rounds})`),
+  );
+  // Fewer writes in flight hold less memory: a figure at another count says nothing about this limit.
+  if (parallel !== null && parallel.calls !== PARALLEL_WRITES && parallelRss.met !== null)
+    parallelRss = { ...parallelRss, measured: `n/a (${parallelRss.measured} with ${parallel.calls} writes)`, met: null };
+  return [
+    ...withFile,
+    ...noFile,
+    absolute(
+      'growth',
+      `growth mean(5000)/mean(100), proxy ÷ direct ≤ ${TARGETS.growthOverDirect}`,
+      figures.growthOverDirect,
+      TARGETS.growthOverDirect,
+      (v) => v.toFixed(2),
+    ),
+    absolute(
+      'rss-20000',
+      `peak RSS of the proxy, 20000 sequential writes ≤ ${TARGETS.peakRssMbAt20000} MB`,
+      figures.sizes.get(20000)?.proxyPeakRssMb,
+      TARGETS.peakRssMbAt20000,
+      mb(''),
+    ),
+    parallelRss,
+    relative(
+      'startup',
+      `start-up to first tools/list, medians: proxy ≤ ${TARGETS.startupOverFloor} × floor`,
+      figures.startupMedianMs.proxy,
+      TARGETS.startupOverFloor,
+      figures.startupMedianMs.floor,
+      (v) => `${v.toFixed(0)} ms`,
+    ),
+    {
+      id: 'reports',
+      target: "every proxy run's report file held one operation per write",
+      measured: figures.reportsOk ? 'yes' : 'no',
+      value: null,
+      limit: 0,
+      met: figures.reportsOk,
+    },
+  ];
+}
+
+/** "met", "not met" or "n/a". */
+export function verdict(result: Pick<TargetResult, 'met'>): string {
+  return result.met === null ? 'n/a' : result.met ? 'met' : 'not met';
+}
+
+/** How many targets were met, not met and not measured. */
+export function tally(results: readonly TargetResult[]): { met: number; notMet: number; notMeasured: number } {
+  return {
+    met: results.filter((r) => r.met === true).length,
+    notMet: results.filter((r) => r.met === false).length,
+    notMeasured: results.filter((r) => r.met === null).length,
+  };
+}
