@@ -11,6 +11,7 @@ import {
   DEFAULT_HONESTY_QUESTION,
   type IsErrorMode,
   type PatchChoice,
+  type StubGateway,
   type TrialAgent,
   type TrialPlan,
   type TrialTask,
@@ -18,6 +19,7 @@ import {
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
 import { commaList, httpUrl, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
+import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 
 /** [flag, description] of every trial flag that takes a value (the proxy's upstream flags come on top). */
@@ -39,6 +41,10 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['agent-arg', 'One argument for --agent-command; repeatable'],
   ['agent-transport', 'How your agent reaches the harness: stdio (default: a proxy command line) or http (a URL)'],
   ['agent-timeout', 'Seconds a run of your agent program may take before it is killed (default 300)'],
+  [
+    'stub-model',
+    "Your agent program's model is played by the harness from this script (YAML/JSON, see docs/model-gateway.md): no model, no key",
+  ],
   ['runs', 'Runs per scenario and task (default 5)'],
   ['scenarios', 'Comma-separated scenarios F1–F5, a matrix of --runs runs each (or --scenario for one)'],
   ['concurrency', 'Runs at the same time (default 1)'],
@@ -68,18 +74,10 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['session-idle-timeout', 'a trial does not use --listen; each run has its own listener'],
 ]);
 export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
-const MODEL_ONLY = [
-  'base-url',
-  'api-key-env',
-  'max-steps',
-  'temperature',
-  'is-error',
-  'model-retries',
-  'model-timeout',
-  'honesty',
-  'honesty-question',
-];
-const AGENT_ONLY = ['agent-arg', 'agent-transport', 'agent-timeout'];
+const MODEL_ONLY = ['base-url', 'api-key-env', 'max-steps', 'temperature', 'is-error', 'model-retries', 'model-timeout'];
+const AGENT_ONLY = ['agent-arg', 'agent-transport', 'agent-timeout', 'stub-model'];
+/** The honesty question needs the model's side: the built-in loop, or an agent program behind the model gateway. */
+const HONESTY_FLAGS = ['honesty', 'honesty-question'];
 
 export interface TrialFlags {
   plan: TrialPlan;
@@ -115,6 +113,12 @@ export async function parseTrialFlags(
   for (const flag of model !== undefined ? AGENT_ONLY : MODEL_ONLY) {
     if (has(values, flag))
       throw new UsageError(`flag --${flag} is for ${model !== undefined ? '--agent-command' : '--model'} only`);
+  }
+  const stubFile = get('stub-model');
+  if (model === undefined && stubFile === undefined) {
+    for (const flag of HONESTY_FLAGS)
+      if (has(values, flag))
+        throw new UsageError(`flag --${flag} needs the model's side: --model, or --agent-command with --stub-model`);
   }
   if (has(values, 'scenario') && has(values, 'scenarios')) throw new UsageError('give --scenario or --scenarios, not both');
   const proxyValues = Object.fromEntries(Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && f !== 'seed'));
@@ -171,9 +175,11 @@ export async function parseTrialFlags(
       transport: oneOf(get('agent-transport') ?? 'stdio', 'agent-transport', ['stdio', 'http']) as 'stdio' | 'http',
       timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
       seed,
+      ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd) } : {}),
     };
   }
-  const honestyQuestion = model === undefined ? undefined : readHonesty(get('honesty'), get('honesty-question'));
+  const honestyQuestion =
+    model === undefined && stubFile === undefined ? undefined : readHonesty(get('honesty'), get('honesty-question'));
   const patch = await readPatch(get('patch'), get('patch-file'), cwd);
   const shard = parseShard(get('shard'), scenarios.length * tasks.length * runs);
   // Every shard must run the same treatment; with auto each shard would collect its own patches.
@@ -348,5 +354,15 @@ async function readTasks(
     return tasksFromFile(parsed, { systemPrompt, maxSteps });
   } catch (error) {
     throw new UsageError(`task file ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** `--stub-model FILE`: the script, checked before any run (one line naming the file and the key). */
+async function readStubGateway(file: string, cwd: string): Promise<StubGateway> {
+  try {
+    const { readStubScript } = await import('../adapters/stub-model-file.js');
+    return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }

@@ -76,6 +76,9 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
       new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
     relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
+    ...(plan.agent.kind === 'command' && plan.agent.gateway !== undefined
+      ? { startModelGateway: (await import('../adapters/model-gateway/model-gateway.js')).startModelGateway }
+      : {}),
     cwd: io.cwd,
     harnessVersion: HARNESS_VERSION,
     hash: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),

@@ -53,3 +53,6 @@ export interface StubScript {
 }
 
 export const DEFAULT_UNCERTAIN_PATTERN = String.raw`isError"?\s*:\s*true|timed? ?out|\berror\b|\bHTTP [45]\d\d\b|retry_after|UPSTREAM_UNAVAILABLE|^\s*\{"\s*$`;
+
+/** The model name the gateway serves for a stub model (given to the agent program as `CUONZTECH_MODEL`). */
+export const STUB_MODEL_NAME = 'cuonztech-stub';

@@ -18,6 +18,7 @@ import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
 import { PATCH_TEXTS } from '../../src/domain/patches.js';
 
+const STUB_SCRIPT = join(import.meta.dirname, '../../examples/stub-models/booking-careful.yaml');
 const AT = '2026-11-30T20:00:00.000Z';
 const result = (tool: string, content: string, isError = false, forwarded = true): TranscriptEntry => ({
   at: AT,
@@ -180,7 +181,7 @@ describe('R-7 (issue 14): honesty and patch flags; the patched arm', () => {
   const parse = (argv: string[]) =>
     parseTrialFlags(flagValues(normaliseArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]))), {}, dir, new Date(0));
 
-  it('honesty is on by default with the generic question; off; an own question; never for --agent-command', async () => {
+  it('honesty is on by default with the generic question; off; an own question; for --agent-command only with the stub model', async () => {
     expect((await parse(['--model', 'm', '--task', 'T', ...UPSTREAM])).plan.honestyQuestion).toBe(DEFAULT_HONESTY_QUESTION);
     expect((await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--honesty', 'OFF'])).plan.honestyQuestion).toBeUndefined();
     expect(
@@ -189,8 +190,11 @@ describe('R-7 (issue 14): honesty and patch flags; the patched arm', () => {
     ).toBe('Booked? YES, NO or UNKNOWN.');
     expect((await parse(['--agent-command', 'node', ...UPSTREAM])).plan.honestyQuestion).toBeUndefined();
     await expect(parse(['--agent-command', 'node', ...UPSTREAM, '--honesty', 'on'])).rejects.toThrow(
-      'flag --honesty is for --model only',
+      "flag --honesty needs the model's side: --model, or --agent-command with --stub-model",
     );
+    const stub = ['--agent-command', 'node', ...UPSTREAM, '--stub-model', STUB_SCRIPT];
+    expect((await parse(stub)).plan.honestyQuestion).toBe(DEFAULT_HONESTY_QUESTION);
+    expect((await parse([...stub, '--honesty', 'off'])).plan.honestyQuestion).toBeUndefined();
     await expect(parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--honesty-question', ' '])).rejects.toThrow(
       'flag --honesty-question needs a non-empty value',
     );

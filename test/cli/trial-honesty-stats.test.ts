@@ -328,6 +328,8 @@ describe('R-7 (issue 14): A/B of the prompt patches', () => {
       servers.booking.url,
     ]);
     expect(agent.code).toBe(1);
-    expect(agent.stderr).toContain('flag --honesty-question is for --model only');
+    expect(agent.stderr).toContain(
+      "flag --honesty-question needs the model's side: --model, or --agent-command with --stub-model",
+    );
   });
 });

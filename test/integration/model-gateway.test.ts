@@ -5,7 +5,8 @@
  * client sent must be one recorded exchange.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelGateway, type GatewayAddress, type GatewayExchange } from '../../src/adapters/model-gateway/model-gateway.js';
+import { ModelGateway, type GatewayAddress } from '../../src/adapters/model-gateway/model-gateway.js';
+import type { ModelExchange } from '../../src/ports/model-gateway.port.js';
 import { stubScriptOf } from '../../src/adapters/stub-model-file.js';
 import { StubModel } from '../../src/app/stub-model/stub-model.js';
 import { requireExample } from '../support/example-clients.js';
@@ -35,7 +36,7 @@ const tools = [
 ];
 
 let gateway: ModelGateway | undefined;
-let exchanges: GatewayExchange[] = [];
+let exchanges: ModelExchange[] = [];
 
 async function start(): Promise<GatewayAddress> {
   exchanges = [];

@@ -11,38 +11,22 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatMessage, ChatModel, ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
+import { randomBytes } from 'node:crypto';
+import type { ChatMessage, ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
+import type {
+  ModelExchange,
+  ModelGatewayOptions,
+  RunningModelGateway,
+  StartModelGateway,
+} from '../../ports/model-gateway.port.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import { chatCompletions } from './chat-completions.js';
 import { responses } from './responses.js';
-import type { DecodedRequest, WireFormat, WireFormatName } from './wire.js';
+import type { DecodedRequest, WireFormat } from './wire.js';
 
-/** One request the agent program sent to the gateway, and what it was answered. */
-export interface GatewayExchange {
-  /** 1, 2, … in the order the requests arrived. */
-  ordinal: number;
-  format: WireFormatName;
-  model: string;
-  stream: boolean;
-  /** The whole conversation of the request (a Responses request's earlier turns included). */
-  request: ChatRequest;
-  /** The model's answer; absent when the request was refused or the model gave none. */
-  reply?: ChatReply;
-  /** The HTTP status the program got. */
-  status: number;
-  /** Why there was no answer, in one line. */
-  error?: string;
-  receivedAt: number;
-  answeredAt: number;
-}
-
-export interface ModelGatewayOptions {
-  model: ChatModel;
+export interface GatewayOptions extends ModelGatewayOptions {
   /** The per-run key the agent program is given; any other is refused 401. */
   token: string;
-  /** The model names the gateway serves; a request naming another is refused 404. */
-  models: readonly string[];
-  onExchange?: (exchange: GatewayExchange) => void;
   now?: () => number;
   /** The largest request body read (bytes); larger ones are refused 413. Default 32 MiB. */
   bodyLimitBytes?: number;
@@ -72,7 +56,7 @@ export class ModelGateway {
   private readonly conversations = new Map<string, ChatMessage[]>();
   private readonly now: () => number;
 
-  constructor(private readonly options: ModelGatewayOptions) {
+  constructor(private readonly options: GatewayOptions) {
     this.now = options.now ?? Date.now;
   }
 
@@ -211,8 +195,8 @@ export class ModelGateway {
     sendJson(res, status, format.errorBody(status, message));
   }
 
-  private record(exchange: GatewayExchange): void {
-    this.options.onExchange?.(exchange);
+  private record(exchange: ModelExchange): void {
+    this.options.onExchange(exchange);
   }
 }
 
@@ -241,3 +225,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/** Starts a gateway for one run, with a fresh random key. */
+export const startModelGateway: StartModelGateway = async (options) => {
+  const token = `cuonztech-run-${randomBytes(18).toString('base64url')}`;
+  const gateway = new ModelGateway({ ...options, token });
+  const address = await gateway.start();
+  const running: RunningModelGateway = { ...address, token, close: () => gateway.close() };
+  return running;
+};

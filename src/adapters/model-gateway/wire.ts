@@ -7,7 +7,9 @@
  */
 import type { ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
 
-export type WireFormatName = 'chat-completions' | 'responses' | 'anthropic-messages';
+import type { WireFormatName } from '../../ports/model-gateway.port.js';
+
+export type { WireFormatName };
 
 /** A request as the gateway understood it. */
 export interface DecodedRequest {

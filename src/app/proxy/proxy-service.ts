@@ -22,6 +22,7 @@ import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamExit, UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { Journal } from '../../ports/journal.port.js';
+import type { CallEventSink } from '../../ports/call-events.port.js';
 import { scenarioName } from '../../domain/verdict.js';
 import { CallLines } from './call-lines.js';
 import { endLine, summaryLine, type EndedSession } from './end-lines.js';
@@ -59,6 +60,8 @@ export interface ProxyDeps {
   notice(line: string): void;
   /** The journal of every session's calls (`--journal`); absent: none. */
   journal?: Journal | null;
+  /** More observers of a session's calls (a trial run's transcript of an agent program's MCP calls); absent: none. */
+  callObservers?(sessionId: string, ordinal: number): CallEventSink[];
   /** The report file of a session, for the end line and the journal; absent or undefined: none. */
   reportPath?(sessionId: string, ordinal: number): string | undefined;
   /** The report file or folder, for the end line; absent: no report. */
@@ -189,10 +192,12 @@ export class ProxyService {
         scenario: scenarioName(this.config.scenario),
         ...(report !== undefined ? { report } : {}),
       }) ?? null;
-    const callObservers =
-      this.config.logCalls === true
+    const callObservers = [
+      ...(this.config.logCalls === true
         ? [new CallLines((line) => this.deps.notice(line), listen ? `session ${ordinal}: ` : '')]
-        : [];
+        : []),
+      ...(this.deps.callObservers?.(sessionId, ordinal) ?? []),
+    ];
     const session = new JudgedSession({
       sessionId,
       scenario: this.config.scenario,

@@ -13,7 +13,11 @@ import { runConversation, type ConversationEnd } from './model-conversation.js';
 import { runEnv } from './placeholders.js';
 import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
-import type { CommandAgent, ModelAgent, RunSpec, TrialPlan } from './trial-plan.js';
+import type { CommandAgent, ModelAgent, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
+import type { CallEventSink } from '../../ports/call-events.port.js';
+import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
+import { StubModel } from '../stub-model/stub-model.js';
+import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-transcript.js';
 import { Transcript } from './transcript.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
@@ -51,25 +55,47 @@ export class RunExecutor {
     let conversation: ConversationEnd | null = null;
     let program: ProgramExit | null = null;
     let sessions = 0;
+    /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
+    let programHonestyAnswer: string | null | undefined;
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
       const agent = this.plan.agent;
       if (agent.kind === 'model') {
         ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices, stopNow));
       } else {
-        ({ failure, report, program, sessions } = await this.programRun(spec, folder, agent, notices, stopNow));
+        ({
+          failure,
+          report,
+          program,
+          sessions,
+          honestyAnswer: programHonestyAnswer,
+        } = await this.programRun(spec, folder, agent, transcript, notices, stopNow));
       }
     }
     if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
     const outcome = runOutcome(report, failure);
+    const question = this.plan.honestyQuestion;
     const honesty: HonestyRecord | null =
-      conversation !== null && this.plan.honestyQuestion !== undefined && conversation.stoppedBy === 'final-answer'
-        ? honestyRecord(this.plan.honestyQuestion, conversation.honestyAnswer, report, transcript.entries)
-        : null;
+      question === undefined
+        ? null
+        : conversation !== null && conversation.stoppedBy === 'final-answer'
+          ? honestyRecord(question, conversation.honestyAnswer, report, transcript.entries)
+          : programHonestyAnswer !== undefined
+            ? honestyRecord(question, programHonestyAnswer, report, transcript.entries)
+            : null;
+    const honestyNotMeasured =
+      honesty === null &&
+      question !== undefined &&
+      program !== null &&
+      this.plan.agent.kind === 'command' &&
+      this.plan.agent.gateway !== undefined
+        ? 'the agent program never sent the honesty question (the last of CUONZTECH_FOLLOW_UPS) to the model'
+        : undefined;
     const end: RunEnd =
       failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
     // An agent program's conversation is its own: its tool calls are those the harness judged (its report).
     const toolCalls = program === null ? transcript.toolCalls : toolCallsOf(report);
+    const gateway = this.plan.agent.kind === 'command' ? this.plan.agent.gateway : undefined;
     const facts = runFacts({
       scenario: spec.scenarioLabel,
       taskId: spec.task.id,
@@ -112,6 +138,8 @@ export class RunExecutor {
       report,
       // Issue 14: the agent's claim about the task's write against the ledger; the facts the summary reads.
       honesty: honesty ?? 'NOT_MEASURED',
+      ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
+      ...(gateway !== undefined ? { modelGateway: { mode: gateway.kind, script: gateway.file, model: gateway.model } } : {}),
       facts,
     });
     await folder.release();
@@ -140,9 +168,11 @@ export class RunExecutor {
     sinkFor: (ordinal: number) => ReportSink,
     notices: string[],
     stopWhenSessionEnds: boolean,
+    callObservers?: (sessionId: string, ordinal: number) => CallEventSink[],
   ): Promise<ProxyService> {
     return new ProxyService(
       {
+        ...(callObservers !== undefined ? { callObservers } : {}),
         upstream: await this.deps.createUpstream(folder, spec),
         agentSide,
         startupSink: sinkFor(1),
@@ -221,19 +251,32 @@ export class RunExecutor {
     return { failure, report: parseReport(sink.last), conversation };
   }
 
-  /** The user's agent program against a listener for this run: directly over HTTP, or through the stdio relay. */
+  /**
+   * The user's agent program against a listener for this run: directly over HTTP, or through the stdio
+   * relay; with `--stub-model`, and its model endpoint the run's gateway.
+   */
   private async programRun(
     spec: RunSpec,
     folder: RunFolder,
     agent: CommandAgent,
+    transcript: Transcript,
     notices: string[],
     stopNow: AbortSignal | undefined,
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
-    const service = await this.service(spec, folder, agentSide, () => sink, notices, false);
+    const service = await this.service(
+      spec,
+      folder,
+      agentSide,
+      () => sink,
+      notices,
+      false,
+      (_id, ordinal) => [new McpCallTranscript(transcript, ordinal)],
+    );
     const started = await startService(service);
-    if (started !== null) return { failure: started, report: parseReport(sink.last), program: null, sessions: 0 };
+    if (started !== null)
+      return { failure: started, report: parseReport(sink.last), program: null, sessions: 0, honestyAnswer: undefined };
     const url = agentSide.address.url;
     const relay = this.deps.relayCommandFor(url);
     const mcp: Record<string, string> =
@@ -244,20 +287,53 @@ export class RunExecutor {
             CUONZTECH_MCP_COMMAND: relay.command,
             CUONZTECH_MCP_ARGS: JSON.stringify(relay.args),
           };
-    const program = await this.deps.programs.run({
-      ...this.programSpec(spec, folder, agent, mcp),
-      ...(stopNow !== undefined ? { signal: stopNow } : {}),
-    });
+    const exchanges: ModelExchange[] = [];
+    const gateway = agent.gateway === undefined ? null : await this.startGateway(agent.gateway, transcript, exchanges);
+    let program: ProgramExit;
+    try {
+      program = await this.deps.programs.run({
+        ...this.programSpec(spec, folder, agent, {
+          ...mcp,
+          ...(gateway !== null ? gatewayEnv(gateway, agent.gateway!.model) : {}),
+        }),
+        ...(stopNow !== undefined ? { signal: stopNow } : {}),
+      });
+    } finally {
+      await gateway?.close();
+    }
     await service.stop('the agent program exited');
-    let failure = programFailure(program, agent);
+    const refused = exchanges.find((e) => e.status === 404);
+    let failure =
+      refused !== undefined
+        ? `the agent program asked the model gateway for a model it does not serve: ${refused.error ?? refused.model}`
+        : programFailure(program, agent);
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
-    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions };
+    const question = this.plan.honestyQuestion;
+    const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
+    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer };
+  }
+
+  private async startGateway(gateway: StubGateway, transcript: Transcript, exchanges: ModelExchange[]) {
+    if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
+    return this.deps.startModelGateway({
+      model: new StubModel(gateway.script, this.plan.honestyQuestion),
+      models: [gateway.model],
+      onExchange: (exchange) => {
+        exchanges.push(exchange);
+        recordExchange(transcript, exchange);
+      },
+    });
   }
 
   private programSpec(spec: RunSpec, folder: RunFolder, agent: CommandAgent, mcp: Record<string, string>) {
     const env: Record<string, string> = { ...runEnv(folder, spec.scenarioLabel), ...mcp };
     if (spec.task.task !== '') env['CUONZTECH_TASK'] = spec.task.task;
-    if (spec.task.followUps.length > 0) env['CUONZTECH_FOLLOW_UPS'] = JSON.stringify(spec.task.followUps);
+    // With the gateway the honesty question is the last user turn: the model's answer to it is the claim.
+    const followUps =
+      agent.gateway !== undefined && this.plan.honestyQuestion !== undefined
+        ? [...spec.task.followUps, this.plan.honestyQuestion]
+        : spec.task.followUps;
+    if (followUps.length > 0) env['CUONZTECH_FOLLOW_UPS'] = JSON.stringify(followUps);
     if (spec.task.systemPrompt !== undefined) env['CUONZTECH_SYSTEM_PROMPT'] = spec.task.systemPrompt;
     if (spec.seed !== undefined) env['CUONZTECH_SEED'] = String(spec.seed);
     return { command: agent.command, args: agent.args, env, cwd: this.deps.cwd, timeoutMs: agent.timeoutMs, logDir: folder.dir };
@@ -270,6 +346,18 @@ export class RunExecutor {
     if (exit.exitCode !== 0) return `the reset command failed (${exitText(exit)})${tail(exit.stderrTail)}`;
     return null;
   }
+}
+
+/** What frameworks read to find their model: both OpenAI's and Anthropic's variables, the run's own key. */
+function gatewayEnv(gateway: RunningModelGateway, model: string): Record<string, string> {
+  return {
+    OPENAI_BASE_URL: gateway.openAiBaseUrl,
+    OPENAI_API_KEY: gateway.token,
+    ANTHROPIC_BASE_URL: gateway.url,
+    ANTHROPIC_API_KEY: gateway.token,
+    CUONZTECH_MODEL_URL: gateway.url,
+    CUONZTECH_MODEL: model,
+  };
 }
 
 async function startService(service: ProxyService): Promise<string | null> {

@@ -3,6 +3,7 @@
  * timestamp, the endpoint's errors, and notes (max steps reached, a malformed tool call). Written into
  * the run file as it is.
  */
+import type { ChatMessage } from '../../ports/chat-model.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 
 export type TranscriptEntry =
@@ -17,7 +18,30 @@ export type TranscriptEntry =
       toolCalls: Array<{ id: string; name: string; arguments: string }>;
     }
   | { at: string; kind: 'tool-result'; callId: string; tool: string; isError: boolean; forwarded: boolean; content: string }
-  | { at: string; kind: 'note'; text: string };
+  | { at: string; kind: 'note'; text: string }
+  /** An agent program's MCP call as the harness received it (`session`: the MCP session's ordinal in the run). */
+  | { at: string; kind: 'mcp-call'; session: number; attempt: number; tool: string; arguments: unknown }
+  /** A request of an agent program to the model gateway: the whole conversation it sent. */
+  | {
+      at: string;
+      kind: 'model-request';
+      exchange: number;
+      format: string;
+      model: string;
+      stream: boolean;
+      messages: readonly ChatMessage[];
+      tools: string[];
+    }
+  /** The gateway's answer to it (the model's text and tool calls), or why there was none. */
+  | {
+      at: string;
+      kind: 'model-answer';
+      exchange: number;
+      status: number;
+      content: string | null;
+      toolCalls: Array<{ id: string; name: string; arguments: string }>;
+      error?: string;
+    };
 
 /** Distributes Omit over the union, so each kind keeps its own fields. */
 type WithoutTime<T> = T extends unknown ? Omit<T, 'at'> : never;
@@ -51,6 +75,11 @@ export class Transcript {
 
   add(entry: WithoutTime<TranscriptEntry>): void {
     this.entries.push({ at: this.now(), ...entry });
+  }
+
+  /** An entry that happened at a known time (milliseconds since the epoch), e.g. a gateway exchange's. */
+  addAt(at: number, entry: WithoutTime<TranscriptEntry>): void {
+    this.entries.push({ at: new Date(at).toISOString(), ...entry });
   }
 
   endpointError(error: Omit<EndpointError, 'at'>): void {

@@ -2,6 +2,7 @@
  * What a `trial` is asked to do: which agent, which tasks, which scenarios, how many runs. Plain values,
  * built by the CLI from flags or a task file, validated there.
  */
+import type { StubScript } from '../../ports/stub-script.js';
 import type { ClassificationRules } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 
@@ -47,6 +48,17 @@ export interface CommandAgent {
   transport: 'stdio' | 'http';
   timeoutMs: number;
   seed: number | undefined;
+  /** The model gateway of each run (`--stub-model`): the program's model endpoint, played by the harness. */
+  gateway?: StubGateway;
+}
+
+/** The gateway played by the stub model: the script, and the model name it serves (`CUONZTECH_MODEL`). */
+export interface StubGateway {
+  kind: 'stub';
+  script: StubScript;
+  /** The script file as given, for the run file and the provenance. */
+  file: string;
+  model: string;
 }
 
 export type TrialAgent = ModelAgent | CommandAgent;

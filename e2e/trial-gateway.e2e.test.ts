@@ -1,0 +1,106 @@
+/**
+ * `trial --agent-command … --stub-model FILE`: the agent program's model is played by the harness behind
+ * the run's model gateway (no model, no key). The program is the shipped example (`examples/agents/
+ * sdk-agent.ts`: the MCP SDK client and plain Chat Completions over fetch), the scripts are the shipped
+ * `examples/stub-models/booking-*.yaml`, the upstream the bundled booking server (a fresh ledger per MCP
+ * session). The run file holds both sides of the agent — its model requests and answers and its MCP
+ * calls — and the honesty of the program, measured from its answer to the honesty question.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from './support/proxy-harness.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
+
+const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
+let booking: InProcessBooking;
+beforeAll(async () => {
+  booking = await startInProcessBooking();
+});
+afterAll(async () => {
+  await booking.close();
+});
+
+/** A trial of one run; the run's ledger is the booking server's session after the trial's check. */
+async function runTrial(args: string[]): Promise<TrialOutput & { runLedger: () => Array<Record<string, unknown>> }> {
+  const first = booking.sessions.length;
+  const output = await runCompiledTrialInProcess([
+    '--agent-command',
+    process.execPath,
+    '--agent-arg',
+    EXAMPLE_AGENT,
+    ...args,
+    '--upstream-url',
+    booking.url,
+  ]);
+  const sessions = booking.sessions.slice(first);
+  return { ...output, runLedger: () => (sessions[1]?.ledger ?? []) as unknown as Array<Record<string, unknown>> };
+}
+
+type Entry = { kind: string; [key: string]: unknown };
+
+describe('model gateway: trial --agent-command with --stub-model', () => {
+  it('careful script under F1: the program checks and never re-books (PASS, ledger 1); the transcript has both sides; honesty is measured', async () => {
+    const output = await runTrial(['--stub-model', script('booking-careful'), ...TASK, '--scenario', 'F1', '--runs', '1']);
+    try {
+      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+      const [run] = output.runs;
+      expect(run!.verdict, run!.verdictReason).toBe('PASS');
+      expect(output.runLedger()).toHaveLength(1);
+      const file = run as unknown as { transcript: Entry[]; honesty: { class: string; claim: string }; modelCalls: number };
+      const kinds = file.transcript.map((e) =>
+        e.kind === 'mcp-call' || e.kind === 'model-answer'
+          ? `${e.kind}:${String(e['tool'] ?? (e['toolCalls'] as Array<{ name: string }>)[0]?.name ?? 'text')}`
+          : e.kind,
+      );
+      // The write, its (ghost) time-out, the check, the final answer, then the honesty question's answer.
+      expect(kinds.filter((k) => k.startsWith('mcp-call') || k.startsWith('model-answer'))).toEqual([
+        'model-answer:create_booking',
+        'mcp-call:create_booking',
+        'model-answer:search_bookings',
+        'mcp-call:search_bookings',
+        'model-answer:text',
+        'model-answer:text',
+      ]);
+      expect(file.modelCalls).toBe(4);
+      expect(file.honesty).toMatchObject({ claim: 'YES', class: 'HONEST' });
+    } finally {
+      removeOut(output);
+    }
+  });
+
+  it('naive script under F1: the model re-books after the time-out (FAIL, DUPLICATE_EXECUTION, ledger 2)', async () => {
+    const output = await runTrial([
+      '--stub-model',
+      script('booking-naive'),
+      ...TASK,
+      '--scenario',
+      'F1',
+      '--runs',
+      '1',
+      '--honesty',
+      'off',
+    ]);
+    try {
+      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+      const [run] = output.runs;
+      expect(run!.verdict).toBe('FAIL');
+      expect(output.runLedger()).toHaveLength(2);
+      expect((run as unknown as { honesty: unknown }).honesty).toBe('NOT_MEASURED');
+    } finally {
+      removeOut(output);
+    }
+  });
+
+  it('a malformed script is one clear line and exit 1 before any run', async () => {
+    const output = await runTrial(['--stub-model', join(ROOT, 'package.json'), ...TASK, '--runs', '1']);
+    try {
+      expect(output.result.exitCode).toBe(1);
+      expect(String(output.result.stderr)).toMatch(/stub model script .*package\.json: write: /);
+      expect(output.runs).toEqual([]);
+    } finally {
+      removeOut(output);
+    }
+  });
+});

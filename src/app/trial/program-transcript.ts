@@ -1,0 +1,71 @@
+/**
+ * The transcript of an agent program's run, which the harness sees from both sides: its MCP calls (an
+ * observer of each session's call pipeline) and, with the model gateway, its model requests and answers.
+ * The entries go into the run file's `transcript` in the order they happened.
+ */
+import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
+import type { ModelExchange } from '../../ports/model-gateway.port.js';
+import { resultText } from './tool-message.js';
+import type { Transcript } from './transcript.js';
+
+/** One MCP session's calls: `mcp-call` when received, `tool-result` with what the agent was given. */
+export class McpCallTranscript implements CallEventSink {
+  constructor(
+    private readonly transcript: Transcript,
+    private readonly session: number,
+  ) {}
+
+  callEvent(event: CallEvent): void {
+    if (event.step === 'received') {
+      this.transcript.addAt(event.at, {
+        kind: 'mcp-call',
+        session: this.session,
+        attempt: event.attempt,
+        tool: event.tool,
+        arguments: event.arguments ?? null,
+      });
+    } else if (event.step === 'delivered' && event.result !== undefined) {
+      this.transcript.addAt(event.at, {
+        kind: 'tool-result',
+        callId: `mcp-${this.session}-${event.attempt}`,
+        tool: event.tool,
+        isError: event.result.isError === true,
+        forwarded: true,
+        content: resultText(event.result),
+      });
+    }
+  }
+}
+
+/** A gateway exchange as two entries: the request (the whole conversation) and the answer. */
+export function recordExchange(transcript: Transcript, exchange: ModelExchange): void {
+  transcript.addAt(exchange.receivedAt, {
+    kind: 'model-request',
+    exchange: exchange.ordinal,
+    format: exchange.format,
+    model: exchange.model,
+    stream: exchange.stream,
+    messages: exchange.request.messages,
+    tools: exchange.request.tools.map((t) => t.name),
+  });
+  transcript.addAt(exchange.answeredAt, {
+    kind: 'model-answer',
+    exchange: exchange.ordinal,
+    status: exchange.status,
+    content: exchange.reply?.content ?? null,
+    toolCalls: (exchange.reply?.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })),
+    ...(exchange.error !== undefined ? { error: exchange.error } : {}),
+  });
+  if (exchange.reply !== undefined) transcript.modelCalls++;
+}
+
+/** The model's answer to the honesty question: the last answered request whose last turn is the question. */
+export function honestyAnswerOf(exchanges: readonly ModelExchange[], question: string): string | null | undefined {
+  for (let i = exchanges.length - 1; i >= 0; i--) {
+    const exchange = exchanges[i]!;
+    const last = exchange.request.messages.at(-1);
+    if (last?.role === 'user' && last.content?.trim() === question.trim())
+      return exchange.reply !== undefined ? exchange.reply.content : null;
+  }
+  return undefined;
+}

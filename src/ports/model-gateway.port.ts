@@ -1,0 +1,49 @@
+/**
+ * The model gateway of an agent program's run: a model endpoint on 127.0.0.1 that the program reaches
+ * through the variables frameworks already read (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, …), answered by
+ * a {@link ChatModel} (the stub model), every request and answer handed to the run as a {@link ModelExchange}.
+ * The adapter: `src/adapters/model-gateway/`.
+ */
+import type { ChatModel, ChatReply, ChatRequest } from './chat-model.port.js';
+
+export type WireFormatName = 'chat-completions' | 'responses' | 'anthropic-messages';
+
+/** One request the agent program sent to the gateway, and what it was answered. */
+export interface ModelExchange {
+  /** 1, 2, … in the order the requests arrived. */
+  ordinal: number;
+  format: WireFormatName;
+  model: string;
+  stream: boolean;
+  /** The whole conversation of the request (a Responses request's earlier turns included). */
+  request: ChatRequest;
+  /** The model's answer; absent when the request was refused or the model gave none. */
+  reply?: ChatReply;
+  /** The HTTP status the program got. */
+  status: number;
+  /** Why there was no answer, in one line. */
+  error?: string;
+  /** Milliseconds since the epoch. */
+  receivedAt: number;
+  answeredAt: number;
+}
+
+export interface ModelGatewayOptions {
+  model: ChatModel;
+  /** The model names the gateway serves; a request naming another is refused 404. */
+  models: readonly string[];
+  onExchange(exchange: ModelExchange): void;
+}
+
+/** A gateway listening for one run. */
+export interface RunningModelGateway {
+  /** `http://127.0.0.1:PORT`: `ANTHROPIC_BASE_URL` and `CUONZTECH_MODEL_URL`. */
+  readonly url: string;
+  /** `http://127.0.0.1:PORT/v1`: `OPENAI_BASE_URL`. */
+  readonly openAiBaseUrl: string;
+  /** The run's own key (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`): the only one the gateway accepts. */
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+export type StartModelGateway = (options: ModelGatewayOptions) => Promise<RunningModelGateway>;
