@@ -6,6 +6,7 @@
 import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileReportSink } from '../file-report-sink.js';
+import { refusePlantedLinks } from '../file-safety.js';
 
 const reason = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
@@ -13,6 +14,8 @@ const reason = (error: unknown): string =>
 /** Writes `text` to `path` atomically; rejects with `<what> not written to <path>: <why>`. */
 export async function writeOutputFile(what: string, path: string, text: string): Promise<void> {
   try {
+    // Before mkdir: a folder created through another user's planted link would be created where they chose.
+    await refusePlantedLinks(what, path, process.getuid?.());
     await mkdir(dirname(path), { recursive: true });
     const sink = await FileReportSink.open(path);
     try {
@@ -28,6 +31,7 @@ export async function writeOutputFile(what: string, path: string, text: string):
 /** Appends `text` to the step summary file GitHub Actions names in `GITHUB_STEP_SUMMARY`. */
 export async function appendStepSummary(path: string, text: string): Promise<void> {
   try {
+    await refusePlantedLinks('step summary', path, process.getuid?.());
     await appendFile(path, text.endsWith('\n') ? text : `${text}\n`);
   } catch (error) {
     throw new Error(`step summary not appended to ${path} (GITHUB_STEP_SUMMARY): ${reason(error)}`);
