@@ -131,7 +131,7 @@ export class FileJournal implements Journal {
       callEvent: (event) => this.append(this.callLine(id, event)),
       ended: (end: JournalSessionEnd) =>
         this.append(
-          `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}}`,
+          `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}${end.reportError === undefined ? '' : `,"reportError":${JSON.stringify(end.reportError)}`}}`,
         ),
     };
   }
