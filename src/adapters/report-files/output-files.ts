@@ -11,12 +11,19 @@ import { refusePlantedLinks } from '../file-safety.js';
 const reason = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
+/**
+ * Creates the folder of the file `path` names, after refusing a path through another user's planted link
+ * (a folder created through it would be created where they chose); rejects with a one-line Error.
+ */
+export async function createFolderOf(what: string, path: string): Promise<void> {
+  await refusePlantedLinks(what, path, process.getuid?.());
+  await mkdir(dirname(path), { recursive: true });
+}
+
 /** Writes `text` to `path` atomically; rejects with `<what> not written to <path>: <why>`. */
 export async function writeOutputFile(what: string, path: string, text: string): Promise<void> {
   try {
-    // Before mkdir: a folder created through another user's planted link would be created where they chose.
-    await refusePlantedLinks(what, path, process.getuid?.());
-    await mkdir(dirname(path), { recursive: true });
+    await createFolderOf(what, path);
     const sink = await FileReportSink.open(path);
     try {
       await sink.publish(text);
