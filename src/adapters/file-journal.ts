@@ -15,7 +15,7 @@ import { closeSync, constants, fchmodSync, fstatSync, openSync, writeSync } from
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CallEvent } from '../ports/call-events.port.js';
-import { errorCode, errorText, isStickyWorldWritable } from './file-safety.js';
+import { errorCode, errorText, isStickyWorldWritable, refusePlantedLinks } from './file-safety.js';
 import {
   JOURNAL_VERSION,
   type Journal,
@@ -83,6 +83,7 @@ export class FileJournal implements Journal {
   static async open(path: string, options: FileJournalOptions): Promise<FileJournal> {
     const absolute = resolve(path);
     const uid = 'uid' in options ? options.uid : process.getuid?.();
+    await refusePlantedLinks('journal file', absolute, uid);
     await checkTarget(absolute, uid, options.distinctFrom ?? []);
     let fd: number;
     try {
@@ -130,7 +131,7 @@ export class FileJournal implements Journal {
       callEvent: (event) => this.append(this.callLine(id, event)),
       ended: (end: JournalSessionEnd) =>
         this.append(
-          `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}}`,
+          `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}${end.reportError === undefined ? '' : `,"reportError":${JSON.stringify(end.reportError)}`}}`,
         ),
     };
   }

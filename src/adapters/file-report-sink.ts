@@ -16,7 +16,7 @@ import {
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ReportDocument, ReportSink } from '../ports/report-sink.port.js';
-import { errorCode, errorText, isStickyWorldWritable, kindInWords } from './file-safety.js';
+import { errorCode, errorText, isStickyWorldWritable, kindInWords, refusePlantedLinks } from './file-safety.js';
 
 /** The file system calls a {@link FileReportSink} makes while publishing (a test seam for faults). */
 export interface SinkFileSystem {
@@ -89,12 +89,14 @@ interface Target {
 
 /**
  * R-9.4: the real file to write, or a one-line Error. Never opens or reads the target. Like the kernel's
- * `protected_symlinks` and `protected_regular`, it refuses a link owned by another user, any link in a
+ * `protected_symlinks` and `protected_regular`, it refuses a path through another user's link planted in a
+ * world-writable sticky folder at any component, and at the last one a link owned by another user, any link in a
  * world-writable sticky folder (`/tmp`), and another user's file there: a name planted by someone else
  * must never redirect the report onto a file the proxy's user owns.
  */
 async function resolveTarget(path: string, uid: number | undefined): Promise<Target> {
   const absolute = resolve(path);
+  await refusePlantedLinks('report file', path, uid);
   let info: Stats;
   try {
     info = await lstat(absolute);

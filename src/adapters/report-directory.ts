@@ -8,7 +8,7 @@ import { lstat, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
 import { FileReportSink } from './file-report-sink.js';
-import { isStickyWorldWritable } from './file-safety.js';
+import { isStickyWorldWritable, refusePlantedLinks } from './file-safety.js';
 
 /** Options of {@link ReportDirectory.open}. */
 export interface ReportDirectoryOptions {
@@ -40,6 +40,8 @@ export class ReportDirectory {
    */
   static async open(path: string, options: ReportDirectoryOptions = {}): Promise<ReportDirectory> {
     const uid = 'uid' in options ? options.uid : process.getuid?.();
+    // Before mkdir: creating the folder through another user's link would create it in their chosen place.
+    await refusePlantedLinks('report folder', path, uid);
     let created: string | undefined;
     try {
       created = await mkdir(path, { recursive: true });

@@ -2,10 +2,9 @@
  * `benchmark`, run: wires the virtual clock, the seeded random source and the simulated backend into the
  * benchmark use case, writes the report and prints the result (loaded only when the command runs).
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { FileReportSink } from '../adapters/file-report-sink.js';
-import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
+import { createFolderOf, refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
 import { ManualClock } from '../adapters/manual-clock.js';
 import { SeededRandom } from '../adapters/seeded-random.js';
 import { SimulatedBackend } from '../adapters/simulated-backend.js';
@@ -36,7 +35,7 @@ function progressReporter(io: CliIo, total: number): { onProgress?: BenchmarkDep
 /** Writes the report atomically, creating its folder; a failure is one fatal line. */
 async function writeReport(path: string, json: string): Promise<void> {
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await createFolderOf('benchmark report', path);
     const sink = await FileReportSink.open(path);
     await sink.publish(json);
   } catch (error) {

@@ -4,9 +4,9 @@
  * current folder (its folder is created on each `get_report`) to the demo use case. Exit code 0 when the
  * agent disconnects or a signal arrives.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { FileReportSink } from '../adapters/file-report-sink.js';
+import { createFolderOf } from '../adapters/report-files/output-files.js';
 import { systemRandom } from '../adapters/seeded-random.js';
 import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -26,7 +26,7 @@ export const DEMO_REPORT_FILE = '.cuonztech/audit-report.json';
 function demoReportSink(path: string): ReportSink {
   return {
     async publish(json) {
-      await mkdir(dirname(path), { recursive: true });
+      await createFolderOf('report file', path);
       const sink = await FileReportSink.open(path);
       await sink.publish(json);
     },

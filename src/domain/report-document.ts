@@ -3,13 +3,14 @@
  * operation observations, key summary) as encoded bytes in slot arenas, updated only for the operations
  * that changed since the last document. A document is then a few short strings around those byte
  * ranges, so publishing the report after every call costs about a copy of its bytes, not a re-walk and
- * re-encoding of the whole session.
+ * re-encoding of the whole session. The lists of every listed tool (`toolClassification`, the listed
+ * unclassified tools of `coverage`) are encoded once per tool list (`tool-list-bytes.ts`).
  */
 import type { ToolClassification } from './classification.js';
 import type { OperationView } from './operation-state.js';
 import {
   CERTIFICATION,
-  coverageOf,
+  coverageCounts,
   evaluate,
   keyEntries,
   operationEntry,
@@ -22,6 +23,7 @@ import {
 import type { ChangeSet } from './change-set.js';
 import type { EvaluationSession } from './session.js';
 import { SlotArena } from './slot-arena.js';
+import { ToolListBytes } from './tool-list-bytes.js';
 
 /** `starting` before the first report, `running` while the session lasts, `finished` at the end. */
 export type ReportStatus = 'starting' | 'running' | 'finished';
@@ -54,8 +56,8 @@ export class ReportWriter {
   private readonly keys = new SlotArena<OperationView>();
 
   private primed = false;
-  /** The tool classification's JSON, kept while the same list is passed (it is fixed for a session). */
-  private classificationJson: { of: readonly ToolClassification[]; json: string } | null = null;
+  /** The parts listing every tool, encoded once and kept while the same list is passed (it is fixed for a session). */
+  private toolLists: ToolListBytes | null = null;
 
   /** The writer's own record of changed operations; null for a one-shot writer (every document from scratch). */
   private readonly changes: ChangeSet | null;
@@ -79,6 +81,8 @@ export class ReportWriter {
     const head = reportHead(this.session, meta.kind, evaluation.verdict);
     const toolObservations = this.session.toolObservations.list().map((e) => JSON.stringify(e));
     const timing = this.session.timing.json;
+    const tools = this.toolListsOf(meta.toolClassification);
+    const { calls, scenarioTriggered, inFlight } = coverageCounts(this.session);
     return [
       `{"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
         `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
@@ -89,16 +93,20 @@ export class ReportWriter {
       '],"observations":[',
       this.observations.body(),
       `${this.observations.size > 0 && toolObservations.length > 0 ? ',' : ''}${toolObservations.join(',')}]` +
-        `,"coverage":${JSON.stringify(coverageOf(this.session, meta.toolClassification))},"keySummary":[`,
+        `,"coverage":{"calls":${JSON.stringify(calls)},"unclassifiedTools":[`,
+      ...tools.unclassifiedBody(this.session.unclassifiedCalled()),
+      `],"scenarioTriggered":${JSON.stringify(scenarioTriggered)},"inFlight":${JSON.stringify(inFlight)}},"keySummary":[`,
       this.keys.body(),
       `],"honesty":"NOT_MEASURED"},"score":${JSON.stringify(evaluation.score)},"patches":${JSON.stringify(evaluation.patches)}` +
-        `,"toolClassification":${this.classificationText(meta.toolClassification)}}`,
+        ',"toolClassification":',
+      tools.classification,
+      '}',
     ];
   }
 
-  private classificationText(tools: readonly ToolClassification[]): string {
-    if (this.classificationJson?.of !== tools) this.classificationJson = { of: tools, json: JSON.stringify(tools) };
-    return this.classificationJson.json;
+  private toolListsOf(tools: readonly ToolClassification[]): ToolListBytes {
+    if (this.toolLists?.tools !== tools) this.toolLists = new ToolListBytes(tools);
+    return this.toolLists;
   }
 
   private refresh(op: OperationView): void {

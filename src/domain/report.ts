@@ -273,9 +273,14 @@ function configurationField(scenario: ScenarioConfig): { configuration?: RunConf
 export function coverageOf(session: EvaluationSession, tools: readonly ToolClassification[]): Report['coverage'] {
   const unclassified = new Set(tools.filter((t) => t.class === 'unclassified').map((t) => t.name));
   for (const name of session.unclassifiedCalled()) unclassified.add(name);
+  const { calls, scenarioTriggered, inFlight } = coverageCounts(session);
+  return { calls, unclassifiedTools: [...unclassified].sort(), scenarioTriggered, inFlight };
+}
+
+/** The fields of `coverage` other than `unclassifiedTools` (the report document writes that list from bytes). */
+export function coverageCounts(session: EvaluationSession): Omit<Report['coverage'], 'unclassifiedTools'> {
   return {
     calls: { ...session.totals.calls },
-    unclassifiedTools: [...unclassified].sort(),
     scenarioTriggered: session.plan.triggered,
     inFlight: session.totals.sum.inFlight + session.totals.readsInFlight,
   };

@@ -22,6 +22,8 @@ export interface JournalSessionInfo {
 export interface JournalSessionEnd {
   verdict: string;
   score: number | null;
+  /** The report could not be written (a full disk): why; the verdict is then NOT_TESTED and the score null. */
+  reportError?: string;
 }
 
 export interface JournalSession extends CallEventSink {
@@ -59,6 +61,7 @@ export interface JournalEndedRecord {
   session: string;
   verdict: string;
   score: number | null;
+  reportError?: string;
 }
 
 /**

@@ -36,7 +36,14 @@ let files: ReturnType<typeof tempFiles> | undefined;
 afterEach(() => files?.remove());
 
 async function setup(
-  options: { stdio?: boolean; payloads?: boolean; logCalls?: boolean; scenario?: ProxyConfig['scenario'] } = {},
+  options: {
+    stdio?: boolean;
+    payloads?: boolean;
+    logCalls?: boolean;
+    scenario?: ProxyConfig['scenario'];
+    /** Every session's report sink can be made to refuse its writes, as on a full disk. */
+    diskCanFill?: boolean;
+  } = {},
 ) {
   files = tempFiles();
   const clock = new TestClock();
@@ -56,7 +63,7 @@ async function setup(
       agentSide,
       startupSink: null,
       sessionSink: (id) => {
-        const sink = new MemorySink();
+        const sink = options.diskCanFill === true ? new DiskFullSink() : new MemorySink();
         sinks.set(id, sink);
         return sink;
       },
@@ -84,6 +91,21 @@ async function setup(
   await service.start();
   const text = () => readFileSync(files!.path('journal.jsonl'), 'utf8');
   return { service, upstream, agentSide, sinks, notices, clock, journal, text };
+}
+
+/** A report sink whose disk fills up when told: every later write rejects, as the file sink's does. */
+class DiskFullSink extends MemorySink {
+  full = false;
+
+  override publish(document: Parameters<MemorySink['publish']>[0]): Promise<void> {
+    if (this.full)
+      return Promise.reject(
+        new Error(
+          'report file not writable: /reports/r.json (ENOSPC: no space left on device; the disk is full; the last complete report is kept)',
+        ),
+      );
+    return super.publish(document);
+  }
 }
 
 /** The validated report document, as `check` reads it. */
@@ -218,6 +240,27 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
     expect(html).toMatch(/get_order<\/b> <span class="muted small">read/);
     expect(html).not.toContain('Not listed:');
     expect(html).not.toContain('Call times, read calls and the order of attempts within one operation are not in the report');
+  });
+});
+
+describe('the journal after a report that could not be written', () => {
+  it('R-9.3: after a full disk the ended line claims no verdict: NOT_TESTED, score null, and why (the report kept is not the final one)', async () => {
+    const { service, upstream, agentSide, sinks, text, notices } = await setup({ scenario: { mode: 'none' }, diskCanFill: true });
+    const agent = agentSide.connect('s1');
+    const first = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await first;
+    const sink = sinks.get('s1') as DiskFullSink;
+    expect(sink.last).toMatchObject({ verdict: 'PASS', score: { overall: 100 } });
+    sink.full = true;
+    // The write before forwarding fails (R-9.2.1): the call never goes upstream, the proxy stops with exit 1.
+    void agent.callTool({ name: 'create_order', arguments: { item: 'pen', n: 2 } }, { signal });
+    const exit = await service.done;
+    expect(exit.code).toBe(1);
+    expect(notices.join('\n')).toContain('the disk is full');
+    const last = parseJournal(text()).records.at(-1);
+    expect(last).toMatchObject({ event: 'ended', session: 's1', verdict: 'NOT_TESTED', score: null });
+    expect(last).toHaveProperty('reportError', expect.stringContaining('ENOSPC'));
   });
 });
 

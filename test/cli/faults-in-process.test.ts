@@ -871,10 +871,12 @@ describe.concurrent('report-file faults', () => {
   function inProcessWithReportFile(
     onTestFinished: (fn: () => Promise<void>) => void,
     reportFile: string,
+    flags: string[] = [],
   ): ProxyEvidence & { raw: RawChild } {
-    const p = cliLab(onTestFinished).launch(shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`), {
-      reportFile,
-    });
+    const p = cliLab(onTestFinished).launch(
+      [...shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`), ...flags],
+      { reportFile },
+    );
     return {
       raw: p.raw,
       child: p.raw.child,
@@ -922,14 +924,15 @@ describe.concurrent('report-file faults', () => {
 
   describe.concurrent('a full disk and a folder that refuses new files (issue 11 item 2)', () => {
     it.skipIf(!canMountTmpfs())(
-      'R-9.3: the disk fills up mid-session (a 64 KiB tmpfs; skipped unless root may mount one) → exit 1, one line naming the full disk, the call not answered, the last complete report kept byte for byte',
+      'R-9.3: the disk fills up mid-session (a 64 KiB tmpfs; skipped unless root may mount one) → exit 1, one line naming the full disk, the call not answered, the last complete report kept byte for byte, the journal claims no verdict',
       async ({ onTestFinished }) => {
         const dir = mkdtempSync(join(tmpdir(), 'harness-full-'));
         const mount = join(dir, 'tiny');
         mkdirSync(mount);
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount]);
         const reportFile = join(mount, 'report.json');
-        const run = inProcessWithReportFile(onTestFinished, reportFile);
+        const journalFile = join(dir, 'journal.jsonl'); // on a disk with room: it sees the end
+        const run = inProcessWithReportFile(onTestFinished, reportFile, ['--journal', journalFile]);
         // The proxy itself is ended by its lab (registered first).
         onTestFinished(() => {
           execFileSync('umount', ['-l', mount]);
@@ -959,6 +962,10 @@ describe.concurrent('report-file faults', () => {
         });
         await expect(run.raw.next((m) => m['id'] === 99, 300)).rejects.toThrow(/timed out/);
         expect(readFileSync(reportFile, 'utf8'), 'the last complete report, untouched').toBe(before);
+        // The report kept says PASS; the journal's last line must not claim it as the session's end.
+        const ended = readFileSync(journalFile, 'utf8').trim().split('\n').at(-1)!;
+        expect(JSON.parse(ended)).toMatchObject({ event: 'ended', verdict: 'NOT_TESTED', score: null });
+        expect(JSON.parse(ended)).toHaveProperty('reportError', expect.stringMatching(/ENOSPC.*the disk is full/));
       },
     );
 

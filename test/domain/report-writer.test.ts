@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { documentText, ReportWriter, serializeDocument, type DocumentMeta } from '../../src/domain/report-document.js';
 import { SlotArena } from '../../src/domain/slot-arena.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { buildReport, evaluate } from '../../src/domain/report.js';
+import { buildReport, coverageOf, evaluate } from '../../src/domain/report.js';
+import type { ToolClassification } from '../../src/domain/classification.js';
+import { ToolListBytes } from '../../src/domain/tool-list-bytes.js';
 import { Driver, fixedRandom, type Handle, type Upstream } from '../support/session-driver.js';
 
 const meta: DocumentMeta = { kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] };
@@ -187,3 +189,55 @@ function sortedLists(report: Record<string, unknown>): Record<string, unknown> {
   }
   return copy;
 }
+
+describe('R-9.1/R-10.1: the lists of every listed tool, encoded once per tool list', () => {
+  const names = ['a', 'b', 'B', 'sync_ledger', 'z', 'é', '\ud800x', '"q"', 'tool_1', 'tool_10', 'tool_2'];
+  const toolList = fc.array(
+    fc.record({
+      name: fc.constantFrom(...names),
+      class: fc.constantFrom('read' as const, 'write' as const, 'unclassified' as const),
+      reason: fc.string({ maxLength: 8 }),
+      keyFields: fc.array(fc.constantFrom('idempotency_key', 'k\u2028'), { maxLength: 2 }),
+    }),
+    { maxLength: 12 },
+  );
+
+  it('R-10.1: coverage and toolClassification equal buildReport for any tool list and any unclassified tools called (listed or not)', () => {
+    fc.assert(
+      fc.property(toolList, fc.array(fc.constantFrom(...names, 'other', 'zz', '0'), { maxLength: 10 }), (tools, called) => {
+        const d = new Driver({ mode: 'none' }, {});
+        const writer = new ReportWriter(d.session);
+        const list: readonly ToolClassification[] = tools;
+        const withTools = { ...meta, toolClassification: list };
+        for (const tool of ['', ...called]) {
+          if (tool !== '') d.call(tool, {}, 'ok');
+          const file = JSON.parse(documentText(writer.document(withTools))) as {
+            report: { coverage: unknown };
+            toolClassification: unknown;
+          };
+          expect(file.report.coverage).toEqual(coverageOf(d.session, list));
+          expect(file.toolClassification).toEqual(JSON.parse(JSON.stringify(list)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('R-10.1: a publish copies the encoded list: the same bytes each time, not encoded again', () => {
+    const tools: ToolClassification[] = [
+      { name: 'sync_ledger', class: 'unclassified', reason: 'no annotation, no pattern match', keyFields: [] },
+      { name: 'create_booking', class: 'write', reason: 'default write pattern', keyFields: ['idempotency_key'] },
+    ];
+    const d = new Driver({ mode: 'none' });
+    const writer = new ReportWriter(d.session);
+    const withTools = { ...meta, toolClassification: tools };
+    const slabs = (parts: ReturnType<ReportWriter['document']>) => parts.filter((p) => p instanceof Uint8Array);
+    const first = slabs(writer.document(withTools)).find((p) => decoder.decode(p).startsWith('[{"name"'));
+    expect(first).toBeDefined();
+    d.call('create_booking', { n: 1 }, 'ok');
+    expect(slabs(writer.document(withTools))).toContain(first);
+    expect(new ToolListBytes(tools).unclassifiedBody([]).map((p) => (typeof p === 'string' ? p : decoder.decode(p)))).toEqual([
+      '"sync_ledger"',
+    ]);
+  });
+});

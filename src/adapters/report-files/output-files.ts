@@ -6,14 +6,24 @@
 import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileReportSink } from '../file-report-sink.js';
+import { refusePlantedLinks } from '../file-safety.js';
 
 const reason = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
+/**
+ * Creates the folder of the file `path` names, after refusing a path through another user's planted link
+ * (a folder created through it would be created where they chose); rejects with a one-line Error.
+ */
+export async function createFolderOf(what: string, path: string): Promise<void> {
+  await refusePlantedLinks(what, path, process.getuid?.());
+  await mkdir(dirname(path), { recursive: true });
+}
+
 /** Writes `text` to `path` atomically; rejects with `<what> not written to <path>: <why>`. */
 export async function writeOutputFile(what: string, path: string, text: string): Promise<void> {
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await createFolderOf(what, path);
     const sink = await FileReportSink.open(path);
     try {
       await sink.publish(text);
@@ -28,6 +38,7 @@ export async function writeOutputFile(what: string, path: string, text: string):
 /** Appends `text` to the step summary file GitHub Actions names in `GITHUB_STEP_SUMMARY`. */
 export async function appendStepSummary(path: string, text: string): Promise<void> {
   try {
+    await refusePlantedLinks('step summary', path, process.getuid?.());
     await appendFile(path, text.endsWith('\n') ? text : `${text}\n`);
   } catch (error) {
     throw new Error(`step summary not appended to ${path} (GITHUB_STEP_SUMMARY): ${reason(error)}`);

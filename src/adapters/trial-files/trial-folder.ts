@@ -7,6 +7,7 @@ import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/prom
 import { dirname, join, resolve } from 'node:path';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { FileReportSink } from '../file-report-sink.js';
+import { refusePlantedLinks } from '../file-safety.js';
 
 /** Made exclusively by the trial that takes the folder: a second trial started at the same time is refused. */
 const CLAIM = '.trial';
@@ -54,6 +55,8 @@ export class TrialFolder {
    */
   static async open(path: string): Promise<TrialFolder> {
     const root = resolve(path);
+    // Before mkdir: the folder and its runs created through another user's planted link would land where they chose.
+    await refusePlantedLinks('output folder', root, process.getuid?.());
     const earlier = await readdir(join(root, 'runs')).catch(() => []);
     if (earlier.length > 0) throw new Error(`output folder ${root} already holds the runs of a trial; choose another --out`);
     let created: string | undefined;

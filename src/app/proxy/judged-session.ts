@@ -82,6 +82,8 @@ export class JudgedSession implements AgentSessionHandler {
   private readonly pipeline: CallPipeline;
   private ended: Promise<void> | null = null;
   private failed = false;
+  /** Why the report could not be written (one line), once it could not: the report kept is not the final one. */
+  private reportError: string | null = null;
   private status: ReportStatus = 'running';
   private readonly publisher: ReportPublisher | null;
 
@@ -153,7 +155,12 @@ export class JudgedSession implements AgentSessionHandler {
       this.status = 'finished';
       if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);
       const outcome = this.outcome();
-      this.ctx.journal?.ended({ verdict: outcome.verdict, score: outcome.score });
+      // After a report that could not be written, the journal must not claim a verdict no report holds.
+      this.ctx.journal?.ended(
+        this.reportError === null
+          ? { verdict: outcome.verdict, score: outcome.score }
+          : { verdict: 'NOT_TESTED', score: null, reportError: this.reportError },
+      );
     })();
     return this.ended;
   }
@@ -173,7 +180,8 @@ export class JudgedSession implements AgentSessionHandler {
       await (immediately ? this.publisher.now() : this.publisher.request(soon));
     } catch (error) {
       this.failed = true;
-      this.ctx.onFatal(error instanceof Error ? error.message : String(error));
+      this.reportError = error instanceof Error ? error.message : String(error);
+      this.ctx.onFatal(this.reportError);
       return never;
     }
   }
