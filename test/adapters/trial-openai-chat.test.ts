@@ -314,4 +314,19 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
       await other.close();
     }
   });
+
+  it('a request too large to encode (JSON.stringify gives up near 512 MB) is a failure of that run, not a throw that ends the trial', async () => {
+    const { fetch, sent } = fakeFetch(() => ok(completion({ role: 'assistant', content: 'hi' })));
+    // Stands for a conversation past V8's longest string: encoding it throws RangeError("Invalid string length").
+    const tooLong = {
+      toJSON() {
+        throw new RangeError('Invalid string length');
+      },
+    } as unknown as string;
+    expect(await model(fetch).complete({ messages: [{ role: 'user', content: tooLong }], tools: [] })).toEqual({
+      ok: false,
+      failure: { kind: 'request', retryable: false, detail: 'the request cannot be encoded: Invalid string length' },
+    });
+    expect(sent).toEqual([]);
+  });
 });
