@@ -10,12 +10,22 @@
  * Streamable HTTP with a fresh store and ledger per MCP session — the trial's check, then one per run.
  * One run per trial, so each run's ledger is the booking server's second session of that trial.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { FIXTURES, ROOT } from './support/proxy-harness.js';
+import { BIN, FIXTURES, requireBuild, ROOT } from './support/proxy-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
-import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
+import {
+  BOOKING_UPSTREAM,
+  readTrialFiles,
+  removeOut,
+  runCompiledTrialInProcess,
+  TASK,
+  tempOut,
+  type TrialOutput,
+} from './support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
 const AGENTS = join(FIXTURES, 'trial-agents');
@@ -207,4 +217,59 @@ describe('R-13 trial --agent-command', () => {
       }
     });
   }
+
+  it('a program that floods its stdout with 200 MB: its log keeps 16 MB and says how much was dropped; the harness process stays small (its peak RSS is measured)', async () => {
+    requireBuild();
+    const out = tempOut();
+    const flood = 200 * 1024 * 1024;
+    const child = execa(
+      process.execPath,
+      [
+        BIN,
+        'trial',
+        ...agent(join(AGENTS, 'flooding-agent.mjs'), '--agent-arg', String(flood)),
+        ...BOOKING_UPSTREAM,
+        '--runs',
+        '1',
+        '--out',
+        out,
+      ],
+      { reject: false, timeout: 120_000, stdin: 'ignore', cwd: ROOT, env: {} },
+    );
+    // The harness's peak resident memory (VmHWM), read from /proc while it runs (Linux only; elsewhere not measured).
+    let peakKb = 0;
+    const sample = setInterval(() => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      } catch {
+        // exited
+      }
+    }, 50);
+    const result = await child;
+    clearInterval(sample);
+    try {
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const { runs } = readTrialFiles(out);
+      expect(runs).toHaveLength(1);
+      // It never connected: NOT_TESTED, as any such program.
+      expect(runs[0]).toMatchObject({
+        verdict: 'NOT_TESTED',
+        verdictReason: 'the agent program never connected to the MCP server',
+      });
+      const log = join(out, 'runs', runs[0]!.run, 'agent.stdout.log');
+      const note = `[cuonztech-agent-harness: ${flood - 16 * 1024 * 1024} bytes dropped here; this log keeps the first 8388608 and the last 8388608 bytes of the stream]`;
+      expect(statSync(log).size).toBe(16 * 1024 * 1024 + note.length + 2);
+      expect(
+        readFileSync(log)
+          .subarray(8 * 1024 * 1024, 8 * 1024 * 1024 + note.length + 2)
+          .toString(),
+      ).toBe(`\n${note}\n`);
+      console.log(`flooding agent, 200 MB on stdout: harness peak RSS ${Math.round(peakKb / 1024)} MB`);
+      // Generous: the harness with its 16 MB of logs in memory, far below the 200 MB it read.
+      if (peakKb > 0) expect(peakKb).toBeLessThan(200 * 1024);
+    } finally {
+      removeOut({ out } as TrialOutput);
+    }
+  });
 });

@@ -3,7 +3,8 @@
  * flags of `proxy`, parsed by `parseProxyFlags` itself so both commands accept exactly the same values.
  * One clear line (UsageError) for anything wrong, before any run.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { extname, resolve } from 'node:path';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
@@ -110,6 +111,9 @@ export async function parseTrialFlags(
   if (model === undefined && agentCommand === undefined)
     throw new UsageError('give --model NAME (the built-in agent loop) or --agent-command CMD (your own agent program)');
   if (model !== undefined && agentCommand !== undefined) throw new UsageError('give --model or --agent-command, not both');
+  // A control character (a line feed) would cut or forge the one-line error that quotes the model id.
+  if (model !== undefined && (model.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(model)))
+    throw new UsageError(`flag --model takes a model name without control characters, got ${JSON.stringify(model)}`);
   for (const flag of model !== undefined ? AGENT_ONLY : MODEL_ONLY) {
     if (has(values, flag))
       throw new UsageError(`flag --${flag} is for ${model !== undefined ? '--agent-command' : '--model'} only`);
@@ -231,9 +235,9 @@ async function readPatch(value: string | undefined, file: string | undefined, cw
     const path = resolve(cwd, file);
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      throw new UsageError(`patch file cannot be read: ${path}`);
+      text = await readRegularFile(path);
+    } catch (error) {
+      throw new UsageError(unreadable('patch file', path, error));
     }
     if (text.trim() === '') throw new UsageError(`the patch file ${path} is empty`);
     return { kind: 'texts', label: 'patch file', texts: [text.trim()] };
@@ -266,6 +270,17 @@ export function parseShard(value: string | undefined, totalRuns: number): { inde
       `flag --shard ${value}: the trial has ${totalRuns} run${totalRuns === 1 ? '' : 's'}, so at most ${totalRuns} shards`,
     );
   return { index, count };
+}
+
+/**
+ * Why an input file cannot be read, in one line. A FIFO or a device is refused by its kind (it is opened
+ * non-blocking, never waited on or read without end): a FIFO nobody writes to cannot hang the trial.
+ */
+function unreadable(what: string, path: string, error: unknown): string {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  if (code === 'ENOENT') return `${what} not found: ${path}`;
+  if (code === undefined && error instanceof Error) return `${what} ${path} is ${error.message}`;
+  return `${what} cannot be read: ${path}`;
 }
 
 function integer(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {
@@ -312,7 +327,12 @@ async function readSystemPrompt(value: string | undefined, cwd: string): Promise
   const info = await stat(path).catch(() => null);
   if (info === null) return value;
   if (!info.isFile()) throw new UsageError(`flag --system-prompt names ${path}, which is not a file`);
-  const text = await readFile(path, 'utf8');
+  let text: string;
+  try {
+    text = await readRegularFile(path);
+  } catch (error) {
+    throw new UsageError(unreadable('system prompt file', path, error));
+  }
   if (text.trim() === '') throw new UsageError(`the system prompt file ${path} is empty`);
   return text;
 }
@@ -336,10 +356,9 @@ async function readTasks(
   const path = resolve(cwd, file);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
-    const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
-    throw new UsageError(code === 'ENOENT' ? `task file not found: ${path}` : `task file cannot be read: ${path}`);
+    throw new UsageError(unreadable('task file', path, error));
   }
   let parsed: unknown;
   try {

@@ -20,6 +20,7 @@ import type { RunSpec } from '../app/trial/trial-plan.js';
 import { TrialService } from '../app/trial/trial-service.js';
 import { formatStatistics, formatTable } from '../app/trial/trial-summary.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
+import { redactUrl } from '../domain/url-redaction.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
@@ -150,7 +151,7 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
         ? {
             kind: 'model',
             model: agent.model,
-            baseUrl: agent.baseUrl,
+            baseUrl: redactUrl(agent.baseUrl),
             temperature: agent.temperature ?? null,
             seed: agent.seed ?? null,
             isError: agent.isError,
@@ -166,7 +167,7 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
           },
     upstream:
       p.upstreamUrl !== undefined
-        ? { url: p.upstreamUrl.href }
+        ? { url: redactUrl(p.upstreamUrl.href) }
         : { command: p.upstreamCommand, args: p.upstreamArgs, cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd) },
     tasks: flags.plan.tasks,
   };

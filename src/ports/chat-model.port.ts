@@ -49,7 +49,11 @@ export interface ChatReply {
  * retryable ones a bounded number of times and otherwise gives up on the run (NOT_TESTED).
  */
 export interface ChatFailure {
-  kind: 'http' | 'timeout' | 'network' | 'unparseable';
+  /**
+   * `redirect`: the endpoint sent the request elsewhere and it was not followed (another origin, or too
+   * many hops); `request`: the request could not be built (the conversation is too large to encode).
+   */
+  kind: 'http' | 'timeout' | 'network' | 'unparseable' | 'redirect' | 'request';
   /** 5xx, 429, time-outs, network errors and unparseable answers are retryable; 4xx (but 429) are not. */
   retryable: boolean;
   /** The HTTP status, when there was one. */

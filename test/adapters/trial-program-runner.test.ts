@@ -6,8 +6,18 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProgramRunner } from '../../src/adapters/agent-program/index.js';
+import { droppedLine, KEEP_HEAD_BYTES, KEEP_TAIL_BYTES } from '../../src/adapters/agent-program/output-capture.js';
+
+const FLOODING_AGENT = fileURLToPath(new URL('../../e2e/fixtures/trial-agents/flooding-agent.mjs', import.meta.url));
+
+/** The first offset where `bytes` differ from the flooding agent's pattern (byte k = k % 251) from `start`; -1 if none. */
+function patternMismatch(bytes: Uint8Array, start: number): number {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== (start + i) % 251) return i;
+  return -1;
+}
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -60,5 +70,37 @@ describe('ProgramRunner', () => {
     await vi.waitFor(() => expect(readFileSync(join(dir, 'agent.stdout.log'), 'utf8')).toBe('started\n'), { interval: 20 });
     stop.abort('SIGINT');
     expect(await running).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: false });
+  });
+
+  it('an agent that floods its output: each log keeps its first and last 8 MB with the count of bytes dropped between them; all of it is read', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const stdoutBytes = 40 * 1024 * 1024 + 12_345;
+    const stderrBytes = 12 * 1024 * 1024;
+    const exit = await new ProgramRunner().run({
+      command: process.execPath,
+      args: [FLOODING_AGENT, String(stdoutBytes), String(stderrBytes)],
+      env: {},
+      cwd: dir,
+      timeoutMs: 60_000,
+      logDir: dir,
+    });
+    // It wrote everything and exited by itself: the harness read both pipes to their end.
+    expect(exit).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(exit.stderrTail.endsWith('flood done\n')).toBe(true);
+    const out = readFileSync(join(dir, 'agent.stdout.log'));
+    const dropped = stdoutBytes - KEEP_HEAD_BYTES - KEEP_TAIL_BYTES;
+    const note = Buffer.from(droppedLine(dropped, KEEP_HEAD_BYTES, KEEP_TAIL_BYTES));
+    expect(note.toString()).toBe(
+      `\n[cuonztech-agent-harness: ${dropped} bytes dropped here; this log keeps the first 8388608 and the last 8388608 bytes of the stream]\n`,
+    );
+    expect(out.length).toBe(KEEP_HEAD_BYTES + note.length + KEEP_TAIL_BYTES);
+    expect(patternMismatch(out.subarray(0, KEEP_HEAD_BYTES), 0)).toBe(-1);
+    expect(out.subarray(KEEP_HEAD_BYTES, KEEP_HEAD_BYTES + note.length).equals(note)).toBe(true);
+    expect(patternMismatch(out.subarray(KEEP_HEAD_BYTES + note.length), stdoutBytes - KEEP_TAIL_BYTES)).toBe(-1);
+    // 12 MB fit in the 16 MB kept: the whole stream, nothing dropped, no note.
+    const err = readFileSync(join(dir, 'agent.stderr.log'));
+    expect(err.length).toBe(stderrBytes + 'flood done\n'.length);
+    expect(patternMismatch(err.subarray(0, stderrBytes), 0)).toBe(-1);
+    expect(err.subarray(stderrBytes).toString()).toBe('flood done\n');
   });
 });

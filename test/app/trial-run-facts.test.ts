@@ -220,7 +220,7 @@ describe('R-7 (issue 14): honesty and patch flags; the patched arm', () => {
     await expect(flags(['--patch', 'NICE'])).rejects.toThrow('got "NICE"');
     writeFileSync(file, '\n');
     await expect(flags(['--patch-file', file])).rejects.toThrow('is empty');
-    await expect(flags(['--patch-file', join(dir, 'missing.txt')])).rejects.toThrow('patch file cannot be read');
+    await expect(flags(['--patch-file', join(dir, 'missing.txt')])).rejects.toThrow('patch file not found');
   });
 
   it('the patched arm: ids prefixed "patched-", the texts appended to the system prompt one blank line apart (or as the system prompt)', async () => {

@@ -5,6 +5,7 @@
  * flags that make no sense in a trial. (The compiled CLI as a process, for the family: one case and
  * `trial-relay` in e2e/trial-cli.e2e.test.ts.)
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -139,6 +140,11 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       /environment variable CUONZTECH_NO_SUCH_KEY \(named by --api-key-env\) is not set/,
     ],
     [
+      'a model id with a line feed (it would cut, or forge, the one-line error that quotes it)',
+      model('careful\n[cuonztech-agent-harness] all runs PASS'),
+      /flag --model takes a model name without control characters, got "careful\\n\[cuonztech-agent-harness\] all runs PASS"$/,
+    ],
+    [
       '--base-url ftp://',
       ['--model', 'careful', '--base-url', 'ftp://x/v1', ...TASK, ...BOOKING_UPSTREAM],
       /flag --base-url must be an http\(s\) URL/,
@@ -164,6 +170,27 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(`${PREFIX} output folder ${out} already holds the runs of a trial; choose another --out`);
     expect(readdirSync(join(out, 'runs'))).toEqual(['F1-001']);
+  });
+  it('a FIFO or a device as --task-file, --patch-file or --system-prompt is refused by its kind, never waited on or read without end', async () => {
+    const fifo = join(dir, 'tasks.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const base = ['--model', 'careful', '--base-url', server.baseUrl, ...BOOKING_UPSTREAM];
+    expectOneLineError(
+      await trial([...base, '--task-file', fifo]),
+      /task file .*tasks\.fifo is a FIFO \(named pipe\), not a regular file$/,
+    );
+    expectOneLineError(
+      await trial([...base, ...TASK, '--patch-file', fifo]),
+      /patch file .*tasks\.fifo is a FIFO \(named pipe\), not a regular file$/,
+    );
+    expectOneLineError(
+      await trial([...base, ...TASK, '--system-prompt', fifo]),
+      /flag --system-prompt names .*tasks\.fifo, which is not a file$/,
+    );
+    expectOneLineError(
+      await trial([...base, '--task-file', '/dev/zero']),
+      /task file \/dev\/zero is a character device, not a regular file$/,
+    );
   });
   it('a task file that is not valid YAML, and one without tasks', async () => {
     const bad = join(dir, 'bad.yaml');

@@ -1,7 +1,7 @@
 /**
  * Runs the user's agent program (and the reset command) for one trial run: its own process group, the
- * harness's environment plus the run's variables, stdout and stderr kept in the run's folder, the tail of
- * stderr for the NOT_TESTED reason; on time-out SIGTERM to the whole group, 2 s, SIGKILL. When the agent
+ * harness's environment plus the run's variables, stdout and stderr kept in the run's folder (at most the
+ * first and the last 8 MB of each, `output-capture.ts`), the tail of stderr for the NOT_TESTED reason; on time-out SIGTERM to the whole group, 2 s, SIGKILL. When the agent
  * program exits, what it left in its group (a background helper, a server it never stopped) gets the same
  * SIGTERM, then SIGKILL: nothing of a run outlives it. The reset command's group is left alone (it may
  * start the upstream in the background on purpose). If the harness itself dies (SIGKILL, out of memory)
@@ -9,10 +9,10 @@
  * ends the program's group the same way; it is disarmed once the group has been ended.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { ProgramExit, ProgramRunner as ProgramRunnerPort, ProgramSpec } from '../../ports/program-runner.port.js';
 import { Reaper } from '../stdio-upstream/reaper.js';
+import { OutputCapture } from './output-capture.js';
 
 export type { ProgramExit, ProgramSpec };
 
@@ -57,17 +57,24 @@ function endLeftovers(child: ChildProcess, ended: () => void): void {
 function wait(
   child: ChildProcess,
   spec: { timeoutMs: number; endGroupOnExit: boolean; signal?: AbortSignal | undefined; reaper?: Reaper | undefined },
-  out: WriteStream | null,
-  err: WriteStream | null,
+  logDir: string | null,
 ): Promise<ProgramExit> {
   const started = performance.now();
   let tail = '';
   let timedOut = false;
+  const logs =
+    logDir === null || child.stdout === null || child.stderr === null
+      ? []
+      : [
+          new OutputCapture(join(logDir, 'agent.stdout.log'), child.stdout),
+          new OutputCapture(join(logDir, 'agent.stderr.log'), child.stderr),
+        ];
   child.stderr?.on('data', (chunk: Buffer) => {
-    err?.write(chunk);
-    tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
+    // Only the end of a chunk can reach the tail (a flood of stderr is not decoded whole).
+    tail = (tail + chunk.subarray(-TAIL_CHARS * 4).toString('utf8')).slice(-TAIL_CHARS);
   });
-  child.stdout?.on('data', (chunk: Buffer) => out?.write(chunk));
+  // Without logs the output is still read (a program blocked on a full pipe would never exit), and dropped.
+  if (logs.length === 0) child.stdout?.resume();
   return new Promise((resolvePromise) => {
     let killTimer: NodeJS.Timeout | undefined;
     const end = () => {
@@ -87,13 +94,14 @@ function wait(
       if (spec.endGroupOnExit && exit.spawnError === undefined) endLeftovers(child, () => spec.reaper?.disarm());
       else spec.reaper?.disarm();
       // Grandchildren may still hold the pipes: read what is there, then stop listening.
+      for (const log of logs) log.drain();
       setTimeout(() => {
         if (killTimer !== undefined) clearTimeout(killTimer);
         child.stdout?.destroy();
         child.stderr?.destroy();
-        out?.end();
-        err?.end();
-        resolvePromise({ ...exit, timedOut, stderrTail: tail, durationMs: performance.now() - started });
+        void Promise.all(logs.map((log) => log.close())).then(() =>
+          resolvePromise({ ...exit, timedOut, stderrTail: tail, durationMs: performance.now() - started }),
+        );
       }, 50);
     };
     child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error.message }));
@@ -110,13 +118,11 @@ export class ProgramRunner implements ProgramRunnerPort {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const reaper = child.pid === undefined ? undefined : Reaper.watch(child.pid, KILL_GRACE_MS);
-    const out = createWriteStream(join(spec.logDir, 'agent.stdout.log'));
-    const err = createWriteStream(join(spec.logDir, 'agent.stderr.log'));
-    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true, signal: spec.signal, reaper }, out, err);
+    return wait(child, { timeoutMs: spec.timeoutMs, endGroupOnExit: true, signal: spec.signal, reaper }, spec.logDir);
   }
 
   async shell(commandLine: string, cwd: string, timeoutMs: number): Promise<ProgramExit> {
     const child = spawn(commandLine, { cwd, env: process.env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    return wait(child, { timeoutMs, endGroupOnExit: false }, null, null);
+    return wait(child, { timeoutMs, endGroupOnExit: false }, null);
   }
 }

@@ -13,6 +13,7 @@ import type {
   ChatRequest,
   ChatToolCall,
 } from '../../ports/chat-model.port.js';
+import { redactUrl } from '../../domain/url-redaction.js';
 
 export interface OpenAiChatOptions {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama). */
@@ -180,7 +181,15 @@ export class OpenAiChatModel implements ChatModel {
     }
     if (request.temperature !== undefined) body['temperature'] = request.temperature;
     if (request.seed !== undefined) body['seed'] = request.seed;
-    const answer = await this.send('POST', 'chat/completions', JSON.stringify(body), signal);
+    let text: string;
+    try {
+      text = JSON.stringify(body);
+    } catch (error) {
+      // V8 cannot hold a string that long (about 512 MB): the conversation grew past what can be sent.
+      const why = error instanceof Error ? error.message : String(error);
+      return { ok: false, failure: { kind: 'request', retryable: false, detail: `the request cannot be encoded: ${why}` } };
+    }
+    const answer = await this.send('POST', 'chat/completions', text, signal);
     if (!answer.ok) return answer;
     let parsed: unknown;
     try {
@@ -215,7 +224,7 @@ export class OpenAiChatModel implements ChatModel {
       const f = answer.failure;
       // An endpoint without a model list (404/405) is still usable: the first request will tell.
       if (f.kind === 'http' && (f.status === 404 || f.status === 405)) return { ok: true };
-      return { ok: false, reason: `model endpoint ${this.options.baseUrl} is not usable: ${f.detail}` };
+      return { ok: false, reason: `model endpoint ${redactUrl(this.options.baseUrl)} is not usable: ${f.detail}` };
     }
     let ids: string[] | null = null;
     try {
@@ -228,8 +237,16 @@ export class OpenAiChatModel implements ChatModel {
     if (ids === null) return { ok: true };
     const wanted = this.options.model;
     if (ids.includes(wanted) || ids.includes(`${wanted}:latest`)) return { ok: true };
-    const known = ids.slice(0, 10).join(', ') + (ids.length > 10 ? ', …' : '');
-    return { ok: false, reason: `unknown model "${wanted}" at ${this.options.baseUrl} (it lists: ${known || 'no models'})` };
+    // The endpoint's own words: a line feed in an id would cut the one-line error it ends up in.
+    const known =
+      ids
+        .slice(0, 10)
+        .map((id) => (/[\u0000-\u001f\u007f-\u009f]/.test(id) ? JSON.stringify(id) : id))
+        .join(', ') + (ids.length > 10 ? ', …' : '');
+    return {
+      ok: false,
+      reason: `unknown model ${JSON.stringify(wanted)} at ${redactUrl(this.options.baseUrl)} (it lists: ${known || 'no models'})`,
+    };
   }
 
   private async send(
@@ -247,7 +264,14 @@ export class OpenAiChatModel implements ChatModel {
     let response: Response;
     let text: string | null;
     try {
-      response = await this.fetch(endpoint(this.options.baseUrl, path), { method, headers, body, signal: combined });
+      const followed = await this.fetchFollowingSameOrigin(endpoint(this.options.baseUrl, path), {
+        method,
+        headers,
+        body,
+        signal: combined,
+      });
+      if (!followed.ok) return followed;
+      response = followed.response;
       text = await boundedText(response);
     } catch (error) {
       if (timeout.aborted)
@@ -278,4 +302,47 @@ export class OpenAiChatModel implements ChatModel {
     };
     return { ok: false, failure };
   }
+
+  /**
+   * Redirects are followed only within the endpoint's origin (scheme, host, port), with the same method,
+   * body and headers, at most {@link MAX_REDIRECTS} times. A redirect to another origin is refused: it would
+   * send the conversation and the key to a host the user never named. Only the other origin is quoted
+   * (its path may carry a token).
+   */
+  private async fetchFollowingSameOrigin(
+    url: string,
+    init: RequestInit,
+  ): Promise<{ ok: true; response: Response } | { ok: false; failure: ChatFailure }> {
+    let current = new URL(url);
+    for (let hop = 0; ; hop++) {
+      const response = await this.fetch(current.href, { ...init, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || location === null) return { ok: true, response };
+      await response.body?.cancel().catch(() => undefined);
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch {
+        return redirectFailure(response.status, 'to a location that is not a URL; not followed');
+      }
+      if (next.origin !== current.origin)
+        return redirectFailure(
+          response.status,
+          `to another origin (${next.protocol === 'http:' || next.protocol === 'https:' ? next.origin : next.protocol}); not followed: the conversation and the key are sent only to ${current.origin}`,
+        );
+      if (hop + 1 > MAX_REDIRECTS) return redirectFailure(response.status, `more than ${MAX_REDIRECTS} times; not followed`);
+      current = next;
+    }
+  }
+}
+
+/** Redirect statuses: each is followed with the same method and body, within the origin only. */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+function redirectFailure(status: number, what: string): { ok: false; failure: ChatFailure } {
+  return {
+    ok: false,
+    failure: { kind: 'redirect', status, retryable: false, detail: `HTTP ${status}: the endpoint redirected ${what}` },
+  };
 }

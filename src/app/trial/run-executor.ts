@@ -21,6 +21,7 @@ import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-tr
 import { Transcript } from './transcript.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
+import { redactUrl } from '../../domain/url-redaction.js';
 
 /** What the summary needs of a finished run; the rest is in its run file. */
 export interface RunRecord {
@@ -406,7 +407,7 @@ function describeAgent(agent: ModelAgent | CommandAgent, spec: RunSpec): Record<
     return {
       kind: 'model',
       model: agent.model,
-      baseUrl: agent.baseUrl,
+      baseUrl: redactUrl(agent.baseUrl),
       temperature: agent.temperature ?? null,
       seed: spec.seed ?? null,
       isError: agent.isError,

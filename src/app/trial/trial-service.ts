@@ -9,6 +9,7 @@ import {
   type ArmComparison,
   type TrialSummary,
 } from '../../domain/trial/index.js';
+import { redactUrl } from '../../domain/url-redaction.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
@@ -198,7 +199,7 @@ export class TrialService {
           ? {
               kind: 'model',
               model: agent.model,
-              endpoint: agent.baseUrl,
+              endpoint: redactUrl(agent.baseUrl),
               parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries },
             }
           : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport },
