@@ -134,3 +134,22 @@ describe('trial interrupted by a signal', () => {
     }
   });
 });
+
+describe('the trial-wide stop signal across many runs', () => {
+  it('12 model runs leave no listener on it: no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const output = await inProcessTrial(servers.booking, modelArgs(servers, 'careful', ...TASK, '--runs', '12'));
+    // Node emits the warning on the next tick of the eleventh listener.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    try {
+      expect(output.result.code, output.result.stderr).toBe(0);
+      expect(output.runs).toHaveLength(12);
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]);
+    } finally {
+      output.remove();
+    }
+  });
+});

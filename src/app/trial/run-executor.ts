@@ -186,10 +186,14 @@ export class RunExecutor {
     let conversation: ConversationEnd | null = null;
     // A report that can no longer be written stops the proxy and leaves the agent without answers: stop waiting then.
     const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
+    // The signal lives as long as the trial: the listener goes with the run (one per run piled up, and
+    // Node warned MaxListenersExceededWarning from the eleventh run on).
+    let onAbort: (() => void) | undefined;
     const interrupted = new Promise<{ stopped: string }>((resolve) => {
       if (stopNow === undefined) return;
       if (stopNow.aborted) resolve({ stopped: 'interrupted' });
-      stopNow.addEventListener('abort', () => resolve({ stopped: 'interrupted' }), { once: true });
+      onAbort = () => resolve({ stopped: 'interrupted' });
+      stopNow.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const conversationDone = runConversation({
@@ -214,6 +218,7 @@ export class RunExecutor {
     } catch (error) {
       failure = `the agent loop failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
+      if (onAbort !== undefined) stopNow?.removeEventListener('abort', onAbort);
       connection.disconnect();
     }
     const exit = await service.done;
