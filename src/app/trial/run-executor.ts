@@ -147,6 +147,9 @@ export class RunExecutor {
         agentSide,
         startupSink: sinkFor(1),
         sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
+        // Every session of the run writes the run's report file: the end lines name it.
+        reportPath: () => folder.reportFile,
+        reportLocation: folder.reportFile,
         clock: this.deps.clock,
         ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),
         random: this.deps.randomFor(spec),
