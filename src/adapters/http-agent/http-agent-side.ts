@@ -227,7 +227,8 @@ export class HttpAgentSide implements AgentSide {
     if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendJsonRpcError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
     const notServing = await this.serving();
     const newSession = this.newSession;
-    if (notServing !== undefined || newSession === undefined) return sendJsonRpcError(res, 503, -32000, notServing ?? NOT_SERVING);
+    if (notServing !== undefined || newSession === undefined)
+      return sendJsonRpcError(res, 503, -32000, notServing ?? NOT_SERVING);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
