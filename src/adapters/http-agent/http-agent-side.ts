@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { finished } from 'node:stream/promises';
 import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -104,6 +105,8 @@ export class HttpAgentSide implements AgentSide {
   private startWaiters: Array<(refusal: string | undefined) => void> = [];
   /** Why waiting and later requests are refused once closed (the upstream did not start, the proxy stops). */
   private closedRefusal = NOT_SERVING;
+  /** The answers of requests that waited for `serve()`, until sent. */
+  private readonly waitingAnswers = new Set<Promise<void>>();
 
   constructor(private readonly settings: HttpAgentSideOptions) {
     this.logger = settings.logger ?? silentLogger;
@@ -195,6 +198,8 @@ export class HttpAgentSide implements AgentSide {
     if (httpServer === undefined || this.shuttingDown) return;
     this.shuttingDown = true;
     if (refusal !== undefined) this.closedRefusal = refusal;
+    // The refusals must reach the waiting agents before the connections are dropped below.
+    const refused = [...this.waitingAnswers];
     for (const tell of this.startWaiters.splice(0)) tell(this.closedRefusal);
     clearInterval(this.sweeper);
     const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
@@ -202,6 +207,7 @@ export class HttpAgentSide implements AgentSide {
     const graceMs = this.settings.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS;
     await Promise.allSettled([...this.sessions.values()].map((session) => session.answersSent(graceMs)));
     await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
+    await Promise.race([Promise.allSettled(refused), delay(graceMs)]);
     httpServer.closeAllConnections();
     await stopped;
   }
@@ -225,7 +231,7 @@ export class HttpAgentSide implements AgentSide {
       return sendJsonRpcError(res, 403, -32000, refusal);
     }
     if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendJsonRpcError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
-    const notServing = await this.serving();
+    const notServing = await this.serving(res);
     const newSession = this.newSession;
     if (notServing !== undefined || newSession === undefined)
       return sendJsonRpcError(res, 503, -32000, notServing ?? NOT_SERVING);
@@ -243,9 +249,13 @@ export class HttpAgentSide implements AgentSide {
   }
 
   /** Waits until the listener serves: undefined then, or why it never will (it was closed first). */
-  private serving(): Promise<string | undefined> {
+  private serving(res: ServerResponse): Promise<string | undefined> {
     if (this.newSession !== undefined) return Promise.resolve(undefined);
     if (this.shuttingDown) return Promise.resolve(this.closedRefusal);
+    // Until its answer is out (or its connection gone), `close()` waits for it.
+    const answered = finished(res).catch(() => undefined);
+    this.waitingAnswers.add(answered);
+    void answered.then(() => this.waitingAnswers.delete(answered));
     return new Promise((resolve) => this.startWaiters.push(resolve));
   }
 
@@ -272,4 +282,8 @@ export class HttpAgentSide implements AgentSide {
       release();
     }
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
