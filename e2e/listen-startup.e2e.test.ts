@@ -55,7 +55,7 @@ async function proxyOnPort(upstream: string, env: Record<string, string>) {
     { FIXTURE_LEDGER: ledger, ...env },
     dir,
   );
-  await waitFor(async () => (await accepts(port)) || null, 20_000, 'the proxy port to accept connections');
+  await waitFor(async () => (await accepts(port)) || null, 60_000, 'the proxy port to accept connections');
   return { proc, ledger, url: new URL(`http://127.0.0.1:${port}/mcp`) };
 }
 

@@ -612,7 +612,7 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
     const port = side.address.port;
     let early: RawReply | undefined;
     const waiting = raw(side.address.url, { headers: MCP_HEADERS, body: INITIALIZE }).then((reply) => (early = reply));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => side.waitingRequests === 1, 'the initialize to wait');
     expect(early).toBeUndefined();
     await side.serve((id) => new RecordingHandler(id), { serverName: 'proxy', serverVersion: '1' });
     await waiting;
@@ -629,7 +629,7 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
     await side.bind();
     const url = side.address.url;
     const waiting = raw(url, { headers: MCP_HEADERS, body: INITIALIZE });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => side.waitingRequests === 1, 'the initialize to wait');
     await side.close('The proxy could not start: upstream did not start: exit code 1');
     const reply = await waiting;
     expect(reply.status).toBe(503);

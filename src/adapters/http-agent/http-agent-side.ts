@@ -121,6 +121,11 @@ export class HttpAgentSide implements AgentSide {
     return this.listening.address;
   }
 
+  /** The number of requests waiting for `serve()` (they arrived while the upstream starts). */
+  get waitingRequests(): number {
+    return this.startWaiters.length;
+  }
+
   /** The number of open sessions. */
   get openSessions(): number {
     return this.sessions.size;
