@@ -48,7 +48,12 @@ export interface CommandContext {
  * forge a line.
  */
 export function writeNotice(stream: Writable, line: string): void {
-  stream.write(`[${PROGRAM_NAME}] ${escapeTerminalText(line)}\n`);
+  stream.write(noticeText(line));
+}
+
+/** One notice as written on stderr: the program's name, the line escaped for the terminal, a line feed. */
+export function noticeText(line: string): string {
+  return `[${PROGRAM_NAME}] ${escapeTerminalText(line)}\n`;
 }
 
 /**

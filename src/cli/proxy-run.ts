@@ -100,10 +100,10 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     try {
       await service.start();
     } catch (error) {
-      await listener?.close();
-      io.stderr.write(
-        `${formatFatal(new FatalError(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`))}\n`,
-      );
+      const failure = `upstream did not start: ${error instanceof Error ? error.message : String(error)}`;
+      // Agents that connected during start-up wait for it: they get this reason, not a hung request.
+      await listener?.close(`The proxy could not start: ${failure}`);
+      io.stderr.write(`${formatFatal(new FatalError(failure))}\n`);
       return EXIT_FAILURE;
     }
     ready = !service.stopped;

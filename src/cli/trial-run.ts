@@ -24,7 +24,7 @@ import { redactUrl } from '../domain/url-redaction.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
-import { writeNotice, type CliIo } from './io.js';
+import { noticeText, type CliIo } from './io.js';
 import { createUpstream } from './proxy-run.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
 
@@ -34,8 +34,15 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const clock = new SystemClock();
   const flags = await parseTrialFlags(values, io.env, io.cwd, new Date(clock.now()));
   const { plan } = flags;
-  // Notices quote outside text (tool names, an upstream's or agent's words): escaped for the terminal.
-  const notice = (line: string) => writeNotice(io.stderr, line);
+  const progress = new ProgressView(
+    (text) => io.stderr.write(text),
+    (io.stderr as { isTTY?: boolean }).isTTY === true,
+    () => clock.now(),
+    `[${PROGRAM_NAME}]`,
+  );
+  // Notices quote outside text (tool names, an upstream's or agent's words): escaped for the terminal. On a
+  // terminal they go above the progress bar, not onto its line.
+  const notice = (line: string) => progress.line(noticeText(line));
   const logger = await createLogger(flags.proxy.logLevel, io.stderr);
   const agent = plan.agent;
   const chatModel =
@@ -57,12 +64,6 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   } catch (error) {
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
-  const progress = new ProgressView(
-    (text) => io.stderr.write(text),
-    (io.stderr as { isTTY?: boolean }).isTTY === true,
-    () => clock.now(),
-    `[${PROGRAM_NAME}]`,
-  );
   const deps: TrialDeps = {
     clock,
     timer: clock,

@@ -605,19 +605,37 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
     expect(side.openSessions).toBe(3);
   });
 
-  it('bound before serve(): requests get 503 "starting" with Retry-After; then served on the same port', async () => {
+  it('bound before serve(): an initialize waits and is answered once serving, on the same port', async () => {
     const side = new HttpAgentSide({ host: '127.0.0.1', port: 0 });
     sides.push(side);
     await side.bind();
-    const early = await raw(side.address.url, { headers: MCP_HEADERS, body: INITIALIZE });
-    expect(early.status).toBe(503);
-    expect(early.headers['retry-after']).toBe('1');
-    expect(JSON.parse(early.body)).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/starting/) } });
     const port = side.address.port;
+    let early: RawReply | undefined;
+    const waiting = raw(side.address.url, { headers: MCP_HEADERS, body: INITIALIZE }).then((reply) => (early = reply));
+    await until(() => side.waitingRequests === 1, 'the initialize to wait');
+    expect(early).toBeUndefined();
     await side.serve((id) => new RecordingHandler(id), { serverName: 'proxy', serverVersion: '1' });
+    await waiting;
+    expect(early!.status).toBe(200);
+    expect(early!.headers['mcp-session-id']).toEqual(expect.any(String));
     expect(side.address.port).toBe(port);
     const { client } = await connect(side.address.url);
     expect(await client.listTools()).toMatchObject({ tools: [{ name: 'create_order' }] });
+  });
+
+  it('closed before serve() (the upstream did not start): waiting and later requests get 503 with the reason', async () => {
+    const side = new HttpAgentSide({ host: '127.0.0.1', port: 0 });
+    sides.push(side);
+    await side.bind();
+    const url = side.address.url;
+    const waiting = raw(url, { headers: MCP_HEADERS, body: INITIALIZE });
+    await until(() => side.waitingRequests === 1, 'the initialize to wait');
+    await side.close('The proxy could not start: upstream did not start: exit code 1');
+    const reply = await waiting;
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toMatchObject({
+      error: { code: -32000, message: 'The proxy could not start: upstream did not start: exit code 1' },
+    });
   });
 });
 

@@ -109,4 +109,40 @@ describe('ProxyService through in-memory ports (no processes)', () => {
     for (const sink of sinks) expect(sink.last!['report'].operations).toMatchObject([{ executions: 1 }]);
     await service.stop('test over');
   });
+
+  it('R-8.8 (--listen): a session that ends with a write at the upstream waits past the stop drain (up to the upstream time-out) and records what the upstream did', async () => {
+    const { service, upstream, agentSide, sinks, notices } = setup({ stdio: false });
+    await service.start();
+    const agent = agentSide.connect('a');
+    const answer = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    const [held] = await upstream.received(1);
+    agentSide.disconnect('a');
+    // Five times the 20 ms stop drain: the session is still waiting for its call.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sinks[0]!.last).toMatchObject({ status: 'running' });
+    held!.answer(okResult());
+    await answer;
+    await until(() => sinks[0]!.last?.['status'] === 'finished');
+    expect(sinks[0]!.last!['report'].operations).toMatchObject([{ executions: 1, outcome: 'EXECUTED' }]);
+    expect(notices.join('\n')).toMatch(/session 1 \(a\) finished/);
+    await service.stop('test over');
+  });
+
+  it('R-8.8 (--listen): a stop while an ended session waits for its call cuts that wait to the stop drain; the call is then unknown', async () => {
+    const { service, upstream, agentSide, sinks } = setup({ stdio: false });
+    await service.start();
+    const agent = agentSide.connect('a');
+    void agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    await upstream.received(1);
+    agentSide.disconnect('a');
+    // The upstream never answers; the upstream time-out is 60 s, the stop drain 20 ms.
+    expect(await service.stop('test over')).toMatchObject({ code: 0 });
+    expect(sinks[0]!.last).toMatchObject({ status: 'finished' });
+    expect(sinks[0]!.last!['report'].operations).toMatchObject([{ executions: 0, outcome: 'EXECUTION_UNKNOWN' }]);
+  });
 });
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}

@@ -204,6 +204,12 @@ describe.concurrent('how the proxy lives and ends', () => {
   describe.concurrent('R-8.9 / R-9.1: an upstream that does not start', () => {
     const cases: Array<[string, string[], RegExp]> = [
       ['a command that does not exist', ['--upstream-command', 'cuonztech-no-such-command-e2e'], /cuonztech-no-such-command-e2e/],
+      // Node ends with its version banner: the line shown is its error, not "Node.js v20…".
+      [
+        'a script path that does not exist',
+        ['--upstream-command', process.execPath, '--upstream-arg', '/nonexistent/cuonztech-server.js'],
+        /\(exit code 1\): Error: Cannot find module '\/nonexistent\/cuonztech-server\.js'$/m,
+      ],
     ];
     for (const [name, flags, pattern] of cases) {
       it(`R-8.9: ${name} → exit 1, one line, report NOT_TESTED with startupError`, async ({ onTestFinished }) => {

@@ -110,6 +110,11 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       /upstream did not start: .*no-such-upstream-binary/,
     ],
     [
+      'an upstream script path that does not exist (its Node error is shown, not the version banner)',
+      ['--model', 'careful', '--base-url', '{base}', ...TASK, ...BOOKING_UPSTREAM],
+      /upstream did not start: .*\(exit code 1\): Error: Cannot find module '.*no-such-booking-server\.js'$/,
+    ],
+    [
       '--scenario and --scenarios',
       model('careful', '--scenario', 'F1', '--scenarios', 'F1,F2'),
       /give --scenario or --scenarios, not both/,

@@ -134,3 +134,43 @@ describe('trial interrupted by a signal', () => {
     }
   });
 });
+
+describe('notices during the runs on a terminal', () => {
+  it("the notice of a signal takes the progress bar's line (cleared first), and the bar is drawn again below it", async () => {
+    const before = servers.model.requests.length;
+    const signal = signalWhen(() => servers.model.requests.length > before, 'SIGINT');
+    const output = await inProcessTrial(servers.booking, modelArgs(servers, 'careful', ...TASK, '--runs', '3'), {
+      onSignal: signal.onSignal,
+      tty: true,
+    });
+    signal.stop();
+    try {
+      const { stderr } = output.result;
+      expect(output.result.code, stderr).toBe(0);
+      // Never written onto the bar: after the bar's own clear-to-end comes a carriage return, not text.
+      expect(stderr).not.toMatch(/ETA [^\r\n]*\x1b\[K\[cuonztech-agent-harness\]/);
+      expect(stderr).toMatch(/\r\x1b\[K\[cuonztech-agent-harness\] received SIGINT: no new run starts[^\n]*\n\r\[[#-]+\] \d\/3/);
+    } finally {
+      output.remove();
+    }
+  });
+});
+
+describe('the trial-wide stop signal across many runs', () => {
+  it('12 model runs leave no listener on it: no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const output = await inProcessTrial(servers.booking, modelArgs(servers, 'careful', ...TASK, '--runs', '12'));
+    // Node emits the warning on the next tick of the eleventh listener.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    try {
+      expect(output.result.code, output.result.stderr).toBe(0);
+      expect(output.runs).toHaveLength(12);
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]);
+    } finally {
+      output.remove();
+    }
+  });
+});

@@ -4,6 +4,7 @@
  * line and under the table — and what a run file says, in `stats`' table, can neither clear the screen,
  * retitle the window nor forge a line.
  */
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { mergeFolders, type TrialFolderInput } from '../../src/app/stats/stats.js';
 import { formatStatsTable } from '../../src/app/stats/stats-text.js';
@@ -37,6 +38,33 @@ describe('terminal text in trial and stats', () => {
       expect(result.stdout).toContain('stderr: \\u001b[2J\\u001b]0;owned\\u0007boom');
       expect(result.stderr).toContain('stderr: \\u001b[2J\\u001b]0;owned\\u0007boom');
       expect(output.runs[0]!.verdictReason).toContain(`${ESC}[2J`);
+    } finally {
+      output.remove();
+    }
+  });
+
+  it('--agent-command: the end line of each MCP session names the run\'s report file (not "no report file")', async () => {
+    const agent = join(import.meta.dirname, '../../e2e/fixtures/trial-agents/two-session-agent.mjs');
+    const output = await inProcessTrial(servers.booking, [
+      '--agent-command',
+      process.execPath,
+      '--agent-arg',
+      agent,
+      '--agent-transport',
+      'http',
+      ...TASK,
+      '--runs',
+      '1',
+    ]);
+    try {
+      const { result } = output;
+      expect(result.code, result.stderr).toBe(0);
+      const run = output.runs[0]!;
+      const ends = result.stderr.split('\n').filter((line) => line.includes(`run ${run.run}: session `));
+      // The agent opens two MCP sessions; the run judges them as one.
+      expect(ends).toHaveLength(1);
+      expect(ends[0]).toMatch(/finished: FAIL, score 0\/100; report \S+report\.json$/);
+      expect(ends[0]).toContain(`report ${(run as unknown as { reportFile: string }).reportFile}`);
     } finally {
       output.remove();
     }

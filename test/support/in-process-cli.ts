@@ -44,6 +44,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Receives the command's signal handler (default: none is ever called), to deliver a SIGINT in-process. */
   onSignal?: (handler: (signal: string) => void) => void;
+  /** stderr says it is a terminal (`isTTY`), as a real one would: the command draws what it draws there. */
+  tty?: boolean;
 }
 
 export interface CliResult {
@@ -87,6 +89,7 @@ function ioFor(cwd: string, env: Record<string, string | undefined>, onSignal?: 
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
   const own = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'harness-cli-')) : null;
   const { stdin, stdout, stderr, io } = ioFor(options.cwd ?? own!, options.env ?? {}, options.onSignal);
+  if (options.tty === true) Object.assign(stderr, { isTTY: true });
   const out = collect(stdout);
   const err = collect(stderr);
   const logged: string[] = [];

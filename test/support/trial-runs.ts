@@ -58,7 +58,7 @@ export interface InProcessTrial {
 export async function inProcessTrial(
   booking: InProcessBooking,
   args: string[],
-  options: { env?: Record<string, string>; onSignal?: (handler: (signal: string) => void) => void } = {},
+  options: { env?: Record<string, string>; onSignal?: (handler: (signal: string) => void) => void; tty?: boolean } = {},
 ): Promise<InProcessTrial> {
   const out = mkdtempSync(join(tmpdir(), 'harness-trial-unit-'));
   const first = booking.sessions.length;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { finished } from 'node:stream/promises';
 import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -15,6 +16,9 @@ export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** How long `close()` waits, at most, for answers still on their way (see `answerGraceMs`). */
 export const DEFAULT_ANSWER_GRACE_MS = 1000;
+
+/** The answer to requests once the listener is closing. */
+const NOT_SERVING = 'The proxy is not serving';
 
 /** The one path that serves MCP. */
 export const MCP_PATH = '/mcp';
@@ -77,8 +81,11 @@ function listenFailure(host: string, port: number, error: NodeJS.ErrnoException)
  * `maxSessions` sessions are open at once, and a session idle for `sessionIdleTimeoutMs` is ended as if
  * the agent had disconnected.
  *
- * `bind()` takes the port before the proxy starts its upstream (a busy port then costs nothing); until
- * `serve()` every request is answered 503.
+ * `bind()` takes the port before the proxy starts its upstream (a busy port then costs nothing). A
+ * request that arrives before `serve()` waits for it: MCP clients (the SDK's Streamable HTTP client among
+ * them) do not retry `initialize`, so an agent started the moment the port accepts connections must not
+ * be turned away. The wait is bounded by the upstream's start-up time-out: if the upstream does not
+ * start, `close(refusal)` answers every waiting request 503 with that reason.
  */
 export class HttpAgentSide implements AgentSide {
   private readonly logger: Logger;
@@ -94,6 +101,12 @@ export class HttpAgentSide implements AgentSide {
   private newSession: ((counted: () => void) => HttpSession) | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private shuttingDown = false;
+  /** Requests that arrived before `serve()`: told undefined once serving, or the refusal on `close()`. */
+  private startWaiters: Array<(refusal: string | undefined) => void> = [];
+  /** Why waiting and later requests are refused once closed (the upstream did not start, the proxy stops). */
+  private closedRefusal = NOT_SERVING;
+  /** The answers of requests that waited for `serve()`, until sent. */
+  private readonly waitingAnswers = new Set<Promise<void>>();
 
   constructor(private readonly settings: HttpAgentSideOptions) {
     this.logger = settings.logger ?? silentLogger;
@@ -108,12 +121,17 @@ export class HttpAgentSide implements AgentSide {
     return this.listening.address;
   }
 
+  /** The number of requests waiting for `serve()` (they arrived while the upstream starts). */
+  get waitingRequests(): number {
+    return this.startWaiters.length;
+  }
+
   /** The number of open sessions. */
   get openSessions(): number {
     return this.sessions.size;
   }
 
-  /** Binds host:port; requests are answered 503 until `serve()`. Rejects with a one-line Error. */
+  /** Binds host:port; requests wait until `serve()` (or `close()`). Rejects with a one-line Error. */
   async bind(): Promise<void> {
     if (this.httpServer !== undefined) return;
     const httpServer = createServer((req, res) => void this.answer(req, res));
@@ -156,6 +174,7 @@ export class HttpAgentSide implements AgentSide {
     const sweepMs = this.settings.idleSweepMs ?? Math.min(1000, this.limits.idleTimeoutMs);
     this.sweeper = setInterval(() => void this.closeIdleSessions(), sweepMs);
     this.sweeper.unref();
+    for (const tell of this.startWaiters.splice(0)) tell(undefined);
   }
 
   /** Ends every session idle for the time-out or longer (each handler hears `closed` once). */
@@ -176,17 +195,24 @@ export class HttpAgentSide implements AgentSide {
   /**
    * Refuses new requests (503), lets answers on their way reach the agents (up to `answerGraceMs`), then
    * closes every session (each handler hears `closed` once), stops listening, drops idle connections.
+   * Requests still waiting for `serve()` are answered 503 with `refusal` (default: not serving), e.g.
+   * why the upstream did not start.
    */
-  async close(): Promise<void> {
+  async close(refusal?: string): Promise<void> {
     const httpServer = this.httpServer;
     if (httpServer === undefined || this.shuttingDown) return;
     this.shuttingDown = true;
+    if (refusal !== undefined) this.closedRefusal = refusal;
+    // The refusals must reach the waiting agents before the connections are dropped below.
+    const refused = [...this.waitingAnswers];
+    for (const tell of this.startWaiters.splice(0)) tell(this.closedRefusal);
     clearInterval(this.sweeper);
     const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     // The proxy ends its sessions first; an answer it has just decided is still on its way to the agent.
     const graceMs = this.settings.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS;
     await Promise.allSettled([...this.sessions.values()].map((session) => session.answersSent(graceMs)));
     await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
+    await Promise.race([Promise.allSettled(refused), delay(graceMs)]);
     httpServer.closeAllConnections();
     await stopped;
   }
@@ -203,19 +229,17 @@ export class HttpAgentSide implements AgentSide {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const guard = this.listening?.guard;
-    if (guard === undefined || this.shuttingDown) return sendJsonRpcError(res, 503, -32000, 'The proxy is not serving');
+    if (guard === undefined || this.shuttingDown) return sendJsonRpcError(res, 503, -32000, this.closedRefusal);
     const refusal = guard.refusal({ host: req.headers.host, origin: req.headers.origin });
     if (refusal !== undefined) {
       this.logger.warn({ host: req.headers.host, origin: req.headers.origin }, 'request refused (DNS-rebinding protection)');
       return sendJsonRpcError(res, 403, -32000, refusal);
     }
     if ((req.url ?? '').split('?')[0] !== MCP_PATH) return sendJsonRpcError(res, 404, -32000, `Not found: use ${MCP_PATH}`);
+    const notServing = await this.serving(res);
     const newSession = this.newSession;
-    if (newSession === undefined) {
-      return sendJsonRpcError(res, 503, -32000, 'The proxy is starting (its upstream is not ready yet); try again in a moment', {
-        headers: { 'retry-after': '1' },
-      });
-    }
+    if (notServing !== undefined || newSession === undefined)
+      return sendJsonRpcError(res, 503, -32000, notServing ?? NOT_SERVING);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
@@ -227,6 +251,17 @@ export class HttpAgentSide implements AgentSide {
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
     return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { headers: { allow: 'GET, POST, DELETE' } });
+  }
+
+  /** Waits until the listener serves: undefined then, or why it never will (it was closed first). */
+  private serving(res: ServerResponse): Promise<string | undefined> {
+    if (this.newSession !== undefined) return Promise.resolve(undefined);
+    if (this.shuttingDown) return Promise.resolve(this.closedRefusal);
+    // Until its answer is out (or its connection gone), `close()` waits for it.
+    const answered = finished(res).catch(() => undefined);
+    this.waitingAnswers.add(answered);
+    void answered.then(() => this.waitingAnswers.delete(answered));
+    return new Promise((resolve) => this.startWaiters.push(resolve));
   }
 
   /** A POST without a session id: a new session if it is an `initialize` and the cap allows one more. */
@@ -252,4 +287,8 @@ export class HttpAgentSide implements AgentSide {
       release();
     }
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -16,6 +16,7 @@ export interface StartFailure {
   spawnError: NodeJS.ErrnoException | undefined;
   exit: ProcessExit | undefined;
   closeCause: CloseCause | undefined;
+  /** The stderr line that tells why (`StderrTail.reasonLine`), '' when there is none. */
   lastStderrLine: string;
   connectTimeoutMs: number;
   /** True when `close()` was called while connecting. */

@@ -1,5 +1,6 @@
 /**
- * Keeps the end of the upstream's stderr for crash messages, without ever holding more than a few KB.
+ * Keeps the start and the end of the upstream's stderr for crash messages, without ever holding more
+ * than a few KB.
  */
 
 /** The default size limit of the tail, in characters (about 4 KB). */
@@ -7,9 +8,18 @@ export const STDERR_TAIL_MAX_CHARS = 4096;
 /** The default line limit of the tail. */
 export const STDERR_TAIL_MAX_LINES = 20;
 
-/** A rolling tail of a text stream. */
+/**
+ * A line that says what went wrong: `Error: …`, `TypeError: …`, `ModuleNotFoundError: …` (Python's last
+ * line), `error: …`, `fatal: …`, `panic: …`.
+ */
+const ERROR_LINE = /^([A-Za-z_.]*(Error|Exception)|error|fatal|panic)\b[^:]{0,40}:/i;
+/** What Node prints last after an uncaught error (`Node.js v20.11.0`): never the reason. */
+const NODE_BANNER = /^Node\.js v\d/;
+
+/** A rolling tail of a text stream, and its first few KB. */
 export class StderrTail {
   private text = '';
+  private head = '';
 
   constructor(
     private readonly maxChars = STDERR_TAIL_MAX_CHARS,
@@ -18,7 +28,9 @@ export class StderrTail {
 
   /** Appends one chunk of output. */
   append(chunk: Buffer | string): void {
-    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    if (this.head.length < this.maxChars) this.head += text.slice(0, this.maxChars - this.head.length);
+    this.text += text;
     if (this.text.length > 2 * this.maxChars) this.text = this.text.slice(-this.maxChars);
   }
 
@@ -26,6 +38,19 @@ export class StderrTail {
   tail(): string {
     const lines = this.text.slice(-this.maxChars).trimEnd().split(/\r?\n/);
     return lines.slice(-this.maxLines).join('\n');
+  }
+
+  /**
+   * The line that tells why the upstream failed: the first that reads like an error (Node's
+   * `Error: Cannot find module …` comes after its source excerpt and before the stack and the version
+   * banner), else the last non-empty line that is not Node's version banner; '' when it wrote nothing.
+   */
+  reasonLine(): string {
+    const lines = `${this.head}\n${this.tail()}`
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    return lines.find((line) => ERROR_LINE.test(line)) ?? lines.reverse().find((line) => !NODE_BANNER.test(line)) ?? '';
   }
 
   /** The last non-empty line, or '' when the upstream wrote nothing. */

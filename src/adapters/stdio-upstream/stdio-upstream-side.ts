@@ -136,7 +136,7 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
       spawnError: child.spawnError,
       exit: child.exit,
       closeCause: this.connection?.transport.closeCause,
-      lastStderrLine: child.stderrTail.lastLine(),
+      lastStderrLine: child.stderrTail.reasonLine(),
       connectTimeoutMs: this.options.connectTimeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs,
       closeRequested: this.closeRequested,
     });
@@ -150,7 +150,7 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
     if (outcome.kind !== 'connection-lost' || this.ending === undefined) return '';
     await this.ending;
     const child = this.child as UpstreamProcess;
-    const line = child.stderrTail.lastLine();
+    const line = child.stderrTail.reasonLine();
     return `${child.exit === undefined ? '' : ` (${describeExit(child.exit)})`}${line === '' ? '' : `: ${line}`}`;
   }
 

@@ -192,6 +192,8 @@ export class CallPipeline {
     if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, maxMs);
+      // A stop may stop waiting sooner (see JudgedSession.end): this bound alone keeps no process alive.
+      timer.unref?.();
       this.idle.push(() => {
         clearTimeout(timer);
         resolve();

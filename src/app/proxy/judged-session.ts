@@ -81,6 +81,8 @@ export class JudgedSession implements AgentSessionHandler {
   private readonly listed: ToolDescriptor[];
   private readonly pipeline: CallPipeline;
   private ended: Promise<void> | null = null;
+  /** While `end` waits for calls in flight: ends that wait after at most `ms`. */
+  private shortenDrain: ((ms: number) => void) | null = null;
   private failed = false;
   /** Why the report could not be written (one line), once it could not: the report kept is not the final one. */
   private reportError: string | null = null;
@@ -147,10 +149,22 @@ export class JudgedSession implements AgentSessionHandler {
     return this.publish();
   }
 
-  /** Ends the session: waits up to `drainMs` for calls in flight, finishes the evaluation, final report. */
+  /**
+   * Ends the session: waits up to `drainMs` for calls in flight, finishes the evaluation, final report.
+   * Called again while it waits (the proxy stops during a longer drain), the wait ends after the shorter
+   * of what is left and the new `drainMs`.
+   */
   end(drainMs: number): Promise<void> {
-    this.ended ??= (async () => {
-      await this.pipeline.drained(drainMs);
+    if (this.ended !== null) {
+      this.shortenDrain?.(drainMs);
+      return this.ended;
+    }
+    let cut!: () => void;
+    const cutShort = new Promise<void>((resolve) => (cut = resolve));
+    this.shortenDrain = (ms) => void delay(ms).then(cut);
+    this.ended = (async () => {
+      await Promise.race([this.pipeline.drained(drainMs), cutShort]);
+      this.shortenDrain = null;
       this.evaluation.finish();
       this.status = 'finished';
       if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);

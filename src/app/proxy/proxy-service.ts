@@ -232,12 +232,15 @@ export class ProxyService {
       void this.stop(describeClose(reason));
       return;
     }
-    void this.endSession(session).then(() => this.sessions.delete(session));
+    // The proxy goes on serving, so nothing hurries this session's end: a call still at the upstream (the
+    // agent sent DELETE or went idle right after it) is waited for up to the upstream time-out, so what the
+    // upstream did is recorded. A stop meanwhile cuts that wait to the stop's drain.
+    void this.endSession(session, this.config.callTimeoutMs).then(() => this.sessions.delete(session));
   }
 
   /** Ends a session once (its end is shared) and records its outcome; null when it had ended before. */
-  private async endSession(session: JudgedSession): Promise<EndedSession | null> {
-    await session.end(this.config.drainMs);
+  private async endSession(session: JudgedSession, drainMs = this.config.drainMs): Promise<EndedSession | null> {
+    await session.end(drainMs);
     const info = this.sessionInfo.get(session);
     if (info === undefined) return null;
     this.sessionInfo.delete(session);

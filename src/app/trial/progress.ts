@@ -1,6 +1,7 @@
 /**
  * Progress on stderr: on a terminal one bar redrawn in place (runs done / total, PASS / FAIL /
- * NOT_TESTED so far, ETA); otherwise one line per finished run.
+ * NOT_TESTED so far, ETA); otherwise one line per finished run. Other lines for the operator (notices)
+ * go through `line`, so on a terminal they take the bar's place and the bar is drawn again below them.
  */
 import { escapeTerminalText } from '../../domain/terminal-text.js';
 import type { TrialEvent } from './trial-deps.js';
@@ -9,6 +10,7 @@ export class ProgressView {
   private counts = { PASS: 0, FAIL: 0, NOT_TESTED: 0 };
   private startedMs = 0;
   private drawn = false;
+  private last = { done: 0, total: 0 };
 
   constructor(
     private readonly write: (text: string) => void,
@@ -35,12 +37,20 @@ export class ProgressView {
     }
   }
 
+  /** Writes one whole line (ending in a line feed) above the bar, which is then drawn again. */
+  line(text: string): void {
+    if (!this.isTty || !this.drawn) return this.write(text);
+    this.write(`\r\x1b[K${text}`);
+    this.draw(this.last.done, this.last.total);
+  }
+
   /** Ends the bar's line (call once at the end). */
   finish(): void {
     if (this.isTty && this.drawn) this.write('\n');
   }
 
   private draw(done: number, total: number): void {
+    this.last = { done, total };
     const width = 24;
     const filled = total === 0 ? width : Math.round((done / total) * width);
     const elapsed = this.now() - this.startedMs;

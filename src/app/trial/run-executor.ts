@@ -178,6 +178,9 @@ export class RunExecutor {
         agentSide,
         startupSink: sinkFor(1),
         sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
+        // Every session of the run writes the run's report file: the end lines name it.
+        reportPath: () => folder.reportFile,
+        reportLocation: folder.reportFile,
         clock: this.deps.clock,
         ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),
         random: this.deps.randomFor(spec),
@@ -217,10 +220,14 @@ export class RunExecutor {
     let conversation: ConversationEnd | null = null;
     // A report that can no longer be written stops the proxy and leaves the agent without answers: stop waiting then.
     const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
+    // The signal lives as long as the trial: the listener goes with the run (one per run piled up, and
+    // Node warned MaxListenersExceededWarning from the eleventh run on).
+    let onAbort: (() => void) | undefined;
     const interrupted = new Promise<{ stopped: string }>((resolve) => {
       if (stopNow === undefined) return;
       if (stopNow.aborted) resolve({ stopped: 'interrupted' });
-      stopNow.addEventListener('abort', () => resolve({ stopped: 'interrupted' }), { once: true });
+      onAbort = () => resolve({ stopped: 'interrupted' });
+      stopNow.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const conversationDone = runConversation({
@@ -245,6 +252,7 @@ export class RunExecutor {
     } catch (error) {
       failure = `the agent loop failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
+      if (onAbort !== undefined) stopNow?.removeEventListener('abort', onAbort);
       connection.disconnect();
     }
     const exit = await service.done;
