@@ -73,13 +73,25 @@ export class TrialService {
   async checkUpstream(): Promise<void> {
     const spec = planRuns(this.plan)[0]!;
     const upstream = await this.deps.createUpstream({ id: 'check', dir: this.deps.store.root }, spec);
+    let tools: string[];
     try {
       await upstream.connect();
-      await upstream.listTools();
+      tools = (await upstream.listTools()).map((tool) => tool.name);
     } catch (error) {
       throw new Error(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       await upstream.close();
+    }
+    const gateway = this.plan.agent.kind === 'command' ? this.plan.agent.gateway : undefined;
+    if (gateway !== undefined) {
+      // A stub model that asks for a tool the upstream does not list would make every run measure nothing.
+      const script = gateway.script;
+      for (const [key, call] of [['write', script.write], ['check', script.check]] as const) {
+        if (call !== undefined && !tools.includes(call.tool))
+          throw new Error(
+            `stub model script ${gateway.file}: ${key}.tool ${JSON.stringify(call.tool)} is not a tool of the upstream (it lists ${tools.map((t) => JSON.stringify(t)).join(', ') || 'none'})`,
+          );
+      }
     }
   }
 
