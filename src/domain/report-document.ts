@@ -102,16 +102,17 @@ export class ReportWriter {
   }
 
   private refresh(op: OperationView): void {
-    this.operations.set(op, JSON.stringify(operationEntry(op)));
+    this.operations.set(op, op.ordinal, JSON.stringify(operationEntry(op)));
     const violations = violationsOf([op]);
-    if (violations.length > 0) this.violations.set(op, violations.map((v) => JSON.stringify(v)).join(','));
+    if (violations.length > 0) this.violations.set(op, op.ordinal, violations.map((v) => JSON.stringify(v)).join(','));
     else this.violations.delete(op);
     const observation = operationObservationEntry(op);
-    if (observation !== null) this.observations.set(op, JSON.stringify(observation));
+    if (observation !== null) this.observations.set(op, op.ordinal, JSON.stringify(observation));
     else this.observations.delete(op);
     if (op.keys.size > 0)
       this.keys.set(
         op,
+        op.ordinal,
         keyEntries(op)
           .map((e) => JSON.stringify(e))
           .join(','),

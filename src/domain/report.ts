@@ -206,10 +206,15 @@ export function operationObservationEntry(op: OperationView): ObservationEntry |
   };
 }
 
-/** Operation-level and tool-level observations, deterministic order. */
+/** Operations by id (first arrival): the order of every list of the report, in the view as in the file. */
+function inOperationOrder(ops: ReadonlySet<OperationView>): OperationView[] {
+  return [...ops].sort((a, b) => a.ordinal - b.ordinal);
+}
+
+/** Operation-level observations by operation id, then tool-level observations. */
 export function observationsOf(session: EvaluationSession): ObservationEntry[] {
   const perOperation: ObservationEntry[] = [];
-  for (const op of session.observed) {
+  for (const op of inOperationOrder(session.observed)) {
     const entry = operationObservationEntry(op);
     if (entry !== null) perOperation.push(entry);
   }
@@ -228,7 +233,7 @@ export function buildReport(
     ...reportHead(session, kind, evaluation.verdict),
     ...(session.timing.entries.length > 0 ? { timing: [...session.timing.entries] } : {}),
     operations: ops.map(operationEntry),
-    violations: violationsOf(session.violating),
+    violations: violationsOf(inOperationOrder(session.violating)),
     observations: observationsOf(session),
     coverage: coverageOf(session, tools),
     keySummary: ops.flatMap(keyEntries),
