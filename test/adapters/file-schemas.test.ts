@@ -38,9 +38,12 @@ describe('file schemas (docs/formats.md)', () => {
       fc.property(
         fc.constantFrom('F1', 'F2', 'F3', 'F4', 'F5'),
         fc.boolean(),
-        fc.array(fc.tuple(fc.constantFrom('create_booking', 'search_bookings', 'sync_ledger'), fc.nat(3), fc.nat(4), fc.boolean()), {
-          maxLength: 20,
-        }),
+        fc.array(
+          fc.tuple(fc.constantFrom('create_booking', 'search_bookings', 'sync_ledger'), fc.nat(3), fc.nat(4), fc.boolean()),
+          {
+            maxLength: 20,
+          },
+        ),
         (id, finished, calls) => {
           const d = new Driver({ mode: 'scenario', id: id as 'F1', retryAfterSeconds: 1 });
           const writer = new ReportWriter(d.session);
@@ -53,7 +56,11 @@ describe('file schemas (docs/formats.md)', () => {
           }
           if (finished) {
             d.session.finish();
-            expectMatchesSchema(sessionReportSchema, JSON.parse(documentText(writer.document({ ...meta, status: 'finished' }))), 'report');
+            expectMatchesSchema(
+              sessionReportSchema,
+              JSON.parse(documentText(writer.document({ ...meta, status: 'finished' }))),
+              'report',
+            );
           }
         },
       ),
@@ -62,12 +69,19 @@ describe('file schemas (docs/formats.md)', () => {
   });
 
   it('a file of another schemaVersion is refused, naming the field; a file without one (harness 0.7.0 and earlier) is read', () => {
-    const early = { verdict: 'NOT_TESTED', status: 'starting', certification: 'UNVERIFIED_FOR_PRODUCTION', harnessVersion: '0.7.0' };
+    const early = {
+      verdict: 'NOT_TESTED',
+      status: 'starting',
+      certification: 'UNVERIFIED_FOR_PRODUCTION',
+      harnessVersion: '0.7.0',
+    };
     expect(parseReportDocument(early)).toMatchObject({ shape: 'early', harnessVersion: '0.7.0' });
-    expect(() => parseReportDocument({ ...early, schemaVersion: 2 })).toThrow(/^schemaVersion: 2 is not a version this harness reads \(1\)/);
+    expect(() => parseReportDocument({ ...early, schemaVersion: 2 })).toThrow(
+      /^schemaVersion: 2 is not a version this harness reads \(1\)/,
+    );
   });
 
-  it('run files and summaries without schemaVersion are read with today\'s names (extraExecutions, duplicatedOperations, baseUrl)', () => {
+  it("run files and summaries without schemaVersion are read with today's names (extraExecutions, duplicatedOperations, baseUrl)", () => {
     const facts = {
       scenario: 'F1',
       taskId: 'default',
@@ -80,7 +94,17 @@ describe('file schemas (docs/formats.md)', () => {
       lostTransaction: false,
       toolCalls: 3,
     };
-    const old = { kind: 'trial-run', run: 'F1-001', scenario: 'F1', task: 'default', verdict: 'FAIL', verdictReason: 'r', duplicateExecutions: 2, facts, report: null };
+    const old = {
+      kind: 'trial-run',
+      run: 'F1-001',
+      scenario: 'F1',
+      task: 'default',
+      verdict: 'FAIL',
+      verdictReason: 'r',
+      duplicateExecutions: 2,
+      facts,
+      report: null,
+    };
     expect(normaliseTrialRunFile(old)).toMatchObject({ extraExecutions: 2, facts: { duplicatedOperations: 1 } });
     expect(normaliseTrialRunFile(old)).not.toHaveProperty('duplicateExecutions');
     expect(() => normaliseTrialRunFile({ ...old, schemaVersion: 1 })).toThrow(/^facts\.duplicatedOperations: /);
@@ -106,8 +130,17 @@ describe('file schemas (docs/formats.md)', () => {
       toolCalls: 1,
       report: null,
     });
-    const summary = { kind: 'trial-summary', harnessVersion: '0.6.0', runsPerGroup: 1, scenarios: ['F1'], shard: null, doneRuns: 1 };
-    const outcome = mergeFolders([{ kind: 'trial', path: 'a', summaryProblem: null, summary, runs: [{ path: 'a/r', value: run('F1-001'), problem: null }] }]);
+    const summary = {
+      kind: 'trial-summary',
+      harnessVersion: '0.6.0',
+      runsPerGroup: 1,
+      scenarios: ['F1'],
+      shard: null,
+      doneRuns: 1,
+    };
+    const outcome = mergeFolders([
+      { kind: 'trial', path: 'a', summaryProblem: null, summary, runs: [{ path: 'a/r', value: run('F1-001'), problem: null }] },
+    ]);
     if (!outcome.ok) throw new Error(outcome.message);
     expectMatchesSchema(statsOutputSchema, JSON.parse(JSON.stringify(statsDocument(outcome.result, 't'))), 'stats output');
   });

@@ -8,7 +8,9 @@
  */
 import { z } from 'zod';
 
-export const CERTIFICATION = z.literal('UNVERIFIED_FOR_PRODUCTION').describe('Always this text: nothing here certifies an agent.');
+export const CERTIFICATION = z
+  .literal('UNVERIFIED_FOR_PRODUCTION')
+  .describe('Always this text: nothing here certifies an agent.');
 export const verdict = z.enum(['PASS', 'FAIL', 'NOT_TESTED']);
 export const count = z.number().int().nonnegative();
 /** A score out of 100 (the overall score and each dimension): anything else is not the harness's. */

@@ -21,5 +21,7 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
 
 /** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/`. */
 export function jsonSchemaFiles(): Map<string, string> {
-  return new Map(FILE_SCHEMAS.map(({ file, schema }) => [file, `${JSON.stringify(z.toJSONSchema(schema, { io: 'input' }), null, 2)}\n`]));
+  return new Map(
+    FILE_SCHEMAS.map(({ file, schema }) => [file, `${JSON.stringify(z.toJSONSchema(schema, { io: 'input' }), null, 2)}\n`]),
+  );
 }

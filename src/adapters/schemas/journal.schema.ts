@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { JOURNAL_VERSION, type JournalRecord } from '../../ports/journal.port.js';
-import { sameShape, type Same } from './common.js';
+import { sameShape } from './common.js';
 
 const v = z.literal(JOURNAL_VERSION).describe('The journal format version of this line.');
 const at = z.number().describe('Clock time, milliseconds since the epoch.');
@@ -18,8 +18,22 @@ const header = z.object({
   harnessVersion: z.string(),
   payloads: z.boolean().describe('Call lines carry arguments and result (--journal-payloads).'),
 });
-const opened = z.object({ v, event: z.literal('opened'), at, session: z.string(), scenario: z.string(), report: z.string().optional() });
-const ended = z.object({ v, event: z.literal('ended'), at, session: z.string(), verdict: z.string(), score: z.number().nullable() });
+const opened = z.object({
+  v,
+  event: z.literal('opened'),
+  at,
+  session: z.string(),
+  scenario: z.string(),
+  report: z.string().optional(),
+});
+const ended = z.object({
+  v,
+  event: z.literal('ended'),
+  at,
+  session: z.string(),
+  verdict: z.string(),
+  score: z.number().nullable(),
+});
 const call = z.object({
   v,
   event: z.enum(['received', 'injected', 'forwarded', 'answered', 'delivered']),

@@ -53,7 +53,9 @@ const FIELDS = {
   executions: count.optional().describe('Executions of write operations, summed.'),
   extraExecutions: count
     .optional()
-    .describe('Executions beyond the first of each operation, summed (an operation executed 3 times adds 2). Named duplicateExecutions in files without schemaVersion.'),
+    .describe(
+      'Executions beyond the first of each operation, summed (an operation executed 3 times adds 2). Named duplicateExecutions in files without schemaVersion.',
+    ),
   agentProgram: z.unknown().optional().describe('An agent program (--agent-command): its exit, stderr tail.'),
   mcpSessions: count.optional().describe("An agent program's MCP sessions."),
   endpointErrors: z.array(z.unknown()).optional().describe("The model endpoint's failed requests."),
@@ -84,7 +86,8 @@ function withTodaysNames(value: unknown): unknown {
   if (!isObject(value) || Object.hasOwn(value, 'schemaVersion')) return value;
   const { duplicateExecutions, ...rest } = value;
   const renamed: Record<string, unknown> = { ...rest };
-  if (duplicateExecutions !== undefined && !Object.hasOwn(value, 'extraExecutions')) renamed['extraExecutions'] = duplicateExecutions;
+  if (duplicateExecutions !== undefined && !Object.hasOwn(value, 'extraExecutions'))
+    renamed['extraExecutions'] = duplicateExecutions;
   if (isObject(value['facts']) && !Object.hasOwn(value['facts'], 'duplicatedOperations')) {
     const { duplicateExecutions: operations, ...facts } = value['facts'];
     renamed['facts'] = { ...facts, duplicatedOperations: operations };

@@ -11,7 +11,10 @@ const agent = z
   .object({
     kind: z.enum(['model', 'command']),
     model: z.string().optional(),
-    baseUrl: z.string().optional().describe('The Chat Completions endpoint (--base-url). Named endpoint in provenance of files without schemaVersion.'),
+    baseUrl: z
+      .string()
+      .optional()
+      .describe('The Chat Completions endpoint (--base-url). Named endpoint in provenance of files without schemaVersion.'),
   })
   .loose();
 
