@@ -49,9 +49,12 @@ export class SlotArena<K> {
     // Room for the usual growth of an entry (counters gaining a digit, a key added) without shifting.
     const size = needed + 16;
     if (slot !== undefined) {
+      // An entry that grew once tends to grow again (keys added one by one): half its size more, so
+      // the slots after it are shifted a few times per entry, not on every new key.
+      const grown = needed + Math.max(16, needed >> 1);
       const index = this.indexOf(slot.order);
-      this.shift(index + 1, slot.offset + slot.size, size - slot.size);
-      slot.size = size;
+      this.shift(index + 1, slot.offset + slot.size, grown - slot.size);
+      slot.size = grown;
       this.fill(slot, length);
       return;
     }
