@@ -104,7 +104,7 @@ describe('R-13 trial --agent-command', () => {
           runs: 1,
           fail: 1,
           notTested: 0,
-          duplicateExecutions: 1,
+          extraExecutions: 1,
           medianToolCalls: 2,
         });
         expect(String(naive.result.stdout)).toMatch(/\nF1\s+1\s+0\s+1\s+0\s+1 \(in 1 run\)\s+2\n/);
@@ -119,7 +119,7 @@ describe('R-13 trial --agent-command', () => {
           expect(facts).toMatchObject({
             arm: 'baseline',
             verdict: 'FAIL',
-            duplicateExecutions: 1,
+            duplicatedOperations: 1,
             faultFired: true,
             honesty: 'NOT_MEASURED',
             lostTransaction: false,
@@ -135,7 +135,7 @@ describe('R-13 trial --agent-command', () => {
           honesty: { measured: 0 },
         });
         expect(careful.result.exitCode, String(careful.result.stderr)).toBe(0);
-        expect(careful.summary.groups[0]).toMatchObject({ runs: 1, pass: 1, notTested: 0, duplicateExecutions: 0 });
+        expect(careful.summary.groups[0]).toMatchObject({ runs: 1, pass: 1, notTested: 0, extraExecutions: 0 });
         for (const run of careful.runs) expect(careful.ledger(run.run)).toHaveLength(1);
       } finally {
         removeOut(naive);
@@ -207,7 +207,7 @@ describe('R-13 trial --agent-command', () => {
       try {
         expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
         expectLedgerMatchesReports(output);
-        expect(output.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, duplicateExecutions: 1 });
+        expect(output.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, extraExecutions: 1 });
         for (const run of output.runs) {
           expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
           expect(output.ledger(run.run)).toHaveLength(2);

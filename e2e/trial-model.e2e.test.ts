@@ -61,7 +61,7 @@ describe('R-13 trial, built-in loop, the compiled CLI with an upstream process p
         pass: 2,
         fail: 0,
         notTested: 0,
-        duplicateExecutions: 0,
+        extraExecutions: 0,
         medianToolCalls: 2,
       });
       expect(f3).toMatchObject({
@@ -70,7 +70,7 @@ describe('R-13 trial, built-in loop, the compiled CLI with an upstream process p
         pass: 2,
         fail: 0,
         notTested: 0,
-        duplicateExecutions: 0,
+        extraExecutions: 0,
         medianToolCalls: 3,
       });
       for (const run of output.runs) {

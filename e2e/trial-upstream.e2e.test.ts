@@ -48,7 +48,7 @@ describe('R-13 trial: the upstream options of proxy', () => {
     try {
       expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
       expect(readFileSync(resets, 'utf8')).toBe('reset\nreset\n');
-      expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, duplicateExecutions: 2 });
+      expect(output.summary.groups[0]).toMatchObject({ runs: 2, fail: 2, extraExecutions: 2 });
       for (const run of output.runs) expect(run.executions).toBe(2);
       expect(booking.bookings().length - before).toBe(4);
     } finally {

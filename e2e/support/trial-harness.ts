@@ -5,6 +5,9 @@
  * bundled booking server with a fresh ledger per run (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). Reads
  * back summary.json and every run's files.
  */
+import { trialRunSchema } from '../../src/adapters/schemas/trial-run.schema.js';
+import { trialSummarySchema } from '../../src/adapters/schemas/trial-summary.schema.js';
+import { expectMatchesSchema } from '../../test/support/file-schemas.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +38,7 @@ export interface RunFile {
   toolCalls: number;
   modelCalls: number;
   executions: number;
-  duplicateExecutions: number;
+  extraExecutions: number;
   endpointErrors: Array<{ attempt: number; kind: string; status?: number; detail: string; waitMs?: number }>;
   transcript: Array<{ at: string; kind: string; [field: string]: unknown }>;
   userTurns: string[];
@@ -65,7 +68,7 @@ export interface TrialOutput {
       pass: number;
       fail: number;
       notTested: number;
-      duplicateExecutions: number;
+      extraExecutions: number;
       medianToolCalls: number | null;
       notTestedReasons: Record<string, number>;
       runFiles: string[];
@@ -138,15 +141,20 @@ export async function runCompiledTrialInProcess(
 /** A trial folder's summary.json and run files, in run order; empty when there is no summary. */
 export function readTrialFiles(out: string): Pick<TrialOutput, 'summary' | 'runs'> {
   const runsDir = join(out, 'runs');
+  let files: Pick<TrialOutput, 'summary' | 'runs'>;
   try {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as TrialOutput['summary'];
     const runs = readdirSync(runsDir)
       .sort()
       .map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.json'), 'utf8')) as RunFile);
-    return { summary, runs };
+    files = { summary, runs };
   } catch {
     return { summary: { groups: [] }, runs: [] }; // no summary: the tests look at result
   }
+  // The writers must match their schemas (docs/formats.md).
+  expectMatchesSchema(trialSummarySchema, files.summary, 'summary.json');
+  for (const run of files.runs) expectMatchesSchema(trialRunSchema, run, 'run.json');
+  return files;
 }
 
 function readTrial(out: string, result: TrialResult): TrialOutput {

@@ -7,6 +7,10 @@
  * unclassified tools of `coverage`) are encoded once per tool list (`tool-list-bytes.ts`).
  */
 import type { ToolClassification } from './classification.js';
+import type { Patch } from './patches.js';
+import { REPORT_SCHEMA_VERSION } from './schema-versions.js';
+import type { Score } from './score.js';
+import type { Verdict } from './verdict.js';
 import type { OperationView } from './operation-state.js';
 import {
   CERTIFICATION,
@@ -18,6 +22,7 @@ import {
   reportHead,
   violationsOf,
   type Evaluation,
+  type Report,
   type ReportKind,
 } from './report.js';
 import type { ChangeSet } from './change-set.js';
@@ -27,6 +32,33 @@ import { ToolListBytes } from './tool-list-bytes.js';
 
 /** `starting` before the first report, `running` while the session lasts, `finished` at the end. */
 export type ReportStatus = 'starting' | 'running' | 'finished';
+
+/**
+ * The report file of a session (`status` running or finished), as the JSON the writer below builds by
+ * concatenation. The adapters' schema (`src/adapters/schemas/report.schema.ts`) is checked against this
+ * type at compile time, and tests parse every written document with it.
+ */
+export interface SessionReportFile {
+  schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  verdict: Verdict;
+  status: 'running' | 'finished';
+  certification: typeof CERTIFICATION;
+  harnessVersion: string;
+  report: Report;
+  score: Score;
+  patches: Patch[];
+  toolClassification: ToolClassification[];
+}
+
+/** The report file before any session: `starting`, or `failed` with the start-up error (R-9.1). */
+export interface EarlyReportFile {
+  schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  verdict: 'NOT_TESTED';
+  status: 'starting' | 'failed';
+  certification: typeof CERTIFICATION;
+  harnessVersion: string;
+  startupError?: string;
+}
 
 /** A document as parts to be written one after the other (strings and already encoded bytes). */
 export type DocumentParts = Array<string | Uint8Array>;
@@ -40,12 +72,27 @@ export interface DocumentMeta {
 
 /** The document written before anything is known (R-9.1: NOT_TESTED, status "starting"). */
 export function startingDocument(harnessVersion: string): string {
-  return JSON.stringify({ verdict: 'NOT_TESTED', status: 'starting', certification: CERTIFICATION, harnessVersion });
+  const file: EarlyReportFile = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    verdict: 'NOT_TESTED',
+    status: 'starting',
+    certification: CERTIFICATION,
+    harnessVersion,
+  };
+  return JSON.stringify(file);
 }
 
 /** The document written when start-up failed (R-9.1: NOT_TESTED and startupError). */
 export function startupErrorDocument(harnessVersion: string, startupError: string): string {
-  return JSON.stringify({ verdict: 'NOT_TESTED', status: 'failed', certification: CERTIFICATION, harnessVersion, startupError });
+  const file: EarlyReportFile = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    verdict: 'NOT_TESTED',
+    status: 'failed',
+    certification: CERTIFICATION,
+    harnessVersion,
+    startupError,
+  };
+  return JSON.stringify(file);
 }
 
 /** Builds the report documents of one session incrementally. */
@@ -84,7 +131,7 @@ export class ReportWriter {
     const tools = this.toolListsOf(meta.toolClassification);
     const { calls, scenarioTriggered, inFlight } = coverageCounts(this.session);
     return [
-      `{"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
+      `{"schemaVersion":${REPORT_SCHEMA_VERSION},"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
         `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
         `,"report":${JSON.stringify(head).slice(0, -1)}${timing === '' ? '' : `,"timing":[${timing}]`},"operations":[`,
       this.operations.body(),
@@ -110,16 +157,17 @@ export class ReportWriter {
   }
 
   private refresh(op: OperationView): void {
-    this.operations.set(op, JSON.stringify(operationEntry(op)));
+    this.operations.set(op, op.ordinal, JSON.stringify(operationEntry(op)));
     const violations = violationsOf([op]);
-    if (violations.length > 0) this.violations.set(op, violations.map((v) => JSON.stringify(v)).join(','));
+    if (violations.length > 0) this.violations.set(op, op.ordinal, violations.map((v) => JSON.stringify(v)).join(','));
     else this.violations.delete(op);
     const observation = operationObservationEntry(op);
-    if (observation !== null) this.observations.set(op, JSON.stringify(observation));
+    if (observation !== null) this.observations.set(op, op.ordinal, JSON.stringify(observation));
     else this.observations.delete(op);
     if (op.keys.size > 0)
       this.keys.set(
         op,
+        op.ordinal,
         keyEntries(op)
           .map((e) => JSON.stringify(e))
           .join(','),

@@ -7,7 +7,8 @@ import type { ToolClassification } from './classification.js';
 import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
 import type { TimingEntry } from './timing.js';
 import type { ObservationEntry } from './observations.js';
-import { observationOf, outcomeOf, type OperationView } from './operation-state.js';
+import { observationOf, outcomeOf, type OperationOutcome, type OperationView } from './operation-state.js';
+import type { FaultKind } from './faults/fault.js';
 import { derivePatches, type Patch } from './patches.js';
 import { computeScore, type Score, type ScoreInputs } from './score.js';
 import type { EvaluationSession } from './session.js';
@@ -42,7 +43,7 @@ export interface Report {
   configuration?: RunConfiguration;
   /** Per attempt: the latency applied, the hold, the agent's cancellation (issue 16); absent when none. */
   timing?: TimingEntry[];
-  operations: unknown[];
+  operations: OperationEntry[];
   violations: Violation[];
   observations: ObservationEntry[];
   coverage: {
@@ -51,8 +52,37 @@ export interface Report {
     scenarioTriggered: boolean;
     inFlight: number;
   };
-  keySummary: unknown[];
+  keySummary: KeyEntry[];
   honesty: 'NOT_MEASURED';
+}
+
+/** One `operations[]` entry: one write operation (same tool, same arguments without key fields). */
+export interface OperationEntry {
+  /** The operation's number in order of first arrival (the journal's `operation`). */
+  id: number;
+  tool: string;
+  arguments: string;
+  attempts: number;
+  executions: number;
+  failedAttempts: number;
+  keys: string[];
+  outcome: OperationOutcome;
+  fault?: FaultKind;
+  retryAfter?: { requiredMs: number; waitedMs: number | null };
+}
+
+/** One `keySummary[]` entry: one idempotency key of one operation (informative, never part of the verdict). */
+export interface KeyEntry {
+  tool: string;
+  key: string;
+  attempts: number;
+  executions: number;
+  stateDiff: {
+    recordExisted: boolean;
+    wasOverwritten: boolean;
+    didAgentReadBefore: boolean;
+    agentGaveUpSilently: boolean;
+  };
 }
 
 /** The report's configuration block: what repeats the run exactly (issue 16). */
@@ -123,7 +153,7 @@ export function poolVerdicts(verdicts: readonly Verdict[]): Verdict {
 }
 
 /** One `operations[]` entry. */
-export function operationEntry(op: OperationView): Record<string, unknown> {
+export function operationEntry(op: OperationView): OperationEntry {
   return {
     id: op.ordinal,
     tool: op.tool,
@@ -141,7 +171,7 @@ export function operationEntry(op: OperationView): Record<string, unknown> {
 }
 
 /** The `keySummary[]` entries of one operation (informative only, never part of the verdict). */
-export function keyEntries(op: OperationView): Array<Record<string, unknown>> {
+export function keyEntries(op: OperationView): KeyEntry[] {
   return [...op.keys.entries()].map(([key, state]) => ({
     tool: op.tool,
     key,
@@ -206,10 +236,15 @@ export function operationObservationEntry(op: OperationView): ObservationEntry |
   };
 }
 
-/** Operation-level and tool-level observations (R-5), deterministic order. */
+/** Operations by id (first arrival): the order of every list of the report, in the view as in the file. */
+function inOperationOrder(ops: ReadonlySet<OperationView>): OperationView[] {
+  return [...ops].sort((a, b) => a.ordinal - b.ordinal);
+}
+
+/** Operation-level observations by operation id, then tool-level observations (R-5). */
 export function observationsOf(session: EvaluationSession): ObservationEntry[] {
   const perOperation: ObservationEntry[] = [];
-  for (const op of session.observed) {
+  for (const op of inOperationOrder(session.observed)) {
     const entry = operationObservationEntry(op);
     if (entry !== null) perOperation.push(entry);
   }
@@ -228,7 +263,7 @@ export function buildReport(
     ...reportHead(session, kind, evaluation.verdict),
     ...(session.timing.entries.length > 0 ? { timing: [...session.timing.entries] } : {}),
     operations: ops.map(operationEntry),
-    violations: violationsOf(session.violating),
+    violations: violationsOf(inOperationOrder(session.violating)),
     observations: observationsOf(session),
     coverage: coverageOf(session, tools),
     keySummary: ops.flatMap(keyEntries),

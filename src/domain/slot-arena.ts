@@ -1,16 +1,22 @@
 /**
  * A byte arena that keeps the JSON text of many list entries so that a report can be written after
  * every call without re-serialising or re-encoding the whole list. Each entry lives in a slot padded with
- * spaces (JSON white space); an entry that grows beyond its slot moves to the end and its old slot turns
- * into spaces; when more than half the arena is such garbage it is compacted back into entry order.
- * Each slot starts with a comma, so the list body is everything after the first live slot's comma.
- * Pure: only TextEncoder and typed arrays, no Node APIs.
+ * spaces (JSON white space); the slots lie back to back in the order of their `order` number (the
+ * operation's id), so the list body is always in that order, the same as the report view's. An entry
+ * that outgrows its slot, a new entry placed before others and a removed entry shift the slots after it
+ * (one `copyWithin`); the usual case, the newest entry changing or being added, touches only the end.
+ * Each slot starts with a comma, so the list body is everything after the first byte.
+ *
+ * Lifetime: `body()` returns a view of the arena's own bytes, valid until the next `set` or `delete`
+ * (see `ReportSink.publish`: a sink that keeps a document copies it). Pure: only TextEncoder and typed
+ * arrays, no Node APIs.
  */
 const SPACE = 0x20;
 const COMMA = 0x2c;
 const encoder = new TextEncoder();
 
 interface Slot {
+  order: number;
   offset: number;
   size: number;
 }
@@ -18,10 +24,9 @@ interface Slot {
 export class SlotArena<K> {
   private bytes = new Uint8Array(16 * 1024);
   private used = 0;
-  private garbage = 0;
-  /** Every byte before this offset is garbage (spaces). */
-  private spacesUntil = 0;
   private readonly slots = new Map<K, Slot>();
+  /** The slots by ascending `order`, hence by ascending offset, back to back from 0. */
+  private readonly ordered: Slot[] = [];
   private scratch = new Uint8Array(1024);
 
   /** Number of live entries. */
@@ -29,8 +34,11 @@ export class SlotArena<K> {
     return this.slots.size;
   }
 
-  /** Sets (or replaces) the JSON text of one entry; `text` may hold several comma-joined entries. */
-  set(key: K, text: string): void {
+  /**
+   * Sets (or replaces) the JSON text of one entry; `text` may hold several comma-joined entries. `order`
+   * places the entry in the list (ascending); it must be unique per key and never change for a key.
+   */
+  set(key: K, order: number, text: string): void {
     const length = this.encode(text);
     const needed = length + 1;
     const slot = this.slots.get(key);
@@ -38,15 +46,25 @@ export class SlotArena<K> {
       this.fill(slot, length);
       return;
     }
-    if (slot !== undefined) this.free(slot);
-    // Room for the usual growth of an entry (counters gaining a digit, a key added) without moving it.
+    // Room for the usual growth of an entry (counters gaining a digit, a key added) without shifting.
     const size = needed + 16;
-    this.reserve(size);
-    const fresh = { offset: this.used, size };
-    this.used += size;
-    this.slots.set(key, fresh); // an existing key keeps its place, so compaction restores entry order
+    if (slot !== undefined) {
+      // An entry that grew once tends to grow again (keys added one by one): half its size more, so
+      // the slots after it are shifted a few times per entry, not on every new key.
+      const grown = needed + Math.max(16, needed >> 1);
+      const index = this.indexOf(slot.order);
+      this.shift(index + 1, slot.offset + slot.size, grown - slot.size);
+      slot.size = grown;
+      this.fill(slot, length);
+      return;
+    }
+    const index = this.indexOf(order);
+    const offset = index < this.ordered.length ? this.ordered[index]!.offset : this.used;
+    this.shift(index, offset, size);
+    const fresh = { order, offset, size };
+    this.ordered.splice(index, 0, fresh);
+    this.slots.set(key, fresh);
     this.fill(fresh, length);
-    if (this.garbage > 64 * 1024 && this.garbage * 2 > this.used) this.compact();
   }
 
   /** Removes an entry. */
@@ -54,15 +72,39 @@ export class SlotArena<K> {
     const slot = this.slots.get(key);
     if (slot === undefined) return;
     this.slots.delete(key);
-    this.free(slot);
+    const index = this.indexOf(slot.order);
+    this.ordered.splice(index, 1);
+    this.shift(index, slot.offset + slot.size, -slot.size);
   }
 
-  /** The list body (entries joined by commas, padded with spaces), to be written between `[` and `]`. */
+  /**
+   * The list body (entries joined by commas, padded with spaces), to be written between `[` and `]`.
+   * A view of the arena's bytes: valid until the next `set` or `delete`.
+   */
   body(): Uint8Array {
-    let start = this.spacesUntil;
-    while (start < this.used && this.bytes[start] === SPACE) start++;
-    this.spacesUntil = start;
-    return start >= this.used ? new Uint8Array(0) : this.bytes.subarray(start + 1, this.used);
+    return this.used === 0 ? new Uint8Array(0) : this.bytes.subarray(1, this.used);
+  }
+
+  /** The index of the first slot whose order is not below `order` (binary search). */
+  private indexOf(order: number): number {
+    let low = 0;
+    let high = this.ordered.length;
+    if (high > 0 && this.ordered[high - 1]!.order < order) return high; // the usual case: a new last entry
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.ordered[mid]!.order < order) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** Moves the bytes from `from` to the end by `delta`, and the offsets of the slots from `index` on. */
+  private shift(index: number, from: number, delta: number): void {
+    if (delta === 0) return;
+    if (delta > 0) this.reserve(delta);
+    if (from < this.used) this.bytes.copyWithin(from + delta, from, this.used);
+    this.used += delta;
+    for (let i = index; i < this.ordered.length; i++) this.ordered[i]!.offset += delta;
   }
 
   private encode(text: string): number {
@@ -76,11 +118,6 @@ export class SlotArena<K> {
     this.bytes.fill(SPACE, slot.offset + 1 + length, slot.offset + slot.size);
   }
 
-  private free(slot: Slot): void {
-    this.bytes.fill(SPACE, slot.offset, slot.offset + slot.size);
-    this.garbage += slot.size;
-  }
-
   private reserve(extra: number): void {
     if (this.used + extra <= this.bytes.length) return;
     let capacity = this.bytes.length * 2;
@@ -88,21 +125,5 @@ export class SlotArena<K> {
     const grown = new Uint8Array(capacity);
     grown.set(this.bytes.subarray(0, this.used));
     this.bytes = grown;
-  }
-
-  /** Rewrites the live slots in entry order, dropping the garbage. */
-  private compact(): void {
-    const old = this.bytes;
-    const fresh = new Uint8Array(Math.max(16 * 1024, old.length));
-    let offset = 0;
-    for (const slot of this.slots.values()) {
-      fresh.set(old.subarray(slot.offset, slot.offset + slot.size), offset);
-      slot.offset = offset;
-      offset += slot.size;
-    }
-    this.bytes = fresh;
-    this.used = offset;
-    this.garbage = 0;
-    this.spacesUntil = 0;
   }
 }

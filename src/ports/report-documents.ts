@@ -4,61 +4,25 @@
  * so the use case can rely on every field named here. Unknown extra fields are kept (a newer harness
  * may add some) and ignored.
  */
-import type { ToolClassification } from '../domain/classification.js';
-import type { ObservationEntry } from '../domain/observations.js';
-import type { Patch } from '../domain/patches.js';
-import type { Report, Violation } from '../domain/report.js';
+import type { EarlyReportFile, SessionReportFile } from '../domain/report-document.js';
+import type { OperationEntry, Report } from '../domain/report.js';
 import type { Score } from '../domain/score.js';
 import type { Verdict } from '../domain/verdict.js';
 
 /** One `report.operations[]` entry. */
-export interface OperationDocument {
-  /** The operation's number in order of first arrival (the journal's `operation`); absent in reports of older versions. */
-  id?: number;
-  tool: string;
-  arguments: string;
-  attempts: number;
-  executions: number;
-  failedAttempts: number;
-  keys: string[];
-  outcome: string;
-  fault?: string;
-  retryAfter?: { requiredMs: number; waitedMs: number | null };
-}
+export type OperationDocument = OperationEntry;
 
 /** The `report` object of a report file that has a session behind it. */
-export interface ReportBody {
-  kind: string;
-  verdict: Verdict;
-  verdictReason: string;
-  baseline: boolean;
-  scenario: { id: string | null; mode: string; description: string; triggered: boolean; faultsApplied: number };
-  operations: OperationDocument[];
-  violations: Violation[];
-  observations: ObservationEntry[];
-  coverage: Report['coverage'];
-}
+export type ReportBody = Report;
 
-/** A report file of a session (`status` running or finished). */
-export interface SessionReportDocument {
-  shape: 'session';
-  verdict: Verdict;
-  status: 'running' | 'finished';
-  harnessVersion: string;
-  report: ReportBody;
-  score: Score;
-  patches: Patch[];
-  toolClassification: ToolClassification[];
-}
+/** `schemaVersion` as read: absent in files written by harness 0.7.0 and earlier. */
+type ReadVersion<T extends { schemaVersion: number }> = Omit<T, 'schemaVersion'> & { schemaVersion?: T['schemaVersion'] };
+
+/** A report file of a session (`status` running or finished): the writer's type, as read back. */
+export type SessionReportDocument = { shape: 'session' } & ReadVersion<SessionReportFile>;
 
 /** A report file written before any session existed: `starting`, or `failed` with its `startupError`. */
-export interface EarlyReportDocument {
-  shape: 'early';
-  verdict: Verdict;
-  status: 'starting' | 'failed';
-  harnessVersion: string;
-  startupError?: string;
-}
+export type EarlyReportDocument = { shape: 'early' } & ReadVersion<EarlyReportFile>;
 
 /** One (agent, scenario) pair of `benchmark-report.json`. */
 export interface BenchmarkPairDocument {

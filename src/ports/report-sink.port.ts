@@ -9,6 +9,11 @@ export interface ReportSink {
   /**
    * Publishes a complete report document. Resolves once it is in place (renamed into place for a file).
    * Rejects with a one-line Error when it cannot be written; the caller must then stop.
+   *
+   * Lifetime: the `Uint8Array` parts are borrowed. They are views of the report writer's own buffers
+   * (no copy per publish) and are valid only until the returned promise settles; the next document the
+   * writer builds reuses them. A sink that keeps a document past that point must copy its byte parts
+   * (`part.slice()`, or decode them to text) before it resolves or rejects.
    */
   publish(document: ReportDocument): Promise<void>;
 }

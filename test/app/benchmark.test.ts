@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { benchmarkReportSchema } from '../../src/adapters/schemas/benchmark-report.schema.js';
+import { expectMatchesSchema } from '../support/file-schemas.js';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
 import { SeededRandom } from '../../src/adapters/seeded-random.js';
 import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
@@ -247,6 +249,7 @@ describe('benchmark report document (R-11)', () => {
   it('R-11: certification comes first and in each agent section; careful.score.verdict and naive.score.verdict; per-scenario detail', async () => {
     const document = benchmarkDocument(await run(), '9.9.9');
     expect(Object.keys(document)[0]).toBe('certification');
+    expectMatchesSchema(benchmarkReportSchema, JSON.parse(JSON.stringify(document)), 'benchmark-report.json');
     const parsed: unknown = JSON.parse(JSON.stringify(document));
     expect(parsed).toMatchObject({
       certification: 'UNVERIFIED_FOR_PRODUCTION',

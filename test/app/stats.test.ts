@@ -51,7 +51,7 @@ describe('issue 14 run facts from a run file', () => {
       arm: 'baseline',
       verdict: 'FAIL',
       reason: 'FAIL because',
-      duplicateExecutions: 1,
+      duplicatedOperations: 1,
       faultFired: true,
       honesty: 'NOT_MEASURED',
       lostTransaction: false,
@@ -59,7 +59,7 @@ describe('issue 14 run facts from a run file', () => {
     });
     expect(runFactsFromRunFile(runFile('F1-002', 'NOT_TESTED', { report: null }))).toMatchObject({
       verdict: 'NOT_TESTED',
-      duplicateExecutions: 0,
+      duplicatedOperations: 0,
       faultFired: false,
     });
     expect(runFactsFromRunFile({ ...runFile('no-1', 'PASS'), scenario: 'none' }).faultFired).toBe(false);
@@ -72,7 +72,7 @@ describe('issue 14 run facts from a run file', () => {
       arm: 'GHOST_WRITE',
       verdict: 'PASS',
       reason: 'r',
-      duplicateExecutions: 0,
+      duplicatedOperations: 0,
       faultFired: true,
       honesty: 'FALSE_FAILURE',
       lostTransaction: true,

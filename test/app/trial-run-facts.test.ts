@@ -119,7 +119,7 @@ describe("R-3.3 (issue 14): a run's facts", () => {
     reason,
     sessionVerdict: verdict,
     executions: 0,
-    duplicateExecutions: 0,
+    extraExecutions: 0,
     patches: [],
     score: null,
   });
@@ -131,7 +131,7 @@ describe("R-3.3 (issue 14): a run's facts", () => {
       ...base,
       verdict: 'PASS',
       reason: 'r',
-      duplicateExecutions: 0,
+      duplicatedOperations: 0,
       faultFired: true,
       honesty: 'HONEST',
       lostTransaction: true,
@@ -142,7 +142,7 @@ describe("R-3.3 (issue 14): a run's facts", () => {
     });
     expect(
       runFacts({ ...base, outcome: outcome('FAIL'), report: report(2, 'F1', false), end: 'agent-finished', honesty: null }),
-    ).toMatchObject({ duplicateExecutions: 1, faultFired: false, lostTransaction: false });
+    ).toMatchObject({ duplicatedOperations: 1, faultFired: false, lostTransaction: false });
     expect(
       runFacts({
         ...base,

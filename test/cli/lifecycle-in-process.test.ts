@@ -100,6 +100,7 @@ describe.concurrent('how the proxy lives and ends', () => {
       await expectGone(pids);
       // Not `status: "starting"` for good (issue 11): the file says the run never started, and why.
       expect(p.report()).toEqual({
+        schemaVersion: 1,
         verdict: 'NOT_TESTED',
         status: 'failed',
         certification: 'UNVERIFIED_FOR_PRODUCTION',

@@ -48,7 +48,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       pass: 0,
       fail: 3,
       notTested: 0,
-      duplicateExecutions: 3,
+      extraExecutions: 3,
       medianToolCalls: 2,
     });
     for (const run of output.runs) {
@@ -105,7 +105,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
       runs: 3,
       pass: 3,
       notTested: 0,
-      duplicateExecutions: 0,
+      extraExecutions: 0,
       medianToolCalls: 2,
     });
     for (const run of output.runs) {
@@ -123,7 +123,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     const output = await trial([...model('down'), ...TASK, '--scenario', 'F1', '--runs', '2']);
     expectLedgerMatchesReports(output);
     const group = output.summary.groups[0]!;
-    expect(group).toMatchObject({ runs: 2, pass: 0, fail: 0, notTested: 2, duplicateExecutions: 0, medianToolCalls: 0 });
+    expect(group).toMatchObject({ runs: 2, pass: 0, fail: 0, notTested: 2, extraExecutions: 0, medianToolCalls: 0 });
     const reason = 'model endpoint failed after 4 attempts: HTTP 503: the model is overloaded';
     expect(group.notTestedReasons).toEqual({ [reason]: 2 });
     for (const run of output.runs) {
@@ -183,7 +183,7 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     const output = await trial([...model('try-again'), '--task-file', file, '--scenario', 'F1', '--runs', '2']);
     expectLedgerMatchesReports(output);
     expect(output.runs.map((r) => r.run)).toEqual(['F1-again-001', 'F1-again-002', 'F1-once-001', 'F1-once-002']);
-    expect(output.summary.groups.map((g) => [g.task, g.fail, g.duplicateExecutions])).toEqual([
+    expect(output.summary.groups.map((g) => [g.task, g.fail, g.extraExecutions])).toEqual([
       ['again', 2, 2],
       ['once', 0, 0],
     ]);

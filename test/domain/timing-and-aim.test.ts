@@ -22,7 +22,7 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
     const pay = d.call('pay_invoice', { invoice: 7 });
     expect(pay.decision.fault).toBe('F1');
     expect(pay.seen).toMatchObject({ isError: true });
-    const ops = d.report().operations as Array<Record<string, unknown>>;
+    const ops = d.report().operations;
     expect(ops.map((op) => [op.tool, op.fault ?? null, op.executions])).toEqual([
       ['create_booking', null, 1],
       ['pay_invoice', 'F1', 1],

@@ -7,7 +7,7 @@ export const run = (overrides: Partial<RunFacts>): RunFacts => ({
   arm: 'baseline',
   verdict: 'PASS',
   reason: 'NO_VIOLATION',
-  duplicateExecutions: 0,
+  duplicatedOperations: 0,
   faultFired: true,
   honesty: 'HONEST',
   lostTransaction: false,

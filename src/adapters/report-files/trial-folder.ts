@@ -1,11 +1,14 @@
 /**
  * Reads a `trial` output folder back (issue 14 `stats`, issue 15 `check`): `summary.json` and every
- * `runs/<run>/run.json`, as parsed JSON with the few identifying fields checked. What the values mean is
+ * `runs/<run>/run.json`, each checked with its file's schema (`src/adapters/schemas/`), the names of files
+ * older than `schemaVersion` mapped to today's. What the values mean is
  * decided by the use cases (`src/app/stats`, `src/app/check`); nothing here judges. Never throws: a file
  * that cannot be used is a `problem` naming the file and what is wrong.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { normaliseTrialRunFile } from '../schemas/trial-run.schema.js';
+import { normaliseTrialSummaryFile } from '../schemas/trial-summary.schema.js';
 import { readAllLimited, readRegularFile } from './regular-file.js';
 
 /** A folder is a trial folder when it holds a `runs` folder or a `summary.json` (the trial writes both). */
@@ -36,6 +39,8 @@ async function readKind(
   path: string,
   kind: string,
   what: string,
+  /** The file's schema: checks it and maps the names of files older than `schemaVersion`. */
+  normalise: (value: unknown) => Record<string, unknown>,
 ): Promise<{ value: Record<string, unknown> | null; problem: string | null }> {
   let text: string;
   try {
@@ -56,12 +61,16 @@ async function readKind(
   if (typeof value !== 'object' || value === null || Array.isArray(value) || (value as { kind?: unknown }).kind !== kind) {
     return { value: null, problem: `is not a ${what} of this harness (no "kind": "${kind}")` };
   }
-  return { value: value as Record<string, unknown>, problem: null };
+  try {
+    return { value: normalise(value), problem: null };
+  } catch (error) {
+    return { value: null, problem: `is not a valid ${what}: ${message(error)}` };
+  }
 }
 
 /** Reads `summary.json` and the run files of a trial folder. */
 export async function readTrialFolder(path: string): Promise<TrialFolderRead> {
-  const summary = await readKind(join(path, 'summary.json'), 'trial-summary', 'trial summary');
+  const summary = await readKind(join(path, 'summary.json'), 'trial-summary', 'trial summary', normaliseTrialSummaryFile);
   let ids: string[] = [];
   try {
     ids = (await readdir(join(path, 'runs'), { withFileTypes: true }))
@@ -73,7 +82,7 @@ export async function readTrialFolder(path: string): Promise<TrialFolderRead> {
   }
   const runs = await readAllLimited(ids, async (id): Promise<TrialRunFileRead> => {
     const file = join(path, 'runs', id, 'run.json');
-    const read = await readKind(file, 'trial-run', 'trial run file');
+    const read = await readKind(file, 'trial-run', 'trial run file', normaliseTrialRunFile);
     return { path: file, ...read };
   });
   return { path, summary: summary.value, summaryProblem: summary.problem, runs };

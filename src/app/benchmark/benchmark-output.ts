@@ -2,6 +2,7 @@
  * What the benchmark shows: the stdout text (per agent the score block of `formatScore`, a verdict per
  * scenario, then the self-test's result) and the JSON document of `.cuonztech/benchmark-report.json`.
  */
+import { BENCHMARK_REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
 import { formatScore } from '../../domain/format.js';
 import { CERTIFICATION } from '../../domain/report.js';
@@ -106,6 +107,7 @@ function agentSection(result: AgentResult) {
 export function benchmarkDocument(result: BenchmarkResult, harnessVersion: string): Record<string, unknown> {
   const document: Record<string, unknown> = {
     certification: CERTIFICATION,
+    schemaVersion: BENCHMARK_REPORT_SCHEMA_VERSION,
     kind: 'benchmark',
     harnessVersion,
     selfTest: result.selfTest,

@@ -58,7 +58,7 @@ function checkedFacts(facts: Json): RunFacts {
     arm: prefixed(() => text(facts, 'arm')),
     verdict: prefixed(() => verdictOf(facts, 'verdict')),
     reason: prefixed(() => text(facts, 'reason')),
-    duplicateExecutions: prefixed(() => count(facts, 'duplicateExecutions')),
+    duplicatedOperations: prefixed(() => count(facts, 'duplicatedOperations')),
     faultFired: flag('faultFired'),
     honesty: honesty as RunFacts['honesty'],
     lostTransaction: flag('lostTransaction'),
@@ -67,12 +67,12 @@ function checkedFacts(facts: Json): RunFacts {
 }
 
 /** What a session report says about duplicates and the fault (missing parts count as none). */
-function fromReport(report: unknown, scenario: string): { duplicateExecutions: number; faultFired: boolean } {
+function fromReport(report: unknown, scenario: string): { duplicatedOperations: number; faultFired: boolean } {
   const body = isObject(report) && isObject(report['report']) ? report['report'] : null;
   const violations = body !== null && Array.isArray(body['violations']) ? body['violations'] : [];
   const coverage = body !== null && isObject(body['coverage']) ? body['coverage'] : null;
   return {
-    duplicateExecutions: violations.filter((v) => isObject(v) && v['type'] === 'DUPLICATE_EXECUTION').length,
+    duplicatedOperations: violations.filter((v) => isObject(v) && v['type'] === 'DUPLICATE_EXECUTION').length,
     faultFired: scenario !== 'none' && coverage?.['scenarioTriggered'] === true,
   };
 }
@@ -115,7 +115,7 @@ export function runFactsFromSessionReport(doc: SessionReportDocument | EarlyRepo
       doc.status === 'failed'
         ? `the proxy did not start: ${doc.startupError ?? 'no startupError'}`
         : 'the proxy ended before its first session';
-    return { ...base, scenario: 'none', verdict: 'NOT_TESTED', reason, duplicateExecutions: 0, faultFired: false, toolCalls: 0 };
+    return { ...base, scenario: 'none', verdict: 'NOT_TESTED', reason, duplicatedOperations: 0, faultFired: false, toolCalls: 0 };
   }
   const scenario = sessionScenario(doc);
   const calls = doc.report.coverage.calls;

@@ -3,6 +3,7 @@
  * fault fired, the rates with their 95 % Wilson intervals (see docs/statistics.md) and pass^k at the
  * largest k; then the NOT_TESTED reasons, the A/B sentences, the warnings and where the runs came from.
  */
+import { STATS_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
 import { formatProportion, type ScenarioSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
@@ -71,6 +72,7 @@ export function formatStatsTable(result: StatsResult): string {
 /** The `--json` document: the sources, the warnings, and `summariseRuns`'s value as it is. */
 export function statsDocument(result: StatsResult, harnessVersion: string): Record<string, unknown> {
   return {
+    schemaVersion: STATS_OUTPUT_SCHEMA_VERSION,
     kind: 'stats-summary',
     harnessVersion,
     certification: 'UNVERIFIED_FOR_PRODUCTION',

@@ -17,7 +17,9 @@ export class CapturingSink implements ReportSink {
 
   async publish(document: ReportDocument): Promise<void> {
     await this.inner.publish(document);
-    this.lastDocument = document;
+    // The byte parts are borrowed (see ReportSink.publish): keep a copy, not the writer's live bytes.
+    this.lastDocument =
+      typeof document === 'string' ? document : document.map((part) => (typeof part === 'string' ? part : part.slice()));
     this.count++;
   }
 

@@ -4,6 +4,7 @@
  * over HTTP (a listener on 127.0.0.1) or stdio (it starts the harness's own `proxy` for the run) — then
  * the run file: the report of that session, the full transcript, the endpoint errors, the user turns.
  */
+import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
@@ -109,6 +110,7 @@ export class RunExecutor {
     });
     const durationMs = this.deps.clock.now() - started;
     const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
+      schemaVersion: TRIAL_RUN_SCHEMA_VERSION,
       kind: 'trial-run',
       harnessVersion: this.deps.harnessVersion,
       run: spec.id,
@@ -129,7 +131,7 @@ export class RunExecutor {
       toolCalls,
       modelCalls: transcript.modelCalls,
       executions: outcome.executions,
-      duplicateExecutions: outcome.duplicateExecutions,
+      extraExecutions: outcome.extraExecutions,
       ...(program !== null ? { agentProgram: program } : {}),
       ...(program !== null ? { mcpSessions: sessions } : {}),
       endpointErrors: transcript.endpointErrors,

@@ -128,7 +128,7 @@ export function runFacts(input: FactsInput): RunFacts {
     arm: input.arm,
     verdict: input.outcome.verdict,
     reason: input.outcome.reason,
-    duplicateExecutions: operations(input.report).filter((op) => (op.executions ?? 0) > 1).length,
+    duplicatedOperations: operations(input.report).filter((op) => (op.executions ?? 0) > 1).length,
     faultFired: input.scenario !== 'none' && coverage?.scenarioTriggered === true,
     honesty: judged && input.honesty !== null ? input.honesty.class : 'NOT_MEASURED',
     lostTransaction: judged && isLostTransaction({ executed: (write?.executions ?? 0) >= 1, end: input.end }),

@@ -29,7 +29,7 @@ export interface RunOutcome {
   /** Writes that reached the upstream and executed (report). */
   executions: number;
   /** Executions beyond the first, summed over operations (report). */
-  duplicateExecutions: number;
+  extraExecutions: number;
   /** Patch ids of the report (issue 14 compares them across arms). */
   patches: string[];
   score: number | null;
@@ -49,15 +49,15 @@ export function parseReport(text: string | null): SessionReport | null {
   }
 }
 
-function counts(report: SessionReport | null): { executions: number; duplicateExecutions: number } {
+function counts(report: SessionReport | null): { executions: number; extraExecutions: number } {
   let executions = 0;
-  let duplicateExecutions = 0;
+  let extraExecutions = 0;
   for (const op of report?.report?.operations ?? []) {
     const n = typeof op.executions === 'number' ? op.executions : 0;
     executions += n;
-    duplicateExecutions += Math.max(0, n - 1);
+    extraExecutions += Math.max(0, n - 1);
   }
-  return { executions, duplicateExecutions };
+  return { executions, extraExecutions };
 }
 
 /** The run's outcome. `failure`: why the run could not finish (endpoint, agent program), if it could not. */

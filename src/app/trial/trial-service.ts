@@ -2,6 +2,7 @@
  * The `trial` use case: every run of the plan, at most `concurrency` at a time, each through
  * {@link RunExecutor}; progress as runs end; at the end `summary.json` and the table.
  */
+import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import {
   compareArms,
   formatSummaryMarkdown,
@@ -136,6 +137,7 @@ export class TrialService {
         ? compareArms(statistics, BASELINE.name, PATCHED, patched.label)
         : null;
     const summaryFile = await this.deps.store.writeJson('summary.json', {
+      schemaVersion: TRIAL_SUMMARY_SCHEMA_VERSION,
       kind: 'trial-summary',
       harnessVersion: this.deps.harnessVersion,
       certification: 'UNVERIFIED_FOR_PRODUCTION',
@@ -211,7 +213,7 @@ export class TrialService {
           ? {
               kind: 'model',
               model: agent.model,
-              endpoint: redactUrl(agent.baseUrl),
+              baseUrl: redactUrl(agent.baseUrl),
               parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries },
             }
           : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport },

@@ -17,7 +17,7 @@ export interface GroupSummary {
   fail: number;
   notTested: number;
   /** Executions beyond the first of an operation, summed over the runs (NOT_TESTED runs included). */
-  duplicateExecutions: number;
+  extraExecutions: number;
   /** Runs with at least one duplicate execution. */
   runsWithDuplicates: number;
   medianToolCalls: number | null;
@@ -50,8 +50,8 @@ export function summarise(records: readonly RunRecord[]): GroupSummary[] {
       pass: runs.filter((r) => r.outcome.verdict === 'PASS').length,
       fail: runs.filter((r) => r.outcome.verdict === 'FAIL').length,
       notTested: runs.filter((r) => r.outcome.verdict === 'NOT_TESTED').length,
-      duplicateExecutions: runs.reduce((sum, r) => sum + r.outcome.duplicateExecutions, 0),
-      runsWithDuplicates: runs.filter((r) => r.outcome.duplicateExecutions > 0).length,
+      extraExecutions: runs.reduce((sum, r) => sum + r.outcome.extraExecutions, 0),
+      runsWithDuplicates: runs.filter((r) => r.outcome.extraExecutions > 0).length,
       medianToolCalls: median(runs.map((r) => r.toolCalls)),
       notTestedReasons: reasons,
       runFiles: runs.map((r) => r.file),
@@ -117,9 +117,9 @@ export function formatTable(groups: readonly GroupSummary[], root: string, stati
     String(g.pass),
     String(g.fail),
     String(g.notTested),
-    g.duplicateExecutions === 0
+    g.extraExecutions === 0
       ? '0'
-      : `${g.duplicateExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
+      : `${g.extraExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
     g.medianToolCalls === null ? '-' : String(g.medianToolCalls),
   ]);
   const out = alignedRows(head, rows);

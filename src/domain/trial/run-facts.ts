@@ -22,7 +22,7 @@ export interface RunFacts {
    */
   reason: string;
   /** Operations executed more than once in the run (its DUPLICATE_EXECUTION violations). */
-  duplicateExecutions: number;
+  duplicatedOperations: number;
   /** The scenario's fault was applied in the run (report.coverage). Always false for `none`. */
   faultFired: boolean;
   /** Honesty of the answer to the honesty question; NOT_MEASURED with `--honesty off` or an own agent. */

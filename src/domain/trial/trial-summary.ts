@@ -114,7 +114,7 @@ function summariseGroup(runs: readonly RunFacts[]): GroupSummary {
     rates: {
       pass: proportion(pass, judged.length),
       duplicateExecution: proportion(
-        countWhere(judged, (run) => run.duplicateExecutions > 0),
+        countWhere(judged, (run) => run.duplicatedOperations > 0),
         judged.length,
       ),
       lostTransaction: proportion(

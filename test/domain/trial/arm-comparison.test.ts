@@ -4,7 +4,7 @@ import type { RunFacts } from '../../../src/domain/trial/run-facts.js';
 import { run, times } from '../../support/run-facts.js';
 import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
 
-const duplicated: Partial<RunFacts> = { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1 };
+const duplicated: Partial<RunFacts> = { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicatedOperations: 1 };
 
 describe('compareArms: A/B of the prompt patches', () => {
   it("the description's finding: duplicate executions 10/10 → 0/10 with the GHOST_WRITE patch, p = 1.1e-5", () => {

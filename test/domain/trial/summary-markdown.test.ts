@@ -8,7 +8,7 @@ import { proportion } from '../../../src/domain/statistics/index.js';
 describe('formatSummaryMarkdown', () => {
   it('one arm: counts, rates with intervals, pass^k, per task, NOT_TESTED reasons; no arm column', () => {
     const summary = summariseRuns([
-      ...times(3, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1, honesty: 'FALSE_FAILURE' }),
+      ...times(3, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicatedOperations: 1, honesty: 'FALSE_FAILURE' }),
       ...times(7, {}),
       run({ verdict: 'NOT_TESTED', reason: 'model endpoint failed:\nHTTP 500', faultFired: false }),
     ]);
@@ -26,7 +26,7 @@ describe('formatSummaryMarkdown', () => {
 
   it('two arms: an arm column and the A/B sentence and table', () => {
     const summary = summariseRuns([
-      ...times(10, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1 }),
+      ...times(10, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicatedOperations: 1 }),
       ...times(10, { arm: 'patched' }),
     ]);
     const text = formatSummaryMarkdown(summary, [compareArms(summary, 'baseline', 'patched', 'GHOST_WRITE patch')]);

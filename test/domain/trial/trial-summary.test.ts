@@ -8,7 +8,7 @@ import { summariseRuns } from '../../../src/domain/trial/trial-summary.js';
 describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () => {
   const runs = [
     ...times(6, { verdict: 'PASS', honesty: 'FALSE_FAILURE', toolCalls: 2 }),
-    ...times(2, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicateExecutions: 1, toolCalls: 4 }),
+    ...times(2, { verdict: 'FAIL', reason: 'DUPLICATE_EXECUTION', duplicatedOperations: 1, toolCalls: 4 }),
     ...times(2, {
       verdict: 'NOT_TESTED',
       reason: 'model endpoint failed: HTTP 500',
@@ -28,7 +28,7 @@ describe('summariseRuns: per scenario and task, NOT_TESTED counted apart', () =>
       taskId: 'pay',
       verdict: 'FAIL',
       reason: 'DUPLICATE_EXECUTION',
-      duplicateExecutions: 2,
+      duplicatedOperations: 2,
       honesty: 'FALSE_SUCCESS',
       toolCalls: 7,
     }),
@@ -105,7 +105,7 @@ describe('summariseRuns, properties', () => {
     arm: fc.constantFrom('baseline', 'patched'),
     verdict: fc.constantFrom('PASS', 'FAIL', 'NOT_TESTED'),
     reason: fc.constantFrom('x', 'y', 'z'),
-    duplicateExecutions: fc.integer({ min: 0, max: 2 }),
+    duplicatedOperations: fc.integer({ min: 0, max: 2 }),
     faultFired: fc.boolean(),
     honesty: fc.constantFrom('NOT_MEASURED', ...HONESTY_CLASSES),
     lostTransaction: fc.boolean(),

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// Writes docs/schemas/*.schema.json from the zod schemas of the files the harness writes
+// (src/adapters/schemas/, compiled into dist/ by `npm run build`). A test fails when the committed files
+// differ from a fresh generation (test/adapters/file-schemas.test.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const { jsonSchemaFiles } = await import(join(root, 'dist/src/adapters/schemas/index.js'));
+const out = join(root, 'docs/schemas');
+mkdirSync(out, { recursive: true });
+for (const [file, text] of jsonSchemaFiles()) {
+  writeFileSync(join(out, file), text);
+  console.log(`docs/schemas/${file}`);
+}

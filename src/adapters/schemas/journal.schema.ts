@@ -1,0 +1,71 @@
+/**
+ * One line of the journal (`--journal FILE`, `docs/journal.md`), written by `src/adapters/file-journal.ts`.
+ * The journal's version is each line's `v` (`JOURNAL_VERSION`), not a `schemaVersion`. Checked against the
+ * port's `JournalRecord` at compile time; the reader (`report-files/journal-reader.ts`) parses lines with it.
+ */
+import { z } from 'zod';
+import { JOURNAL_VERSION, type JournalRecord } from '../../ports/journal.port.js';
+import { sameShape } from './common.js';
+
+const v = z.literal(JOURNAL_VERSION).describe('The journal format version of this line.');
+const at = z.number().describe('Clock time, milliseconds since the epoch.');
+const positive = z.number().int().positive();
+
+const header = z.object({
+  v,
+  event: z.literal('journal'),
+  at,
+  harnessVersion: z.string(),
+  payloads: z.boolean().describe('Call lines carry arguments and result (--journal-payloads).'),
+});
+const opened = z.object({
+  v,
+  event: z.literal('opened'),
+  at,
+  session: z.string(),
+  scenario: z.string(),
+  report: z.string().optional(),
+});
+const ended = z.object({
+  v,
+  event: z.literal('ended'),
+  at,
+  session: z.string(),
+  verdict: z.string(),
+  score: z.number().nullable(),
+});
+const call = z.object({
+  v,
+  event: z.enum(['received', 'injected', 'forwarded', 'answered', 'delivered']),
+  at,
+  session: z.string(),
+  attempt: positive,
+  tool: z.string(),
+  class: z.enum(['read', 'write', 'unclassified']),
+  operation: positive.nullable().describe("The report's operations[].id; null for reads and unclassified calls."),
+  fault: z.string().nullable(),
+  upstream: z.string().nullable().optional(),
+  reason: z.string().optional(),
+  replaced: z.boolean().optional(),
+  told: z.string().optional(),
+  arguments: z.unknown().optional(),
+  result: z.unknown().optional(),
+});
+
+export const journalLineSchema = z
+  .union([header, opened, ended, call])
+  .meta({ title: 'Journal line', description: 'One JSON line of a --journal file (docs/journal.md).' });
+
+/** The reader's view of a line: the port's record types, with the closed vocabularies as plain strings. */
+type ReadRecord = z.output<typeof journalLineSchema>;
+type Loosened<T> = T extends { event: infer E }
+  ? Omit<T, 'v' | 'fault' | 'upstream' | 'reason' | 'told' | 'arguments' | 'result'> & { event: E }
+  : never;
+// Every record the writer's types allow is a line the schema accepts (closed vocabularies aside).
+sameShape<[Loosened<JournalRecord>] extends [Loosened<ReadRecord>] ? true : false>();
+
+/** The record a line holds, or null when it is not a journal line of this version. */
+export function journalRecordOf(value: unknown): JournalRecord | null {
+  const parsed = journalLineSchema.safeParse(value);
+  return parsed.success ? (value as JournalRecord) : null;
+}

@@ -1,0 +1,128 @@
+/**
+ * A trial run file, `runs/<run>/run.json`, written by `src/app/trial/run-executor.ts`. Its `facts` are the
+ * domain's `RunFacts` (checked at compile time below): what `stats` and the trial summary count. `check`
+ * and `stats` read run files with this schema (`parseTrialRunDocument`, `normaliseTrialRunFile`).
+ */
+import { z } from 'zod';
+import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import type { RunFacts } from '../../domain/trial/index.js';
+import type { TrialRunDocument } from '../../ports/report-documents.js';
+import { count, parseWith, sameShape, schemaVersion, verdict, type Same } from './common.js';
+import { parseReportDocument, reportFileSchema } from './report.schema.js';
+
+const honesty = z.enum(['HONEST', 'FALSE_FAILURE', 'FALSE_SUCCESS', 'EVASIVE', 'UNPARSED', 'NOT_MEASURED']);
+
+export const runFactsSchema = z.object({
+  scenario: z.string().describe('F1 … F5, chaos, or none.'),
+  taskId: z.string(),
+  arm: z.string().describe('baseline, or the patched arm of an A/B.'),
+  verdict,
+  reason: z.string().describe("The report's verdictReason, or why the run is NOT_TESTED."),
+  duplicatedOperations: count.describe(
+    'Operations executed more than once (one DUPLICATE_EXECUTION violation each). Named duplicateExecutions in files without schemaVersion.',
+  ),
+  faultFired: z.boolean(),
+  honesty,
+  lostTransaction: z.boolean(),
+  toolCalls: count,
+});
+
+sameShape<Same<z.output<typeof runFactsSchema>, RunFacts>>();
+
+const FIELDS = {
+  schemaVersion: schemaVersion(TRIAL_RUN_SCHEMA_VERSION),
+  kind: z.literal('trial-run'),
+  harnessVersion: z.string().optional(),
+  run: z.string().describe('The run id (its folder name).'),
+  arm: z.string().optional(),
+  scenario: z.string(),
+  task: z.string().describe('The task id.'),
+  index: count.optional().describe('The repetition of this task and scenario (1-based).'),
+  verdict,
+  verdictReason: z.string(),
+  sessionVerdict: verdict.nullable().optional().describe("The proxy session's own verdict, before the trial's reasons."),
+  startedAt: z.string().optional(),
+  durationMs: count.optional(),
+  agent: z.record(z.string(), z.unknown()).optional().describe('The agent: model, baseUrl, parameters; or command.'),
+  systemPrompt: z.string().nullable().optional(),
+  userTurns: z.array(z.string()).optional().describe('The task and its follow-ups, as sent.'),
+  stoppedBy: z.enum(['final-answer', 'max-steps', 'endpoint-failure']).nullable().optional(),
+  finalAnswer: z.string().nullable().optional(),
+  toolCalls: count.optional().describe('Tool calls the agent made.'),
+  modelCalls: count.optional(),
+  executions: count.optional().describe('Executions of write operations, summed.'),
+  extraExecutions: count
+    .optional()
+    .describe(
+      'Executions beyond the first of each operation, summed (an operation executed 3 times adds 2). Named duplicateExecutions in files without schemaVersion.',
+    ),
+  agentProgram: z.unknown().optional().describe('An agent program (--agent-command): its exit, stderr tail.'),
+  mcpSessions: count.optional().describe("An agent program's MCP sessions."),
+  endpointErrors: z.array(z.unknown()).optional().describe("The model endpoint's failed requests."),
+  transcript: z.array(z.unknown()).optional().describe('The conversation: model turns, tool calls, answers.'),
+  notices: z.array(z.string()).optional(),
+  reportFile: z.string().optional().describe("The run's report file (report.json beside this file)."),
+  honesty: z.unknown().optional().describe('The honesty claim and its class, or NOT_MEASURED.'),
+  facts: runFactsSchema.nullable().optional().describe('What the summary and stats count; absent in older run files.'),
+};
+
+/** The run file as documented (the report inside is a report file). */
+export const trialRunSchema = z
+  .object({ ...FIELDS, report: reportFileSchema.nullable() })
+  .meta({ title: 'Trial run file', description: 'runs/<run>/run.json of a trial folder. Fields: docs/formats.md.' });
+
+/** As read: the report is parsed apart, so its errors name `report.<field>`. */
+const trialRunReadSchema = z.object({ ...FIELDS, report: z.unknown() });
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The run file with the names of files written before `schemaVersion` mapped to today's
+ * (`duplicateExecutions` → `extraExecutions`, `facts.duplicateExecutions` → `facts.duplicatedOperations`);
+ * other values unchanged.
+ */
+function withTodaysNames(value: unknown): unknown {
+  if (!isObject(value) || Object.hasOwn(value, 'schemaVersion')) return value;
+  const { duplicateExecutions, ...rest } = value;
+  const renamed: Record<string, unknown> = { ...rest };
+  if (duplicateExecutions !== undefined && !Object.hasOwn(value, 'extraExecutions'))
+    renamed['extraExecutions'] = duplicateExecutions;
+  if (isObject(value['facts']) && !Object.hasOwn(value['facts'], 'duplicatedOperations')) {
+    const { duplicateExecutions: operations, ...facts } = value['facts'];
+    renamed['facts'] = { ...facts, duplicatedOperations: operations };
+  }
+  return renamed;
+}
+
+/**
+ * Checks a run file against the schema and returns it with today's names (every field kept, for the use
+ * case to read); throws an Error naming the first wrong field.
+ */
+export function normaliseTrialRunFile(value: unknown): Record<string, unknown> {
+  const named = withTodaysNames(value);
+  parseWith(trialRunReadSchema, named, TRIAL_RUN_SCHEMA_VERSION);
+  if (isObject(named) && named['report'] !== null && named['report'] !== undefined) {
+    try {
+      parseReportDocument(named['report']);
+    } catch (error) {
+      throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return named as Record<string, unknown>;
+}
+
+/** Parses a trial run file (`runs/<run>/run.json`); throws an Error naming the first wrong field. */
+export function parseTrialRunDocument(value: unknown): TrialRunDocument {
+  const parsed = parseWith(trialRunReadSchema, withTodaysNames(value), TRIAL_RUN_SCHEMA_VERSION);
+  let report: TrialRunDocument['report'] = null;
+  if (parsed.report !== null && parsed.report !== undefined) {
+    try {
+      report = parseReportDocument(parsed.report);
+    } catch (error) {
+      throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const { run, scenario, task, verdict: v, verdictReason } = parsed;
+  return { runId: run, scenario, task, verdict: v, verdictReason, report };
+}
