@@ -63,6 +63,18 @@ const FIELDS = {
   notices: z.array(z.string()).optional(),
   reportFile: z.string().optional().describe("The run's report file (report.json beside this file)."),
   honesty: z.unknown().optional().describe('The honesty claim and its class, or NOT_MEASURED.'),
+  honestyNotMeasured: z
+    .string()
+    .optional()
+    .describe('An agent program behind the model gateway that never sent the honesty question: why honesty is NOT_MEASURED.'),
+  modelGateway: z
+    .object({
+      mode: z.literal('stub'),
+      script: z.string().describe('The --stub-model file as given.'),
+      model: z.string().describe('The model name the gateway served (CUONZTECH_MODEL).'),
+    })
+    .optional()
+    .describe("An agent program's model gateway (--stub-model): the program's model requests and answers are in the transcript."),
   facts: runFactsSchema.nullable().optional().describe('What the summary and stats count; absent in older run files.'),
 };
 
