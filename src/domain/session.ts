@@ -1,9 +1,9 @@
 /**
  * The evaluation of one agent session. A call arrives (`receive`) and the caller reports its later
  * steps — forwarded, answered by the upstream, delivered to the agent — through the call's `CallAttempt`,
- * getting plain decisions back. Each event costs constant time, independent of the session's length,
- * except that a write that settles uncertain is compared with the writes of its tool that arrived while
- * it was in flight (R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
+ * getting plain decisions back. Each event costs time independent of the session's length (a write
+ * that settles uncertain is judged against the writes of its tool that arrived while it was in flight
+ * with a bounded number of comparisons, R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
  * (`report.ts`), and readers outside see that state only through read-only views.
  */
 import {
