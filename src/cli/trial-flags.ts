@@ -197,6 +197,7 @@ export async function parseTrialFlags(
       resetCommand,
       shard,
       keyFields: proxy.keyFields,
+      idempotentHint: proxy.idempotentHint,
       classification: proxy.classification,
       callTimeoutMs: proxy.upstreamTimeoutMs,
     },

@@ -7,7 +7,7 @@ import type { ToolClassification } from './classification.js';
 import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
 import type { TimingEntry } from './timing.js';
 import type { ObservationEntry } from './observations.js';
-import { observationOf, outcomeOf, type OperationView } from './operation-state.js';
+import { judgedExecutions, observationOf, outcomeOf, type OperationView } from './operation-state.js';
 import { derivePatches, type Patch } from './patches.js';
 import { computeScore, type Score, type ScoreInputs } from './score.js';
 import type { EvaluationSession } from './session.js';
@@ -161,7 +161,7 @@ export function keyEntries(op: OperationView): Array<Record<string, unknown>> {
 export function violationsOf(ops: Iterable<OperationView>): Violation[] {
   const list: Violation[] = [];
   for (const op of ops) {
-    if (op.executions >= 2) {
+    if (judgedExecutions(op) >= 2) {
       list.push({
         type: 'DUPLICATE_EXECUTION',
         tool: op.tool,
