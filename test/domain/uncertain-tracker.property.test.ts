@@ -119,7 +119,7 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
       fc.property(
         fc.array(richArgs, { minLength: 4, maxLength: 4 }),
         fc.array(tinyArgs, { minLength: 4, maxLength: 4 }),
-        fc.array(richStep, { minLength: 100, maxLength: 300 }),
+        fc.array(richStep, { minLength: 100, maxLength: 200 }),
         (rich, tiny, steps) => {
           const pool = [...rich, ...tiny];
           const tracker = new UncertainTracker();
@@ -145,7 +145,7 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
           }
         },
       ),
-      { numRuns: 100 },
+      { numRuns: 40 },
     );
   });
 
