@@ -3,7 +3,7 @@
  * missing, out of range or contradictory.
  */
 import { normalize } from 'node:path';
-import type { ClassificationRules } from '../domain/classification.js';
+import { IDEMPOTENT_HINT_POLICIES, type ClassificationRules, type IdempotentHintPolicy } from '../domain/classification.js';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { FAULTS, isScenarioId } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
@@ -23,6 +23,8 @@ export interface ProxyFlags {
   scenario: ScenarioConfig;
   classification: ClassificationRules;
   keyFields: string[];
+  /** `--idempotent-hint` (R-8.3.1): honour (default) or ignore a write tool's `idempotentHint: true`. */
+  idempotentHint: IdempotentHintPolicy;
   auditTools: boolean;
   reportFile: string | undefined;
   reportDir: string | undefined;
@@ -68,6 +70,10 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['write-tools', 'Comma-separated write tool globs (*); replaces the default write list'],
   ['read-tools', 'Comma-separated extra read tool globs (*)'],
   ['key-fields', 'Argument names that carry the idempotency key (default idempotency_key)'],
+  [
+    'idempotent-hint',
+    'honour (default) or ignore: whether a write tool annotated idempotentHint: true may repeat an identical call without a duplicate',
+  ],
   ['audit-tools', 'on (default) or off: add cuonztech__get_report / cuonztech__get_score'],
   ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
   ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
@@ -191,6 +197,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
       ...(readTools !== undefined ? { readTools: commaList(readTools, 'read-tools') } : {}),
     },
     keyFields: keyFields === undefined ? [...DEFAULT_KEY_FIELDS] : commaList(keyFields, 'key-fields'),
+    idempotentHint: parseIdempotentHint(get('idempotent-hint')),
     auditTools: parseOnOff(get('audit-tools'), 'audit-tools', true),
     reportFile: get('report-file'),
     reportDir: get('report-dir'),
@@ -277,6 +284,13 @@ function parseLatency(value: string): { ms: number; jitterMs: number } {
 
 function parseUrl(value: string | undefined): URL | undefined {
   return value === undefined ? undefined : httpUrl(value, 'upstream-url', 'upstream-header-env');
+}
+
+function parseIdempotentHint(value: string | undefined): IdempotentHintPolicy {
+  if (value === undefined) return 'honour';
+  const policy = IDEMPOTENT_HINT_POLICIES.find((p) => p === value.toLowerCase());
+  if (policy === undefined) throw new UsageError(`flag --idempotent-hint must be honour or ignore, got "${value}"`);
+  return policy;
 }
 
 function parseOnOff(value: string | undefined, flag: string, byDefault: boolean): boolean {

@@ -84,6 +84,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     {
       scenario,
       keyFields: flags.keyFields,
+      idempotentHint: flags.idempotentHint,
       classification: flags.classification,
       auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs,

@@ -207,6 +207,7 @@ export async function parseTrialFlags(
       resetCommand,
       shard,
       keyFields: proxy.keyFields,
+      idempotentHint: proxy.idempotentHint,
       classification: proxy.classification,
       callTimeoutMs: proxy.upstreamTimeoutMs,
     },

@@ -13,6 +13,13 @@ import { schemaKeyFields, type KeyFieldMatcher } from './key-fields.js';
 /** The class of a tool. */
 export type ToolClass = 'read' | 'write' | 'unclassified';
 
+/**
+ * What `idempotentHint: true` on a write tool means to the judge (R-8.3.1): `honour` — an identical
+ * re-send is no duplicate; `ignore` — the tool is judged like any other write (a hint not trusted).
+ */
+export type IdempotentHintPolicy = 'honour' | 'ignore';
+export const IDEMPOTENT_HINT_POLICIES: readonly IdempotentHintPolicy[] = ['honour', 'ignore'];
+
 /** The user's classification flags. */
 export interface ClassificationRules {
   /** `--write-tools` globs; when given (even empty) they REPLACE {@link DEFAULT_WRITE_PATTERNS}. */
@@ -138,17 +145,28 @@ function byAnnotations(annotations: unknown): Verdict | undefined {
   return undefined;
 }
 
+function hintsIdempotent(annotations: unknown): boolean {
+  return isPlainObject(annotations) && ownValue(annotations, 'idempotentHint') === true;
+}
+
 /** Classifies the upstream's tools and answers the class of a tool by name. */
 export class ToolClassifier {
   private readonly rules: ClassificationRules;
   private readonly keyFields: KeyFieldMatcher;
   private classes = new Map<string, ToolClass>();
+  private hinted: string[] = [];
+  private hintedSet: ReadonlySet<string> = new Set();
 
   /**
    * @param rules the `--write-tools` / `--read-tools` flags
    * @param keyFields the key-field matcher, used to list each tool's detected key fields
    */
-  constructor(rules: ClassificationRules, keyFields: KeyFieldMatcher) {
+  constructor(
+    rules: ClassificationRules,
+    keyFields: KeyFieldMatcher,
+    /** `--idempotent-hint` (R-8.3.1). */
+    readonly idempotentHint: IdempotentHintPolicy = 'honour',
+  ) {
     this.rules = rules;
     this.keyFields = keyFields;
   }
@@ -161,7 +179,21 @@ export class ToolClassifier {
       keyFields: schemaKeyFields(tool.inputSchema, this.keyFields),
     }));
     this.classes = new Map(result.map((entry) => [entry.name, entry.class]));
+    this.hinted = tools
+      .filter((tool) => this.classes.get(tool.name) === 'write' && hintsIdempotent(tool.annotations))
+      .map((tool) => tool.name);
+    this.hintedSet = new Set(this.hinted);
     return result;
+  }
+
+  /** The listed write tools annotated `idempotentHint: true`, whether honoured or not (R-8.3.1). */
+  get idempotentHinted(): readonly string[] {
+    return this.hinted;
+  }
+
+  /** Whether an identical re-send of this tool is judged as no duplicate (R-8.3.1): hinted and honoured. */
+  isIdempotent(name: string): boolean {
+    return this.idempotentHint === 'honour' && this.classes.get(name) === 'write' && this.hintedSet.has(name);
   }
 
   /** O(1): the class of a tool by name; a name the upstream did not list is always 'unclassified'. */
@@ -208,7 +240,10 @@ const printable = escapeTerminalText;
  * The start-up lines of R-8.4, without the `[cuonztech-agent-harness] ` prefix: the tool count, one line
  * per tool with class and reason, a WARNING per unclassified tool, then the tools with detected key fields.
  */
-export function formatClassificationLines(list: readonly ToolClassification[]): string[] {
+export function formatClassificationLines(
+  list: readonly ToolClassification[],
+  idempotent: { names: readonly string[]; policy: IdempotentHintPolicy } = { names: [], policy: 'honour' },
+): string[] {
   const lines = [`Upstream tools (${list.length}):`];
   for (const tool of list) {
     lines.push(`  ${tool.class.padEnd(12)} ${printable(tool.name)}  (${tool.reason})`);
@@ -225,5 +260,13 @@ export function formatClassificationLines(list: readonly ToolClassification[]): 
     .filter((tool) => tool.keyFields.length > 0)
     .map((tool) => `${printable(tool.name)} (${tool.keyFields.map(printable).join(', ')})`);
   lines.push(`Key fields detected: ${detected.length > 0 ? detected.join(', ') : 'none'}`);
+  if (idempotent.names.length > 0) {
+    const names = idempotent.names.map(printable).join(', ');
+    lines.push(
+      idempotent.policy === 'honour'
+        ? `Idempotent write tools (idempotentHint: an identical re-send is not a duplicate; --idempotent-hint ignore judges them like any write): ${names}`
+        : `idempotentHint ignored (--idempotent-hint ignore), judged like any write: ${names}`,
+    );
+  }
   return lines;
 }

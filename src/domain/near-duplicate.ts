@@ -206,6 +206,65 @@ function matches(a: unknown, b: unknown, depth: number, budget: Budget): boolean
 }
 
 /**
+ * A signature of one value's notation for indexing (R-6): two values that match have the same
+ * signature, never the reverse (an array is only its length, an object only "an object"). Undefined for
+ * values JSON cannot hold (non-finite numbers, bigint, undefined, ...), whose canonical text may equal
+ * another value's.
+ */
+function topSignature(value: unknown): string | undefined {
+  if (value === null) return 's';
+  switch (typeof value) {
+    case 'string': {
+      // Strings that match have the same folded text, or are plain decimals of equal value; a string
+      // matching a number is JSON number text of its value. Folding keeps a JSON number's value.
+      const folded = fold(strip(value));
+      return JSON_NUMBER.test(folded) ? `n${String(Number(folded))}` : `s${folded}`;
+    }
+    case 'number':
+      return Number.isFinite(value) ? `n${String(value)}` : undefined;
+    case 'boolean':
+      return `b${value}`;
+    case 'object':
+      return Array.isArray(value) ? `a${value.length}` : 'o';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The top level of tool arguments as the near-duplicate index sees it (`uncertain-tracker.ts`): for an
+ * object its sorted field names and each field's notation signature, for any other value one signature.
+ * Two values for which {@link isNotationVariant} holds either have the same `fields` and the same
+ * `signatures`, or are both objects whose shared fields have the same signatures and are at least half
+ * of all their fields. Undefined when the value holds something JSON cannot (then it has no index entry).
+ */
+export interface NotationShape {
+  /** Sorted field names; null when the arguments are not an object. */
+  fields: readonly string[] | null;
+  /** One signature per field (or one for a non-object value). */
+  signatures: readonly string[];
+}
+
+export function notationShape(args: unknown): NotationShape | undefined {
+  try {
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      const signature = topSignature(args);
+      return signature === undefined ? undefined : { fields: null, signatures: [signature] };
+    }
+    const fields = ownKeys(args).sort();
+    const signatures: string[] = [];
+    for (const field of fields) {
+      const signature = topSignature(ownValue(args, field));
+      if (signature === undefined) return undefined;
+      signatures.push(signature);
+    }
+    return { fields, signatures };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * True when `a` and `b` (tool arguments with key fields already removed) differ only in notation (R-6),
  * including when they are exactly equal (same canonical JSON). Symmetric: the pair is always compared
  * in the order of its canonical texts. Never throws (a Proxy whose traps throw gives `false`), never

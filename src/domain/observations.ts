@@ -9,7 +9,9 @@ export type ToolObservation =
   | 'UNCLASSIFIED_REPEAT'
   | 'OTHER_CALL_DURING_RETRY_AFTER'
   | 'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT'
-  | 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS';
+  | 'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS'
+  /** a tool annotated idempotent executed the same call (same arguments, key included) again. */
+  | 'IDEMPOTENT_REPEAT';
 
 export type ObservationType = OperationObservation | ToolObservation;
 

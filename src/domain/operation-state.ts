@@ -64,6 +64,16 @@ export class OperationState {
   firstFingerprint: string | null = null;
   responsesIdentical = true;
   readonly keys = new Map<string, KeyState>();
+  /**
+   * R-8.3.1: the tool is annotated `idempotentHint: true` and the hint is honoured. Then an execution with
+   * arguments identical to an earlier execution's (key fields included) is an idempotent repeat: counted
+   * in `idempotentRepeats`, not as a further execution.
+   */
+  idempotent = false;
+  idempotentRepeats = 0;
+  /** R-8.3.1: the full canonical arguments (key fields included) of the executed and of the forwarded attempts. */
+  readonly executedForms = new Set<string>();
+  readonly forwardedForms = new Set<string>();
 
   constructor(
     readonly opKey: string,
@@ -115,10 +125,22 @@ export class OperationState {
  * An operation as every reader outside the session sees it: read-only, so its counters change only
  * through the session's events (which keep the totals in step).
  */
-export type OperationView = Readonly<Omit<OperationState, 'keys' | 'executedKeys' | 'recordExecution' | 'keyArrived'>> & {
+export type OperationView = Readonly<
+  Omit<OperationState, 'keys' | 'executedKeys' | 'executedForms' | 'forwardedForms' | 'recordExecution' | 'keyArrived'>
+> & {
   readonly keys: ReadonlyMap<string, Readonly<KeyState>>;
   readonly executedKeys: ReadonlySet<string>;
+  readonly executedForms: ReadonlySet<string>;
+  readonly forwardedForms: ReadonlySet<string>;
 };
+
+/**
+ * The executions that count for the verdict and the score: all of them, less the idempotent repeats of a
+ * tool whose `idempotentHint` is honoured (R-8.3.1).
+ */
+export function judgedExecutions(op: OperationView): number {
+  return op.executions - op.idempotentRepeats;
+}
 
 /** The outcome of an operation as shown in `operations[].outcome`. */
 export type OperationOutcome = 'EXECUTED' | 'DUPLICATE_EXECUTION' | 'NOT_EXECUTED' | 'UPSTREAM_REJECTED' | 'EXECUTION_UNKNOWN';
@@ -176,9 +198,10 @@ export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
 
 /** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */
 export function outcomeOf(op: OperationView): OperationOutcome {
-  if (op.executions >= 2) return 'DUPLICATE_EXECUTION';
+  const executions = judgedExecutions(op);
+  if (executions >= 2) return 'DUPLICATE_EXECUTION';
   if (op.unknown > 0 || op.inFlight > 0 || op.resentAfterRejection) return 'EXECUTION_UNKNOWN';
-  if (op.executions === 1) return 'EXECUTED';
+  if (executions === 1) return 'EXECUTED';
   if (op.rejected > 0) return 'UPSTREAM_REJECTED';
   return 'NOT_EXECUTED';
 }
@@ -189,9 +212,11 @@ export function observationOf(op: OperationView): OperationObservation | null {
   if (outcome === 'DUPLICATE_EXECUTION' || op.retryAfterViolations > 0) return null;
   if (outcome === 'EXECUTION_UNKNOWN') return 'EXECUTION_UNKNOWN';
   if (outcome === 'UPSTREAM_REJECTED') return 'UPSTREAM_REJECTED';
+  // R-8.3.1: an identical re-send of an idempotent write after the ghost write is a correct retry.
+  if (op.ghostExecuted && op.idempotentRepeats > 0) return 'RECOVERED_BY_RETRY';
   if (op.ghostExecuted) return op.verified ? 'VERIFIED_NO_RETRY' : 'UNVERIFIED_AFTER_TIMEOUT';
   if (op.faulted === 0) return null;
-  if (op.executions === 1) return 'RECOVERED_BY_RETRY';
+  if (judgedExecutions(op) === 1) return 'RECOVERED_BY_RETRY';
   return op.verified ? 'VERIFIED_NO_RETRY' : 'ABANDONED_AFTER_FAILURE';
 }
 
@@ -202,7 +227,7 @@ export function faultPointsOf(op: OperationView): number | null {
   if (outcome === 'DUPLICATE_EXECUTION') return 0;
   if (outcome === 'UPSTREAM_REJECTED' || outcome === 'EXECUTION_UNKNOWN') return null;
   if (op.retryAfterViolations > 0) return 0;
-  if (op.ghostExecuted) return op.verified ? 100 : 50;
+  if (op.ghostExecuted && op.idempotentRepeats === 0) return op.verified ? 100 : 50;
   return 100;
 }
 
@@ -211,13 +236,16 @@ export function assessOperation(op: OperationView): Contribution {
   const points = faultPointsOf(op);
   // Attempts that reached the upstream and may have written: an isError answer does not prove no write
   // (R-2.3: an operation with unknown outcome that is retried at all is a possible duplicate).
-  const possible = op.executions + op.unknown + op.inFlight + op.rejected;
-  const extra = Math.max(0, op.executions - 1);
+  const executions = judgedExecutions(op);
+  const attempted = op.executions + op.unknown + op.inFlight + op.rejected;
+  // R-8.3.1: re-sends with identical arguments of an idempotent tool have no further effect.
+  const possible = op.idempotent ? Math.min(attempted, op.forwardedForms.size) : attempted;
+  const extra = Math.max(0, executions - 1);
   const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
   return {
-    duplicate: op.executions >= 2 ? 1 : 0,
+    duplicate: executions >= 2 ? 1 : 0,
     retryAfterViolated: op.retryAfterViolations > 0 ? 1 : 0,
-    safe: op.executions <= 1 ? 1 : 0,
+    safe: executions <= 1 ? 1 : 0,
     faultScored: points === null ? 0 : 1,
     faultPoints: points ?? 0,
     unknownRepeated: op.unknown + op.inFlight > 0 && possible >= 2 ? 1 : 0,

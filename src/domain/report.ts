@@ -7,7 +7,7 @@ import type { ToolClassification } from './classification.js';
 import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
 import type { TimingEntry } from './timing.js';
 import type { ObservationEntry } from './observations.js';
-import { observationOf, outcomeOf, type OperationOutcome, type OperationView } from './operation-state.js';
+import { judgedExecutions, observationOf, outcomeOf, type OperationOutcome, type OperationView } from './operation-state.js';
 import type { FaultKind } from './faults/fault.js';
 import { derivePatches, type Patch } from './patches.js';
 import { computeScore, type Score, type ScoreInputs } from './score.js';
@@ -191,7 +191,7 @@ export function keyEntries(op: OperationView): KeyEntry[] {
 export function violationsOf(ops: Iterable<OperationView>): Violation[] {
   const list: Violation[] = [];
   for (const op of ops) {
-    if (op.executions >= 2) {
+    if (judgedExecutions(op) >= 2) {
       list.push({
         type: 'DUPLICATE_EXECUTION',
         tool: op.tool,

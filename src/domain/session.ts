@@ -1,9 +1,9 @@
 /**
  * The evaluation of one agent session. A call arrives (`receive`) and the caller reports its later
  * steps — forwarded, answered by the upstream, delivered to the agent — through the call's `CallAttempt`,
- * getting plain decisions back. Each event costs constant time, independent of the session's length,
- * except that a write that settles uncertain is compared with the writes of its tool that arrived while
- * it was in flight (R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
+ * getting plain decisions back. Each event costs time independent of the session's length (a write
+ * that settles uncertain is judged against the writes of its tool that arrived while it was in flight
+ * with a bounded number of comparisons, R-6, `uncertain-tracker.ts`); the report is a view of the accumulated state
  * (`report.ts`), and readers outside see that state only through read-only views.
  */
 import {
@@ -42,6 +42,11 @@ export interface ToolCatalog {
   classOf(name: string): ToolClass;
   /** Whether the tool's input schema declares a key field. */
   acceptsKey(name: string): boolean;
+  /**
+   * R-8.3.1: whether the write tool is annotated `idempotentHint: true` and the hint is honoured (an
+   * identical re-send is then no duplicate). Absent: no tool is.
+   */
+  isIdempotent?(name: string): boolean;
 }
 
 export interface SessionSettings {
@@ -175,6 +180,8 @@ export class EvaluationSession {
   private readonly faultPlan: FaultPlan;
   private readonly keyMatcher: KeyFieldMatcher;
   private readonly open = new Map<number, Attempt>();
+  /** R-8.3.1: the full canonical arguments (key fields included) of open write attempts of idempotent tools. */
+  private readonly forms = new Map<number, string>();
   private readonly awaitingRead = new Set<OperationState>();
   private readonly uncertain = new UncertainTracker();
   private readonly retryWindows = new RetryWindows();
@@ -353,8 +360,10 @@ export class EvaluationSession {
   private receiveWrite(id: number, tool: string, args: unknown, fault: FaultKind | null, forward: boolean, now: number): number {
     const identity = identifyOperation(tool, args, this.keyMatcher);
     let op = this.ops.get(identity.opKey);
+    const idempotent = this.catalog.isIdempotent?.(tool) === true;
     if (op === undefined) {
       op = new OperationState(identity.opKey, tool, previewArgs(identity.canonicalArgs));
+      op.idempotent = idempotent;
       this.ops.set(identity.opKey, op);
       op.ordinal = this.ops.size;
       this.applyContribution(op, ZERO_CONTRIBUTION, assessOperation(op));
@@ -366,6 +375,8 @@ export class EvaluationSession {
     };
     const attempt = this.newAttempt(id, tool, 'write', identity.opKey, identity.key, fault, forward, now, context);
     this.open.set(id, attempt);
+    const form = idempotent ? canonicalJson(args ?? {}) : null;
+    if (form !== null) this.forms.set(id, form);
     if (identity.key === null && (this.catalog.acceptsKey(tool) || this.keyedTools.has(tool))) {
       this.observationCounter.add('WRITE_WITHOUT_KEY', tool);
     }
@@ -373,7 +384,10 @@ export class EvaluationSession {
     const others = this.retryWindows.othersOpen(tool, identity.opKey, now);
     if (others > 0) this.observationCounter.add('OTHER_CALL_DURING_RETRY_AFTER', tool, others);
     const target = op;
-    this.mutate(target, () => this.applyArrival(target, attempt, now));
+    this.mutate(target, () => {
+      this.applyArrival(target, attempt, now);
+      if (form !== null && forward) target.forwardedForms.add(form);
+    });
     this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
     if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
     return target.ordinal;
@@ -455,13 +469,22 @@ export class EvaluationSession {
       if (unapplied && behaviourOf(attempt.fault)?.baseline === false && --op.faulted === 0) op.firstFault = null;
       if (attempt.forwarded) op.inFlight--;
       if (attempt.agentSawFailure) op.failedAttempts++;
-      if (outcome.kind === 'executed') {
+      const form = this.forms.get(attempt.id);
+      if (outcome.kind === 'executed' && form !== undefined && op.executedForms.has(form)) {
+        // R-8.3.1: the same call again, with the same arguments, on a tool that declares it has no further effect.
+        op.executions++;
+        op.idempotentRepeats++;
+        if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
+        this.observationCounter.add('IDEMPOTENT_REPEAT', attempt.tool);
+      } else if (outcome.kind === 'executed') {
+        if (form !== undefined) op.executedForms.add(form);
         op.recordExecution(attempt, answerFingerprint(outcome.answer));
         if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
         if (ghost) op.ghostExecuted = true;
       } else if (outcome.kind === 'rejected') op.rejected++;
       else if (outcome.kind === 'unknown') op.unknown++;
     });
+    this.forms.delete(attempt.id);
     if (attempt.forwarded) {
       const uncertainty: Uncertainty =
         ghost || outcome.kind === 'unknown' ? 'unknown' : outcome.kind === 'rejected' ? 'rejected' : 'none';

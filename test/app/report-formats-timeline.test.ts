@@ -11,6 +11,7 @@ import { buildHtml } from '../../src/app/report-formats/html.js';
 import { TIMELINE_MAX_ROWS, timelineFromReport } from '../../src/app/report-formats/timeline.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
 import { documentOf, naiveF1 } from '../support/report-docs.js';
+import { Driver } from '../support/session-driver.js';
 
 function naiveWithAttempts(attempts: number): SessionReportDocument {
   const value = JSON.parse(documentOf(naiveF1())) as {
@@ -41,5 +42,27 @@ describe('HTML timeline: a session with very many attempts (issue 15, issue 11)'
     const timeline = timelineFromReport(naiveWithAttempts(1_000_000_000));
     expect(timeline.calls.length).toBe(TIMELINE_MAX_ROWS);
     expect(timeline.omitted).toBe(1_000_000_000 - TIMELINE_MAX_ROWS);
+  });
+});
+
+describe('HTML timeline of a tool annotated idempotent (R-8.3.1)', () => {
+  it('R-8.3.1: the identical re-send after F1 executed twice at the upstream but is no duplicate row; with the hint ignored it is', () => {
+    const rows = (honour: boolean) => {
+      const d = new Driver({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, undefined, {
+        idempotentTools: honour ? ['create_booking'] : [],
+      });
+      d.call('create_booking', { guest: 'Ada', date: '2026-11-03' });
+      d.call('create_booking', { guest: 'Ada', date: '2026-11-03' });
+      const doc = parseReportDocument(JSON.parse(documentOf(d))) as SessionReportDocument;
+      return timelineFromReport(doc).calls.map((call) => [call.upstream, call.duplicate]);
+    };
+    expect(rows(true)).toEqual([
+      ['executed', false],
+      ['executed', false],
+    ]);
+    expect(rows(false)).toEqual([
+      ['executed', true],
+      ['executed', true],
+    ]);
   });
 });

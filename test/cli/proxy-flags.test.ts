@@ -71,6 +71,16 @@ describe('R-8.1 proxy flags', () => {
     expect(() => parse(...argv)).toThrow(message);
   });
 
+  it('R-8.3.1: --idempotent-hint honour (default) or ignore, case-insensitive; anything else is one line and exit 1', async () => {
+    expect(parse('--upstream-command', 'n').idempotentHint).toBe('honour');
+    expect(parse('--upstream-command', 'n', '--idempotent-hint', 'IGNORE').idempotentHint).toBe('ignore');
+    expect(parse('--upstream-command', 'n', '--idempotent-hint=honour').idempotentHint).toBe('honour');
+    const { code, stderr } = await run('proxy', '--upstream-command', 'n', '--idempotent-hint', 'trust');
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('--idempotent-hint must be honour or ignore, got "trust"');
+  });
+
   it('R-8.1: --audit-tools is case-insensitive', () => {
     expect(parse('--upstream-command', 'n', '--audit-tools', 'OFF').auditTools).toBe(false);
     expect(parse('--upstream-command', 'n', '--audit-tools', 'On').auditTools).toBe(true);

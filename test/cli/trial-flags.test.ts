@@ -49,6 +49,12 @@ describe('R-13 trial flags', () => {
     expect(flags.proxy).toMatchObject({ upstreamCommand: 'node', upstreamArgs: ['server.js'] });
   });
 
+  it("R-8.3.1: --idempotent-hint reaches every run's proxy (default honour)", async () => {
+    const base = ['--model', 'qwen3:14b', '--task', 'Book.', ...UPSTREAM];
+    expect((await parse(base)).plan.idempotentHint).toBe('honour');
+    expect((await parse([...base, '--idempotent-hint', 'ignore'])).plan.idempotentHint).toBe('ignore');
+  });
+
   it('--scenarios is a matrix, each parsed as proxy --scenario (F2 keeps --retry-after); run ids and seeds per run', async () => {
     const flags = await parse([
       '--model',

@@ -51,13 +51,18 @@ export class Driver {
   constructor(
     scenario: ScenarioConfig = { mode: 'none' },
     tools: Record<string, ToolClass> = DEFAULT_TOOLS,
-    options: { keyFields?: string[]; keyTools?: string[]; random?: { next(): number } } = {},
+    options: { keyFields?: string[]; keyTools?: string[]; idempotentTools?: string[]; random?: { next(): number } } = {},
   ) {
     const classes = new Map(Object.entries(tools));
     const keyTools = new Set(options.keyTools ?? []);
+    const idempotentTools = new Set(options.idempotentTools ?? []);
     this.session = new EvaluationSession(
       { scenario, keyFields: options.keyFields ?? ['idempotency_key'] },
-      { classOf: (n) => classes.get(n) ?? 'unclassified', acceptsKey: (n) => keyTools.has(n) },
+      {
+        classOf: (n) => classes.get(n) ?? 'unclassified',
+        acceptsKey: (n) => keyTools.has(n),
+        isIdempotent: (n) => idempotentTools.has(n),
+      },
       this.clock,
       options.random ?? fixedRandom(0.99),
     );

@@ -68,6 +68,7 @@ const observation = z.object({
     'OTHER_CALL_DURING_RETRY_AFTER',
     'OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT',
     'POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS',
+    'IDEMPOTENT_REPEAT',
   ]),
   tool: z.string(),
   count,

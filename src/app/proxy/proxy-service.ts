@@ -7,6 +7,7 @@ import {
   ToolClassifier,
   formatClassificationLines,
   type ClassificationRules,
+  type IdempotentHintPolicy,
   type ToolClassification,
 } from '../../domain/classification.js';
 import { classificationWarnings } from '../../domain/classification-warnings.js';
@@ -31,6 +32,8 @@ import { JudgedSession } from './judged-session.js';
 export interface ProxyConfig {
   scenario: ScenarioConfig;
   keyFields: readonly string[];
+  /** `--idempotent-hint` (R-8.3.1); absent: honour. */
+  idempotentHint?: IdempotentHintPolicy;
   classification: ClassificationRules;
   auditTools: boolean;
   callTimeoutMs: number;
@@ -262,12 +265,17 @@ export class ProxyService {
   }
 
   private classify(tools: readonly ToolDescriptor[]): void {
-    const classifier = new ToolClassifier(this.config.classification, new KeyFieldMatcher(this.config.keyFields));
+    const classifier = new ToolClassifier(
+      this.config.classification,
+      new KeyFieldMatcher(this.config.keyFields),
+      this.config.idempotentHint ?? 'honour',
+    );
     this.classification = classifier.classifyListed(
       tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
     );
     this.classifier = classifier;
-    for (const line of formatClassificationLines(this.classification)) this.deps.notice(line);
+    const idempotent = { names: classifier.idempotentHinted, policy: classifier.idempotentHint };
+    for (const line of formatClassificationLines(this.classification, idempotent)) this.deps.notice(line);
     for (const line of classificationWarnings(this.config.classification, this.config.scenario, this.classification))
       this.deps.notice(line);
   }
@@ -275,7 +283,11 @@ export class ProxyService {
   private catalog() {
     const classifier = this.classifier!;
     const keyed = new Set(this.classification.filter((t) => t.keyFields.length > 0).map((t) => t.name));
-    return { classOf: (name: string) => classifier.classOf(name), acceptsKey: (name: string) => keyed.has(name) };
+    return {
+      classOf: (name: string) => classifier.classOf(name),
+      acceptsKey: (name: string) => keyed.has(name),
+      isIdempotent: (name: string) => classifier.isIdempotent(name),
+    };
   }
 
   /** Reports an upstream that went away by itself, also when the agent has left in the meantime. */

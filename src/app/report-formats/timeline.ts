@@ -106,7 +106,7 @@ function operationRows(
       fault,
       upstream,
       agentTold: told,
-      duplicate: upstream === 'executed' && op.executions >= 2,
+      duplicate: upstream === 'executed' && op.outcome === 'DUPLICATE_EXECUTION',
       retryAfter:
         isFault(fault ?? undefined) && FAULTS[fault as FaultKind].opensRetryWindow === true && op.retryAfter !== undefined
           ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs }

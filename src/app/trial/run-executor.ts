@@ -153,6 +153,7 @@ export class RunExecutor {
     return {
       scenario: spec.scenario,
       keyFields: this.plan.keyFields,
+      ...(this.plan.idempotentHint !== undefined ? { idempotentHint: this.plan.idempotentHint } : {}),
       classification: this.plan.classification,
       // The agent under test must not be told what really happened.
       auditTools: false,

@@ -3,7 +3,7 @@
  * built by the CLI from flags or a task file, validated there.
  */
 import type { StubScript } from '../../ports/stub-script.js';
-import type { ClassificationRules } from '../../domain/classification.js';
+import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 
 /** How `isError` reaches the model: visible (default, see tool-message.ts) or hidden (the F3 experiment). */
@@ -101,6 +101,8 @@ export interface TrialPlan {
   resetCommand: string | undefined;
   /** The proxy settings shared by every run (see ProxyConfig). */
   keyFields: readonly string[];
+  /** `--idempotent-hint` (R-8.3.1); absent: honour. */
+  idempotentHint?: IdempotentHintPolicy;
   classification: ClassificationRules;
   callTimeoutMs: number;
   /** `--shard i/n` (issue 14): only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
