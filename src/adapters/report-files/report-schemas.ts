@@ -5,6 +5,7 @@
  * file is named with the exact field that is wrong.
  */
 import { z } from 'zod';
+import { HONESTY_CLASSES, type HonestyClass } from '../../domain/trial/index.js';
 import type {
   BenchmarkReportDocument,
   EarlyReportDocument,
@@ -195,6 +196,8 @@ export function parseBenchmarkDocument(value: unknown): BenchmarkReportDocument 
   return { shape: 'benchmark', harnessVersion: head.data.harnessVersion, selfTest: head.data.selfTest, agents };
 }
 
+const honestyClass = z.enum(HONESTY_CLASSES as [HonestyClass, ...HonestyClass[]]);
+
 const trialRunSchema = z.looseObject({
   kind: z.literal('trial-run'),
   run: z.string(),
@@ -203,6 +206,10 @@ const trialRunSchema = z.looseObject({
   verdict,
   verdictReason: z.string(),
   report: z.unknown(),
+  // What the trial measured beyond the verdict (absent in run files of older versions): shown by `check`.
+  durationMs: z.number().nonnegative().optional(),
+  honesty: z.union([z.literal('NOT_MEASURED'), z.looseObject({ class: honestyClass })]).optional(),
+  facts: z.looseObject({ honesty: z.union([honestyClass, z.literal('NOT_MEASURED')]), lostTransaction: z.boolean() }).optional(),
 });
 
 /** Parses a trial run file (`runs/<run>/run.json`); throws an Error naming the first wrong field. */
@@ -217,6 +224,17 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
       throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const { run, scenario, task, verdict: v, verdictReason } = parsed.data;
-  return { runId: run, scenario, task, verdict: v, verdictReason, report };
+  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty } = parsed.data;
+  return {
+    runId: run,
+    scenario,
+    task,
+    verdict: v,
+    verdictReason,
+    report,
+    durationMs: durationMs ?? null,
+    // The facts the trial's summary counted; an older file without them: its honesty record, lost transactions unknown.
+    honesty: facts?.honesty ?? (honesty === undefined ? null : honesty === 'NOT_MEASURED' ? honesty : honesty.class),
+    lostTransaction: facts?.lostTransaction ?? null,
+  };
 }

@@ -23,7 +23,7 @@ th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid
 th{background:var(--soft);font-weight:600;font-size:.85em}
 td.args{overflow-wrap:anywhere}
 table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}
-.card .v.t{font-size:1.1rem}
+.card .v.t{font-size:1.1rem}.card .bad{color:var(--fail);font-weight:600}.banner .measured{font-weight:600}
 tr.dup td{background:#ffebe9}tr.dup td:first-child{box-shadow:inset 4px 0 0 var(--fail)}
 tr.fault td:first-child{box-shadow:inset 4px 0 0 var(--nt)}
 .up-executed{color:var(--pass);font-weight:600}.up-rejected{color:var(--fail)}.up-unknown{color:var(--nt);font-weight:600}.up-not{color:var(--mute)}
