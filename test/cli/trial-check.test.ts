@@ -192,7 +192,7 @@ describe('check shows what a trial run measured beyond its verdict', () => {
     expect(older.stdout).not.toContain('honesty');
   });
 
-  it('JUnit: two trial folders checked together keep distinct classname+name pairs, and time is the run\'s duration', async () => {
+  it("JUnit: two trial folders checked together keep distinct classname+name pairs, and time is the run's duration", async () => {
     const junit = join(scratch, 'two.xml');
     await cli('check', careful.out, naive.out, '--junit', junit);
     const doc = parseJunit(junit);
@@ -200,7 +200,7 @@ describe('check shows what a trial run measured beyond its verdict', () => {
     const pairs = cases.map((c) => `${c.classname} ${c.name}`);
     expect(pairs).toHaveLength(6);
     expect(new Set(pairs).size).toBe(6);
-    const durations = [...careful.runs, ...naive.runs].map((r) => r.durationMs as number);
+    const durations = [...careful.runs, ...naive.runs].map((r) => (r as unknown as { durationMs: number }).durationMs);
     const times = cases.map((c) => Number((c as unknown as { time: string }).time));
     expect(times.every((t) => t > 0)).toBe(true);
     expect(times.sort()).toEqual(durations.map((ms) => ms / 1000).sort());

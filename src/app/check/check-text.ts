@@ -41,7 +41,9 @@ function caseLine(c: CheckedCase): string {
   const score = c.score === null ? '' : ` score ${c.score}/100;`;
   const measured = measuredText(c);
   const patches = c.patches.length === 0 ? '' : ` patches: ${c.patches.map((p) => p.id).join(', ')}`;
-  return printable(`${statusLabel(c).padEnd(10)} ${c.title}:${score}${measured === '' ? '' : ` ${measured};`} ${c.reason}${patches ? `;${patches}` : ''}`);
+  return printable(
+    `${statusLabel(c).padEnd(10)} ${c.title}:${score}${measured === '' ? '' : ` ${measured};`} ${c.reason}${patches ? `;${patches}` : ''}`,
+  );
 }
 
 /** Every case's line and the summary (ends with a newline). */

@@ -38,7 +38,10 @@ const secondsOf = (c: CheckedCase): number => (c.durationMs === null ? 0 : Math.
 
 function testcase(c: CheckedCase, name: string): string {
   const measured = measuredText(c);
-  const out = [`${statusLabel(c)}${c.score === null ? '' : ` — score ${c.score}/100`}${measured === '' ? '' : ` — ${measured}`}`, c.reason].join('\n');
+  const out = [
+    `${statusLabel(c)}${c.score === null ? '' : ` — score ${c.score}/100`}${measured === '' ? '' : ` — ${measured}`}`,
+    c.reason,
+  ].join('\n');
   return (
     `    <testcase classname="${xmlAttr(c.classname)}" name="${xmlAttr(c.baseline ? `${name} [baseline only]` : name)}" time="${secondsOf(c)}" file="${xmlAttr(c.path)}">\n` +
     outcome(c) +
