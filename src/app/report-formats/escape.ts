@@ -5,6 +5,7 @@
  * Each function makes a string inert in its format; none of them trusts its input. What could drive a
  * terminal or hide itself is shown as `\uXXXX`, exactly as on the terminal (`src/domain/terminal-text.ts`).
  */
+import { markdownInline } from '../../domain/markdown-text.js';
 import { escapeTerminalLines } from '../../domain/terminal-text.js';
 
 /** Characters XML 1.0 forbids anywhere (C0 controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
@@ -49,19 +50,8 @@ export function visibleControls(text: string): string {
   return text.split('\t').map(escapeTerminalLines).join('\t');
 }
 
-/**
- * Markdown inline text: HTML special characters as entities (GitHub and GitLab render inline HTML),
- * the Markdown punctuation that can start emphasis, code, a link, a heading or a table cell
- * backslash-escaped, line breaks and controls made visible, so one value stays one
- * inline run that cannot open a link, a table cell, a heading or a tag.
- */
-export function mdText(text: string): string {
-  return visibleControls(text.replace(/\r\n|\r|\n/g, ' ⏎ '))
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\\`*_{}[\]#!|~]/g, (c) => `\\${c}`);
-}
+/** Markdown inline text: one value that cannot open a link, a table cell, a heading or a tag (see {@link markdownInline}). */
+export const mdText = markdownInline;
 
 /** A fenced code block that no backtick run inside the text can close early. */
 export function mdFence(text: string, info = 'text'): string {
