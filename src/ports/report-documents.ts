@@ -34,6 +34,10 @@ export interface ReportBody {
   verdictReason: string;
   baseline: boolean;
   scenario: { id: string | null; mode: string; description: string; triggered: boolean; faultsApplied: number };
+  /** The run's configuration; `holdMs`: F1's `--hold` (null or absent: none). */
+  configuration?: { holdMs?: number | null };
+  /** Per attempt (the session's attempt number): F1's hold and the agent's cancellation; absent when none. */
+  timing?: Array<{ attempt: number; tool: string; heldMs?: number; cancelledAfterMs?: number }>;
   operations: OperationDocument[];
   violations: Violation[];
   observations: ObservationEntry[];

@@ -82,6 +82,18 @@ const report = z.looseObject({
     triggered: z.boolean(),
     faultsApplied: count,
   }),
+  // --hold and the agent's cancellations (absent without them): the HTML timeline shows them.
+  configuration: z.looseObject({ holdMs: z.number().nonnegative().nullable().optional() }).optional(),
+  timing: z
+    .array(
+      z.looseObject({
+        attempt: count,
+        tool: z.string(),
+        heldMs: z.number().nonnegative().optional(),
+        cancelledAfterMs: z.number().nonnegative().optional(),
+      }),
+    )
+    .optional(),
   operations: z.array(operation),
   violations: z.array(violation),
   observations: z.array(observation),

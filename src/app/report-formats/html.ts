@@ -100,6 +100,14 @@ const UPSTREAM_CLASS: Record<TimelineCall['upstream'], string> = {
   'not sent': 'up-not',
 };
 
+/** `--hold` and the agent's cancellation under what the agent was told. */
+function timingNote(call: TimelineCall): string {
+  const notes: string[] = [];
+  if (call.heldMs !== null) notes.push(`held ${seconds(call.heldMs)} after the upstream answered`);
+  if (call.cancelledAfterMs !== null) notes.push(`the agent cancelled ${seconds(call.cancelledAfterMs)} after sending it`);
+  return notes.length === 0 ? '' : `<div class="small note">${h(notes.join('; '))}</div>`;
+}
+
 function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => number, nth: number): string {
   const cls = call.duplicate ? 'dup' : call.fault !== null ? 'fault' : '';
   const dup = call.duplicate
@@ -112,7 +120,7 @@ function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => nu
     `<td class="args mono">${preview(call.arguments)}</td>` +
     `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
     `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
-    `<td class="args">${preview(call.agentTold)}</td></tr>`
+    `<td class="args">${preview(call.agentTold)}${timingNote(call)}</td></tr>`
   );
 }
 
