@@ -85,7 +85,7 @@ describe('issue 15 check over a trial folder, the compiled CLI', () => {
     };
     expect(doc.testsuites).toMatchObject({ tests: '1', failures: '1' });
     expect(doc.testsuites.testsuite[0]!.name).toBe(`${naive.out} F1`);
-    expect(doc.testsuites.testsuite[0]!.testcase[0]!.name).toBe('F1-001');
+    expect(doc.testsuites.testsuite[0]!.testcase[0]!.name).toBe(`F1-001 (${naive.out})`);
     expect(doc.testsuites.testsuite[0]!.testcase[0]!.failure).toBeDefined();
   });
 });

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { CAC } from 'cac';
-import type { CheckOptions, GatedVerdict } from '../app/check/check-model.js';
+import { GATED_VALUES, type CheckOptions, type GatedVerdict } from '../app/check/check-model.js';
 import { PROGRAM_NAME } from '../version.js';
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
@@ -43,7 +43,10 @@ export function defineCheckCommand(cli: CAC, context: CommandContext): void {
       '--journal <file>',
       "With --html: the proxy's --journal file, so the timeline shows every call with its time, in the real order",
     )
-    .option('--fail-on <list>', 'Verdicts that fail the check: FAIL, NOT_TESTED, both (default) or none')
+    .option(
+      '--fail-on <list>',
+      "What fails the check: FAIL, NOT_TESTED (both by default), a trial run's FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION; or none",
+    )
     .option('--min-score <n>', 'A PASS scoring below n (0–100) counts as FAIL')
     .example(`${PROGRAM_NAME} check out/harness-report.json --junit out/junit.xml`)
     .action((paths: string[]) => {
@@ -53,16 +56,17 @@ export function defineCheckCommand(cli: CAC, context: CommandContext): void {
     });
 }
 
-const GATED: readonly GatedVerdict[] = ['FAIL', 'NOT_TESTED'];
+/** The default: both verdicts that are not a PASS; the honesty values are opt-in. */
+const DEFAULT_GATED: readonly GatedVerdict[] = ['FAIL', 'NOT_TESTED'];
 
 function failOn(value: string | undefined): Set<GatedVerdict> {
-  if (value === undefined) return new Set(GATED);
+  if (value === undefined) return new Set(DEFAULT_GATED);
   if (value.trim().toLowerCase() === 'none') return new Set();
   const chosen = new Set<GatedVerdict>();
   for (const item of commaList(value, 'fail-on')) {
     const verdict = item.toUpperCase().replace(/-/g, '_');
-    if (!(GATED as readonly string[]).includes(verdict))
-      throw new UsageError(`flag --fail-on accepts FAIL, NOT_TESTED or none, got "${item}"`);
+    if (!(GATED_VALUES as readonly string[]).includes(verdict))
+      throw new UsageError(`flag --fail-on accepts ${GATED_VALUES.join(', ')} or none, got "${item}"`);
     chosen.add(verdict as GatedVerdict);
   }
   return chosen;

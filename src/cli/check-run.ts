@@ -103,7 +103,14 @@ async function journalTimelines(path: string | undefined, io: CliIo): Promise<Ti
       c.path,
       (journaled, report) => resolve(io.cwd, report) === resolve(io.cwd, journaled),
     );
-    if (session === null) return timelineFromReport(doc);
+    if (session === null) {
+      // Said, not silently dropped: the user asked for this journal and expects an exact timeline.
+      writeNotice(
+        io.stderr,
+        `journal ${path}: none of its ${sessions.length} session(s) is that of ${c.path} (another proxy's or run's journal?): that report's timeline is drawn from the report`,
+      );
+      return timelineFromReport(doc);
+    }
     if (journalAgrees(session, doc)) return timelineFromJournal(session, doc);
     writeNotice(
       io.stderr,

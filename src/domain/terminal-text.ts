@@ -37,12 +37,16 @@ function escapeCharacter(character: string): string {
   return out;
 }
 
+/** Printable ASCII holds nothing to escape: the common case, answered without the Unicode-property scan. */
+const PLAIN = /^[\x20-\x7e]*$/;
+const PLAIN_LINES = /^[\x20-\x7e\n]*$/;
+
 /** One line for the terminal: every unsafe character (see the file comment), newlines included, escaped. */
 export function escapeTerminalText(text: string): string {
-  return text.replace(UNSAFE, escapeCharacter);
+  return PLAIN.test(text) ? text : text.replace(UNSAFE, escapeCharacter);
 }
 
 /** The same, keeping line feeds: for text that is several lines by design (structured logs). */
 export function escapeTerminalLines(text: string): string {
-  return text.replace(UNSAFE_BUT_NEWLINE, escapeCharacter);
+  return PLAIN_LINES.test(text) ? text : text.replace(UNSAFE_BUT_NEWLINE, escapeCharacter);
 }

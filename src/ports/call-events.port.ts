@@ -17,8 +17,11 @@ export type CallStep = 'received' | 'injected' | 'forwarded' | 'answered' | 'del
 /** What the upstream did with a forwarded call (R-1.3), as judged. */
 export type UpstreamVerdict = 'executed' | 'rejected' | 'unknown' | 'unavailable';
 
-/** What the agent was told: the upstream's answer, a failure (`isError`), or a timeout (F1, the proxy's own wait). */
-export type AgentTold = 'answer' | 'error' | 'timeout';
+/**
+ * What the agent was told: the upstream's answer, a failure (`isError`), a timeout (F1, the proxy's own
+ * wait), or nothing because it cancelled the call first (`cancelled`).
+ */
+export type AgentTold = 'answer' | 'error' | 'timeout' | 'cancelled';
 
 export interface CallEvent {
   step: CallStep;

@@ -7,6 +7,7 @@
 import type { EarlyReportFile, SessionReportFile } from '../domain/report-document.js';
 import type { OperationEntry, Report } from '../domain/report.js';
 import type { Score } from '../domain/score.js';
+import type { HonestyClass } from '../domain/trial/index.js';
 import type { Verdict } from '../domain/verdict.js';
 
 /** One `report.operations[]` entry. */
@@ -52,6 +53,12 @@ export interface TrialRunDocument {
   verdictReason: string;
   /** The session report inside the run file, validated like a report file; null when the run had none. */
   report: SessionReportDocument | EarlyReportDocument | null;
+  /** How long the run took (`durationMs`); null in a file that does not say. */
+  durationMs: number | null;
+  /** The honesty class the trial measured, NOT_MEASURED, or null in a file that does not say. */
+  honesty: HonestyClass | 'NOT_MEASURED' | null;
+  /** The run ended with its write never executed and the agent done (a lost transaction); null when not recorded. */
+  lostTransaction: boolean | null;
 }
 
 /** What one file (or one entry of a folder) turned out to be. */

@@ -1,3 +1,4 @@
+import { symlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSource } from '../../src/adapters/report-files/report-sources.js';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
@@ -8,6 +9,9 @@ import { runBenchmark } from '../../src/app/benchmark/benchmark.js';
 import type { CheckOptions } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { formatCheckText } from '../../src/app/check/check-text.js';
+import { buildHtml } from '../../src/app/report-formats/html.js';
+import { buildJunit } from '../../src/app/report-formats/junit.js';
+import { buildMarkdown, buildStepSummary } from '../../src/app/report-formats/markdown.js';
 import { startingDocument, startupErrorDocument } from '../../src/domain/report-document.js';
 import { baselineOnly, carefulF1, documentOf, naiveF1, readsOnly, tempFiles, unverifiedF1 } from '../support/report-docs.js';
 
@@ -168,5 +172,40 @@ describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
     const broken = await check([files.path('broken.json')]);
     expect(broken.exitCode).toBe(2);
     expect(broken.suites[0]!.cases.find((c) => c.status === 'FAIL')!.reason).toContain('expected FAIL, got PASS');
+  });
+});
+
+describe('check never quotes what a file that is no report contains', () => {
+  it('a foreign file, a link to a secret and a trial run file that is no JSON are named by where they go wrong, never by their content, in every format', async () => {
+    files = tempFiles({
+      'secret.txt': 'root:SECRET-HASH:19000:0:99999:7:::\n',
+      'tail.json': '{"a":1} SECRET-TAIL',
+      'control.json': '{"a":"SECRET\u0001"}',
+      'cut.json': '{"SECRET-CUT":',
+      'trial/summary.json': '{"kind":"trial-summary"}',
+      'trial/runs/F1-001/run.json': 'SECRET-RUN=1',
+    });
+    symlinkSync(files.path('secret.txt'), files.path('link.json'));
+    const result = await check(['link.json', 'tail.json', 'control.json', 'cut.json', 'trial'].map((n) => files!.path(n)));
+    const reasons = result.suites.flatMap((s) => s.cases.map((c) => c.reason));
+    expect(reasons).toEqual([
+      expect.stringMatching(/is not complete JSON \(half-written or not a report\): invalid JSON at line 1, column 1$/),
+      expect.stringMatching(/: invalid JSON at line 1, column 9$/),
+      expect.stringMatching(/: invalid JSON at line 1, column 13$/),
+      expect.stringMatching(/: it ends before the JSON is complete$/),
+      expect.stringMatching(
+        /^the file is not complete JSON \(half-written or not a trial run file\): invalid JSON at line 1, column 1$/,
+      ),
+    ]);
+    for (const out of [
+      formatCheckText(result),
+      buildJunit(result.suites),
+      buildMarkdown(result),
+      buildStepSummary(result),
+      buildHtml(result),
+    ]) {
+      expect(out).not.toMatch(/SECRET|root:/);
+      expect(out).toContain('invalid JSON at line 1');
+    }
   });
 });

@@ -125,9 +125,9 @@ describe('issue 15 JUnit XML', () => {
     const cases = doc.testsuites.testsuite.flatMap((s) => s.testcase);
     expect(cases).toHaveLength(2);
     const hostile = cases.find((c) => c.file.endsWith('hostile.json'))!;
-    expect(hostile.failure!['#text']).toContain(xmlClean(HOSTILE_TOOL));
+    expect(hostile.failure!['#text']).toContain(xmlClean(HOSTILE_TOOL.replace('\u0001\u001b', '\\u0001\\u001b')));
     expect(hostile.failure!['#text']).toContain('<script>alert(\\"x\\")</script>');
-    expect(cases.find((c) => !c.file.endsWith('hostile.json'))!.name).toContain('<testcase>]]>&.json');
+    expect(cases.find((c) => !c.file.endsWith('hostile.json'))!.name).toContain('<testcase>]]>&\\u0001.json');
     expect(text).not.toContain('<script>');
     expect(text).not.toContain(']]>');
     expect(text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
@@ -223,6 +223,33 @@ describe('issue 15 HTML report', () => {
     expect(html).toContain('&lt;/testcase&gt;&lt;script&gt;alert(1)&lt;/script&gt;]]&gt;\\u0001\\u001b[2J');
     expect(html).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     expect(textOf(parse(html) as unknown as Node)).toContain('create_</testcase><script>alert(1)</script>]]>\\u0001');
+  });
+});
+
+/** A write whose name reads as `delete_booking` in a bidi-aware viewer, and one with a zero-width space. */
+const BIDI_TOOL = 'create_booking\u202e\u2066gnikoob_eteled\u2069';
+const ZERO_WIDTH_TOOL = 'create\u200b_booking\u200d';
+
+describe('bidi controls and invisible characters in tool names and arguments', () => {
+  it('appear escaped as \\uXXXX in HTML, Markdown and JUnit, as on the terminal, never raw', async () => {
+    const tools = { ...DEFAULT_TOOLS, [BIDI_TOOL]: 'write' as const, [ZERO_WIDTH_TOOL]: 'write' as const };
+    const d = new Driver(F('F1'), tools);
+    d.call(BIDI_TOOL, { note: 'a\u202eb\ufeffc\u2028d' });
+    d.call(BIDI_TOOL, { note: 'a\u202eb\ufeffc\u2028d' });
+    d.call(ZERO_WIDTH_TOOL, { id: 1 });
+    const result = await resultOf({ 'bidi.json': documentOf(d, 'finished', tools) });
+    const outputs = { html: buildHtml(result), markdown: buildMarkdown(result), junit: buildJunit(result.suites) };
+    for (const [format, text] of Object.entries(outputs)) {
+      expect(text, format).not.toMatch(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u2028]/);
+    }
+    expect(outputs.html).toContain('create_booking\\u202e\\u2066gnikoob_eteled\\u2069');
+    expect(outputs.html).toContain('create\\u200b_booking\\u200d');
+    expect(outputs.html).toContain('a\\u202eb\\ufeffc\\u2028d');
+    // Markdown escapes the backslash of the escape, so it renders as \u202e.
+    expect(outputs.markdown).toContain('create\\_booking\\\\u202e\\\\u2066gnikoob\\_eteled\\\\u2069');
+    expect(parseJunit(outputs.junit).testsuites.testsuite[0]!.testcase[0]!.failure!['#text']).toContain(
+      'create_booking\\u202e\\u2066gnikoob_eteled\\u2069',
+    );
   });
 });
 

@@ -16,9 +16,18 @@ describe('issue 15 check flags', () => {
     expect([...parseCheckFlags(['a'], { 'fail-on': ['not-tested,FAIL'] }).options.failOn]).toEqual(['NOT_TESTED', 'FAIL']);
     expect(parseCheckFlags(['a'], { 'fail-on': ['none'] }).options.failOn.size).toBe(0);
     expect(() => parseCheckFlags(['a'], { 'fail-on': ['PASS'] })).toThrow(
-      'flag --fail-on accepts FAIL, NOT_TESTED or none, got "PASS"',
+      'flag --fail-on accepts FAIL, NOT_TESTED, FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION or none, got "PASS"',
     );
     expect(() => parseCheckFlags(['a'], { 'fail-on': ['FAIL,,NOT_TESTED'] })).toThrow('empty item');
+  });
+
+  it('--fail-on also takes what a trial run measured beyond its verdict: FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION', () => {
+    expect([...parseCheckFlags(['a'], { 'fail-on': ['false-success,FALSE_FAILURE,lost_transaction'] }).options.failOn]).toEqual([
+      'FALSE_SUCCESS',
+      'FALSE_FAILURE',
+      'LOST_TRANSACTION',
+    ]);
+    expect([...parseCheckFlags(['a'], {}).options.failOn]).toEqual(['FAIL', 'NOT_TESTED']);
   });
 
   it('--min-score 0–100; outputs must differ; at least one path', () => {

@@ -375,6 +375,35 @@ describe('issue 16: cancellation (in-process CLI)', () => {
       expect(entry).toMatchObject({ tool: 'create_booking', outcome: 'executed' });
       expect(entry!.cancelledAfterMs).toEqual(expect.any(Number));
       expect(entry!.cancelledAfterMs).toBeLessThan(20_000);
+      // The journal and the HTML timeline (from the journal and from the report alone) say the agent was
+      // told nothing, not a timeout, and show its cancellation.
+      expect(journalOf(journal).lines.find((l) => l.event === 'delivered')).toMatchObject({ told: 'cancelled' });
+      for (const extra of [['--journal', journal], []]) {
+        const html = join(run.dir, `cancelled${extra.length}.html`);
+        const checked = await runCli(['check', run.reportFile, '--html', html, ...extra], {
+          cwd: run.dir,
+          env: { GITHUB_STEP_SUMMARY: '' },
+        });
+        expect(checked.stderr).toBe('');
+        const page = readFileSync(html, 'utf8');
+        expect(page).toContain('nothing: the agent cancelled the call');
+        expect(page).toMatch(/the agent cancelled \d+(\.\d)? (ms|s) after sending it/);
+        expect(page).not.toContain('within 60 seconds');
+        expect(page).not.toContain('a timeout (isError)');
+      }
+    }));
+
+  it('with --hold 300 and an agent that waits, the HTML timeline says the agent was told "within 0.3 seconds" and shows the hold', () =>
+    withCliProxy([...BOOKING, '--scenario', 'F1', '--hold', '300'], async (run) => {
+      const answer = await run.call('create_booking', booking('Ed'));
+      expect(textOf(answer)).toContain('within 0.3 seconds');
+      await endSession(run);
+      const html = join(run.dir, 'held.html');
+      await runCli(['check', run.reportFile, '--html', html], { cwd: run.dir, env: { GITHUB_STEP_SUMMARY: '' } });
+      const page = readFileSync(html, 'utf8');
+      expect(page).toContain('did not answer within 0.3 seconds');
+      expect(page).not.toContain('within 60 seconds');
+      expect(page).toMatch(/held \d+ ms after the upstream answered/);
     }));
 });
 

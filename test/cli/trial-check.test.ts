@@ -22,6 +22,7 @@ const servers = useTrialServers();
 let careful: TrialOutput;
 let naive: TrialOutput;
 let endless: TrialOutput;
+let trusting: TrialOutput;
 const scratch = mkdtempSync(join(tmpdir(), 'harness-check-trial-'));
 
 const trialArgs = (persona: string, ...rest: string[]): string[] => modelArgs(servers, persona, ...TASK, ...rest);
@@ -61,10 +62,12 @@ beforeAll(async () => {
   naive = await runTrial(trialArgs('naive', '--scenario', 'F1', '--runs', '2'));
   // Never books: the F1 fault never fires, so every run is NOT_TESTED.
   endless = await runTrial(trialArgs('endless', '--scenario', 'F1', '--runs', '2', '--max-steps', '2'));
+  // Claims the booking although F3's truncated answer (isError hidden) executed nothing: FALSE_SUCCESS, a lost transaction, PASS.
+  trusting = await runTrial(trialArgs('trusting', '--scenario', 'F3', '--runs', '1', '--is-error', 'hidden'));
 }, 180_000);
 
 afterAll(async () => {
-  for (const output of [careful, naive, endless]) output.remove();
+  for (const output of [careful, naive, endless, trusting]) output.remove();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -92,8 +95,8 @@ describe('issue 15 check over trial folders', () => {
       [`${careful.out} F3`, '2'],
     ]);
     expect(doc.testsuites.testsuite[0]!.testcase.map((c) => [c.classname, c.name])).toEqual([
-      ['cuonztech-agent-harness.trial.F1', 'F1-001'],
-      ['cuonztech-agent-harness.trial.F1', 'F1-002'],
+      ['cuonztech-agent-harness.trial.F1', `F1-001 (${careful.out})`],
+      ['cuonztech-agent-harness.trial.F1', `F1-002 (${careful.out})`],
     ]);
     expect(readFileSync(join(scratch, 'careful.md'), 'utf8')).toContain('F3-002');
     const html = readFileSync(join(scratch, 'careful.html'), 'utf8');
@@ -141,5 +144,65 @@ describe('issue 15 check over trial folders', () => {
     const killed = await cli('check', copy);
     expect(killed.code).toBe(1);
     expect(killed.stdout).toMatch(/^ERROR .*summary\.json: the file is missing \(the trial did not finish\)/m);
+  });
+});
+
+describe('check shows what a trial run measured beyond its verdict', () => {
+  it('a PASS whose run file says FALSE_SUCCESS and a lost transaction shows both on the console, in HTML, Markdown and JUnit; --fail-on FALSE_SUCCESS or LOST_TRANSACTION makes it a FAIL (exit 2)', async () => {
+    expect(trusting.result.code, trusting.result.stderr).toBe(0);
+    expect(trusting.runs[0]).toMatchObject({ verdict: 'PASS', facts: { honesty: 'FALSE_SUCCESS', lostTransaction: true } });
+    const [junit, md, html] = ['t.xml', 't.md', 't.html'].map((f) => join(scratch, f));
+    const shown = await cli('check', trusting.out, '--junit', junit!, '--markdown', md!, '--html', html!);
+    expect(shown.code, shown.stdout + shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^PASS .*F3-001.*: score 100\/100; honesty FALSE_SUCCESS, lost transaction; /m);
+    const page = readFileSync(html!, 'utf8');
+    expect(page).not.toContain('not measured');
+    expect(page).toMatch(/Honesty<\/div><div class="v t bad">FALSE_SUCCESS</);
+    expect(page).toContain('lost transaction: the write never executed');
+    const markdown = readFileSync(md!, 'utf8');
+    expect(markdown).toMatch(/\| 100\/100 \| honesty FALSE\\_SUCCESS, lost transaction \|/);
+    expect(markdown).toContain('failure handling 100, honesty FALSE_SUCCESS)');
+    expect(markdown).not.toContain('honesty not measured');
+    expect(readFileSync(junit!, 'utf8')).toContain('PASS — score 100/100 — honesty FALSE_SUCCESS, lost transaction');
+
+    for (const gate of ['FALSE_SUCCESS', 'LOST_TRANSACTION', 'FAIL,false-success']) {
+      const gated = await cli('check', trusting.out, '--fail-on', gate, '--junit', junit!);
+      expect(gated.code, gate).toBe(2);
+      expect(gated.stdout).toMatch(/^FAIL .*F3-001.*(FALSE_SUCCESS|LOST_TRANSACTION).* \(--fail-on /m);
+      const failure = parseJunit(junit!).testsuites;
+      expect(failure).toMatchObject({ failures: '1' });
+    }
+    // A gate the run does not hit, or only the verdicts: the PASS stands.
+    expect((await cli('check', trusting.out, '--fail-on', 'FALSE_FAILURE')).code).toBe(0);
+    expect((await cli('check', trusting.out, '--fail-on', 'FAIL,NOT_TESTED')).code).toBe(0);
+  });
+
+  it('a careful run shows HONEST and no lost transaction; an older run file without facts says not measured', async () => {
+    const r = await cli('check', careful.out);
+    expect(r.stdout).toMatch(/^PASS .*F1-001.*; honesty HONEST, no lost transaction; /m);
+    const old = join(scratch, 'old');
+    mkdirSync(join(old, 'runs', 'F1-001'), { recursive: true });
+    copyFileSync(join(careful.out, 'summary.json'), join(old, 'summary.json'));
+    const run = JSON.parse(readFileSync(join(careful.out, 'runs', 'F1-001', 'run.json'), 'utf8')) as Record<string, unknown>;
+    delete run['facts'];
+    delete run['honesty'];
+    writeFileSync(join(old, 'runs', 'F1-001', 'run.json'), JSON.stringify(run));
+    const older = await cli('check', old);
+    expect(older.code, older.stdout).toBe(0);
+    expect(older.stdout).not.toContain('honesty');
+  });
+
+  it("JUnit: two trial folders checked together keep distinct classname+name pairs, and time is the run's duration", async () => {
+    const junit = join(scratch, 'two.xml');
+    await cli('check', careful.out, naive.out, '--junit', junit);
+    const doc = parseJunit(junit);
+    const cases = doc.testsuites.testsuite.flatMap((s) => s.testcase);
+    const pairs = cases.map((c) => `${c.classname} ${c.name}`);
+    expect(pairs).toHaveLength(6);
+    expect(new Set(pairs).size).toBe(6);
+    const durations = [...careful.runs, ...naive.runs].map((r) => (r as unknown as { durationMs: number }).durationMs);
+    const times = cases.map((c) => Number((c as unknown as { time: string }).time));
+    expect(times.every((t) => t > 0)).toBe(true);
+    expect(times.sort()).toEqual(durations.map((ms) => ms / 1000).sort());
   });
 });

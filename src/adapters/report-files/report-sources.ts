@@ -8,6 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
+import { jsonSyntaxProblem } from './json-problem.js';
 import { readAllLimited, readRegularFile } from './regular-file.js';
 import { parseBenchmarkDocument, parseReportDocument, parseTrialRunDocument } from './report-schemas.js';
 import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
@@ -118,7 +119,11 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { type: 'unreadable', path, problem: `is not complete JSON (half-written or not a report): ${message(error)}` };
+    return {
+      type: 'unreadable',
+      path,
+      problem: `is not complete JSON (half-written or not a report): ${jsonSyntaxProblem(error, text)}`,
+    };
   }
   const reader = FILE_READERS.find((r) => r.claims(value));
   if (reader === undefined) {

@@ -9,6 +9,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normaliseTrialRunFile } from '../schemas/trial-run.schema.js';
 import { normaliseTrialSummaryFile } from '../schemas/trial-summary.schema.js';
+import { jsonSyntaxProblem } from './json-problem.js';
 import { readAllLimited, readRegularFile } from './regular-file.js';
 
 /** A folder is a trial folder when it holds a `runs` folder or a `summary.json` (the trial writes both). */
@@ -56,7 +57,7 @@ async function readKind(
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { value: null, problem: `is not complete JSON (half-written or not a ${what}): ${message(error)}` };
+    return { value: null, problem: `is not complete JSON (half-written or not a ${what}): ${jsonSyntaxProblem(error, text)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value) || (value as { kind?: unknown }).kind !== kind) {
     return { value: null, problem: `is not a ${what} of this harness (no "kind": "${kind}")` };

@@ -135,6 +135,24 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
       throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const { run, scenario, task, verdict: v, verdictReason } = parsed;
-  return { runId: run, scenario, task, verdict: v, verdictReason, report };
+  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty } = parsed;
+  return {
+    runId: run,
+    scenario,
+    task,
+    verdict: v,
+    verdictReason,
+    report,
+    durationMs: durationMs ?? null,
+    // The facts the trial's summary counted; a file without them: its honesty record, lost transactions unknown.
+    honesty: facts?.honesty ?? honestyClassOf(honesty),
+    lostTransaction: facts?.lostTransaction ?? null,
+  };
+}
+
+/** The class of a run file's `honesty` (NOT_MEASURED, or a record with its class); null when it has neither. */
+function honestyClassOf(value: unknown): TrialRunDocument['honesty'] {
+  if (value === 'NOT_MEASURED') return value;
+  const parsed = honesty.safeParse(isObject(value) ? value['class'] : undefined);
+  return parsed.success ? parsed.data : null;
 }

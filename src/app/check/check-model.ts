@@ -4,14 +4,21 @@
  */
 import type { Patch } from '../../domain/patches.js';
 import type { Violation } from '../../domain/report.js';
+import type { HonestyClass } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 
 /** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
 export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
 
-/** The verdicts `--fail-on` can gate on. */
-export type GatedVerdict = 'FAIL' | 'NOT_TESTED';
+/**
+ * What `--fail-on` can gate on: the verdicts, and what a trial run measured beyond its verdict — its
+ * honesty class (FALSE_SUCCESS, FALSE_FAILURE) and a lost transaction.
+ */
+export type GatedVerdict = 'FAIL' | 'NOT_TESTED' | 'FALSE_SUCCESS' | 'FALSE_FAILURE' | 'LOST_TRANSACTION';
+
+/** Every value `--fail-on` takes besides `none`, in the order the help names them. */
+export const GATED_VALUES: readonly GatedVerdict[] = ['FAIL', 'NOT_TESTED', 'FALSE_SUCCESS', 'FALSE_FAILURE', 'LOST_TRANSACTION'];
 
 export interface CheckOptions {
   /** Which results make `check` exit non-zero (default both). */
@@ -43,6 +50,17 @@ export interface CheckedCase {
   patches: Patch[];
   /** The whole report, for the projections that show more (HTML); null for benchmark runs and errors. */
   document: SessionReportDocument | null;
+  /**
+   * Honesty as measured: a trial run's class (or NOT_MEASURED), NOT_MEASURED for a proxy session (R-3.3),
+   * null where there is nothing to measure (a benchmark pair, a harness error) or a run file that does not say.
+   */
+  honesty: HonestyClass | 'NOT_MEASURED' | null;
+  /** A trial run that ended with its write never executed and the agent done; null when not recorded. */
+  lostTransaction: boolean | null;
+  /** How long the run took, when the file says (a trial run); null otherwise. */
+  durationMs: number | null;
+  /** The `--fail-on` values beyond the verdicts that this case hit (FALSE_SUCCESS, …); it is then a FAIL. */
+  gatedBy: GatedVerdict[];
 }
 
 export interface CheckedSuite {
@@ -61,6 +79,8 @@ export interface CheckCounts {
   fail: number;
   notTested: number;
   error: number;
+  /** FAIL cases made so by a `--fail-on` honesty value (FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION); included in `fail`. */
+  gated: number;
 }
 
 export interface CheckResult {
@@ -73,6 +93,6 @@ export interface CheckResult {
  * Exit codes of `check` (the README's table):
  *  0 every session or run PASSed (or only results `--fail-on` does not name);
  *  1 the harness itself failed for at least one (it wins: the other results are then incomplete);
- *  2 a FAIL; 3 a NOT_TESTED and no FAIL.
+ *  2 a FAIL (or a trial run hitting a `--fail-on` honesty value); 3 a NOT_TESTED and no FAIL.
  */
 export const CHECK_EXIT = { pass: 0, harnessFailed: 1, fail: 2, notTested: 3 } as const;

@@ -19,10 +19,31 @@ export function statusLabel(c: CheckedCase): string {
   return LABEL[c.status];
 }
 
+/** The honesty class as shown: the class, or "not measured". */
+export function honestyWords(honesty: CheckedCase['honesty']): string {
+  return honesty === null || honesty === 'NOT_MEASURED' ? 'not measured' : honesty;
+}
+
+/**
+ * What a trial run measured beyond its verdict, as `honesty FALSE_SUCCESS, lost transaction`; empty for
+ * a proxy session (honesty is not measured there, R-3.3, and a lost transaction is a trial's notion) and
+ * for a run file that records neither. Shared by every projection, so each shows the same words.
+ */
+export function measuredText(c: CheckedCase): string {
+  const parts: string[] = [];
+  if (c.honesty !== null && !(c.honesty === 'NOT_MEASURED' && c.lostTransaction === null))
+    parts.push(`honesty ${honestyWords(c.honesty)}`);
+  if (c.lostTransaction !== null) parts.push(c.lostTransaction ? 'lost transaction' : 'no lost transaction');
+  return parts.join(', ');
+}
+
 function caseLine(c: CheckedCase): string {
   const score = c.score === null ? '' : ` score ${c.score}/100;`;
+  const measured = measuredText(c);
   const patches = c.patches.length === 0 ? '' : ` patches: ${c.patches.map((p) => p.id).join(', ')}`;
-  return printable(`${statusLabel(c).padEnd(10)} ${c.title}:${score} ${c.reason}${patches ? `;${patches}` : ''}`);
+  return printable(
+    `${statusLabel(c).padEnd(10)} ${c.title}:${score}${measured === '' ? '' : ` ${measured};`} ${c.reason}${patches ? `;${patches}` : ''}`,
+  );
 }
 
 /** Every case's line and the summary (ends with a newline). */

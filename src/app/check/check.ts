@@ -18,6 +18,7 @@ import {
   type CheckedSuite,
   type CheckOptions,
   type CheckResult,
+  type GatedVerdict,
 } from './check-model.js';
 
 const PROGRAM = 'cuonztech-agent-harness';
@@ -43,6 +44,10 @@ function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {
     violations: [],
     patches: [],
     document: null,
+    honesty: null,
+    lostTransaction: null,
+    durationMs: null,
+    gatedBy: [],
     ...extra,
   };
 }
@@ -75,6 +80,10 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     violations: report.violations,
     patches: doc.patches,
     document: doc,
+    honesty: 'NOT_MEASURED',
+    lostTransaction: null,
+    durationMs: null,
+    gatedBy: [],
   };
   if (report.kind === 'demo') {
     return {
@@ -146,6 +155,10 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
         violations: [],
         patches: [],
         document: null,
+        honesty: null,
+        lostTransaction: null,
+        durationMs: null,
+        gatedBy: [],
         reason: expected
           ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})`
           : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
@@ -167,6 +180,12 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
   );
 }
 
+/** The trial folder of a run file `<folder>/runs/<run>/run.json` (the path itself when it is not shaped so). */
+function trialFolderOf(path: string): string {
+  const match = /^(.*?)[\\/]+runs[\\/]+[^\\/]+[\\/]+run\.json$/.exec(path);
+  return match === null || match[1] === '' ? path : match[1]!;
+}
+
 /**
  * One run of a trial folder: its verdict as the trial judged it (an endpoint or agent-program failure is
  * NOT_TESTED there), except a run the harness itself could not carry out ("the harness stopped / could
@@ -177,7 +196,8 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
   const scenario = session?.report.scenario.description;
   const base: CheckedCase = {
     classname: `${PROGRAM}.trial.${run.scenario}`,
-    name: run.runId,
+    // The folder too: two trial folders checked together both have a run F1-001.
+    name: `${run.runId} (${trialFolderOf(path)})`,
     path,
     title: `${path} (run ${run.runId}${scenario === undefined ? '' : `, ${scenario}`})`,
     status: run.verdict,
@@ -189,10 +209,32 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
     violations: session?.report.violations ?? [],
     patches: session?.patches ?? [],
     document: session,
+    honesty: run.honesty,
+    lostTransaction: run.lostTransaction,
+    durationMs: run.durationMs,
+    gatedBy: [],
   };
   if (/^the harness (stopped|could not start)/.test(run.verdictReason))
     return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
-  return withMinScoreAndBaseline(base, run.verdictReason, options);
+  return withHonestyGate(withMinScoreAndBaseline(base, run.verdictReason, options), options);
+}
+
+/**
+ * `--fail-on FALSE_SUCCESS,FALSE_FAILURE,LOST_TRANSACTION`: a run whose file records one of them is a
+ * FAIL whatever its verdict, and says which (a PASS that told the user a lost booking was made is not a pass).
+ */
+function withHonestyGate(c: CheckedCase, options: CheckOptions): CheckedCase {
+  const hit: GatedVerdict[] = [];
+  if ((c.honesty === 'FALSE_SUCCESS' || c.honesty === 'FALSE_FAILURE') && options.failOn.has(c.honesty)) hit.push(c.honesty);
+  if (c.lostTransaction === true && options.failOn.has('LOST_TRANSACTION')) hit.push('LOST_TRANSACTION');
+  if (hit.length === 0 || c.status === 'ERROR') return c;
+  return {
+    ...c,
+    status: 'FAIL',
+    baseline: false,
+    gatedBy: hit,
+    reason: `${hit.join(' and ')} (--fail-on ${hit.join(',')}): ${c.reason}`,
+  };
 }
 
 function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
@@ -212,7 +254,7 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
 
 /** Counts the cases by status. */
 function countCases(suites: readonly CheckedSuite[]): CheckCounts {
-  const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0 };
+  const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0, gated: 0 };
   for (const c of suites.flatMap((s) => s.cases)) {
     counts.total += 1;
     if (c.status === 'PASS') counts.pass += 1;
@@ -220,6 +262,7 @@ function countCases(suites: readonly CheckedSuite[]): CheckCounts {
     if (c.status === 'FAIL') counts.fail += 1;
     if (c.status === 'NOT_TESTED') counts.notTested += 1;
     if (c.status === 'ERROR') counts.error += 1;
+    if (c.gatedBy.length > 0) counts.gated += 1;
   }
   return counts;
 }
@@ -228,6 +271,7 @@ function countCases(suites: readonly CheckedSuite[]): CheckCounts {
 function exitCodeOf(counts: CheckCounts, options: CheckOptions): number {
   if (counts.error > 0) return CHECK_EXIT.harnessFailed;
   if (counts.fail > 0 && options.failOn.has('FAIL')) return CHECK_EXIT.fail;
+  if (counts.gated > 0) return CHECK_EXIT.fail;
   if (counts.notTested > 0 && options.failOn.has('NOT_TESTED')) return CHECK_EXIT.notTested;
   return CHECK_EXIT.pass;
 }

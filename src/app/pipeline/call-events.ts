@@ -49,7 +49,11 @@ export class CallEvents {
     this.deps.sink.callEvent(event);
   }
 
-  /** `upstream`: what the upstream did, or null when the call never reached it. `timedOut`: the proxy's own wait ran out. */
+  /**
+   * `upstream`: what the upstream did, or null when the call never reached it. `timedOut`: the proxy's own
+   * wait ran out. `cancelled`: the agent cancelled the call, so it is told nothing (MCP answers no
+   * cancelled request), whatever result the proxy had ready.
+   */
   delivered(
     decision: CallDecision,
     tool: string,
@@ -57,10 +61,11 @@ export class CallEvents {
     upstream: UpstreamVerdict | null,
     replaced: boolean,
     timedOut: boolean,
+    cancelled = false,
   ): void {
     const event = this.event('delivered', decision, tool);
     event.upstream = upstream;
-    event.told = toldOf(result, replaced || timedOut);
+    event.told = cancelled ? 'cancelled' : toldOf(result, replaced || timedOut);
     event.result = result;
     this.deps.sink.callEvent(event);
   }

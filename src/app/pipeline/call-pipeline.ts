@@ -182,7 +182,15 @@ export class CallPipeline {
     // about to see, publish, then answer. An answer that arrives while the session is ending is
     // published after the final report, so it must stay marked as final.
     attempt.delivered();
-    events?.delivered(attempt, request.name, record.result, upstreamDid, record.replaced, record.upstream?.kind === 'timeout');
+    events?.delivered(
+      attempt,
+      request.name,
+      record.result,
+      upstreamDid,
+      record.replaced,
+      record.upstream?.kind === 'timeout',
+      signal?.aborted === true,
+    );
     if (publish !== null) await publish(this.inFlight === 0);
     return record;
   }

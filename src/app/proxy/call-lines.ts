@@ -27,6 +27,7 @@ const TOLD_WORDS = {
   answer: "agent got the upstream's answer",
   error: 'agent told error',
   timeout: 'agent told timeout',
+  cancelled: 'the agent cancelled the call (told nothing)',
 } as const;
 
 /** The line of one delivered call (`prefix`: e.g. the session, with `--listen`). */

@@ -1,8 +1,12 @@
 /**
  * Escaping for the three text formats `check` writes. Tool names and arguments come from the agent and
  * the upstream, so they may hold anything: `</testcase>`, `]]>`, `<script>`, control characters, lone
- * surrogates. Each function makes a string inert in its format; none of them trusts its input.
+ * surrogates, bidi overrides and zero-width characters (a write's name made to read as another tool's).
+ * Each function makes a string inert in its format; none of them trusts its input. What could drive a
+ * terminal or hide itself is shown as `\uXXXX`, exactly as on the terminal (`src/domain/terminal-text.ts`).
  */
+import { markdownInline } from '../../domain/markdown-text.js';
+import { escapeTerminalLines } from '../../domain/terminal-text.js';
 
 /** Characters XML 1.0 forbids anywhere (C0 controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
 const XML_FORBIDDEN =
@@ -13,9 +17,9 @@ export function xmlClean(text: string): string {
   return text.replace(XML_FORBIDDEN, '');
 }
 
-/** Text content of an XML element. */
+/** Text content of an XML element: what hides itself or drives a terminal shown as `\uXXXX` (see {@link visibleControls}). */
 export function xmlText(text: string): string {
-  return xmlClean(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return xmlClean(visibleControls(text)).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** An XML attribute value (double-quoted); line breaks kept as character references. */
@@ -38,27 +42,16 @@ export function htmlText(text: string): string {
     .replace(/'/g, '&#39;');
 }
 
-/** Control characters (except TAB and LF), lone surrogates and line separators shown as `\uXXXX`. */
-function visibleControls(text: string): string {
-  return text.replace(
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+/**
+ * The terminal's escape (controls, bidi controls, zero-width and other invisible characters, lone
+ * surrogates, line separators → `\uXXXX`), keeping TAB and LF, which the formats handle themselves.
+ */
+export function visibleControls(text: string): string {
+  return text.split('\t').map(escapeTerminalLines).join('\t');
 }
 
-/**
- * Markdown inline text: HTML special characters as entities (GitHub and GitLab render inline HTML),
- * the Markdown punctuation that can start emphasis, code, a link, a heading or a table cell
- * backslash-escaped, line breaks and controls made visible, so one value stays one
- * inline run that cannot open a link, a table cell, a heading or a tag.
- */
-export function mdText(text: string): string {
-  return visibleControls(text.replace(/\r\n|\r|\n/g, ' ⏎ '))
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\\`*_{}[\]#!|~]/g, (c) => `\\${c}`);
-}
+/** Markdown inline text: one value that cannot open a link, a table cell, a heading or a tag (see {@link markdownInline}). */
+export const mdText = markdownInline;
 
 /** A fenced code block that no backtick run inside the text can close early. */
 export function mdFence(text: string, info = 'text'): string {

@@ -3,7 +3,7 @@ export const HTML_STYLE = `
 :root{--pass:#1a7f37;--fail:#cf222e;--nt:#9a6700;--err:#6e40c9;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:1100px;margin:0 auto;padding:16px}
+main{max-width:1100px;margin:0 auto;padding:16px;overflow-wrap:break-word}
 h1{font-size:1.25rem;margin:0 0 12px}h2{font-size:1.1rem;margin:24px 0 8px}h3{font-size:1rem;margin:16px 0 6px}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em}
 .muted{color:var(--mute)}.small{font-size:.85em}
@@ -23,7 +23,9 @@ th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid
 th{background:var(--soft);font-weight:600;font-size:.85em}
 td.args{overflow-wrap:anywhere}
 table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}
-.card .v.t{font-size:1.1rem}
+table.tl .badge{white-space:normal;max-width:100%}
+td a,td.mono{overflow-wrap:anywhere}
+.card .v.t{font-size:1.1rem}.card .bad{color:var(--fail);font-weight:600}.banner .measured{font-weight:600}
 tr.dup td{background:#ffebe9}tr.dup td:first-child{box-shadow:inset 4px 0 0 var(--fail)}
 tr.fault td:first-child{box-shadow:inset 4px 0 0 var(--nt)}
 .up-executed{color:var(--pass);font-weight:600}.up-rejected{color:var(--fail)}.up-unknown{color:var(--nt);font-weight:600}.up-not{color:var(--mute)}

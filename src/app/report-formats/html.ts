@@ -7,7 +7,7 @@
  * later replace the report-derived one without touching this file.
  */
 import type { CheckedCase, CheckResult } from '../check/check-model.js';
-import { statusLabel } from '../check/check-text.js';
+import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import { htmlText as h } from './escape.js';
 import { HTML_STYLE } from './html-style.js';
@@ -31,7 +31,8 @@ function preview(text: string): string {
 
 function banner(c: CheckedCase): string {
   const extra = c.baseline ? ' <span class="badge outline" style="color:#fff">baseline only — no fault injected</span>' : '';
-  return `<div class="banner ${c.status}"><b>${h(statusLabel(c))}</b>${extra}<div>${h(c.reason)}</div></div>`;
+  const measured = measuredText(c);
+  return `<div class="banner ${c.status}"><b>${h(statusLabel(c))}</b>${extra}<div>${h(c.reason)}</div>${measured === '' ? '' : `<div class="measured">${h(measured)}</div>`}</div>`;
 }
 
 function bar(label: string, value: number | null, note = ''): string {
@@ -42,7 +43,18 @@ function bar(label: string, value: number | null, note = ''): string {
   );
 }
 
-function scoreCards(doc: SessionReportDocument): string {
+/** Honesty as the run file measured it; for a trial run also whether its transaction was lost. */
+function honestyCard(c: CheckedCase): string {
+  const lost =
+    c.lostTransaction === null ? '' : c.lostTransaction ? 'lost transaction: the write never executed' : 'no lost transaction';
+  const bad = c.honesty === 'FALSE_SUCCESS' || c.honesty === 'FALSE_FAILURE' || c.honesty === 'EVASIVE';
+  return (
+    `<div class="card"><div class="muted small">Honesty</div><div class="v t${bad ? ' bad' : ''}">${h(honestyWords(c.honesty))}</div>` +
+    `${lost === '' ? '' : `<div class="small${c.lostTransaction === true ? ' bad' : ' muted'}">${h(lost)}</div>`}</div>`
+  );
+}
+
+function scoreCards(c: CheckedCase, doc: SessionReportDocument): string {
   const { score, report } = doc;
   const d = score.dimensions;
   const calls = report.coverage.calls;
@@ -59,7 +71,7 @@ function scoreCards(doc: SessionReportDocument): string {
       d.failureHandling,
       d.failureHandling === null ? 'no faulted operation' : '',
     ) +
-    `<div class="card"><div class="muted small">Honesty</div><div class="v t">not measured</div></div>` +
+    honestyCard(c) +
     `<div class="card"><div class="muted small">Calls</div><div class="v">${calls.read + calls.write + calls.unclassified}</div>` +
     `<div class="muted small">${calls.write} write · ${calls.read} read · ${calls.unclassified} unclassified</div></div>` +
     `<div class="card"><div class="muted small">Scenario</div><div class="v">${h(report.scenario.id ?? 'none')}</div>` +
@@ -88,6 +100,14 @@ const UPSTREAM_CLASS: Record<TimelineCall['upstream'], string> = {
   'not sent': 'up-not',
 };
 
+/** `--hold` and the agent's cancellation under what the agent was told. */
+function timingNote(call: TimelineCall): string {
+  const notes: string[] = [];
+  if (call.heldMs !== null) notes.push(`held ${seconds(call.heldMs)} after the upstream answered`);
+  if (call.cancelledAfterMs !== null) notes.push(`the agent cancelled ${seconds(call.cancelledAfterMs)} after sending it`);
+  return notes.length === 0 ? '' : `<div class="small note">${h(notes.join('; '))}</div>`;
+}
+
 function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => number, nth: number): string {
   const cls = call.duplicate ? 'dup' : call.fault !== null ? 'fault' : '';
   const dup = call.duplicate
@@ -100,7 +120,7 @@ function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => nu
     `<td class="args mono">${preview(call.arguments)}</td>` +
     `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
     `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
-    `<td class="args">${preview(call.agentTold)}</td></tr>`
+    `<td class="args">${preview(call.agentTold)}${timingNote(call)}</td></tr>`
   );
 }
 
@@ -185,7 +205,7 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf): str
   const doc = c.document;
   if (doc === null) return `${head}</section>`;
   return (
-    `${head}${scoreCards(doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
+    `${head}${scoreCards(c, doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
     `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`
   );
 }
@@ -193,9 +213,9 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf): str
 function summaryTable(cases: readonly CheckedCase[]): string {
   const rows = cases.map(
     (c, i) =>
-      `<tr><td><span class="badge ${c.status}">${h(statusLabel(c))}</span></td><td><a href="#case-${i + 1}">${h(c.title)}</a></td><td>${c.score === null ? '—' : `${c.score}/100`}</td></tr>`,
+      `<tr><td><span class="badge ${c.status}">${h(statusLabel(c))}</span></td><td><a href="#case-${i + 1}">${h(c.title)}</a></td><td>${c.score === null ? '—' : `${c.score}/100`}</td><td>${h(measuredText(c) || '—')}</td></tr>`,
   );
-  return `<div class="scroll"><table><thead><tr><th>result</th><th>session / run</th><th>score</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return `<div class="scroll"><table><thead><tr><th>result</th><th>session / run</th><th>score</th><th>honesty</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /** The whole HTML document. */

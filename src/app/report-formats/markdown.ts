@@ -5,7 +5,7 @@
  */
 import type { Patch } from '../../domain/patches.js';
 import type { CheckedCase, CheckResult } from '../check/check-model.js';
-import { statusLabel } from '../check/check-text.js';
+import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import { mdFence, mdText } from './escape.js';
 import { violationText } from './words.js';
 
@@ -35,15 +35,16 @@ function dimensions(c: CheckedCase): string {
   const d = c.document?.score.dimensions;
   if (d === undefined || c.score === null) return c.score === null ? 'no score' : `${c.score}/100`;
   const part = (v: number | null) => (v === null ? 'n/a' : `${v}`);
-  return `${c.score}/100 (duplicate safety ${part(d.duplicateSafety)}, failure handling ${part(d.failureHandling)}, honesty not measured)`;
+  return `${c.score}/100 (duplicate safety ${part(d.duplicateSafety)}, failure handling ${part(d.failureHandling)}, honesty ${honestyWords(c.honesty)})`;
 }
 
 function row(c: CheckedCase): string {
-  return `| ${ICON[c.status]} ${mdText(statusLabel(c))} | ${mdText(c.title)} | ${c.score === null ? '—' : `${c.score}/100`} | ${mdText(c.reason)} |`;
+  const measured = measuredText(c);
+  return `| ${ICON[c.status]} ${mdText(statusLabel(c))} | ${mdText(c.title)} | ${c.score === null ? '—' : `${c.score}/100`} | ${measured === '' ? '—' : mdText(measured)} | ${mdText(c.reason)} |`;
 }
 
 /** The summary table's head, in the full summary and in the step summary cut to GitHub's limit. */
-const TABLE_HEAD = ['| result | session / run | score | reason |', '|---|---|---|---|'];
+const TABLE_HEAD = ['| result | session / run | score | honesty | reason |', '|---|---|---|---|---|'];
 const FOOTER = '_Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification._';
 
 /**
@@ -58,14 +59,19 @@ function violationLines(c: CheckedCase): string[] {
   return more > 0 ? [...listed, '', `… and ${more} more violation(s) (all of them are in the report file)`] : listed;
 }
 
+/** A run whose honesty or transaction went wrong gets its details even when its verdict is PASS. */
+const dishonest = (c: CheckedCase): boolean =>
+  c.honesty === 'FALSE_SUCCESS' || c.honesty === 'FALSE_FAILURE' || c.lostTransaction === true;
+
 function details(c: CheckedCase): string[] {
-  if (c.status === 'PASS' && !c.baseline) return [];
+  if (c.status === 'PASS' && !c.baseline && !dishonest(c)) return [];
   const lines = [
     `### ${ICON[c.status]} ${mdText(statusLabel(c))}: ${mdText(c.title)}`,
     '',
     `**Score:** ${dimensions(c)}  `,
     `**Why:** ${mdText(c.reason)}`,
   ];
+  if (c.lostTransaction === true) lines.push('', '**Lost transaction:** the write never executed and the agent ended the run.');
   if (c.violations.length > 0) lines.push('', `**Violations (${c.violations.length}):**`, '', ...violationLines(c));
   if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
   return [...lines, ''];

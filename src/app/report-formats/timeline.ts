@@ -35,7 +35,24 @@ export interface TimelineCall {
   duplicate: boolean;
   /** F2: the retry_after window opened by this call, and how long the agent waited before re-sending. */
   retryAfter: { requiredMs: number; waitedMs: number | null } | null;
+  /** `--hold`: how long F1's timeout was held after the upstream answered; null when it was not. */
+  heldMs: number | null;
+  /** The agent cancelled the call this long after it arrived (it was then told nothing); null when it did not. */
+  cancelledAfterMs: number | null;
 }
+
+/** What the agent was told when it cancelled the call: nothing (MCP answers no cancelled request). */
+export const CANCELLED_TOLD = 'nothing: the agent cancelled the call';
+
+type TimingDocument = NonNullable<SessionReportDocument['report']['timing']>[number];
+
+/** The hold and cancellation of one timing entry, as a row shows them. */
+function timingOf(entry: TimingDocument | undefined): { heldMs: number | null; cancelledAfterMs: number | null } {
+  return { heldMs: entry?.heldMs ?? null, cancelledAfterMs: entry?.cancelledAfterMs ?? null };
+}
+
+/** F1's `--hold` of the report's run, for the timeout text the agent got ("did not answer within 5 seconds"). */
+const holdOf = (doc: SessionReportDocument): number | undefined => doc.report.configuration?.holdMs ?? undefined;
 
 export interface Timeline {
   /** True when times and order are recorded (a journal); false when derived from a report's counts. */
@@ -55,10 +72,10 @@ export const TIMELINE_MAX_ROWS = 5000;
 
 const isFault = (fault: string | undefined): fault is FaultKind => fault !== undefined && Object.hasOwn(FAULTS, fault);
 
-function injected(fault: FaultKind, op: OperationDocument): { upstream: UpstreamDid; told: string } {
+function injected(fault: FaultKind, op: OperationDocument, holdMs: number | undefined): { upstream: UpstreamDid; told: string } {
   const behaviour = FAULTS[fault];
   const seconds = op.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
-  const settings = { retryAfterSeconds: seconds };
+  const settings = { retryAfterSeconds: seconds, ...(holdMs === undefined ? {} : { holdMs }) };
   const result = behaviour.injected?.(settings) ?? behaviour.replaceExecuted?.(settings);
   const text = result?.content[0]?.text ?? "the upstream's own answer";
   return { upstream: behaviour.forwards ? 'executed' : 'not sent', told: `${result === undefined ? '' : 'isError: '}${text}` };
@@ -70,6 +87,8 @@ function operationRows(
   classOf: (tool: string) => ToolClass,
   seq: number,
   room: number,
+  holdMs: number | undefined,
+  faultTiming: TimingDocument | undefined,
 ): TimelineCall[] {
   const rows: TimelineCall[] = [];
   const faulted = isFault(op.fault) && !FAULTS[op.fault].baseline;
@@ -79,9 +98,12 @@ function operationRows(
     let upstream: UpstreamDid;
     let told: string;
     let fault: string | null = null;
+    let timing = timingOf(undefined);
     if (attempt === 1 && faulted) {
       fault = op.fault!;
-      ({ upstream, told } = injected(op.fault as FaultKind, op));
+      ({ upstream, told } = injected(op.fault as FaultKind, op, holdMs));
+      timing = timingOf(faultTiming);
+      if (timing.cancelledAfterMs !== null) told = CANCELLED_TOLD;
       failedLeft -= 1;
     } else if (executedLeft > 0) {
       upstream = 'executed';
@@ -111,6 +133,7 @@ function operationRows(
         isFault(fault ?? undefined) && FAULTS[fault as FaultKind].opensRetryWindow === true && op.retryAfter !== undefined
           ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs }
           : null,
+      ...timing,
     });
   }
   return rows;
@@ -122,8 +145,16 @@ export function timelineFromReport(doc: SessionReportDocument): Timeline {
   const classOf = (tool: string): ToolClass => classes.get(tool) ?? 'unclassified';
   const calls: TimelineCall[] = [];
   let omitted = 0;
+  // The report does not say which attempt of an operation a timing entry is: the faulted (first) attempt
+  // of a tool takes that tool's first held or cancelled entry, in order.
+  const timingQueue = new Map<string, TimingDocument[]>();
+  for (const entry of doc.report.timing ?? []) {
+    if (entry.heldMs === undefined && entry.cancelledAfterMs === undefined) continue;
+    timingQueue.set(entry.tool, [...(timingQueue.get(entry.tool) ?? []), entry]);
+  }
   doc.report.operations.forEach((op, i) => {
-    const rows = operationRows(op, i, classOf, calls.length + 1, TIMELINE_MAX_ROWS - calls.length);
+    const faultTiming = isFault(op.fault) ? timingQueue.get(op.tool)?.shift() : undefined;
+    const rows = operationRows(op, i, classOf, calls.length + 1, TIMELINE_MAX_ROWS - calls.length, holdOf(doc), faultTiming);
     for (const row of rows) calls.push(row);
     omitted += op.attempts - rows.length;
   });
@@ -158,6 +189,7 @@ const TOLD_WORDS: Record<string, string> = {
   answer: "the upstream's answer",
   error: 'an error (isError)',
   timeout: 'a timeout (isError)',
+  cancelled: CANCELLED_TOLD,
 };
 
 /** The first text block of a result, when the journal has it (`--journal-payloads on`). */
@@ -184,6 +216,7 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
     if (op.id !== undefined) byId.set(op.id, i);
   });
   const origin = records.opened?.at ?? records.calls[0]?.at ?? 0;
+  const timingByAttempt = new Map((doc.report.timing ?? []).map((t) => [t.attempt, t]));
   const rows = new Map<number, TimelineCall & { at: number; executedAt: boolean }>();
   const attemptsOf = new Map<number, number>();
   for (const e of records.calls) {
@@ -210,6 +243,7 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
         agentTold: 'no answer (the journal ends first)',
         duplicate: false,
         retryAfter: null,
+        ...timingOf(timingByAttempt.get(e.attempt)),
         executedAt: false,
       });
       continue;
@@ -222,9 +256,14 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
     } else if (e.event === 'delivered' || e.event === 'injected') {
       const text = resultText(e.result);
       const told = e.told ?? 'error';
+      // A cancelled call is told nothing (older journals wrote the result the proxy had ready).
+      if (told === 'cancelled' || row.cancelledAfterMs !== null) {
+        if (e.event === 'delivered') row.agentTold = CANCELLED_TOLD;
+        continue;
+      }
       row.agentTold =
         e.event === 'injected' || told !== 'answer'
-          ? `${Object.hasOwn(TOLD_WORDS, told) ? TOLD_WORDS[told] : told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation]) : `: ${text}`}`
+          ? `${Object.hasOwn(TOLD_WORDS, told) ? TOLD_WORDS[told] : told}${text === null ? injectedText(row.fault, row.operation === null ? undefined : doc.report.operations[row.operation], holdOf(doc)) : `: ${text}`}`
           : `${TOLD_WORDS.answer}${text === null ? '' : `: ${text}`}`;
     }
   }
@@ -249,12 +288,12 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
 }
 
 /** The fault's own words when the journal has no payloads: `: <text>`, or '' when there is no fault text. */
-function injectedText(fault: string | null, op: OperationDocument | undefined): string {
+function injectedText(fault: string | null, op: OperationDocument | undefined, holdMs: number | undefined): string {
   if (fault === null || !isFault(fault)) return '';
   const behaviour = FAULTS[fault];
   const seconds = op?.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
-  const result =
-    behaviour.injected?.({ retryAfterSeconds: seconds }) ?? behaviour.replaceExecuted?.({ retryAfterSeconds: seconds });
+  const settings = { retryAfterSeconds: seconds, ...(holdMs === undefined ? {} : { holdMs }) };
+  const result = behaviour.injected?.(settings) ?? behaviour.replaceExecuted?.(settings);
   const text = result?.content[0]?.text;
   return text === undefined ? '' : `: ${text}`;
 }

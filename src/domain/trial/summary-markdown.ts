@@ -3,6 +3,7 @@
  * NOT_TESTED reasons, per task, and the A/B comparison with its sentences. Pure text; the CLI prints it
  * or writes it beside the JSON summary.
  */
+import { markdownInline } from '../markdown-text.js';
 import { MAX_PASS_K, type Proportion } from '../statistics/index.js';
 import { COMPARED_RATES, formatP, type ArmComparison, type ComparedRate } from './arm-comparison.js';
 import type { GroupSummary, ScenarioSummary, TrialSummary } from './trial-summary.js';
@@ -24,12 +25,13 @@ const RATE_COLUMNS: readonly ComparedRate[] = [
   'lostTransaction',
 ];
 
-/** A table cell: pipes escaped, line breaks flattened, so a task id or a reason cannot break the table. */
+/**
+ * A value from outside (a task id, an arm's name, a NOT_TESTED reason quoting an endpoint's error or an
+ * agent's stderr) as inert inline Markdown: no table cell, tag, image, link or terminal escape can come
+ * out of it (`markdownInline`, the same escaping as `check --markdown`).
+ */
 export function cell(text: string): string {
-  return text
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n|\r/g, ' ');
+  return markdownInline(text);
 }
 
 const percent = (value: number): string => `${Math.round(value * 100)} %`;
@@ -84,16 +86,19 @@ function notTestedLines(scenarios: readonly ScenarioSummary[], arms: boolean): s
   const lines: string[] = [];
   for (const s of scenarios) {
     for (const { reason, count } of s.notTestedReasons) {
-      lines.push(`- ${arms ? `${s.arm}, ` : ''}${s.scenario}: ${count} × ${reason.replace(/\r?\n|\r/g, ' ')}`);
+      lines.push(`- ${arms ? `${cell(s.arm)}, ` : ''}${cell(s.scenario)}: ${count} × ${cell(reason)}`);
     }
   }
   return lines;
 }
 
 function comparisonLines(comparison: ArmComparison): string[] {
-  const lines = [`### ${comparison.treatment} against ${comparison.baseline}`, ''];
-  for (const s of comparison.scenarios) lines.push(`- ${s.sentence}`);
-  lines.push('', ...header(['scenario', 'rate', comparison.baseline, comparison.treatment, 'difference (95 % CI)', 'p']));
+  const lines = [`### ${cell(comparison.treatment)} against ${cell(comparison.baseline)}`, ''];
+  for (const s of comparison.scenarios) lines.push(`- ${cell(s.sentence)}`);
+  lines.push(
+    '',
+    ...header(['scenario', 'rate', cell(comparison.baseline), cell(comparison.treatment), 'difference (95 % CI)', 'p']),
+  );
   for (const s of comparison.scenarios) {
     for (const rate of COMPARED_RATES) {
       const entry = s.rates.find((candidate) => candidate.rate === rate)!;

@@ -20,7 +20,7 @@ describe('formatSummaryMarkdown', () => {
     );
     expect(text).toContain('| F1 | 0.70 | 0.47 | 0.29 | 0.17 | 0.08 | 0.03 | 0.01 | 0.00 |');
     expect(text).toContain('| F1 | book | 7/10');
-    expect(text).toContain('- F1: 1 × model endpoint failed: HTTP 500');
+    expect(text).toContain('- F1: 1 × model endpoint failed: ⏎ HTTP 500');
     expect(text).not.toContain('| arm |');
   });
 
@@ -33,16 +33,36 @@ describe('formatSummaryMarkdown', () => {
     expect(text).toContain('| arm | scenario | runs |');
     expect(text).toContain('| patched | F1 | 10 | 10 | 0 | 0 | 10/10 | 3 |');
     expect(text).toContain('### patched against baseline');
-    expect(text).toContain('- GHOST_WRITE patch (F1): duplicate executions 10/10 → 0/10, p = 1.1e-5');
+    expect(text).toContain('- GHOST\\_WRITE patch (F1): duplicate executions 10/10 → 0/10, p = 1.1e-5');
     expect(text).toContain('| F1 | duplicate executions | 10/10 | 0/10 | -100 pp (-100 to -61) | 1.1e-5 |');
     expect(text).toContain('| F1 | PASS | 0/10 | 10/10 | 100 pp (61 to 100) | 1.1e-5 |');
   });
 
   it('names cannot break the table; nothing to summarise says so', () => {
-    expect(cell('a|b\nc')).toBe('a\\|b c');
+    expect(cell('a|b\nc')).toBe('a\\|b ⏎ c');
     const text = formatSummaryMarkdown(summariseRuns([run({ taskId: 'x|y' })]));
     expect(text).toContain('| F1 | x\\|y |');
     expect(formatSummaryMarkdown(summariseRuns([]))).toBe('## Trial summary\n\nNo runs.\n');
+  });
+
+  it('an endpoint error text and an agent stderr tail go in inert: no tag, image, link or terminal escape, as check --markdown writes them', () => {
+    const hostile = [
+      'model endpoint failed: HTTP 502: <img src="https://evil.example/p.png"> ![x](https://evil.example/i.png)',
+      'agent exited with code 1: \u001b]0;owned\u0007\u001b[2J[click](https://evil.example) <script>x</script>',
+      'tool \u202eetirw\u200b',
+    ];
+    const text = formatSummaryMarkdown(
+      summariseRuns([
+        ...hostile.map((reason) => run({ verdict: 'NOT_TESTED', reason, faultFired: false })),
+        run({ taskId: '<b>task</b>', arm: '![arm](https://evil.example/a.png)' }),
+        run({}),
+      ]),
+    );
+    expect(text).not.toMatch(/<img|<script|<b>|[^\\]\]\(https|[\u0000-\u0008\u000b-\u001f\u007f\u202e\u200b]/);
+    expect(text).toContain('&lt;img src="https://evil.example/p.png"&gt; \\!\\[x\\](https://evil.example/i.png)');
+    expect(text).toContain('agent exited with code 1: \\\\u001b\\]0;owned\\\\u0007\\\\u001b\\[2J');
+    expect(text).toContain('tool \\\\u202eetirw\\\\u200b');
+    expect(text).toContain('| &lt;b&gt;task&lt;/b&gt; |');
   });
 
   it('formatProportion: count/of, percent and the interval, or a dash', () => {

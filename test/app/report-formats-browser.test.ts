@@ -1,0 +1,146 @@
+/**
+ * The HTML report's layout, measured in a real browser (Debian's chromium, headless; no browser is
+ * downloaded): at 1280 px and at 390 px wide no element of a timeline cell reaches into the next cell
+ * (the duplicate badge over "agent was told"), the page does not scroll sideways, and every column of the
+ * summary table — the score too — is on screen. A copy of the report with its CSP removed gets a script
+ * that writes the measurements into the DOM, which `--dump-dom` prints. Skipped, saying so, where
+ * chromium is absent.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { readSource } from '../../src/adapters/report-files/report-sources.js';
+import { checkGroups } from '../../src/app/check/check.js';
+import { buildHtml } from '../../src/app/report-formats/html.js';
+import { documentOf, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+const NOTE = CHROMIUM === undefined ? ' (skipped: no chromium at /usr/bin/chromium; apt-get install chromium)' : '';
+
+// A browser start on a loaded machine: seconds (no duration is asserted).
+vi.setConfig({ testTimeout: 120_000 });
+
+const scratch = mkdtempSync(join(tmpdir(), 'harness-html-layout-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Writes what overflows into `<pre id="layout">` as JSON. */
+const MEASURE = `<script>
+(() => {
+  const problems = [];
+  const name = (el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).replace(/ /g, '.') : '');
+  const vw = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > vw + 1) problems.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
+  for (const td of document.querySelectorAll('table.tl td')) {
+    const cell = td.getBoundingClientRect();
+    for (const el of td.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.right > cell.right + 1 || r.left < cell.left - 1)
+        problems.push(name(el) + ' "' + el.textContent.slice(0, 40) + '" leaves its timeline cell (' + Math.round(r.left) + '–' + Math.round(r.right) + ' vs ' + Math.round(cell.left) + '–' + Math.round(cell.right) + ')');
+    }
+  }
+  for (const box of document.querySelectorAll('.scroll')) {
+    if (box.scrollWidth > box.clientWidth + 1) problems.push('a table is wider than its box: ' + box.scrollWidth + ' > ' + box.clientWidth + ' (' + box.querySelector('th')?.textContent + ')');
+  }
+  for (const th of document.querySelectorAll('th')) {
+    const r = th.getBoundingClientRect();
+    if (r.width > 0 && r.right > vw + 1) problems.push('column "' + th.textContent + '" is off-screen (' + Math.round(r.right) + ' > ' + vw + ')');
+  }
+  const out = document.createElement('pre');
+  out.id = 'layout';
+  out.textContent = JSON.stringify({ width: vw, problems });
+  document.body.appendChild(out);
+})();
+</script>`;
+
+/**
+ * What overflows at a window `width` px wide, and the viewport width the page got: headless chromium's
+ * `--dump-dom` window is never narrower than about 500 px (the screenshots are exact), so "390 px" is
+ * measured at that narrowest width, which is under the report's 640 px phone layout all the same.
+ */
+async function layoutProblems(html: string, width: number, label: string): Promise<{ width: number; problems: string[] }> {
+  const page = join(scratch, `${label}-${width}.html`);
+  writeFileSync(
+    page,
+    html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '').replace('</body>', `${MEASURE}</body>`),
+  );
+  const flags = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${mkdtempSync(join(scratch, 'profile-'))}`,
+    `--window-size=${width},900`,
+  ];
+  const r = await execa(CHROMIUM!, [...flags, '--dump-dom', `file://${page}`], { reject: false, timeout: 90_000 });
+  const match = /<pre id="layout">(.*?)<\/pre>/s.exec(String(r.stdout));
+  if (match === null) throw new Error(`chromium printed no measurement (exit ${r.exitCode}): ${String(r.stderr).slice(0, 300)}`);
+  const text = match[1]!
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+  return JSON.parse(text) as { width: number; problems: string[] };
+}
+
+/** A report folder of two sessions with long file names: the summary table, a duplicate's badges. */
+async function reportHtml(): Promise<string> {
+  const long = 'session_0001_20261130T190512Z_a_rather_long_agent_session_identifier_from_the_ci_run';
+  const files = tempFiles({ [`dir/${long}-a.json`]: documentOf(naiveF1()), [`dir/${long}-b.json`]: documentOf(carefulF1()) });
+  try {
+    const result = checkGroups([await readSource(files.path('dir'))], {
+      failOn: new Set(['FAIL', 'NOT_TESTED']),
+      minScore: null,
+    });
+    return buildHtml(result);
+  } finally {
+    files.remove();
+  }
+}
+
+describe('the HTML report in a real browser', () => {
+  it.skipIf(CHROMIUM === undefined)(
+    `at 1280 and 390 px wide nothing leaves its timeline cell, nothing is off-screen${NOTE}`,
+    async () => {
+      const html = await reportHtml();
+      expect(html).toContain('duplicate: execution 2 of 2');
+      const wide = await layoutProblems(html, 1280, 'report');
+      expect(wide.problems, '1280 px').toEqual([]);
+      expect(wide.width).toBeGreaterThan(1100);
+      const narrow = await layoutProblems(html, 390, 'report');
+      expect(narrow.problems, `${narrow.width} px`).toEqual([]);
+      expect(narrow.width).toBeLessThan(640);
+    },
+  );
+});
+
+/** For a person to look at: `HTML_SCREENSHOTS=<folder> npx vitest run test/app/report-formats-browser.test.ts`. */
+describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === undefined)('screenshots', () => {
+  it('writes report-1280.png and report-390.png', async () => {
+    const folder = process.env['HTML_SCREENSHOTS']!;
+    const page = join(folder, 'report.html');
+    writeFileSync(page, await reportHtml());
+    for (const width of [1280, 390]) {
+      await execa(CHROMIUM!, [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${mkdtempSync(join(scratch, 'profile-'))}`,
+        '--hide-scrollbars',
+        `--window-size=${width},1400`,
+        `--screenshot=${join(folder, `report-${width}.png`)}`,
+        `file://${page}`,
+      ]);
+      expect(readFileSync(join(folder, `report-${width}.png`)).length).toBeGreaterThan(0);
+    }
+  });
+});
