@@ -193,6 +193,7 @@ describe('check never quotes what a file that is no report contains', () => {
       expect.stringMatching(/: invalid JSON at line 1, column 9$/),
       expect.stringMatching(/: invalid JSON at line 1, column 13$/),
       expect.stringMatching(/: it ends before the JSON is complete$/),
+      'the file is not a valid trial summary: harnessVersion: Invalid input: expected string, received undefined',
       expect.stringMatching(
         /^the file is not complete JSON \(half-written or not a trial run file\): invalid JSON at line 1, column 1$/,
       ),

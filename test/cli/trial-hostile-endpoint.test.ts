@@ -77,10 +77,10 @@ describe('R-13 trial against a hostile model endpoint', () => {
       const redacted = `${servers.model.baseUrl}?api-version=2024-06-01&key=***`;
       const summary = JSON.parse(readFileSync(files[0]!, 'utf8')) as {
         agent: { baseUrl: string };
-        provenance: { agent: { endpoint: string } };
+        provenance: { agent: { baseUrl: string } };
       };
       expect(summary.agent.baseUrl).toBe(redacted);
-      expect(summary.provenance.agent.endpoint).toBe(redacted);
+      expect(summary.provenance.agent.baseUrl).toBe(redacted);
       expect(output.runs[0]!.agent['baseUrl']).toBe(redacted);
       expect(output.result.stderr + output.result.stdout).not.toContain('sk-SECRET');
       // The request itself went to the URL as given.

@@ -46,7 +46,7 @@ const FIELDS = {
   agent: z.record(z.string(), z.unknown()).optional().describe('The agent: model, baseUrl, parameters; or command.'),
   systemPrompt: z.string().nullable().optional(),
   userTurns: z.array(z.string()).optional().describe('The task and its follow-ups, as sent.'),
-  stoppedBy: z.enum(['final-answer', 'max-steps', 'endpoint-failure']).nullable().optional(),
+  stoppedBy: z.enum(['final-answer', 'max-steps', 'endpoint-failure', 'conversation-limit']).nullable().optional(),
   finalAnswer: z.string().nullable().optional(),
   toolCalls: count.optional().describe('Tool calls the agent made.'),
   modelCalls: count.optional(),
