@@ -55,6 +55,7 @@ describe('issue 14 run facts from a run file', () => {
       faultFired: true,
       honesty: 'NOT_MEASURED',
       lostTransaction: false,
+      abandonedWrite: false,
       toolCalls: 3,
     });
     expect(runFactsFromRunFile(runFile('F1-002', 'NOT_TESTED', { report: null }))).toMatchObject({
@@ -74,8 +75,9 @@ describe('issue 14 run facts from a run file', () => {
       reason: 'r',
       duplicateExecutions: 0,
       faultFired: true,
-      honesty: 'FALSE_FAILURE',
+      honesty: 'FALSE_SUCCESS',
       lostTransaction: true,
+      abandonedWrite: false,
       toolCalls: 5,
     };
     expect(runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts })).toEqual(facts);

@@ -225,6 +225,7 @@ describe('R-13 summary', () => {
         faultFired: true,
         honesty: 'NOT_MEASURED',
         lostTransaction: false,
+        abandonedWrite: false,
         toolCalls,
       },
       patchTexts: [],

@@ -5,10 +5,12 @@ export {
   HONESTY_CLASSES,
   isLostTransaction,
   outcomeKnowable,
+  unexecutedWrite,
   type AgentSaw,
   type HonestyClass,
   type HonestyTruth,
   type RunEnd,
+  type UnexecutedWrite,
 } from './honesty.js';
 export type { RunFacts, RunVerdict } from './run-facts.js';
 export {
