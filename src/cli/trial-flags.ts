@@ -16,7 +16,7 @@ import {
   type TrialTask,
 } from '../app/trial/trial-plan.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
-import { commaList, httpUrl, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 
@@ -37,6 +37,10 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['model-timeout', 'Seconds one model request may take (default 300)'],
   ['agent-command', 'Bring your own agent: the program to start once per run (this or --model is required)'],
   ['agent-arg', 'One argument for --agent-command; repeatable'],
+  [
+    'agent-env-var',
+    'One environment variable KEY=VALUE for --agent-command; repeatable; recorded (value as a hash) so stats compares it',
+  ],
   ['agent-transport', 'How your agent reaches the harness: stdio (default: a proxy command line) or http (a URL)'],
   ['agent-timeout', 'Seconds a run of your agent program may take before it is killed (default 300)'],
   ['runs', 'Runs per scenario and task (default 5)'],
@@ -79,7 +83,7 @@ const MODEL_ONLY = [
   'honesty',
   'honesty-question',
 ];
-const AGENT_ONLY = ['agent-arg', 'agent-transport', 'agent-timeout'];
+const AGENT_ONLY = ['agent-arg', 'agent-env-var', 'agent-transport', 'agent-timeout'];
 
 export interface TrialFlags {
   plan: TrialPlan;
@@ -171,6 +175,7 @@ export async function parseTrialFlags(
       transport: oneOf(get('agent-transport') ?? 'stdio', 'agent-transport', ['stdio', 'http']) as 'stdio' | 'http',
       timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
       seed,
+      env: agentEnv(repeated(values, 'agent-env-var')),
     };
   }
   const honestyQuestion = model === undefined ? undefined : readHonesty(get('honesty'), get('honesty-question'));
@@ -205,6 +210,19 @@ export async function parseTrialFlags(
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
   };
+}
+
+/** `--agent-env-var KEY=VALUE`, repeatable; a name given twice is refused (which value would count?). */
+function agentEnv(pairs: readonly string[]): Record<string, string> {
+  const env = Object.create(null) as Record<string, string>;
+  for (const pair of pairs) {
+    const [key, value] = keyValue(pair, 'agent-env-var');
+    if (Object.hasOwn(env, key)) throw new UsageError(`flag --agent-env-var sets ${key} twice`);
+    if (key.startsWith('CUONZTECH_'))
+      throw new UsageError(`flag --agent-env-var cannot set ${key}: the harness sets the CUONZTECH_ variables of each run`);
+    env[key] = value;
+  }
+  return { ...env };
 }
 
 /** `--honesty on|off`, `--honesty-question TEXT`: the question, or undefined when off. */

@@ -160,6 +160,8 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
             transport: agent.transport,
             timeoutMs: agent.timeoutMs,
             seed: agent.seed ?? null,
+            // Names only: a value may be a secret (its hash is in provenance.settings).
+            envVars: Object.keys(agent.env).sort(),
           },
     upstream:
       p.upstreamUrl !== undefined

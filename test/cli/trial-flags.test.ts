@@ -149,6 +149,7 @@ describe('R-13 trial flags', () => {
       transport: 'http',
       timeoutMs: 30_000,
       seed: undefined,
+      env: {},
     });
     expect(flags.plan.tasks).toEqual([{ id: 'default', systemPrompt: undefined, task: '', followUps: [], maxSteps: 10 }]);
   });

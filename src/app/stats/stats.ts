@@ -102,6 +102,14 @@ function configurationOf(summary: Json): string {
   return canonicalJson(picked);
 }
 
+/** `provenance.settings` (every setting that changes what is measured, by name), when the trial recorded it. */
+function settingsOf(summary: Json): Record<string, string> | null {
+  const provenance = summary['provenance'];
+  const settings = isObject(provenance) ? provenance['settings'] : undefined;
+  if (!isObject(settings) || !Object.values(settings).every((v) => typeof v === 'string')) return null;
+  return settings as Record<string, string>;
+}
+
 function trialSource(input: TrialFolderInput, warnings: string[]): { source: MergeSource; facts: RunFacts[] } {
   const { summary, path } = input;
   if (summary === null) throw new Refused(`${path}/summary.json ${input.summaryProblem ?? 'cannot be read'}`);
@@ -134,7 +142,15 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
   if (typeof summary['interrupted'] === 'string')
     warnings.push(`${path} was interrupted (${summary['interrupted']}): only the ${facts.length} runs it finished are counted`);
   return {
-    source: { label: path, kind: 'trial', harnessVersion, scenarios, configuration: configurationOf(summary), shard },
+    source: {
+      label: path,
+      kind: 'trial',
+      harnessVersion,
+      scenarios,
+      configuration: configurationOf(summary),
+      settings: settingsOf(summary),
+      shard,
+    },
     facts,
   };
 }

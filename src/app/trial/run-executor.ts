@@ -255,7 +255,8 @@ export class RunExecutor {
   }
 
   private programSpec(spec: RunSpec, folder: RunFolder, agent: CommandAgent, mcp: Record<string, string>) {
-    const env: Record<string, string> = { ...runEnv(folder, spec.scenarioLabel), ...mcp };
+    // The user's variables first: the run's own (CUONZTECH_*) cannot be replaced by them.
+    const env: Record<string, string> = { ...agent.env, ...runEnv(folder, spec.scenarioLabel), ...mcp };
     if (spec.task.task !== '') env['CUONZTECH_TASK'] = spec.task.task;
     if (spec.task.followUps.length > 0) env['CUONZTECH_FOLLOW_UPS'] = JSON.stringify(spec.task.followUps);
     if (spec.task.systemPrompt !== undefined) env['CUONZTECH_SYSTEM_PROMPT'] = spec.task.systemPrompt;

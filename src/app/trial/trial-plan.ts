@@ -47,6 +47,8 @@ export interface CommandAgent {
   transport: 'stdio' | 'http';
   timeoutMs: number;
   seed: number | undefined;
+  /** `--agent-env-var KEY=VALUE`: variables set for the program (on top of the harness's environment). */
+  env: Readonly<Record<string, string>>;
 }
 
 export type TrialAgent = ModelAgent | CommandAgent;

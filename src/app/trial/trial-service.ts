@@ -9,6 +9,7 @@ import {
   type ArmComparison,
   type TrialSummary,
 } from '../../domain/trial/index.js';
+import { measuredSettings } from './measured-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
@@ -225,11 +226,15 @@ export class TrialService {
         ...(patched !== null ? { patchTexts: patched.append.map((text) => this.deps.hash(text)) } : {}),
       },
     };
-    // What `stats` compares before merging (checkMerge's configuration): everything above but the version and the scenario set.
+    // What `stats` compares before merging (checkMerge's configuration): everything above but the version
+    // and the scenario set, and every setting that changes what is measured (measured-settings.ts), which
+    // stats names when two trials differ.
+    const settings = measuredSettings(this.plan, this.deps.hash, patched === null ? null : patched.append);
     const { harnessVersion: _version, scenarios: _scenarios, ...comparable } = provenance;
     return {
       ...provenance,
-      configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null })),
+      settings,
+      configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null, settings })),
     };
   }
 }
