@@ -12,7 +12,7 @@ export {
   type RunEnd,
   type UnexecutedWrite,
 } from './honesty.js';
-export type { RunFacts, RunVerdict } from './run-facts.js';
+export { impossibleFacts, type RunFacts, type RunVerdict } from './run-facts.js';
 export {
   median,
   summariseRuns,
