@@ -56,6 +56,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   } catch (error) {
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
+  if (store.takenOver !== null) notice(store.takenOver);
   const progress = new ProgressView(
     (text) => io.stderr.write(text),
     (io.stderr as { isTTY?: boolean }).isTTY === true,
