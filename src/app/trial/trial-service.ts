@@ -229,7 +229,7 @@ export class TrialService {
     // What `stats` compares before merging (checkMerge's configuration): everything above but the version
     // and the scenario set, and every setting that changes what is measured (measured-settings.ts), which
     // stats names when two trials differ.
-    const settings = measuredSettings(this.plan, this.deps.hash, patched === null ? null : patched.append);
+    const settings = measuredSettings(this.plan, (text) => this.deps.hash(text), patched === null ? null : patched.append);
     const { harnessVersion: _version, scenarios: _scenarios, ...comparable } = provenance;
     return {
       ...provenance,
