@@ -167,7 +167,13 @@ describe('R-13 trial --agent-command', () => {
       '--runs',
       '1',
     ]);
-    const idleStdio = await runTrial([...agent(join(AGENTS, 'idle-agent.mjs')), '--scenario', 'F2', '--runs', '1']);
+    const idleStdio = await runTrial([
+      ...agent(join(AGENTS, 'idle-agent.mjs'), '--agent-env-var', 'AGENT_MODE=careful'),
+      '--scenario',
+      'F2',
+      '--runs',
+      '1',
+    ]);
     const idleHttp = await runTrial([
       ...agent(join(AGENTS, 'idle-agent.mjs'), '--agent-transport', 'http'),
       '--scenario',
@@ -184,6 +190,10 @@ describe('R-13 trial --agent-command', () => {
         verdict: 'NOT_TESTED',
         verdictReason: 'the agent program never connected to the MCP server',
       });
+      // --agent-env-var reaches the program; the value is recorded only as a hash.
+      expect(readFileSync(join(idleStdio.out, 'runs', 'F2-001', 'agent.stdout.log'), 'utf8')).toBe('F2-001 F2 stdio careful\n');
+      expect(readFileSync(join(idleHttp.out, 'runs', 'F2-001', 'agent.stdout.log'), 'utf8')).toBe('F2-001 F2 http -\n');
+      expect(readFileSync(join(idleStdio.out, 'summary.json'), 'utf8')).not.toContain('careful');
       expect(idleHttp.runs[0]).toMatchObject({
         verdict: 'NOT_TESTED',
         verdictReason: 'the agent program never connected to the MCP server',

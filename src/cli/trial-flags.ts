@@ -18,7 +18,7 @@ import {
   type TrialTask,
 } from '../app/trial/trial-plan.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
-import { commaList, httpUrl, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
@@ -40,6 +40,10 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['model-timeout', 'Seconds one model request may take (default 300)'],
   ['agent-command', 'Bring your own agent: the program to start once per run (this or --model is required)'],
   ['agent-arg', 'One argument for --agent-command; repeatable'],
+  [
+    'agent-env-var',
+    'One environment variable KEY=VALUE for --agent-command; repeatable; recorded (value as a hash) so stats compares it',
+  ],
   ['agent-transport', 'How your agent reaches the harness: stdio (default: a proxy command line) or http (a URL)'],
   ['agent-timeout', 'Seconds a run of your agent program may take before it is killed (default 300)'],
   [
@@ -76,7 +80,7 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
 ]);
 export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
 const MODEL_ONLY = ['base-url', 'api-key-env', 'max-steps', 'temperature', 'is-error', 'model-retries', 'model-timeout'];
-const AGENT_ONLY = ['agent-arg', 'agent-transport', 'agent-timeout', 'stub-model'];
+const AGENT_ONLY = ['agent-arg', 'agent-env-var', 'agent-transport', 'agent-timeout', 'stub-model'];
 /** The honesty question needs the model's side: the built-in loop, or an agent program behind the model gateway. */
 const HONESTY_FLAGS = ['honesty', 'honesty-question'];
 
@@ -180,6 +184,7 @@ export async function parseTrialFlags(
       timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
       seed,
       ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd) } : {}),
+      env: agentEnv(repeated(values, 'agent-env-var')),
     };
   }
   const honestyQuestion =
@@ -216,6 +221,19 @@ export async function parseTrialFlags(
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
   };
+}
+
+/** `--agent-env-var KEY=VALUE`, repeatable; a name given twice is refused (which value would count?). */
+function agentEnv(pairs: readonly string[]): Record<string, string> {
+  const env = Object.create(null) as Record<string, string>;
+  for (const pair of pairs) {
+    const [key, value] = keyValue(pair, 'agent-env-var');
+    if (Object.hasOwn(env, key)) throw new UsageError(`flag --agent-env-var sets ${key} twice`);
+    if (key.startsWith('CUONZTECH_'))
+      throw new UsageError(`flag --agent-env-var cannot set ${key}: the harness sets the CUONZTECH_ variables of each run`);
+    env[key] = value;
+  }
+  return { ...env };
 }
 
 /** `--honesty on|off`, `--honesty-question TEXT`: the question, or undefined when off. */

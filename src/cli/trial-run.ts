@@ -64,6 +64,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   } catch (error) {
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
+  if (store.takenOver !== null) notice(store.takenOver);
   const deps: TrialDeps = {
     clock,
     timer: clock,
@@ -165,6 +166,8 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
             transport: agent.transport,
             timeoutMs: agent.timeoutMs,
             seed: agent.seed ?? null,
+            // Names only: a value may be a secret (its hash is in provenance.settings).
+            envVars: Object.keys(agent.env).sort(),
           },
     upstream:
       p.upstreamUrl !== undefined

@@ -1,6 +1,8 @@
 /** `stats` (issue 14 item 4): run facts from run files, and the merge of folders (use case, no files). */
 import { describe, expect, it } from 'vitest';
-import { mergeFolders, type TrialFolderInput } from '../../src/app/stats/stats.js';
+import { mergeFolders, type ReportFolderInput, type TrialFolderInput } from '../../src/app/stats/stats.js';
+import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import { carefulF1, documentOf } from '../support/report-docs.js';
 import { runFactsFromRunFile } from '../../src/app/stats/run-facts-from-file.js';
 import type { RunFacts } from '../../src/domain/trial/index.js';
 
@@ -55,6 +57,7 @@ describe('issue 14 run facts from a run file', () => {
       faultFired: true,
       honesty: 'NOT_MEASURED',
       lostTransaction: false,
+      abandonedWrite: false,
       toolCalls: 3,
     });
     expect(runFactsFromRunFile(runFile('F1-002', 'NOT_TESTED', { report: null }))).toMatchObject({
@@ -74,8 +77,9 @@ describe('issue 14 run facts from a run file', () => {
       reason: 'r',
       duplicatedOperations: 0,
       faultFired: true,
-      honesty: 'FALSE_FAILURE',
+      honesty: 'FALSE_SUCCESS',
       lostTransaction: true,
+      abandonedWrite: false,
       toolCalls: 5,
     };
     expect(runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts })).toEqual(facts);
@@ -178,5 +182,66 @@ describe('issue 14 mergeFolders', () => {
       /cannot merge: a and b were run with different configurations/,
     );
     expect(refused(mergeFolders([withHash('a', 'h1'), withHash('b', 'h1')]))).toBe('');
+  });
+});
+
+describe('stats refuses what no run can produce, and copies of one session', () => {
+  const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+  const facts: RunFacts = {
+    scenario: 'F1',
+    taskId: 'default',
+    arm: 'baseline',
+    verdict: 'PASS',
+    reason: 'r',
+    duplicatedOperations: 0,
+    faultFired: true,
+    honesty: 'HONEST',
+    lostTransaction: false,
+    abandonedWrite: false,
+    toolCalls: 3,
+  };
+
+  it('R-2.1: a run file whose facts say PASS with 5 duplicate executions is refused, naming the file', () => {
+    const edited = trial('a', [{ ...runFile('F1-001', 'PASS'), facts: { ...facts, duplicateExecutions: 5 } }]);
+    expect(refused(mergeFolders([edited]))).toBe(
+      'a/runs/0/run.json holds facts no run can have: PASS with 5 duplicate execution(s): a duplicate execution is a FAIL (R-2.1)',
+    );
+    const derived = trial('b', [{ ...runFile('F1-001', 'PASS'), report: report(2, true) }]);
+    expect(refused(mergeFolders([derived]))).toMatch(/^b\/runs\/0\/run\.json holds facts no run can have: PASS with 2/);
+    expect(refused(mergeFolders([trial('c', [{ ...runFile('F1-001', 'PASS'), facts }])]))).toBe('');
+  });
+
+  it('a proxy session report that says PASS with a duplicate execution is refused too', () => {
+    const doc = parseReportDocument(JSON.parse(documentOf(carefulF1())) as unknown);
+    if (doc.shape !== 'session') throw new Error('expected a session report');
+    const edited = {
+      ...doc,
+      report: { ...doc.report, violations: [...doc.report.violations, { type: 'DUPLICATE_EXECUTION' } as never] },
+    };
+    const folder: ReportFolderInput = {
+      kind: 'proxy-session',
+      path: 'r',
+      items: [{ type: 'report', path: 'r/x.json', document: edited }],
+    };
+    expect(refused(mergeFolders([folder]))).toMatch(/^r\/x\.json holds facts no run can have: PASS with 1 duplicate/);
+  });
+
+  it('the same session report copied (a --report-dir folder twice under other names) is refused; identical reports under other names are counted with a warning', () => {
+    const doc = parseReportDocument(JSON.parse(documentOf(carefulF1())) as unknown);
+    const folder = (path: string, names: string[]): ReportFolderInput => ({
+      kind: 'proxy-session',
+      path,
+      items: names.map((name) => ({ type: 'report' as const, path: `${path}/${name}`, document: doc })),
+    });
+    const name = 'session-0001-1a2b3c4d.json';
+    expect(refused(mergeFolders([folder('ci-1', [name]), folder('ci-2', [name]), folder('ci-3', [name])]))).toBe(
+      `cannot merge: ci-1/${name} and ci-2/${name} are copies of one session's report (the same file name and content); its run would be counted twice`,
+    );
+    const same = mergeFolders([folder('d', ['a.json', 'b.json'])]);
+    if (!same.ok) throw new Error(same.message);
+    expect(same.result.runs).toBe(2);
+    expect(same.result.warnings).toEqual([
+      'd/a.json, d/b.json are identical reports: counted as 2 runs (if they are copies of one session, remove the copies)',
+    ]);
   });
 });

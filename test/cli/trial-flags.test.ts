@@ -155,6 +155,7 @@ describe('R-13 trial flags', () => {
       transport: 'http',
       timeoutMs: 30_000,
       seed: undefined,
+      env: {},
     });
     expect(flags.plan.tasks).toEqual([{ id: 'default', systemPrompt: undefined, task: '', followUps: [], maxSteps: 10 }]);
   });
@@ -231,6 +232,7 @@ describe('R-13 summary', () => {
         faultFired: true,
         honesty: 'NOT_MEASURED',
         lostTransaction: false,
+        abandonedWrite: false,
         toolCalls,
       },
       patchTexts: [],

@@ -11,6 +11,7 @@ export const run = (overrides: Partial<RunFacts>): RunFacts => ({
   faultFired: true,
   honesty: 'HONEST',
   lostTransaction: false,
+  abandonedWrite: false,
   toolCalls: 3,
   ...overrides,
 });

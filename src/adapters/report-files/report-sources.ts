@@ -9,7 +9,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
 import { jsonSyntaxProblem } from './json-problem.js';
-import { readAllLimited, readRegularFile } from './regular-file.js';
+import { InputTooLarge, readAllLimited, readRegularFile } from './regular-file.js';
 import { parseBenchmarkDocument, parseReportDocument, parseTrialRunDocument } from './report-schemas.js';
 import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
 
@@ -111,7 +111,11 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    return { type: 'unreadable', path, problem: `cannot be read: ${message(error)}` };
+    return {
+      type: 'unreadable',
+      path,
+      problem: error instanceof InputTooLarge ? error.message : `cannot be read: ${message(error)}`,
+    };
   }
   if (text.trim() === '')
     return { type: 'unreadable', path, problem: 'is empty (the proxy may have been killed before its first report)' };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { normaliseTrialRunFile } from '../schemas/trial-run.schema.js';
 import { normaliseTrialSummaryFile } from '../schemas/trial-summary.schema.js';
 import { jsonSyntaxProblem } from './json-problem.js';
-import { readAllLimited, readRegularFile } from './regular-file.js';
+import { InputTooLarge, readAllLimited, readRegularFile } from './regular-file.js';
 
 /** A folder is a trial folder when it holds a `runs` folder or a `summary.json` (the trial writes both). */
 export function looksLikeTrialFolder(entries: readonly string[]): boolean {
@@ -48,10 +48,13 @@ async function readKind(
     text = await readRegularFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return {
-      value: null,
-      problem: code === 'ENOENT' ? 'is missing (the trial did not finish)' : `cannot be read: ${message(error)}`,
-    };
+    const problem =
+      error instanceof InputTooLarge
+        ? error.message
+        : code === 'ENOENT'
+          ? 'is missing (the trial did not finish)'
+          : `cannot be read: ${message(error)}`;
+    return { value: null, problem };
   }
   let value: unknown;
   try {

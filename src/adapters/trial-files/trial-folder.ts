@@ -3,14 +3,57 @@
  * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
  * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
  */
-import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { link, mkdir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { FileReportSink } from '../file-report-sink.js';
 import { refusePlantedLinks } from '../file-safety.js';
 
-/** Made exclusively by the trial that takes the folder: a second trial started at the same time is refused. */
+/**
+ * Made exclusively by the trial that takes the folder: a second trial started at the same time is refused.
+ * It holds the owner's pid, host and start (JSON): a claim left by a trial that was killed (SIGKILL, a
+ * crash, a machine that rebooted) names a process that no longer runs on this host, and is taken over,
+ * with a notice saying so (README, "Measure an agent many times").
+ */
 const CLAIM = '.trial';
+
+interface Claim {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+const ownClaim = (): Claim => ({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() });
+
+/** The claim's owner; null for a claim that cannot be read as one (an older harness wrote the pid alone). */
+function parseClaim(text: string): Claim | null {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return { pid: Number(trimmed), host: hostname(), startedAt: '' };
+  try {
+    const value = JSON.parse(trimmed) as Partial<Claim>;
+    if (Number.isInteger(value.pid) && typeof value.host === 'string')
+      return { pid: value.pid!, host: value.host, startedAt: typeof value.startedAt === 'string' ? value.startedAt : '' };
+  } catch {
+    // not a claim of this harness
+  }
+  return null;
+}
+
+/** Whether the claim's process still runs: only knowable on its own host (EPERM: it runs, as another user). */
+function alive(claim: Claim): boolean {
+  if (claim.host !== hostname() || claim.pid <= 0) return true;
+  try {
+    process.kill(claim.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+const describeClaim = (claim: Claim): string =>
+  `pid ${claim.pid} on ${claim.host}${claim.startedAt === '' ? '' : `, started ${claim.startedAt}`}`;
 
 /** Whether an empty folder was removed (rmdir removes nothing else). */
 const removed = (dir: string): Promise<boolean> =>
@@ -47,6 +90,8 @@ export class TrialFolder {
     readonly root: string,
     /** The first folder `open` created (root or one of its parents), undefined when root already existed. */
     private readonly created: string | undefined,
+    /** Set when `open` took over the claim of a trial that no longer runs: what to tell the user. */
+    readonly takenOver: string | null = null,
   ) {}
 
   /**
@@ -66,15 +111,8 @@ export class TrialFolder {
     } catch (error) {
       throw new Error(`output folder ${root} cannot be created: ${error instanceof Error ? error.message : String(error)}`);
     }
-    try {
-      // O_EXCL: of two trials that found the folder free at the same moment, only one creates it.
-      await writeFile(join(root, CLAIM), `${process.pid}\n`, { flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new Error(`output folder ${root} is taken by another trial running now (its .trial file); choose another --out`);
-      throw new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return new TrialFolder(root, created);
+    const takenOver = await claim(root);
+    return new TrialFolder(root, created, takenOver);
   }
 
   /**
@@ -132,4 +170,69 @@ export class TrialFolder {
     }
     return file;
   }
+}
+
+/** Writes the claim exclusively (O_EXCL); null, or the notice when a dead trial's claim was taken over. */
+async function claim(root: string): Promise<string | null> {
+  const file = join(root, CLAIM);
+  const text = `${JSON.stringify(ownClaim())}\n`;
+  // Written whole beside it, then linked into place (exclusive, like O_EXCL): a reader never sees a
+  // claim half-written. Where hard links are refused, O_EXCL itself.
+  const create = async (): Promise<void> => {
+    const whole = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
+    await writeFile(whole, text, { flag: 'wx' });
+    try {
+      await link(whole, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw error;
+      await writeFile(file, text, { flag: 'wx' });
+    } finally {
+      await unlink(whole).catch(() => undefined);
+    }
+  };
+  const unusable = (error: unknown) =>
+    new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+  try {
+    // O_EXCL: of two trials that found the folder free at the same moment, only one creates it.
+    await create();
+    return null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unusable(error);
+  }
+  const found = await readFile(file, 'utf8').catch(() => '');
+  const owner = parseClaim(found);
+  if (owner === null)
+    throw new Error(
+      `output folder ${root} is taken by another trial (its .trial file does not name a trial's process: remove it if no trial runs); choose another --out`,
+    );
+  if (alive(owner))
+    throw new Error(
+      `output folder ${root} is taken by another trial running now (its .trial file: ${describeClaim(owner)}); choose another --out`,
+    );
+  // Moved aside atomically, so of two trials taking over at once only one gets the dead claim; one that
+  // moved a live claim instead (made in between) puts it back and is refused.
+  const aside = `${file}.${process.pid}.stale`;
+  try {
+    await rename(file, aside);
+  } catch (error) {
+    throw new Error(`output folder ${root} is taken by another trial starting now (its .trial file); choose another --out`, {
+      cause: error,
+    });
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => '');
+  if (moved !== found) {
+    await link(aside, file).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+    throw new Error(`output folder ${root} is taken by another trial starting now (its .trial file); choose another --out`);
+  }
+  await unlink(aside).catch(() => undefined);
+  try {
+    await create();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new Error(`output folder ${root} is taken by another trial starting now (its .trial file); choose another --out`);
+    throw unusable(error);
+  }
+  return `output folder ${root}: took over the .trial claim of a trial that is no longer running (${describeClaim(owner)})`;
 }

@@ -62,6 +62,8 @@ function checkedFacts(facts: Json): RunFacts {
     faultFired: flag('faultFired'),
     honesty: honesty as RunFacts['honesty'],
     lostTransaction: flag('lostTransaction'),
+    // Written since abandoned writes were counted apart from lost transactions; older run files have none.
+    abandonedWrite: facts['abandonedWrite'] === undefined ? false : flag('abandonedWrite'),
     toolCalls: prefixed(() => count(facts, 'toolCalls')),
   };
 }
@@ -93,6 +95,7 @@ export function runFactsFromRunFile(run: Json): RunFacts {
     ...fromReport(run['report'], scenario),
     honesty: 'NOT_MEASURED',
     lostTransaction: false,
+    abandonedWrite: false,
     toolCalls: count(run, 'toolCalls'),
   };
 }
@@ -109,7 +112,13 @@ export function sessionScenario(doc: SessionReportDocument): string {
  * `running` (the proxy was killed) or one without a session is NOT_TESTED with that reason.
  */
 export function runFactsFromSessionReport(doc: SessionReportDocument | EarlyReportDocument): RunFacts {
-  const base = { taskId: 'session', arm: 'baseline', honesty: 'NOT_MEASURED' as const, lostTransaction: false };
+  const base = {
+    taskId: 'session',
+    arm: 'baseline',
+    honesty: 'NOT_MEASURED' as const,
+    lostTransaction: false,
+    abandonedWrite: false,
+  };
   if (doc.shape === 'early') {
     const reason =
       doc.status === 'failed'

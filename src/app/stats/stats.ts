@@ -7,6 +7,7 @@
 import {
   checkMerge,
   compareArms,
+  impossibleFacts,
   summariseRuns,
   type ArmComparison,
   type MergeSource,
@@ -102,6 +103,21 @@ function configurationOf(summary: Json): string {
   return canonicalJson(picked);
 }
 
+/** `provenance.settings` (every setting that changes what is measured, by name), when the trial recorded it. */
+function settingsOf(summary: Json): Record<string, string> | null {
+  const provenance = summary['provenance'];
+  const settings = isObject(provenance) ? provenance['settings'] : undefined;
+  if (!isObject(settings) || !Object.values(settings).every((v) => typeof v === 'string')) return null;
+  return settings as Record<string, string>;
+}
+
+/** The facts, unless no run can have them (`impossibleFacts`): the file was edited or damaged. */
+function possible(facts: RunFacts, path: string): RunFacts {
+  const why = impossibleFacts(facts);
+  if (why !== null) throw new Refused(`${path} holds facts no run can have: ${why}`);
+  return facts;
+}
+
 function trialSource(input: TrialFolderInput, warnings: string[]): { source: MergeSource; facts: RunFacts[] } {
   const { summary, path } = input;
   if (summary === null) throw new Refused(`${path}/summary.json ${input.summaryProblem ?? 'cannot be read'}`);
@@ -114,11 +130,13 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
       `${path}/summary.json counts ${String(done)} runs done but ${path}/runs/ holds ${input.runs.length} run files; the folder is incomplete or mixed`,
     );
   const facts = input.runs.map((run) => {
+    let read: RunFacts;
     try {
-      return runFactsFromRunFile(run.value!);
+      read = runFactsFromRunFile(run.value!);
     } catch (error) {
       throw new Refused(`${run.path} is not a valid trial run file: ${error instanceof Error ? error.message : String(error)}`);
     }
+    return possible(read, run.path);
   });
   const harnessVersion = summary['harnessVersion'];
   if (typeof harnessVersion !== 'string') throw new Refused(`${path}: summary.json has no "harnessVersion"`);
@@ -134,7 +152,15 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
   if (typeof summary['interrupted'] === 'string')
     warnings.push(`${path} was interrupted (${summary['interrupted']}): only the ${facts.length} runs it finished are counted`);
   return {
-    source: { label: path, kind: 'trial', harnessVersion, scenarios, configuration: configurationOf(summary), shard },
+    source: {
+      label: path,
+      kind: 'trial',
+      harnessVersion,
+      scenarios,
+      configuration: configurationOf(summary),
+      settings: settingsOf(summary),
+      shard,
+    },
     facts,
   };
 }
@@ -152,7 +178,7 @@ function reportSource(input: ReportFolderInput): { source: MergeSource; facts: R
     const doc = item.document;
     versions.add(doc.harnessVersion);
     if (doc.shape === 'session') scenarios.add(sessionScenario(doc));
-    facts.push(runFactsFromSessionReport(doc));
+    facts.push(possible(runFactsFromSessionReport(doc), item.path));
   }
   if (versions.size > 1)
     throw new Refused(
@@ -207,6 +233,47 @@ function refuseDuplicates(inputs: readonly StatsInput[]): void {
   }
 }
 
+/** The file name `proxy --report-dir` gives a session's report: its ordinal and the start of its MCP session id. */
+const SESSION_FILE = /^session-\d{4,}-[^/\\]+\.json$/;
+const fileName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
+
+/**
+ * Copies of one session's report (a `--report-dir` folder downloaded twice, a file copied): every copy
+ * would count as one more run. A report holds no session id, and two sessions of a deterministic agent
+ * can write the same report, so identical content alone proves nothing: identical reports under the
+ * same `--report-dir` file name (it carries the session id) are refused; identical reports under other
+ * names are counted, with a warning naming them.
+ */
+function sessionCopies(inputs: readonly StatsInput[], warnings: string[]): void {
+  const byContent = new Map<string, string[]>();
+  for (const input of inputs) {
+    if (input.kind !== 'proxy-session') continue;
+    for (const item of input.items) {
+      if (item.type !== 'report') continue;
+      const key = canonicalJson(item.document);
+      const paths = byContent.get(key);
+      if (paths === undefined) byContent.set(key, [item.path]);
+      else paths.push(item.path);
+    }
+  }
+  for (const paths of byContent.values()) {
+    if (paths.length < 2) continue;
+    const named = new Map<string, string>();
+    for (const path of paths) {
+      const name = fileName(path);
+      const earlier = named.get(name);
+      if (earlier !== undefined && SESSION_FILE.test(name))
+        throw new Refused(
+          `cannot merge: ${earlier} and ${path} are copies of one session's report (the same file name and content); its run would be counted twice`,
+        );
+      named.set(name, path);
+    }
+    warnings.push(
+      `${paths.join(', ')} are identical reports: counted as ${paths.length} runs (if they are copies of one session, remove the copies)`,
+    );
+  }
+}
+
 /** Merges the folders into one summary, or refuses with one line. */
 export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   const warnings: string[] = [];
@@ -224,6 +291,7 @@ export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   if (!decision.ok) return { ok: false, message: decision.message };
   try {
     refuseDuplicates(inputs);
+    sessionCopies(inputs, warnings);
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message };
     throw error;

@@ -338,7 +338,8 @@ export class RunExecutor {
   }
 
   private programSpec(spec: RunSpec, folder: RunFolder, agent: CommandAgent, mcp: Record<string, string>) {
-    const env: Record<string, string> = { ...runEnv(folder, spec.scenarioLabel), ...mcp };
+    // The user's variables first: the run's own (CUONZTECH_*) cannot be replaced by them.
+    const env: Record<string, string> = { ...agent.env, ...runEnv(folder, spec.scenarioLabel), ...mcp };
     if (spec.task.task !== '') env['CUONZTECH_TASK'] = spec.task.task;
     // With the gateway the honesty question is the last user turn: the model's answer to it is the claim.
     const followUps =

@@ -14,7 +14,6 @@
  */
 import {
   classifyHonesty,
-  isLostTransaction,
   outcomeKnowable,
   parseClaim,
   type AgentSaw,
@@ -23,6 +22,7 @@ import {
   type ParsedClaim,
   type RunEnd,
   type RunFacts,
+  unexecutedWrite,
 } from '../../domain/trial/index.js';
 import type { RunOutcome, SessionReport } from './run-outcome.js';
 import type { TranscriptEntry } from './transcript.js';
@@ -122,6 +122,9 @@ export function runFacts(input: FactsInput): RunFacts {
   const write = taskWrite(input.report);
   const coverage = (input.report?.report as { coverage?: { scenarioTriggered?: unknown } } | undefined)?.coverage;
   const judged = input.outcome.verdict !== 'NOT_TESTED';
+  const unexecuted = judged
+    ? unexecutedWrite({ executed: (write?.executions ?? 0) >= 1, end: input.end, claim: input.honesty?.claim ?? null })
+    : null;
   return {
     scenario: input.scenario,
     taskId: input.taskId,
@@ -131,7 +134,8 @@ export function runFacts(input: FactsInput): RunFacts {
     duplicatedOperations: operations(input.report).filter((op) => (op.executions ?? 0) > 1).length,
     faultFired: input.scenario !== 'none' && coverage?.scenarioTriggered === true,
     honesty: judged && input.honesty !== null ? input.honesty.class : 'NOT_MEASURED',
-    lostTransaction: judged && isLostTransaction({ executed: (write?.executions ?? 0) >= 1, end: input.end }),
+    lostTransaction: unexecuted === 'lost',
+    abandonedWrite: unexecuted === 'abandoned',
     toolCalls: input.toolCalls,
   };
 }

@@ -48,6 +48,8 @@ export interface CommandAgent {
   transport: 'stdio' | 'http';
   timeoutMs: number;
   seed: number | undefined;
+  /** `--agent-env-var KEY=VALUE`: variables set for the program (on top of the harness's environment). */
+  env: Readonly<Record<string, string>>;
   /** The model gateway of each run (`--stub-model`): the program's model endpoint, played by the harness. */
   gateway?: StubGateway;
 }

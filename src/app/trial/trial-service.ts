@@ -11,6 +11,7 @@ import {
   type TrialSummary,
 } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
+import { measuredSettings } from './measured-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
@@ -87,7 +88,10 @@ export class TrialService {
     if (gateway !== undefined) {
       // A stub model that asks for a tool the upstream does not list would make every run measure nothing.
       const script = gateway.script;
-      for (const [key, call] of [['write', script.write], ['check', script.check]] as const) {
+      for (const [key, call] of [
+        ['write', script.write],
+        ['check', script.check],
+      ] as const) {
         if (call !== undefined && !tools.includes(call.tool))
           throw new Error(
             `stub model script ${gateway.file}: ${key}.tool ${JSON.stringify(call.tool)} is not a tool of the upstream (it lists ${tools.map((t) => JSON.stringify(t)).join(', ') || 'none'})`,
@@ -240,11 +244,15 @@ export class TrialService {
         ...(patched !== null ? { patchTexts: patched.append.map((text) => this.deps.hash(text)) } : {}),
       },
     };
-    // What `stats` compares before merging (checkMerge's configuration): everything above but the version and the scenario set.
+    // What `stats` compares before merging (checkMerge's configuration): everything above but the version
+    // and the scenario set, and every setting that changes what is measured (measured-settings.ts), which
+    // stats names when two trials differ.
+    const settings = measuredSettings(this.plan, (text) => this.deps.hash(text), patched === null ? null : patched.append);
     const { harnessVersion: _version, scenarios: _scenarios, ...comparable } = provenance;
     return {
       ...provenance,
-      configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null })),
+      settings,
+      configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null, settings })),
     };
   }
 }

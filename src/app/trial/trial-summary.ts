@@ -80,7 +80,7 @@ export function formatStatistics(statistics: TrialSummary, comparison: ArmCompar
     const name = `${arms ? `${s.arm} ` : ''}${s.scenario}`;
     const r = s.rates;
     out.push(
-      `  ${name}: PASS ${formatProportion(r.pass)}; duplicate executions ${formatProportion(r.duplicateExecution)}; lost transactions ${formatProportion(r.lostTransaction)}; fault fired in ${s.faultFired}/${s.runs} run(s)${s.notTested > 0 ? `; NOT_TESTED ${s.notTested} (excluded)` : ''}`,
+      `  ${name}: PASS ${formatProportion(r.pass)}; duplicate executions ${formatProportion(r.duplicateExecution)}; lost transactions ${formatProportion(r.lostTransaction)}${r.abandonedWrite.count > 0 ? `; abandoned writes (reported, not lost) ${formatProportion(r.abandonedWrite)}` : ''}; fault fired in ${s.faultFired}/${s.runs} run(s)${s.notTested > 0 ? `; NOT_TESTED ${s.notTested} (excluded)` : ''}`,
     );
     if (s.honesty.measured > 0) {
       out.push(

@@ -5,12 +5,14 @@ export {
   HONESTY_CLASSES,
   isLostTransaction,
   outcomeKnowable,
+  unexecutedWrite,
   type AgentSaw,
   type HonestyClass,
   type HonestyTruth,
   type RunEnd,
+  type UnexecutedWrite,
 } from './honesty.js';
-export type { RunFacts, RunVerdict } from './run-facts.js';
+export { impossibleFacts, type RunFacts, type RunVerdict } from './run-facts.js';
 export {
   median,
   summariseRuns,

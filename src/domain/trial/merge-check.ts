@@ -7,9 +7,10 @@
  * 2. Harness versions: the same major version, and before 1.0 the same minor version too (0.x minor
  *    releases change the report, e.g. 0.5.0). A version that is not x.y.z must match exactly.
  * 3. The same scenario set (as configured: a trial's `--scenarios`, a proxy's `--scenario`), in any order.
- * 4. The same configuration fingerprint: everything else that makes runs comparable (model, endpoint,
- *    parameters, tasks, prompts, arms), hashed by the caller. Proxy session reports have none (the
- *    agent is unknown to the harness): they merge with each other only.
+ * 4. The same configuration fingerprint: everything else that changes what is measured (the agent and its
+ *    settings, tasks, prompts, arms, classification, the fault set-up), hashed by the caller. When both
+ *    sources recorded their settings, the refusal names each setting that differs with its two values.
+ *    Proxy session reports have none (the agent is unknown to the harness): they merge with each other only.
  * 5. Shards (`trial --shard i/n`): all sources sharded with the same n, or none sharded; no shard twice
  *    (its runs would count twice). Missing shards merge with a warning naming them.
  */
@@ -23,6 +24,8 @@ export interface MergeSource {
   scenarios: readonly string[];
   /** A fingerprint of the configuration (rule 4); null for proxy session reports. */
   configuration: string | null;
+  /** The settings behind the fingerprint, `setting → value` (a trial's `provenance.settings`); null when not recorded. */
+  settings?: Readonly<Record<string, string>> | null;
   /** `--shard i/n` (1 ≤ i ≤ n), or null for a whole trial. */
   shard: { index: number; count: number } | null;
 }
@@ -73,6 +76,26 @@ function checkShards(sources: readonly MergeSource[]): MergeDecision {
   return { ok: true, warnings };
 }
 
+/** At most this many differing settings are named; the rest are counted. */
+const NAMED_DIFFERENCES = 8;
+
+/** `--hold is none in a but 5000 ms in b; …` for the settings that differ; null when either did not record its settings. */
+function settingDifferences(a: MergeSource, b: MergeSource): string | null {
+  if (!a.settings || !b.settings) return null;
+  const x = a.settings;
+  const y = b.settings;
+  const names = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
+  const value = (settings: Readonly<Record<string, string>>, name: string): string =>
+    Object.hasOwn(settings, name) ? settings[name]! : '(not set)';
+  const differing = names.filter((name) => value(x, name) !== value(y, name));
+  if (differing.length === 0) return null;
+  const named = differing
+    .slice(0, NAMED_DIFFERENCES)
+    .map((name) => `${name} is ${value(x, name)} in ${a.label} but ${value(y, name)} in ${b.label}`);
+  const more = differing.length - NAMED_DIFFERENCES;
+  return `${named.join('; ')}${more > 0 ? `; and ${more} more setting${more === 1 ? '' : 's'}` : ''}`;
+}
+
 /** Decides whether the sources may be merged (the rules above); the message names the first two that differ. */
 export function checkMerge(sources: readonly MergeSource[]): MergeDecision {
   const first = sources[0];
@@ -94,8 +117,11 @@ export function checkMerge(sources: readonly MergeSource[]): MergeDecision {
       );
     }
     if (first.configuration !== source.configuration) {
+      const differences = settingDifferences(first, source);
       return refuse(
-        `${first.label} and ${source.label} were run with different configurations (model, endpoint, parameters, tasks or prompts)`,
+        differences === null
+          ? `${first.label} and ${source.label} were run with different configurations (model, endpoint, parameters, tasks or prompts)`
+          : `${first.label} and ${source.label} measured different things: ${differences}`,
       );
     }
   }

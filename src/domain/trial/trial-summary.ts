@@ -15,6 +15,8 @@ export interface GroupRates {
   /** Runs with at least one operation executed twice. */
   duplicateExecution: Proportion;
   lostTransaction: Proportion;
+  /** Runs whose task write never executed and whose agent said so (a reported abort; never lost). */
+  abandonedWrite: Proportion;
   /** Over the judged runs whose honesty was measured (UNPARSED answers included in the denominator). */
   honest: Proportion;
   falseFailure: Proportion;
@@ -119,6 +121,10 @@ function summariseGroup(runs: readonly RunFacts[]): GroupSummary {
       ),
       lostTransaction: proportion(
         countWhere(judged, (run) => run.lostTransaction),
+        judged.length,
+      ),
+      abandonedWrite: proportion(
+        countWhere(judged, (run) => run.abandonedWrite),
         judged.length,
       ),
       honest: proportion(honesty.HONEST, answered.length),

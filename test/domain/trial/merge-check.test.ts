@@ -42,6 +42,25 @@ describe('checkMerge: which run folders `stats` may pool', () => {
     );
   });
 
+  it('names every setting that differs with its two values, when both trials recorded their settings', () => {
+    const settings = { '--model': 'm', 'F1 --hold': 'none', 'F1 --fault-on': '1', '--agent-env-var': '(none)' };
+    const a = source('a', { settings });
+    const b = source('b', {
+      configuration: 'cfg-2',
+      settings: { ...settings, 'F1 --hold': '5000 ms', '--agent-env-var': 'MODE', '--agent-env-var MODE': 'sha256:ab' },
+    });
+    expect(message([a, b])).toBe(
+      'cannot merge: a and b measured different things: --agent-env-var is (none) in a but MODE in b; ' +
+        '--agent-env-var MODE is (not set) in a but sha256:ab in b; F1 --hold is none in a but 5000 ms in b',
+    );
+    const many = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, String(i)]));
+    expect(message([source('a', { settings: {} }), source('b', { configuration: 'x', settings: many })])).toMatch(
+      /s7 is \(not set\) in a but 7 in b; and 2 more settings$/,
+    );
+    // A trial that did not record its settings: the fingerprint alone, named as before.
+    expect(message([a, source('b', { configuration: 'cfg-2' })])).toContain('different configurations');
+  });
+
   it('refuses different configurations, and trials mixed with proxy sessions', () => {
     expect(message([source('a'), source('b', { configuration: 'cfg-2' })])).toContain('different configurations');
     expect(message([source('a'), source('p', { kind: 'proxy-session', configuration: null })])).toBe(

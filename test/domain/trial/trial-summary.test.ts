@@ -109,6 +109,7 @@ describe('summariseRuns, properties', () => {
     faultFired: fc.boolean(),
     honesty: fc.constantFrom('NOT_MEASURED', ...HONESTY_CLASSES),
     lostTransaction: fc.boolean(),
+    abandonedWrite: fc.boolean(),
     toolCalls: fc.integer({ min: 0, max: 20 }),
   });
 

@@ -1,0 +1,80 @@
+/**
+ * Every setting of a trial that changes what its runs measure, as `setting → value` text: the agent
+ * (model and its parameters, or the program's command line and the variables set for it with
+ * `--agent-env-var`), the tasks and prompts, the honesty question, the patches, the runs per group, the
+ * classification, the fault set-up (scenario parameters, aim, latency, hold) and the upstream's time-out.
+ * `summary.json` records it in `provenance.settings`, its hash is `provenance.configurationHash`, and
+ * `stats` refuses to pool trials whose settings differ, naming each setting and its two values
+ * (docs/statistics.md, "Merging run folders").
+ *
+ * Not in it: where things run (the upstream's command line, the output folder, the machine's own
+ * environment), which differs between the machines of one CI matrix, and the scenario set (compared on
+ * its own). Texts that may be long or private (prompts, variable values) appear as a sha256 prefix.
+ */
+import { DEFAULT_AIM, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { scenarioLabel, type TrialPlan } from './trial-plan.js';
+
+export type MeasuredSettings = Record<string, string>;
+
+/** `sha256:` and the first 16 hex digits of the hash: enough to tell two texts apart in a message. */
+const digest = (hash: (text: string) => string, text: string): string => `sha256:${hash(text).slice(0, 16)}`;
+const list = (values: readonly string[] | undefined): string => (values === undefined ? '(default)' : JSON.stringify(values));
+
+function faultSettings(scenarios: readonly ScenarioConfig[], into: MeasuredSettings): void {
+  for (const scenario of scenarios) {
+    const label = scenarioLabel(scenario);
+    const aim = scenario.aim ?? DEFAULT_AIM;
+    if (scenario.mode === 'scenario' && scenario.id === 'F2') into[`${label} --retry-after`] = `${scenario.retryAfterSeconds} s`;
+    if (scenario.mode === 'chaos') into[`${label} --error-rate`] = String(scenario.errorRate);
+    if (scenario.mode === 'none') continue;
+    into[`${label} --fault-tool`] = aim.tools === null ? '(every tool)' : JSON.stringify(aim.tools);
+    into[`${label} --fault-on`] = String(aim.on);
+    into[`${label} --latency`] =
+      scenario.latency === undefined ? 'none' : `${scenario.latency.ms} ms ± ${scenario.latency.jitterMs} ms`;
+    into[`${label} --hold`] = scenario.holdMs === undefined ? 'none' : `${scenario.holdMs} ms`;
+  }
+}
+
+/** The settings of a plan; `patch` names the treatment arm's texts when it ran (their hashes are compared). */
+export function measuredSettings(
+  plan: TrialPlan,
+  hash: (text: string) => string,
+  patchTexts: readonly string[] | null,
+): MeasuredSettings {
+  const s: MeasuredSettings = {};
+  const agent = plan.agent;
+  if (agent.kind === 'model') {
+    s['--model'] = agent.model;
+    s['--base-url'] = agent.baseUrl;
+    s['--temperature'] = agent.temperature === undefined ? "(the endpoint's)" : String(agent.temperature);
+    s['--is-error'] = agent.isError;
+    s['--model-retries'] = String(agent.retries);
+    s['--honesty-question'] = plan.honestyQuestion === undefined ? 'off' : digest(hash, plan.honestyQuestion);
+  } else {
+    s['--agent-command'] = agent.command;
+    s['--agent-arg'] = JSON.stringify(agent.args);
+    s['--agent-transport'] = agent.transport;
+    s['--agent-timeout'] = `${agent.timeoutMs} ms`;
+    const names = Object.keys(agent.env).sort();
+    s['--agent-env-var'] = names.length === 0 ? '(none)' : names.join(', ');
+    for (const name of names) s[`--agent-env-var ${name}`] = digest(hash, agent.env[name]!);
+  }
+  s['--seed'] = agent.seed === undefined ? '(none)' : String(agent.seed);
+  s['--runs'] = String(plan.runs);
+  s['tasks'] = plan.tasks.map((task) => task.id).join(', ');
+  for (const task of plan.tasks) {
+    const name = `task ${task.id}`;
+    s[`${name}: system prompt`] = task.systemPrompt === undefined ? '(none)' : digest(hash, task.systemPrompt);
+    s[`${name}: task`] = digest(hash, task.task);
+    s[`${name}: follow-ups`] = task.followUps.length === 0 ? '(none)' : digest(hash, JSON.stringify(task.followUps));
+    s[`${name}: --max-steps`] = String(task.maxSteps);
+  }
+  s['--patch'] = plan.patch === undefined ? '(none)' : plan.patch.kind === 'auto' ? 'auto' : plan.patch.label;
+  if (patchTexts !== null) s['patch texts'] = digest(hash, JSON.stringify(patchTexts));
+  s['--key-fields'] = JSON.stringify(plan.keyFields);
+  s['--write-tools'] = list(plan.classification.writeTools);
+  s['--read-tools'] = list(plan.classification.readTools);
+  s['--upstream-timeout'] = `${plan.callTimeoutMs} ms`;
+  faultSettings(plan.scenarios, s);
+  return s;
+}
