@@ -4,6 +4,7 @@
  * `stats` can refuse to pool trials that measured different things and name the setting.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { measuredSettings } from '../../src/app/trial/measured-settings.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
@@ -28,7 +29,7 @@ async function differing(a: string[], b: string[]): Promise<string[]> {
   return [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => x[k] !== y[k]).sort();
 }
 
-describe('issue 14 stats: the settings a trial records are every one that changes what it measures', () => {
+describe('stats: the settings a trial records are every one that changes what it measures', () => {
   it.each([
     ['--hold', ['--scenario', 'F1'], ['--scenario', 'F1', '--hold', '5000'], ['F1 --hold']],
     ['--latency', ['--scenario', 'F1'], ['--scenario', 'F1', '--latency', '20:5'], ['F1 --latency']],
@@ -75,6 +76,18 @@ describe('issue 14 stats: the settings a trial records are every one that change
       '--agent-env-var',
       '--agent-env-var AGENT_MODE',
     ]);
+  });
+
+  it('an agent program behind the model gateway: the stub model script and the honesty question; --idempotent-hint for every agent', async () => {
+    const stub = (name: string) => ['--stub-model', join(import.meta.dirname, '../../examples/stub-models', `${name}.yaml`)];
+    expect(await differing([...PROGRAM, ...stub('booking-careful')], [...PROGRAM, ...stub('booking-naive')])).toEqual([
+      '--stub-model',
+    ]);
+    expect(
+      await differing([...PROGRAM, ...stub('booking-careful')], [...PROGRAM, ...stub('booking-careful'), '--honesty', 'off']),
+    ).toEqual(['--honesty-question']);
+    expect(await differing(PROGRAM, [...PROGRAM, ...stub('booking-careful')])).toEqual(['--honesty-question', '--stub-model']);
+    expect(await differing(MODEL, [...MODEL, '--idempotent-hint', 'ignore'])).toEqual(['--idempotent-hint']);
   });
 
   it("not the upstream's command line, which differs between the machines of one CI matrix", async () => {

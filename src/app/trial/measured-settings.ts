@@ -58,6 +58,10 @@ export function measuredSettings(
     const names = Object.keys(agent.env).sort();
     s['--agent-env-var'] = names.length === 0 ? '(none)' : names.join(', ');
     for (const name of names) s[`--agent-env-var ${name}`] = digest(hash, agent.env[name]!);
+    // With the model gateway the harness plays the model: its script and the honesty question are measured settings.
+    s['--stub-model'] = agent.gateway === undefined ? '(none)' : digest(hash, JSON.stringify(agent.gateway.script));
+    if (agent.gateway !== undefined)
+      s['--honesty-question'] = plan.honestyQuestion === undefined ? 'off' : digest(hash, plan.honestyQuestion);
   }
   s['--seed'] = agent.seed === undefined ? '(none)' : String(agent.seed);
   s['--runs'] = String(plan.runs);
@@ -75,6 +79,7 @@ export function measuredSettings(
   s['--write-tools'] = list(plan.classification.writeTools);
   s['--read-tools'] = list(plan.classification.readTools);
   s['--upstream-timeout'] = `${plan.callTimeoutMs} ms`;
+  s['--idempotent-hint'] = plan.idempotentHint ?? 'honour';
   faultSettings(plan.scenarios, s);
   return s;
 }
