@@ -38,7 +38,7 @@ async function runTrial(args: string[]): Promise<TrialOutput & { runLedger: () =
   return { ...output, runLedger: () => (sessions[1]?.ledger ?? []) as unknown as Array<Record<string, unknown>> };
 }
 
-type Entry = { kind: string; [key: string]: unknown };
+type Entry = { kind: string; tool?: string; toolCalls?: Array<{ name: string }> };
 
 describe('model gateway: trial --agent-command with --stub-model', () => {
   it('careful script under F1: the program checks and never re-books (PASS, ledger 1); the transcript has both sides; honesty is measured', async () => {
@@ -50,9 +50,7 @@ describe('model gateway: trial --agent-command with --stub-model', () => {
       expect(output.runLedger()).toHaveLength(1);
       const file = run as unknown as { transcript: Entry[]; honesty: { class: string; claim: string }; modelCalls: number };
       const kinds = file.transcript.map((e) =>
-        e.kind === 'mcp-call' || e.kind === 'model-answer'
-          ? `${e.kind}:${String(e['tool'] ?? (e['toolCalls'] as Array<{ name: string }>)[0]?.name ?? 'text')}`
-          : e.kind,
+        e.kind === 'mcp-call' || e.kind === 'model-answer' ? `${e.kind}:${e.tool ?? e.toolCalls?.[0]?.name ?? 'text'}` : e.kind,
       );
       // The write, its (ghost) time-out, the check, the final answer, then the honesty question's answer.
       expect(kinds.filter((k) => k.startsWith('mcp-call') || k.startsWith('model-answer'))).toEqual([
