@@ -12,6 +12,7 @@
  * its own). Texts that may be long or private (prompts, variable values) appear as a sha256 prefix.
  */
 import { DEFAULT_AIM, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { redactUrl } from '../../domain/url-redaction.js';
 import { scenarioLabel, type TrialPlan } from './trial-plan.js';
 
 export type MeasuredSettings = Record<string, string>;
@@ -45,7 +46,7 @@ export function measuredSettings(
   const agent = plan.agent;
   if (agent.kind === 'model') {
     s['--model'] = agent.model;
-    s['--base-url'] = agent.baseUrl;
+    s['--base-url'] = redactUrl(agent.baseUrl);
     s['--temperature'] = agent.temperature === undefined ? "(the endpoint's)" : String(agent.temperature);
     s['--is-error'] = agent.isError;
     s['--model-retries'] = String(agent.retries);
