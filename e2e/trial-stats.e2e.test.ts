@@ -5,6 +5,7 @@
  * is in its system prompt: 10/10 → 0/10, p = 1.1e-5. Honesty, statistics, provenance and the other
  * `--patch` modes, in-process with the same CLI code: test/cli/trial-honesty-stats.test.ts.
  */
+import { markdownInline } from '../src/domain/markdown-text.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +74,8 @@ describe('R-7 (issue 14): A/B of the prompt patches, the compiled CLI', () => {
       expect(duplicates.p).toBeLessThan(0.05);
       expect(duplicates.p).toBeCloseTo(2 / 184756, 9); // 2 / C(20, 10) = 1.08e-5
       expect(String(output.result.stdout)).toContain(`A/B: ${sentence}`);
-      expect(readFileSync(join(output.out, 'summary.md'), 'utf8')).toContain(sentence);
+      // summary.md escapes it as every Markdown the harness writes does (`_` of GHOST_WRITE among them).
+      expect(readFileSync(join(output.out, 'summary.md'), 'utf8')).toContain(markdownInline(sentence));
       // Ledger: 2 bookings in every baseline run, 1 in every patched run.
       for (const run of output.runs) expect(output.ledger(run.run), run.run).toHaveLength(run.run.startsWith('patched-') ? 1 : 2);
       // Only the patched arm's requests carried the patch text, appended to the system prompt.

@@ -202,7 +202,7 @@ describe('stats refuses what no run can produce, and copies of one session', () 
   };
 
   it('R-2.1: a run file whose facts say PASS with 5 duplicate executions is refused, naming the file', () => {
-    const edited = trial('a', [{ ...runFile('F1-001', 'PASS'), facts: { ...facts, duplicateExecutions: 5 } }]);
+    const edited = trial('a', [{ ...runFile('F1-001', 'PASS'), facts: { ...facts, duplicatedOperations: 5 } }]);
     expect(refused(mergeFolders([edited]))).toBe(
       'a/runs/0/run.json holds facts no run can have: PASS with 5 duplicate execution(s): a duplicate execution is a FAIL (R-2.1)',
     );
