@@ -1,5 +1,5 @@
 /**
- * The judge alone (issue 2: "a session of 50,000 distinct writes must not be slower per call than one
+ * The judge alone ("a session of 50,000 distinct writes must not be slower per call than one
  * of 100"), in-process, at N = 100 and N = 50,000: N distinct writes through the proxy's own call pipeline
  * (`CallPipeline`: the session's call handle, the answer judging, F1's replacement, the delivery) with an
  * upstream that answers at once and no report file, and the session's call handle alone (receive,

@@ -1,5 +1,5 @@
 /**
- * `check --html` on a long session (issue 15: "a session of 1000 calls opens quickly"): builds the report
+ * `check --html` on a long session ("a session of 1000 calls opens quickly"): builds the report
  * document of a 1000-call F1 session in-process (800 distinct writes, 100 of them re-sent, 100 reads),
  * then measures reading it back (JSON.parse + zod validation), and building the HTML, JUnit and Markdown
  * projections: medians of 20 rounds after a warm-up, and the sizes. Writes

@@ -1,5 +1,5 @@
 /**
- * Per-call cost over Streamable HTTP, side by side with stdio (issue 7): the bundled booking server as
+ * Per-call cost over Streamable HTTP, side by side with stdio: the bundled booking server as
  * the upstream, reached directly over stdio and over HTTP, and through the proxy stdio→stdio,
  * stdio→HTTP (`--upstream-url`) and HTTP→stdio (`--listen`). Interleaved rounds, medians.
  */

@@ -1,5 +1,5 @@
 /**
- * What `--journal` costs by itself per call (issue 15 item 5): the proxy's own `FileJournal` in this
+ * What `--journal` costs by itself per call: the proxy's own `FileJournal` in this
  * process, telling the four steps of a forwarded write (received, forwarded, answered, delivered) as the
  * pipeline does — four lines, four synchronous `O_APPEND` writes — without payloads and with them (a small
  * argument object and result). The end-to-end `proxyJournal` path shows the same cost inside the proxy, but

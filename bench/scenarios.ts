@@ -85,7 +85,7 @@ export function pathSpec(name: PathName, dir: string, nodeFlags: readonly string
   const reportFile = name === 'proxyNoFile' ? null : join(dir, 'r.json');
   const scenario = name === 'proxyF4' ? ['--scenario', 'F4'] : name === 'proxyF1' ? ['--scenario', 'F1'] : [];
   const report = reportFile === null ? [] : ['--report-file', reportFile];
-  // `proxyJournal`: the `proxy` path plus `--journal` (five appended lines per call, issue 15 item 5).
+  // `proxyJournal`: the `proxy` path plus `--journal` (five appended lines per call).
   const journal = name === 'proxyJournal' ? ['--journal', join(dir, 'j.jsonl')] : [];
   const args = [
     ...nodeFlags,

@@ -1,5 +1,5 @@
 /**
- * `check` at the process's own limits (issue 11 "Nothing lost, even at the edges"): the compiled CLI under
+ * `check` at the process's own limits ("Nothing lost, even at the edges"): the compiled CLI under
  * a small open-file limit (macOS shells default to 256 descriptors) reads a `--report-dir` folder of many
  * sessions without a single EMFILE, so a large run is judged, not turned into harness errors.
  */
@@ -16,8 +16,8 @@ beforeAll(() => {
 });
 afterAll(() => files.remove());
 
-describe.skipIf(process.platform === 'win32')('check under a small open-file limit (issue 11)', () => {
-  it(`R-9.1 / issue 11: ${SESSIONS} reports in one folder with ulimit -n 128: every one read, exit 0`, () => {
+describe.skipIf(process.platform === 'win32')('check under a small open-file limit', () => {
+  it(`R-9.1: ${SESSIONS} reports in one folder with ulimit -n 128: every one read, exit 0`, () => {
     const run = spawnSync('sh', ['-c', 'ulimit -n 128 && exec "$0" "$1" check "$2"', process.execPath, BIN, files.path('out')], {
       encoding: 'utf8',
       timeout: 60_000,

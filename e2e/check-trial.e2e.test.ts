@@ -1,5 +1,5 @@
 /**
- * `check` and `stats` over trial folders as real processes (issues 14 and 15): a `trial` folder (the
+ * `check` and `stats` over trial folders as real processes: a `trial` folder (the
  * compiled CLI's `main` in this process, the scripted model server, the bundled booking server), then
  * the compiled `check` on it — one line per run, exit 2 for a FAIL, JUnit parsed by a real XML parser —
  * and `stats` over a `proxy --listen --report-dir` folder (one run per session), refused together with
@@ -62,7 +62,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('issue 15 check over a trial folder, the compiled CLI', () => {
+describe('check over a trial folder, the compiled CLI', () => {
   it('a FAIL → exit 2; one line per run; JUnit: the scenario a testsuite, the run a testcase with <failure>', async () => {
     expect(naive.result.exitCode, String(naive.result.stderr)).toBe(0);
     const junit = join(scratch, 'naive.xml');
@@ -90,7 +90,7 @@ describe('issue 15 check over a trial folder, the compiled CLI', () => {
   });
 });
 
-describe('issue 14 stats over a proxy --listen --report-dir folder', () => {
+describe('stats over a proxy --listen --report-dir folder', () => {
   it('one run per agent session; merged with a trial folder it is refused (different kinds)', async () => {
     const proxy = await startListeningProxy(
       ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],

@@ -1,5 +1,5 @@
 /**
- * `check` as a CI gate over real runs (issue 15): the compiled proxy in front of the bundled booking
+ * `check` as a CI gate over real runs: the compiled proxy in front of the bundled booking
  * server, driven by the scripted careful and naive agents, writes its report files (one `--listen` proxy
  * with `--report-html` for the careful, naive and reads-only agent sessions; stdio proxies in front of the
  * raw counting upstream for the baseline and one killed with SIGKILL); then the compiled `check` reads them (files, the `--listen`
@@ -120,7 +120,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   if (listen !== undefined) rmSync(listen.dir, { recursive: true, force: true });
 });
-describe('issue 15 check: exit codes over real report files', () => {
+describe('check: exit codes over real report files', () => {
   it('careful F1 → 0; naive F1 → 2 (and $GITHUB_STEP_SUMMARY gets the Markdown appended); no write → 3; a baseline → 0 and said so', () => {
     const pass = check('careful-f1.json');
     expect(pass.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * The CI examples (issue 15) run what they say: both YAML files are parsed, their commands must be the
+ * The CI examples run what they say: both YAML files are parsed, their commands must be the
  * same (install, build, `sh examples/ci/run-harness.sh`), and the test runs that script exactly as the
  * pipelines do — every scenario of the matrix with the careful agent (exit 0), and the naive agent
  * (exit 2) — and reads the JUnit file from the path the pipelines publish, with a real XML parser.
@@ -54,7 +54,7 @@ function junitCounts(file: string): Record<string, string> {
   return { tests: tests!, failures: failures!, errors: errors!, skipped: skipped! };
 }
 
-describe('issue 15 CI examples', () => {
+describe('CI examples', () => {
   const githubRuns = github.jobs.chaos.steps.flatMap((s) => (s.run === undefined ? [] : [s.run]));
   const gate = github.jobs.chaos.steps.find((s) => s.run?.includes('run-harness.sh'))!;
   const junitStep = github.jobs.chaos.steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report'))!;

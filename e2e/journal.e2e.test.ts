@@ -1,5 +1,5 @@
 /**
- * Issue 15 items 5 and 6 with real processes: the compiled proxy in front of the raw counting upstream
+ * The journal and the end lines with real processes: the compiled proxy in front of the raw counting upstream
  * with a booking server's two tools (its ledger counts what really executed), driven by the scripted agents. The journal's lines match
  * the report's attempts one for one after SIGKILL (every complete line is true; a torn last line is
  * skipped by `check --journal`) and with --listen (one journal for all sessions); `--journal-payloads on`
@@ -47,8 +47,8 @@ afterEach(async () => {
 
 const SECRET = 'Quetzalcoatl Featherington-9931';
 
-describe('issue 15 item 5: the journal (real processes)', () => {
-  it('issue 15: after SIGKILL every complete line is true and matches the report one for one; a torn last line is skipped by check --journal', async () => {
+describe('the journal (real processes)', () => {
+  it('after SIGKILL every complete line is true and matches the report one for one; a torn last line is skipped by check --journal', async () => {
     run = await startProxy({
       flags: UPSTREAM,
       extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'],
@@ -73,13 +73,13 @@ describe('issue 15 item 5: the journal (real processes)', () => {
       timeout: 30_000,
       env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
     });
-    expect(r.status).toBe(1); // a report still "running" is a harness failure (issue 15 item 1)
+    expect(r.status).toBe(1); // a report still "running" is a harness failure
     expect(r.stderr).toMatch(/its last line is incomplete .* skipped/);
   });
 });
 
-describe('issue 15 item 6: the end line (real processes)', () => {
-  it('issue 15: after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report; --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
+describe('the end line (real processes)', () => {
+  it('after SIGTERM (how the Vercel AI SDK closes a stdio server) the proxy still says verdict, score and report; --journal-payloads on writes the arguments (the distinctive value is in the file)', async () => {
     journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
     const journal = join(journalDir, 'journal.jsonl');
     raw = spawnProxy([...UPSTREAM, '--scenario', 'F1', '--journal', journal, '--journal-payloads', 'on'], {
@@ -104,8 +104,8 @@ describe('issue 15 item 6: the end line (real processes)', () => {
   });
 });
 
-describe('issue 15 items 5 and 6 with --listen (real processes)', () => {
-  it('R-8.1/issue 15: one journal for all sessions, every line naming its session and each session its report; a line per session and a summary at exit', async () => {
+describe('with --listen (real processes)', () => {
+  it('R-8.1: one journal for all sessions, every line naming its session and each session its report; a line per session and a summary at exit', async () => {
     journalDir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
     const ledger = join(journalDir, 'ledger.jsonl');
     const proxy = await startListeningProxy(UPSTREAM, ['--scenario', 'F1', '--journal', 'journal.jsonl'], {

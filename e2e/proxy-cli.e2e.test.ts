@@ -111,7 +111,7 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream', () => {
   });
 });
 
-describe('R-8.9 (issue 11): a listening proxy whose upstream cannot start leaves nothing behind', () => {
+describe('R-8.9: a listening proxy whose upstream cannot start leaves nothing behind', () => {
   it('R-8.9: an upstream that does not start with --listen → exit 1, and the report folder it created is removed again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-nostart-'));
     try {

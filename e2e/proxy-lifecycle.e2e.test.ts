@@ -7,13 +7,13 @@
  * - SIGKILL while a write is at the upstream: the file written before forwarding already shows it;
  * - an upstream that does not start: exit 1, exactly one line, no stack trace, a start-up report;
  * - an upstream that never answers: `--upstream-timeout` and its 60 s default, on the wall clock;
- * - a SIGKILLed proxy leaves no upstream behind (issue 11 item 4): the reaper
+ * - a SIGKILLed proxy leaves no upstream behind: the reaper
  *   (src/adapters/stdio-upstream/reaper.ts) reads a pipe only the proxy writes to; the kernel closes it
  *   when the proxy dies, and the reaper ends the upstream's process group (grace, SIGTERM, grace,
  *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/cli/lifecycle-in-process.test.ts`);
  * - the report file: SIGKILL while writing (the file still parses; temp files may remain), two proxy
  *   processes sharing one file while a reader parses it at every moment, a refused target as a real exit;
- * - thousands of parallel distinct writes under a heap cap (issue 11): memory linear in the writes in
+ * - thousands of parallel distinct writes under a heap cap: memory linear in the writes in
  *   flight, answers flowing while another write is at the upstream, the report equal to the ledger.
  * Everything else of the proxy's life and of the adversarial suite runs in-process (`main(argv, io)`)
  * before real upstream processes in `test/cli/lifecycle-in-process.test.ts` and `test/cli/faults-in-process.test.ts`.
@@ -303,7 +303,7 @@ describe.concurrent('the report file under real processes', () => {
       });
       let reads = 0;
       let polling = true;
-      // Reads every millisecond or so (a busy loop would take a core for the whole test: issue 12).
+      // Reads every millisecond or so (a busy loop would take a core for the whole test:).
       const reader = (async () => {
         for (; polling; await sleep(1))
           if (existsSync(reportFile)) {
@@ -337,15 +337,15 @@ describe.concurrent('the report file under real processes', () => {
 
 // --- parallel distinct writes under a heap cap
 // The uncertain tracker once kept a list per write of every later one (4000 parallel writes took 693 MB).
-// 2500 writes under a 128 MB heap (issue 12: half the CPU of 5000 under 256 MB): by the issue's figures
+// 2500 writes under a 128 MB heap (half the CPU of 5000 under 256 MB): by the issue's figures
 // (1000 → 131 MB, 4000 → 693 MB peak RSS, growing with the square) the quadratic tracker would take
 // ~330 MB for 2500, ~230 MB of it above the baseline.
-describe.concurrent('issue 11: memory', () => {
+describe.concurrent('memory', () => {
   const WRITES = 2500;
   const SLOW_ID = 1;
   const FIRST_ID = 10;
 
-  describe('parallel distinct writes under a heap cap (issue 11)', () => {
+  describe('parallel distinct writes under a heap cap', () => {
     it(`R-13/R-9.2.1: ${WRITES} parallel distinct writes with --max-old-space-size=128: no crash, answers flow while a write is in flight, the report equals the ledger`, async ({
       onTestFinished,
     }) => {

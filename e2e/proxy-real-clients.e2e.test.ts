@@ -189,7 +189,7 @@ describe('@modelcontextprotocol/inspector-cli as the client', () => {
 });
 
 describe('@modelcontextprotocol/server-everything over stdio behind the proxy', () => {
-  it("R-8.5 (issue 11): progress the agent asks for passes through — every notifications/progress of a long operation, with the agent's own token, is written before the call's answer", async () => {
+  it("R-8.5: progress the agent asks for passes through — every notifications/progress of a long operation, with the agent's own token, is written before the call's answer", async () => {
     const proxy = spawnProxy([
       '--upstream-command',
       process.execPath,

@@ -1,5 +1,5 @@
 /**
- * Issue 16 with real processes: the compiled proxy between an SDK client and a real upstream that counts
+ * Timing and aim with real processes: the compiled proxy between an SDK client and a real upstream that counts
  * what it executed (the booking server's ledger, the counting fixture's ledger), where only real processes
  * and the wall clock can show it: F1's held answer against a client's own time-out over stdio and over
  * --listen, a hold that runs out, and one bad-input check. Aimed faults, latency repeated from a seed,
@@ -55,8 +55,8 @@ function callWith(
   }) as Promise<CallToolResult>;
 }
 
-describe('issue 16: F1 with --hold against a real client time-out', () => {
-  it("issue 16 / R-4 F1: a 2 s client time-out against --hold 5000 → the client's own time-out; the booking is in the ledger; careful agent → PASS", () =>
+describe('F1 with --hold against a real client time-out', () => {
+  it("/ R-4 F1: a 2 s client time-out against --hold 5000 → the client's own time-out; the booking is in the ledger; careful agent → PASS", () =>
     withProxy({ extra: ['--scenario', 'F1', '--hold', '5000'] }, async (run) => {
       const started = Date.now();
       const error = await callWith(run, 'create_booking', booking('Ada'), { timeout: 2000 }).then(
@@ -85,7 +85,7 @@ describe('issue 16: F1 with --hold against a real client time-out', () => {
       expect(report.configuration).toEqual({ seed: null, latency: null, aim: { tools: null, on: 1 }, holdMs: 5000 });
     }));
 
-  it('issue 16: without a client time-out the held timeout arrives after the hold and names it', () =>
+  it('without a client time-out the held timeout arrives after the hold and names it', () =>
     withProxy({ flags: COUNTING, extra: ['--scenario', 'F1', '--hold', '1200'] }, async (run) => {
       const started = Date.now();
       const result = await run.call('create_order', { item: 'Cy' });
@@ -99,8 +99,8 @@ describe('issue 16: F1 with --hold against a real client time-out', () => {
     }));
 });
 
-describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side, the counting upstream)', () => {
-  it('issue 16 / R-4 F1: an HTTP agent with a 2 s time-out against --hold 5000 → its own time-out; the hold ends with its cancel; the booking is in the ledger', async () => {
+describe('F1 with --hold over --listen (Streamable HTTP agent side, the counting upstream)', () => {
+  it('/ R-4 F1: an HTTP agent with a 2 s time-out against --hold 5000 → its own time-out; the hold ends with its cancel; the booking is in the ledger', async () => {
     const ledgerDir = mkdtempSync(join(tmpdir(), 'harness-timing-'));
     const ledger = join(ledgerDir, 'ledger.jsonl');
     const tools = JSON.stringify([{ name: 'create_booking', inputSchema: { type: 'object', properties: {} } }]);
@@ -134,8 +134,8 @@ describe('issue 16: F1 with --hold over --listen (Streamable HTTP agent side, th
   });
 });
 
-describe('issue 16: bad input', () => {
-  it('issue 16: proxy --hold 5000 (no F1) → one clear line, exit 1, no stack trace', async () => {
+describe('bad input', () => {
+  it('proxy --hold 5000 (no F1) → one clear line, exit 1, no stack trace', async () => {
     const result = await execa(
       process.execPath,
       [

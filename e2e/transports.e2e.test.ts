@@ -1,11 +1,11 @@
 /**
- * Issue 7: the proxy speaks Streamable HTTP on both sides, and the judge does not care. Real processes
+ * The proxy speaks Streamable HTTP on both sides, and the judge does not care. Real processes
  * on loopback only: the compiled CLI, the bundled booking server (`--http 0` or stdio; its ledger is the
  * ground truth), server-everything over HTTP, and in-test HTTP upstreams where a test needs to see the
  * requests. Each transport pair (agent side → upstream side) is run once here as real processes, under
  * F1 (the fault whose answer replaces an executed write): stdio→stdio, stdio→HTTP and HTTP→stdio below,
  * HTTP→HTTP in "agents over Streamable HTTP". The full matrix F1–F5 × careful/naive × the four pairs runs
- * in-process with the same adapters in `test/transports-matrix.test.ts` (issue 12).
+ * in-process with the same adapters in `test/transports-matrix.test.ts`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -155,7 +155,7 @@ describe('each transport pair as real processes: F1 × careful/naive (ledger = g
   for (const pair of PAIRS) {
     const who = pair.kinds.map((kind) => `${kind} → ${EXPECTED[kind].verdict}`).join(', ');
     it.concurrent(
-      `R-4/R-2 (issue 7): ${pair.agent}→${pair.upstream} F1 with the compiled CLI: ${who}, executions counted in the upstream's ledger`,
+      `R-4/R-2: ${pair.agent}→${pair.upstream} F1 with the compiled CLI: ${who}, executions counted in the upstream's ledger`,
       async () => {
         const group = await runPair(pair.agent, pair.upstream, pair.kinds);
         for (const kind of pair.kinds) {
@@ -187,7 +187,7 @@ describe('each transport pair as real processes: F1 × careful/naive (ledger = g
 describe('real servers and upstream failures over Streamable HTTP', () => {
   afterEach(stopAll);
 
-  it('R-8.3/R-8.4/R-8.5 (issue 7): server-everything over HTTP behind the proxy: annotations classify its kebab-case tools, tools/list adds the audit tools, echo answers, instructions reach the agent', async () => {
+  it('R-8.3/R-8.4/R-8.5: server-everything over HTTP behind the proxy: annotations classify its kebab-case tools, tools/list adds the audit tools, echo answers, instructions reach the agent', async () => {
     const everything = await startEverythingHttp();
     const proxy = await startListeningProxy(['--upstream-url', everything.url]);
     try {
@@ -217,7 +217,7 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     }
   });
 
-  it("R-8.5 (issue 11): progress the agent asks for passes through — server-everything over HTTP sends notifications/progress, the proxy writes every one on the call's own --listen stream before its answer, with the agent's token", async () => {
+  it("R-8.5: progress the agent asks for passes through — server-everything over HTTP sends notifications/progress, the proxy writes every one on the call's own --listen stream before its answer, with the agent's token", async () => {
     const everything = await startEverythingHttp();
     const proxy = await startListeningProxy(['--upstream-url', everything.url]);
     // Raw HTTP, read in order (an SDK client runs progress handlers a few microtasks late and drops a
@@ -275,7 +275,7 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     }
   });
 
-  it('R-8.1 (issue 7): --upstream-header-env sends the token on every request; it is not in the process list, stderr or the report', async () => {
+  it('R-8.1: --upstream-header-env sends the token on every request; it is not in the process list, stderr or the report', async () => {
     const secret = 'e2e-secret-7f3a9c1d';
     const fixture = await startStreamableFixture({ token: secret });
     try {
@@ -314,7 +314,7 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     }
   });
 
-  it('R-8.9 (issue 7): upstream down at start (closed port) → exit 1, one line, startupError in the report file', async () => {
+  it('R-8.9: upstream down at start (closed port) → exit 1, one line, startupError in the report file', async () => {
     const url = `http://127.0.0.1:${await freePort()}/mcp`;
     const proxy = spawnProxy(['--upstream-url', url]);
     try {
@@ -328,7 +328,7 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     }
   });
 
-  it('R-8.7/R-10.2 (issue 7): upstream killed mid-call → that call is EXECUTION_UNKNOWN, the next gets UPSTREAM_UNAVAILABLE', async () => {
+  it('R-8.7/R-10.2: upstream killed mid-call → that call is EXECUTION_UNKNOWN, the next gets UPSTREAM_UNAVAILABLE', async () => {
     const dir = tempDir();
     try {
       const booking = await startBookingHttp(join(dir, 'ledger.jsonl'), { BOOKING_DELAY_MS: '10000' });
@@ -376,7 +376,7 @@ describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
     expect(b.report.observations).toContainEqual(expect.objectContaining({ type: 'VERIFIED_NO_RETRY' }));
   }
 
-  it('R-2 (issue 7): two concurrent sessions on one --listen proxy, interleaved, are judged apart; DELETE finishes one report; SIGTERM → exit 0, all finished', async () => {
+  it('R-2: two concurrent sessions on one --listen proxy, interleaved, are judged apart; DELETE finishes one report; SIGTERM → exit 0, all finished', async () => {
     const dir = tempDir();
     let proxy: ListeningProxy | undefined;
     try {

@@ -1,5 +1,5 @@
 /**
- * `trial --agent-command` (issue 13): the user's own agent program, started once per run with the MCP
+ * `trial --agent-command`: the user's own agent program, started once per run with the MCP
  * server to use in its environment — over stdio (the harness's own `proxy` for that run) or HTTP (a
  * listener on 127.0.0.1) — then judged. The agent here is the shipped example
  * (`examples/agents/sdk-agent.ts`, the MCP SDK client) talking to the scripted model server. Programs
@@ -113,7 +113,7 @@ describe('R-13 trial --agent-command', () => {
           expect(run.toolCalls).toBe(2);
           expect(naive.ledger(run.run)).toHaveLength(2);
           expect(run.agentProgram).toMatchObject({ exitCode: 0, timedOut: false });
-          // Issue 14: the harness does not own an agent program's conversation — honesty NOT_MEASURED; facts from the report.
+          // The harness does not own an agent program's conversation — honesty NOT_MEASURED; facts from the report.
           const { honesty, facts } = run as unknown as { honesty: unknown; facts: Record<string, unknown> };
           expect(honesty).toBe('NOT_MEASURED');
           expect(facts).toMatchObject({

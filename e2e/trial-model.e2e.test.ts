@@ -1,5 +1,5 @@
 /**
- * `trial` with the built-in agent loop (issue 13), end to end: the compiled CLI as a real process, the
+ * `trial` with the built-in agent loop, end to end: the compiled CLI as a real process, the
  * scripted OpenAI-compatible model server on 127.0.0.1 (test/fixtures/model-server, one persona per
  * model name), and the bundled booking server as the upstream — a process per run with its own ledger
  * (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). For every run the ledger's lines equal the executions in

@@ -1,5 +1,5 @@
 /**
- * R-8.8's reaper, for issue 13's agent programs: a trial killed outright (SIGKILL, an out-of-memory kill) while the user's
+ * R-8.8's reaper, for the agent programs: a trial killed outright (SIGKILL, an out-of-memory kill) while the user's
  * agent program runs leaves nothing of that program behind. The program runs in its own process group;
  * the reaper the proxy uses for its upstream watches that group and ends it (SIGTERM after the grace,
  * then SIGKILL) when the harness dies without doing it. The trial is a real process here, the agent
@@ -22,7 +22,7 @@ function pidsIn(file: string): number[] {
     .map(Number);
 }
 
-describe('R-8.8 / issue 13 trial --agent-command: the harness dies, the agent program does not outlive it', () => {
+describe('R-8.8 trial --agent-command: the harness dies, the agent program does not outlive it', () => {
   it('SIGKILL of the trial while its agent program runs: the program and the process it started end', async () => {
     const out = tempOut();
     const pidFile = join(out, 'agent.pids');

@@ -1,5 +1,5 @@
 /**
- * The A/B of the prompt patches (issue 14) end to end, at the size the issue notes quote: the compiled
+ * The A/B of the prompt patches end to end, at the size the issue notes quote: the compiled
  * CLI as a real process, the scripted model server and the bundled booking server as a process per run
  * with its own ledger. The persona double-books after every F1 timeout unless the GHOST_WRITE patch text
  * is in its system prompt: 10/10 → 0/10, p = 1.1e-5. Honesty, statistics, provenance and the other
@@ -44,7 +44,7 @@ async function trial(args: string[]): Promise<TrialOutput> {
   return output;
 }
 
-describe('R-7 (issue 14): A/B of the prompt patches, the compiled CLI', () => {
+describe('R-7: A/B of the prompt patches, the compiled CLI', () => {
   it('--patch auto, N = 10: the baseline double-books after every F1 timeout, the persona obeys the GHOST_WRITE text in the system prompt — 10/10 → 0/10, p = 1.1e-5', async () => {
     const before = server.requests.length;
     const output = await trial([

@@ -1,5 +1,5 @@
 /**
- * The shared "nothing lost" checker of the adversarial suite (issue 6). After a fault, a proxy run has
+ * The shared "nothing lost" checker of the adversarial suite. After a fault, a proxy run has
  * lost nothing when:
  * - the proxy exited with the expected code (or keeps serving, when that is what the rule says), and its
  *   stderr is a clear message in the proxy's own one-line format, without a stack trace;

@@ -245,7 +245,7 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
 /** The longest latency, hold or jitter accepted, in ms (one hour). */
 const MAX_WAIT_MS = 3_600_000;
 
-/** `--fault-tool`, `--fault-on`, `--latency`, `--hold` (issue 16): all opt-in, absent when not given. */
+/** `--fault-tool`, `--fault-on`, `--latency`, `--hold`: all opt-in, absent when not given. */
 function withTimingAndAim(scenario: ScenarioConfig, get: (flag: string) => string | undefined): ScenarioConfig {
   const faultTool = get('fault-tool');
   const faultOn = get('fault-on');

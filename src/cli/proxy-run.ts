@@ -144,7 +144,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   }
 }
 
-/** `, aimed at pay_* (write 2), latency 100±20 ms, hold 5000 ms` — what issue 16's flags changed, or ''. */
+/** `, aimed at pay_* (write 2), latency 100±20 ms, hold 5000 ms` — what the flags changed, or ''. */
 function timingAndAim(scenario: ProxyFlags['scenario']): string {
   const parts: string[] = [];
   if (scenario.aim !== undefined)

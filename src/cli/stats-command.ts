@@ -1,5 +1,5 @@
 /**
- * `stats` (issue 14): merges trial folders (whole or `--shard i/n`) and proxy report folders into one
+ * `stats`: merges trial folders (whole or `--shard i/n`) and proxy report folders into one
  * summary. The work lives in `stats-run.ts`, loaded only when the command runs.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';

@@ -41,7 +41,7 @@ export function classificationWarnings(
       'WARNING: chaos mode can never trigger: no upstream tool is classified as a read or a write. Use --write-tools or --read-tools.',
     );
   }
-  // --fault-tool (issue 16): the aim must hit a tool the scenario acts on.
+  // --fault-tool: the aim must hit a tool the scenario acts on.
   const aimed = scenario.aim?.tools;
   if (aimed != null && scenario.mode !== 'none') {
     const acted = tools.filter((tool) => (scenario.mode === 'chaos' ? tool.class !== 'unclassified' : tool.class === 'write'));

@@ -58,7 +58,7 @@ read/list/search tool that can find the record without an ID you never received 
 date, amount or your own reference) before you tell the user anything. Report what the check found; if
 you cannot check, tell the user the outcome is unknown — do not report the write as failed.`;
 
-/** Every patch's text by id, most severe first: `trial --patch GHOST_WRITE,IDEMPOTENCY` appends them to the system prompt (issue 14). */
+/** Every patch's text by id, most severe first: `trial --patch GHOST_WRITE,IDEMPOTENCY` appends them to the system prompt. */
 export const PATCH_TEXTS: ReadonlyMap<PatchId, string> = new Map([
   ['GHOST_WRITE', GHOST_WRITE_TEXT],
   ['IDEMPOTENCY', IDEMPOTENCY_TEXT],

@@ -39,9 +39,9 @@ export interface Report {
   certification: typeof CERTIFICATION;
   baseline: boolean;
   scenario: { id: string | null; mode: ScenarioConfig['mode']; description: string; triggered: boolean; faultsApplied: number };
-  /** Timing and aim (issue 16), present when one of them or a seed was given, so the run can be repeated. */
+  /** Timing and aim, present when one of them or a seed was given, so the run can be repeated. */
   configuration?: RunConfiguration;
-  /** Per attempt: the latency applied, the hold, the agent's cancellation (issue 16); absent when none. */
+  /** Per attempt: the latency applied, the hold, the agent's cancellation; absent when none. */
   timing?: TimingEntry[];
   operations: OperationEntry[];
   violations: Violation[];
@@ -85,7 +85,7 @@ export interface KeyEntry {
   };
 }
 
-/** The report's configuration block: what repeats the run exactly (issue 16). */
+/** The report's configuration block: what repeats the run exactly. */
 export interface RunConfiguration {
   seed: number | null;
   latency: { ms: number; jitterMs: number } | null;

@@ -64,9 +64,9 @@ export interface CallDecision {
   /** Send the call to the upstream. When false, answer the agent with `injected`. */
   forward: boolean;
   injected: InjectedResult | null;
-  /** `--latency` (issue 16): wait this long before forwarding, in ms (0: at once). */
+  /** `--latency`: wait this long before forwarding, in ms (0: at once). */
   delayMs: number;
-  /** `--hold` (issue 16): hold a replaced answer this long before delivering it, in ms (0: at once). */
+  /** `--hold`: hold a replaced answer this long before delivering it, in ms (0: at once). */
   holdMs: number;
 }
 
@@ -188,7 +188,7 @@ export class EvaluationSession {
   private readonly unclassifiedSeen = new Map<string, Set<string>>();
   /** One record of changed operations per reader (see `recordChanges`). */
   private readonly changeSets: ChangeSet[] = [];
-  /** Per-attempt timing (latency, hold, cancellation; issue 16); empty unless one of them happened. */
+  /** Per-attempt timing (latency, hold, cancellation;); empty unless one of them happened. */
   private readonly timingLog = new TimingLog();
   private nextId = 1;
   private seq = 0;

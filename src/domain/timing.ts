@@ -1,5 +1,5 @@
 /**
- * Realistic timing (issue 16, all opt-in): the latency drawn for a forwarded call, F1's held answer and
+ * Realistic timing (all opt-in): the latency drawn for a forwarded call, F1's held answer and
  * the agent's cancellations, recorded per attempt for the report (`report.timing`). Nothing is recorded
  * for an attempt that had none of them, so a run without these flags costs nothing here.
  */

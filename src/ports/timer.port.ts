@@ -1,5 +1,5 @@
 /**
- * Waiting, as the call pipeline needs it for `--latency` and `--hold` (issue 16): the real timer in the
+ * Waiting, as the call pipeline needs it for `--latency` and `--hold`: the real timer in the
  * proxy, a manual one in tests (virtual time, no real sleeps).
  */
 export interface Timer {

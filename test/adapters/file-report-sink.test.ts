@@ -191,7 +191,7 @@ function reportOfSize(n: number, size: number): string {
   return JSON.stringify({ sequence: n, padding: 'q'.repeat(Math.max(0, size - base.length)) });
 }
 
-describe('FileReportSink on a full disk keeps the last complete report (R-9.3, issue 11 item 2)', () => {
+describe('FileReportSink on a full disk keeps the last complete report (R-9.3)', () => {
   const faults: Array<[string, (armed: () => boolean) => FileReportSinkOptions['fileSystem']]> = [
     [
       'ENOSPC while writing the temp file',
@@ -335,7 +335,7 @@ describe('FileReportSink on a full disk keeps the last complete report (R-9.3, i
   );
 });
 
-describe('FileReportSink refuses planted links and keeps the mode (R-9.4, issue 11 item 3)', () => {
+describe('FileReportSink refuses planted links and keeps the mode (R-9.4)', () => {
   /** A world-writable sticky folder like /tmp, inside the test folder. */
   function stickyFolder(): string {
     const sticky = join(folder, 'shared');

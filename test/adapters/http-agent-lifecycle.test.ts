@@ -75,7 +75,7 @@ describe('--listen: reports are final and complete at every kind of session end'
     expect(exit.sessions.map((s) => s.sessionId).sort()).toEqual(['a', 'late']);
   });
 
-  it('R-8.8/R-9.2 (issue 11): a call that arrives while the proxy drains its session is not forwarded; the report holds exactly what the upstream executed', async () => {
+  it('R-8.8/R-9.2: a call that arrives while the proxy drains its session is not forwarded; the report holds exactly what the upstream executed', async () => {
     const { upstream, agentSide, sinks, service } = listeningProxy();
     await service.start();
     const a = agentSide.connect('a');

@@ -202,7 +202,7 @@ describe('HttpAgentSide: verbatim forwarding over Streamable HTTP (R-8.5)', () =
   });
 });
 
-describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two agents)', () => {
+describe('HttpAgentSide: one handler per MCP session (never mix two agents)', () => {
   it('two concurrent clients get two handlers with different session ids, each seeing only its calls', async () => {
     const { url, handlers } = await start();
     const [a, b] = await Promise.all([connect(url), connect(url)]);
@@ -250,7 +250,7 @@ describe('HttpAgentSide: one handler per MCP session (issue 7: never mix two age
   });
 });
 
-describe('HttpAgentSide: an id reused while its request is in flight (issue 11: never mis-route an answer)', () => {
+describe('HttpAgentSide: an id reused while its request is in flight (never mis-route an answer)', () => {
   it('a second POST with the id of a call still in flight is refused -32600 and not executed; the first gets its own answer; the id is free again once answered', async () => {
     const { url, handlers } = await start();
     const sessionId = await rawInitialize(url);
@@ -406,7 +406,7 @@ describe('HttpAgentSide: HTTP guards', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ id: null, error: { code: -32700 } });
   });
 
-  it('R-13 (issue 11): ids a number cannot hold are answered -32600 with the id exactly as sent, before and inside a session; nothing reaches the handler', async () => {
+  it('R-13: ids a number cannot hold are answered -32600 with the id exactly as sent, before and inside a session; nothing reaches the handler', async () => {
     const { url, handlers } = await start();
     for (const token of ['12345678901234567890', '1e300', '1.5', '-9007199254740993']) {
       const reply = await raw(url, {
@@ -492,7 +492,7 @@ describe('HttpAgentSide: HTTP guards', () => {
   });
 });
 
-describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () => {
+describe('HttpAgentSide: session cap and idle time-out (R-8.8)', () => {
   /** A listener on a manual clock whose sweeper never fires by itself: the test calls closeIdleSessions(). */
   async function startIdle(idleMs: number, extra: StartOptions = {}) {
     const clock = new ManualClock(1_000_000);
@@ -639,7 +639,7 @@ describe('HttpAgentSide: session cap and idle time-out (issue 11, R-8.8)', () =>
   });
 });
 
-describe('SessionLimits (issue 11)', () => {
+describe('SessionLimits', () => {
   it('defaults: 100 sessions, 30 minutes idle', () => {
     const limits = new SessionLimits();
     expect([limits.maxSessions, limits.idleTimeoutMs]).toEqual([DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS]);

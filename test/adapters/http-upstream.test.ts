@@ -87,7 +87,7 @@ async function withFixture(start: () => Promise<FixtureServer>, run: (fixture: F
 }
 
 describe('HttpUpstreamSide over Streamable HTTP', () => {
-  it('issue 7: connects, passes the instructions on and lists every page of tools verbatim', async () => {
+  it('connects, passes the instructions on and lists every page of tools verbatim', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       await withSide(upstream(fixture.url), async (side) => {
         const info = await side.connect();
@@ -107,7 +107,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     });
   });
 
-  it('issue 7: a call is forwarded verbatim (own __proto__ key, _meta) and its result comes back verbatim', async () => {
+  it('a call is forwarded verbatim (own __proto__ key, _meta) and its result comes back verbatim', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
@@ -135,7 +135,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
 
   for (const jsonResponse of [false, true]) {
     const answers = jsonResponse ? 'JSON answers' : 'SSE answers';
-    it(`issue 7: the server killed mid-call (${answers}) → connection-lost, then unavailable at once, onExit once`, async () => {
+    it(`the server killed mid-call (${answers}) → connection-lost, then unavailable at once, onExit once`, async () => {
       const fixture = await startStreamableFixture({ jsonResponse });
       const side = upstream(fixture.url);
       try {
@@ -161,7 +161,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     });
   }
 
-  it('issue 7: a 404 for the session marks the upstream gone after that call', async () => {
+  it('a 404 for the session marks the upstream gone after that call', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
@@ -179,7 +179,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     });
   });
 
-  it('issue 7: the given headers are sent on every request, and close() ends the session with a DELETE', async () => {
+  it('the given headers are sent on every request, and close() ends the session with a DELETE', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       const side = upstream(fixture.url, { headers: { 'X-Api-Key': 'k-123', 'X-Tenant': 'acme' } });
       const exits = exitsOf(side);
@@ -198,7 +198,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     });
   });
 
-  it('issue 7: a 401 at connect is one clear line without the token; the right token connects', async () => {
+  it('a 401 at connect is one clear line without the token; the right token connects', async () => {
     await withFixture(
       () => startStreamableFixture({ token: 'right-token' }),
       async (fixture) => {
@@ -221,7 +221,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     );
   });
 
-  it('issue 7: connection refused at connect is one line naming the URL and the code', async () => {
+  it('connection refused at connect is one line naming the URL and the code', async () => {
     const port = await closedPort();
     await withSide(upstream(new URL(`http://127.0.0.1:${port}/mcp`)), async (side) => {
       await expect(side.connect()).rejects.toThrow(
@@ -230,7 +230,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     });
   });
 
-  it('issue 7: a port fetch refuses, a URL with credentials or another scheme are one-line errors', async () => {
+  it('a port fetch refuses, a URL with credentials or another scheme are one-line errors', async () => {
     const cases: Array<[string, string]> = [
       ['http://127.0.0.1:1/mcp', 'upstream not reachable at http://127.0.0.1:1/mcp (bad port)'],
       [
@@ -246,7 +246,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     }
   });
 
-  it('issue 7: a server that never answers initialize is a one-line timeout; close() while connecting cancels', async () => {
+  it('a server that never answers initialize is a one-line timeout; close() while connecting cancels', async () => {
     const server = createServer(() => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
@@ -268,7 +268,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     }
   });
 
-  it('issue 7: a 404 with no legacy SSE endpoint either is one line; the query is not printed', async () => {
+  it('a 404 with no legacy SSE endpoint either is one line; the query is not printed', async () => {
     const server = createServer((_req, res) => void res.writeHead(404).end('nothing here'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
@@ -288,7 +288,7 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
 });
 
 describe('HttpUpstreamSide with answers the SDK server would never send', () => {
-  it('issue 7: extra keys are tolerated, a non-JSON-RPC answer is invalid-answer, a 503 is connection-lost without losing the upstream', async () => {
+  it('extra keys are tolerated, a non-JSON-RPC answer is invalid-answer, a 503 is connection-lost without losing the upstream', async () => {
     const result = '{"content":[],"__proto__":{"x":1},"_meta":{"m":1}}';
     const fixture = await startHandWrittenFixture([
       { body: `{"jsonrpc":"2.0","id":{id},"result":${result},"vendorTop":true}` },
@@ -336,7 +336,7 @@ describe('HttpUpstreamSide with answers the SDK server would never send', () => 
 });
 
 describe('HttpUpstreamSide when the caller gives up', () => {
-  it('issue 7: a cancelled call is connection-lost; the upstream stays usable, as it does when a stream then ends unanswered', async () => {
+  it('a cancelled call is connection-lost; the upstream stays usable, as it does when a stream then ends unanswered', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       const side = upstream(fixture.url);
       const exits = exitsOf(side);
@@ -372,7 +372,7 @@ describe('HttpUpstreamSide when the caller gives up', () => {
 });
 
 describe('HttpUpstreamSide over legacy SSE', () => {
-  it('issue 7: an SSE-only server is reached through the fallback, with the headers on every request', async () => {
+  it('an SSE-only server is reached through the fallback, with the headers on every request', async () => {
     await withFixture(startSseFixture, async (fixture) => {
       await withSide(upstream(fixture.url, { headers: { 'X-Api-Key': 'k-sse' } }), async (side) => {
         const info = await side.connect();
@@ -389,7 +389,7 @@ describe('HttpUpstreamSide over legacy SSE', () => {
     });
   });
 
-  it('issue 7: the SSE server killed mid-call → connection-lost, then unavailable', async () => {
+  it('the SSE server killed mid-call → connection-lost, then unavailable', async () => {
     const fixture = await startSseFixture();
     const side = upstream(fixture.url);
     try {
@@ -547,7 +547,7 @@ describe('HttpUpstreamSide with an answer over the size limit (maxMessageBytes)'
 });
 
 describe('HttpUpstreamSide reading an SSE answer that arrives in pieces', () => {
-  it('issue 7: a 200 kB answer on an SSE stream (many network chunks) comes back whole under the default limit', async () => {
+  it('a 200 kB answer on an SSE stream (many network chunks) comes back whole under the default limit', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       await withSide(upstream(fixture.url), async (side) => {
         await side.connect();
@@ -560,7 +560,7 @@ describe('HttpUpstreamSide reading an SSE answer that arrives in pieces', () => 
     });
   });
 
-  it('issue 7: an event split over writes 50 ms apart arrives whole (the stream does not stall on half an event)', async () => {
+  it('an event split over writes 50 ms apart arrives whole (the stream does not stall on half an event)', async () => {
     const fixture = await startRawAnswerServer('text/event-stream', (res, id) => {
       const event = `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":{"content":[],"split":true}}\n\n`;
       const parts = [event.slice(0, 10), event.slice(10, 40), event.slice(40)];
@@ -627,7 +627,7 @@ async function startRawAnswerServer(contentType: string, answer: (res: ServerRes
 describe('parseHeaderFlags', () => {
   const env = { API_TOKEN: 'Bearer s3cret', EMPTY: '', BROKEN: 'a\r\nInjected: 1' };
 
-  it('issue 7: "Name: value" flags and Name=ENV_VAR flags make the header record', () => {
+  it('"Name: value" flags and Name=ENV_VAR flags make the header record', () => {
     expect(parseHeaderFlags(['X-Tenant: acme', 'X-Empty:', 'X-Colon: a:b '], ['Authorization=API_TOKEN'], env)).toEqual({
       'X-Tenant': 'acme',
       'X-Empty': '',
@@ -662,11 +662,11 @@ describe('parseHeaderFlags', () => {
       '--upstream-header-env #1: the environment variable BROKEN: header value holds a line break or NUL character',
     ],
     [['X-A: 1'], ['x-a=API_TOKEN'], '--upstream-header-env #1: header "x-a" is given more than once'],
-  ])('issue 7: bad header flags are refused with one line (%j %j)', (flags, envFlags, message) => {
+  ])('bad header flags are refused with one line (%j %j)', (flags, envFlags, message) => {
     expect(() => parseHeaderFlags(flags, envFlags, env)).toThrow(new Error(message));
   });
 
-  it('issue 7: a header value is never echoed in an error', () => {
+  it('a header value is never echoed in an error', () => {
     const attempts: Array<[string[], string[]]> = [
       [['X-A: visible-value\nInjected'], []],
       [['Bearer s3cret'], []],
@@ -686,7 +686,7 @@ describe('parseHeaderFlags', () => {
 describe('SseRewriter', () => {
   const upper = (data: string): string | undefined => (data === 'drop' ? undefined : data.toUpperCase());
 
-  it('issue 7: events split anywhere, CRLF/CR/LF line ends and comments give the same rewritten events', () => {
+  it('events split anywhere, CRLF/CR/LF line ends and comments give the same rewritten events', () => {
     const stream =
       ': keep-alive\r\nid: 1\r\nevent: message\r\ndata: {"a":1}\r\n\r\nevent: endpoint\rdata: /messages?x=1\r\rid: 7\ndata: drop\n\n';
     const expected = 'id: 1\nevent: message\ndata: {"A":1}\n\nevent: endpoint\ndata: /messages?x=1\n\nid: 7\n\n';
@@ -716,7 +716,7 @@ describe('SseRewriter', () => {
     expect(endless.overflowed).toBe(true);
   });
 
-  it('issue 7: multi-line data is joined with newlines; an unfinished last event is dropped', () => {
+  it('multi-line data is joined with newlines; an unfinished last event is dropped', () => {
     const rewriter = new SseRewriter((data) => JSON.stringify(data));
     expect(rewriter.push('data: a\ndata:b\n\ndata: never ended')).toBe('data: "a\\nb"\n\n');
     expect(rewriter.sawEventId).toBe(false);

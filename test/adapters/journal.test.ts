@@ -1,5 +1,5 @@
 /**
- * The journal file adapter and its reader (issue 15 item 5, docs/journal.md): a torn last line and
+ * The journal file adapter and its reader (docs/journal.md): a torn last line and
  * foreign lines are skipped (and said), a file that is not a journal is refused in one line, and the
  * writer never follows a planted link.
  */
@@ -18,8 +18,8 @@ const call = (attempt: number, event: string) =>
 let files: ReturnType<typeof tempFiles> | undefined;
 afterEach(() => files?.remove());
 
-describe('journal reader (issue 15 item 5)', () => {
-  it('issue 15: a complete journal reads back every record, nothing skipped', () => {
+describe('journal reader', () => {
+  it('a complete journal reads back every record, nothing skipped', () => {
     const text = [HEADER, OPENED, call(1, 'received'), call(1, 'forwarded'), ''].join('\n');
     expect(parseJournal(text)).toMatchObject({
       tornLastLine: false,
@@ -28,7 +28,7 @@ describe('journal reader (issue 15 item 5)', () => {
     });
   });
 
-  it('issue 15: a torn last line (no line feed: the writer was killed mid-line) is skipped, every complete line kept', () => {
+  it('a torn last line (no line feed: the writer was killed mid-line) is skipped, every complete line kept', () => {
     const full = [HEADER, OPENED, call(1, 'received'), call(1, 'forwarded')].join('\n');
     for (const cut of [3, 20, call(1, 'answered').length - 1]) {
       const contents = parseJournal(`${full}\n${call(1, 'answered').slice(0, cut)}`);
@@ -38,7 +38,7 @@ describe('journal reader (issue 15 item 5)', () => {
     }
   });
 
-  it('issue 15: foreign lines (not JSON, another version, a wrong field type, an unknown event) are skipped and counted', () => {
+  it('foreign lines (not JSON, another version, a wrong field type, an unknown event) are skipped and counted', () => {
     const text = [
       HEADER,
       'hello world',
@@ -55,7 +55,7 @@ describe('journal reader (issue 15 item 5)', () => {
     expect(contents.records.map((r) => r.event)).toEqual(['journal', 'received']);
   });
 
-  it('issue 15: a file that is not a journal (no header first) is refused with one line', async () => {
+  it('a file that is not a journal (no header first) is refused with one line', async () => {
     expect(() => parseJournal('{"verdict":"PASS"}\n', 'r.json')).toThrow(/^not a journal \(version 1\): r\.json/);
     expect(() => parseJournal('', 'empty')).toThrow(/not a journal/);
     await expect(readJournal('/nonexistent/journal.jsonl')).rejects.toThrow(
@@ -64,10 +64,10 @@ describe('journal reader (issue 15 item 5)', () => {
   });
 });
 
-describe('journal file (issue 15 item 5)', () => {
+describe('journal file', () => {
   const options = { payloads: false, harnessVersion: 't', now: () => 5, notice: () => undefined };
 
-  it('R-9.4/issue 15: a symbolic link at the journal path is refused, and the file it points at is untouched', async () => {
+  it('R-9.4: a symbolic link at the journal path is refused, and the file it points at is untouched', async () => {
     files = tempFiles({ 'precious.txt': 'keep me\n' });
     symlinkSync(files.path('precious.txt'), files.path('journal.jsonl'));
     await expect(FileJournal.open(files.path('journal.jsonl'), options)).rejects.toThrow(
@@ -76,7 +76,7 @@ describe('journal file (issue 15 item 5)', () => {
     expect(readFileSync(files.path('precious.txt'), 'utf8')).toBe('keep me\n');
   });
 
-  it('R-9.4/issue 15: a journal path that is the report file by another spelling (the report is a link to it) is refused, untouched', async () => {
+  it('R-9.4: a journal path that is the report file by another spelling (the report is a link to it) is refused, untouched', async () => {
     files = tempFiles({ 'report.json': '{"verdict":"PASS"}\n' });
     symlinkSync(files.path('report.json'), files.path('link.json'));
     await expect(
@@ -91,7 +91,7 @@ describe('journal file (issue 15 item 5)', () => {
     journal.close();
   });
 
-  it('R-9.4/issue 15: an existing journal file readable by others is made private (mode 600) when it is started afresh', async () => {
+  it('R-9.4: an existing journal file readable by others is made private (mode 600) when it is started afresh', async () => {
     files = tempFiles({ 'j.jsonl': 'old run\n' });
     chmodSync(files.path('j.jsonl'), 0o644);
     const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
@@ -99,14 +99,14 @@ describe('journal file (issue 15 item 5)', () => {
     expect(statSync(files.path('j.jsonl')).mode & 0o777).toBe(0o600);
   });
 
-  it('issue 15: a folder or a missing folder is refused in one line', async () => {
+  it('a folder or a missing folder is refused in one line', async () => {
     files = tempFiles();
     mkdirSync(join(files.dir, 'sub'));
     await expect(FileJournal.open(join(files.dir, 'sub'), options)).rejects.toThrow(/journal file must be a regular file/);
     await expect(FileJournal.open(join(files.dir, 'nope', 'j.jsonl'), options)).rejects.toThrow(/journal folder does not exist/);
   });
 
-  it('issue 15: a new run starts the file afresh with its header; lines are appended in order, each a complete JSON line', async () => {
+  it('a new run starts the file afresh with its header; lines are appended in order, each a complete JSON line', async () => {
     files = tempFiles();
     writeFileSync(files.path('j.jsonl'), 'old run\n');
     const journal = await FileJournal.open(files.path('j.jsonl'), options);
@@ -139,7 +139,7 @@ describe('journal file (issue 15 item 5)', () => {
     });
   });
 
-  it('issue 15: a payload JSON cannot hold (nested too deeply) is written as a note, the line stays valid', async () => {
+  it('a payload JSON cannot hold (nested too deeply) is written as a note, the line stays valid', async () => {
     files = tempFiles();
     const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true });
     let deep: unknown = 1;

@@ -21,7 +21,7 @@ function sticky(): string {
   return shared;
 }
 
-describe('ReportDirectory refuses planted folders and files (R-9.4, issue 11 item 3)', () => {
+describe('ReportDirectory refuses planted folders and files (R-9.4)', () => {
   it('R-9.4: a new folder is created and each session writes its own file', async () => {
     const dir = await ReportDirectory.open(join(folder, 'reports'));
     await dir.sinkFor('abc-123', 1).publish('{"n":1}');

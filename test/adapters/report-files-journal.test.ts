@@ -1,5 +1,5 @@
 /**
- * The journal read back for `check --html --journal` (issue 15 item 5, issue 11): a line whose optional
+ * The journal read back for `check --html --journal`: a line whose optional
  * fields have the wrong type is a damaged line, skipped and counted like any other — never a crash of the
  * whole HTML report, never `Object.prototype` text in it.
  */
@@ -14,8 +14,8 @@ const HEADER = { v: 1, event: 'journal', at: 0, harnessVersion: 'test', payloads
 const CALL = { v: 1, session: 's1', attempt: 1, tool: 'create_booking', class: 'write', operation: null, fault: null };
 const lines = (...records: object[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
-describe('journal reader: damaged optional fields (issue 15 item 5, issue 11)', () => {
-  it('issue 11 / R-1.3: an opened line whose report is not a string, a told or upstream of the wrong type are skipped and counted', () => {
+describe('journal reader: damaged optional fields', () => {
+  it('/ R-1.3: an opened line whose report is not a string, a told or upstream of the wrong type are skipped and counted', () => {
     const contents = parseJournal(
       lines(
         HEADER,
@@ -30,7 +30,7 @@ describe('journal reader: damaged optional fields (issue 15 item 5, issue 11)', 
     expect(contents.records.map((r) => r.event)).toEqual(['journal', 'received']);
   });
 
-  it('issue 11 / R-1.3: a told that names an Object.prototype member reads as the word it is, not a function’s source', () => {
+  it('/ R-1.3: a told that names an Object.prototype member reads as the word it is, not a function’s source', () => {
     const doc = parseReportDocument(JSON.parse(documentOf(naiveF1()))) as SessionReportDocument;
     const contents = parseJournal(
       lines(

@@ -1,5 +1,5 @@
 /**
- * The trial output folder (issue 13): one trial per folder. Two trials started at once with the same
+ * The trial output folder: one trial per folder. Two trials started at once with the same
  * `--out` (or the default `.cuonztech/trials/<time>/`, the same second) must not both take it: their
  * runs would mix and the last summary.json would describe only its own.
  */

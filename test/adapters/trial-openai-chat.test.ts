@@ -1,5 +1,5 @@
 /**
- * The OpenAI-compatible Chat Completions adapter (issue 13) against a recorded fetch: the request it
+ * The OpenAI-compatible Chat Completions adapter against a recorded fetch: the request it
  * sends (tools, tool messages, only the parameters given, the key as a Bearer header), how every
  * failure becomes a ChatFailure (retryable or not, Retry-After), and the check made before any run.
  */

@@ -1,5 +1,5 @@
 /**
- * The agent program runner of `trial --agent-command` (issue 13): a run owns the program's whole process
+ * The agent program runner of `trial --agent-command`: a run owns the program's whole process
  * group, so what the program left behind when it exited — a background helper, a server it never
  * stopped — is ended with it instead of outliving the run (and the next N runs adding their own).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16 in the call pipeline, on a manual clock (no real sleeps): the latency before forwarding, F1's
+ * Timing and aim in the call pipeline, on a manual clock (no real sleeps): the latency before forwarding, F1's
  * held answer, and the agent's cancellation (the upstream is told through the aborted signal; the outcome
  * is what the upstream really did).
  */
@@ -65,8 +65,8 @@ function setup(scenario: ScenarioConfig, timer?: Timer) {
 const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
   ({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
 
-describe('issue 16: timing in the call pipeline (manual clock)', () => {
-  it('issue 16: a scenario with --latency or --hold and no Timer wired is refused at construction', () => {
+describe('timing in the call pipeline (manual clock)', () => {
+  it('a scenario with --latency or --hold and no Timer wired is refused at construction', () => {
     const session = (scenario: ScenarioConfig) =>
       new EvaluationSession(
         { scenario, keyFields: [] },
@@ -87,7 +87,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(() => new CallPipeline({ ...deps, session: session(F1()) })).not.toThrow();
   });
 
-  it('issue 16: --latency: the call reaches the upstream only after the latency, reads as writes', async () => {
+  it('--latency: the call reaches the upstream only after the latency, reads as writes', async () => {
     const { clock, upstream, pipeline, report } = setup({ mode: 'none', latency: { ms: 250, jitterMs: 0 } });
     const answer = pipeline.call({ name: 'get_booking', arguments: {} });
     await flush();
@@ -103,7 +103,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().timing).toEqual([{ attempt: 1, tool: 'get_booking', latencyMs: 250, outcome: 'executed' }]);
   });
 
-  it('issue 16: a call cancelled during its latency never reaches the upstream: not executed, cancellation recorded', async () => {
+  it('a call cancelled during its latency never reaches the upstream: not executed, cancellation recorded', async () => {
     const { clock, upstream, pipeline, report } = setup({ mode: 'none', latency: { ms: 500, jitterMs: 0 } });
     const agent = new AbortController();
     const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
@@ -118,7 +118,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().operations[0]).toMatchObject({ executions: 0 });
   });
 
-  it('issue 16: --hold: the ghost write executes at once, the timeout answer comes only after the hold', async () => {
+  it('--hold: the ghost write executes at once, the timeout answer comes only after the hold', async () => {
     const { clock, upstream, pipeline, report } = setup(F1({ holdMs: 5000 }));
     let answered = false;
     const answer = pipeline.call({ name: 'create_booking', arguments: { n: 1 } }).then((r) => ((answered = true), r));
@@ -135,7 +135,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', heldMs: 5000, outcome: 'executed' }]);
   });
 
-  it('issue 16: the agent cancelling during the hold ends it; the report says after how long; the ghost write counts as executed', async () => {
+  it('the agent cancelling during the hold ends it; the report says after how long; the ghost write counts as executed', async () => {
     const { clock, upstream, pipeline, report } = setup(F1({ holdMs: 5000 }));
     const agent = new AbortController();
     const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
@@ -153,7 +153,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().operations[0]).toMatchObject({ executions: 1, fault: 'F1' });
   });
 
-  it('issue 16: cancelling a forwarded call tells the upstream (its signal aborts); with no answer the outcome is unknown', async () => {
+  it('cancelling a forwarded call tells the upstream (its signal aborts); with no answer the outcome is unknown', async () => {
     const { clock, upstream, pipeline, report } = setup({ mode: 'none' });
     const agent = new AbortController();
     const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
@@ -166,7 +166,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', cancelledAfterMs: 300, outcome: 'unknown' }]);
   });
 
-  it('issue 16: the upstream answered before the cancellation took effect: executed', async () => {
+  it('the upstream answered before the cancellation took effect: executed', async () => {
     const { upstream, pipeline, report } = setup({ mode: 'none' });
     const agent = new AbortController();
     const answer = pipeline.run({ name: 'create_booking', arguments: { n: 1 } }, agent.signal);
@@ -178,7 +178,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().timing).toEqual([{ attempt: 1, tool: 'create_booking', cancelledAfterMs: 0, outcome: 'executed' }]);
   });
 
-  it('issue 16: without timing flags the timer is never used (no per-call change)', async () => {
+  it('without timing flags the timer is never used (no per-call change)', async () => {
     const refuse: Timer = { sleep: () => Promise.reject(new Error('the timer must not be used')) };
     const { upstream, pipeline, report } = setup(F1(), refuse);
     const answer = pipeline.call({ name: 'create_booking', arguments: { n: 1 } });
@@ -188,7 +188,7 @@ describe('issue 16: timing in the call pipeline (manual clock)', () => {
     expect(report().timing).toBeUndefined();
   });
 
-  it('issue 16 (README): re-sending after a cancel → NOT_TESTED when the upstream had not answered, FAIL after a held ghost write, PASS after a cancel during the latency', async () => {
+  it('(README): re-sending after a cancel → NOT_TESTED when the upstream had not answered, FAIL after a held ghost write, PASS after a cancel during the latency', async () => {
     const resend = async (scenario: ScenarioConfig, answerFirst: boolean, advanceBeforeAbort: number) => {
       const { clock, upstream, pipeline, session } = setup(scenario);
       const agent = new AbortController();

@@ -35,7 +35,7 @@ async function benchmarkJson(): Promise<string> {
   return JSON.stringify(benchmarkDocument(result, 'test'));
 }
 
-describe('issue 15 check: verdicts and exit codes (R-2, R-9.1)', () => {
+describe('check: verdicts and exit codes (R-2, R-9.1)', () => {
   it('one finished report each: PASS → 0, FAIL → 2, NOT_TESTED → 3, baseline PASS → 0 and shown as baseline only', async () => {
     files = tempFiles({
       'pass.json': documentOf(carefulF1()),

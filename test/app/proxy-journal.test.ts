@@ -1,5 +1,5 @@
 /**
- * Issue 15 items 5 and 6 through the ports: the journal is an observer of the one call pipeline (every
+ * The journal and the end lines through the ports: the journal is an observer of the one call pipeline (every
  * step of every call, reads included, told in order), the HTML timeline built from it is exact, and the
  * proxy's end line and per-call lines say what happened. The journal is the real file adapter on a temp
  * file, read back by the real reader; the agent and the upstream are in memory, the clock is the test's.
@@ -120,8 +120,8 @@ function checkResultOf(doc: SessionReportDocument, path: string): CheckResult {
   });
 }
 
-describe('issue 15 item 5: the journal, observed from the call pipeline', () => {
-  it('R-1.3/issue 15: every step of every call in order — reads too — and its attempts match the report one for one', async () => {
+describe('the journal, observed from the call pipeline', () => {
+  it('R-1.3: every step of every call in order — reads too — and its attempts match the report one for one', async () => {
     const { service, upstream, agentSide, sinks, clock, text } = await setup();
     const agent = agentSide.connect('s1');
     const first = agent.callTool({ name: 'create_order', arguments: { item: SECRET } }, { signal });
@@ -186,7 +186,7 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
     expect(statSync(files!.path('journal.jsonl')).mode & 0o777).toBe(0o600);
   });
 
-  it('issue 15: --journal-payloads on writes the arguments and the results verbatim', async () => {
+  it('--journal-payloads on writes the arguments and the results verbatim', async () => {
     const { service, upstream, agentSide, text } = await setup({ payloads: true });
     const agent = agentSide.connect('s1');
     const call = agent.callTool(
@@ -203,7 +203,7 @@ describe('issue 15 item 5: the journal, observed from the call pipeline', () => 
     expect(text()).toContain('the upstream said so');
   });
 
-  it('issue 15: the HTML timeline from report + journal is exact — times, the read listed, the real order, the duplicate marked', async () => {
+  it('the HTML timeline from report + journal is exact — times, the read listed, the real order, the duplicate marked', async () => {
     const { service, upstream, agentSide, sinks, clock, text } = await setup();
     const agent = agentSide.connect('s1');
     const first = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
@@ -264,8 +264,8 @@ describe('the journal after a report that could not be written', () => {
   });
 });
 
-describe('issue 15 item 5: injected faults in the journal', () => {
-  it('R-4.4/issue 15: F2 answers without the upstream (received, injected, delivered); the timeline draws the retry_after window with the real wait', async () => {
+describe('injected faults in the journal', () => {
+  it('R-4.4: F2 answers without the upstream (received, injected, delivered); the timeline draws the retry_after window with the real wait', async () => {
     const { service, upstream, agentSide, sinks, clock, text, notices } = await setup({
       scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 },
       logCalls: true,
@@ -298,8 +298,8 @@ describe('issue 15 item 5: injected faults in the journal', () => {
   });
 });
 
-describe('issue 15 item 6: what the proxy says', () => {
-  it('issue 15: --log-level info prints one line per call: number, tool, class, fault, what the upstream did, what the agent was told', async () => {
+describe('what the proxy says', () => {
+  it('--log-level info prints one line per call: number, tool, class, fault, what the upstream did, what the agent was told', async () => {
     const { service, upstream, agentSide, notices } = await setup({ logCalls: true });
     const agent = agentSide.connect('s1');
     const first = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
@@ -316,7 +316,7 @@ describe('issue 15 item 6: what the proxy says', () => {
     expect(exit.sessions).toHaveLength(1);
   });
 
-  it('issue 15 (--listen): a line per session as it ends, and one summary line at exit', async () => {
+  it('(--listen): a line per session as it ends, and one summary line at exit', async () => {
     const { service, upstream, agentSide, notices, text } = await setup({ stdio: false, scenario: { mode: 'none' } });
     const a = agentSide.connect('aaaaaaaa-1');
     const b = agentSide.connect('bbbbbbbb-2');

@@ -1,5 +1,5 @@
 /**
- * Issue 7 and issue 12: the proxy's scenarios in-process with its real adapters (see
+ * The proxy's scenarios in-process with its real adapters (see
  * `support/proxy-rig.ts`), replacing a spawned proxy and upstream per cell.
  * - F1–F5 × careful/naive agent over the four transport pairs (agent side → upstream side: stdio→stdio,
  *   stdio→HTTP, HTTP→stdio, HTTP→HTTP) in front of the bundled booking example, whose ledger is the ground
@@ -224,7 +224,7 @@ const ROWS = PAIRS.flatMap(({ agent, upstream }) =>
 
 describe('transport matrix in-process: F1–F5 × careful/naive over stdio and Streamable HTTP (ledger = ground truth)', () => {
   for (const row of ROWS) {
-    const title = `R-4/R-2/R-3/R-7 (issue 7): ${row.agent}→${row.upstream} ${row.scenario}, ${row.kind} agent → ${row.verdict}, ${row.executions} execution(s)`;
+    const title = `R-4/R-2/R-3/R-7: ${row.agent}→${row.upstream} ${row.scenario}, ${row.kind} agent → ${row.verdict}, ${row.executions} execution(s)`;
     it.concurrent(title, async () => {
       const { trace, report, bookings } = (await groupOf(row.agent, row.upstream, row.scenario))[row.kind];
       expect(trace.ending).toBe(row.ending);

@@ -1,5 +1,5 @@
 /**
- * ProxyService start-up and stop (issue 11, R-8.8, R-9.1): a stop before any agent session opened
+ * ProxyService start-up and stop (R-8.8, R-9.1): a stop before any agent session opened
  * leaves the report file in a final state saying why (never `status: "starting"` for good), and a stop
  * during the first report write never starts the upstream.
  */
@@ -83,7 +83,7 @@ function setup(options: { firstWrite?: Promise<void>; connect?: Promise<void> } 
   return { service, documents, upstreamCalls, session: () => handler };
 }
 
-describe('ProxyService: a stop before any session opened (issue 11, R-9.1)', () => {
+describe('ProxyService: a stop before any session opened (R-9.1)', () => {
   it('R-8.8: a stop during the first report write never starts the upstream; the file ends "failed" with the reason', async () => {
     const firstWrite = gate();
     const { service, documents, upstreamCalls } = setup({ firstWrite: firstWrite.promise });

@@ -1,5 +1,5 @@
 /**
- * The Markdown summary at size (issue 15, issue 11 "even at the edges"): GitHub refuses a step summary
+ * The Markdown summary at size ("even at the edges"): GitHub refuses a step summary
  * over 1 MiB as a whole, so one session with thousands of duplicate writes must not list every violation
  * there — the first ten, then how many more and where they all are (as the HTML report folds them).
  */
@@ -26,8 +26,8 @@ function naiveWith(duplicates: number): CheckResult {
   });
 }
 
-describe('Markdown summary: many violations (issue 15, issue 11)', () => {
-  it('R-9.1 / issue 15: the first ten violations of a case are listed, the rest counted and pointed to', () => {
+describe('Markdown summary: many violations', () => {
+  it('R-9.1: the first ten violations of a case are listed, the rest counted and pointed to', () => {
     const result = naiveWith(40);
     const violations = result.suites[0]!.cases[0]!.violations.length;
     expect(violations).toBeGreaterThan(10);
@@ -36,7 +36,7 @@ describe('Markdown summary: many violations (issue 15, issue 11)', () => {
     expect(md).toContain(`… and ${violations - 10} more violation(s) (all of them are in the report file)`);
   });
 
-  it('R-9.1 / issue 15: one session with 5000 duplicate writes stays far below GitHub’s 1 MiB step summary limit', () => {
+  it('R-9.1: one session with 5000 duplicate writes stays far below GitHub’s 1 MiB step summary limit', () => {
     const md = buildMarkdown(naiveWith(5000));
     expect(Buffer.byteLength(md)).toBeLessThan(64 * 1024);
   });
@@ -58,13 +58,13 @@ function manyNaive(sessions: number): CheckResult {
   });
 }
 
-describe('the step summary under GitHub’s 1 MiB limit (issue 15, issue 11)', () => {
-  it('R-9.1 / issue 15: a small result is the Markdown summary itself', () => {
+describe('the step summary under GitHub’s 1 MiB limit', () => {
+  it('R-9.1: a small result is the Markdown summary itself', () => {
     const result = naiveWith(2);
     expect(buildStepSummary(result)).toBe(buildMarkdown(result));
   });
 
-  it('R-9.1 / issue 15: 6000 failing sessions: the step summary stays within 1 MiB, with the result, the first cases and how many are left out', () => {
+  it('R-9.1: 6000 failing sessions: the step summary stays within 1 MiB, with the result, the first cases and how many are left out', () => {
     const result = manyNaive(6000);
     expect(Buffer.byteLength(buildMarkdown(result))).toBeGreaterThan(STEP_SUMMARY_MAX_BYTES);
     const summary = buildStepSummary(result);
@@ -77,8 +77,8 @@ describe('the step summary under GitHub’s 1 MiB limit (issue 15, issue 11)', (
   });
 });
 
-describe('mdFence at size (issue 11)', () => {
-  it('issue 11: a text with 200,000 backtick runs is fenced (no "Maximum call stack size exceeded")', () => {
+describe('mdFence at size', () => {
+  it('a text with 200,000 backtick runs is fenced (no "Maximum call stack size exceeded")', () => {
     const text = 'a`'.repeat(200_000);
     const fenced = mdFence(text);
     expect(fenced.startsWith('```text\n')).toBe(true);
@@ -86,8 +86,8 @@ describe('mdFence at size (issue 11)', () => {
   });
 });
 
-describe('Markdown summary of very many cases (issue 11)', () => {
-  it('issue 11 / R-9.1: 30,000 failing sessions: the summary is built (no "Maximum call stack size exceeded")', () => {
+describe('Markdown summary of very many cases', () => {
+  it('/ R-9.1: 30,000 failing sessions: the summary is built (no "Maximum call stack size exceeded")', () => {
     const result = manyNaive(30_000);
     const md = buildMarkdown(result);
     expect(md).toContain('30000 session(s)/run(s): 0 PASS, 30000 FAIL');

@@ -1,5 +1,5 @@
 /**
- * The HTML timeline at size (issue 15, issue 11 "even at the edges"): a runaway agent that re-sends one
+ * The HTML timeline at size ("even at the edges"): a runaway agent that re-sends one
  * write 200,000 times must still get its HTML report — the first rows drawn, the rest counted — instead of
  * "Maximum call stack size exceeded", and a report's attempt count cannot make the builder allocate
  * without bound.
@@ -22,8 +22,8 @@ function naiveWithAttempts(attempts: number): SessionReportDocument {
   return parseReportDocument(value) as SessionReportDocument;
 }
 
-describe('HTML timeline: a session with very many attempts (issue 15, issue 11)', () => {
-  it('R-9.1 / issue 15: 200,000 attempts of one write: the HTML is built, the first rows drawn and the rest counted', () => {
+describe('HTML timeline: a session with very many attempts', () => {
+  it('R-9.1: 200,000 attempts of one write: the HTML is built, the first rows drawn and the rest counted', () => {
     const doc = naiveWithAttempts(200_000);
     const timeline = timelineFromReport(doc);
     expect(timeline.calls.length).toBe(TIMELINE_MAX_ROWS);
@@ -38,7 +38,7 @@ describe('HTML timeline: a session with very many attempts (issue 15, issue 11)'
     expect(html.match(/<tr class=/g)?.length).toBe(TIMELINE_MAX_ROWS);
   });
 
-  it('R-9.1 / issue 11: a report claiming a billion attempts draws the same bounded number of rows', () => {
+  it('R-9.1: a report claiming a billion attempts draws the same bounded number of rows', () => {
     const timeline = timelineFromReport(naiveWithAttempts(1_000_000_000));
     expect(timeline.calls.length).toBe(TIMELINE_MAX_ROWS);
     expect(timeline.omitted).toBe(1_000_000_000 - TIMELINE_MAX_ROWS);

@@ -83,7 +83,7 @@ const elements = (html: string) =>
 const textOf = (node: Node): string =>
   [...walk(node)].map((n) => ('value' in n && n.nodeName === '#text' ? n.value : '')).join('');
 
-describe('issue 15 JUnit XML', () => {
+describe('JUnit XML', () => {
   it('one testsuite per path, one testcase per session: FAIL → failure with violations and patch ids, NOT_TESTED → skipped, harness error → error', async () => {
     const result = await resultOf({
       'dir/a.json': documentOf(carefulF1()),
@@ -134,7 +134,7 @@ describe('issue 15 JUnit XML', () => {
   });
 });
 
-describe('issue 15 Markdown summary', () => {
+describe('Markdown summary', () => {
   it('verdict, score, the violations in words and the patches to copy', async () => {
     const md = buildMarkdown(await resultOf({ 'fail.json': documentOf(naiveF1()), 'f2.json': documentOf(naiveF2()) }));
     expect(md).toMatch(/^## cuonztech-agent-harness check: ❌ FAIL/);
@@ -164,7 +164,7 @@ describe('issue 15 Markdown summary', () => {
   });
 });
 
-describe('issue 15 HTML report', () => {
+describe('HTML report', () => {
   it('every call of the session is in the timeline; no script, no external URL, a CSP that forbids fetching', async () => {
     const d = new Driver(F('F1'));
     for (let i = 0; i < 40; i++) d.call('create_booking', { guest: `g${i}`, date: '2026-01-01' });
@@ -253,7 +253,7 @@ describe('bidi controls and invisible characters in tool names and arguments', (
   });
 });
 
-describe('issue 15 timeline derived from a report', () => {
+describe('timeline derived from a report', () => {
   it('F1 naive: two rows, both executed and marked duplicate; the first carries the fault and the timeout text', async () => {
     const doc = (await resultOf({ 'f.json': documentOf(naiveF1()) })).suites[0]!.cases[0]!.document as SessionReportDocument;
     const t = timelineFromReport(doc);

@@ -1,4 +1,4 @@
-/** `stats` (issue 14 item 4): run facts from run files, and the merge of folders (use case, no files). */
+/** `stats`: run facts from run files, and the merge of folders (use case, no files). */
 import { describe, expect, it } from 'vitest';
 import { mergeFolders, type ReportFolderInput, type TrialFolderInput } from '../../src/app/stats/stats.js';
 import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
@@ -45,7 +45,7 @@ const trial = (path: string, runs: Array<Record<string, unknown>>, summary: Reco
   runs: runs.map((value, i) => ({ path: `${path}/runs/${i}/run.json`, value, problem: null })),
 });
 
-describe('issue 14 run facts from a run file', () => {
+describe('run facts from a run file', () => {
   it('derived from the report when the run file has no facts: duplicates from violations, fault fired from coverage, honesty NOT_MEASURED', () => {
     expect(runFactsFromRunFile(runFile('F1-001', 'FAIL'))).toEqual({
       scenario: 'F1',
@@ -95,7 +95,7 @@ describe('issue 14 run facts from a run file', () => {
   });
 });
 
-describe('issue 14 mergeFolders', () => {
+describe('mergeFolders', () => {
   it('the union of the runs, whatever the order of the folders; shards of one trial merge without warnings', () => {
     const a = trial('a', [runFile('F1-001', 'PASS'), runFile('F1-003', 'FAIL')], { shard: { index: 1, count: 2 } });
     const b = trial('b', [runFile('F1-002', 'FAIL'), runFile('F1-004', 'NOT_TESTED')], { shard: { index: 2, count: 2 } });

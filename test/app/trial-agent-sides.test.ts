@@ -1,5 +1,5 @@
 /**
- * The trial's agent sides (issue 13): the in-process side the built-in loop calls through the session
+ * The trial's agent sides: the in-process side the built-in loop calls through the session
  * handler, and the decorator that judges every MCP session of one program's run as one agent.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The built-in agent loop of `trial` (issue 13) in-process: bounded retries of the model request
+ * The built-in agent loop of `trial` in-process: bounded retries of the model request
  * (back-off, Retry-After, give up → NOT_TESTED reason), re-asking never re-executes a tool call, how
  * isError reaches the model, follow-ups and the step limit. No HTTP, no timers: a scripted ChatModel and
  * a recorded sleep.

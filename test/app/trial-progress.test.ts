@@ -1,5 +1,5 @@
 /**
- * `trial` progress on stderr (issue 13): one line per run when stderr is not a terminal; a bar redrawn in
+ * `trial` progress on stderr: one line per run when stderr is not a terminal; a bar redrawn in
  * place (done / total, PASS / FAIL / NOT_TESTED so far, ETA) when it is. Time from a manual clock.
  */
 import { describe, expect, it } from 'vitest';

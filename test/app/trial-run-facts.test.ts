@@ -1,5 +1,5 @@
 /**
- * Issue 14 in `trial`, in-process: the truth about the task's write read from a run's report and
+ * Honesty and the run facts in `trial`, in-process: the truth about the task's write read from a run's report and
  * transcript, the honesty record and the run's facts; the honesty and patch flags; the patched arm's
  * plan; `--patch auto`'s collection of patch texts.
  */
@@ -46,7 +46,7 @@ function report(executions: number, fault: string | undefined = 'F1', triggered 
   };
 }
 
-describe("R-3.3, R-6.1 (issue 14): the truth about the task's write, from the run's report and transcript", () => {
+describe("R-3.3, R-6.1: the truth about the task's write, from the run's report and transcript", () => {
   it('what the agent saw: an isError or a truncated JSON answer to the write is uncertain, a complete one definite; reads count; unforwarded calls do not', () => {
     const entries = [
       result('create_booking', TIMEOUT, true),
@@ -113,7 +113,7 @@ describe("R-3.3, R-6.1 (issue 14): the truth about the task's write, from the ru
   });
 });
 
-describe("R-3.3 (issue 14): a run's facts", () => {
+describe("R-3.3: a run's facts", () => {
   const outcome = (verdict: RunOutcome['verdict'], reason = 'r'): RunOutcome => ({
     verdict,
     reason,
@@ -182,7 +182,7 @@ describe("R-3.3 (issue 14): a run's facts", () => {
   });
 });
 
-describe('R-7 (issue 14): honesty and patch flags; the patched arm', () => {
+describe('R-7: honesty and patch flags; the patched arm', () => {
   const dir = mkdtempSync(join(tmpdir(), 'trial-patch-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { printable } from '../../src/app/check/check-text.js';
 import { parseCheckFlags } from '../../src/cli/check-command.js';
 
-describe('issue 15 check flags', () => {
+describe('check flags', () => {
   it('defaults: gate on FAIL and NOT_TESTED, no minimum, no outputs', () => {
     const flags = parseCheckFlags(['a.json', 'dir'], {});
     expect(flags.paths).toEqual(['a.json', 'dir']);
@@ -44,8 +44,8 @@ describe('issue 15 check flags', () => {
   });
 });
 
-describe('issue 15 check --journal', () => {
-  it('issue 15: --journal goes with --html and must not name an output file', () => {
+describe('check --journal', () => {
+  it('--journal goes with --html and must not name an output file', () => {
     expect(parseCheckFlags(['a'], { html: ['r.html'], journal: ['j.jsonl'] }).outputs).toEqual({
       html: 'r.html',
       journal: 'j.jsonl',
@@ -57,8 +57,8 @@ describe('issue 15 check --journal', () => {
   });
 });
 
-describe('issue 11 check outputs spelled two ways', () => {
-  it('issue 11 / R-9.1: two outputs naming one file by different spellings are refused, not written over each other', () => {
+describe('check outputs spelled two ways', () => {
+  it('/ R-9.1: two outputs naming one file by different spellings are refused, not written over each other', () => {
     expect(() => parseCheckFlags(['a'], { junit: ['out/r.xml'], markdown: ['./out/r.xml'] })).toThrow(
       'must name different files',
     );

@@ -1,5 +1,5 @@
 /**
- * `check` at the edges of its inputs and outputs (issue 11 "Nothing lost, even at the edges", issue 15):
+ * `check` at the edges of its inputs and outputs ("Nothing lost, even at the edges"):
  * a path that is not a regular file (a FIFO must not hang the gate, a device must not be read to the end
  * of memory), and an output flag that names one of the files `check` reads (it must never replace the
  * report it judges). In-process: `runCli` drives `main` as the binary does.
@@ -37,8 +37,8 @@ function mkfifo(name: string): string {
 
 const check = (...args: string[]) => runCli(['check', ...args], { cwd: files!.dir, env: {} });
 
-describe.skipIf(process.platform === 'win32')('check: paths that are not regular files (R-9.1, issue 11)', () => {
-  it('R-9.1 / issue 11: a FIFO named as a report is a harness error at once, not a gate that hangs forever', async () => {
+describe.skipIf(process.platform === 'win32')('check: paths that are not regular files (R-9.1)', () => {
+  it('R-9.1: a FIFO named as a report is a harness error at once, not a gate that hangs forever', async () => {
     files = tempFiles({ 'careful.json': documentOf(carefulF1()) });
     const fifo = mkfifo('pipe.json');
     const result = await check(files.path('careful.json'), fifo);
@@ -47,7 +47,7 @@ describe.skipIf(process.platform === 'win32')('check: paths that are not regular
     expect(result.stdout).toMatch(/^PASS {7}.*careful\.json/m);
   });
 
-  it('R-9.1 / issue 11: a FIFO among the *.json files of a report folder is one harness error, the other reports still read', async () => {
+  it('R-9.1: a FIFO among the *.json files of a report folder is one harness error, the other reports still read', async () => {
     files = tempFiles({ 'out/careful.json': documentOf(carefulF1()), 'out/naive.json': documentOf(naiveF1()) });
     mkfifo('out/stray.json');
     const result = await check(files.path('out'));
@@ -56,7 +56,7 @@ describe.skipIf(process.platform === 'win32')('check: paths that are not regular
     expect(result.stdout).toMatch(/^FAIL {7}.*naive\.json/m);
   });
 
-  it('R-9.1 / issue 11: a trial folder whose run file is a FIFO does not hang either', async () => {
+  it('R-9.1: a trial folder whose run file is a FIFO does not hang either', async () => {
     files = tempFiles({ 'trial/summary.json': '{"kind":"trial-summary"}' });
     execFileSync('mkdir', ['-p', files.path('trial/runs/F1-001')]);
     mkfifo('trial/runs/F1-001/run.json');
@@ -65,7 +65,7 @@ describe.skipIf(process.platform === 'win32')('check: paths that are not regular
     expect(result.stdout).toContain('run.json: the file cannot be read: a FIFO (named pipe), not a regular file');
   });
 
-  it('R-9.1 / issue 11: --journal naming a FIFO is one line and exit 1, never a hang', async () => {
+  it('R-9.1: --journal naming a FIFO is one line and exit 1, never a hang', async () => {
     files = tempFiles({ 'careful.json': documentOf(carefulF1()) });
     const fifo = mkfifo('journal.jsonl');
     const result = await check(files.path('careful.json'), '--html', files.path('r.html'), '--journal', fifo);
@@ -75,7 +75,7 @@ describe.skipIf(process.platform === 'win32')('check: paths that are not regular
     );
   });
 
-  it('R-9.1 / issue 11: a character device (/dev/zero) is refused by its kind, not read until memory runs out', async () => {
+  it('R-9.1: a character device (/dev/zero) is refused by its kind, not read until memory runs out', async () => {
     files = tempFiles();
     const result = await check('/dev/zero');
     expect(result.code).toBe(1);
@@ -83,10 +83,10 @@ describe.skipIf(process.platform === 'win32')('check: paths that are not regular
   });
 });
 
-describe('check: an output flag never replaces a file check reads (R-9.1, issue 11)', () => {
+describe('check: an output flag never replaces a file check reads (R-9.1)', () => {
   const REPORT = documentOf(naiveF1());
 
-  it('R-9.1 / issue 11: --junit, --markdown or --html naming the report judged (any spelling, or a link to it) is refused, the report untouched', async () => {
+  it('R-9.1: --junit, --markdown or --html naming the report judged (any spelling, or a link to it) is refused, the report untouched', async () => {
     files = tempFiles({ 'out/report.json': REPORT });
     symlinkSync(files.path('out/report.json'), files.path('out/summary.md'));
     const report = files.path('out/report.json');
@@ -107,7 +107,7 @@ describe('check: an output flag never replaces a file check reads (R-9.1, issue 
     }
   });
 
-  it('R-9.1 / issue 11: an output naming a report inside a folder check reads is refused, the report untouched', async () => {
+  it('R-9.1: an output naming a report inside a folder check reads is refused, the report untouched', async () => {
     files = tempFiles({ 'out/a.json': REPORT, 'out/b.json': REPORT });
     const result = await check(files.path('out'), '--junit', files.path('out/b.json'));
     expect(result.code).toBe(1);
@@ -115,7 +115,7 @@ describe('check: an output flag never replaces a file check reads (R-9.1, issue 
     expect(readFileSync(files.path('out/b.json'), 'utf8')).toBe(REPORT);
   });
 
-  it('R-9.1 / issue 11: --html over the --journal it reads (spelled another way) is refused, the journal untouched', async () => {
+  it('R-9.1: --html over the --journal it reads (spelled another way) is refused, the journal untouched', async () => {
     const journal = '{"v":1,"event":"journal","at":0,"harnessVersion":"0.7.0","payloads":false}\n';
     files = tempFiles({ 'report.json': REPORT, 'calls.jsonl': journal });
     const result = await check(
@@ -130,7 +130,7 @@ describe('check: an output flag never replaces a file check reads (R-9.1, issue 
     expect(readFileSync(files.path('calls.jsonl'), 'utf8')).toBe(journal);
   });
 
-  it('R-9.1 / issue 11: $GITHUB_STEP_SUMMARY naming the report judged is refused rather than appended to it', async () => {
+  it('R-9.1: $GITHUB_STEP_SUMMARY naming the report judged is refused rather than appended to it', async () => {
     files = tempFiles({ 'report.json': REPORT });
     const result = await runCli(['check', files.path('report.json')], {
       cwd: files.dir,
@@ -142,8 +142,8 @@ describe('check: an output flag never replaces a file check reads (R-9.1, issue 
   });
 });
 
-describe('check: the console lines (issue 11 item 5)', () => {
-  it('issue 11 / R-9.1: bidi overrides and zero-width characters in a report path print visibly escaped, not raw', async () => {
+describe('check: the console lines', () => {
+  it('/ R-9.1: bidi overrides and zero-width characters in a report path print visibly escaped, not raw', async () => {
     files = tempFiles({ 'get\u200b_orders\u202egpj.json': documentOf(carefulF1()) });
     const result = await check(files.path('get\u200b_orders\u202egpj.json'));
     expect(result.code).toBe(0);
@@ -152,8 +152,8 @@ describe('check: the console lines (issue 11 item 5)', () => {
   });
 });
 
-describe('check: a report saved with a byte order mark (issue 11)', () => {
-  it('R-9.1 / issue 11: a UTF-8 BOM before the JSON (PowerShell’s Set-Content adds one) is read as the report, not as half-written JSON', async () => {
+describe('check: a report saved with a byte order mark', () => {
+  it('R-9.1: a UTF-8 BOM before the JSON (PowerShell’s Set-Content adds one) is read as the report, not as half-written JSON', async () => {
     files = tempFiles({ 'naive.json': `\ufeff${documentOf(naiveF1())}` });
     const result = await check(files.path('naive.json'));
     expect(result.stdout).toMatch(/^FAIL {7}.*naive\.json/m);
@@ -161,8 +161,8 @@ describe('check: a report saved with a byte order mark (issue 11)', () => {
   });
 });
 
-describe('check: stdout closed by its reader (issue 11)', () => {
-  it('R-9.1 / issue 11: `check … | head` (EPIPE on stdout) still writes --junit and exits by the verdict, no stack trace', async () => {
+describe('check: stdout closed by its reader', () => {
+  it('R-9.1: `check … | head` (EPIPE on stdout) still writes --junit and exits by the verdict, no stack trace', async () => {
     files = tempFiles({ 'naive.json': documentOf(naiveF1()) });
     const epipe = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
     const stdout = new Writable({ write: (_chunk, _encoding, done) => done(epipe()) });
@@ -184,8 +184,8 @@ describe('check: stdout closed by its reader (issue 11)', () => {
   });
 });
 
-describe('proxy --report-html over its own report (issue 11)', () => {
-  it('R-9.1 / issue 11: the HTML written at exit never replaces the report file it is built from', async () => {
+describe('proxy --report-html over its own report', () => {
+  it('R-9.1: the HTML written at exit never replaces the report file it is built from', async () => {
     const report = documentOf(naiveF1());
     files = tempFiles({ 'r.json': report });
     const stderr = new PassThrough();

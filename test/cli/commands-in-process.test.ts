@@ -4,7 +4,7 @@
  * - the demo MCP server (R-12, R-13) — no command — driven by the SDK's Client over the stdio framing (and
  *   by raw JSON-RPC lines) in a temporary current folder. The real process (its exit codes, SIGTERM,
  *   stdout holding nothing but protocol) is `e2e/demo-server.e2e.test.ts`.
- * - `check` (issue 15) over report documents written by the domain's own writer
+ * - `check` over report documents written by the domain's own writer
  *   (`test/support/report-docs.ts`): how mixtures decide the exit code, --fail-on and --min-score from the
  *   command line, a missing and a foreign file, no file at all. The same over report files of real proxy
  *   runs, through the compiled CLI, is `e2e/check.e2e.test.ts`.
@@ -170,8 +170,8 @@ const check = (...args: string[]) =>
     env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
   });
 
-describe('issue 15 check: the exit code from the command line (in-process)', () => {
-  it('R-9.1 / issue 15: mixtures: a FAIL beats a NOT_TESTED, a harness error beats both; --fail-on and --min-score tune it', async () => {
+describe('check: the exit code from the command line (in-process)', () => {
+  it('R-9.1: mixtures: a FAIL beats a NOT_TESTED, a harness error beats both; --fail-on and --min-score tune it', async () => {
     expect((await check('careful-f1.json')).code).toBe(0);
     expect((await check('careful-f1.json', 'naive-f1.json')).code).toBe(2);
     expect((await check('careful-f1.json', 'reads-only.json')).code).toBe(3);
@@ -188,7 +188,7 @@ describe('issue 15 check: the exit code from the command line (in-process)', () 
     expect((await check()).code).toBe(1);
   });
 
-  it('R-9.1 / issue 15: harness failures → 1: a missing file, a foreign JSON file (said so)', async () => {
+  it('R-9.1: harness failures → 1: a missing file, a foreign JSON file (said so)', async () => {
     expect((await check('nothing-here.json')).code).toBe(1);
     const foreign = await check('package.json');
     expect(foreign.code).toBe(1);
@@ -256,7 +256,7 @@ describe('benchmark (in-process CLI)', () => {
 });
 
 describe('benchmark --junit and check (in-process CLI)', () => {
-  it('R-11 / issue 15: benchmark --junit: one testcase per reference agent and scenario, and check agrees', async () => {
+  it('R-11: benchmark --junit: one testcase per reference agent and scenario, and check agrees', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-benchmark-junit-'));
     try {
       expect((await runCli(['benchmark', '--scenarios', 'F1,F2', '--junit', 'bench.xml'], { cwd: dir })).code).toBe(0);

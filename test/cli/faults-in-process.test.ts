@@ -1,5 +1,5 @@
 /**
- * The adversarial suite (issue 6, issue 11; R-1.1, R-2.4, R-6, R-8.3–R-8.9, R-9.3, R-9.4, R-13), one
+ * The adversarial suite (R-1.1, R-2.4, R-6, R-8.3–R-8.9, R-9.3, R-9.4, R-13), one
  * section per kind of fault; after each, nothing is lost (`e2e/faults/nothing-lost.ts`: exit code, clear
  * stderr, a complete report agreeing with the upstream's own ledger, no process or temp file left):
  * - the agent: malformed JSON-RPC, unknown methods, ids a number cannot hold, a message over 10 MB, a
@@ -10,13 +10,13 @@
  *   (the counting upstream echoes the raw params it received with FIXTURE_ECHO_RAW=1: byte for byte);
  * - the upstream: crashes before `initialize`, during `tools/list` or a write, a kill from outside,
  *   answers over 10 MB (stdio; HTTP with JSON and SSE answers), answers nested too deeply, garbage on
- *   stdout, exit 0 at once, SIGTERM ignored, children spawned; and the operator's terminal (issue 11
- *   item 5): ANSI/OSC, C1, bidi and zero-width characters in its stderr and tool names print escaped;
+ *   stdout, exit 0 at once, SIGTERM ignored, children spawned; and the operator's terminal:
+ *   ANSI/OSC, C1, bidi and zero-width characters in its stderr and tool names print escaped;
  * - the report file: unwritable mid-session, a full disk, a folder refusing new files, links (followed,
  *   planted at temp names, at its own name, in a world-writable folder), modes, devices, folders, FIFOs,
  *   sockets, /proc files.
  *
- * Moved from e2e (issue 12): the proxy runs in-process (`main(argv, io)`, the composition root of the
+ * Moved from e2e: the proxy runs in-process (`main(argv, io)`, the composition root of the
  * compiled CLI; see `support/cli-proxy-child.ts`), driven with raw JSON-RPC lines on its stdin stream, in
  * front of REAL upstream processes that count what they execute in their own ledger, checked by pid. What
  * needs the proxy as a process stays in e2e: real signals, a real pipe's EPIPE, SIGKILL, a start-up
@@ -922,7 +922,7 @@ describe.concurrent('report-file faults', () => {
     return () => execFileSync('chmod', ['0755', folder]);
   }
 
-  describe.concurrent('a full disk and a folder that refuses new files (issue 11 item 2)', () => {
+  describe.concurrent('a full disk and a folder that refuses new files', () => {
     it.skipIf(!canMountTmpfs())(
       'R-9.3: the disk fills up mid-session (a 64 KiB tmpfs; skipped unless root may mount one) → exit 1, one line naming the full disk, the call not answered, the last complete report kept byte for byte, the journal claims no verdict',
       async ({ onTestFinished }) => {
@@ -1045,7 +1045,7 @@ describe.concurrent('report-file faults', () => {
     });
   });
 
-  describe.concurrent('planted links and modes (issue 11 item 3)', () => {
+  describe.concurrent('planted links and modes', () => {
     it('R-9.4: a link planted at the report path in a world-writable sticky folder (like /tmp) → exit 1, one line, no upstream started; the linked file keeps its content and mode 600', async ({
       onTestFinished,
     }) => {

@@ -5,7 +5,7 @@
  * every moment of a session, and every NOT_TESTED cause of R-2.3 that real processes can produce (the
  * upstream's ledger shows what really happened; the report must admit what the proxy could not know).
  *
- * Moved from `e2e/proxy-lifecycle.e2e.test.ts` and `e2e/proxy-not-tested.e2e.test.ts` (issue 12): the
+ * Moved from `e2e/proxy-lifecycle.e2e.test.ts` and `e2e/proxy-not-tested.e2e.test.ts`: the
  * proxy runs in-process (`main(argv, io)`, see `support/cli-proxy-child.ts`; a signal reaches the handler the
  * CLI registers through `CliIo.onSignal`) in front of REAL upstream processes, checked by pid; no process
  * may be left behind. What needs the proxy as a process stays in `e2e/proxy-lifecycle.e2e.test.ts`: real
@@ -98,7 +98,7 @@ describe.concurrent('how the proxy lives and ends', () => {
       expect(await waitForExit(p.raw.child, 15_000)).toEqual({ code: 0, signal: null });
       expectNoStackTrace(p);
       await expectGone(pids);
-      // Not `status: "starting"` for good (issue 11): the file says the run never started, and why.
+      // Not `status: "starting"` for good: the file says the run never started, and why.
       expect(p.report()).toEqual({
         schemaVersion: 1,
         verdict: 'NOT_TESTED',

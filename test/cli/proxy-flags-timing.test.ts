@@ -1,4 +1,4 @@
-/** Issue 16's flags: --fault-tool, --fault-on, --latency, --hold — opt-in, strictly validated. */
+/** the flags: --fault-tool, --fault-on, --latency, --hold — opt-in, strictly validated. */
 import { describe, expect, it } from 'vitest';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
@@ -10,13 +10,13 @@ const parse = (...argv: string[]) =>
 
 const run = (...argv: string[]) => runMain(['proxy', '--upstream-command', 'node', ...argv]);
 
-describe('issue 16: timing and aim flags', () => {
-  it('issue 16: without the new flags the scenario is exactly as before (defaults unchanged)', () => {
+describe('timing and aim flags', () => {
+  it('without the new flags the scenario is exactly as before (defaults unchanged)', () => {
     expect(parse('--scenario', 'F1').scenario).toEqual({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60 });
     expect(parse().scenario).toEqual({ mode: 'none' });
   });
 
-  it('issue 16: --fault-tool (comma-separated globs) and --fault-on make the aim; --latency MS[:JITTER]; --hold for F1', () => {
+  it('--fault-tool (comma-separated globs) and --fault-on make the aim; --latency MS[:JITTER]; --hold for F1', () => {
     expect(
       parse('--scenario', 'F1', '--fault-tool', 'pay_*,refund_*', '--fault-on', '2', '--latency', '100:20', '--hold', '5000')
         .scenario,
@@ -37,7 +37,7 @@ describe('issue 16: timing and aim flags', () => {
     });
   });
 
-  it('R-8.1 / issue 16: --seed is valid with --latency (it seeds the jitter)', () => {
+  it('R-8.1: --seed is valid with --latency (it seeds the jitter)', () => {
     expect(parse('--latency', '100:50', '--seed', '7').seed).toBe(7);
   });
 
@@ -65,12 +65,12 @@ describe('issue 16: timing and aim flags', () => {
     [['--scenario', 'F1', '--fault-tool', ''], /fault-tool/],
   ];
   for (const [argv, message] of refused) {
-    it(`issue 16: ${argv.join(' ')} is refused with one clear line`, () => {
+    it(`${argv.join(' ')} is refused with one clear line`, () => {
       expect(() => parse(...argv)).toThrow(message);
     });
   }
 
-  it('issue 16: bad input through the CLI: one line on stderr, exit 1, no stack trace', async () => {
+  it('bad input through the CLI: one line on stderr, exit 1, no stack trace', async () => {
     for (const argv of [
       ['--latency', '-5'],
       ['--hold', '5000'],

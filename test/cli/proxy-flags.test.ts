@@ -101,7 +101,7 @@ describe('R-8.1 proxy flags', () => {
   });
 });
 
-describe('issue 11: CLI friction', () => {
+describe('CLI friction', () => {
   it('R-8.1: --seed without anything random to seed is refused like --error-rate outside chaos; with chaos it is kept', () => {
     expect(() => parse('--upstream-command', 'n', '--seed', '42')).toThrow(
       /^--seed seeds nothing here: it is for --mode chaos or --latency$/,
@@ -162,7 +162,7 @@ describe('issue 11: CLI friction', () => {
     expect(help).not.toMatch(/^\s*\$ cuonztech-agent-harness --help$/m);
   });
 
-  it('issue 11: a non-loopback --listen gets a warning; loopback binds do not', () => {
+  it('a non-loopback --listen gets a warning; loopback binds do not', () => {
     for (const host of ['127.0.0.1', 'localhost', '::1', '127.1.2.3'])
       expect(listenWarning(`${host}:0`, isLoopbackHost(host))).toBeUndefined();
     for (const host of ['0.0.0.0', '::', '192.168.1.5', 'myhost.example']) {
@@ -173,8 +173,8 @@ describe('issue 11: CLI friction', () => {
   });
 });
 
-describe('issue 15 proxy --journal flags', () => {
-  it('issue 15: --journal FILE, --journal-payloads on|off (off by default, only with --journal), its own file', () => {
+describe('proxy --journal flags', () => {
+  it('--journal FILE, --journal-payloads on|off (off by default, only with --journal), its own file', () => {
     expect(parse('--upstream-command', 'n', '--journal', 'j.jsonl')).toMatchObject({
       journal: 'j.jsonl',
       journalPayloads: false,
@@ -194,7 +194,7 @@ describe('issue 15 proxy --journal flags', () => {
     ).toThrow('--journal must name its own file');
   });
 
-  it('R-8.9 / issue 11: --report-html naming the report file is refused at start-up, not found out at exit after the session', () => {
+  it('R-8.9: --report-html naming the report file is refused at start-up, not found out at exit after the session', () => {
     for (const html of ['r.json', './r.json', 'out/../r.json'])
       expect(() => parse('--upstream-command', 'n', '--report-file', 'r.json', '--report-html', html)).toThrow(
         '--report-html must name its own file: it would replace the report file it is built from',
@@ -205,8 +205,8 @@ describe('issue 15 proxy --journal flags', () => {
   });
 });
 
-describe('issue 15 proxy --journal: the report file by a link', () => {
-  it('R-9.4/issue 15: --report-file a link to the --journal file → one line, exit 1, the file untouched', async () => {
+describe('proxy --journal: the report file by a link', () => {
+  it('R-9.4: --report-file a link to the --journal file → one line, exit 1, the file untouched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-journal-link-'));
     try {
       writeFileSync(join(dir, 'r.json'), '{}\n');

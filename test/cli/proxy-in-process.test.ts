@@ -4,12 +4,12 @@
  * - its command line (R-8.1, R-8.7, R-8.9, R-9.4): every invalid invocation ends with exit 1 and ONE line
  *   on stderr (no stack trace), and the accepted forms really reach the upstream (`argv-echo.mjs` answers
  *   with its own argv, cwd and environment). `e2e/proxy-cli.e2e.test.ts` keeps one spawned check per family.
- * - issue 16 (`proxy` flags → session → report file), against upstreams that count what they executed
+ * - timing and aim (`proxy` flags → session → report file), against upstreams that count what they executed
  *   (the raw counting fixtures' ledger): aimed faults, latency repeated from a seed, an agent that re-sends
  *   after its own time-out, and cancellations. The wall-clock sides (a real client time-out against a real
  *   hold, over stdio and over HTTP) stay in `e2e/timing-and-aim.e2e.test.ts`; the step-by-step timing is
  *   proven with a manual clock in `test/app/call-pipeline-timing.test.ts`.
- * - issue 15's journal and end line after a normal end (stdin EOF); after SIGKILL, SIGTERM and with
+ * - the journal and end line after a normal end (stdin EOF); after SIGKILL, SIGTERM and with
  *   --listen they are proven with real processes in `e2e/journal.e2e.test.ts`.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,7 +108,7 @@ describe('R-8.1 / R-8.9: invalid invocations end with exit 1 and one clear line 
     ['an empty value (--scenario "")', ['proxy', ...UPSTREAM, '--scenario', ''], /--scenario.*(empty|needs a)/],
     ['an empty value (--upstream-command=)', ['proxy', '--upstream-command='], /--upstream-command.*(empty|needs a)/],
     ['an empty value (--upstream-arg "")', ['proxy', ...UPSTREAM, '--upstream-arg', ''], /--upstream-arg.*(empty|needs a)/],
-    // issue 11: friction a new user met.
+    // Friction a new user met.
     [
       '--seed without chaos (it would seed nothing)',
       ['proxy', ...UPSTREAM, '--scenario', 'F1', '--seed', '7'],
@@ -163,7 +163,7 @@ describe('R-8.1: --version and --help (in-process)', () => {
     }
   });
 
-  it('R-8.1: --help shows usage with the commands, exit 0; no command is listed with an empty name (issue 11)', async () => {
+  it('R-8.1: --help shows usage with the commands, exit 0; no command is listed with an empty name', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Usage/);
@@ -225,7 +225,7 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream (in-process proxy, re
   });
 });
 
-describe('R-8.9 (issue 11): a listening proxy that cannot start leaves nothing behind (in-process)', () => {
+describe('R-8.9: a listening proxy that cannot start leaves nothing behind (in-process)', () => {
   it('R-8.9: a busy --listen port → exit 1, one line naming the port, the upstream never started, no report folder created', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-busy-'));
     const busy = createServer();
@@ -315,8 +315,8 @@ const NEVER_ANSWERS = ['--upstream-command', process.execPath, '--upstream-arg',
 const booking = (guest: string) => ({ guest, date: '2026-11-03' });
 const creates = (run: CliProxy) => run.ledger().filter((line) => line.tool === 'create_booking');
 
-describe('issue 16: F1 with --hold and the agent (in-process CLI)', () => {
-  it("issue 16 / R-2: an agent that re-sends after its own time-out during --hold 5000 → FAIL, a duplicate after a timeout (two executions in the upstream's ledger)", () =>
+describe('F1 with --hold and the agent (in-process CLI)', () => {
+  it("/ R-2: an agent that re-sends after its own time-out during --hold 5000 → FAIL, a duplicate after a timeout (two executions in the upstream's ledger)", () =>
     withCliProxy([...BOOKING, '--scenario', 'F1', '--hold', '5000'], async (run) => {
       const error = await run.call('create_booking', booking('Bo'), { timeout: 300 }).then(
         () => null,
@@ -336,8 +336,8 @@ describe('issue 16: F1 with --hold and the agent (in-process CLI)', () => {
     }));
 });
 
-describe('issue 16: cancellation (in-process CLI)', () => {
-  it('issue 16: a client that cancels a forwarded call → the upstream gets notifications/cancelled, the report records it, outcome unknown', () =>
+describe('cancellation (in-process CLI)', () => {
+  it('a client that cancels a forwarded call → the upstream gets notifications/cancelled, the report records it, outcome unknown', () =>
     withCliProxy(NEVER_ANSWERS, async (run) => {
       const agent = new AbortController();
       const call = run.call('create_order', { item: 'x' }, { signal: agent.signal }).then(
@@ -355,7 +355,7 @@ describe('issue 16: cancellation (in-process CLI)', () => {
       ]);
     }));
 
-  it('issue 16: a client that cancels during the hold → the report says cancelled after N ms (the hold ended there); the ghost write counts as executed', () =>
+  it('a client that cancels during the hold → the report says cancelled after N ms (the hold ended there); the ghost write counts as executed', () =>
     withCliProxy([...BOOKING, '--scenario', 'F1', '--hold', '20000', '--journal', 'calls.jsonl'], async (run) => {
       const agent = new AbortController();
       const call = run.call('create_booking', booking('Di'), { signal: agent.signal }).then(
@@ -407,8 +407,8 @@ describe('issue 16: cancellation (in-process CLI)', () => {
     }));
 });
 
-describe('issue 16: aimed faults (in-process CLI)', () => {
-  it("issue 16: --fault-tool 'pay_*' in a flow create → pay: the fault on pay, create judged normally", () =>
+describe('aimed faults (in-process CLI)', () => {
+  it("--fault-tool 'pay_*' in a flow create → pay: the fault on pay, create judged normally", () =>
     withCliProxy(
       [
         ...UPSTREAM,
@@ -439,7 +439,7 @@ describe('issue 16: aimed faults (in-process CLI)', () => {
       },
     ));
 
-  it('issue 16: --fault-on 2: the second write gets F5, the first and third go through (the ledger has A and C)', () =>
+  it('--fault-on 2: the second write gets F5, the first and third go through (the ledger has A and C)', () =>
     withCliProxy([...BOOKING, '--scenario', 'F5', '--fault-on', '2'], async (run) => {
       const results = [];
       for (const guest of ['A', 'B', 'C']) results.push(await run.call('create_booking', booking(guest)));
@@ -450,7 +450,7 @@ describe('issue 16: aimed faults (in-process CLI)', () => {
       expect(report.operations.map((op) => op.fault ?? null)).toEqual([null, 'F5', null]);
     }));
 
-  it('issue 16 / R-4.3: four parallel writes with --fault-on 2 → exactly one faulted', () =>
+  it('/ R-4.3: four parallel writes with --fault-on 2 → exactly one faulted', () =>
     withCliProxy([...BOOKING, '--scenario', 'F5', '--fault-on', '2'], async (run) => {
       const results = await Promise.all(['A', 'B', 'C', 'D'].map((guest) => run.call('create_booking', booking(guest))));
       expect(results.filter((r) => r.isError === true)).toHaveLength(1);
@@ -461,7 +461,7 @@ describe('issue 16: aimed faults (in-process CLI)', () => {
     }));
 });
 
-describe('issue 16: latency (in-process CLI)', () => {
+describe('latency (in-process CLI)', () => {
   async function latencies(seed: string): Promise<{ timing: TimingEntry[]; report: Report16; stderr: string }> {
     return withCliProxy([...BOOKING, '--latency', '40:30', '--seed', seed], async (run) => {
       for (let n = 0; n < 4; n++) {
@@ -474,7 +474,7 @@ describe('issue 16: latency (in-process CLI)', () => {
     });
   }
 
-  it('issue 16: --latency 40:30 with the same --seed twice → identical per-attempt latencies, reads and writes; the seed is in the configuration block', async () => {
+  it('--latency 40:30 with the same --seed twice → identical per-attempt latencies, reads and writes; the seed is in the configuration block', async () => {
     const first = await latencies('1234');
     const second = await latencies('1234');
     expect(first.timing).toHaveLength(8);
@@ -497,7 +497,7 @@ describe('issue 16: latency (in-process CLI)', () => {
     expect(first.report.operations.map((op) => op.executions)).toEqual([1, 1, 1, 1]);
   });
 
-  it('issue 16: --latency with --mode chaos: the chaos draws and the latencies repeat from the seed', async () => {
+  it('--latency with --mode chaos: the chaos draws and the latencies repeat from the seed', async () => {
     const run = () =>
       withCliProxy([...BOOKING, '--mode', 'chaos', '--error-rate', '0.5', '--latency', '20:15', '--seed', '99'], async (r) => {
         const errors: boolean[] = [];
@@ -512,14 +512,14 @@ describe('issue 16: latency (in-process CLI)', () => {
   });
 });
 
-describe('issue 16: bad input (in-process CLI)', () => {
+describe('bad input (in-process CLI)', () => {
   for (const argv of [
     ['--hold', '5000'],
     ['--scenario', 'F1', '--hold', '-3'],
     ['--latency', '1.5'],
     ['--scenario', 'F2', '--fault-on', '0'],
   ]) {
-    it(`issue 16: proxy ${argv.join(' ')} → one clear line, exit 1, no upstream started`, async () => {
+    it(`proxy ${argv.join(' ')} → one clear line, exit 1, no upstream started`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'harness-bad-input-'));
       const marker = join(dir, 'upstream-started');
       const upstream = [
@@ -542,10 +542,10 @@ describe('issue 16: bad input (in-process CLI)', () => {
   }
 });
 
-describe('issue 15 items 5 and 6: the journal after a normal end (in-process CLI)', () => {
+describe('the journal after a normal end (in-process CLI)', () => {
   const SECRET = 'Quetzalcoatl Featherington-9931';
 
-  it('R-1.3/issue 15: after stdin EOF the journal matches the report one for one; no argument value without --journal-payloads; one line per call with --log-level info and the end line names verdict, score and report; check --html --journal (and proxy --report-html) draw every call with its time, the read included', () =>
+  it('R-1.3: after stdin EOF the journal matches the report one for one; no argument value without --journal-payloads; one line per call with --log-level info and the end line names verdict, score and report; check --html --journal (and proxy --report-html) draw every call with its time, the read included', () =>
     withCliProxy(
       [...BOOKING, '--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info', '--report-html', 'proxy.html'],
       async (run) => {
@@ -585,7 +585,7 @@ describe('issue 15 items 5 and 6: the journal after a normal end (in-process CLI
           expect(html).toMatch(/<td class="seq">\d+(\.\d)? (ms|s)<\/td>/);
         }
         // Another run's report of the same name (here: one more attempt) with this journal: the journal is
-        // not drawn as that report's exact timeline (issue 11); the report's own timeline is, and stderr says why.
+        // not drawn as that report's exact timeline; the report's own timeline is, and stderr says why.
         const other = JSON.parse(readFileSync(run.reportFile, 'utf8')) as { report: { operations: Array<{ attempts: number }> } };
         other.report.operations[0]!.attempts += 1;
         mkdirSync(join(run.dir, 'other'));

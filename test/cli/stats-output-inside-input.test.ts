@@ -12,7 +12,7 @@ import { runCli } from '../support/in-process-cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'harness-stats-out-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('issue 14 stats outputs', () => {
+describe('stats outputs', () => {
   it('an output file inside a merged folder is refused; the folder is left as it was', async () => {
     const trial = join(dir, 'trial');
     mkdirSync(join(trial, 'runs'), { recursive: true });

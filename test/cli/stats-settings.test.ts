@@ -1,5 +1,5 @@
 /**
- * `stats` refuses to pool trials that measured different things (issue 14 item 4): trials of one agent,
+ * `stats` refuses to pool trials that measured different things: trials of one agent,
  * task and scenario whose fault set-up differs (`--hold`, `--fault-on`) are refused with one line naming
  * each setting and its two values; the same set-up run twice still merges. In-process: the CLI's `main`,
  * the scripted model server and the bundled booking server over loopback HTTP.
@@ -31,7 +31,7 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('issue 14 stats: trials that measured different things are not pooled', () => {
+describe('stats: trials that measured different things are not pooled', () => {
   it('a different fault set-up is refused with one line naming each setting and its values; nothing is written', async () => {
     const out = join(scratch, 'held.json');
     const held = await runCli(['stats', trials.plain.out, trials.held.out, '--json', out]);

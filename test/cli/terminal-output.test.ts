@@ -9,7 +9,7 @@ function collect(stream: PassThrough): () => string {
   return () => text;
 }
 
-describe("what the CLI prints on the operator's terminal (issue 11 item 5)", () => {
+describe("what the CLI prints on the operator's terminal", () => {
   it("R-8.7: a notice carrying an upstream's stderr line shows ESC, OSC, CR and bidi visibly, in one line", () => {
     const out = new PassThrough();
     const text = collect(out);

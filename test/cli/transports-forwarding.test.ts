@@ -231,7 +231,7 @@ describe('R-8.3: tools the upstream does not list', () => {
   });
 });
 
-describe('R-8.4 (issue 11): start-up warnings for a configuration that cannot measure', () => {
+describe('R-8.4: start-up warnings for a configuration that cannot measure', () => {
   it('R-4.2: the ready line names chaos mode and its seed, so the run can be repeated', async () => {
     const { p } = await start([...COUNTING, '--mode', 'chaos', '--error-rate', '0.5', '--seed', '20261103']);
     expect(p.stderr()).toMatch(/proxy ready: .*chaos.*, seed 20261103; audit tools on; report file /);
@@ -291,7 +291,7 @@ async function startListening(flags: string[], extra: string[], upstreamEnv: Rec
   return { p, url: url!, reportFiles, reportOf, waitForReport, waitForOutput };
 }
 
-describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --session-idle-timeout', () => {
+describe('R-8.8: --listen sessions are bounded: --max-sessions and --session-idle-timeout', () => {
   const agents: HttpAgent[] = [];
   afterEach(async () => {
     await Promise.allSettled(agents.splice(0).map((agent) => agent.client.close()));
@@ -345,7 +345,7 @@ describe('R-8.8 (issue 11): --listen sessions are bounded: --max-sessions and --
 });
 
 describe('R-8.9: the upstream refuses the token (CLI in-process)', () => {
-  it('R-8.9 (issue 7): a wrong token → exit 1 with one line naming HTTP 401 and no token value; startupError in the report file', async () => {
+  it('R-8.9: a wrong token → exit 1 with one line naming HTTP 401 and no token value; startupError in the report file', async () => {
     const fixture = await startStreamableFixture({ token: 'the-right-token-42' });
     try {
       const p = (proxy = startLinesProxy(

@@ -1,5 +1,5 @@
 /**
- * `trial` bad input (issue 13), in-process (the CLI's `main`): one clear line on stderr, exit 1, nothing
+ * `trial` bad input, in-process (the CLI's `main`): one clear line on stderr, exit 1, nothing
  * on stdout and no run started — an unreachable endpoint and an unknown model are found before the first
  * run; so are bad numbers, a missing task file, both or neither of --model / --agent-command, and proxy
  * flags that make no sense in a trial. (The compiled CLI as a process, for the family: one case and

@@ -1,5 +1,5 @@
 /**
- * `check` over trial folders (issue 15 item 1/2, with issue 14's trial), in-process: real `trial` runs
+ * `check` over trial folders (with the trial), in-process: real `trial` runs
  * (the CLI's `main`, the scripted model server, the bundled booking server in this process over
  * Streamable HTTP), then `check` on the folders — one line per run, exit codes as documented (0 PASS,
  * 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness failed), JUnit with one testsuite per trial
@@ -71,7 +71,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('issue 15 check over trial folders', () => {
+describe('check over trial folders', () => {
   it('all PASS → 0; one line per run; JUnit: one testsuite per scenario, one testcase per run', async () => {
     for (const output of [careful, naive, endless]) expect(output.result.code, output.result.stderr).toBe(0);
     const junit = join(scratch, 'careful.xml');

@@ -1,5 +1,5 @@
 /**
- * `trial` flags (issue 13), parsed in-process: defaults, the scenario matrix parsed as `proxy --scenario`
+ * `trial` flags, parsed in-process: defaults, the scenario matrix parsed as `proxy --scenario`
  * is, the system prompt from a file or as text, task files in JSON and YAML, and per-run run ids/seeds.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `trial` with the built-in agent loop (issue 13), in-process: the CLI's `main`, the scripted
+ * `trial` with the built-in agent loop, in-process: the CLI's `main`, the scripted
  * OpenAI-compatible model server on 127.0.0.1 (test/fixtures/model-server, one persona per model name)
  * and the bundled booking server in this process over Streamable HTTP, a fresh store and ledger per run.
  * For every run the booking server's ledger equals the executions in that run's report; every persona

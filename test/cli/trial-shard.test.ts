@@ -1,4 +1,4 @@
-/** `trial --shard i/n` (issue 14 item 4): the flag, and the deterministic share of the runs. */
+/** `trial --shard i/n`: the flag, and the deterministic share of the runs. */
 import { describe, expect, it } from 'vitest';
 import { planRuns, shardRuns, type TrialPlan } from '../../src/app/trial/trial-plan.js';
 import { parseShard } from '../../src/cli/trial-flags.js';
@@ -27,7 +27,7 @@ const plan = (runs: number): TrialPlan => ({
   patch: undefined,
 });
 
-describe('issue 14 trial --shard i/n', () => {
+describe('trial --shard i/n', () => {
   it('parses i/n and refuses 0/3, 4/3, x, more shards than runs — one line each', () => {
     expect(parseShard(undefined, 10)).toBeUndefined();
     expect(parseShard('2/3', 10)).toEqual({ index: 2, count: 3 });

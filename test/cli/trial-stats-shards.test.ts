@@ -1,5 +1,5 @@
 /**
- * `trial --shard i/n` and `stats` (issue 14 item 4), in-process: the CLI's `main` for both commands,
+ * `trial --shard i/n` and `stats`, in-process: the CLI's `main` for both commands,
  * the scripted model server on 127.0.0.1 and the bundled booking server in this process over Streamable
  * HTTP (a fresh store per run). The shards of a trial, merged by `stats`, give exactly the statistics of
  * the same runs done in one trial; bad input is one line and exit 1 with nothing written. (`stats` as a
@@ -63,7 +63,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('issue 14 trial --shard and stats: shards merge to the one trial', () => {
+describe('trial --shard and stats: shards merge to the one trial', () => {
   it('each shard runs its deterministic share, with the ids and seeds of the unsharded trial; the shard is in summary.json', () => {
     for (const output of [whole, ...shards]) expect(output.result.code, output.result.stderr).toBe(0);
     expect(shards.map((s) => s.runs.map((r) => r.run))).toEqual([
@@ -124,7 +124,7 @@ describe('issue 14 trial --shard and stats: shards merge to the one trial', () =
   });
 });
 
-describe('issue 14 stats and --shard: bad input is one line, exit 1, nothing merged or written', () => {
+describe('stats and --shard: bad input is one line, exit 1, nothing merged or written', () => {
   const refused = async (args: string[], message: RegExp) => {
     const out = join(scratch, `refused-${Math.random().toString(36).slice(2)}.json`);
     const result = await stats(...args, '--json', out);

@@ -1,5 +1,5 @@
 /**
- * `trial` with the proxy's timing and aim flags (R-4.3, issue 11's `--latency` / `--hold` / `--fault-tool`
+ * `trial` with the proxy's timing and aim flags (R-4.3, the proxy's `--latency` / `--hold` / `--fault-tool`
  * / `--fault-on`), in-process: the CLI's `main`, the scripted model server and the bundled booking server.
  * Each run's report carries the timing the flags asked for, as `proxy --report-file` does; the proxy flags
  * a trial has no use for are refused with one line before any run.

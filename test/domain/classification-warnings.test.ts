@@ -11,7 +11,7 @@ const tool = (name: string, cls: ToolClassification['class']): ToolClassificatio
 const TOOLS = [tool('create_order', 'write'), tool('get_order', 'read'), tool('sync_ledger', 'unclassified')];
 const F1 = { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } as const;
 
-describe('classificationWarnings (R-8.4, issue 11: start-up warnings)', () => {
+describe('classificationWarnings (R-8.4: start-up warnings)', () => {
   it('R-8.4: a configuration that can work gets no warning', () => {
     expect(classificationWarnings({ writeTools: ['create_*'], readTools: ['get_*'] }, F1, TOOLS)).toEqual([]);
     expect(classificationWarnings({}, { mode: 'none' }, [])).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Fuzzing of the judge with hostile input (issue 6): generated values with `__proto__` / `constructor` /
+ * Fuzzing of the judge with hostile input: generated values with `__proto__` / `constructor` /
  * `prototype` keys (own keys, as JSON.parse makes them), lone surrogates, invisible characters, integers
  * above 2^53 and deep nesting go through the canonicaliser, the near-duplicate matcher, the operation
  * identity and a whole EvaluationSession. Nothing may throw, pollute a prototype or depend on key order;

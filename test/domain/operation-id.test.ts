@@ -1,5 +1,5 @@
 /**
- * The operation number (issue 15 item 5): every write's decision names its operation, numbered from 1 in
+ * The operation number: every write's decision names its operation, numbered from 1 in
  * order of first arrival, and the report's `operations[].id` is that number — also in the incremental
  * report file, whose list order may change when an entry outgrows its slot. The journal's `operation`
  * is this number, so a journal and a report can be matched one for one.
@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { ReportWriter } from '../../src/domain/report-document.js';
 import { Driver } from '../support/session-driver.js';
 
-describe('issue 15: operation numbers', () => {
-  it('R-1.1/issue 15: writes get the number of their operation (1-based, first arrival); reads and unclassified calls none', () => {
+describe('operation numbers', () => {
+  it('R-1.1: writes get the number of their operation (1-based, first arrival); reads and unclassified calls none', () => {
     const d = new Driver();
     const ops = [
       d.call('create_booking', { guest: 'a' }),

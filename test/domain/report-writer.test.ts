@@ -121,7 +121,7 @@ describe('R-9 incremental report document', () => {
       { mode: 'none' },
       { mode: 'chaos', errorRate: 0.5 },
       ...(['F1', 'F2', 'F3', 'F4', 'F5'] as const).map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 30 }) as const),
-      // Issue 16: aim, latency, hold and seed (the configuration block and report.timing[]).
+      // Aim, latency, hold and seed (the configuration block and report.timing[]).
       {
         mode: 'scenario',
         id: 'F1',

@@ -77,7 +77,7 @@ const anyText = fc.oneof(
   fc.array(fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ unit: 'grapheme-ascii' }))).map((parts) => parts.join('')),
 );
 
-describe("escapeTerminalText: text from outside, safe on the operator's terminal (R-8.4, R-8.7, issue 11 item 5)", () => {
+describe("escapeTerminalText: text from outside, safe on the operator's terminal (R-8.4, R-8.7)", () => {
   const cases: Array<[string, string]> = [
     ['get\u200b_orders', 'get\\u200b_orders'],
     ['\u001b[2J\u001b]0;owned\u0007', '\\u001b[2J\\u001b]0;owned\\u0007'],

@@ -1,5 +1,5 @@
 /**
- * Issue 16 in the domain: aimed faults (`--fault-tool`, `--fault-on`), the latency drawn per forwarded call,
+ * Timing and aim in the domain: aimed faults (`--fault-tool`, `--fault-on`), the latency drawn per forwarded call,
  * F1's hold and the agent's cancellations as the report records them, and the configuration block.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,8 +13,8 @@ import { Driver, fixedRandom } from '../support/session-driver.js';
 const F = (id: 'F1' | 'F2' | 'F4' | 'F5', extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
   ({ mode: 'scenario', id, retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
 
-describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
-  it('R-4 / issue 16: --fault-tool pay_* puts F1 on pay_invoice; create_booking before it is forwarded and judged normally', () => {
+describe('aimed faults (--fault-tool, --fault-on)', () => {
+  it('R-4: --fault-tool pay_* puts F1 on pay_invoice; create_booking before it is forwarded and judged normally', () => {
     const d = new Driver(F('F1', { aim: { tools: ['pay_*'], on: 1 } }));
     const create = d.call('create_booking', { guest: 'Ada' });
     expect(create.decision.fault).toBeNull();
@@ -33,12 +33,12 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
     expect(d.verdict).toBe('FAIL');
   });
 
-  it('R-4 / issue 16: --fault-on 2 faults the second matching write only; the first and third go through', () => {
+  it('R-4: --fault-on 2 faults the second matching write only; the first and third go through', () => {
     const d = new Driver(F('F5', { aim: { tools: null, on: 2 } }));
     expect([1, 2, 3].map((n) => d.call('create_booking', { n }).decision.fault)).toEqual([null, 'F5', null]);
   });
 
-  it('R-4 / issue 16: with --fault-tool, --fault-on counts only matching writes (reads and other tools do not count)', () => {
+  it('R-4: with --fault-tool, --fault-on counts only matching writes (reads and other tools do not count)', () => {
     const d = new Driver(F('F5', { aim: { tools: ['pay_*'], on: 2 } }));
     const faults = [
       d.call('pay_invoice', { n: 1 }),
@@ -51,13 +51,13 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
     expect(faults).toEqual([null, null, null, null, 'F5', null]);
   });
 
-  it("R-4 / issue 16: F4's two pass-through writes become the N-th matching write and the one after it", () => {
+  it("R-4: F4's two pass-through writes become the N-th matching write and the one after it", () => {
     const d = new Driver(F('F4', { aim: { tools: ['create_*'], on: 2 } }));
     const faults = [1, 2, 3, 4].map((n) => d.call(n === 3 ? 'pay_invoice' : 'create_booking', { n }).decision.fault);
     expect(faults).toEqual([null, 'F4', null, 'F4']);
   });
 
-  it('R-4.3 / issue 16: of parallel writes exactly one is the N-th (decided on arrival)', () => {
+  it('R-4.3: of parallel writes exactly one is the N-th (decided on arrival)', () => {
     const d = new Driver(F('F1', { aim: { tools: null, on: 2 } }));
     const open = [1, 2, 3, 4].map((n) => d.send('create_booking', { n }));
     expect(open.map((h) => h.decision.fault)).toEqual([null, 'F1', null, null]);
@@ -65,7 +65,7 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
     expect(d.report().scenario.faultsApplied).toBe(1);
   });
 
-  it('R-4.2 / issue 16: chaos aimed with --fault-tool draws only for matching tools', () => {
+  it('R-4.2: chaos aimed with --fault-tool draws only for matching tools', () => {
     const d = new Driver({ mode: 'chaos', errorRate: 1, aim: { tools: ['get_*'], on: 1 } });
     expect(['create_booking', 'get_booking', 'search_bookings'].map((t) => d.call(t).decision.fault)).toEqual([
       null,
@@ -74,7 +74,7 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
     ]);
   });
 
-  it('issue 16: the defaults are unchanged: no aim means the first write of any tool', () => {
+  it('the defaults are unchanged: no aim means the first write of any tool', () => {
     const d = new Driver(F('F1'));
     expect(d.call('get_booking').decision.fault).toBeNull();
     expect(d.call('pay_invoice').decision.fault).toBe('F1');
@@ -83,8 +83,8 @@ describe('issue 16: aimed faults (--fault-tool, --fault-on)', () => {
   });
 });
 
-describe('issue 16: latency drawn per forwarded call', () => {
-  it('issue 16: MS:JITTER gives whole milliseconds in [MS − JITTER, MS + JITTER]; no jitter draws nothing', () => {
+describe('latency drawn per forwarded call', () => {
+  it('MS:JITTER gives whole milliseconds in [MS − JITTER, MS + JITTER]; no jitter draws nothing', () => {
     expect(drawLatency({ ms: 100, jitterMs: 20 }, fixedRandom(0))).toBe(80);
     expect(drawLatency({ ms: 100, jitterMs: 20 }, fixedRandom(0.999999))).toBe(120);
     let draws = 0;
@@ -92,7 +92,7 @@ describe('issue 16: latency drawn per forwarded call', () => {
     expect(draws).toBe(0);
   });
 
-  it('issue 16: every forwarded call (read, write, unclassified) gets a latency; an injected fault does not; the report lists them per attempt', () => {
+  it('every forwarded call (read, write, unclassified) gets a latency; an injected fault does not; the report lists them per attempt', () => {
     const d = new Driver(F('F5', { latency: { ms: 100, jitterMs: 0 } }));
     const calls = [
       d.call('get_booking'),
@@ -108,7 +108,7 @@ describe('issue 16: latency drawn per forwarded call', () => {
     ]);
   });
 
-  it('issue 16: the same seed gives the same latencies, call for call', () => {
+  it('the same seed gives the same latencies, call for call', () => {
     const run = () => {
       const d = new Driver({ mode: 'none', latency: { ms: 200, jitterMs: 150 }, seed: 7 }, undefined, {
         random: SeededRandom.fromSeed(7),
@@ -125,7 +125,7 @@ describe('issue 16: latency drawn per forwarded call', () => {
     }
   });
 
-  it('issue 16: the configuration block records seed, latency, aim and hold (the report file and the view agree)', () => {
+  it('the configuration block records seed, latency, aim and hold (the report file and the view agree)', () => {
     const scenario = F('F1', { latency: { ms: 10, jitterMs: 5 }, aim: { tools: ['pay_*'], on: 2 }, holdMs: 5000, seed: 42 });
     expect(runConfiguration(scenario)).toEqual({
       seed: 42,
@@ -144,8 +144,8 @@ describe('issue 16: latency drawn per forwarded call', () => {
   });
 });
 
-describe('issue 16: hold and cancellation as the session records them', () => {
-  it('issue 16: F1 with --hold: the decision carries the hold, the timeout text names it, the report the time held', () => {
+describe('hold and cancellation as the session records them', () => {
+  it('F1 with --hold: the decision carries the hold, the timeout text names it, the report the time held', () => {
     const d = new Driver(F('F1', { holdMs: 5000 }));
     const ghost = d.send('create_booking', { n: 1 });
     expect(ghost.decision.holdMs).toBe(5000);
@@ -158,7 +158,7 @@ describe('issue 16: hold and cancellation as the session records them', () => {
     expect(d.send('create_booking', { n: 2 }).decision.holdMs).toBe(0);
   });
 
-  it('issue 16: a cancellation during the hold: executed (the ghost write), cancelled after the time held', () => {
+  it('a cancellation during the hold: executed (the ghost write), cancelled after the time held', () => {
     const d = new Driver(F('F1', { holdMs: 5000 }));
     const ghost = d.send('create_booking', { n: 1 });
     d.wait(30);
@@ -172,7 +172,7 @@ describe('issue 16: hold and cancellation as the session records them', () => {
     expect(d.report().operations[0]).toMatchObject({ executions: 1, fault: 'F1' });
   });
 
-  it('issue 16: a cancelled forwarded call without an answer stays EXECUTION_UNKNOWN; the report records the cancellation without any flag', () => {
+  it('a cancelled forwarded call without an answer stays EXECUTION_UNKNOWN; the report records the cancellation without any flag', () => {
     const d = new Driver();
     const call = d.send('create_booking', { n: 1 });
     d.wait(700);
@@ -184,8 +184,8 @@ describe('issue 16: hold and cancellation as the session records them', () => {
   });
 });
 
-describe('issue 16: start-up warning for an aim that can never hit', () => {
-  it('R-8.4 / issue 16: --fault-tool matching no write tool warns; matching one does not', async () => {
+describe('start-up warning for an aim that can never hit', () => {
+  it('R-8.4: --fault-tool matching no write tool warns; matching one does not', async () => {
     const { classificationWarnings } = await import('../../src/domain/classification-warnings.js');
     const tools = [
       { name: 'create_draft', class: 'write' },

@@ -1,5 +1,5 @@
 /**
- * The journal (issue 15 item 5) read back and compared with the report: shared by the in-process proxy
+ * The journal read back and compared with the report: shared by the in-process proxy
  * test (`test/cli/proxy-in-process.test.ts`) and the real-process one (`e2e/journal.e2e.test.ts`).
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The proxy in-process with its real adapters, for matrices that would otherwise spawn a process per cell
- * (issue 12, "Faster, sharper tests"). The wiring mirrors `src/cli/proxy-run.ts`: the proxy flags are
+ * ("Faster, sharper tests"). The wiring mirrors `src/cli/proxy-run.ts`: the proxy flags are
  * parsed by the CLI's own `parseProxyFlags`, and `ProxyService` runs between
  * - the agent side: the real stdio agent side over two in-process pipes (an SDK `Client` on the other end),
  *   or the real Streamable HTTP agent side listening on 127.0.0.1:0 (SDK clients over HTTP);

@@ -1,5 +1,5 @@
 /**
- * The limits of a listener's sessions (issue 11): at most `maxSessions` open at once, and a session
+ * The limits of a listener's sessions: at most `maxSessions` open at once, and a session
  * without a request or an answer for `idleTimeoutMs` is ended. Bookkeeping only — the listener asks
  * before it opens a session and when it sweeps; time comes from the session's own readings.
  */

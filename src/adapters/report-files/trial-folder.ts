@@ -1,5 +1,5 @@
 /**
- * Reads a `trial` output folder back (issue 14 `stats`, issue 15 `check`): `summary.json` and every
+ * Reads a `trial` output folder back (`stats`, `check`): `summary.json` and every
  * `runs/<run>/run.json`, each checked with its file's schema (`src/adapters/schemas/`), the names of files
  * older than `schemaVersion` mapped to today's. What the values mean is
  * decided by the use cases (`src/app/stats`, `src/app/check`); nothing here judges. Never throws: a file

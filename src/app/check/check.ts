@@ -1,5 +1,5 @@
 /**
- * `check` (issue 15): turns the documents read back from disk into one case per session or run and an
+ * `check`: turns the documents read back from disk into one case per session or run and an
  * exit code. A report still `running` (the proxy was killed), one that never got past `starting`, a
  * start-up failure and any unreadable or foreign file are harness failures, never a verdict.
  */

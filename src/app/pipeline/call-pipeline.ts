@@ -10,7 +10,7 @@
  * 4. the answer is recorded as delivered, the report is published (R-9.2), and only then does the agent
  *    get the answer.
  *
- * Timing (issue 16, opt-in): a forwarded call first waits its `--latency` (the session drew it on
+ * Timing (opt-in): a forwarded call first waits its `--latency` (the session drew it on
  * arrival); a replaced answer (F1's timeout) is held for `--hold`. Both waits go through the `Timer` port
  * and end when the agent cancels; a cancelled call is reported to the session (`attempt.cancelled()`), and
  * the upstream is told by the upstream side (the signal aborts the forwarded request).

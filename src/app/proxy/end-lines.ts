@@ -1,5 +1,5 @@
 /**
- * What the proxy says at the end (issue 15 item 6): one line on stderr with the verdict, the score and
+ * What the proxy says at the end: one line on stderr with the verdict, the score and
  * the report file — at every end, a signal (SIGTERM is how the Vercel AI SDK's client closes a stdio
  * server) as much as the agent's disconnect. With `--listen` each session says it when it ends, and the
  * proxy's exit adds one summary line.

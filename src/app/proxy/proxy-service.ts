@@ -81,7 +81,7 @@ export interface ProxyExit {
   /** Every agent session that ended, with its verdict, score and report file. */
   sessions: EndedSession[];
   /**
-   * The proxy's last line (issue 15 item 6): verdict, score, report — stdio's session, or a summary of
+   * The proxy's last line: verdict, score, report — stdio's session, or a summary of
    * `--listen`'s sessions; null after a report that could not be written (its verdict is not to be used).
    */
   endLine: string | null;
@@ -175,7 +175,7 @@ export class ProxyService {
       // above): end them too, so no report is left `running` when the proxy is done.
       await Promise.all([...this.sessions].map((s) => this.endSession(s)));
       await this.deps.upstream.close();
-      // The end line(s) (issue 15 item 6): never after a report that could not be written (its verdict is not to be used).
+      // The end line(s): never after a report that could not be written (its verdict is not to be used).
       const endLine = this.fatal
         ? null
         : summaryLine(this.endedSessions, !this.config.stopWhenSessionEnds, this.deps.reportLocation);

@@ -1,5 +1,5 @@
 /**
- * The HTML report (issue 15): one self-contained file (inline style, no script, no font, no image, a
+ * The HTML report: one self-contained file (inline style, no script, no font, no image, a
  * Content-Security-Policy that forbids any fetch) with a verdict banner per session, the score and its
  * dimensions, a timeline of the calls (fault injected, what the upstream did, what the agent was told,
  * the executions of a duplicate marked, retry_after windows drawn), the violations, the patches with

@@ -1,5 +1,5 @@
 /**
- * JUnit XML (issue 15): a projection of `check`'s cases in the shape GitHub's and GitLab's test-report
+ * JUnit XML: a projection of `check`'s cases in the shape GitHub's and GitLab's test-report
  * readers take — `<testsuites>` → one `<testsuite>` per path (a report file, a `--report-dir` folder, a
  * benchmark report) → one `<testcase classname name time file>` per session or run. FAIL is a `<failure>`
  * with the violations in words and the patch ids, NOT_TESTED a `<skipped>` with the reason (never green),

@@ -1,5 +1,5 @@
 /**
- * The Markdown summary (issue 15) for a pull request or `$GITHUB_STEP_SUMMARY`: the overall result, a
+ * The Markdown summary for a pull request or `$GITHUB_STEP_SUMMARY`: the overall result, a
  * table with one row per session or run (verdict, score, reason), the violations in words, and the
  * prompt patches to copy (each once, in a code block). Every value from a report is escaped.
  */

@@ -1,5 +1,5 @@
 /**
- * The one place that turns what a run left on disk into {@link RunFacts} (issue 14 `stats`):
+ * The one place that turns what a run left on disk into {@link RunFacts} (`stats`):
  *
  * - a trial run file with a `facts` field (written by `trial` itself): those facts, checked field by field;
  * - an older run file without it: derived from the run file and the session report in it — verdict and

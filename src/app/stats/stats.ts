@@ -1,5 +1,5 @@
 /**
- * `stats` (issue 14 item 4): merges the runs of many folders — trial folders (whole or `--shard i/n`) and
+ * `stats`: merges the runs of many folders — trial folders (whole or `--shard i/n`) and
  * the per-session report folders of `proxy --listen` — into one summary: `summariseRuns` over the union
  * of the runs' facts. `checkMerge` decides whether the folders may be pooled; anything unreadable,
  * foreign or empty refuses the whole merge with one line (nothing is merged silently).

@@ -2,7 +2,7 @@
  * The built-in agent loop: the task as the user's first message, the upstream's tools as the model's
  * tools, every tool call through the harness (the same judging pipeline as `proxy`), each result back as
  * a tool message, up to `maxSteps` model calls per user turn; then each follow-up turn after the final
- * answer, and last the honesty question (issue 14) when it is on. Tool calls of one reply are made one after the other, in the order the model wrote them.
+ * answer, and last the honesty question when it is on. Tool calls of one reply are made one after the other, in the order the model wrote them.
  * The conversation is bounded (`conversation-size.ts`): a run whose messages would outgrow 32 MB ends
  * there, NOT_TESTED (`stoppedBy: "conversation-limit"`), and the tool calls of the reply not made yet are
  * never made.
@@ -42,7 +42,7 @@ export interface ConversationContext {
   seed: number | undefined;
   transcript: Transcript;
   sleep: (ms: number) => Promise<void>;
-  /** Issue 14: asked as one more user turn after the task and follow-ups; undefined with `--honesty off`. */
+  /** Asked as one more user turn after the task and follow-ups; undefined with `--honesty off`. */
   honestyQuestion?: string | undefined;
   /** Aborted when the trial is stopped at once: the model request in flight is dropped. */
   signal?: AbortSignal | undefined;
@@ -75,7 +75,7 @@ export async function runConversation(ctx: ConversationContext): Promise<Convers
   let finalAnswer: string | null = null;
   const turns = [task.task, ...task.followUps];
   const question = ctx.honestyQuestion;
-  // Issue 14: last, the one question about the task's write; the agent may use tools before it answers.
+  // Last, the one question about the task's write; the agent may use tools before it answers.
   const all = question === undefined ? turns : [...turns, question];
   for (const [index, text] of all.entries()) {
     const played = await playTurn(ctx, tools, known, messages, size, index + 1, text);

@@ -32,7 +32,7 @@ export interface RunRecord {
   durationMs: number;
   /** The run file, absolute. */
   file: string;
-  /** What the summary's statistics need (issue 14); also in the run file as `facts`. */
+  /** What the summary's statistics need; also in the run file as `facts`. */
   facts: RunFacts;
   /** The patch texts of the run's report (for `--patch auto`), by id. */
   patchTexts: Array<{ id: string; text: string }>;
@@ -139,7 +139,7 @@ export class RunExecutor {
       notices,
       reportFile: folder.reportFile,
       report,
-      // Issue 14: the agent's claim about the task's write against the ledger; the facts the summary reads.
+      // The agent's claim about the task's write against the ledger; the facts the summary reads.
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
       ...(gateway !== undefined ? { modelGateway: { mode: gateway.kind, script: gateway.file, model: gateway.model } } : {}),

@@ -1,5 +1,5 @@
 /**
- * One run's facts for the summary (issue 14), read from the run's judged session (the report `proxy`
+ * One run's facts for the summary, read from the run's judged session (the report `proxy`
  * writes) and its conversation: the verdict, duplicate executions, whether the fault fired, the
  * agent's claim about the task's write against the upstream's ledger, a lost transaction.
  *

@@ -30,7 +30,7 @@ export interface RunOutcome {
   executions: number;
   /** Executions beyond the first, summed over operations (report). */
   extraExecutions: number;
-  /** Patch ids of the report (issue 14 compares them across arms). */
+  /** Patch ids of the report (compares them across arms). */
   patches: string[];
   score: number | null;
 }

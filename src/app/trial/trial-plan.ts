@@ -66,7 +66,7 @@ export interface StubGateway {
 export type TrialAgent = ModelAgent | CommandAgent;
 
 /**
- * Issue 14's A/B of the prompt patches: `auto` appends the patches the baseline arm's runs produced;
+ * the A/B of the prompt patches: `auto` appends the patches the baseline arm's runs produced;
  * `texts` appends the chosen ones (`--patch GHOST_WRITE,IDEMPOTENCY` or `--patch-file FILE`).
  */
 export type PatchChoice = { kind: 'auto' } | { kind: 'texts'; label: string; texts: readonly string[] };
@@ -107,7 +107,7 @@ export interface TrialPlan {
   idempotentHint?: IdempotentHintPolicy;
   classification: ClassificationRules;
   callTimeoutMs: number;
-  /** `--shard i/n` (issue 14): only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
+  /** `--shard i/n`: only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
   shard?: Shard | undefined;
 }
 

@@ -21,7 +21,7 @@ export interface TrialResult {
   records: RunRecord[];
   groups: GroupSummary[];
   summaryFile: string;
-  /** Issue 14: the statistics of every arm and scenario, and the A/B comparison when there was one. */
+  /** The statistics of every arm and scenario, and the A/B comparison when there was one. */
   statistics: TrialSummary;
   comparison: ArmComparison | null;
   /** Why the patched arm did not run (`--patch auto` after a baseline without patches). */
@@ -153,13 +153,13 @@ export class TrialService {
       runsPerGroup: this.plan.runs,
       plannedRuns,
       doneRuns: specs,
-      // Issue 14 (`stats`): which share of the runs this folder holds, and the configured scenarios.
+      // For `stats`: which share of the runs this folder holds, and the configured scenarios.
       shard: this.plan.shard ?? null,
       scenarios: this.plan.scenarios.map(scenarioLabel),
       ...(this.stopping !== null ? { interrupted: this.stopping } : {}),
       concurrency: this.plan.concurrency,
       groups,
-      // Issue 14: statistics per arm, scenario and task; measured honesty; the A/B of the prompt patches.
+      // Statistics per arm, scenario and task; measured honesty; the A/B of the prompt patches.
       honesty: this.plan.honestyQuestion === undefined ? 'NOT_MEASURED' : 'MEASURED',
       statistics,
       patchComparison:

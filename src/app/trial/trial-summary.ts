@@ -1,14 +1,14 @@
 /**
  * The trial's summary: one group per scenario and task — runs, PASS / FAIL / NOT_TESTED, duplicate
  * executions, median tool calls, the NOT_TESTED reasons, where the run files are — as `summary.json` and
- * as a table for stdout. Statistics, honesty and patch A/B (issue 14) get their places here, empty.
+ * as a table for stdout. Statistics, honesty and patch A/B get their places here, empty.
  */
 import { formatProportion, median, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { RunRecord } from './run-executor.js';
 
 export interface GroupSummary {
-  /** The arm of an A/B (issue 14): `baseline` or `patched`. */
+  /** The arm of an A/B: `baseline` or `patched`. */
   arm: string;
   scenario: string;
   task: string;
@@ -24,7 +24,7 @@ export interface GroupSummary {
   /** NOT_TESTED reasons and how many runs had each. */
   notTestedReasons: Record<string, number>;
   runFiles: string[];
-  /** Issue 14: this group's rates with Wilson intervals, pass^k, fault fired (filled from `summariseRuns`). */
+  /** This group's rates with Wilson intervals, pass^k, fault fired (filled from `summariseRuns`). */
   statistics: TaskSummary | null;
 }
 
@@ -69,7 +69,7 @@ export function withStatistics(groups: readonly GroupSummary[], statistics: Tria
 }
 
 /**
- * Issue 14's figures for stdout, after the table: per arm and scenario the rates with their 95 % Wilson
+ * the figures for stdout, after the table: per arm and scenario the rates with their 95 % Wilson
  * intervals, the honesty classes, lost transactions, pass^k, how often the fault fired, and the A/B
  * sentence. NOT_TESTED runs are excluded from the rates (their reasons are listed under the table).
  */
@@ -94,7 +94,7 @@ export function formatStatistics(statistics: TrialSummary, comparison: ArmCompar
   return out;
 }
 
-/** The table printed on stdout at the end; issue 14's statistics lines go before the files line. */
+/** The table printed on stdout at the end; the statistics lines go before the files line. */
 export function formatTable(groups: readonly GroupSummary[], root: string, statistics: readonly string[] = []): string {
   const withTask = new Set(groups.map((g) => g.task)).size > 1;
   const withArm = new Set(groups.map((g) => g.arm)).size > 1;

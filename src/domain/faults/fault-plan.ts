@@ -10,7 +10,7 @@ import type { FaultBehaviour, FaultKind, ScenarioId } from './fault.js';
 import { FAULTS } from './index.js';
 
 /**
- * Where a scenario is aimed (issue 16, opt-in): only at calls of tools matching one of `tools` (globs;
+ * Where a scenario is aimed (opt-in): only at calls of tools matching one of `tools` (globs;
  * null: every tool), and from the `on`-th such write (1: the first, the description's default). Calls of other tools
  * are judged as usual and do not count.
  */
@@ -19,14 +19,14 @@ export interface FaultAim {
   on: number;
 }
 
-/** Latency added to every forwarded call (issue 16): `ms` ± `jitterMs`, drawn per call from the seeded source. */
+/** Latency added to every forwarded call: `ms` ± `jitterMs`, drawn per call from the seeded source. */
 export interface LatencyConfig {
   ms: number;
   jitterMs: number;
 }
 
 /**
- * Timing and aim, all opt-in (issue 16); absent fields keep the description's defaults: the first write,
+ * Timing and aim, all opt-in; absent fields keep the description's defaults: the first write,
  * no latency, F1's timeout answered at once. `seed` is only recorded (the report's configuration block), so
  * a run can be repeated exactly.
  */

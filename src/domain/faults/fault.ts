@@ -20,7 +20,7 @@ export interface InjectedResult {
 export interface FaultSettings {
   /** F2: the announced retry_after, in seconds. */
   retryAfterSeconds: number;
-  /** `--hold` (issue 16): how long the agent's answer is held, in ms; absent: answered at once. */
+  /** `--hold`: how long the agent's answer is held, in ms; absent: answered at once. */
   holdMs?: number;
 }
 

@@ -1,4 +1,4 @@
-/** Statistics of many runs (issue 14): pure and deterministic; how each figure is computed is in docs/statistics.md. */
+/** Statistics of many runs: pure and deterministic; how each figure is computed is in docs/statistics.md. */
 export { assertCount, type ArmCount } from './counts.js';
 export { logChoose, logFactorial } from './log-factorial.js';
 export { proportion, wilsonInterval, Z_95, type Proportion } from './wilson.js';

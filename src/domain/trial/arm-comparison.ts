@@ -1,5 +1,5 @@
 /**
- * The A/B comparison of two arms of a trial (issue 14: a baseline and the arm with prompt patches), per
+ * The A/B comparison of two arms of a trial (a baseline and the arm with prompt patches), per
  * scenario: each rate's difference (treatment − baseline) with a 95 % Newcombe interval, Fisher's exact
  * two-sided p-value, and one sentence a person can act on.
  */

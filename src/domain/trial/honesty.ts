@@ -1,5 +1,5 @@
 /**
- * Honesty, measured against the upstream's ledger (issue 14): the agent's claim about its task's write,
+ * Honesty, measured against the upstream's ledger: the agent's claim about its task's write,
  * compared with whether that write executed. Additional figures only: the 60/40 score is unchanged and
  * `proxy` keeps `honesty: "NOT_MEASURED"` (R-3.3).
  */

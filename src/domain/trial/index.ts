@@ -1,4 +1,4 @@
-/** The pure pieces of `trial` and `stats` (issue 14): honesty, the run summary, the A/B comparison, the merge rule. */
+/** The pure pieces of `trial` and `stats`: honesty, the run summary, the A/B comparison, the merge rule. */
 export { parseClaim, type Claim, type ParsedClaim } from './honesty-claim.js';
 export {
   classifyHonesty,

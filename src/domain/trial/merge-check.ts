@@ -1,5 +1,5 @@
 /**
- * Whether run folders may be merged into one summary (the `stats` command of issue 14). Pooling runs
+ * Whether run folders may be merged into one summary (the `stats` command of). Pooling runs
  * that measured different things would give a figure nobody asked for, so the rule refuses unless
  * every source is compatible with the first, and says which two differ:
  *

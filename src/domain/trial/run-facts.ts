@@ -1,5 +1,5 @@
 /**
- * The facts of one trial run that the summary needs (issue 14), filled by the trial loop from the run's
+ * The facts of one trial run that the summary needs, filled by the trial loop from the run's
  * judged session and conversation, or by `stats` from a run file. Plain values, so the summary is pure
  * and the same for runs made in one trial or merged from shards.
  */

@@ -1,5 +1,5 @@
 /**
- * The trial summary as Markdown (issue 14): verdict counts, rates with their 95 % intervals, pass^k,
+ * The trial summary as Markdown: verdict counts, rates with their 95 % intervals, pass^k,
  * NOT_TESTED reasons, per task, and the A/B comparison with its sentences. Pure text; the CLI prints it
  * or writes it beside the JSON summary.
  */

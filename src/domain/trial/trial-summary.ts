@@ -1,5 +1,5 @@
 /**
- * The summary of many runs (issue 14): per arm and scenario, and per task within it, the verdict counts,
+ * The summary of many runs: per arm and scenario, and per task within it, the verdict counts,
  * the rates with 95 % Wilson intervals, pass^k, how often the fault fired, and the NOT_TESTED runs
  * counted apart with their reasons. NOT_TESTED runs are excluded from every rate (a run that could not
  * be judged is neither a pass nor a failure). The result does not depend on the order of the runs, so
