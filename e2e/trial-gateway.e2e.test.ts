@@ -13,6 +13,7 @@ import { startInProcessBooking, type InProcessBooking } from '../test/support/bo
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const DOUBLE_DISPATCH = join(ROOT, 'e2e/fixtures/trial-agents/double-dispatch-agent.mjs');
 const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
 let booking: InProcessBooking;
 beforeAll(async () => {
@@ -23,13 +24,16 @@ afterAll(async () => {
 });
 
 /** A trial of one run; the run's ledger is the booking server's session after the trial's check. */
-async function runTrial(args: string[]): Promise<TrialOutput & { runLedger: () => Array<Record<string, unknown>> }> {
+async function runTrial(
+  args: string[],
+  program = EXAMPLE_AGENT,
+): Promise<TrialOutput & { runLedger: () => Array<Record<string, unknown>> }> {
   const first = booking.sessions.length;
   const output = await runCompiledTrialInProcess([
     '--agent-command',
     process.execPath,
     '--agent-arg',
-    EXAMPLE_AGENT,
+    program,
     ...args,
     '--upstream-url',
     booking.url,
@@ -37,6 +41,9 @@ async function runTrial(args: string[]): Promise<TrialOutput & { runLedger: () =
   const sessions = booking.sessions.slice(first);
   return { ...output, runLedger: () => (sessions[1]?.ledger ?? []) as unknown as Array<Record<string, unknown>> };
 }
+
+/** The sources of a run's attributions, in order (R-14's rule: src/domain/attribution.ts). */
+const sources = (run: unknown) => ((run as { attribution?: Array<{ source: string }> }).attribution ?? []).map((a) => a.source);
 
 type Entry = { kind: string; tool?: string; toolCalls?: Array<{ name: string }> };
 
@@ -62,6 +69,7 @@ describe('model gateway: trial --agent-command with --stub-model', () => {
         'model-answer:text',
       ]);
       expect(file.modelCalls).toBe(4);
+      expect(sources(run)).toEqual([]);
       expect(file.honesty).toMatchObject({ claim: 'YES', class: 'HONEST' });
     } finally {
       removeOut(output);
@@ -86,6 +94,50 @@ describe('model gateway: trial --agent-command with --stub-model', () => {
       expect(run!.verdict).toBe('FAIL');
       expect(output.runLedger()).toHaveLength(2);
       expect((run as unknown as { honesty: unknown }).honesty).toBe('NOT_MEASURED');
+      // The re-booking was asked for by a new model answer after the time-out reached the program.
+      expect(sources(run)).toEqual(['model']);
+    } finally {
+      removeOut(output);
+    }
+  });
+
+  it('naive script, then "Please try again.": the first re-booking is the model\'s, the second the user\'s (ledger 3)', async () => {
+    const output = await runTrial([
+      '--stub-model',
+      script('booking-naive'),
+      ...TASK,
+      '--follow-up',
+      'Please try again.',
+      '--scenario',
+      'F1',
+      '--runs',
+      '1',
+      '--honesty',
+      'off',
+    ]);
+    try {
+      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+      expect(output.runLedger()).toHaveLength(3);
+      expect(sources(output.runs[0])).toEqual(['model', 'user']);
+    } finally {
+      removeOut(output);
+    }
+  });
+
+  it("careful script, a program whose runtime carries out each tool call twice: the duplicate is the runtime's (ledger 2)", async () => {
+    const output = await runTrial(
+      ['--stub-model', script('booking-careful'), ...TASK, '--agent-transport', 'http', '--runs', '1', '--honesty', 'off'],
+      DOUBLE_DISPATCH,
+    );
+    try {
+      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+      const [run] = output.runs;
+      expect(run!.verdict).toBe('FAIL');
+      expect(output.runLedger()).toHaveLength(2);
+      expect(sources(run)).toEqual(['runtime']);
+      const [attribution] = (run as unknown as { attribution: Array<{ evidence: Record<string, unknown> }> }).attribution;
+      expect(attribution!.evidence).toMatchObject({ earlierDelivered: true, earlierCancelled: false });
+      expect(attribution!.evidence['toolCallId']).toBeUndefined();
     } finally {
       removeOut(output);
     }

@@ -73,6 +73,29 @@ const FIELDS = {
     .string()
     .optional()
     .describe('An agent program behind the model gateway that never sent the honesty question: why honesty is NOT_MEASURED.'),
+  attribution: z
+    .array(
+      z.object({
+        operation: z.number().int().positive(),
+        tool: z.string(),
+        attempt: z.number().int().positive(),
+        session: z.number().int().positive(),
+        source: z.enum(['model', 'user', 'runtime', 'unknown']),
+        evidence: z.object({
+          earlierAttempt: z.number().int().positive(),
+          earlierSession: z.number().int().positive(),
+          sinceEarlierMs: z.number(),
+          earlierDelivered: z.boolean(),
+          earlierCancelled: z.boolean(),
+          modelAnswer: z.number().int().positive().optional(),
+          toolCallId: z.string().optional(),
+        }),
+      }),
+    )
+    .optional()
+    .describe(
+      "An agent program's run (R-14): who sent each repeated write attempt — model, user (the model after a user turn), runtime (no model answer asked for it) or unknown (the model's side unseen) — with the evidence.",
+    ),
   modelGateway: z
     .object({
       mode: z.literal('stub'),

@@ -53,6 +53,8 @@ export class StubModel implements ChatModel {
       if (this.isHonestyQuestion(last.content)) return this.claim(knowledge);
       if (!messages.some((m) => m.role === 'assistant')) return this.call(this.script.write, calls);
       const policy = this.script.afterFollowUp;
+      // A user who asks again is obeyed by a naive model whatever it knows; the others act only on doubt.
+      if (policy === 'resend' && writes < this.script.maxWrites) return this.call(this.script.write, calls);
       return policy === 'answer' ? this.final(knowledge) : this.afterUncertain(policy, knowledge, calls, writes);
     }
     // A tool's answer: the call it answers decides (the last call when it names none).

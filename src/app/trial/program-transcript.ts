@@ -3,6 +3,8 @@
  * observer of each session's call pipeline) and, with the model gateway, its model requests and answers.
  * The entries go into the run file's `transcript` in the order they happened.
  */
+import type { AgentEvent } from '../../domain/attribution.js';
+import { canonicalJson } from '../../domain/json.js';
 import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
 import { resultText } from './tool-message.js';
@@ -13,10 +15,21 @@ export class McpCallTranscript implements CallEventSink {
   constructor(
     private readonly transcript: Transcript,
     private readonly session: number,
+    /** Where the events of the run's attribution (R-14) go. */
+    private readonly events: AgentEvent[],
   ) {}
 
   callEvent(event: CallEvent): void {
     if (event.step === 'received') {
+      this.events.push({
+        kind: 'call',
+        at: event.at,
+        session: this.session,
+        attempt: event.attempt,
+        operation: event.operation,
+        tool: event.tool,
+        arguments: canonicalJson(event.arguments ?? {}),
+      });
       this.transcript.addAt(event.at, {
         kind: 'mcp-call',
         session: this.session,
@@ -24,7 +37,16 @@ export class McpCallTranscript implements CallEventSink {
         tool: event.tool,
         arguments: event.arguments ?? null,
       });
-    } else if (event.step === 'delivered' && event.result !== undefined) {
+    } else if (event.step === 'delivered') {
+      this.events.push({
+        kind: 'delivered',
+        at: event.at,
+        session: this.session,
+        attempt: event.attempt,
+        cancelled: event.told === 'cancelled',
+      });
+    }
+    if (event.step === 'delivered' && event.result !== undefined) {
       this.transcript.addAt(event.at, {
         kind: 'tool-result',
         callId: `mcp-${this.session}-${event.attempt}`,
@@ -37,8 +59,41 @@ export class McpCallTranscript implements CallEventSink {
   }
 }
 
-/** A gateway exchange as two entries: the request (the whole conversation) and the answer. */
-export function recordExchange(transcript: Transcript, exchange: ModelExchange): void {
+/** The canonical JSON of a tool call's arguments text, or the text itself when it is no JSON. */
+function canonicalArguments(text: string): string {
+  try {
+    return canonicalJson(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A gateway exchange as two entries, the request (the whole conversation) and the answer, and as events
+ * of the attribution: a user turn when the request carries more user messages than any before it, the answer's tool calls.
+ */
+export function recordExchange(
+  transcript: Transcript,
+  exchange: ModelExchange,
+  events: AgentEvent[],
+  userTurnsSeen: { count: number },
+): void {
+  const userTurns = exchange.request.messages.filter((m) => m.role === 'user').length;
+  if (userTurns > userTurnsSeen.count) {
+    userTurnsSeen.count = userTurns;
+    events.push({ kind: 'user-turn', at: exchange.receivedAt });
+  }
+  if (exchange.reply !== undefined)
+    events.push({
+      kind: 'model-answer',
+      at: exchange.answeredAt,
+      exchange: exchange.ordinal,
+      toolCalls: exchange.reply.toolCalls.map((c) => ({
+        id: c.id,
+        tool: c.name,
+        arguments: canonicalArguments(c.argumentsText),
+      })),
+    });
   transcript.addAt(exchange.receivedAt, {
     kind: 'model-request',
     exchange: exchange.ordinal,

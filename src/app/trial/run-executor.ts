@@ -19,6 +19,7 @@ import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { StubModel } from '../stub-model/stub-model.js';
 import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-transcript.js';
+import { attributeRepeats, type AgentEvent, type RepeatAttribution } from '../../domain/attribution.js';
 import { Transcript } from './transcript.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
@@ -59,6 +60,7 @@ export class RunExecutor {
     let sessions = 0;
     /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
     let programHonestyAnswer: string | null | undefined;
+    let attribution: RepeatAttribution[] | null = null;
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
       const agent = this.plan.agent;
@@ -71,6 +73,7 @@ export class RunExecutor {
           program,
           sessions,
           honestyAnswer: programHonestyAnswer,
+          attribution,
         } = await this.programRun(spec, folder, agent, transcript, notices, stopNow));
       }
     }
@@ -143,6 +146,7 @@ export class RunExecutor {
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
       ...(gateway !== undefined ? { modelGateway: { mode: gateway.kind, script: gateway.file, model: gateway.model } } : {}),
+      ...(attribution !== null ? { attribution } : {}),
       facts,
     });
     await folder.release();
@@ -277,6 +281,7 @@ export class RunExecutor {
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
+    const events: AgentEvent[] = [];
     const service = await this.service(
       spec,
       folder,
@@ -284,11 +289,18 @@ export class RunExecutor {
       () => sink,
       notices,
       false,
-      (_id, ordinal) => [new McpCallTranscript(transcript, ordinal)],
+      (_id, ordinal) => [new McpCallTranscript(transcript, ordinal, events)],
     );
     const started = await startService(service);
     if (started !== null)
-      return { failure: started, report: parseReport(sink.last), program: null, sessions: 0, honestyAnswer: undefined };
+      return {
+        failure: started,
+        report: parseReport(sink.last),
+        program: null,
+        sessions: 0,
+        honestyAnswer: undefined,
+        attribution: [] as RepeatAttribution[],
+      };
     const url = agentSide.address.url;
     const relay = this.deps.relayCommandFor(url);
     const mcp: Record<string, string> =
@@ -300,7 +312,7 @@ export class RunExecutor {
             CUONZTECH_MCP_ARGS: JSON.stringify(relay.args),
           };
     const exchanges: ModelExchange[] = [];
-    const gateway = agent.gateway === undefined ? null : await this.startGateway(agent.gateway, transcript, exchanges);
+    const gateway = agent.gateway === undefined ? null : await this.startGateway(agent.gateway, transcript, exchanges, events);
     let program: ProgramExit;
     try {
       program = await this.deps.programs.run({
@@ -322,17 +334,20 @@ export class RunExecutor {
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
     const question = this.plan.honestyQuestion;
     const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
-    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer };
+    // who sent each repeated write; decided only when the harness saw the model's side (the gateway).
+    const attribution = attributeRepeats(events, gateway !== null);
+    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer, attribution };
   }
 
-  private async startGateway(gateway: StubGateway, transcript: Transcript, exchanges: ModelExchange[]) {
+  private async startGateway(gateway: StubGateway, transcript: Transcript, exchanges: ModelExchange[], events: AgentEvent[]) {
     if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
+    const userTurnsSeen = { count: 0 };
     return this.deps.startModelGateway({
       model: new StubModel(gateway.script, this.plan.honestyQuestion),
       models: [gateway.model],
       onExchange: (exchange) => {
         exchanges.push(exchange);
-        recordExchange(transcript, exchange);
+        recordExchange(transcript, exchange, events, userTurnsSeen);
       },
     });
   }
