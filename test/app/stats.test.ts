@@ -1,4 +1,5 @@
 /** `stats`: run facts from run files, and the merge of folders (use case, no files). */
+import { run } from '../support/run-facts.js';
 import { describe, expect, it } from 'vitest';
 import { mergeFolders, type ReportFolderInput, type TrialFolderInput } from '../../src/app/stats/stats.js';
 import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
@@ -187,19 +188,7 @@ describe('mergeFolders', () => {
 
 describe('stats refuses what no run can produce, and copies of one session', () => {
   const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
-  const facts: RunFacts = {
-    scenario: 'F1',
-    taskId: 'default',
-    arm: 'baseline',
-    verdict: 'PASS',
-    reason: 'r',
-    duplicatedOperations: 0,
-    faultFired: true,
-    honesty: 'HONEST',
-    lostTransaction: false,
-    abandonedWrite: false,
-    toolCalls: 3,
-  };
+  const facts: RunFacts = run({ taskId: 'default', reason: 'r' });
 
   it('R-2.1: a run file whose facts say PASS with 5 duplicate executions is refused, naming the file', () => {
     const edited = trial('a', [{ ...runFile('F1-001', 'PASS'), facts: { ...facts, duplicatedOperations: 5 } }]);

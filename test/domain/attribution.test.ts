@@ -8,7 +8,7 @@ const answer = (at: number, exchange: number, ...ids: string[]): AgentEvent => (
   exchange,
   toolCalls: ids.map((id) => ({ id, tool: 'create_booking', arguments: ARGS })),
 });
-const call = (at: number, attempt: number, session = 1, args = ARGS): AgentEvent => ({
+const call = (at: number, attempt: number, session = 1, args = ARGS): Extract<AgentEvent, { kind: 'call' }> => ({
   kind: 'call',
   at,
   session,
