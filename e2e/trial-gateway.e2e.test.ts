@@ -42,7 +42,7 @@ async function runTrial(
   return { ...output, runLedger: () => (sessions[1]?.ledger ?? []) as unknown as Array<Record<string, unknown>> };
 }
 
-/** The sources of a run's attributions, in order (R-14's rule: src/domain/attribution.ts). */
+/** The sources of a run's attributions, in order (the rule: src/domain/attribution.ts). */
 const sources = (run: unknown) => ((run as { attribution?: Array<{ source: string }> }).attribution ?? []).map((a) => a.source);
 
 type Entry = { kind: string; tool?: string; toolCalls?: Array<{ name: string }> };
