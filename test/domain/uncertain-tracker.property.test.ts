@@ -103,6 +103,35 @@ const richStep: fc.Arbitrary<RichStep> = fc.oneof(
   }),
 );
 
+/**
+ * Plays arrivals and answers on the tracker and on the plain all-pairs rule side by side, expecting the
+ * same findings at every step; `argsOf` gives an arriving step's tool number, operation key and arguments.
+ */
+function replayAgainstPlain<S extends { kind: 'arrive' } | { kind: 'settle'; pick: number; uncertainty: Uncertainty }>(
+  steps: readonly S[],
+  argsOf: (step: Extract<S, { kind: 'arrive' }>) => { tool: number; opKey: string; args: unknown },
+): void {
+  const tracker = new UncertainTracker();
+  const plain = new PlainTracker();
+  const open: Array<{ id: number; tool: string }> = [];
+  let nextId = 1;
+  for (const s of steps) {
+    if (s.kind === 'arrive') {
+      const id = nextId++;
+      const { tool: n, opKey, args } = argsOf(s as Extract<S, { kind: 'arrive' }>);
+      const tool = `tool${n}`;
+      expect(folded(tracker.arrived(tool, id, opKey, args, opKey, true))).toEqual(folded(plain.arrived(tool, id, opKey, args)));
+      open.push({ id, tool });
+    } else if (open.length > 0) {
+      const settle = s as Extract<S, { kind: 'settle' }>;
+      const [call] = open.splice(settle.pick % open.length, 1);
+      expect(folded(tracker.settled(call!.tool, call!.id, settle.uncertainty))).toEqual(
+        folded(plain.settled(call!.id, settle.uncertainty)),
+      );
+    }
+  }
+}
+
 /** A tracker whose comparisons are counted. */
 function countingTracker(): { tracker: UncertainTracker; comparisons: () => number } {
   let count = 0;
@@ -122,27 +151,10 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
         fc.array(richStep, { minLength: 100, maxLength: 200 }),
         (rich, tiny, steps) => {
           const pool = [...rich, ...tiny];
-          const tracker = new UncertainTracker();
-          const plain = new PlainTracker();
-          const open: Array<{ id: number; tool: string }> = [];
-          let nextId = 1;
-          for (const s of steps) {
-            if (s.kind === 'arrive') {
-              const id = nextId++;
-              const tool = `tool${s.tool}`;
-              const args = pool[s.args]!;
-              const opKey = canonicalJson(args);
-              expect(folded(tracker.arrived(tool, id, opKey, args, opKey, true))).toEqual(
-                folded(plain.arrived(tool, id, opKey, args)),
-              );
-              open.push({ id, tool });
-            } else if (open.length > 0) {
-              const [call] = open.splice(s.pick % open.length, 1);
-              expect(folded(tracker.settled(call!.tool, call!.id, s.uncertainty))).toEqual(
-                folded(plain.settled(call!.id, s.uncertainty)),
-              );
-            }
-          }
+          replayAgainstPlain(steps, (step) => {
+            const args = pool[step.args]!;
+            return { tool: step.tool, opKey: canonicalJson(args), args };
+          });
         },
       ),
       { numRuns: 40 },
@@ -191,28 +203,10 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
   it('R-6/R-6.1: finds exactly the pairs of the plain rule, over random arrivals and answers in any order', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 400 }), (steps) => {
-        const tracker = new UncertainTracker();
-        const plain = new PlainTracker();
-        const open: Array<{ id: number; tool: string }> = [];
-        let nextId = 1;
-        for (const s of steps) {
-          if (s.kind === 'arrive') {
-            const id = nextId++;
-            const tool = `tool${s.tool}`;
-            const amount = AMOUNTS[s.amount]!;
-            const opKey = JSON.stringify(amount);
-            const args = { amount };
-            expect(folded(tracker.arrived(tool, id, opKey, args, opKey, true))).toEqual(
-              folded(plain.arrived(tool, id, opKey, args)),
-            );
-            open.push({ id, tool });
-          } else if (open.length > 0) {
-            const [call] = open.splice(s.pick % open.length, 1);
-            expect(folded(tracker.settled(call!.tool, call!.id, s.uncertainty))).toEqual(
-              folded(plain.settled(call!.id, s.uncertainty)),
-            );
-          }
-        }
+        replayAgainstPlain(steps, (step) => {
+          const amount = AMOUNTS[step.amount]!;
+          return { tool: step.tool, opKey: JSON.stringify(amount), args: { amount } };
+        });
       }),
       { numRuns: 300 },
     );
