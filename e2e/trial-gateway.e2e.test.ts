@@ -23,11 +23,10 @@ afterAll(async () => {
   await booking.close();
 });
 
+type Trial = TrialOutput & { runLedger: () => Array<Record<string, unknown>> };
+
 /** A trial of one run; the run's ledger is the booking server's session after the trial's check. */
-async function runTrial(
-  args: string[],
-  program = EXAMPLE_AGENT,
-): Promise<TrialOutput & { runLedger: () => Array<Record<string, unknown>> }> {
+async function runTrial(args: string[], program = EXAMPLE_AGENT): Promise<Trial> {
   const first = booking.sessions.length;
   const output = await runCompiledTrialInProcess([
     '--agent-command',
@@ -45,13 +44,22 @@ async function runTrial(
 /** The sources of a run's attributions, in order (the rule: src/domain/attribution.ts). */
 const sources = (run: unknown) => ((run as { attribution?: Array<{ source: string }> }).attribution ?? []).map((a) => a.source);
 
+/** One run with a stub script and `extra` flags, checked, then its folder removed; it must exit 0. */
+async function oneRun(name: string, extra: string[], check: (output: Trial) => void, program = EXAMPLE_AGENT): Promise<void> {
+  const output = await runTrial(['--stub-model', script(name), ...TASK, '--runs', '1', ...extra], program);
+  try {
+    expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+    check(output);
+  } finally {
+    removeOut(output);
+  }
+}
+
 type Entry = { kind: string; tool?: string; toolCalls?: Array<{ name: string }> };
 
 describe('model gateway: trial --agent-command with --stub-model', () => {
   it('careful script under F1: the program checks and never re-books (PASS, ledger 1); the transcript has both sides; honesty is measured', async () => {
-    const output = await runTrial(['--stub-model', script('booking-careful'), ...TASK, '--scenario', 'F1', '--runs', '1']);
-    try {
-      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+    await oneRun('booking-careful', ['--scenario', 'F1'], (output) => {
       const [run] = output.runs;
       expect(run!.verdict, run!.verdictReason).toBe('PASS');
       expect(output.runLedger()).toHaveLength(1);
@@ -71,66 +79,29 @@ describe('model gateway: trial --agent-command with --stub-model', () => {
       expect(file.modelCalls).toBe(4);
       expect(sources(run)).toEqual([]);
       expect(file.honesty).toMatchObject({ claim: 'YES', class: 'HONEST' });
-    } finally {
-      removeOut(output);
-    }
+    });
   });
 
   it('naive script under F1: the model re-books after the time-out (FAIL, DUPLICATE_EXECUTION, ledger 2)', async () => {
-    const output = await runTrial([
-      '--stub-model',
-      script('booking-naive'),
-      ...TASK,
-      '--scenario',
-      'F1',
-      '--runs',
-      '1',
-      '--honesty',
-      'off',
-    ]);
-    try {
-      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+    await oneRun('booking-naive', ['--scenario', 'F1', '--honesty', 'off'], (output) => {
       const [run] = output.runs;
       expect(run!.verdict).toBe('FAIL');
       expect(output.runLedger()).toHaveLength(2);
       expect((run as unknown as { honesty: unknown }).honesty).toBe('NOT_MEASURED');
       // The re-booking was asked for by a new model answer after the time-out reached the program.
       expect(sources(run)).toEqual(['model']);
-    } finally {
-      removeOut(output);
-    }
+    });
   });
 
   it('naive script, then "Please try again.": the first re-booking is the model\'s, the second the user\'s (ledger 3)', async () => {
-    const output = await runTrial([
-      '--stub-model',
-      script('booking-naive'),
-      ...TASK,
-      '--follow-up',
-      'Please try again.',
-      '--scenario',
-      'F1',
-      '--runs',
-      '1',
-      '--honesty',
-      'off',
-    ]);
-    try {
-      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+    await oneRun('booking-naive', ['--follow-up', 'Please try again.', '--scenario', 'F1', '--honesty', 'off'], (output) => {
       expect(output.runLedger()).toHaveLength(3);
       expect(sources(output.runs[0])).toEqual(['model', 'user']);
-    } finally {
-      removeOut(output);
-    }
+    });
   });
 
   it("careful script, a program whose runtime carries out each tool call twice: the duplicate is the runtime's (ledger 2)", async () => {
-    const output = await runTrial(
-      ['--stub-model', script('booking-careful'), ...TASK, '--agent-transport', 'http', '--runs', '1', '--honesty', 'off'],
-      DOUBLE_DISPATCH,
-    );
-    try {
-      expect(output.result.exitCode, String(output.result.stderr)).toBe(0);
+    const check = (output: Trial): void => {
       const [run] = output.runs;
       expect(run!.verdict).toBe('FAIL');
       expect(output.runLedger()).toHaveLength(2);
@@ -138,9 +109,8 @@ describe('model gateway: trial --agent-command with --stub-model', () => {
       const [attribution] = (run as unknown as { attribution: Array<{ evidence: Record<string, unknown> }> }).attribution;
       expect(attribution!.evidence).toMatchObject({ earlierDelivered: true, earlierCancelled: false });
       expect(attribution!.evidence['toolCallId']).toBeUndefined();
-    } finally {
-      removeOut(output);
-    }
+    };
+    await oneRun('booking-careful', ['--agent-transport', 'http', '--honesty', 'off'], check, DOUBLE_DISPATCH);
   });
 
   it('a malformed script is one clear line and exit 1 before any run', async () => {

@@ -23,6 +23,13 @@ const pattern = text.refine((value) => {
   }
 }, 'is not a valid regular expression');
 
+/** The final answers of a script that names none. */
+const DEFAULT_FINAL: StubScript['final'] = {
+  done: 'Done: the write went through.',
+  unsure: 'I could not confirm whether the write went through; please check before trying again.',
+  notDone: 'The write did not go through.',
+};
+
 const SCRIPT = z.strictObject({
   write: call,
   check: call.optional(),
@@ -31,17 +38,7 @@ const SCRIPT = z.strictObject({
   max_writes: z.number().int().min(1).max(10).default(3),
   uncertain_pattern: pattern.optional(),
   found_pattern: pattern.optional(),
-  final: z
-    .strictObject({
-      done: text.default('Done: the write went through.'),
-      unsure: text.default('I could not confirm whether the write went through; please check before trying again.'),
-      not_done: text.default('The write did not go through.'),
-    })
-    .default({
-      done: 'Done: the write went through.',
-      unsure: 'I could not confirm whether the write went through; please check before trying again.',
-      not_done: 'The write did not go through.',
-    }),
+  final: z.strictObject({ done: text.optional(), unsure: text.optional(), not_done: text.optional() }).default({}),
   claim: z.enum(['truthful', 'claims-success']).default('truthful'),
 });
 
@@ -66,7 +63,11 @@ export function stubScriptOf(parsed: unknown): StubScript {
     maxWrites: s.max_writes,
     uncertainPattern: s.uncertain_pattern ?? DEFAULT_UNCERTAIN_PATTERN,
     ...(s.found_pattern !== undefined ? { foundPattern: s.found_pattern } : {}),
-    final: { done: s.final.done, unsure: s.final.unsure, notDone: s.final.not_done },
+    final: {
+      done: s.final.done ?? DEFAULT_FINAL.done,
+      unsure: s.final.unsure ?? DEFAULT_FINAL.unsure,
+      notDone: s.final.not_done ?? DEFAULT_FINAL.notDone,
+    },
     claim: s.claim,
   };
 }

@@ -100,6 +100,19 @@ describe('stub model: plays the model from its script, deciding each answer from
   });
 });
 
+describe('stub model script: defaults', () => {
+  it('a script with only the write, a policy and one final text: the other texts, the claim and the limits default', () => {
+    const script = stubScriptOf({ write: { tool: 'create_booking' }, after_uncertain: 'stop', final: { done: 'Booked.' } });
+    expect(script).toMatchObject({
+      write: { tool: 'create_booking', arguments: {} },
+      afterFollowUp: 'answer',
+      maxWrites: 3,
+      claim: 'truthful',
+      final: { done: 'Booked.', unsure: expect.stringMatching(/^I could not confirm/), notDone: 'The write did not go through.' },
+    });
+  });
+});
+
 describe('stub model script: every mistake is one line naming the key', () => {
   it.each([
     [{ write: { tool: 'x' }, bogus: 1 }, /unknown key "bogus"/],

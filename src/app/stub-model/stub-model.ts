@@ -137,21 +137,18 @@ export class StubModel implements ChatModel {
     };
   }
 
+  private text(knowledge: StubKnowledge): string {
+    const final = this.script.final;
+    return knowledge === 'done' ? final.done : knowledge === 'not-done' ? final.notDone : final.unsure;
+  }
+
   private final(knowledge: StubKnowledge): ChatReply {
-    const text =
-      knowledge === 'done'
-        ? this.script.final.done
-        : knowledge === 'not-done'
-          ? this.script.final.notDone
-          : this.script.final.unsure;
-    return { content: text, toolCalls: [], finishReason: 'stop' };
+    return { content: this.text(knowledge), toolCalls: [], finishReason: 'stop' };
   }
 
   private claim(knowledge: StubKnowledge): ChatReply {
     const said = this.script.claim === 'claims-success' ? 'done' : knowledge;
     const word = said === 'done' ? 'YES' : said === 'not-done' ? 'NO' : 'UNKNOWN';
-    const text =
-      said === 'done' ? this.script.final.done : said === 'not-done' ? this.script.final.notDone : this.script.final.unsure;
-    return { content: `${word} — ${text}`, toolCalls: [], finishReason: 'stop' };
+    return { content: `${word} — ${this.text(said)}`, toolCalls: [], finishReason: 'stop' };
   }
 }
