@@ -55,6 +55,20 @@ const MEASURE = `<script>
 })();
 </script>`;
 
+/** Headless, offline (this machine's network is closed), with a new empty profile each time. */
+function chromiumFlags(): string[] {
+  return [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${mkdtempSync(join(scratch, 'profile-'))}`,
+  ];
+}
+
 /**
  * What overflows at a window `width` px wide, and the viewport width the page got: headless chromium's
  * `--dump-dom` window is never narrower than about 500 px (the screenshots are exact), so "390 px" is
@@ -66,18 +80,10 @@ async function layoutProblems(html: string, width: number, label: string): Promi
     page,
     html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '').replace('</body>', `${MEASURE}</body>`),
   );
-  const flags = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    `--user-data-dir=${mkdtempSync(join(scratch, 'profile-'))}`,
-    `--window-size=${width},900`,
-  ];
-  const r = await execa(CHROMIUM!, [...flags, '--dump-dom', `file://${page}`], { reject: false, timeout: 90_000 });
+  const r = await execa(CHROMIUM!, [...chromiumFlags(), `--window-size=${width},900`, '--dump-dom', `file://${page}`], {
+    reject: false,
+    timeout: 90_000,
+  });
   const match = /<pre id="layout">(.*?)<\/pre>/s.exec(String(r.stdout));
   if (match === null) throw new Error(`chromium printed no measurement (exit ${r.exitCode}): ${String(r.stderr).slice(0, 300)}`);
   const text = match[1]!
@@ -127,14 +133,7 @@ describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === un
     writeFileSync(page, await reportHtml());
     for (const width of [1280, 390]) {
       await execa(CHROMIUM!, [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${mkdtempSync(join(scratch, 'profile-'))}`,
+        ...chromiumFlags(),
         '--hide-scrollbars',
         `--window-size=${width},1400`,
         `--screenshot=${join(folder, `report-${width}.png`)}`,
