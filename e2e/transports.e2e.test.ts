@@ -416,39 +416,21 @@ describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
   });
 
   it('R-8.8/R-9.2: a DELETE while a write is at the upstream (3.5 s, longer than the 2 s stop drain) → the session waits for it; the finished report counts the execution the upstream ledger holds', async () => {
-    const dir = tempDir();
-    const ledger = join(dir, 'ledger.jsonl');
-    let proxy: ListeningProxy | undefined;
-    try {
-      const counting = join(ROOT, 'e2e', 'fixtures', 'counting-server.mjs');
-      proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', counting], [], {
-        FIXTURE_LEDGER: ledger,
-      });
+    await withCountingListeningProxy(async (proxy, executed) => {
       const agent = await connectHttpAgent(proxy.url);
       const answer = agent.call('create_order', { item: 'pen', sleepMs: 3500 }).catch(() => null);
       await proxy.waitForReport(agent.sessionId, (r) => r.report.operations.length === 1);
       await agent.terminate();
       const report = await proxy.waitForReport(agent.sessionId, (r) => r.status === 'finished', 15_000);
       await answer;
-      expect(readFileSync(ledger, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect(executed()).toHaveLength(1);
       expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', executions: 1, attempts: 1 })]);
       expect(await proxy.proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    } finally {
-      await stopAll();
-      if (proxy !== undefined) removeDir(proxy.dir);
-      removeDir(dir);
-    }
+    });
   });
 
   it('R-8.8/R-9.2: SIGTERM while a call is at the upstream → the agent still gets the answer the upstream executed, and the report (finished) counts exactly that execution', async () => {
-    const dir = tempDir();
-    const ledger = join(dir, 'ledger.jsonl');
-    let proxy: ListeningProxy | undefined;
-    try {
-      const counting = join(ROOT, 'e2e', 'fixtures', 'counting-server.mjs');
-      proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', counting], [], {
-        FIXTURE_LEDGER: ledger,
-      });
+    await withCountingListeningProxy(async (proxy, executed) => {
       const agent = await connectHttpAgent(proxy.url);
       const answer = agent.call('create_order', { item: 'pen', sleepMs: 700 });
       // The report shows the call at the upstream before it gets there (R-9.2.1); the upstream takes 700 ms.
@@ -456,15 +438,30 @@ describe('agents over Streamable HTTP: one evaluation per MCP session', () => {
       const stopped = proxy.proc.stop('SIGTERM');
       expect(textOf(await answer)).toBe('ok create_order #1');
       expect(await stopped).toEqual({ code: 0, signal: null });
-      const executed = readFileSync(ledger, 'utf8').trim().split('\n');
-      expect(executed).toHaveLength(1);
+      expect(executed()).toHaveLength(1);
       const report = proxy.reportOf(agent.sessionId);
       expect(report.status).toBe('finished');
       expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_order', executions: 1, attempts: 1 })]);
-    } finally {
-      await stopAll();
-      if (proxy !== undefined) removeDir(proxy.dir);
-      removeDir(dir);
-    }
+    });
   });
 });
+
+/** A `--listen` proxy in front of the counting upstream; `executed()` reads the upstream's own ledger. */
+async function withCountingListeningProxy(
+  test: (proxy: ListeningProxy, executed: () => string[]) => Promise<void>,
+): Promise<void> {
+  const dir = tempDir();
+  const ledger = join(dir, 'ledger.jsonl');
+  let proxy: ListeningProxy | undefined;
+  try {
+    const counting = join(ROOT, 'e2e', 'fixtures', 'counting-server.mjs');
+    proxy = await startListeningProxy(['--upstream-command', process.execPath, '--upstream-arg', counting], [], {
+      FIXTURE_LEDGER: ledger,
+    });
+    await test(proxy, () => readFileSync(ledger, 'utf8').trim().split('\n'));
+  } finally {
+    await stopAll();
+    if (proxy !== undefined) removeDir(proxy.dir);
+    removeDir(dir);
+  }
+}
