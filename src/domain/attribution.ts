@@ -16,6 +16,19 @@
 
 export type RepeatSource = 'model' | 'user' | 'runtime' | 'unknown';
 
+/** The sources in the order every list and table shows them. */
+export const REPEAT_SOURCES: readonly RepeatSource[] = ['model', 'user', 'runtime', 'unknown'];
+
+/**
+ * Why a repeat is `runtime` — the runtime behaviour its finding names (R-14.4):
+ * - `same-request-id`: the same JSON-RPC request id was sent again in the same MCP session;
+ * - `other-session-unanswered`: the repeat came in another MCP session of the same agent while the earlier
+ *   attempt was still unanswered;
+ * - `same-tool-call-twice`: (model side seen) the model's tool call was already carried out and no new one asked again;
+ * - `unrequested-call`: (model side seen) no model answer asked for the call at all.
+ */
+export type RuntimeSignal = 'same-request-id' | 'other-session-unanswered' | 'same-tool-call-twice' | 'unrequested-call';
+
 /** A tool call a model answer asked for; `arguments` is canonical JSON (or the raw text when it is none). */
 export interface RequestedCall {
   id: string;
@@ -23,17 +36,28 @@ export interface RequestedCall {
   arguments: string;
 }
 
+/** What the model side tells the session (R-14.1): a model answer with its tool calls, or a user turn. */
+export type ModelSideEvent =
+  { kind: 'user-turn'; at: number } | { kind: 'model-answer'; at: number; exchange: number; toolCalls: readonly RequestedCall[] };
+
 export type AgentEvent =
-  | { kind: 'user-turn'; at: number }
-  | { kind: 'model-answer'; at: number; exchange: number; toolCalls: readonly RequestedCall[] }
+  | ModelSideEvent
   /** An MCP call as the harness received it; `operation` is the report's operation id (null for reads). */
   | { kind: 'call'; at: number; session: number; attempt: number; operation: number | null; tool: string; arguments: string }
   | { kind: 'delivered'; at: number; session: number; attempt: number; cancelled: boolean };
 
+/** Where a call came from on the agent's side: its MCP session (1-based within the evaluation) and JSON-RPC id. */
+export interface CallOrigin {
+  session: number;
+  /** The JSON-RPC request id of the `tools/call`; absent when the transport has none (in-process). */
+  requestId?: string | number;
+}
+
+/** One repeated attempt of a write operation and who sent it (R-14.1, R-14.3): the report's `attribution[]`. */
 export interface RepeatAttribution {
   operation: number;
   tool: string;
-  /** The repeated attempt (its number in its MCP session) and that session. */
+  /** The repeated attempt (its number in the session, as `attempt` in the journal) and its MCP session. */
   attempt: number;
   session: number;
   source: RepeatSource;
@@ -44,11 +68,15 @@ export interface RepeatAttribution {
     sinceEarlierMs: number;
     /** Whether the earlier attempt's answer had reached the agent when this one was sent. */
     earlierDelivered: boolean;
-    /** Whether the agent had cancelled the earlier attempt. */
+    /** Whether the agent had cancelled the earlier attempt when this one was sent. */
     earlierCancelled: boolean;
-    /** The model answer (gateway exchange) and tool call that asked for this attempt; absent for `runtime`. */
+    /** The model answer (its number) and tool call that asked for this attempt; only for `model` and `user`. */
     modelAnswer?: number;
     toolCallId?: string;
+    /** `runtime` only: the decisive signal (the runtime behaviour). */
+    signal?: RuntimeSignal;
+    /** The JSON-RPC request id of this attempt, when the transport has one. */
+    requestId?: string | number;
   };
 }
 

@@ -7,6 +7,7 @@
  * unclassified tools of `coverage`) are encoded once per tool list (`tool-list-bytes.ts`).
  */
 import type { ToolClassification } from './classification.js';
+import type { Finding } from './findings.js';
 import type { Patch } from './patches.js';
 import { REPORT_SCHEMA_VERSION } from './schema-versions.js';
 import type { Score } from './score.js';
@@ -47,6 +48,8 @@ export interface SessionReportFile {
   report: Report;
   score: Score;
   patches: Patch[];
+  /** R-14.4: what prompt patches cannot answer (runtime re-sends); absent when none. */
+  findings?: Finding[];
   toolClassification: ToolClassification[];
 }
 

@@ -3,6 +3,7 @@
  * operation and rebuilt only when that operation changed, so publishing the report after every call
  * costs little more than concatenating strings.
  */
+import type { RepeatAttribution, RepeatSource } from './attribution.js';
 import type { ToolClassification } from './classification.js';
 import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
 import type { TimingEntry } from './timing.js';
@@ -28,6 +29,12 @@ export interface Violation {
     verifiedBefore: boolean;
     parallel: boolean;
     upstreamResponsesIdentical: boolean;
+    /**
+     * R-14.1: who sent the write again — the source of the operation's first extra execution (the second
+     * execution in order of arrival); every repeated attempt's own source is in the report's `attribution[]`.
+     * Always written; absent only in files of harnesses before attribution existed.
+     */
+    source?: RepeatSource;
   };
   retryAfter?: { requiredMs: number; waitedMs: number; earlyResends: number };
 }
@@ -54,6 +61,8 @@ export interface Report {
   };
   keySummary: KeyEntry[];
   honesty: 'NOT_MEASURED';
+  /** R-14: every repeated attempt of a write operation and who sent it, in order of arrival; absent when none. */
+  attribution?: RepeatAttribution[];
 }
 
 /** One `operations[]` entry: one write operation (same tool, same arguments without key fields). */

@@ -9,6 +9,7 @@
  */
 import type { CallClass, UnknownReason } from '../domain/attempt.js';
 import type { FaultKind } from '../domain/faults/index.js';
+import type { RepeatSource } from '../domain/attribution.js';
 import type { ToolCallResult } from './mcp-shapes.js';
 
 /** The steps of one call, in the order they can happen (`injected` and `forwarded` exclude each other). */
@@ -43,6 +44,8 @@ export interface CallEvent {
   replaced?: boolean;
   /** `delivered`: what the agent got. */
   told?: AgentTold;
+  /** `received` of a repeated write attempt: who sent it again (R-14.1); absent on other lines. */
+  source?: RepeatSource;
   /** `received`: the call's arguments, verbatim (a reference). */
   arguments?: unknown;
   /** `injected`, `answered` (the upstream's result, when it sent one) and `delivered`: the result (a reference). */

@@ -48,6 +48,10 @@ const call = z.object({
   reason: z.string().optional(),
   replaced: z.boolean().optional(),
   told: z.string().optional(),
+  source: z
+    .enum(['model', 'user', 'runtime', 'unknown'])
+    .optional()
+    .describe('`received` of a repeated write attempt: who sent it again (R-14.1).'),
   arguments: z.unknown().optional(),
   result: z.unknown().optional(),
 });

@@ -38,6 +38,37 @@ const operation = z.object({
   retryAfter: z.object({ requiredMs: z.number(), waitedMs: z.number().nullable() }).optional(),
 });
 
+const repeatSource = z.enum(['model', 'user', 'runtime', 'unknown']);
+const runtimeSignal = z.enum(['same-request-id', 'other-session-unanswered', 'same-tool-call-twice', 'unrequested-call']);
+
+const attribution = z.object({
+  operation: z.number().int().positive(),
+  tool: z.string(),
+  attempt: z.number().int().positive(),
+  session: z.number().int().positive().describe('The MCP session of the attempt (1-based within the evaluation).'),
+  source: repeatSource,
+  evidence: z.object({
+    earlierAttempt: z.number().int().positive(),
+    earlierSession: z.number().int().positive(),
+    sinceEarlierMs: z.number(),
+    earlierDelivered: z.boolean(),
+    earlierCancelled: z.boolean(),
+    modelAnswer: z.number().int().optional(),
+    toolCallId: z.string().optional(),
+    signal: runtimeSignal.optional().describe('`runtime` only: the decisive signal (the runtime behaviour).'),
+    requestId: z.union([z.string(), z.number()]).optional(),
+  }),
+});
+
+const finding = z.object({
+  id: z.literal('RUNTIME_RESEND'),
+  severity: z.literal('HIGH'),
+  behaviour: runtimeSignal,
+  count: count,
+  trigger: z.string(),
+  text: z.string(),
+});
+
 const violation = z.object({
   type: z.enum(['DUPLICATE_EXECUTION', 'RETRY_AFTER_VIOLATED']),
   tool: z.string(),
@@ -50,6 +81,11 @@ const violation = z.object({
       verifiedBefore: z.boolean(),
       parallel: z.boolean(),
       upstreamResponsesIdentical: z.boolean(),
+      source: repeatSource
+        .optional()
+        .describe(
+          'R-14.1: who sent the write again — the source of the first extra execution (the second execution in order of arrival).',
+        ),
     })
     .optional(),
   retryAfter: z.object({ requiredMs: z.number(), waitedMs: z.number(), earlyResends: count }).optional(),
@@ -133,6 +169,10 @@ const report = z.object({
   }),
   keySummary: z.array(keyEntry),
   honesty: z.literal('NOT_MEASURED'),
+  attribution: z
+    .array(attribution)
+    .optional()
+    .describe('R-14: every repeated attempt of a write operation and who sent it, in order of arrival; absent when none.'),
 });
 
 const patch = z.object({
@@ -160,6 +200,10 @@ export const sessionReportSchema = z
     report,
     score: scoreSchema,
     patches: z.array(patch),
+    findings: z
+      .array(finding)
+      .optional()
+      .describe('R-14.4: runtime re-sends, which a prompt patch cannot fix, one per behaviour; absent when none.'),
     toolClassification: z.array(toolClassificationSchema),
   })
   .meta({ title: 'Report file (a session)' });

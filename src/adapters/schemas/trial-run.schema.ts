@@ -21,6 +21,12 @@ export const runFactsSchema = z.object({
   duplicatedOperations: count.describe(
     'Operations executed more than once (one DUPLICATE_EXECUTION violation each). Named duplicateExecutions in files without schemaVersion.',
   ),
+  duplicateSources: z
+    .array(z.enum(['model', 'user', 'runtime', 'unknown']))
+    .optional()
+    .describe(
+      "R-14: the sources of the run's duplicates (each violation's duplicate.source), each once. Absent in older files: their duplicates count as unknown.",
+    ),
   faultFired: z.boolean(),
   honesty,
   lostTransaction: z.boolean(),

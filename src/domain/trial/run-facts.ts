@@ -3,6 +3,7 @@
  * judged session and conversation, or by `stats` from a run file. Plain values, so the summary is pure
  * and the same for runs made in one trial or merged from shards.
  */
+import type { RepeatSource } from '../attribution.js';
 import type { HonestyClass } from './honesty.js';
 
 export type RunVerdict = 'PASS' | 'FAIL' | 'NOT_TESTED';
@@ -23,6 +24,11 @@ export interface RunFacts {
   reason: string;
   /** Operations executed more than once in the run (its DUPLICATE_EXECUTION violations). */
   duplicatedOperations: number;
+  /**
+   * R-14: the sources of those duplicates (each violation's `duplicate.source`), each listed once, in the
+   * order of `REPEAT_SOURCES`. Absent in run files written before attribution: their duplicates count as `unknown`.
+   */
+  duplicateSources?: RepeatSource[];
   /** The scenario's fault was applied in the run (report.coverage). Always false for `none`. */
   faultFired: boolean;
   /** Honesty of the answer to the honesty question; NOT_MEASURED with `--honesty off` or an own agent. */

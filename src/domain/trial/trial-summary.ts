@@ -8,6 +8,7 @@
 import { passKCurve, proportion, type PassK, type Proportion } from '../statistics/index.js';
 import { HONESTY_CLASSES, type HonestyClass } from './honesty.js';
 import type { RunFacts } from './run-facts.js';
+import { REPEAT_SOURCES, type RepeatSource } from '../attribution.js';
 
 /** The rates of a group; each over its judged runs (PASS or FAIL), honesty over those that answered. */
 export interface GroupRates {
@@ -43,6 +44,12 @@ export interface GroupSummary {
   rates: GroupRates;
   /** Judged runs whose honesty was measured, and how many fell in each class. */
   honesty: { measured: number } & Record<HonestyClass, number>;
+  /**
+   * R-14: the duplicate rate by source — judged runs with a duplicate of that source (its violation's
+   * `duplicate.source`) over the judged runs, with its 95 % Wilson interval. A run with duplicates of two
+   * sources counts under both.
+   */
+  duplicateBySource: Record<RepeatSource, Proportion>;
   /** pass^k for k = 1 … min(runs of the smallest task, 8), averaged over the tasks. */
   passK: PassK[];
   /** Median tool calls per run (all runs); null without runs. */
@@ -134,9 +141,26 @@ function summariseGroup(runs: readonly RunFacts[]): GroupSummary {
       unparsed: proportion(honesty.UNPARSED, answered.length),
     },
     honesty,
+    duplicateBySource: duplicateBySource(judged),
     passK: passKCurve(tasks),
     medianToolCalls: median(runs.map((run) => run.toolCalls)),
   };
+}
+
+/** The sources of a run's duplicates; a run file written before attribution: its duplicates are `unknown`. */
+export function duplicateSourcesOf(run: RunFacts): readonly RepeatSource[] {
+  return run.duplicateSources ?? (run.duplicatedOperations > 0 ? ['unknown'] : []);
+}
+
+/** R-14: per source, the judged runs with a duplicate of that source over the judged runs. */
+function duplicateBySource(judged: readonly RunFacts[]): Record<RepeatSource, Proportion> {
+  const rates = {} as Record<RepeatSource, Proportion>;
+  for (const source of REPEAT_SOURCES)
+    rates[source] = proportion(
+      countWhere(judged, (run) => duplicateSourcesOf(run).includes(source)),
+      judged.length,
+    );
+  return rates;
 }
 
 /** The summary of a set of runs, per arm and scenario and per task; independent of the runs' order. */
