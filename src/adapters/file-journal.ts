@@ -156,6 +156,7 @@ export class FileJournal implements Journal {
     if (e.reason !== undefined) line += `,"reason":"${e.reason}"`;
     if (e.replaced !== undefined) line += `,"replaced":${e.replaced}`;
     if (e.told !== undefined) line += `,"told":"${e.told}"`;
+    if (e.source !== undefined) line += `,"source":"${e.source}"`;
     if (this.options.payloads) {
       if (e.step === 'received') line += `,"arguments":${payload(e.arguments ?? null)}`;
       if (e.result !== undefined) line += `,"result":${payload(e.result)}`;

@@ -75,7 +75,9 @@ export function createForwardingServer(
             void extra
               .sendNotification({ method: 'notifications/progress', params })
               .catch((error: unknown) => context.logger.debug({ err: String(error) }, 'progress not passed on'));
-    return await handler.callTool(call, progress === undefined ? { signal } : { signal, progress });
+    // the request id lets the session see the same JSON-RPC request sent again.
+    const requestId = extra.requestId;
+    return await handler.callTool(call, progress === undefined ? { signal, requestId } : { signal, progress, requestId });
   };
   return server;
 }

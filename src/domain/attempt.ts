@@ -2,6 +2,7 @@
  * One call of the agent, from arrival to the answer it got. Every attempt has the same fields whatever
  * happened, so a reader never branches on missing ones.
  */
+import type { RepeatSource, RuntimeSignal } from './attribution.js';
 import type { FaultKind } from './faults/index.js';
 import { canonicalJson, hashText, isPlainObject, ownValue } from './json.js';
 
@@ -71,12 +72,35 @@ export interface Attempt {
   /** Event sequence number of arrival and delivery, to order events that share a timestamp. */
   readonly receivedSeq: number;
   deliveredSeq: number | null;
+  /** R-14: the MCP session it came in (1-based within the evaluation) and its JSON-RPC request id (null: none). */
+  readonly session: number;
+  readonly requestId: string | number | null;
+  /** The agent cancelled it (MCP `notifications/cancelled`). */
+  cancelled: boolean;
+  /** R-14: the model's tool call it carried out (model side seen), else null. */
+  toolCallId: string | null;
+  /** R-14: user turns the model side had seen at its arrival, then at its delivery. */
+  userTurns: number;
+  /** R-14: who sent it, for a repeated attempt of a write (null for the operation's first attempt and other calls). */
+  source: RepeatSource | null;
+  signal: RuntimeSignal | null;
 }
 
 /** The fields fixed when an attempt arrives. */
 export type ArrivalFacts = Pick<
   Attempt,
-  'id' | 'tool' | 'callClass' | 'opKey' | 'key' | 'fault' | 'forwarded' | 'context' | 'receivedAt' | 'receivedSeq'
+  | 'id'
+  | 'tool'
+  | 'callClass'
+  | 'opKey'
+  | 'key'
+  | 'fault'
+  | 'forwarded'
+  | 'context'
+  | 'receivedAt'
+  | 'receivedSeq'
+  | 'session'
+  | 'requestId'
 >;
 
 /** A new attempt, still in flight. */
@@ -101,6 +125,13 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
     upstreamAnsweredAt: null,
     deliveredAt: null,
     deliveredSeq: null,
+    session: facts.session,
+    requestId: facts.requestId,
+    cancelled: false,
+    toolCallId: null,
+    userTurns: 0,
+    source: null,
+    signal: null,
   };
 }
 

@@ -1,17 +1,28 @@
 /**
- * Who sent a write again (the specification's R-14; it enters docs/requirements.md with the rest of it):
- * for every repeated attempt of a write operation, whether the model asked for it again (`model`), the model after a user turn (`user`), or nobody did and the runtime re-sent it
- * (`runtime`: a client, SDK, framework or proxy carried out one tool call twice, or sent a call no model
- * answer requested), with the evidence. It needs the model's side of the agent (the built-in loop or the
- * model gateway); without it every repeat is `unknown` here.
+ * Who sent a write again (R-14): for every repeated attempt of a write operation (every attempt after the
+ * operation's first), whether the model asked for it again (`model`), the model after a user turn
+ * (`user`), nobody did and the runtime re-sent it (`runtime`: a client, SDK, framework or proxy carried
+ * out one tool call twice, sent a call no model answer requested, re-sent the same JSON-RPC request, or
+ * sent the write again in another MCP session while the first was unanswered), or the harness cannot tell
+ * (`unknown`), with the evidence.
  *
- * The rule, over the events of one run in the order they happened:
- * - each tool call of a model answer may be carried out once: an MCP call takes the first tool call not
- *   yet carried out with the same tool and the same canonical arguments (or, when a framework rewrote the
- *   arguments, the first one of the same tool);
- * - a repeated attempt that takes no tool call is `runtime`;
- * - one that takes a tool call is `user` when a user turn came between the earlier attempt and the model
- *   answer that asked for it, else `model`.
+ * The session decides it online, when the repeated attempt arrives (`EvaluationSession.receive`), in
+ * constant time: it keeps, per operation, its last attempt, the MCP sessions of its unanswered attempts
+ * and its last JSON-RPC request ids; and, when a model side is attached ({@link ModelSide}: the built-in
+ * loop or the model gateway), the tool calls the model answers asked for and the user turns. The rule:
+ * - the same JSON-RPC request id as an earlier attempt of the operation, in the same MCP session: `runtime`
+ *   (`same-request-id`), with or without the model's side;
+ * - with the model's side: each tool call of a model answer may be carried out once; an MCP call takes the
+ *   first tool call not yet carried out with the same tool and the same canonical arguments (or, when a
+ *   framework rewrote the arguments, the first one of the same tool). A repeat that takes one is `user`
+ *   when a user turn came between the earlier attempt's delivery and that model answer, else `model` (two
+ *   identical tool calls in one answer are the model's too). A repeat that takes none is `runtime`:
+ *   `other-session-unanswered` when it came in another MCP session while an earlier attempt was
+ *   unanswered, else `same-tool-call-twice` when the earlier attempt carried out a tool call, else
+ *   `unrequested-call`;
+ * - without it (plain `proxy`): `runtime` only on the decisive signals (`same-request-id`, or
+ *   `other-session-unanswered`: several MCP sessions of one agent are one evaluation only in a trial of an
+ *   agent program; `proxy --listen` judges each MCP session alone), everything else `unknown`.
  */
 
 export type RepeatSource = 'model' | 'user' | 'runtime' | 'unknown';
@@ -36,15 +47,13 @@ export interface RequestedCall {
   arguments: string;
 }
 
-/** What the model side tells the session (R-14.1): a model answer with its tool calls, or a user turn. */
+/**
+ * What the model side tells the session (R-14.1), in the order it happened: a user turn, or a model
+ * answer (its number in the run) with the tool calls it asks for — told before any of them is made.
+ */
 export type ModelSideEvent =
-  { kind: 'user-turn'; at: number } | { kind: 'model-answer'; at: number; exchange: number; toolCalls: readonly RequestedCall[] };
-
-export type AgentEvent =
-  | ModelSideEvent
-  /** An MCP call as the harness received it; `operation` is the report's operation id (null for reads). */
-  | { kind: 'call'; at: number; session: number; attempt: number; operation: number | null; tool: string; arguments: string }
-  | { kind: 'delivered'; at: number; session: number; attempt: number; cancelled: boolean };
+  | { kind: 'user-turn' }
+  | { kind: 'model-answer'; exchange: number; toolCalls: readonly RequestedCall[] };
 
 /** Where a call came from on the agent's side: its MCP session (1-based within the evaluation) and JSON-RPC id. */
 export interface CallOrigin {
@@ -80,75 +89,95 @@ export interface RepeatAttribution {
   };
 }
 
-interface Pending extends RequestedCall {
+/**
+ * The sources of a report's duplicates (each `DUPLICATE_EXECUTION` violation's `duplicate.source`), each
+ * once, in the order of {@link REPEAT_SOURCES}; a violation without one (a file written before
+ * attribution) counts as `unknown`. Reads loose shapes: files are read back by `stats`.
+ */
+export function duplicateSourcesOf(
+  violations: ReadonlyArray<{ type?: unknown; duplicate?: { source?: unknown } }>,
+): RepeatSource[] {
+  const seen = new Set<RepeatSource>();
+  for (const v of violations) {
+    if (v.type !== 'DUPLICATE_EXECUTION') continue;
+    const source = v.duplicate?.source;
+    seen.add(REPEAT_SOURCES.includes(source as RepeatSource) ? (source as RepeatSource) : 'unknown');
+  }
+  return REPEAT_SOURCES.filter((s) => seen.has(s));
+}
+
+/** A tool call of a model answer, waiting to be carried out. */
+export interface PendingCall extends RequestedCall {
   exchange: number;
-  at: number;
+  /** User turns the model had seen when it answered. */
+  userTurnsBefore: number;
   used: boolean;
 }
 
-interface AttemptSeen {
-  attempt: number;
-  session: number;
-  at: number;
-  deliveredAt: number | null;
-  cancelled: boolean;
+/** A queue that is only appended to and taken from in order; used entries are skipped lazily. */
+interface Queue {
+  items: PendingCall[];
+  head: number;
 }
 
-const key = (session: number, attempt: number) => `${session}:${attempt}`;
+function firstUnused(queue: Queue | undefined): PendingCall | undefined {
+  if (queue === undefined) return undefined;
+  while (queue.head < queue.items.length && queue.items[queue.head]!.used) queue.head++;
+  const found = queue.items[queue.head];
+  // Drop the taken prefix now and then, so a long run does not keep every tool call it ever saw.
+  if (queue.head > 64 && queue.head * 2 > queue.items.length) {
+    queue.items = queue.items.slice(queue.head);
+    queue.head = 0;
+  }
+  return found;
+}
 
-/** The attribution of every repeated write attempt; `modelSeen` false: the harness did not see the model's side. */
-export function attributeRepeats(events: readonly AgentEvent[], modelSeen: boolean): RepeatAttribution[] {
-  const pending: Pending[] = [];
-  const userTurns: number[] = [];
-  const attempts = new Map<string, AttemptSeen>();
-  const byOperation = new Map<number, AttemptSeen[]>();
-  const out: RepeatAttribution[] = [];
-  for (const event of events) {
-    if (event.kind === 'user-turn') userTurns.push(event.at);
-    else if (event.kind === 'model-answer')
-      pending.push(...event.toolCalls.map((call) => ({ ...call, exchange: event.exchange, at: event.at, used: false })));
-    else if (event.kind === 'delivered') {
-      const seen = attempts.get(key(event.session, event.attempt));
-      if (seen !== undefined) {
-        seen.deliveredAt = event.at;
-        seen.cancelled = event.cancelled;
-      }
-    } else {
-      const requested =
-        pending.find((p) => !p.used && p.tool === event.tool && p.arguments === event.arguments) ??
-        pending.find((p) => !p.used && p.tool === event.tool);
-      if (requested !== undefined) requested.used = true;
-      if (event.operation === null) continue;
-      const seen: AttemptSeen = {
-        attempt: event.attempt,
-        session: event.session,
-        at: event.at,
-        deliveredAt: null,
-        cancelled: false,
-      };
-      attempts.set(key(event.session, event.attempt), seen);
-      const earlierOnes = byOperation.get(event.operation) ?? [];
-      byOperation.set(event.operation, [...earlierOnes, seen]);
-      const earlier = earlierOnes.at(-1);
-      if (earlier === undefined) continue;
-      const userBetween = requested !== undefined && userTurns.some((t) => t >= earlier.at && t <= requested.at);
-      const source: RepeatSource = !modelSeen ? 'unknown' : requested === undefined ? 'runtime' : userBetween ? 'user' : 'model';
-      out.push({
-        operation: event.operation,
-        tool: event.tool,
-        attempt: event.attempt,
-        session: event.session,
-        source,
-        evidence: {
-          earlierAttempt: earlier.attempt,
-          earlierSession: earlier.session,
-          sinceEarlierMs: event.at - earlier.at,
-          earlierDelivered: earlier.deliveredAt !== null && earlier.deliveredAt <= event.at,
-          earlierCancelled: earlier.cancelled,
-          ...(requested !== undefined && modelSeen ? { modelAnswer: requested.exchange, toolCallId: requested.id } : {}),
-        },
-      });
+function push(map: Map<string, Queue>, key: string, call: PendingCall): void {
+  const queue = map.get(key);
+  if (queue === undefined) map.set(key, { items: [call], head: 0 });
+  else queue.items.push(call);
+}
+
+/**
+ * The model's side of an agent, as the harness sees it (the built-in loop, the model gateway): the tool
+ * calls its answers asked for and the user turns. Fed by the application, read by the session when a call
+ * arrives; every step costs constant time (amortised).
+ */
+export class ModelSide {
+  private readonly byCall = new Map<string, Queue>();
+  private readonly byTool = new Map<string, Queue>();
+  private turns = 0;
+
+  /** User turns seen so far. */
+  get userTurns(): number {
+    return this.turns;
+  }
+
+  /** A model answer or a user turn, in the order they happened. */
+  feed(event: ModelSideEvent): void {
+    if (event.kind === 'user-turn') {
+      this.turns++;
+      return;
+    }
+    for (const call of event.toolCalls) {
+      const pending: PendingCall = { ...call, exchange: event.exchange, userTurnsBefore: this.turns, used: false };
+      push(this.byCall, `${call.tool}\u0000${call.arguments}`, pending);
+      push(this.byTool, call.tool, pending);
     }
   }
-  return out;
+
+  /** The tool call an arriving MCP call carries out (and marks it so), or undefined when none asked for it. */
+  take(tool: string, canonicalArguments: string): PendingCall | undefined {
+    const found = firstUnused(this.byCall.get(`${tool}\u0000${canonicalArguments}`)) ?? firstUnused(this.byTool.get(tool));
+    if (found !== undefined) found.used = true;
+    return found;
+  }
+}
+
+/** How many JSON-RPC request ids of an operation are remembered for `same-request-id` (the latest ones). */
+export const REMEMBERED_REQUEST_IDS = 16;
+
+/** The request id of an attempt as one comparable text (a number and a string of the same digits differ). */
+export function requestKey(session: number, requestId: string | number): string {
+  return `${session}\u0000${typeof requestId}\u0000${requestId}`;
 }

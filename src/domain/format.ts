@@ -2,6 +2,7 @@
  * Human-readable texts: the score table, the report summary for `cuonztech__get_report` /
  * `cuonztech__get_score`, and the benchmark's per-agent block.
  */
+import { formatFinding, type Finding } from './findings.js';
 import { formatPatch, type Patch } from './patches.js';
 import type { Report } from './report.js';
 import { SCORE_CAP, type Score } from './score.js';
@@ -25,10 +26,20 @@ export function formatScore(score: Score): string {
   return lines.join('\n');
 }
 
-/** The text answer of `cuonztech__get_score`: the score and the prompt patches. */
-export function formatScoreAnswer(score: Score, patches: readonly Patch[]): string {
+/**
+ * The text answer of `cuonztech__get_score`: the score, the prompt patches, and the findings a prompt
+ * cannot fix (R-14.4: writes the runtime sent again).
+ */
+export function formatScoreAnswer(score: Score, patches: readonly Patch[], findings: readonly Finding[] = []): string {
   const parts = [formatScore(score)];
-  parts.push(patches.length === 0 ? 'No prompt patch: no misbehaviour was observed.' : patches.map(formatPatch).join('\n\n'));
+  if (patches.length > 0) parts.push(patches.map(formatPatch).join('\n\n'));
+  else
+    parts.push(
+      findings.length === 0
+        ? 'No prompt patch: no misbehaviour was observed.'
+        : "No prompt patch: the duplicates were sent again by the agent's runtime, not asked for by the model.",
+    );
+  if (findings.length > 0) parts.push(findings.map(formatFinding).join('\n\n'));
   parts.push('Self-test result (UNVERIFIED_FOR_PRODUCTION), not a certification.');
   return parts.join('\n\n');
 }
@@ -42,7 +53,8 @@ export function formatReportText(report: Report, score: Score): string {
     `Operations: ${report.operations.length}`,
   ];
   for (const v of report.violations) {
-    lines.push(`VIOLATION ${v.type}: ${v.tool} ${v.arguments} (executions: ${v.executions})`);
+    const source = v.duplicate?.source === undefined ? '' : `, sent again by: ${v.duplicate.source}`;
+    lines.push(`VIOLATION ${v.type}: ${v.tool} ${v.arguments} (executions: ${v.executions}${source})`);
   }
   for (const o of report.observations) lines.push(`Observation ${o.type}: ${o.tool}${o.count > 1 ? ` ×${o.count}` : ''}`);
   if (report.coverage.unclassifiedTools.length > 0) {

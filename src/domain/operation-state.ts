@@ -4,6 +4,7 @@
  * verdict, the score and the observations — also in constant time.
  */
 import type { Attempt } from './attempt.js';
+import { REMEMBERED_REQUEST_IDS, type RepeatSource, type RuntimeSignal } from './attribution.js';
 import type { FaultKind } from './faults/index.js';
 
 /** Per idempotency key value used for this operation (informative, R-10 keySummary). */
@@ -75,6 +76,24 @@ export class OperationState {
   readonly executedForms = new Set<string>();
   readonly forwardedForms = new Set<string>();
 
+  /** R-14: the operation's latest attempt (the "earlier attempt" of the next repeat). */
+  lastAttempt: Attempt | null = null;
+  /** R-14: unanswered attempts per MCP session (only sessions with one). */
+  readonly pendingBySession = new Map<number, number>();
+  /** R-14: the latest JSON-RPC request ids of its attempts (`requestKey`), at most `REMEMBERED_REQUEST_IDS`. */
+  readonly requestIds: string[] = [];
+  /** R-14: the two executions first in order of arrival (the second is the first extra execution). */
+  firstExecuted: Attempt | null = null;
+  secondExecuted: Attempt | null = null;
+  /** R-14: executions of repeated attempts whose source is `runtime`, per runtime behaviour, and their sum. */
+  readonly runtimeExecuted: Record<RuntimeSignal, number> = {
+    'same-request-id': 0,
+    'other-session-unanswered': 0,
+    'same-tool-call-twice': 0,
+    'unrequested-call': 0,
+  };
+  runtimeExecutions = 0;
+
   constructor(
     readonly opKey: string,
     readonly tool: string,
@@ -91,6 +110,28 @@ export class OperationState {
     this.dupAfterTimeout ||= attempt.context.afterTimeout;
     this.dupParallel ||= attempt.context.parallel;
     this.dupVerifiedBefore ||= attempt.context.verifiedBefore;
+    if (attempt.signal !== null && attempt.source === 'runtime') {
+      this.runtimeExecuted[attempt.signal]++;
+      this.runtimeExecutions++;
+    }
+    const seq = attempt.receivedSeq;
+    if (this.firstExecuted === null || seq < this.firstExecuted.receivedSeq) {
+      this.secondExecuted = this.firstExecuted;
+      this.firstExecuted = attempt;
+    } else if (this.secondExecuted === null || seq < this.secondExecuted.receivedSeq) this.secondExecuted = attempt;
+  }
+
+  /** R-14: remembers an attempt's JSON-RPC request id; true when the same id came before in the same MCP session. */
+  requestIdSeen(key: string): boolean {
+    if (this.requestIds.includes(key)) return true;
+    this.requestIds.push(key);
+    if (this.requestIds.length > REMEMBERED_REQUEST_IDS) this.requestIds.shift();
+    return false;
+  }
+
+  /** R-14.1: who sent the write again — the source of its first extra execution; null while it has none. */
+  get duplicateSource(): RepeatSource | null {
+    return this.secondExecuted?.source ?? null;
   }
 
   /** An attempt with idempotency key `key` arrived (event seq `seq`; the latest successful read at `lastReadSeq`). */
@@ -126,8 +167,23 @@ export class OperationState {
  * through the session's events (which keep the totals in step).
  */
 export type OperationView = Readonly<
-  Omit<OperationState, 'keys' | 'executedKeys' | 'executedForms' | 'forwardedForms' | 'recordExecution' | 'keyArrived'>
+  Omit<
+    OperationState,
+    | 'keys'
+    | 'executedKeys'
+    | 'executedForms'
+    | 'forwardedForms'
+    | 'recordExecution'
+    | 'keyArrived'
+    | 'requestIdSeen'
+    | 'pendingBySession'
+    | 'requestIds'
+    | 'runtimeExecuted'
+  >
 > & {
+  readonly pendingBySession: ReadonlyMap<number, number>;
+  readonly requestIds: readonly string[];
+  readonly runtimeExecuted: Readonly<Record<RuntimeSignal, number>>;
   readonly keys: ReadonlyMap<string, Readonly<KeyState>>;
   readonly executedKeys: ReadonlySet<string>;
   readonly executedForms: ReadonlySet<string>;
@@ -178,6 +234,19 @@ export interface Contribution {
   otherRepeats: number;
   /** Re-sends before retry_after expired (RATE_LIMIT). */
   earlyResends: number;
+  /** R-14.1: the operation is a duplicate whose first extra execution has this source (one of the four is 1). */
+  duplicateModel: number;
+  duplicateUser: number;
+  duplicateRuntime: number;
+  duplicateUnknown: number;
+  /**
+   * R-14.4: extra executions the runtime caused, per behaviour (findings, not patches); they are not in
+   * `repeatsAfterTimeout` and `otherRepeats`.
+   */
+  runtimeSameRequestId: number;
+  runtimeOtherSession: number;
+  runtimeSameToolCall: number;
+  runtimeUnrequested: number;
 }
 
 export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
@@ -194,6 +263,14 @@ export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
   repeatsAfterTimeout: 0,
   otherRepeats: 0,
   earlyResends: 0,
+  duplicateModel: 0,
+  duplicateUser: 0,
+  duplicateRuntime: 0,
+  duplicateUnknown: 0,
+  runtimeSameRequestId: 0,
+  runtimeOtherSession: 0,
+  runtimeSameToolCall: 0,
+  runtimeUnrequested: 0,
 });
 
 /** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */
@@ -242,6 +319,9 @@ export function assessOperation(op: OperationView): Contribution {
   const possible = op.idempotent ? Math.min(attempted, op.forwardedForms.size) : attempted;
   const extra = Math.max(0, executions - 1);
   const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
+  const runtime = runtimeExtras(op);
+  const patchable = extra - runtime.total;
+  const source = executions >= 2 ? (op.duplicateSource ?? 'unknown') : null;
   return {
     duplicate: executions >= 2 ? 1 : 0,
     retryAfterViolated: op.retryAfterViolations > 0 ? 1 : 0,
@@ -253,8 +333,35 @@ export function assessOperation(op: OperationView): Contribution {
     definite: outcomeOf(op) === 'EXECUTION_UNKNOWN' ? 0 : 1,
     inFlight: op.inFlight,
     ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
-    repeatsAfterTimeout: afterTimeout ? extra : 0,
-    otherRepeats: afterTimeout ? 0 : extra,
+    repeatsAfterTimeout: afterTimeout ? patchable : 0,
+    otherRepeats: afterTimeout ? 0 : patchable,
     earlyResends: op.retryAfterViolations,
+    duplicateModel: source === 'model' ? 1 : 0,
+    duplicateUser: source === 'user' ? 1 : 0,
+    duplicateRuntime: source === 'runtime' ? 1 : 0,
+    duplicateUnknown: source === 'unknown' ? 1 : 0,
+    runtimeSameRequestId: runtime.sameRequestId,
+    runtimeOtherSession: runtime.otherSession,
+    runtimeSameToolCall: runtime.sameToolCall,
+    runtimeUnrequested: runtime.unrequested,
   };
+}
+
+const NO_RUNTIME_EXTRAS = Object.freeze({ total: 0, sameRequestId: 0, otherSession: 0, sameToolCall: 0, unrequested: 0 });
+
+/**
+ * R-14.4: the operation's extra executions the runtime caused, per behaviour: the executions of repeated
+ * attempts sent by the runtime, less the first execution in order of arrival when that was one of them
+ * (the first execution is never extra). Constant time.
+ */
+function runtimeExtras(op: OperationView) {
+  if (op.runtimeExecutions === 0) return NO_RUNTIME_EXTRAS;
+  const counts = { ...op.runtimeExecuted };
+  const first = op.firstExecuted;
+  if (first !== null && first.source === 'runtime' && first.signal !== null) counts[first.signal]--;
+  const sameRequestId = counts['same-request-id'];
+  const otherSession = counts['other-session-unanswered'];
+  const sameToolCall = counts['same-tool-call-twice'];
+  const unrequested = counts['unrequested-call'];
+  return { total: sameRequestId + otherSession + sameToolCall + unrequested, sameRequestId, otherSession, sameToolCall, unrequested };
 }

@@ -133,6 +133,7 @@ export class ReportWriter {
     const timing = this.session.timing.json;
     const tools = this.toolListsOf(meta.toolClassification);
     const { calls, scenarioTriggered, inFlight } = coverageCounts(this.session);
+    const attribution = this.session.attributionJson;
     return [
       `{"schemaVersion":${REPORT_SCHEMA_VERSION},"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
         `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
@@ -147,7 +148,13 @@ export class ReportWriter {
       ...tools.unclassifiedBody(this.session.unclassifiedCalled()),
       `],"scenarioTriggered":${JSON.stringify(scenarioTriggered)},"inFlight":${JSON.stringify(inFlight)}},"keySummary":[`,
       this.keys.body(),
-      `],"honesty":"NOT_MEASURED"},"score":${JSON.stringify(evaluation.score)},"patches":${JSON.stringify(evaluation.patches)}` +
+      `],"honesty":"NOT_MEASURED"`,
+      // R-14: the attribution entries, encoded once each when their repeat arrived.
+      attribution === '' ? '' : ',"attribution":[',
+      attribution,
+      attribution === '' ? '' : ']',
+      `},"score":${JSON.stringify(evaluation.score)},"patches":${JSON.stringify(evaluation.patches)}` +
+        `${evaluation.findings.length > 0 ? `,"findings":${JSON.stringify(evaluation.findings)}` : ''}` +
         ',"toolClassification":',
       tools.classification,
       '}',

@@ -11,6 +11,7 @@ import type { ObservationEntry } from './observations.js';
 import { judgedExecutions, observationOf, outcomeOf, type OperationOutcome, type OperationView } from './operation-state.js';
 import type { FaultKind } from './faults/fault.js';
 import { derivePatches, type Patch } from './patches.js';
+import { deriveFindings, type Finding } from './findings.js';
 import { computeScore, type Score, type ScoreInputs } from './score.js';
 import type { EvaluationSession } from './session.js';
 import { judge, scenarioName, type Verdict, type VerdictResult } from './verdict.js';
@@ -120,11 +121,13 @@ export function runConfiguration(scenario: ScenarioConfig): RunConfiguration | n
   };
 }
 
-/** Verdict, score and patches of a session, computed together once. */
+/** Verdict, score, patches and findings of a session, computed together once. */
 export interface Evaluation {
   verdict: VerdictResult;
   score: Score;
   patches: Patch[];
+  /** the runtime re-sends, which no prompt patch answers. */
+  findings: Finding[];
 }
 
 /** Evaluates the session's current state. Constant time plus the number of violating operations. */
@@ -145,7 +148,13 @@ export function evaluate(session: EvaluationSession): Evaluation {
     unverifiedTimeouts: sum.ghostUnverified,
     retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
   });
-  return { verdict, score, patches };
+  const findings = deriveFindings({
+    'same-request-id': sum.runtimeSameRequestId,
+    'other-session-unanswered': sum.runtimeOtherSession,
+    'same-tool-call-twice': sum.runtimeSameToolCall,
+    'unrequested-call': sum.runtimeUnrequested,
+  });
+  return { verdict, score, patches, findings };
 }
 
 /** The additive score inputs of a session (several can be pooled, as the benchmark does). */
@@ -212,6 +221,7 @@ export function violationsOf(ops: Iterable<OperationView>): Violation[] {
           verifiedBefore: op.dupVerifiedBefore,
           parallel: op.dupParallel,
           upstreamResponsesIdentical: op.responsesIdentical,
+          source: op.duplicateSource ?? 'unknown',
         },
       });
     }
@@ -277,6 +287,7 @@ export function buildReport(
     coverage: coverageOf(session, tools),
     keySummary: ops.flatMap(keyEntries),
     honesty: 'NOT_MEASURED',
+    ...(session.attributionJson !== '' ? { attribution: session.attribution() } : {}),
   };
 }
 

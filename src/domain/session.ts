@@ -14,6 +14,15 @@ import {
   type CallClass,
   type ExecutionOutcome,
 } from './attempt.js';
+import {
+  requestKey,
+  type CallOrigin,
+  type ModelSide,
+  type PendingCall,
+  type RepeatAttribution,
+  type RepeatSource,
+  type RuntimeSignal,
+} from './attribution.js';
 import type { ToolClass } from './classification.js';
 import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
 import { FaultPlan, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
@@ -68,6 +77,8 @@ export interface CallDecision {
   delayMs: number;
   /** `--hold`: hold a replaced answer this long before delivering it, in ms (0: at once). */
   holdMs: number;
+  /** R-14: who sent a repeated write attempt; null for an operation's first attempt and for other calls. */
+  source: RepeatSource | null;
 }
 
 /**
@@ -135,6 +146,9 @@ class AttemptHandle implements CallAttempt {
   get holdMs(): number {
     return this.decision.holdMs;
   }
+  get source(): RepeatSource | null {
+    return this.decision.source;
+  }
 
   forwarded(): void {
     if (!this.decision.forward || this.wasForwarded || this.wasDelivered) this.outOfOrder('forwarded');
@@ -190,6 +204,9 @@ export class EvaluationSession {
   private readonly changeSets: ChangeSet[] = [];
   /** Per-attempt timing (latency, hold, cancellation;); empty unless one of them happened. */
   private readonly timingLog = new TimingLog();
+  /** R-14: the report's `attribution[]` entries as JSON, comma-separated, appended as repeats arrive. */
+  private attributionText = '';
+  private attributionCount = 0;
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
@@ -200,6 +217,8 @@ export class EvaluationSession {
     private readonly catalog: ToolCatalog,
     private readonly clock: Clock,
     private readonly random: RandomSource,
+    /** R-14: the model's side of the agent (the built-in loop, the model gateway); null: not seen (plain proxy). */
+    private readonly modelSide: ModelSide | null = null,
   ) {
     this.faultPlan = new FaultPlan(settings.scenario, random);
     this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
@@ -240,6 +259,21 @@ export class EvaluationSession {
     return this.timingLog;
   }
 
+  /** R-14.2: whether the model's side of the agent is seen (then every repeat's source is decided). */
+  get modelSeen(): boolean {
+    return this.modelSide !== null;
+  }
+
+  /** R-14: the `attribution[]` entries so far, as comma-separated JSON (the report document's bytes). */
+  get attributionJson(): string {
+    return this.attributionText;
+  }
+
+  /** R-14: every repeated write attempt so far and who sent it, in order of arrival. */
+  attribution(): RepeatAttribution[] {
+    return this.attributionCount === 0 ? [] : (JSON.parse(`[${this.attributionText}]`) as RepeatAttribution[]);
+  }
+
   /** True once `finish()` ran: calls still open then have an unknown outcome. */
   get finished(): boolean {
     return this.ended;
@@ -249,8 +283,8 @@ export class EvaluationSession {
    * A `tools/call` arrived from the agent. Decides the fault synchronously (R-4.3) and answers the
    * attempt's handle, through which the caller reports the call's later steps.
    */
-  receive(tool: string, args: unknown): CallAttempt {
-    return new AttemptHandle(this.arrive(tool, args), this.events);
+  receive(tool: string, args: unknown, origin: CallOrigin = NO_ORIGIN): CallAttempt {
+    return new AttemptHandle(this.arrive(tool, args, origin), this.events);
   }
 
   private readonly events: AttemptEvents = {
@@ -259,11 +293,13 @@ export class EvaluationSession {
     delivered: (id) => this.deliveredEvent(id),
     cancelled: (id) => {
       const attempt = this.open.get(id);
-      if (attempt !== undefined) this.timingLog.cancelled(id, attempt.tool, attempt.receivedAt, this.clock.now());
+      if (attempt === undefined) return;
+      attempt.cancelled = true;
+      this.timingLog.cancelled(id, attempt.tool, attempt.receivedAt, this.clock.now());
     },
   };
 
-  private arrive(tool: string, args: unknown): CallDecision {
+  private arrive(tool: string, args: unknown, origin: CallOrigin): CallDecision {
     const id = this.nextId++;
     const callClass: CallClass = this.catalog.classOf(tool);
     this.counters.countCall(callClass);
@@ -279,9 +315,10 @@ export class EvaluationSession {
     if (scenario.latency !== undefined || holdMs > 0)
       this.timingLog.arrived(id, tool, now, forward && scenario.latency !== undefined ? delayMs : null, holdMs);
     let operation: number | null = null;
-    if (callClass === 'write') operation = this.receiveWrite(id, tool, args, fault, forward, now);
-    else this.receiveOther(id, tool, callClass, args, fault, forward, now);
-    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs };
+    let source: RepeatSource | null = null;
+    if (callClass === 'write') ({ operation, source } = this.receiveWrite(id, tool, args, fault, forward, now, origin));
+    else this.receiveOther(id, tool, callClass, args, fault, forward, now, origin);
+    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, source };
   }
 
   private forwardedEvent(attemptId: number): void {
@@ -309,6 +346,10 @@ export class EvaluationSession {
     this.timingLog.delivered(attemptId, attempt.deliveredAt, attempt.status);
     if (attempt.opKey !== null) {
       const op = this.ops.get(attempt.opKey)!;
+      if (this.modelSide !== null) attempt.userTurns = this.modelSide.userTurns;
+      const pendingHere = op.pendingBySession.get(attempt.session) ?? 0;
+      if (pendingHere <= 1) op.pendingBySession.delete(attempt.session);
+      else op.pendingBySession.set(attempt.session, pendingHere - 1);
       this.mutate(op, () => {
         op.pendingForAgent--;
         if (attempt.agentSawTimeout) op.timeoutSeen = true;
@@ -356,8 +397,16 @@ export class EvaluationSession {
     };
   }
 
-  /** Returns the operation's number (1-based, order of first arrival). */
-  private receiveWrite(id: number, tool: string, args: unknown, fault: FaultKind | null, forward: boolean, now: number): number {
+  /** Returns the operation's number (1-based, order of first arrival) and, for a repeat, who sent it (R-14). */
+  private receiveWrite(
+    id: number,
+    tool: string,
+    args: unknown,
+    fault: FaultKind | null,
+    forward: boolean,
+    now: number,
+    origin: CallOrigin,
+  ): { operation: number; source: RepeatSource | null } {
     const identity = identifyOperation(tool, args, this.keyMatcher);
     let op = this.ops.get(identity.opKey);
     const idempotent = this.catalog.isIdempotent?.(tool) === true;
@@ -373,8 +422,9 @@ export class EvaluationSession {
       parallel: op.pendingForAgent > 0,
       verifiedBefore: op.failureSeq >= 0 && op.verified,
     };
-    const attempt = this.newAttempt(id, tool, 'write', identity.opKey, identity.key, fault, forward, now, context);
+    const attempt = this.newAttempt(id, tool, 'write', identity.opKey, identity.key, fault, forward, now, context, origin);
     this.open.set(id, attempt);
+    this.attribute(op, attempt, args, now);
     const form = idempotent ? canonicalJson(args ?? {}) : null;
     if (form !== null) this.forms.set(id, form);
     if (identity.key === null && (this.catalog.acceptsKey(tool) || this.keyedTools.has(tool))) {
@@ -390,7 +440,64 @@ export class EvaluationSession {
     });
     this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
     if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
-    return target.ordinal;
+    return { operation: target.ordinal, source: attempt.source };
+  }
+
+  /**
+   * R-14: who sent the attempt, decided on arrival (see `attribution.ts` for the rule): takes the model's
+   * tool call it carries out, and for a repeat records its source and the report's `attribution[]` entry.
+   * Constant time. Runs before the attempt counts as pending, so "unanswered" means the earlier ones.
+   */
+  private attribute(op: OperationState, attempt: Attempt, args: unknown, now: number): void {
+    const sameRequest = attempt.requestId !== null && op.requestIdSeen(requestKey(attempt.session, attempt.requestId));
+    const requested = sameRequest ? undefined : this.takeToolCall(attempt, args);
+    const earlier = op.lastAttempt;
+    op.lastAttempt = attempt;
+    const otherSession = op.pendingForAgent - (op.pendingBySession.get(attempt.session) ?? 0) > 0;
+    op.pendingBySession.set(attempt.session, (op.pendingBySession.get(attempt.session) ?? 0) + 1);
+    if (earlier === null) return;
+    let signal: RuntimeSignal | null = null;
+    if (sameRequest) signal = 'same-request-id';
+    else if (requested === undefined && otherSession) signal = 'other-session-unanswered';
+    else if (requested === undefined && this.modelSide !== null)
+      signal = earlier.toolCallId !== null ? 'same-tool-call-twice' : 'unrequested-call';
+    const source: RepeatSource =
+      signal !== null
+        ? 'runtime'
+        : requested === undefined
+          ? 'unknown'
+          : requested.userTurnsBefore > earlier.userTurns
+            ? 'user'
+            : 'model';
+    attempt.source = source;
+    attempt.signal = signal;
+    const entry: RepeatAttribution = {
+      operation: op.ordinal,
+      tool: attempt.tool,
+      attempt: attempt.id,
+      session: attempt.session,
+      source,
+      evidence: {
+        earlierAttempt: earlier.id,
+        earlierSession: earlier.session,
+        sinceEarlierMs: now - earlier.receivedAt,
+        earlierDelivered: earlier.deliveredSeq !== null,
+        earlierCancelled: earlier.cancelled,
+        ...(requested !== undefined ? { modelAnswer: requested.exchange, toolCallId: requested.id } : {}),
+        ...(signal !== null ? { signal } : {}),
+        ...(attempt.requestId !== null ? { requestId: attempt.requestId } : {}),
+      },
+    };
+    this.attributionText += `${this.attributionCount++ === 0 ? '' : ','}${JSON.stringify(entry)}`;
+  }
+
+  /** The model's tool call an arriving call carries out (R-14), marked as carried out; none without a model side. */
+  private takeToolCall(attempt: Attempt, args: unknown): PendingCall | undefined {
+    if (this.modelSide === null) return undefined;
+    const requested = this.modelSide.take(attempt.tool, canonicalJson(args ?? {}));
+    attempt.toolCallId = requested?.id ?? null;
+    attempt.userTurns = this.modelSide.userTurns;
+    return requested;
   }
 
   private readonly keyedTools = new Set<string>();
@@ -403,9 +510,12 @@ export class EvaluationSession {
     fault: FaultKind | null,
     forward: boolean,
     now: number,
+    origin: CallOrigin,
   ): void {
-    const attempt = this.newAttempt(id, tool, callClass, null, null, fault, forward, now, NO_CONTEXT);
+    const attempt = this.newAttempt(id, tool, callClass, null, null, fault, forward, now, NO_CONTEXT, origin);
     this.open.set(id, attempt);
+    // A read carries out its model tool call too (R-14), so no later call takes it.
+    this.takeToolCall(attempt, args);
     if (callClass === 'unclassified') this.noteUnclassified(tool, args);
     if (callClass === 'read' && forward) this.counters.readForwarded();
     if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
@@ -521,8 +631,22 @@ export class EvaluationSession {
     forwarded: boolean,
     now: number,
     context: ArrivalContext,
+    origin: CallOrigin,
   ): Attempt {
-    return newAttempt({ id, tool, callClass, opKey, key, fault, forwarded, context, receivedAt: now, receivedSeq: this.seq++ });
+    return newAttempt({
+      id,
+      tool,
+      callClass,
+      opKey,
+      key,
+      fault,
+      forwarded,
+      context,
+      receivedAt: now,
+      receivedSeq: this.seq++,
+      session: origin.session,
+      requestId: origin.requestId ?? null,
+    });
   }
 
   /** Runs a change of an operation and keeps the totals and report caches in step with it. */
@@ -543,6 +667,7 @@ export class EvaluationSession {
   }
 }
 
+const NO_ORIGIN: CallOrigin = Object.freeze({ session: 1 });
 const NO_CONTEXT: ArrivalContext = Object.freeze({ afterTimeout: false, parallel: false, verifiedBefore: false });
 
 function statusOf(outcome: ExecutionOutcome): Attempt['status'] {

@@ -8,13 +8,20 @@ export interface AgentSessionHandler {
    * Answers `tools/call`. Always resolves with a tool result (errors become `isError` results);
    * `signal` aborts when the agent cancels the request; `progress` (when the agent asked for progress
    * with `_meta.progressToken`) passes the upstream's `notifications/progress` params on to the agent.
+   * `requestId`: the call's JSON-RPC request id (absent in process); `mcpSession`: the MCP session it came
+   * in, 1-based, when several MCP sessions share one handler (a trial run of an agent program); absent: 1.
    */
-  callTool(
-    request: ToolCallRequest,
-    context: { signal: AbortSignal; progress?: (params: Record<string, unknown>) => void },
-  ): Promise<ToolCallResult>;
+  callTool(request: ToolCallRequest, context: CallContext): Promise<ToolCallResult>;
   /** The agent's session ended (disconnect, transport failure, oversized message). */
   closed(reason: AgentCloseReason): void;
+}
+
+/** What the agent side knows of one `tools/call` besides the request itself. */
+export interface CallContext {
+  signal: AbortSignal;
+  progress?: (params: Record<string, unknown>) => void;
+  requestId?: string | number;
+  mcpSession?: number;
 }
 
 export interface AgentCloseReason {

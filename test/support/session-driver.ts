@@ -4,6 +4,7 @@
  * Domain tests read as tables: calls in, verdict out, no processes and no timers.
  */
 import type { UnknownReason } from '../../src/domain/attempt.js';
+import type { CallOrigin, ModelSide } from '../../src/domain/attribution.js';
 import type { ToolClass } from '../../src/domain/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import type { InjectedResult } from '../../src/domain/faults/index.js';
@@ -51,7 +52,14 @@ export class Driver {
   constructor(
     scenario: ScenarioConfig = { mode: 'none' },
     tools: Record<string, ToolClass> = DEFAULT_TOOLS,
-    options: { keyFields?: string[]; keyTools?: string[]; idempotentTools?: string[]; random?: { next(): number } } = {},
+    options: {
+      keyFields?: string[];
+      keyTools?: string[];
+      idempotentTools?: string[];
+      random?: { next(): number };
+      /** R-14: the model's side of the agent (attached: every repeat's source is decided). */
+      modelSide?: ModelSide;
+    } = {},
   ) {
     const classes = new Map(Object.entries(tools));
     const keyTools = new Set(options.keyTools ?? []);
@@ -65,12 +73,13 @@ export class Driver {
       },
       this.clock,
       options.random ?? fixedRandom(0.99),
+      options.modelSide ?? null,
     );
   }
 
   /** The agent sends a call; it stays open until `answer` (for parallel calls). */
-  send(tool: string, args: unknown = {}): Handle {
-    const decision = this.session.receive(tool, args);
+  send(tool: string, args: unknown = {}, origin?: CallOrigin): Handle {
+    const decision = this.session.receive(tool, args, origin);
     if (decision.forward) decision.forwarded();
     return { decision, seen: decision.forward ? null : decision.injected };
   }

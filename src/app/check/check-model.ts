@@ -3,6 +3,7 @@
  * lines, JUnit, Markdown, HTML) renders. One suite per path the user named; one case per session or run.
  */
 import type { Patch } from '../../domain/patches.js';
+import type { Finding } from '../../domain/findings.js';
 import type { Violation } from '../../domain/report.js';
 import type { HonestyClass } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
@@ -48,6 +49,8 @@ export interface CheckedCase {
   incomplete: boolean;
   violations: Violation[];
   patches: Patch[];
+  /** the findings a prompt cannot fix (runtime re-sends). */
+  findings: Finding[];
   /** The whole report, for the projections that show more (HTML); null for benchmark runs and errors. */
   document: SessionReportDocument | null;
   /**

@@ -40,7 +40,10 @@ export function measuredText(c: CheckedCase): string {
 function caseLine(c: CheckedCase): string {
   const score = c.score === null ? '' : ` score ${c.score}/100;`;
   const measured = measuredText(c);
-  const patches = c.patches.length === 0 ? '' : ` patches: ${c.patches.map((p) => p.id).join(', ')}`;
+  const findings = c.findings.map((f) => `${f.id} (${f.behaviour})`);
+  const patches =
+    (c.patches.length === 0 ? '' : ` patches: ${c.patches.map((p) => p.id).join(', ')}`) +
+    (findings.length === 0 ? '' : `${c.patches.length === 0 ? '' : ';'} findings: ${findings.join(', ')}`);
   return printable(
     `${statusLabel(c).padEnd(10)} ${c.title}:${score}${measured === '' ? '' : ` ${measured};`} ${c.reason}${patches ? `;${patches}` : ''}`,
   );

@@ -154,7 +154,7 @@ class DemoServer implements AgentSessionHandler {
   private score(raw: unknown): ToolCallResult {
     const session = this.session(ToolArguments.read(raw, ['session_id']));
     const evaluation = evaluate(session.session);
-    return text(formatScoreAnswer(evaluation.score, evaluation.patches));
+    return text(formatScoreAnswer(evaluation.score, evaluation.patches, evaluation.findings));
   }
 
   private scenarios(raw: unknown): ToolCallResult {

@@ -71,7 +71,7 @@ export class CallEvents {
   }
 
   private event(step: CallStep, decision: CallDecision, tool: string): CallEvent {
-    return {
+    const event: CallEvent = {
       step,
       at: this.deps.clock.now(),
       attempt: decision.attemptId,
@@ -80,6 +80,9 @@ export class CallEvents {
       operation: decision.operation,
       fault: decision.fault,
     };
+    // every line of a repeated write attempt says who sent it again.
+    if (decision.source !== null) event.source = decision.source;
+    return event;
   }
 }
 

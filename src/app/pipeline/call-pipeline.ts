@@ -21,6 +21,7 @@
 import type { CallClass, ExecutionOutcome } from '../../domain/attempt.js';
 import type { FaultKind } from '../../domain/faults/index.js';
 import type { EvaluationSession } from '../../domain/session.js';
+import type { CallOrigin } from '../../domain/attribution.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
@@ -116,14 +117,23 @@ export class CallPipeline {
     request: ToolCallRequest,
     signal?: AbortSignal,
     progress?: UpstreamCallOptions['onProgress'],
+    origin?: CallOrigin,
   ): Promise<ToolCallResult> {
-    return (await this.run(request, signal, progress)).result;
+    return (await this.run(request, signal, progress, origin)).result;
   }
 
-  /** Runs one call through the session; resolves with the answer and what happened on the way. */
-  async run(request: ToolCallRequest, signal?: AbortSignal, progress?: UpstreamCallOptions['onProgress']): Promise<CallRecord> {
+  /**
+   * Runs one call through the session; resolves with the answer and what happened on the way. `origin`:
+   * its MCP session and JSON-RPC request id (R-14.2), when the agent side knows them.
+   */
+  async run(
+    request: ToolCallRequest,
+    signal?: AbortSignal,
+    progress?: UpstreamCallOptions['onProgress'],
+    origin?: CallOrigin,
+  ): Promise<CallRecord> {
     const { session, publish } = this.deps;
-    const attempt = session.receive(request.name, request.arguments);
+    const attempt = session.receive(request.name, request.arguments, origin);
     const events = this.events;
     events?.received(attempt, request);
     let record: CallRecord;

@@ -58,14 +58,19 @@ export function answerAuditTool(
   tools: readonly ToolClassification[],
 ): ToolCallResult {
   const evaluation = evaluate(session);
-  if (name === GET_SCORE) return text(formatScoreAnswer(evaluation.score, evaluation.patches));
+  if (name === GET_SCORE) return text(formatScoreAnswer(evaluation.score, evaluation.patches, evaluation.findings));
   const report = buildReport(session, 'proxy', tools, evaluation);
   const format =
     typeof args === 'object' && args !== null && !Array.isArray(args)
       ? (Object.getOwnPropertyDescriptor(args, 'format')?.value as unknown)
       : undefined;
   if (format === 'json') {
-    const document = { ...report, score: evaluation.score, patches: evaluation.patches };
+    const document = {
+      ...report,
+      score: evaluation.score,
+      patches: evaluation.patches,
+      ...(evaluation.findings.length > 0 ? { findings: evaluation.findings } : {}),
+    };
     return { content: [{ type: 'text', text: JSON.stringify(document, null, 2) }], structuredContent: document };
   }
   if (format !== undefined && format !== 'text') {

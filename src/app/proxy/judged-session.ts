@@ -12,7 +12,8 @@ import type { Verdict } from '../../domain/verdict.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { JournalSession } from '../../ports/journal.port.js';
 import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
-import type { AgentCloseReason, AgentSessionHandler } from '../../ports/agent-side.port.js';
+import type { ModelSide } from '../../domain/attribution.js';
+import type { AgentCloseReason, AgentSessionHandler, CallContext } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -45,6 +46,8 @@ export interface JudgedSessionContext {
   journal?: JournalSession | null;
   /** Other observers of the call events (the per-call lines of `--log-level info`). */
   callObservers?: readonly CallEventSink[];
+  /** R-14: the model's side of the agent, when the harness sees it (a trial run); absent: plain proxy. */
+  modelSide?: ModelSide;
   /** The report could not be written: the proxy must stop with exit 1. */
   onFatal(message: string): void;
   /** The upstream sent an answer over the size limit, so its connection is being closed (`detail` says why). */
@@ -95,6 +98,7 @@ export class JudgedSession implements AgentSessionHandler {
       ctx.catalog,
       ctx.clock,
       ctx.random,
+      ctx.modelSide ?? null,
     );
     const upstream = ctx.auditTools ? ctx.upstreamTools.filter((t) => !isAuditTool(t.name)) : ctx.upstreamTools;
     this.listed = ctx.auditTools ? [...upstream, ...AUDIT_TOOLS] : [...upstream];
@@ -129,15 +133,15 @@ export class JudgedSession implements AgentSessionHandler {
     return this.listed;
   }
 
-  async callTool(
-    request: ToolCallRequest,
-    context: { signal: AbortSignal; progress?: (params: Record<string, unknown>) => void },
-  ): Promise<ToolCallResult> {
+  async callTool(request: ToolCallRequest, context: CallContext): Promise<ToolCallResult> {
     if (this.ctx.auditTools && isAuditTool(request.name)) {
       return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification);
     }
     if (this.ended !== null) return NOT_FORWARDED_SESSION_ENDING;
-    return this.pipeline.call(request, context.signal, context.progress);
+    return this.pipeline.call(request, context.signal, context.progress, {
+      session: context.mcpSession ?? 1,
+      ...(context.requestId !== undefined ? { requestId: context.requestId } : {}),
+    });
   }
 
   closed(reason: AgentCloseReason): void {

@@ -28,6 +28,7 @@ import { scenarioName } from '../../domain/verdict.js';
 import { CallLines } from './call-lines.js';
 import { endLine, summaryLine, type EndedSession } from './end-lines.js';
 import { JudgedSession } from './judged-session.js';
+import type { ModelSide } from '../../domain/attribution.js';
 
 export interface ProxyConfig {
   scenario: ScenarioConfig;
@@ -69,6 +70,11 @@ export interface ProxyDeps {
   reportPath?(sessionId: string, ordinal: number): string | undefined;
   /** The report file or folder, for the end line; absent: no report. */
   reportLocation?: string;
+  /**
+   * R-14: the model's side of the agent (a trial run's built-in loop or model gateway), given to the
+   * session's evaluation; absent: not seen (plain `proxy`), so only decisive signals attribute a repeat.
+   */
+  modelSide?: ModelSide;
 }
 
 /** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
@@ -219,6 +225,7 @@ export class ProxyService {
       logger: this.deps.logger,
       journal,
       callObservers,
+      ...(this.deps.modelSide !== undefined ? { modelSide: this.deps.modelSide } : {}),
       onFatal: (message) => this.reportFailed(message),
       onUpstreamTooLarge: (detail) => (this.closedByProxy ??= detail),
       onClosed: (reason) => this.sessionClosed(session, reason),

@@ -7,6 +7,8 @@
  * there, NOT_TESTED (`stoppedBy: "conversation-limit"`), and the tool calls of the reply not made yet are
  * never made.
  */
+import { canonicalJson } from '../../domain/json.js';
+import type { ModelSide } from '../../domain/attribution.js';
 import type { ChatMessage, ChatModel, ChatTool } from '../../ports/chat-model.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import { ConversationSize, MAX_CONVERSATION_BYTES, megabytes, preview } from './conversation-size.js';
@@ -48,6 +50,11 @@ export interface ConversationContext {
   signal?: AbortSignal | undefined;
   /** The conversation's limit in bytes (default {@link MAX_CONVERSATION_BYTES}); a test seam. */
   maxConversationBytes?: number | undefined;
+  /**
+   * R-14: the model's side for the session's attribution — each user turn, and each model answer with the
+   * tool calls it asks for, told before any of them is made.
+   */
+  modelSide?: Pick<ModelSide, 'feed'> | undefined;
 }
 
 function chatToolsOf(tools: readonly ToolDescriptor[]): ChatTool[] {
@@ -118,6 +125,7 @@ async function playTurn(
   if (userSize !== null) return { kind: 'too-large', size: userSize, where: `with the user's message of turn ${turn}` };
   messages.push({ role: 'user', content: text });
   transcript.add({ kind: 'user', turn, content: text });
+  ctx.modelSide?.feed({ kind: 'user-turn' });
   for (let step = 1; step <= task.maxSteps; step++) {
     const answer = await requestWithRetries(
       {
@@ -144,6 +152,11 @@ async function playTurn(
       return { kind: 'too-large', size: replySize, where: `with the model's reply of step ${step} in turn ${turn}${calls}` };
     }
     messages.push({ role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    ctx.modelSide?.feed({
+      kind: 'model-answer',
+      exchange: transcript.modelCalls,
+      toolCalls: toolCalls.map((c) => ({ id: c.id, tool: c.name, arguments: canonicalArguments(c.argumentsText) })),
+    });
     transcript.add({
       kind: 'assistant',
       turn,
@@ -182,6 +195,15 @@ async function playTurn(
     text: `max steps (${task.maxSteps}) reached in turn ${turn} without a final answer; the conversation ends`,
   });
   return { kind: 'max-steps' };
+}
+
+/** The canonical JSON of a tool call's arguments text, or the text itself when it is no JSON (R-14 matching). */
+export function canonicalArguments(text: string): string {
+  try {
+    return canonicalJson(text.trim() === '' ? {} : JSON.parse(text));
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -3,7 +3,8 @@
  * tool call, or one to list the tools and another to call them. This agent side (a decorator of the
  * listener) hands every session of the run the same session handler, so the run is judged as one
  * evaluation and one report — the proxy's rule "never two agents in one verdict" still holds, because a
- * run has exactly one agent. Sessions that close do not end the evaluation; the run's end does.
+ * run has exactly one agent. Sessions that close do not end the evaluation; the run's end does. Each call
+ * carries the number of its MCP session, for the attribution of repeats (R-14.2).
  */
 import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { ListeningAgentSide } from './trial-deps.js';
@@ -21,11 +22,13 @@ export class OneRunAgentSide implements ListeningAgentSide {
   serve(openSession: (sessionId: string) => AgentSessionHandler, options: AgentSideOptions): Promise<void> {
     let shared: AgentSessionHandler | null = null;
     return this.inner.serve((sessionId) => {
-      this.sessions++;
+      // each call says which MCP session of the run it came in (a repeat in another one while the
+      // first is unanswered is the runtime's).
+      const mcpSession = ++this.sessions;
       const handler = (shared ??= openSession(sessionId));
       return {
         listTools: () => handler.listTools(),
-        callTool: (request, context) => handler.callTool(request, context),
+        callTool: (request, context) => handler.callTool(request, { ...context, mcpSession }),
         closed: () => undefined,
       };
     }, options);

@@ -3,10 +3,10 @@
  * observer of each session's call pipeline) and, with the model gateway, its model requests and answers.
  * The entries go into the run file's `transcript` in the order they happened.
  */
-import type { AgentEvent } from '../../domain/attribution.js';
-import { canonicalJson } from '../../domain/json.js';
+import type { ModelSide } from '../../domain/attribution.js';
 import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
+import { canonicalArguments } from './model-conversation.js';
 import { resultText } from './tool-message.js';
 import type { Transcript } from './transcript.js';
 
@@ -15,35 +15,16 @@ export class McpCallTranscript implements CallEventSink {
   constructor(
     private readonly transcript: Transcript,
     private readonly session: number,
-    /** Where the events of the run's attribution (R-14) go. */
-    private readonly events: AgentEvent[],
   ) {}
 
   callEvent(event: CallEvent): void {
     if (event.step === 'received') {
-      this.events.push({
-        kind: 'call',
-        at: event.at,
-        session: this.session,
-        attempt: event.attempt,
-        operation: event.operation,
-        tool: event.tool,
-        arguments: canonicalJson(event.arguments ?? {}),
-      });
       this.transcript.addAt(event.at, {
         kind: 'mcp-call',
         session: this.session,
         attempt: event.attempt,
         tool: event.tool,
         arguments: event.arguments ?? null,
-      });
-    } else if (event.step === 'delivered') {
-      this.events.push({
-        kind: 'delivered',
-        at: event.at,
-        session: this.session,
-        attempt: event.attempt,
-        cancelled: event.told === 'cancelled',
       });
     }
     if (event.step === 'delivered' && event.result !== undefined) {
@@ -59,34 +40,25 @@ export class McpCallTranscript implements CallEventSink {
   }
 }
 
-/** The canonical JSON of a tool call's arguments text, or the text itself when it is no JSON. */
-function canonicalArguments(text: string): string {
-  try {
-    return canonicalJson(JSON.parse(text));
-  } catch {
-    return text;
-  }
-}
-
 /**
- * A gateway exchange as two entries, the request (the whole conversation) and the answer, and as events
- * of the attribution: a user turn when the request carries more user messages than any before it, the answer's tool calls.
+ * A gateway exchange as two entries, the request (the whole conversation) and the answer, and told to the
+ * session's model side (R-14): a user turn when the request carries more user messages than any before
+ * it, then the answer's tool calls.
  */
 export function recordExchange(
   transcript: Transcript,
   exchange: ModelExchange,
-  events: AgentEvent[],
+  modelSide: Pick<ModelSide, 'feed'>,
   userTurnsSeen: { count: number },
 ): void {
   const userTurns = exchange.request.messages.filter((m) => m.role === 'user').length;
   if (userTurns > userTurnsSeen.count) {
     userTurnsSeen.count = userTurns;
-    events.push({ kind: 'user-turn', at: exchange.receivedAt });
+    modelSide.feed({ kind: 'user-turn' });
   }
   if (exchange.reply !== undefined)
-    events.push({
+    modelSide.feed({
       kind: 'model-answer',
-      at: exchange.answeredAt,
       exchange: exchange.ordinal,
       toolCalls: exchange.reply.toolCalls.map((c) => ({
         id: c.id,

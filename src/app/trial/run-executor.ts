@@ -19,7 +19,7 @@ import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { StubModel } from '../stub-model/stub-model.js';
 import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-transcript.js';
-import { attributeRepeats, type AgentEvent, type RepeatAttribution } from '../../domain/attribution.js';
+import { ModelSide, type RepeatAttribution } from '../../domain/attribution.js';
 import { Transcript } from './transcript.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
@@ -60,7 +60,6 @@ export class RunExecutor {
     let sessions = 0;
     /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
     let programHonestyAnswer: string | null | undefined;
-    let attribution: RepeatAttribution[] | null = null;
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
       const agent = this.plan.agent;
@@ -73,7 +72,6 @@ export class RunExecutor {
           program,
           sessions,
           honestyAnswer: programHonestyAnswer,
-          attribution,
         } = await this.programRun(spec, folder, agent, transcript, notices, stopNow));
       }
     }
@@ -146,7 +144,8 @@ export class RunExecutor {
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
       ...(gateway !== undefined ? { modelGateway: { mode: gateway.kind, script: gateway.file, model: gateway.model } } : {}),
-      ...(attribution !== null ? { attribution } : {}),
+      // R-14: the report's own attribution (the one computation), kept in the run file for its readers.
+      attribution: attributionOf(report),
       facts,
     });
     await folder.release();
@@ -176,11 +175,13 @@ export class RunExecutor {
     sinkFor: (ordinal: number) => ReportSink,
     notices: string[],
     stopWhenSessionEnds: boolean,
+    modelSide: ModelSide | undefined,
     callObservers?: (sessionId: string, ordinal: number) => CallEventSink[],
   ): Promise<ProxyService> {
     return new ProxyService(
       {
         ...(callObservers !== undefined ? { callObservers } : {}),
+        ...(modelSide !== undefined ? { modelSide } : {}),
         upstream: await this.deps.createUpstream(folder, spec),
         agentSide,
         startupSink: sinkFor(1),
@@ -219,7 +220,9 @@ export class RunExecutor {
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = this.deps.createInProcessAgentSide();
-    const service = await this.service(spec, folder, agentSide, () => sink, notices, true);
+    // R-14.2: the built-in loop is the model's side: every repeat's source is decided.
+    const modelSide = new ModelSide();
+    const service = await this.service(spec, folder, agentSide, () => sink, notices, true, modelSide);
     const started = await startService(service);
     if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
     const connection = agentSide.connect(spec.id);
@@ -247,6 +250,7 @@ export class RunExecutor {
         sleep: this.deps.sleep,
         honestyQuestion: this.plan.honestyQuestion,
         signal: stopNow,
+        modelSide,
       });
       // Left behind when the harness stopped or the run was interrupted: it ends on its own, unobserved.
       conversationDone.catch(() => undefined);
@@ -281,16 +285,11 @@ export class RunExecutor {
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
-    const events: AgentEvent[] = [];
-    const service = await this.service(
-      spec,
-      folder,
-      agentSide,
-      () => sink,
-      notices,
-      false,
-      (_id, ordinal) => [new McpCallTranscript(transcript, ordinal, events)],
-    );
+    // R-14.2: with the gateway the harness sees the model's side; without it only decisive signals count.
+    const modelSide = agent.gateway === undefined ? undefined : new ModelSide();
+    const service = await this.service(spec, folder, agentSide, () => sink, notices, false, modelSide, (_id, ordinal) => [
+      new McpCallTranscript(transcript, ordinal),
+    ]);
     const started = await startService(service);
     if (started !== null)
       return {
@@ -299,7 +298,6 @@ export class RunExecutor {
         program: null,
         sessions: 0,
         honestyAnswer: undefined,
-        attribution: [] as RepeatAttribution[],
       };
     const url = agentSide.address.url;
     const relay = this.deps.relayCommandFor(url);
@@ -312,7 +310,10 @@ export class RunExecutor {
             CUONZTECH_MCP_ARGS: JSON.stringify(relay.args),
           };
     const exchanges: ModelExchange[] = [];
-    const gateway = agent.gateway === undefined ? null : await this.startGateway(agent.gateway, transcript, exchanges, events);
+    const gateway =
+      agent.gateway === undefined || modelSide === undefined
+        ? null
+        : await this.startGateway(agent.gateway, transcript, exchanges, modelSide);
     let program: ProgramExit;
     try {
       program = await this.deps.programs.run({
@@ -334,12 +335,10 @@ export class RunExecutor {
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
     const question = this.plan.honestyQuestion;
     const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
-    // R-14: who sent each repeated write; decided only when the harness saw the model's side (the gateway).
-    const attribution = attributeRepeats(events, gateway !== null);
-    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer, attribution };
+    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer };
   }
 
-  private async startGateway(gateway: StubGateway, transcript: Transcript, exchanges: ModelExchange[], events: AgentEvent[]) {
+  private async startGateway(gateway: StubGateway, transcript: Transcript, exchanges: ModelExchange[], modelSide: ModelSide) {
     if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
     const userTurnsSeen = { count: 0 };
     return this.deps.startModelGateway({
@@ -347,7 +346,7 @@ export class RunExecutor {
       models: [gateway.model],
       onExchange: (exchange) => {
         exchanges.push(exchange);
-        recordExchange(transcript, exchange, events, userTurnsSeen);
+        recordExchange(transcript, exchange, modelSide, userTurnsSeen);
       },
     });
   }
@@ -420,6 +419,12 @@ function programFailure(exit: ProgramExit, agent: CommandAgent): string | null {
 function toolCallsOf(report: SessionReport | null): number {
   const calls = (report?.report as { coverage?: { calls?: Record<string, unknown> } } | undefined)?.coverage?.calls ?? {};
   return Object.values(calls).reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
+}
+
+/** The report's `attribution[]` (R-14), or none when the run has no report or no repeat. */
+function attributionOf(report: SessionReport | null): RepeatAttribution[] {
+  const list = (report?.report as { attribution?: unknown } | undefined)?.attribution;
+  return Array.isArray(list) ? (list as RepeatAttribution[]) : [];
 }
 
 function patchTextsOf(report: SessionReport | null): Array<{ id: string; text: string }> {

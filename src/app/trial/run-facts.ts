@@ -12,6 +12,7 @@
  *   a partial write (R-6.1), so UNKNOWN after it is never counted as evasive;
  * - a read tool's answer (classification of the report) is a successful read without isError.
  */
+import { duplicateSourcesOf } from '../../domain/attribution.js';
 import {
   classifyHonesty,
   outcomeKnowable,
@@ -47,6 +48,12 @@ export interface HonestyRecord {
 function operations(report: SessionReport | null): ReportOperation[] {
   const ops = report?.report?.operations;
   return Array.isArray(ops) ? ops : [];
+}
+
+/** The report's violations (loose: a report file read back). */
+function violations(report: SessionReport | null): Array<{ type?: unknown; duplicate?: { source?: unknown } }> {
+  const list = (report?.report as { violations?: unknown } | undefined)?.violations;
+  return Array.isArray(list) ? (list as Array<{ type?: unknown; duplicate?: { source?: unknown } }>) : [];
 }
 
 /** The task's write: the operation the fault hit, else the first one (the report lists writes only). */
@@ -132,6 +139,7 @@ export function runFacts(input: FactsInput): RunFacts {
     verdict: input.outcome.verdict,
     reason: input.outcome.reason,
     duplicatedOperations: operations(input.report).filter((op) => (op.executions ?? 0) > 1).length,
+    duplicateSources: duplicateSourcesOf(violations(input.report)),
     faultFired: input.scenario !== 'none' && coverage?.scenarioTriggered === true,
     honesty: judged && input.honesty !== null ? input.honesty.class : 'NOT_MEASURED',
     lostTransaction: unexecuted === 'lost',
