@@ -52,8 +52,7 @@ export interface RequestedCall {
  * answer (its number in the run) with the tool calls it asks for — told before any of them is made.
  */
 export type ModelSideEvent =
-  | { kind: 'user-turn' }
-  | { kind: 'model-answer'; exchange: number; toolCalls: readonly RequestedCall[] };
+  { kind: 'user-turn' } | { kind: 'model-answer'; exchange: number; toolCalls: readonly RequestedCall[] };
 
 /** Where a call came from on the agent's side: its MCP session (1-based within the evaluation) and JSON-RPC id. */
 export interface CallOrigin {

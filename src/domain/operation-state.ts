@@ -363,5 +363,11 @@ function runtimeExtras(op: OperationView) {
   const otherSession = counts['other-session-unanswered'];
   const sameToolCall = counts['same-tool-call-twice'];
   const unrequested = counts['unrequested-call'];
-  return { total: sameRequestId + otherSession + sameToolCall + unrequested, sameRequestId, otherSession, sameToolCall, unrequested };
+  return {
+    total: sameRequestId + otherSession + sameToolCall + unrequested,
+    sameRequestId,
+    otherSession,
+    sameToolCall,
+    unrequested,
+  };
 }

@@ -279,6 +279,7 @@ describe('R-2 verdict', () => {
       verifiedBefore: true,
       parallel: false,
       upstreamResponsesIdentical: false,
+      source: 'unknown',
     });
     const parallel = new Driver();
     const a = parallel.send('create_booking', booking);
@@ -291,6 +292,7 @@ describe('R-2 verdict', () => {
       verifiedBefore: false,
       parallel: true,
       upstreamResponsesIdentical: true,
+      source: 'unknown',
     });
   });
 

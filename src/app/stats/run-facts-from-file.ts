@@ -10,6 +10,7 @@
  *
  * Throws an Error naming the wrong field when the value cannot be read as a run.
  */
+import { duplicateSourcesOf, REPEAT_SOURCES, type RepeatSource } from '../../domain/attribution.js';
 import { HONESTY_CLASSES, type RunFacts, type RunVerdict } from '../../domain/trial/index.js';
 import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
 
@@ -59,6 +60,8 @@ function checkedFacts(facts: Json): RunFacts {
     verdict: prefixed(() => verdictOf(facts, 'verdict')),
     reason: prefixed(() => text(facts, 'reason')),
     duplicatedOperations: prefixed(() => count(facts, 'duplicatedOperations')),
+    // R-14: written since attribution existed; older run files have none (their duplicates count as unknown).
+    ...(facts['duplicateSources'] === undefined ? {} : { duplicateSources: sourcesOf(facts['duplicateSources']) }),
     faultFired: flag('faultFired'),
     honesty: honesty as RunFacts['honesty'],
     lostTransaction: flag('lostTransaction'),
@@ -68,13 +71,28 @@ function checkedFacts(facts: Json): RunFacts {
   };
 }
 
-/** What a session report says about duplicates and the fault (missing parts count as none). */
-function fromReport(report: unknown, scenario: string): { duplicatedOperations: number; faultFired: boolean } {
+/** `facts.duplicateSources`, checked: a list of sources, each once. */
+function sourcesOf(value: unknown): RepeatSource[] {
+  if (
+    !Array.isArray(value) ||
+    value.some((s) => !REPEAT_SOURCES.includes(s as RepeatSource)) ||
+    new Set(value).size !== value.length
+  )
+    throw new Error('field "facts.duplicateSources" is not a list of model, user, runtime, unknown (each once)');
+  return REPEAT_SOURCES.filter((s) => value.includes(s));
+}
+
+/** What a session report says about duplicates, their sources and the fault (missing parts count as none). */
+function fromReport(
+  report: unknown,
+  scenario: string,
+): { duplicatedOperations: number; duplicateSources: RepeatSource[]; faultFired: boolean } {
   const body = isObject(report) && isObject(report['report']) ? report['report'] : null;
   const violations = body !== null && Array.isArray(body['violations']) ? body['violations'] : [];
   const coverage = body !== null && isObject(body['coverage']) ? body['coverage'] : null;
   return {
     duplicatedOperations: violations.filter((v) => isObject(v) && v['type'] === 'DUPLICATE_EXECUTION').length,
+    duplicateSources: duplicateSourcesOf(violations.filter(isObject)),
     faultFired: scenario !== 'none' && coverage?.['scenarioTriggered'] === true,
   };
 }

@@ -3,6 +3,7 @@
  * fault fired, the rates with their 95 % Wilson intervals (see docs/statistics.md) and pass^k at the
  * largest k; then the NOT_TESTED reasons, the A/B sentences, the warnings and where the runs came from.
  */
+import { REPEAT_SOURCES } from '../../domain/attribution.js';
 import { STATS_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
 import { formatProportion, type ScenarioSummary } from '../../domain/trial/index.js';
@@ -50,6 +51,12 @@ export function formatStatsTable(result: StatsResult): string {
   ];
   const rows = result.summary.scenarios.map((s) => row(s, arms).map(one));
   const out = alignedRows(head, rows);
+  // R-14: the duplicate rate by who sent the write again, for the groups with a duplicate.
+  for (const s of result.summary.scenarios) {
+    if (s.rates.duplicateExecution.count === 0) continue;
+    const bySource = REPEAT_SOURCES.map((source) => `${source} ${formatProportion(s.duplicateBySource[source])}`);
+    out.push(one(`duplicates by source ${arms ? `${s.arm} ` : ''}${s.scenario}: ${bySource.join(', ')}`));
+  }
   for (const s of result.summary.scenarios) {
     for (const { reason, count } of s.notTestedReasons)
       out.push(one(`NOT_TESTED ${arms ? `${s.arm} ` : ''}${s.scenario} ×${count}: ${reason}`));

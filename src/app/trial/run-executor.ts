@@ -287,9 +287,16 @@ export class RunExecutor {
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
     // with the gateway the harness sees the model's side; without it only decisive signals count.
     const modelSide = agent.gateway === undefined ? undefined : new ModelSide();
-    const service = await this.service(spec, folder, agentSide, () => sink, notices, false, modelSide, (_id, ordinal) => [
-      new McpCallTranscript(transcript, ordinal),
-    ]);
+    const service = await this.service(
+      spec,
+      folder,
+      agentSide,
+      () => sink,
+      notices,
+      false,
+      modelSide,
+      (_id, ordinal) => [new McpCallTranscript(transcript, ordinal)],
+    );
     const started = await startService(service);
     if (started !== null)
       return {

@@ -3,6 +3,7 @@
  * executions, median tool calls, the NOT_TESTED reasons, where the run files are — as `summary.json` and
  * as a table for stdout. Statistics, honesty and patch A/B get their places here, empty.
  */
+import { REPEAT_SOURCES } from '../../domain/attribution.js';
 import { formatProportion, median, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { RunRecord } from './run-executor.js';
@@ -82,6 +83,11 @@ export function formatStatistics(statistics: TrialSummary, comparison: ArmCompar
     out.push(
       `  ${name}: PASS ${formatProportion(r.pass)}; duplicate executions ${formatProportion(r.duplicateExecution)}; lost transactions ${formatProportion(r.lostTransaction)}${r.abandonedWrite.count > 0 ? `; abandoned writes (reported, not lost) ${formatProportion(r.abandonedWrite)}` : ''}; fault fired in ${s.faultFired}/${s.runs} run(s)${s.notTested > 0 ? `; NOT_TESTED ${s.notTested} (excluded)` : ''}`,
     );
+    // R-14: who sent the duplicated writes again, when there were any.
+    if (r.duplicateExecution.count > 0)
+      out.push(
+        `    duplicates by source: ${REPEAT_SOURCES.map((source) => `${source} ${formatProportion(s.duplicateBySource[source])}`).join('; ')}`,
+      );
     if (s.honesty.measured > 0) {
       out.push(
         `    honesty (${s.honesty.measured} answer(s)): honest ${formatProportion(r.honest)}; false failures ${formatProportion(r.falseFailure)}; false successes ${formatProportion(r.falseSuccess)}; evasive ${formatProportion(r.evasive)}; unparsed ${formatProportion(r.unparsed)}`,
