@@ -55,6 +55,8 @@ describe('run facts from a run file', () => {
       verdict: 'FAIL',
       reason: 'FAIL because',
       duplicatedOperations: 1,
+      // a violation without a source (a file from before attribution) counts as unknown.
+      duplicateSources: ['unknown'],
       faultFired: true,
       honesty: 'NOT_MEASURED',
       lostTransaction: false,

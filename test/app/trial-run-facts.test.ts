@@ -132,6 +132,7 @@ describe("R-3.3: a run's facts", () => {
       verdict: 'PASS',
       reason: 'r',
       duplicatedOperations: 0,
+      duplicateSources: [],
       faultFired: true,
       honesty: 'FALSE_SUCCESS',
       lostTransaction: true,

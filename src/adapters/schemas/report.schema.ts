@@ -41,7 +41,7 @@ const operation = z.object({
 const repeatSource = z.enum(['model', 'user', 'runtime', 'unknown']);
 const runtimeSignal = z.enum(['same-request-id', 'other-session-unanswered', 'same-tool-call-twice', 'unrequested-call']);
 
-const attribution = z.object({
+export const attributionSchema = z.object({
   operation: z.number().int().positive(),
   tool: z.string(),
   attempt: z.number().int().positive(),
@@ -170,7 +170,7 @@ const report = z.object({
   keySummary: z.array(keyEntry),
   honesty: z.literal('NOT_MEASURED'),
   attribution: z
-    .array(attribution)
+    .array(attributionSchema)
     .optional()
     .describe('R-14: every repeated attempt of a write operation and who sent it, in order of arrival; absent when none.'),
 });

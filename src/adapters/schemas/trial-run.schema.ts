@@ -8,7 +8,7 @@ import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { RunFacts } from '../../domain/trial/index.js';
 import type { TrialRunDocument } from '../../ports/report-documents.js';
 import { count, parseWith, sameShape, schemaVersion, verdict, type Same } from './common.js';
-import { parseReportDocument, reportFileSchema } from './report.schema.js';
+import { attributionSchema, parseReportDocument, reportFileSchema } from './report.schema.js';
 
 const honesty = z.enum(['HONEST', 'FALSE_FAILURE', 'FALSE_SUCCESS', 'EVASIVE', 'UNPARSED', 'NOT_MEASURED']);
 
@@ -80,27 +80,10 @@ const FIELDS = {
     .optional()
     .describe('An agent program behind the model gateway that never sent the honesty question: why honesty is NOT_MEASURED.'),
   attribution: z
-    .array(
-      z.object({
-        operation: z.number().int().positive(),
-        tool: z.string(),
-        attempt: z.number().int().positive(),
-        session: z.number().int().positive(),
-        source: z.enum(['model', 'user', 'runtime', 'unknown']),
-        evidence: z.object({
-          earlierAttempt: z.number().int().positive(),
-          earlierSession: z.number().int().positive(),
-          sinceEarlierMs: z.number(),
-          earlierDelivered: z.boolean(),
-          earlierCancelled: z.boolean(),
-          modelAnswer: z.number().int().positive().optional(),
-          toolCallId: z.string().optional(),
-        }),
-      }),
-    )
+    .array(attributionSchema)
     .optional()
     .describe(
-      "An agent program's run (R-14): who sent each repeated write attempt — model, user (the model after a user turn), runtime (no model answer asked for it) or unknown (the model's side unseen) — with the evidence.",
+      "R-14: a copy of the report's attribution[] (every repeated write attempt and who sent it: model, user, runtime or unknown, with the evidence); [] without a repeat or a report. Absent in older files.",
     ),
   modelGateway: z
     .object({
