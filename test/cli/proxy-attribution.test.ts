@@ -48,7 +48,11 @@ describe('R-14.2 plain proxy: runtime only on decisive signals', () => {
     await waitFor(settled(3), 10_000, 'the re-call');
     expect(executions(p.ledger(), 'create_order')).toHaveLength(3);
 
-    const file = p.report() as unknown as { report: Report; patches: Array<{ id: string }>; findings?: Finding[] };
+    const file = p.report() as unknown as {
+      report: Report;
+      patches: Array<{ id: string; trigger: string }>;
+      findings?: Finding[];
+    };
     expect(file.report.operations[0]!.executions).toBe(3);
     expect(file.report.attribution!.map((a) => [a.attempt, a.source, a.evidence.signal ?? null, a.evidence.requestId])).toEqual([
       [2, 'runtime', 'same-request-id', 'req-7'],
