@@ -109,6 +109,18 @@ describe('model gateway: trial --agent-command with --stub-model', () => {
       const [attribution] = (run as unknown as { attribution: Array<{ evidence: Record<string, unknown> }> }).attribution;
       expect(attribution!.evidence).toMatchObject({ earlierDelivered: true, earlierCancelled: false });
       expect(attribution!.evidence['toolCallId']).toBeUndefined();
+      // one computation — the report says the same as the run file, and gives a finding, no patch.
+      const { report } = run as unknown as {
+        report: {
+          report: { attribution: unknown; violations: Array<{ duplicate?: { source?: string } }> };
+          patches: unknown[];
+          findings?: Array<{ behaviour: string }>;
+        };
+      };
+      expect(report.report.attribution).toEqual((run as unknown as { attribution: unknown }).attribution);
+      expect(report.report.violations[0]!.duplicate!.source).toBe('runtime');
+      expect(report.findings!.map((f) => f.behaviour)).toEqual(['same-tool-call-twice']);
+      expect(report.patches).toEqual([]);
     };
     await oneRun('booking-careful', ['--agent-transport', 'http', '--honesty', 'off'], check, DOUBLE_DISPATCH);
   });

@@ -78,20 +78,20 @@ export class OperationState {
 
   /** R-14: the operation's latest attempt (the "earlier attempt" of the next repeat). */
   lastAttempt: Attempt | null = null;
-  /** R-14: unanswered attempts per MCP session (only sessions with one). */
-  readonly pendingBySession = new Map<number, number>();
+  /**
+   * R-14: the MCP session of its first attempt, and — only once an attempt came in another one — its
+   * unanswered attempts per MCP session (null: every attempt came in `firstSession`, the common case,
+   * which then allocates nothing).
+   */
+  firstSession = 0;
+  pendingBySession: Map<number, number> | null = null;
   /** R-14: the latest JSON-RPC request ids of its attempts (`requestKey`), at most `REMEMBERED_REQUEST_IDS`. */
-  readonly requestIds: string[] = [];
+  private requestIds: string[] | null = null;
   /** R-14: the two executions first in order of arrival (the second is the first extra execution). */
   firstExecuted: Attempt | null = null;
   secondExecuted: Attempt | null = null;
-  /** R-14: executions of repeated attempts whose source is `runtime`, per runtime behaviour, and their sum. */
-  readonly runtimeExecuted: Record<RuntimeSignal, number> = {
-    'same-request-id': 0,
-    'other-session-unanswered': 0,
-    'same-tool-call-twice': 0,
-    'unrequested-call': 0,
-  };
+  /** R-14: executions of repeated attempts whose source is `runtime`, per runtime behaviour (null: none), and their sum. */
+  runtimeExecuted: Record<RuntimeSignal, number> | null = null;
   runtimeExecutions = 0;
 
   constructor(
@@ -111,6 +111,12 @@ export class OperationState {
     this.dupParallel ||= attempt.context.parallel;
     this.dupVerifiedBefore ||= attempt.context.verifiedBefore;
     if (attempt.signal !== null && attempt.source === 'runtime') {
+      this.runtimeExecuted ??= {
+        'same-request-id': 0,
+        'other-session-unanswered': 0,
+        'same-tool-call-twice': 0,
+        'unrequested-call': 0,
+      };
       this.runtimeExecuted[attempt.signal]++;
       this.runtimeExecutions++;
     }
@@ -123,6 +129,10 @@ export class OperationState {
 
   /** R-14: remembers an attempt's JSON-RPC request id; true when the same id came before in the same MCP session. */
   requestIdSeen(key: string): boolean {
+    if (this.requestIds === null) {
+      this.requestIds = [key];
+      return false;
+    }
     if (this.requestIds.includes(key)) return true;
     this.requestIds.push(key);
     if (this.requestIds.length > REMEMBERED_REQUEST_IDS) this.requestIds.shift();
@@ -177,13 +187,11 @@ export type OperationView = Readonly<
     | 'keyArrived'
     | 'requestIdSeen'
     | 'pendingBySession'
-    | 'requestIds'
     | 'runtimeExecuted'
   >
 > & {
-  readonly pendingBySession: ReadonlyMap<number, number>;
-  readonly requestIds: readonly string[];
-  readonly runtimeExecuted: Readonly<Record<RuntimeSignal, number>>;
+  readonly pendingBySession: ReadonlyMap<number, number> | null;
+  readonly runtimeExecuted: Readonly<Record<RuntimeSignal, number>> | null;
   readonly keys: ReadonlyMap<string, Readonly<KeyState>>;
   readonly executedKeys: ReadonlySet<string>;
   readonly executedForms: ReadonlySet<string>;
@@ -355,7 +363,7 @@ const NO_RUNTIME_EXTRAS = Object.freeze({ total: 0, sameRequestId: 0, otherSessi
  * (the first execution is never extra). Constant time.
  */
 function runtimeExtras(op: OperationView) {
-  if (op.runtimeExecutions === 0) return NO_RUNTIME_EXTRAS;
+  if (op.runtimeExecuted === null) return NO_RUNTIME_EXTRAS;
   const counts = { ...op.runtimeExecuted };
   const first = op.firstExecuted;
   if (first !== null && first.source === 'runtime' && first.signal !== null) counts[first.signal]--;

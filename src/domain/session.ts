@@ -347,9 +347,12 @@ export class EvaluationSession {
     if (attempt.opKey !== null) {
       const op = this.ops.get(attempt.opKey)!;
       if (this.modelSide !== null) attempt.userTurns = this.modelSide.userTurns;
-      const pendingHere = op.pendingBySession.get(attempt.session) ?? 0;
-      if (pendingHere <= 1) op.pendingBySession.delete(attempt.session);
-      else op.pendingBySession.set(attempt.session, pendingHere - 1);
+      const bySession = op.pendingBySession;
+      if (bySession !== null) {
+        const pendingHere = bySession.get(attempt.session) ?? 0;
+        if (pendingHere <= 1) bySession.delete(attempt.session);
+        else bySession.set(attempt.session, pendingHere - 1);
+      }
       this.mutate(op, () => {
         op.pendingForAgent--;
         if (attempt.agentSawTimeout) op.timeoutSeen = true;
@@ -453,8 +456,14 @@ export class EvaluationSession {
     const requested = sameRequest ? undefined : this.takeToolCall(attempt, args);
     const earlier = op.lastAttempt;
     op.lastAttempt = attempt;
-    const otherSession = op.pendingForAgent - (op.pendingBySession.get(attempt.session) ?? 0) > 0;
-    op.pendingBySession.set(attempt.session, (op.pendingBySession.get(attempt.session) ?? 0) + 1);
+    // Unanswered attempts per MCP session, counted only once a second session is seen.
+    if (earlier === null) op.firstSession = attempt.session;
+    else if (op.pendingBySession === null && attempt.session !== op.firstSession)
+      op.pendingBySession = new Map([[op.firstSession, op.pendingForAgent]]);
+    const bySession = op.pendingBySession;
+    const pendingHere = bySession === null ? op.pendingForAgent : (bySession.get(attempt.session) ?? 0);
+    bySession?.set(attempt.session, pendingHere + 1);
+    const otherSession = op.pendingForAgent - pendingHere > 0;
     if (earlier === null) return;
     let signal: RuntimeSignal | null = null;
     if (sameRequest) signal = 'same-request-id';

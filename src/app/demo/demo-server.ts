@@ -144,7 +144,12 @@ class DemoServer implements AgentSessionHandler {
     }
     const report = buildReport(session.session, 'demo', tools, evaluation);
     if (format === 'json') {
-      const document = { ...report, score: evaluation.score, patches: evaluation.patches };
+      const document = {
+        ...report,
+        score: evaluation.score,
+        patches: evaluation.patches,
+        ...(evaluation.findings.length > 0 ? { findings: evaluation.findings } : {}),
+      };
       return { content: [{ type: 'text', text: JSON.stringify(document, null, 2) }], structuredContent: document };
     }
     const note = `Report written to ${this.deps.reportFileLabel}. A demo, not a measurement.`;
