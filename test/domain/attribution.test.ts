@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ModelSide, type RequestedCall } from '../../src/domain/attribution.js';
 import { formatScoreAnswer } from '../../src/domain/format.js';
 import { serializeDocument } from '../../src/domain/report-document.js';
+import { summariseRuns } from '../../src/domain/trial/trial-summary.js';
+import { run, times } from '../support/run-facts.js';
 import { Driver } from '../support/session-driver.js';
 
 const ARGS = { guest: 'Ann Lee' };
@@ -243,5 +245,23 @@ describe('R-14.4 a runtime duplicate gets a finding, not a prompt patch', () => 
     expect(file.report.attribution).toEqual(view.attribution);
     expect(file.report.violations).toEqual(view.violations);
     expect(file.findings).toEqual(driver.evaluation().findings);
+  });
+});
+
+describe('R-14.1 the duplicate rate by source', () => {
+  it('R-14.1 judged runs with a duplicate of each source over the judged runs; a run file without sources counts as unknown', () => {
+    const runs = [
+      ...times(2, { verdict: 'FAIL', duplicatedOperations: 1, duplicateSources: ['runtime'] }),
+      run({ verdict: 'FAIL', duplicatedOperations: 2, duplicateSources: ['model', 'runtime'] }),
+      run({ verdict: 'FAIL', duplicatedOperations: 1 }), // written before attribution
+      run({ verdict: 'NOT_TESTED', duplicatedOperations: 1, duplicateSources: ['model'], honesty: 'NOT_MEASURED' }),
+      ...times(5, {}),
+    ];
+    const [group] = summariseRuns(runs).scenarios;
+    const counts = Object.fromEntries(
+      Object.entries(group!.duplicateBySource).map(([source, p]) => [source, `${p.count}/${p.of}`]),
+    );
+    expect(counts).toEqual({ model: '1/9', user: '0/9', runtime: '3/9', unknown: '1/9' });
+    expect(group!.duplicateBySource.runtime.low).toBeGreaterThan(0);
   });
 });
