@@ -20,7 +20,7 @@ export interface Finding {
   text: string;
 }
 
-/** Extra executions caused by the runtime, per behaviour (kept in the session totals). */
+/** Extra executions caused by the runtime, per behaviour (summed over the violating operations by `evaluate`). */
 export type RuntimeRepeats = Readonly<Record<RuntimeSignal, number>>;
 
 export const RUNTIME_BEHAVIOURS: readonly RuntimeSignal[] = [

@@ -76,8 +76,19 @@ export class OperationState {
   readonly executedForms = new Set<string>();
   readonly forwardedForms = new Set<string>();
 
-  /** R-14: the operation's latest attempt (the "earlier attempt" of the next repeat). */
-  lastAttempt: Attempt | null = null;
+  /**
+   * R-14: the facts of the operation's latest attempt (the "earlier attempt" of the next repeat), as
+   * plain fields so that a finished attempt is not kept alive: its id (0: none yet), MCP session,
+   * arrival, whether it was delivered or cancelled, whether it carried out a model tool call, and the
+   * user turns the model side had seen at its delivery (or arrival).
+   */
+  lastId = 0;
+  lastSession = 0;
+  lastAt = 0;
+  lastDelivered = false;
+  lastCancelled = false;
+  lastToolCalled = false;
+  lastUserTurns = 0;
   /**
    * R-14: the MCP session of its first attempt, and — only once an attempt came in another one — its
    * unanswered attempts per MCP session (null: every attempt came in `firstSession`, the common case,
@@ -87,9 +98,15 @@ export class OperationState {
   pendingBySession: Map<number, number> | null = null;
   /** R-14: the latest JSON-RPC request ids of its attempts (`requestKey`), at most `REMEMBERED_REQUEST_IDS`. */
   private requestIds: string[] | null = null;
-  /** R-14: the two executions first in order of arrival (the second is the first extra execution). */
-  firstExecuted: Attempt | null = null;
-  secondExecuted: Attempt | null = null;
+  /**
+   * R-14: the two executions first in order of arrival (their arrival seq; -1: none): the first one's
+   * runtime behaviour (null: not the runtime's), the second one's source (it is the first extra execution).
+   */
+  firstExecutedSeq = -1;
+  firstExecutedSignal: RuntimeSignal | null = null;
+  private firstExecutedSource: RepeatSource | null = null;
+  secondExecutedSeq = -1;
+  secondExecutedSource: RepeatSource | null = null;
   /** R-14: executions of repeated attempts whose source is `runtime`, per runtime behaviour (null: none), and their sum. */
   runtimeExecuted: Record<RuntimeSignal, number> | null = null;
   runtimeExecutions = 0;
@@ -121,10 +138,21 @@ export class OperationState {
       this.runtimeExecutions++;
     }
     const seq = attempt.receivedSeq;
-    if (this.firstExecuted === null || seq < this.firstExecuted.receivedSeq) {
-      this.secondExecuted = this.firstExecuted;
-      this.firstExecuted = attempt;
-    } else if (this.secondExecuted === null || seq < this.secondExecuted.receivedSeq) this.secondExecuted = attempt;
+    const signal = attempt.source === 'runtime' ? attempt.signal : null;
+    if (this.firstExecutedSeq < 0 || seq < this.firstExecutedSeq) {
+      // The former first becomes the second; an operation's first execution in arrival order has no source
+      // only when it is the operation's first attempt, which then never moves to second place.
+      if (this.firstExecutedSeq >= 0) {
+        this.secondExecutedSeq = this.firstExecutedSeq;
+        this.secondExecutedSource = this.firstExecutedSource;
+      }
+      this.firstExecutedSeq = seq;
+      this.firstExecutedSignal = signal;
+      this.firstExecutedSource = attempt.source;
+    } else if (this.secondExecutedSeq < 0 || seq < this.secondExecutedSeq) {
+      this.secondExecutedSeq = seq;
+      this.secondExecutedSource = attempt.source;
+    }
   }
 
   /** R-14: remembers an attempt's JSON-RPC request id; true when the same id came before in the same MCP session. */
@@ -141,7 +169,7 @@ export class OperationState {
 
   /** R-14.1: who sent the write again — the source of its first extra execution; null while it has none. */
   get duplicateSource(): RepeatSource | null {
-    return this.secondExecuted?.source ?? null;
+    return this.secondExecutedSource;
   }
 
   /** An attempt with idempotency key `key` arrived (event seq `seq`; the latest successful read at `lastReadSeq`). */
@@ -242,19 +270,11 @@ export interface Contribution {
   otherRepeats: number;
   /** Re-sends before retry_after expired (RATE_LIMIT). */
   earlyResends: number;
-  /** R-14.1: the operation is a duplicate whose first extra execution has this source (one of the four is 1). */
-  duplicateModel: number;
-  duplicateUser: number;
-  duplicateRuntime: number;
-  duplicateUnknown: number;
   /**
-   * R-14.4: extra executions the runtime caused, per behaviour (findings, not patches); they are not in
-   * `repeatsAfterTimeout` and `otherRepeats`.
+   * R-14.4: extra executions the runtime caused (findings, not patches; per behaviour: `runtimeExtras`);
+   * they are not in `repeatsAfterTimeout` and `otherRepeats`.
    */
-  runtimeSameRequestId: number;
-  runtimeOtherSession: number;
-  runtimeSameToolCall: number;
-  runtimeUnrequested: number;
+  runtimeRepeats: number;
 }
 
 export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
@@ -271,14 +291,7 @@ export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
   repeatsAfterTimeout: 0,
   otherRepeats: 0,
   earlyResends: 0,
-  duplicateModel: 0,
-  duplicateUser: 0,
-  duplicateRuntime: 0,
-  duplicateUnknown: 0,
-  runtimeSameRequestId: 0,
-  runtimeOtherSession: 0,
-  runtimeSameToolCall: 0,
-  runtimeUnrequested: 0,
+  runtimeRepeats: 0,
 });
 
 /** The outcome shown for the operation (R-1.3; re-sent after isError counts as unknown, 0.5.1). */
@@ -327,9 +340,8 @@ export function assessOperation(op: OperationView): Contribution {
   const possible = op.idempotent ? Math.min(attempted, op.forwardedForms.size) : attempted;
   const extra = Math.max(0, executions - 1);
   const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
-  const runtime = runtimeExtras(op);
-  const patchable = extra - runtime.total;
-  const source = executions >= 2 ? (op.duplicateSource ?? 'unknown') : null;
+  const runtime = op.runtimeExecuted === null ? 0 : runtimeExtras(op).total;
+  const patchable = extra - runtime;
   return {
     duplicate: executions >= 2 ? 1 : 0,
     retryAfterViolated: op.retryAfterViolations > 0 ? 1 : 0,
@@ -344,14 +356,7 @@ export function assessOperation(op: OperationView): Contribution {
     repeatsAfterTimeout: afterTimeout ? patchable : 0,
     otherRepeats: afterTimeout ? 0 : patchable,
     earlyResends: op.retryAfterViolations,
-    duplicateModel: source === 'model' ? 1 : 0,
-    duplicateUser: source === 'user' ? 1 : 0,
-    duplicateRuntime: source === 'runtime' ? 1 : 0,
-    duplicateUnknown: source === 'unknown' ? 1 : 0,
-    runtimeSameRequestId: runtime.sameRequestId,
-    runtimeOtherSession: runtime.otherSession,
-    runtimeSameToolCall: runtime.sameToolCall,
-    runtimeUnrequested: runtime.unrequested,
+    runtimeRepeats: runtime,
   };
 }
 
@@ -362,11 +367,10 @@ const NO_RUNTIME_EXTRAS = Object.freeze({ total: 0, sameRequestId: 0, otherSessi
  * attempts sent by the runtime, less the first execution in order of arrival when that was one of them
  * (the first execution is never extra). Constant time.
  */
-function runtimeExtras(op: OperationView) {
+export function runtimeExtras(op: OperationView) {
   if (op.runtimeExecuted === null) return NO_RUNTIME_EXTRAS;
   const counts = { ...op.runtimeExecuted };
-  const first = op.firstExecuted;
-  if (first !== null && first.source === 'runtime' && first.signal !== null) counts[first.signal]--;
+  if (op.firstExecutedSignal !== null) counts[op.firstExecutedSignal]--;
   const sameRequestId = counts['same-request-id'];
   const otherSession = counts['other-session-unanswered'];
   const sameToolCall = counts['same-tool-call-twice'];

@@ -8,7 +8,14 @@ import type { ToolClassification } from './classification.js';
 import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
 import type { TimingEntry } from './timing.js';
 import type { ObservationEntry } from './observations.js';
-import { judgedExecutions, observationOf, outcomeOf, type OperationOutcome, type OperationView } from './operation-state.js';
+import {
+  judgedExecutions,
+  observationOf,
+  outcomeOf,
+  runtimeExtras,
+  type OperationOutcome,
+  type OperationView,
+} from './operation-state.js';
 import type { FaultKind } from './faults/fault.js';
 import { derivePatches, type Patch } from './patches.js';
 import { deriveFindings, type Finding } from './findings.js';
@@ -148,13 +155,24 @@ export function evaluate(session: EvaluationSession): Evaluation {
     unverifiedTimeouts: sum.ghostUnverified,
     retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
   });
-  const findings = deriveFindings({
-    'same-request-id': sum.runtimeSameRequestId,
-    'other-session-unanswered': sum.runtimeOtherSession,
-    'same-tool-call-twice': sum.runtimeSameToolCall,
-    'unrequested-call': sum.runtimeUnrequested,
-  });
-  return { verdict, score, patches, findings };
+  return { verdict, score, patches, findings: sum.runtimeRepeats === 0 ? [] : findingsOf(session.violating) };
+}
+
+/**
+ * R-14.4: the findings of the runtime's extra executions, per behaviour. Only operations with two
+ * executions have extra ones, and those are all in violation: the cost is the number of violating operations.
+ */
+function findingsOf(violating: Iterable<OperationView>): Finding[] {
+  const repeats = { 'same-request-id': 0, 'other-session-unanswered': 0, 'same-tool-call-twice': 0, 'unrequested-call': 0 };
+  for (const op of violating) {
+    if (op.runtimeExecuted === null) continue;
+    const extras = runtimeExtras(op);
+    repeats['same-request-id'] += extras.sameRequestId;
+    repeats['other-session-unanswered'] += extras.otherSession;
+    repeats['same-tool-call-twice'] += extras.sameToolCall;
+    repeats['unrequested-call'] += extras.unrequested;
+  }
+  return deriveFindings(repeats);
 }
 
 /** The additive score inputs of a session (several can be pooled, as the benchmark does). */

@@ -295,6 +295,8 @@ export class EvaluationSession {
       const attempt = this.open.get(id);
       if (attempt === undefined) return;
       attempt.cancelled = true;
+      const op = attempt.opKey === null ? undefined : this.ops.get(attempt.opKey);
+      if (op !== undefined && op.lastId === attempt.id) op.lastCancelled = true;
       this.timingLog.cancelled(id, attempt.tool, attempt.receivedAt, this.clock.now());
     },
   };
@@ -347,6 +349,10 @@ export class EvaluationSession {
     if (attempt.opKey !== null) {
       const op = this.ops.get(attempt.opKey)!;
       if (this.modelSide !== null) attempt.userTurns = this.modelSide.userTurns;
+      if (op.lastId === attempt.id) {
+        op.lastDelivered = true;
+        op.lastUserTurns = attempt.userTurns;
+      }
       const bySession = op.pendingBySession;
       if (bySession !== null) {
         const pendingHere = bySession.get(attempt.session) ?? 0;
@@ -454,28 +460,45 @@ export class EvaluationSession {
   private attribute(op: OperationState, attempt: Attempt, args: unknown, now: number): void {
     const sameRequest = attempt.requestId !== null && op.requestIdSeen(requestKey(attempt.session, attempt.requestId));
     const requested = sameRequest ? undefined : this.takeToolCall(attempt, args);
-    const earlier = op.lastAttempt;
-    op.lastAttempt = attempt;
+    const repeat = op.lastId !== 0;
     // Unanswered attempts per MCP session, counted only once a second session is seen.
-    if (earlier === null) op.firstSession = attempt.session;
+    if (!repeat) op.firstSession = attempt.session;
     else if (op.pendingBySession === null && attempt.session !== op.firstSession)
       op.pendingBySession = new Map([[op.firstSession, op.pendingForAgent]]);
     const bySession = op.pendingBySession;
     const pendingHere = bySession === null ? op.pendingForAgent : (bySession.get(attempt.session) ?? 0);
     bySession?.set(attempt.session, pendingHere + 1);
-    const otherSession = op.pendingForAgent - pendingHere > 0;
-    if (earlier === null) return;
+    if (repeat) this.attributeRepeat(op, attempt, requested, sameRequest, op.pendingForAgent - pendingHere > 0, now);
+    // This attempt is the earlier one of the next repeat.
+    op.lastId = attempt.id;
+    op.lastSession = attempt.session;
+    op.lastAt = attempt.receivedAt;
+    op.lastDelivered = false;
+    op.lastCancelled = false;
+    op.lastToolCalled = attempt.toolCallId !== null;
+    op.lastUserTurns = attempt.userTurns;
+  }
+
+  /** A repeated attempt's source and its `attribution[]` entry; `op.last*` still describe the earlier attempt. */
+  private attributeRepeat(
+    op: OperationState,
+    attempt: Attempt,
+    requested: PendingCall | undefined,
+    sameRequest: boolean,
+    otherSession: boolean,
+    now: number,
+  ): void {
     let signal: RuntimeSignal | null = null;
     if (sameRequest) signal = 'same-request-id';
     else if (requested === undefined && otherSession) signal = 'other-session-unanswered';
     else if (requested === undefined && this.modelSide !== null)
-      signal = earlier.toolCallId !== null ? 'same-tool-call-twice' : 'unrequested-call';
+      signal = op.lastToolCalled ? 'same-tool-call-twice' : 'unrequested-call';
     const source: RepeatSource =
       signal !== null
         ? 'runtime'
         : requested === undefined
           ? 'unknown'
-          : requested.userTurnsBefore > earlier.userTurns
+          : requested.userTurnsBefore > op.lastUserTurns
             ? 'user'
             : 'model';
     attempt.source = source;
@@ -487,11 +510,11 @@ export class EvaluationSession {
       session: attempt.session,
       source,
       evidence: {
-        earlierAttempt: earlier.id,
-        earlierSession: earlier.session,
-        sinceEarlierMs: now - earlier.receivedAt,
-        earlierDelivered: earlier.deliveredSeq !== null,
-        earlierCancelled: earlier.cancelled,
+        earlierAttempt: op.lastId,
+        earlierSession: op.lastSession,
+        sinceEarlierMs: now - op.lastAt,
+        earlierDelivered: op.lastDelivered,
+        earlierCancelled: op.lastCancelled,
         ...(requested !== undefined ? { modelAnswer: requested.exchange, toolCallId: requested.id } : {}),
         ...(signal !== null ? { signal } : {}),
         ...(attempt.requestId !== null ? { requestId: attempt.requestId } : {}),
