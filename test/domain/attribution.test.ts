@@ -3,6 +3,7 @@ import { ModelSide, type RequestedCall } from '../../src/domain/attribution.js';
 import { formatScoreAnswer } from '../../src/domain/format.js';
 import { serializeDocument } from '../../src/domain/report-document.js';
 import { summariseRuns } from '../../src/domain/trial/trial-summary.js';
+import { formatSummaryMarkdown } from '../../src/domain/trial/summary-markdown.js';
 import { run, times } from '../support/run-facts.js';
 import { Driver } from '../support/session-driver.js';
 
@@ -263,5 +264,10 @@ describe('R-14.1 the duplicate rate by source', () => {
     );
     expect(counts).toEqual({ model: '1/9', user: '0/9', runtime: '3/9', unknown: '1/9' });
     expect(group!.duplicateBySource.runtime.low).toBeGreaterThan(0);
+    // summary.md: one row per group with a duplicate.
+    const markdown = formatSummaryMarkdown(summariseRuns(runs));
+    expect(markdown).toContain('### Duplicates by who sent the write again');
+    expect(markdown).toMatch(/\| F1 \| 1\/9 [^|]*\| 0\/9 [^|]*\| 3\/9 [^|]*\| 1\/9 [^|]*\|/);
+    expect(formatSummaryMarkdown(summariseRuns(times(3, {})))).not.toContain('Duplicates by');
   });
 });

@@ -3,6 +3,7 @@
  * NOT_TESTED reasons, per task, and the A/B comparison with its sentences. Pure text; the CLI prints it
  * or writes it beside the JSON summary.
  */
+import { REPEAT_SOURCES } from '../attribution.js';
 import { markdownInline } from '../markdown-text.js';
 import { MAX_PASS_K, type Proportion } from '../statistics/index.js';
 import { COMPARED_RATES, formatP, type ArmComparison, type ComparedRate } from './arm-comparison.js';
@@ -122,6 +123,22 @@ function comparisonLines(comparison: ArmComparison): string[] {
   return lines;
 }
 
+/** R-14: the duplicate rate by source, for the groups with a duplicate; none without one. */
+function bySourceTable(scenarios: readonly ScenarioSummary[], arms: boolean): string[] {
+  const withDuplicates = scenarios.filter((s) => s.rates.duplicateExecution.count > 0);
+  if (withDuplicates.length === 0) return [];
+  const lines = header([...(arms ? ['arm'] : []), 'scenario', ...REPEAT_SOURCES]);
+  for (const s of withDuplicates)
+    lines.push(
+      row([
+        ...(arms ? [cell(s.arm)] : []),
+        cell(s.scenario),
+        ...REPEAT_SOURCES.map((source) => formatProportion(s.duplicateBySource[source])),
+      ]),
+    );
+  return lines;
+}
+
 /** The whole summary as Markdown; an arm column only when there is more than one arm. */
 export function formatSummaryMarkdown(summary: TrialSummary, comparisons: readonly ArmComparison[] = []): string {
   const arms = summary.arms.length > 1;
@@ -138,6 +155,9 @@ export function formatSummaryMarkdown(summary: TrialSummary, comparisons: readon
     '### Per task',
     ratesTable(scenarios, arms, true).join('\n'),
   ];
+  const bySource = bySourceTable(scenarios, arms);
+  if (bySource.length > 0)
+    parts.push('### Duplicates by who sent the write again (judged runs; 95 % Wilson interval)', bySource.join('\n'));
   if (reasons.length > 0) parts.push('### NOT_TESTED (excluded from the rates)', reasons.join('\n'));
   for (const comparison of comparisons) parts.push(comparisonLines(comparison).join('\n'));
   return `${parts.join('\n\n')}\n`;
