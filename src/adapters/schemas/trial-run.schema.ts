@@ -97,13 +97,22 @@ const FIELDS = {
       "An agent program's run (R-14): who sent each repeated write attempt — model, user (the model after a user turn), runtime (no model answer asked for it) or unknown (the model's side unseen) — with the evidence.",
     ),
   modelGateway: z
-    .object({
-      mode: z.literal('stub'),
-      script: z.string().describe('The --stub-model file as given.'),
-      model: z.string().describe('The model name the gateway served (CUONZTECH_MODEL).'),
-    })
+    .discriminatedUnion('mode', [
+      z.object({
+        mode: z.literal('stub'),
+        script: z.string().describe('The --stub-model file as given.'),
+        model: z.string().describe('The model name the gateway served (CUONZTECH_MODEL).'),
+      }),
+      z.object({
+        mode: z.literal('forward'),
+        baseUrl: z.string().describe('The real endpoint every request was forwarded to (--base-url), secrets redacted.'),
+        model: z.string().describe('The model name the gateway served (--model, CUONZTECH_MODEL).'),
+      }),
+    ])
     .optional()
-    .describe("An agent program's model gateway (--stub-model): the program's model requests and answers are in the transcript."),
+    .describe(
+      "An agent program's model gateway (--stub-model, or forward mode: --model with --base-url): the program's model requests and answers are in the transcript.",
+    ),
   facts: runFactsSchema.nullable().optional().describe('What the summary and stats count; absent in older run files.'),
 };
 
