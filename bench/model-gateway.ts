@@ -47,7 +47,11 @@ function requestBody(stream: boolean): string {
   const messages = [
     { role: 'system', content: 'You book rooms. '.repeat(20) },
     { role: 'user', content: 'Book a standard room for Ann Lee on 2026-05-01.' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search_bookings', arguments: '{"guest":"Ann Lee"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search_bookings', arguments: '{"guest":"Ann Lee"}' } }],
+    },
     { role: 'tool', tool_call_id: 'call_0', content: '[]' },
   ];
   const tools = ['create_booking', 'search_bookings'].map((name) => ({
@@ -121,12 +125,20 @@ export async function measureGateway(requests: number): Promise<GatewayFigures> 
     }
     const d = median(direct);
     const g = median(through);
-    return { directMedianMs: d, gatewayMedianMs: g, ratio: g / d, addedMedianMs: g - d, directP99Ms: p99(direct), gatewayP99Ms: p99(through) };
+    return {
+      directMedianMs: d,
+      gatewayMedianMs: g,
+      ratio: g / d,
+      addedMedianMs: g - d,
+      directP99Ms: p99(direct),
+      gatewayP99Ms: p99(through),
+    };
   };
   try {
     const plain = await figures(false);
     const streamed = await figures(true);
-    if (recorded !== 2 * (requests + 200)) throw new Error(`the gateway recorded ${recorded} exchanges, not ${2 * (requests + 200)}`);
+    if (recorded !== 2 * (requests + 200))
+      throw new Error(`the gateway recorded ${recorded} exchanges, not ${2 * (requests + 200)}`);
     return { requests, plain, streamed };
   } finally {
     await gateway.close();
@@ -162,7 +174,12 @@ if (process.argv[1]?.endsWith('model-gateway.js') === true) {
     `${JSON.stringify(
       {
         date: new Date().toISOString(),
-        machine: { cpu: cpus()[0]?.model ?? '?', cores: availableParallelism(), node: process.version, load1: [load, loadavg()[0]] },
+        machine: {
+          cpu: cpus()[0]?.model ?? '?',
+          cores: availableParallelism(),
+          node: process.version,
+          load1: [load, loadavg()[0]],
+        },
         ...figures,
       },
       null,

@@ -34,7 +34,10 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     'base-url',
     'The model endpoint: OpenAI-compatible Chat Completions for the built-in loop (default http://127.0.0.1:11434/v1, a local Ollama); with --agent-command --model, the real endpoint every request of your program is forwarded to unchanged (see docs/model-gateway.md)',
   ],
-  ['api-key-env', 'Name of the environment variable holding the API key (never the key itself); the gateway puts it in place of the run\'s token'],
+  [
+    'api-key-env',
+    "Name of the environment variable holding the API key (never the key itself); the gateway puts it in place of the run's token",
+  ],
   ['system-prompt', 'System prompt: a file path, or the text itself'],
   ['task', "The user's first message"],
   ['follow-up', 'A further user turn after the agent\'s final answer, e.g. "Please try again."; repeatable'],

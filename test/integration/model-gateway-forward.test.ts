@@ -187,12 +187,19 @@ const CLIENTS: Record<
   'chat-completions': async (base, key, fetchFn, stream) => {
     const client = new OpenAI({ baseURL: base.openAi, apiKey: key, maxRetries: 0, fetch: fetchFn });
     const body = { model: MODEL, messages: [userTurn], tools: [{ type: 'function', function: tool }] };
-    const done = stream ? await client.chat.completions.stream(body).finalChatCompletion() : await client.chat.completions.create(body);
+    const done = stream
+      ? await client.chat.completions.stream(body).finalChatCompletion()
+      : await client.chat.completions.create(body);
     return done.choices[0].message;
   },
   responses: async (base, key, fetchFn, stream) => {
     const client = new OpenAI({ baseURL: base.openAi, apiKey: key, maxRetries: 0, fetch: fetchFn });
-    const body = { model: MODEL, input: userTurn.content, instructions: 'You book rooms.', tools: [{ type: 'function', strict: false, ...tool }] };
+    const body = {
+      model: MODEL,
+      input: userTurn.content,
+      instructions: 'You book rooms.',
+      tools: [{ type: 'function', strict: false, ...tool }],
+    };
     const done = stream ? await client.responses.stream(body).finalResponse() : await client.responses.create(body);
     return done.output;
   },
@@ -212,36 +219,52 @@ const CLIENTS: Record<
 
 describe('model gateway, forward mode: the official clients through the gateway and directly', () => {
   describe.each(Object.keys(CLIENTS))('%s', (name) => {
-    it.each([false, true])('stream %s: byte-identical bodies, the same parsed answer, the real key upstream, the exchange recorded', async (stream) => {
-      const { up, address } = await setUp();
-      const direct = capturingFetch();
-      const directAnswer = await CLIENTS[name]!({ openAi: up.baseUrl, anthropic: up.baseUrl.replace(/\/v1$/, '') }, KEY, direct.fetch, stream);
-      const through = capturingFetch();
-      const gatewayAnswer = await CLIENTS[name]!({ openAi: address.openAiBaseUrl, anthropic: address.url }, TOKEN, through.fetch, stream);
+    it.each([false, true])(
+      'stream %s: byte-identical bodies, the same parsed answer, the real key upstream, the exchange recorded',
+      async (stream) => {
+        const { up, address } = await setUp();
+        const direct = capturingFetch();
+        const directAnswer = await CLIENTS[name]!(
+          { openAi: up.baseUrl, anthropic: up.baseUrl.replace(/\/v1$/, '') },
+          KEY,
+          direct.fetch,
+          stream,
+        );
+        const through = capturingFetch();
+        const gatewayAnswer = await CLIENTS[name]!(
+          { openAi: address.openAiBaseUrl, anthropic: address.url },
+          TOKEN,
+          through.fetch,
+          stream,
+        );
 
-      const [directBytes] = await direct.bodies();
-      const [gatewayBytes] = await through.bodies();
-      expect(gatewayBytes!.length).toBeGreaterThan(100);
-      expect(gatewayBytes!.equals(directBytes!)).toBe(true);
-      expect(gatewayAnswer).toEqual(directAnswer);
+        const [directBytes] = await direct.bodies();
+        const [gatewayBytes] = await through.bodies();
+        expect(gatewayBytes!.length).toBeGreaterThan(100);
+        expect(gatewayBytes!.equals(directBytes!)).toBe(true);
+        expect(gatewayAnswer).toEqual(directAnswer);
 
-      // The real key reached the upstream in the client's own header; the run's token never did.
-      // The same headers as the client's direct request (the key in its place), and the same body.
-      const [directRequest, forwarded] = up.requests;
-      expect(JSON.stringify(forwarded!.headers)).not.toContain(TOKEN);
-      expect(forwarded!.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(withoutConnection(forwarded!.headers)).toEqual(withoutConnection(directRequest!.headers));
-      expect(forwarded!.body).toBe(directRequest!.body);
-      expect(up.requests).toHaveLength(2);
+        // The real key reached the upstream in the client's own header; the run's token never did.
+        // The same headers as the client's direct request (the key in its place), and the same body.
+        const [directRequest, forwarded] = up.requests;
+        expect(JSON.stringify(forwarded!.headers)).not.toContain(TOKEN);
+        expect(forwarded!.headers.authorization).toBe(`Bearer ${KEY}`);
+        expect(withoutConnection(forwarded!.headers)).toEqual(withoutConnection(directRequest!.headers));
+        expect(forwarded!.body).toBe(directRequest!.body);
+        expect(up.requests).toHaveLength(2);
 
-      expect(exchanges).toHaveLength(1);
-      const [exchange] = exchanges;
-      expect(exchange).toMatchObject({ ordinal: 1, format: name, model: MODEL, stream, status: 200 });
-      expect(exchange!.error).toBeUndefined();
-      expect(exchange!.request.messages.at(-1)).toEqual({ role: 'user', content: userTurn.content });
-      expect(exchange!.reply).toMatchObject({ content: REPLY.content, toolCalls: [{ id: 'call_up_1', name: 'create_booking' }] });
-      expect(JSON.parse(exchange!.reply!.toolCalls[0]!.argumentsText)).toEqual({ guest: 'Ann Lee', date: '2026-05-01' });
-    });
+        expect(exchanges).toHaveLength(1);
+        const [exchange] = exchanges;
+        expect(exchange).toMatchObject({ ordinal: 1, format: name, model: MODEL, stream, status: 200 });
+        expect(exchange!.error).toBeUndefined();
+        expect(exchange!.request.messages.at(-1)).toEqual({ role: 'user', content: userTurn.content });
+        expect(exchange!.reply).toMatchObject({
+          content: REPLY.content,
+          toolCalls: [{ id: 'call_up_1', name: 'create_booking' }],
+        });
+        expect(JSON.parse(exchange!.reply!.toolCalls[0]!.argumentsText)).toEqual({ guest: 'Ann Lee', date: '2026-05-01' });
+      },
+    );
   });
 
   it("a stream is piped as it arrives: the stream's first chunk reaches the client before the upstream sends its last", async () => {
@@ -263,27 +286,35 @@ describe('model gateway, forward mode: the official clients through the gateway 
     expect(exchanges[0]!.reply?.content).toBe(REPLY.content);
   });
 
-  it.each(['500', '429'])('an upstream %s is passed through once: status, headers and body unchanged, no retry of its own', async (status) => {
-    const { up, address } = await setUp();
-    const through = capturingFetch();
-    const client = new OpenAI({ baseURL: address.openAiBaseUrl, apiKey: TOKEN, maxRetries: 0, fetch: through.fetch });
-    const failed = client.chat.completions.create({ model: MODEL, messages: [userTurn] }, { headers: { 'x-script': status } });
-    await expect(failed).rejects.toMatchObject({ status: Number(status) });
-    const error = await failed.catch((e: { headers: Headers }) => e);
-    if (status === '429') expect(error.headers.get('x-ratelimit-remaining-requests')).toBe('0');
-    expect(up.requests).toHaveLength(1);
-    expect(up.requests[0]!.headers['x-script']).toBe(status);
-    const [bytes] = await through.bodies();
-    expect(bytes!.toString('utf8')).toBe(`{"error": {"message": "scripted ${status} for ${KEY}", "type": "server_error"}}  `);
-    expect(exchanges).toHaveLength(1);
-    expect(exchanges[0]).toMatchObject({ status: Number(status), error: `the model endpoint answered ${status}: scripted ${status} for ***` });
-    expect(exchanges[0]!.reply).toBeUndefined();
-  });
+  it.each(['500', '429'])(
+    'an upstream %s is passed through once: status, headers and body unchanged, no retry of its own',
+    async (status) => {
+      const { up, address } = await setUp();
+      const through = capturingFetch();
+      const client = new OpenAI({ baseURL: address.openAiBaseUrl, apiKey: TOKEN, maxRetries: 0, fetch: through.fetch });
+      const failed = client.chat.completions.create({ model: MODEL, messages: [userTurn] }, { headers: { 'x-script': status } });
+      await expect(failed).rejects.toMatchObject({ status: Number(status) });
+      const error = await failed.catch((e: { headers: Headers }) => e);
+      if (status === '429') expect(error.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+      expect(up.requests).toHaveLength(1);
+      expect(up.requests[0]!.headers['x-script']).toBe(status);
+      const [bytes] = await through.bodies();
+      expect(bytes!.toString('utf8')).toBe(`{"error": {"message": "scripted ${status} for ${KEY}", "type": "server_error"}}  `);
+      expect(exchanges).toHaveLength(1);
+      expect(exchanges[0]).toMatchObject({
+        status: Number(status),
+        error: `the model endpoint answered ${status}: scripted ${status} for ***`,
+      });
+      expect(exchanges[0]!.reply).toBeUndefined();
+    },
+  );
 
   it('a request naming another model is refused 404 by the gateway and never forwarded', async () => {
     const { up, address } = await setUp();
     const client = new OpenAI({ baseURL: address.openAiBaseUrl, apiKey: TOKEN, maxRetries: 0 });
-    await expect(client.chat.completions.create({ model: 'gpt-4o', messages: [userTurn] })).rejects.toMatchObject({ status: 404 });
+    await expect(client.chat.completions.create({ model: 'gpt-4o', messages: [userTurn] })).rejects.toMatchObject({
+      status: 404,
+    });
     expect(up.requests).toHaveLength(0);
     expect(exchanges[0]).toMatchObject({ status: 404, notServed: true, model: 'gpt-4o' });
   });
@@ -312,11 +343,19 @@ describe('model gateway, forward mode: the official clients through the gateway 
     const up = await startUpstream();
     upstream = up;
     // The upstream's /v1/models answer (404, JSON) stands in for an odd body at a path that is a format's.
-    const odd = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": "not a list"'));
+    const odd = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": "not a list"'),
+    );
     await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
     const oddBase = `http://127.0.0.1:${(odd.address() as AddressInfo).port}/v1`;
     exchanges = [];
-    gateway = new ForwardGateway({ baseUrl: oddBase, apiKey: undefined, token: TOKEN, models: [MODEL], onExchange: (e) => exchanges.push(e) });
+    gateway = new ForwardGateway({
+      baseUrl: oddBase,
+      apiKey: undefined,
+      token: TOKEN,
+      models: [MODEL],
+      onExchange: (e) => exchanges.push(e),
+    });
     const address = await gateway.start();
     try {
       const response = await fetch(`${address.openAiBaseUrl}/chat/completions`, {

@@ -7,6 +7,7 @@
  */
 import type { ChatMessage, ChatReply, ChatTool } from '../../ports/chat-model.port.js';
 import {
+  textOf,
   argumentsObject,
   contentText,
   eventJson,
@@ -200,13 +201,14 @@ export const anthropicMessages: WireFormat = {
           const delta = isObject(data['delta']) ? data['delta'] : {};
           if (block === undefined) break;
           if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string')
-            block['text'] = String(block['text'] ?? '') + delta['text'];
+            block['text'] = textOf(block['text']) + delta['text'];
           if (delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string')
             block.inputText += delta['partial_json'];
           break;
         }
         case 'message_delta':
-          if (isObject(data['delta']) && typeof data['delta']['stop_reason'] === 'string') stopReason = data['delta']['stop_reason'];
+          if (isObject(data['delta']) && typeof data['delta']['stop_reason'] === 'string')
+            stopReason = data['delta']['stop_reason'];
           break;
       }
     }
@@ -226,10 +228,13 @@ function compactJson(text: string): string {
 }
 
 /** The reply of an answer's content blocks: the text blocks' text, the tool_use blocks (input as JSON text). */
-function replyOfBlocks(blocks: ReadonlyArray<Record<string, unknown> & { inputText: string }>, stopReason: string | null): ChatReply {
+function replyOfBlocks(
+  blocks: ReadonlyArray<Record<string, unknown> & { inputText: string }>,
+  stopReason: string | null,
+): ChatReply {
   const texts = blocks.flatMap((b) => (b['type'] === 'text' && typeof b['text'] === 'string' ? [b['text']] : []));
   const toolCalls = blocks
     .filter((b) => b['type'] === 'tool_use')
-    .map((b) => ({ id: String(b['id'] ?? ''), name: String(b['name'] ?? ''), argumentsText: b.inputText }));
+    .map((b) => ({ id: textOf(b['id']), name: textOf(b['name']), argumentsText: b.inputText }));
   return { content: texts.length > 0 ? texts.join('') : null, toolCalls, finishReason: stopReason };
 }

@@ -7,6 +7,7 @@
  */
 import type { ChatMessage, ChatReply, ChatTool, ChatToolCall } from '../../ports/chat-model.port.js';
 import {
+  textOf,
   contentText,
   eventJson,
   isObject,
@@ -153,8 +154,8 @@ export const chatCompletions: WireFormat = {
     const toolCalls = calls.filter(isObject).map((call) => {
       const fn = isObject(call['function']) ? call['function'] : {};
       return {
-        id: String(call['id'] ?? ''),
-        name: String(fn['name'] ?? ''),
+        id: textOf(call['id']),
+        name: textOf(fn['name']),
         argumentsText: typeof fn['arguments'] === 'string' ? fn['arguments'] : '',
       };
     });
@@ -177,7 +178,9 @@ export const chatCompletions: WireFormat = {
       if (event.data.trim() === '[DONE]') continue;
       const chunk = eventJson(event);
       if (typeof chunk['id'] === 'string') id ??= chunk['id'];
-      const choice = Array.isArray(chunk['choices']) ? chunk['choices'].find((c) => isObject(c) && (c['index'] ?? 0) === 0) : undefined;
+      const choice: unknown = Array.isArray(chunk['choices'])
+        ? chunk['choices'].find((c) => isObject(c) && (c['index'] ?? 0) === 0)
+        : undefined;
       if (!isObject(choice)) continue;
       if (typeof choice['finish_reason'] === 'string') finishReason = choice['finish_reason'];
       const delta = isObject(choice['delta']) ? choice['delta'] : {};

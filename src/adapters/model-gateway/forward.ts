@@ -106,7 +106,12 @@ export class ForwardGateway {
         `the model gateway serves POST /v1/chat/completions, /v1/responses and /v1/messages and GET /v1/models, not ${req.method ?? '?'} ${path}`,
       );
     if (!carriesToken(req, this.options.token))
-      return refuse(res, errorFormat, 401, 'the model gateway needs the key it gave this run (OPENAI_API_KEY / ANTHROPIC_API_KEY)');
+      return refuse(
+        res,
+        errorFormat,
+        401,
+        'the model gateway needs the key it gave this run (OPENAI_API_KEY / ANTHROPIC_API_KEY)',
+      );
     let body: Buffer;
     try {
       body = await readBodyBytes(req, this.limit);
@@ -178,7 +183,11 @@ export class ForwardGateway {
       const decoded = format.decode(parsed);
       return { model: decoded.model, decoded, request: this.withEarlierTurns(decoded) };
     } catch (error) {
-      return { ...(model !== undefined ? { model } : {}), request: empty, error: `the request could not be read: ${(error as Error).message}` };
+      return {
+        ...(model !== undefined ? { model } : {}),
+        request: empty,
+        error: `the request could not be read: ${(error as Error).message}`,
+      };
     }
   }
 
@@ -263,7 +272,12 @@ export class ForwardGateway {
           return settle(status, undefined, contentType, `the answer (${size} bytes) is larger than the model gateway reads back`);
         const bytes = decodeContent(Buffer.concat(chunks), answer.headers['content-encoding']);
         if (bytes === null)
-          return settle(status, undefined, contentType, `the answer's content-encoding ${String(answer.headers['content-encoding'])} could not be decoded`);
+          return settle(
+            status,
+            undefined,
+            contentType,
+            `the answer's content-encoding ${String(answer.headers['content-encoding'])} could not be decoded`,
+          );
         settle(status, bytes, contentType);
       });
       answer.on('error', () => {
@@ -286,7 +300,12 @@ export class ForwardGateway {
     res.on('close', () => {
       if (!res.writableFinished) {
         upstream.destroy();
-        settle(res.headersSent ? res.statusCode : 499, undefined, '', 'the agent program closed the connection before the answer ended');
+        settle(
+          res.headersSent ? res.statusCode : 499,
+          undefined,
+          '',
+          'the agent program closed the connection before the answer ended',
+        );
       }
     });
     upstream.end(body);

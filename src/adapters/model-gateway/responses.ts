@@ -7,6 +7,7 @@
  */
 import type { ChatMessage, ChatReply, ChatTool } from '../../ports/chat-model.port.js';
 import {
+  textOf,
   contentText,
   eventJson,
   isObject,
@@ -289,8 +290,8 @@ function replyOfItems(items: readonly unknown[], status: string | null): ChatRep
       texts.push(...parts.flatMap((p) => (p['type'] === 'output_text' && typeof p['text'] === 'string' ? [p['text']] : [])));
     } else if (item['type'] === 'function_call')
       toolCalls.push({
-        id: String(item['call_id'] ?? ''),
-        name: String(item['name'] ?? ''),
+        id: textOf(item['call_id']),
+        name: textOf(item['name']),
         argumentsText: typeof item['arguments'] === 'string' ? item['arguments'] : '',
       });
   }

@@ -126,6 +126,11 @@ export function contentText(content: unknown): string | null {
   return texts.length === 0 ? null : texts.join('\n');
 }
 
+/** A string field's value, or '' when it is absent or not a string (an answer read back is recorded, not refused). */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 export function requireText(value: unknown, where: string): string {
   if (typeof value !== 'string' || value === '') throw new Error(`${where} must be a non-empty string`);
   return value;
