@@ -6,7 +6,8 @@
  * official clients (`openai`, `@anthropic-ai/sdk`) read the raw bytes through a fetch of their own, so the
  * bodies seen through the gateway can be compared with those seen directly, byte for byte.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ForwardGateway, checkForwardEndpoint } from '../../src/adapters/model-gateway/forward.js';
@@ -59,6 +60,8 @@ function oddChunks(bytes: Buffer): Buffer[] {
   return chunks;
 }
 
+const GZIPPED = gzipSync(oddJson(chatCompletions.encodeJson(REPLY, MODEL, STAMP)));
+
 interface Upstream {
   baseUrl: string;
   requests: Array<{ path: string; headers: IncomingHttpHeaders; body: string }>;
@@ -88,6 +91,10 @@ async function startUpstream(): Promise<Upstream> {
           const headers = script === '429' ? { 'retry-after': '0', 'x-ratelimit-remaining-requests': '0' } : {};
           res.writeHead(Number(script), { 'content-type': 'application/json', ...headers });
           return res.end(`{"error": {"message": "scripted ${script} for ${KEY}", "type": "server_error"}}  `);
+        }
+        if (script === 'gzip') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+          return res.end(GZIPPED);
         }
         if (req.method === 'GET' && path === '/v1/models') {
           res.writeHead(404, { 'content-type': 'application/json' });
@@ -332,6 +339,26 @@ describe('model gateway, forward mode: the official clients through the gateway 
     expect(up.requests[0]!.headers.authorization).toBeUndefined();
   });
 
+  it('a compressed answer passes compressed, byte for byte, and is read back decompressed', async () => {
+    const { address } = await setUp();
+    const raw = await new Promise<{ encoding: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      const request = httpRequest(`${address.openAiBaseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'accept-encoding': 'gzip', 'x-script': 'gzip' },
+      });
+      request.on('response', (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => resolve({ encoding: answer.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+      });
+      request.on('error', reject);
+      request.end(JSON.stringify({ model: MODEL, messages: [userTurn] }));
+    });
+    expect(raw.encoding).toBe('gzip');
+    expect(raw.bytes.equals(GZIPPED)).toBe(true);
+    expect(exchanges[0]!.reply).toMatchObject({ content: REPLY.content, toolCalls: [{ name: 'create_booking' }] });
+  });
+
   it('a wrong key is refused 401 and never forwarded', async () => {
     const { up, address } = await setUp();
     const client = new OpenAI({ baseURL: address.openAiBaseUrl, apiKey: KEY, maxRetries: 0 });
@@ -373,6 +400,39 @@ describe('model gateway, forward mode: the official clients through the gateway 
   });
 });
 
+/** A port on 127.0.0.1 where nothing listens (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+  return port;
+}
+
+describe('model gateway, forward mode: an endpoint gone during the run', () => {
+  it("the program gets a 502 in its format's shape, and the exchange is recorded with the reason", async () => {
+    exchanges = [];
+    const port = await closedPort();
+    gateway = new ForwardGateway({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: KEY,
+      token: TOKEN,
+      models: [MODEL],
+      onExchange: (e) => exchanges.push(e),
+    });
+    const address = await gateway.start();
+    const client = new Anthropic({ baseURL: address.url, apiKey: TOKEN, maxRetries: 0 });
+    const failed = client.messages.create({ model: MODEL, max_tokens: 10, messages: [userTurn] });
+    await expect(failed).rejects.toMatchObject({ status: 502 });
+    await expect(failed).rejects.toThrow(/could not be reached: ECONNREFUSED/);
+    expect(exchanges[0]).toMatchObject({
+      status: 502,
+      format: 'anthropic-messages',
+      error: `the model endpoint http://127.0.0.1:${port}/v1 could not be reached: ECONNREFUSED`,
+    });
+  });
+});
+
 describe('model gateway, forward mode: the pre-flight check of --base-url', () => {
   it('any HTTP answer is reachable (here a 404 for /models)', async () => {
     const { up } = await setUp();
@@ -380,10 +440,7 @@ describe('model gateway, forward mode: the pre-flight check of --base-url', () =
   });
 
   it('a refused connection is one line naming the URL, without the user and password it carries', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await closedPort();
     const check = await checkForwardEndpoint(`http://user:${KEY}@127.0.0.1:${port}/v1`);
     expect(check).toEqual({
       ok: false,

@@ -208,12 +208,7 @@ export class ForwardGateway {
     answer: Buffer,
     contentType: string,
   ): { ok: true; decoded: DecodedReply } | { ok: false; error: string } {
-    let text: string;
-    try {
-      text = answer.toString('utf8');
-    } catch {
-      return { ok: false, error: 'the answer could not be read back' };
-    }
+    const text = answer.toString('utf8');
     if (status < 200 || status >= 300) {
       let message: string | undefined;
       try {
@@ -313,7 +308,8 @@ export class ForwardGateway {
 
   /** The program's headers for the endpoint: the run's token replaced by the real key in the same header; hop-by-hop ones dropped. */
   private requestHeaders(req: IncomingMessage): Record<string, string | string[]> {
-    const dropped = new Set(HOP_BY_HOP);
+    // `Expect: 100-continue` was this hop's to answer: the body is already read.
+    const dropped = new Set([...HOP_BY_HOP, 'expect']);
     for (const name of String(req.headers.connection ?? '').split(',')) dropped.add(name.trim().toLowerCase());
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
