@@ -107,6 +107,32 @@ describe('model gateway, forward mode: trial --agent-command --model --base-url 
     },
   );
 
+  it("a model the endpoint does not know: the endpoint's 404 reaches the program unchanged; the run is NOT_TESTED for the program's failure, not the gateway's refusal", async () => {
+    const output = await runTrial([
+      '--agent-command',
+      process.execPath,
+      '--agent-arg',
+      EXAMPLE_AGENT,
+      '--model',
+      'no-such-persona',
+      '--base-url',
+      server.baseUrl,
+      ...F1,
+    ]);
+    try {
+      expect(output.result.exitCode, output.result.stderr).toBe(0);
+      const [run] = output.runs;
+      expect(run!.verdict).toBe('NOT_TESTED');
+      expect(run!.verdictReason).toMatch(/^the agent program failed \(exit code 1\)/);
+      expect(run!.transcript.find((e) => e.kind === 'model-answer')).toMatchObject({
+        status: 404,
+        error: 'the model endpoint answered 404: model "no-such-persona" not found',
+      });
+    } finally {
+      removeOut(output);
+    }
+  });
+
   it('an unreachable --base-url: one line, exit 1, before any run (no run folder)', async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
