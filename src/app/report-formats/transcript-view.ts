@@ -46,7 +46,8 @@ export type ViewEntry = { index: number; at: number | null } & (
       isError: boolean;
       forwarded: boolean;
       content: string;
-      upstream: string | null;
+      /** What the upstream did (null: it never reached it); undefined in a file that does not record it. */
+      upstream: string | null | undefined;
       told: string | null;
     }
   | { kind: 'note'; text: string }
@@ -142,7 +143,7 @@ export function readEntry(value: unknown, index: number): ViewEntry | null {
         isError: ownValue(value, 'isError') === true,
         forwarded: ownValue(value, 'forwarded') !== false,
         content: str(value, 'content'),
-        upstream: typeof upstream === 'string' ? upstream : null,
+        upstream: typeof upstream === 'string' ? upstream : Object.hasOwn(value, 'upstream') ? null : undefined,
         told: typeof told === 'string' ? told : null,
       };
     }
@@ -274,10 +275,10 @@ export class TranscriptBudget {
       this.left -= text.length;
       return h(text);
     }
+    const why = room < max ? "this page's transcript limit is reached" : `cut at ${max} characters`;
     // Never cut a surrogate pair in two.
     if (room > 0 && /[\ud800-\udbff]/.test(text[room - 1]!)) room -= 1;
     this.left -= room;
-    const why = room < max ? "this page's transcript limit is reached" : `cut at ${max} characters`;
     return `${h(text.slice(0, room))}<span class="cut">… (${text.length - room} more character(s) not shown: ${why}; the run file has them all)</span>`;
   }
 
@@ -398,6 +399,31 @@ function foldedConversation(messages: readonly Message[], budget: TranscriptBudg
   );
 }
 
+/** What the upstream did with an MCP call, in words. */
+function upstreamWords(upstream: string | null): string {
+  switch (upstream) {
+    case null:
+      return 'never reached the upstream';
+    case 'executed':
+      return 'the upstream executed it';
+    case 'rejected':
+      return 'the upstream rejected it';
+    case 'unknown':
+      return "the upstream's outcome is unknown";
+    case 'unavailable':
+      return 'the upstream was unavailable';
+    default:
+      return `upstream: ${upstream}`;
+  }
+}
+
+const TOLD_WORDS: Record<string, string> = {
+  answer: "the upstream's answer",
+  error: 'an error',
+  timeout: 'a timeout',
+  cancelled: 'nothing (it cancelled the call)',
+};
+
 interface RowState {
   previousMessages: readonly Message[];
   systemPrompt: string | null;
@@ -469,10 +495,12 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
         const meta = [e.format, e.model, e.stream ? 'streamed' : '', `${e.tools.length} tool(s)`]
           .filter((p) => p !== '')
           .join(' · ');
+        // A request that brings a new user message is a user turn (a follow-up, "Please try again.").
+        const userTurn = fresh.some((m) => m.role === 'user');
         rows.push(
           row(
-            'tx-request',
-            `model request #${e.exchange} <span class="muted small">${budget.text(meta, 300)}</span>`,
+            `tx-request${userTurn ? ' tx-user' : ''}`,
+            `model request #${e.exchange}${userTurn ? ' <span class="badge src-user">user turn</span>' : ''} <span class="muted small">${budget.text(meta, 300)}</span>`,
             `${systemPart}${rewritten}${newPart}${foldedConversation(e.messages, budget)}`,
           ),
         );
@@ -527,10 +555,10 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
             : `<a href="#${callAnchor(`${program[1]}:${program[2]}`)}">MCP call ${program[1]}·${program[2]}</a>`;
         const facts = [
           e.isError ? '<span class="badge FAIL">isError</span>' : '',
-          e.upstream === null
+          e.upstream === undefined ? '' : `<span class="small">${budget.text(upstreamWords(e.upstream), 80)}</span>`,
+          e.told === null
             ? ''
-            : `<span class="small">upstream: ${budget.text(e.upstream === 'unavailable' ? 'unavailable' : e.upstream, 40)}</span>`,
-          e.told === null ? '' : `<span class="small">agent was told: ${budget.text(e.told, 40)}</span>`,
+            : `<span class="small">· the agent was told: ${budget.text(Object.hasOwn(TOLD_WORDS, e.told) ? TOLD_WORDS[e.told]! : e.told, 80)}</span>`,
           e.forwarded ? '' : '<span class="small note">not sent to the upstream (the harness answered)</span>',
         ].filter((p) => p !== '');
         rows.push(
