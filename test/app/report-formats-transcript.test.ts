@@ -212,6 +212,21 @@ describe('check --html with a trial run of an agent program', () => {
     expect(html.includes('340 earlier message(s) not shown here (the run file has them)')).toBe(true);
   });
 
+  it('text that escapes to six times its length (zero-width characters, bidi controls) is charged as drawn: the page stays bounded', () => {
+    const file = runFile('runtime-duplicate');
+    const request = transcriptOf(file).find((e) => e.kind === 'model-request')!;
+    const invisible = '\u200b\u202e'.repeat(20_000);
+    const messages = Array.from({ length: 400 }, (_, i) => ({ role: 'user', content: `${i}${invisible}` }));
+    file['transcript'] = Array.from({ length: 100 }, (_, i) => ({
+      ...request,
+      exchange: i + 1,
+      messages: messages.slice(0, 4 * (i + 1)),
+    }));
+    const html = buildHtml(checkRunFiles([file]));
+    expect(html.length).toBeLessThan(TRANSCRIPT_LIMITS.pageChars + 1_000_000);
+    expect(html.includes('\u202e')).toBe(false);
+  });
+
   it("the page's limit: rows stop where it is reached, saying how many are left out; a later run's transcript is not drawn, saying why", () => {
     const entries = transcriptOf(runFile('model-and-user-duplicates'));
     const ctx = { prefix: 'case-1', attribution: [], document: null };

@@ -4,7 +4,9 @@
  * dimensions, a timeline of the calls (fault injected, what the upstream did, what the agent was told,
  * the executions of a duplicate marked, retry_after windows drawn), the violations, the patches with
  * their text and the tool classification. The timeline comes from {@link Timeline}, so a journal can
- * later replace the report-derived one without touching this file.
+ * later replace the report-derived one without touching this file. A trial run's transcript (both sides
+ * of the agent, who sent each repeated write) is drawn by `transcript-view.ts`, within one size budget
+ * for the whole page.
  */
 import type { CheckedCase, CheckResult } from '../check/check-model.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';

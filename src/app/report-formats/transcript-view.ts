@@ -24,7 +24,10 @@ export const TRANSCRIPT_LIMITS = {
   foldedMessages: 60,
   /** Entries drawn per run. */
   rows: 2000,
-  /** Characters of transcript text the whole page draws, all runs together (each row also costs {@link ROW_COST}). */
+  /**
+   * Characters of transcript text (as escaped) the whole page draws, all runs together (each row also
+   * costs {@link ROW_COST}); the last text drawn may pass it by one text's length.
+   */
   pageChars: 4_000_000,
 } as const;
 
@@ -272,14 +275,17 @@ export class TranscriptBudget {
   text(text: string, max: number = TRANSCRIPT_LIMITS.textChars): string {
     let room = Math.max(0, Math.min(max, this.left));
     if (text.length <= room) {
-      this.left -= text.length;
-      return h(text);
+      const shown = h(text);
+      // Charged as escaped: invisible characters drawn as `\uXXXX` are six characters each on the page.
+      this.left = Math.max(0, this.left - shown.length);
+      return shown;
     }
     const why = room < max ? "this page's transcript limit is reached" : `cut at ${max} characters`;
     // Never cut a surrogate pair in two.
     if (room > 0 && /[\ud800-\udbff]/.test(text[room - 1]!)) room -= 1;
-    this.left -= room;
-    return `${h(text.slice(0, room))}<span class="cut">… (${text.length - room} more character(s) not shown: ${why}; the run file has them all)</span>`;
+    const shown = h(text.slice(0, room));
+    this.left = Math.max(0, this.left - shown.length);
+    return `${shown}<span class="cut">… (${text.length - room} more character(s) not shown: ${why}; the run file has them all)</span>`;
   }
 
   /** A row's fixed cost; false when the page has no room left for it. */
