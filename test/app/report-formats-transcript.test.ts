@@ -144,6 +144,30 @@ describe('check --html with a trial run of an agent program', () => {
     for (const href of hrefs) expect(ids, href).toContain(href);
   });
 
+  it("the built-in loop's transcript: user turns, answers with their tool calls linked to their results, the faulted result marked", () => {
+    const html = buildHtml(checkRunFiles([runFile('built-in-loop')]));
+    const rows = rowsOf(html);
+    expect(rows.map((r) => r.cls.split(' ').slice(1).join(' '))).toEqual([
+      'tx-user',
+      'tx-answer',
+      'tx-result tx-error',
+      'tx-answer',
+      'tx-user',
+      'tx-answer',
+      'tx-result',
+      'tx-answer',
+      'tx-user',
+      'tx-answer',
+    ]);
+    expect(rows[1]!.text).toContain('call_1_0 create_booking');
+    expect(rows[2]!.text).toMatch(/^\+\d+ msresult of tool call call_1_0 create_bookingfault injected: F1 isError/);
+    expect(rows[6]!.text).not.toContain('fault injected');
+    expect(rows[4]!.text).toContain('Please try again.');
+    // The answer's tool call links to its result, the result back to the answer.
+    expect(html).toContain(`<a href="#${rows[2]!.id}">its result</a>`);
+    expect(html).toContain(`<a href="#${rows[1]!.id}">tool call</a>`);
+  });
+
   it('older run files (MCP calls without their fault): the faulted call is the first of its operation, as the report says', () => {
     const file = runFile('model-and-user-duplicates');
     file['transcript'] = transcriptOf(file).map(({ fault: _f, operation: _o, upstream: _u, told: _t, ...rest }) => rest);
@@ -315,7 +339,7 @@ describe("each duplicate's source in Markdown and JUnit", () => {
 
 describe('the fixture run files', () => {
   it('match the trial run file schema', () => {
-    for (const name of ['runtime-duplicate', 'model-and-user-duplicates'] as const)
+    for (const name of ['runtime-duplicate', 'model-and-user-duplicates', 'built-in-loop'] as const)
       expectMatchesSchema(trialRunSchema, runFile(name), `${name}.run.json`);
   });
 });

@@ -5,6 +5,8 @@
  * double-dispatch-agent.mjs`, no scenario); `model-and-user-duplicates` — the naive script under F1 with
  * the follow-up "Please try again." (one re-booking the model's, one after the user's turn). The first was
  * written before MCP calls recorded their fault and results what the upstream did; the second records both.
+ * `built-in-loop` — `trial --model` (the scripted `try-again` persona, test/fixtures/model-server) under F1
+ * with the same follow-up: the harness's own loop, whose transcript has no MCP calls and no attribution.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +15,7 @@ import { parseTrialRunDocument } from '../../src/adapters/schemas/trial-run.sche
 import type { CheckOptions, CheckResult } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 
-export type RunFixture = 'runtime-duplicate' | 'model-and-user-duplicates';
+export type RunFixture = 'runtime-duplicate' | 'model-and-user-duplicates' | 'built-in-loop';
 
 const FOLDER = fileURLToPath(new URL('../fixtures/trial-runs/', import.meta.url));
 

@@ -343,19 +343,34 @@ function faultsFromReport(ordered: readonly ViewEntry[], doc: SessionReportDocum
     (op) => op.fault !== undefined && Object.hasOwn(FAULTS, op.fault) && !FAULTS[op.fault].baseline,
   );
   const done = new Set<number>();
+  // The built-in loop records no MCP calls: its tool results (those sent to the upstream) stand for them.
+  const loopArguments = new Map<string, string>();
   for (const e of ordered) {
-    if (e.kind !== 'mcp-call' || e.fault !== undefined) continue;
-    const sameTool = ops.filter((op) => op.tool === e.tool);
+    let call: { key: string; tool: string; arguments: string; operation: number | null };
+    if (e.kind === 'assistant') {
+      for (const c of e.toolCalls) loopArguments.set(c.id, canonicalArguments(c.arguments));
+      continue;
+    }
+    if (e.kind === 'mcp-call' && e.fault === undefined)
+      call = { key: callKey(e.session, e.attempt), tool: e.tool, arguments: e.arguments, operation: e.operation };
+    else if (e.kind === 'tool-result' && e.forwarded && !PROGRAM_CALL.test(e.callId))
+      call = { key: resultKey(e.index), tool: e.tool, arguments: loopArguments.get(e.callId) ?? '', operation: null };
+    else continue;
+    const sameTool = ops.filter((op) => op.tool === call.tool);
     const op =
-      (e.operation !== null ? sameTool.find((o) => o.id === e.operation) : undefined) ??
-      sameTool.find((o) => o.arguments === e.arguments) ??
+      (call.operation !== null ? sameTool.find((o) => o.id === call.operation) : undefined) ??
+      sameTool.find((o) => o.arguments === call.arguments) ??
       (sameTool.length === 1 ? sameTool[0] : undefined);
     if (op === undefined || done.has(op.id)) continue;
     done.add(op.id);
-    out.set(callKey(e.session, e.attempt), op.fault!);
+    out.set(call.key, op.fault!);
   }
   return out;
 }
+
+/** The `callId` of an agent program's MCP call's result: `mcp-<session>-<attempt>`. */
+const PROGRAM_CALL = /^mcp-(\d+)-(\d+)$/;
+const resultKey = (index: number): string => `result:${index}`;
 
 const sameMessage = (a: Message, b: Message): boolean =>
   a.role === b.role &&
@@ -451,6 +466,14 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
     const key = `${by.exchange}\u0000${by.toolCallId}`;
     callsOfAnswer.set(key, [...(callsOfAnswer.get(key) ?? []), call]);
   }
+  // The built-in loop: a tool call and its result share the model's call id.
+  const askedIn = new Map<string, number>();
+  const resultOf = new Map<string, number>();
+  for (const e of ordered) {
+    if (e.kind === 'assistant') for (const c of e.toolCalls) if (!askedIn.has(c.id)) askedIn.set(c.id, e.index);
+    if (e.kind === 'tool-result' && !resultOf.has(e.callId)) resultOf.set(e.callId, e.index);
+  }
+  const entryAnchor = (index: number) => `${ctx.prefix}-entry-${index}`;
   const anchor = (exchange: number) => `${ctx.prefix}-answer-${exchange}`;
   const callAnchor = (call: string) => `${ctx.prefix}-call-${call.replace(':', '-')}`;
   const state: RowState = { previousMessages: [], systemPrompt: null, firstAt: ordered.find((e) => e.at !== null)?.at ?? null };
@@ -477,7 +500,18 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
         break;
       case 'assistant': {
         const text = e.content === '' ? '' : `<pre>${budget.text(e.content)}</pre>`;
-        rows.push(row('tx-answer', 'model answer', `${text}${toolCallsText(e.toolCalls, budget, TRANSCRIPT_LIMITS.textChars)}`));
+        const calls = e.toolCalls
+          .map((c) => {
+            const result = resultOf.get(c.id);
+            const to =
+              result === undefined
+                ? '<span class="muted small">→ no result</span>'
+                : `<span class="small">→ <a href="#${entryAnchor(result)}">its result</a></span>`;
+            return `<div class="tc"><span class="mono tc-id">${budget.text(c.id, 120)}</span> <b class="mono">${budget.text(c.name, 200)}</b> <span class="mono">${budget.text(c.arguments)}</span> ${to}</div>`;
+          })
+          .join('');
+        const label = `model answer${e.toolCalls.length > 0 ? `: ${e.toolCalls.length} tool call(s)` : e.content !== '' ? ': text' : ''}`;
+        rows.push(row('tx-answer', label, `${text}${calls}`, entryAnchor(e.index)));
         break;
       }
       case 'model-request': {
@@ -554,12 +588,18 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
         break;
       }
       case 'tool-result': {
-        const program = /^mcp-(\d+)-(\d+)$/.exec(e.callId);
+        const program = PROGRAM_CALL.exec(e.callId);
+        const asked = askedIn.get(e.callId);
+        const fault = reportFaults.get(resultKey(e.index));
+        const id = `<span class="mono">${budget.text(e.callId, 120)}</span>`;
         const of =
-          program === null
-            ? `<span class="mono">${budget.text(e.callId, 120)}</span>`
-            : `<a href="#${callAnchor(`${program[1]}:${program[2]}`)}">MCP call ${program[1]}·${program[2]}</a>`;
+          program !== null
+            ? `<a href="#${callAnchor(`${program[1]}:${program[2]}`)}">MCP call ${program[1]}·${program[2]}</a>`
+            : asked !== undefined
+              ? `<a href="#${entryAnchor(asked)}">tool call</a> ${id}`
+              : `tool call ${id}`;
         const facts = [
+          fault === undefined ? '' : `<span class="badge NOT_TESTED">fault injected: ${budget.text(fault, 40)}</span>`,
           e.isError ? '<span class="badge FAIL">isError</span>' : '',
           e.upstream === undefined ? '' : `<span class="small">${budget.text(upstreamWords(e.upstream), 80)}</span>`,
           e.told === null
@@ -572,6 +612,7 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
             `tx-result${e.isError ? ' tx-error' : ''}`,
             `result of ${of} <b class="mono">${budget.text(e.tool, 200)}</b>`,
             `${facts.length === 0 ? '' : `<div>${facts.join(' ')}</div>`}<pre>${budget.text(e.content)}</pre>`,
+            entryAnchor(e.index),
           ),
         );
         break;
