@@ -264,6 +264,15 @@ describe('check --html with a trial run of an agent program', () => {
     expect(transcriptSection(entries, { ...ctx, prefix: 'case-2' }, budget)).toContain("Not drawn: this page's transcript limit");
   });
 
+  it('draws at most the per-run number of entries and says how many more the run file has', () => {
+    const entries = Array.from({ length: TRANSCRIPT_LIMITS.rows + 500 }, (_, i) => note('2026-01-01T00:00:00.000Z', `n${i}`));
+    const html = transcriptSection(entries, { prefix: 'case-1', attribution: [], document: null }, new TranscriptBudget());
+    expect(rowsOf(html)).toHaveLength(TRANSCRIPT_LIMITS.rows);
+    expect(html).toContain(
+      `500 more entries are not drawn (at most ${TRANSCRIPT_LIMITS.rows} per run); the run file has them all.`,
+    );
+  });
+
   it('a run without a transcript draws none; the section is empty for an empty list', () => {
     expect(transcriptSection([], { prefix: 'case-1', attribution: [], document: null }, new TranscriptBudget())).toBe('');
   });

@@ -457,7 +457,9 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
   const head = `<h3>Transcript: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}, both sides of the agent in time order</h3>`;
   if (!budget.row())
     return `${head}<p class="cut">Not drawn: this page's transcript limit (${TRANSCRIPT_LIMITS.pageChars} characters) is reached; the run file has it.</p>`;
-  const ordered = interleave(entries);
+  const all = interleave(entries);
+  // Only the rows that can be drawn are linked: the matching is quadratic in the calls of a run.
+  const ordered = all.slice(0, TRANSCRIPT_LIMITS.rows);
   const links = linkCalls(ordered, ctx.attribution);
   const repeats = new Map(ctx.attribution.map((a) => [callKey(a.session, a.attempt), a]));
   const reportFaults = faultsFromReport(ordered, ctx.document);
@@ -619,7 +621,7 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
       }
     }
   }
-  const left = ordered.length - drawn;
+  const left = all.length - drawn;
   const more =
     left === 0
       ? ''
