@@ -15,7 +15,7 @@ import { htmlText as h } from './escape.js';
 import { HTML_STYLE } from './html-style.js';
 import { sourceCounts } from './attribution-summary.js';
 import { timelineFromReport, type Timeline, type TimelineCall } from './timeline.js';
-import { attributionBadge, TranscriptBudget, transcriptSection } from './transcript-view.js';
+import { attributionBadge, shortText, TranscriptBudget, transcriptSection } from './transcript-view.js';
 import { violationText } from './words.js';
 
 /** Arguments longer than this are cut in the timeline (the report file has them in full). */
@@ -209,12 +209,12 @@ function toolsSection(doc: SessionReportDocument): string {
  * Who sent each repeated write (R-14), for a case whose file says so but has no transcript to show it in
  * (a report that carries its own attribution).
  */
-function attributionSection(c: CheckedCase, prefix: string): string {
+function attributionSection(c: CheckedCase): string {
   if (c.attribution.length === 0 || c.transcript.length > 0) return '';
   const shown = c.attribution.slice(0, VIOLATIONS_SHOWN * 10);
   const items = shown.map(
     (a) =>
-      `<li><span class="mono">${h(a.tool)}</span> operation ${a.operation}, attempt ${a.attempt} (MCP session ${a.session})${attributionBadge(a, (n) => `${prefix}-answer-${n}`)}</li>`,
+      `<li><span class="mono">${shortText(a.tool, 200)}</span> operation ${a.operation}, attempt ${a.attempt} (MCP session ${a.session})${attributionBadge(a, null)}</li>`,
   );
   const more = c.attribution.length - shown.length;
   return `<h3>Who sent the repeated writes (${c.attribution.length})</h3><ul class="attrs">${items.join('')}</ul>${more > 0 ? `<p class="muted small">… and ${more} more in the file.</p>` : ''}`;
@@ -227,7 +227,7 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budg
   const transcript = transcriptSection(c.transcript, { prefix, attribution: c.attribution, document: doc }, budget);
   if (doc === null) return `${head}${transcript}</section>`;
   return (
-    `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c, prefix)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
+    `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
     `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`
   );
 }

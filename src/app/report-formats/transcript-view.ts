@@ -305,8 +305,16 @@ const SOURCE_CLASS: Record<RepeatSource, string> = {
   unknown: 'src-unknown',
 };
 
-/** The badge and evidence of a repeated write: who sent it again, how long after which attempt, and why it matters. */
-export function attributionBadge(a: RepeatAttribution, anchor: (exchange: number) => string): string {
+/** A short value (an id, a tool name) escaped and cut to `max` characters. */
+export function shortText(text: string, max = 120): string {
+  return text.length <= max ? h(text) : `${h(text.slice(0, max))}…`;
+}
+
+/**
+ * The badge and evidence of a repeated write: who sent it again, how long after which attempt, and why it
+ * matters; `anchor` links the model answer that asked for it (null: the page does not draw that answer).
+ */
+export function attributionBadge(a: RepeatAttribution, anchor: ((exchange: number) => string) | null): string {
   const e = a.evidence;
   const facts = [
     `repeat of attempt ${e.earlierAttempt}${e.earlierSession === a.session ? '' : ` (MCP session ${e.earlierSession})`}, ${seconds(e.sinceEarlierMs)} after it`,
@@ -314,7 +322,7 @@ export function attributionBadge(a: RepeatAttribution, anchor: (exchange: number
     ...(e.earlierCancelled ? ['the agent had cancelled it'] : []),
     ...(e.modelAnswer !== undefined
       ? [
-          `asked for by <a href="#${anchor(e.modelAnswer)}">model answer #${e.modelAnswer}</a>${e.toolCallId === undefined ? '' : ` (tool call <span class="mono">${h(e.toolCallId)}</span>)`}`,
+          `asked for by ${anchor === null ? '' : `<a href="#${anchor(e.modelAnswer)}">`}model answer #${e.modelAnswer}${anchor === null ? '' : '</a>'}${e.toolCallId === undefined ? '' : ` (tool call <span class="mono">${shortText(e.toolCallId)}</span>)`}`,
         ]
       : a.source === 'runtime'
         ? ['no model answer asked for it']
