@@ -8,7 +8,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { describe, expect, it } from 'vitest';
-import { trialRunSchema } from '../../src/adapters/schemas/trial-run.schema.js';
+import { parseTrialRunDocument, trialRunSchema } from '../../src/adapters/schemas/trial-run.schema.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { buildJunit } from '../../src/app/report-formats/junit.js';
@@ -323,7 +323,14 @@ describe("each duplicate's source in Markdown and JUnit", () => {
         attempt: 2,
         session: 1,
         source: 'runtime',
-        evidence: { earlierAttempt: 1, earlierSession: 1, sinceEarlierMs: 12, earlierDelivered: false, earlierCancelled: false },
+        evidence: {
+          earlierAttempt: 1,
+          earlierSession: 1,
+          sinceEarlierMs: 12,
+          earlierDelivered: false,
+          earlierCancelled: false,
+          signal: 'same-request-id',
+        },
       },
     ];
     // As a reader that keeps these fields hands it over (the fields are optional: the view reads them as untrusted).
@@ -342,7 +349,28 @@ describe("each duplicate's source in Markdown and JUnit", () => {
     expect(c.attribution.map((a) => a.source)).toEqual(['runtime']);
     expect(c.violations[0]!.sources).toEqual(['runtime']);
     expect(buildMarkdown(result)).toContain(RUNTIME.slice(1, -1));
-    expect(buildHtml(result)).toContain('Who sent the repeated writes (1)');
+    const html = buildHtml(result);
+    expect(html).toContain('Who sent the repeated writes (1)');
+    expect(html).toContain('the same JSON-RPC request (same id) was sent again: the client or its transport retried it');
+  });
+
+  it("a duplicate's sources are those of every repeat of its operation, not only the first one a report's duplicate.source names", () => {
+    const run = parseTrialRunDocument(runFile('model-and-user-duplicates'));
+    // Set after parsing: a report schema that does not describe the field would drop it.
+    const duplicate = (run.report as SessionReportDocument).report.violations[0]!.duplicate!;
+    Object.assign(duplicate, { source: 'model' });
+    const item = { type: 'trial-run' as const, path: 'trial/runs/F1-001/run.json', run };
+    const c = checkGroups([{ path: 'trial', reader: 'trial folder', items: [item] }], {
+      failOn: new Set(['FAIL']),
+      minScore: null,
+    }).suites[0]!.cases[0]!;
+    expect(c.violations[0]!.sources).toEqual(['model', 'user']);
+    // Without attribution entries, the report's own source is the one there is.
+    const alone = checkGroups(
+      [{ path: 'trial', reader: 'trial folder', items: [{ ...item, run: { ...run, attribution: [] } }] }],
+      { failOn: new Set(['FAIL']), minScore: null },
+    ).suites[0]!.cases[0]!;
+    expect(alone.violations[0]!.sources).toEqual(['model']);
   });
 });
 

@@ -16,8 +16,15 @@ const isSource = (value: unknown): value is RepeatSource =>
   typeof value === 'string' && (REPEAT_SOURCES as string[]).includes(value);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
+/**
+ * An attribution entry as `check` shows it: with, for a `runtime` repeat, the decisive signal a newer
+ * harness records in `evidence.signal` (`same-request-id`, `other-session-unanswered`,
+ * `same-tool-call-twice`, `unrequested-call`), or null.
+ */
+export type CheckedAttribution = RepeatAttribution & { runtimeSignal: string | null };
+
 /** One attribution entry when it has the shape the run file's schema gives it; null otherwise. */
-function attributionEntry(value: unknown): RepeatAttribution | null {
+function attributionEntry(value: unknown): CheckedAttribution | null {
   if (!isPlainObject(value)) return null;
   const get = (key: string) => ownValue(value, key);
   const evidence = get('evidence');
@@ -29,7 +36,9 @@ function attributionEntry(value: unknown): RepeatAttribution | null {
   const ev = (key: string) => ownValue(evidence, key);
   const modelAnswer = ev('modelAnswer');
   const toolCallId = ev('toolCallId');
+  const signal = ev('signal');
   return {
+    runtimeSignal: typeof signal === 'string' ? signal : null,
     operation,
     tool,
     attempt,
@@ -47,20 +56,24 @@ function attributionEntry(value: unknown): RepeatAttribution | null {
   };
 }
 
-/** A report's own `attribution[]` (a newer harness writes it); empty when it has none. */
-export function reportAttribution(doc: SessionReportDocument | null): RepeatAttribution[] {
-  if (doc === null) return [];
-  const list = ownValue(doc.report, 'attribution');
+/** Attribution entries as read from a file (a run file's or a report's `attribution[]`); the malformed left out. */
+export function attributionFrom(list: unknown): CheckedAttribution[] {
   if (!Array.isArray(list)) return [];
-  return list.map(attributionEntry).filter((a): a is RepeatAttribution => a !== null);
+  return list.map(attributionEntry).filter((a): a is CheckedAttribution => a !== null);
+}
+
+/** A report's own `attribution[]` (a newer harness writes it); empty when it has none. */
+export function reportAttribution(doc: SessionReportDocument | null): CheckedAttribution[] {
+  return doc === null ? [] : attributionFrom(ownValue(doc.report, 'attribution'));
 }
 
 /** A violation with the sources of its repeated writes (each once, in the order of the repeats); empty when the file does not say. */
 export type CheckedViolation = Violation & { sources: readonly RepeatSource[] };
 
 /**
- * Each violation with its sources: the report's own `duplicate.source` when it has one, else the sources
- * of the attribution entries of its operation (the operation whose tool and canonical arguments it names).
+ * Each violation with its sources: those of the attribution entries of its operation (the operation whose
+ * tool and canonical arguments it names: every repeat, so a duplicate re-sent by the model and then after a
+ * user's turn names both), else the report's own `duplicate.source` (which names the first repeat only).
  */
 export function withSources(
   violations: readonly Violation[],
@@ -70,12 +83,12 @@ export function withSources(
   const operationOf = new Map<string, number>();
   for (const op of doc?.report.operations ?? []) operationOf.set(`${op.tool}\u0000${op.arguments}`, op.id);
   return violations.map((v) => {
-    const own = v.duplicate === undefined ? undefined : ownValue(v.duplicate, 'source');
-    if (isSource(own)) return { ...v, sources: [own] };
     if (v.type !== 'DUPLICATE_EXECUTION') return { ...v, sources: [] };
     const operation = operationOf.get(`${v.tool}\u0000${v.arguments}`);
     const sources = new Set(attribution.filter((a) => a.operation === operation).map((a) => a.source));
-    return { ...v, sources: [...sources] };
+    if (sources.size > 0) return { ...v, sources: [...sources] };
+    const own = v.duplicate === undefined ? undefined : ownValue(v.duplicate, 'source');
+    return { ...v, sources: isSource(own) ? [own] : [] };
   });
 }
 

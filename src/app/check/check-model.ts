@@ -2,12 +2,11 @@
  * What `check` concludes about each session or run it read: the shape every projection (the console
  * lines, JUnit, Markdown, HTML) renders. One suite per path the user named; one case per session or run.
  */
-import type { RepeatAttribution } from '../../domain/attribution.js';
 import type { Patch } from '../../domain/patches.js';
 import type { HonestyClass } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
-import type { CheckedViolation } from './check-attribution.js';
+import type { CheckedAttribution, CheckedViolation } from './check-attribution.js';
 
 /** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
 export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
@@ -51,7 +50,7 @@ export interface CheckedCase {
   violations: CheckedViolation[];
   patches: Patch[];
   /** Who sent each repeated write (R-14): the run file's `attribution`, else the report's; empty when neither says. */
-  attribution: readonly RepeatAttribution[];
+  attribution: readonly CheckedAttribution[];
   /** A trial run's `transcript` as written (entries unchecked: untrusted); empty for anything else. */
   transcript: readonly unknown[];
   /** The whole report, for the projections that show more (HTML); null for benchmark runs and errors. */

@@ -11,7 +11,7 @@ import type {
   SessionReportDocument,
   TrialRunDocument,
 } from '../../ports/report-documents.js';
-import { reportAttribution, withSources } from './check-attribution.js';
+import { attributionFrom, reportAttribution, withSources } from './check-attribution.js';
 import {
   CHECK_EXIT,
   type CheckCounts,
@@ -203,7 +203,7 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
   const session = run.report?.shape === 'session' ? run.report : null;
   const scenario = session?.report.scenario.description;
   // The run file's own attribution (an agent program's run); a report that carries one is read too.
-  const attribution = run.attribution.length > 0 ? run.attribution : reportAttribution(session);
+  const attribution = run.attribution.length > 0 ? attributionFrom(run.attribution) : reportAttribution(session);
   const base: CheckedCase = {
     classname: `${PROGRAM}.trial.${run.scenario}`,
     // The folder too: two trial folders checked together both have a run F1-001.

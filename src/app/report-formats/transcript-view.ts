@@ -11,6 +11,7 @@ import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.j
 import { FAULTS } from '../../domain/faults/index.js';
 import { canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { CheckedAttribution } from '../check/check-attribution.js';
 import { htmlText as h } from './escape.js';
 import { SOURCE_WORDS } from './words.js';
 
@@ -305,6 +306,14 @@ const SOURCE_CLASS: Record<RepeatSource, string> = {
   unknown: 'src-unknown',
 };
 
+/** The runtime behaviour a `runtime` repeat's signal names (R-14), in words. */
+const SIGNAL_WORDS: Record<string, string> = {
+  'same-request-id': 'the same JSON-RPC request (same id) was sent again: the client or its transport retried it',
+  'other-session-unanswered': 'sent again in another MCP session while the earlier attempt was unanswered (a second connection)',
+  'same-tool-call-twice': "the model's one tool call was carried out twice",
+  'unrequested-call': 'no model answer asked for this call',
+};
+
 /** A short value (an id, a tool name) escaped and cut to `max` characters. */
 export function shortText(text: string, max = 120): string {
   return text.length <= max ? h(text) : `${h(text.slice(0, max))}…`;
@@ -314,9 +323,13 @@ export function shortText(text: string, max = 120): string {
  * The badge and evidence of a repeated write: who sent it again, how long after which attempt, and why it
  * matters; `anchor` links the model answer that asked for it (null: the page does not draw that answer).
  */
-export function attributionBadge(a: RepeatAttribution, anchor: ((exchange: number) => string) | null): string {
+export function attributionBadge(a: CheckedAttribution, anchor: ((exchange: number) => string) | null): string {
   const e = a.evidence;
+  const signal = a.runtimeSignal;
   const facts = [
+    ...(signal === null
+      ? []
+      : [Object.hasOwn(SIGNAL_WORDS, signal) ? SIGNAL_WORDS[signal]! : `signal: ${shortText(signal, 80)}`]),
     `repeat of attempt ${e.earlierAttempt}${e.earlierSession === a.session ? '' : ` (MCP session ${e.earlierSession})`}, ${seconds(e.sinceEarlierMs)} after it`,
     e.earlierDelivered ? 'its answer had reached the agent' : 'its answer had not reached the agent yet',
     ...(e.earlierCancelled ? ['the agent had cancelled it'] : []),
@@ -324,7 +337,7 @@ export function attributionBadge(a: RepeatAttribution, anchor: ((exchange: numbe
       ? [
           `asked for by ${anchor === null ? '' : `<a href="#${anchor(e.modelAnswer)}">`}model answer #${e.modelAnswer}${anchor === null ? '' : '</a>'}${e.toolCallId === undefined ? '' : ` (tool call <span class="mono">${shortText(e.toolCallId)}</span>)`}`,
         ]
-      : a.source === 'runtime'
+      : a.source === 'runtime' && signal === null
         ? ['no model answer asked for it']
         : []),
   ];
@@ -338,7 +351,7 @@ export function attributionBadge(a: RepeatAttribution, anchor: ((exchange: numbe
 export interface TranscriptContext {
   /** Unique per page: the anchors of this run's rows start with it. */
   prefix: string;
-  attribution: readonly RepeatAttribution[];
+  attribution: readonly CheckedAttribution[];
   /** The run's report, for the faults of older run files whose MCP calls do not name theirs. */
   document: SessionReportDocument | null;
 }
