@@ -8,6 +8,7 @@ import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.j
 import { isPlainObject, ownValue } from '../../domain/json.js';
 import type { Violation } from '../../domain/report.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { CheckedViolation } from './check-model.js';
 
 /** The sources in the order every projection lists and counts them. */
 export const REPEAT_SOURCES: readonly RepeatSource[] = ['model', 'user', 'runtime', 'unknown'];
@@ -66,9 +67,6 @@ export function attributionFrom(list: unknown): CheckedAttribution[] {
 export function reportAttribution(doc: SessionReportDocument | null): CheckedAttribution[] {
   return doc === null ? [] : attributionFrom(ownValue(doc.report, 'attribution'));
 }
-
-/** A violation with the sources of its repeated writes (each once, in the order of the repeats); empty when the file does not say. */
-export type CheckedViolation = Violation & { sources: readonly RepeatSource[] };
 
 /**
  * Each violation with its sources: those of the attribution entries of its operation (the operation whose

@@ -44,13 +44,13 @@ function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {
     incomplete: false,
     violations: [],
     patches: [],
-    attribution: [],
-    transcript: [],
     document: null,
     honesty: null,
     lostTransaction: null,
     durationMs: null,
     gatedBy: [],
+    attribution: [],
+    transcript: [],
     ...extra,
   };
 }
@@ -83,13 +83,13 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     incomplete: false,
     violations: withSources(report.violations, attribution, doc),
     patches: doc.patches,
-    attribution,
-    transcript: [],
     document: doc,
     honesty: 'NOT_MEASURED',
     lostTransaction: null,
     durationMs: null,
     gatedBy: [],
+    attribution,
+    transcript: [],
   };
   if (report.kind === 'demo') {
     return {
@@ -160,13 +160,13 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
         incomplete: false,
         violations: [],
         patches: [],
-        attribution: [],
-        transcript: [],
         document: null,
         honesty: null,
         lostTransaction: null,
         durationMs: null,
         gatedBy: [],
+        attribution: [],
+        transcript: [],
         reason: expected
           ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})`
           : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
@@ -218,13 +218,13 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
     incomplete: false,
     violations: withSources(session?.report.violations ?? [], attribution, session),
     patches: session?.patches ?? [],
-    attribution,
-    transcript: run.transcript,
     document: session,
     honesty: run.honesty,
     lostTransaction: run.lostTransaction,
     durationMs: run.durationMs,
     gatedBy: [],
+    attribution,
+    transcript: run.transcript,
   };
   if (/^the harness (stopped|could not start)/.test(run.verdictReason))
     return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
