@@ -173,7 +173,7 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
       throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty } = parsed;
+  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty, transcript, attribution } = parsed;
   return {
     runId: run,
     scenario,
@@ -185,6 +185,8 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     // The facts the trial's summary counted; a file without them: its honesty record, lost transactions unknown.
     honesty: facts?.honesty ?? honestyClassOf(honesty),
     lostTransaction: facts?.lostTransaction ?? null,
+    transcript: transcript ?? [],
+    attribution: attribution ?? [],
   };
 }
 

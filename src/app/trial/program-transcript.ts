@@ -36,6 +36,8 @@ export class McpCallTranscript implements CallEventSink {
         attempt: event.attempt,
         tool: event.tool,
         arguments: event.arguments ?? null,
+        operation: event.operation,
+        fault: event.fault,
       });
     } else if (event.step === 'delivered') {
       this.events.push({
@@ -54,6 +56,8 @@ export class McpCallTranscript implements CallEventSink {
         isError: event.result.isError === true,
         forwarded: true,
         content: resultText(event.result),
+        upstream: event.upstream ?? null,
+        ...(event.told !== undefined ? { told: event.told } : {}),
       });
     }
   }
