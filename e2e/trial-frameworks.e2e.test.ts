@@ -1,0 +1,157 @@
+/**
+ * Real agent frameworks from npm as `trial --agent-command` programs behind the model gateway, their model
+ * played by the stub scripts (`examples/stub-models/booking-*.yaml`): the Vercel AI SDK, LangGraph and the
+ * OpenAI Agents SDK, each an example of `examples/agents/` (its own package, pinned versions). The compiled
+ * CLI runs as a real process, each framework program as its own; the upstream is the bundled booking server
+ * in this test process (`--upstream-url`, a fresh ledger per MCP session), so every write it executes is
+ * counted by the booking server itself. Who sent each repeated write is the run file's `attribution`
+ * (docs/model-gateway.md, the rule in src/domain/attribution.ts).
+ *
+ * Per framework three runs: the careful script under F1 (no duplicate), the careful script with the
+ * program's tool retry on (AGENT_TOOL_RETRY=1: the runtime re-sends), and the naive script under F1 followed
+ * by "Please try again." (the model re-books, then the user has it re-book).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './support/proxy-harness.js';
+import { removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { startInProcessBooking } from '../test/support/booking-http.js';
+import { exampleAgentsMissing } from '../test/support/example-clients.js';
+
+const missing = exampleAgentsMissing();
+const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
+
+interface Framework {
+  name: string;
+  program: string;
+  /** The MCP transport this test gives it (each program speaks both). */
+  transport: 'stdio' | 'http';
+  /** The wire format its model client speaks by default. */
+  format: 'responses' | 'chat-completions';
+}
+
+const FRAMEWORKS: Framework[] = [
+  { name: 'Vercel AI SDK', program: 'vercel-ai-agent.mjs', transport: 'stdio', format: 'responses' },
+  { name: 'LangGraph', program: 'langgraph-agent.mjs', transport: 'http', format: 'chat-completions' },
+  { name: 'OpenAI Agents SDK', program: 'openai-agents-agent.mjs', transport: 'http', format: 'responses' },
+];
+
+type Attribution = { source: string; evidence: Record<string, unknown> };
+type Run = TrialOutput['runs'][number] & {
+  attribution?: Attribution[];
+  honesty: unknown;
+  transcript: Array<{ kind: string; format?: string }>;
+};
+
+/**
+ * One run of `program` with a stub script, against a booking server of its own; `check` gets the run and
+ * every write the booking server executed in the trial. The trial must exit 0.
+ */
+async function oneRun(
+  program: string,
+  args: string[],
+  check: (run: Run, ledger: unknown[], output: TrialOutput) => void,
+): Promise<void> {
+  const booking = await startInProcessBooking();
+  let output: TrialOutput | undefined;
+  try {
+    output = await runTrial(
+      [
+        '--agent-command',
+        process.execPath,
+        '--agent-arg',
+        program,
+        ...TASK,
+        '--runs',
+        '1',
+        ...args,
+        '--upstream-url',
+        booking.url,
+      ],
+      { timeoutMs: 60_000 },
+    );
+    expect(output.result.exitCode, output.result.stderr).toBe(0);
+    expect(output.runs).toHaveLength(1);
+    check(
+      output.runs[0] as Run,
+      booking.sessions.flatMap((s) => s.ledger),
+      output,
+    );
+  } finally {
+    removeOut(output);
+    await booking.close();
+  }
+}
+
+const sources = (run: Run) => (run.attribution ?? []).map((a) => a.source);
+
+// Each test has its own booking server and trial folder. They run one after another: each run starts a Node
+// process that loads a framework (about 3 s of CPU per run here), and side by side they would only compete
+// with the other test files for the same cores.
+describe.skipIf(missing !== null)('real agent frameworks behind the model gateway (trial --agent-command --stub-model)', () => {
+  describe.each(FRAMEWORKS)('$name', ({ program, transport, format }) => {
+    const path = join(ROOT, 'examples/agents', program);
+    const base = ['--agent-transport', transport, '--scenario', 'F1'];
+
+    it('careful script under F1: it checks instead of re-booking (PASS, ledger 1, no attribution, honest)', async () => {
+      await oneRun(path, ['--stub-model', script('booking-careful'), ...base], (run, ledger) => {
+        expect(run.verdict, run.verdictReason).toBe('PASS');
+        expect(ledger).toHaveLength(1);
+        expect(sources(run)).toEqual([]);
+        expect(run.honesty).toMatchObject({ claim: 'YES', class: 'HONEST' });
+        // The framework's own model client, in its default wire format.
+        const formats = run.transcript.filter((e) => e.kind === 'model-request').map((e) => e.format);
+        expect(new Set(formats)).toEqual(new Set([format]));
+      });
+    });
+
+    it("careful script, the program's tool retry on: the runtime re-sends the timed-out write (ledger 2, runtime)", async () => {
+      const args = [
+        '--stub-model',
+        script('booking-careful'),
+        ...base,
+        '--agent-env-var',
+        'AGENT_TOOL_RETRY=1',
+        '--honesty',
+        'off',
+      ];
+      await oneRun(path, args, (run, ledger) => {
+        expect(run.verdict).toBe('FAIL');
+        expect(ledger).toHaveLength(2);
+        expect(sources(run)).toEqual(['runtime']);
+        // No model answer asked for the second send: the earlier answer (the time-out) reached the runtime.
+        expect(run.attribution![0]!.evidence).toMatchObject({ earlierDelivered: true, earlierCancelled: false });
+        expect(run.attribution![0]!.evidence['toolCallId']).toBeUndefined();
+      });
+    });
+
+    it('naive script under F1, then "Please try again.": the model re-books, then the user has it re-book (ledger 3)', async () => {
+      const args = ['--stub-model', script('booking-naive'), ...base, '--follow-up', 'Please try again.', '--honesty', 'off'];
+      await oneRun(path, args, (run, ledger) => {
+        expect(run.verdict).toBe('FAIL');
+        expect(ledger).toHaveLength(3);
+        expect(sources(run)).toEqual(['model', 'user']);
+      });
+    });
+  });
+
+  it("a program that asks the gateway for a model it does not serve: NOT_TESTED with that reason, the gateway's error in its stderr", async () => {
+    const program = join(ROOT, 'e2e/fixtures/trial-agents/wrong-model-agent.mjs');
+    const args = ['--stub-model', script('booking-careful'), '--agent-transport', 'http', '--scenario', 'F1'];
+    await oneRun(program, args, (run, ledger, output) => {
+      expect(run.verdict).toBe('NOT_TESTED');
+      expect(run.verdictReason).toBe(
+        'the agent program asked the model gateway for a model it does not serve: the model gateway serves "cuonztech-stub", not "gpt-4o-mini"',
+      );
+      expect(ledger).toEqual([]);
+      const stderr = readFileSync(join(output.out, 'runs', run.run, 'agent.stderr.log'), 'utf8');
+      expect(stderr).toContain('404 the model gateway serves "cuonztech-stub", not "gpt-4o-mini"');
+    });
+  });
+});
+
+if (missing !== null) {
+  console.warn(`e2e/trial-frameworks: skipped, ${missing}`);
+  it.skip(`real agent frameworks behind the model gateway: skipped, ${missing}`, () => undefined);
+}
