@@ -13,11 +13,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support/proxy-harness.js';
 import { removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
 import { startInProcessBooking } from '../test/support/booking-http.js';
-import { exampleAgentsMissing } from '../test/support/example-clients.js';
+import { exampleAgentsMissing, requireExamplePackages } from '../test/support/example-clients.js';
 
 const missing = exampleAgentsMissing();
 const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
@@ -25,6 +25,8 @@ const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yam
 interface Framework {
   name: string;
   program: string;
+  /** The packages it needs from examples/agents. */
+  packages: string[];
   /** The MCP transport this test gives it (each program speaks both). */
   transport: 'stdio' | 'http';
   /** The wire format its model client speaks by default. */
@@ -32,9 +34,27 @@ interface Framework {
 }
 
 const FRAMEWORKS: Framework[] = [
-  { name: 'Vercel AI SDK', program: 'vercel-ai-agent.mjs', transport: 'stdio', format: 'responses' },
-  { name: 'LangGraph', program: 'langgraph-agent.mjs', transport: 'http', format: 'chat-completions' },
-  { name: 'OpenAI Agents SDK', program: 'openai-agents-agent.mjs', transport: 'http', format: 'responses' },
+  {
+    name: 'Vercel AI SDK',
+    program: 'vercel-ai-agent.mjs',
+    packages: ['ai', '@ai-sdk/openai', '@ai-sdk/mcp'],
+    transport: 'stdio',
+    format: 'responses',
+  },
+  {
+    name: 'LangGraph',
+    program: 'langgraph-agent.mjs',
+    packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/mcp-adapters'],
+    transport: 'http',
+    format: 'chat-completions',
+  },
+  {
+    name: 'OpenAI Agents SDK',
+    program: 'openai-agents-agent.mjs',
+    packages: ['@openai/agents'],
+    transport: 'http',
+    format: 'responses',
+  },
 ];
 
 type Attribution = { source: string; evidence: Record<string, unknown> };
@@ -90,6 +110,9 @@ const sources = (run: Run) => (run.attribution ?? []).map((a) => a.source);
 // process that loads a framework (about 3 s of CPU per run here), and side by side they would only compete
 // with the other test files for the same cores.
 describe.skipIf(missing !== null)('real agent frameworks behind the model gateway (trial --agent-command --stub-model)', () => {
+  // An install older than the lockfile fails here, with the command that fixes it, not as a NOT_TESTED run.
+  beforeAll(() => requireExamplePackages(FRAMEWORKS.flatMap((f) => f.packages)));
+
   describe.each(FRAMEWORKS)('$name', ({ program, transport, format }) => {
     const path = join(ROOT, 'examples/agents', program);
     const base = ['--agent-transport', transport, '--scenario', 'F1'];

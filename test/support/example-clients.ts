@@ -25,3 +25,12 @@ export function exampleAgentsMissing(): string | null {
     ? null
     : 'examples/agents is not installed: run npm ci --prefix examples/agents --ignore-scripts';
 }
+
+/** Fails with the install command when an example package is not installed (an install older than its lockfile). */
+export function requireExamplePackages(names: readonly string[]): void {
+  const absent = names.filter((name) => !existsSync(join(AGENTS, 'node_modules', name, 'package.json')));
+  if (absent.length > 0)
+    throw new Error(
+      `${absent.join(', ')} not installed in examples/agents: run npm ci --prefix examples/agents --ignore-scripts`,
+    );
+}
