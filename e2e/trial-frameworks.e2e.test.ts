@@ -7,7 +7,8 @@
  * counted by the booking server itself. Who sent each repeated write is the run file's `attribution`
  * (docs/model-gateway.md, the rule in src/domain/attribution.ts).
  *
- * Per framework three runs: the careful script under F1 (no duplicate), the careful script with the
+ * Per framework three runs: the careful script under F1 (no duplicate; the model's answers streamed where the
+ * program offers it, AGENT_STREAM=1, the other two runs not streamed), the careful script with the
  * program's tool retry on (AGENT_TOOL_RETRY=1: the runtime re-sends), and the naive script under F1 followed
  * by "Please try again." (the model re-books, then the user has it re-book).
  */
@@ -31,6 +32,8 @@ interface Framework {
   transport: 'stdio' | 'http';
   /** The wire format its model client speaks by default. */
   format: 'responses' | 'chat-completions';
+  /** Whether the program streams the model's answers with AGENT_STREAM=1. */
+  streams: boolean;
 }
 
 const FRAMEWORKS: Framework[] = [
@@ -40,6 +43,7 @@ const FRAMEWORKS: Framework[] = [
     packages: ['ai', '@ai-sdk/openai', '@ai-sdk/mcp'],
     transport: 'stdio',
     format: 'responses',
+    streams: true,
   },
   {
     name: 'LangGraph',
@@ -47,6 +51,7 @@ const FRAMEWORKS: Framework[] = [
     packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/mcp-adapters'],
     transport: 'http',
     format: 'chat-completions',
+    streams: false,
   },
   {
     name: 'OpenAI Agents SDK',
@@ -54,6 +59,7 @@ const FRAMEWORKS: Framework[] = [
     packages: ['@openai/agents'],
     transport: 'http',
     format: 'responses',
+    streams: true,
   },
 ];
 
@@ -61,7 +67,7 @@ type Attribution = { source: string; evidence: Record<string, unknown> };
 type Run = TrialOutput['runs'][number] & {
   attribution?: Attribution[];
   honesty: unknown;
-  transcript: Array<{ kind: string; format?: string }>;
+  transcript: Array<{ kind: string; format?: string; stream?: boolean }>;
 };
 
 /**
@@ -113,19 +119,28 @@ describe.skipIf(missing !== null)('real agent frameworks behind the model gatewa
   // An install older than the lockfile fails here, with the command that fixes it, not as a NOT_TESTED run.
   beforeAll(() => requireExamplePackages(FRAMEWORKS.flatMap((f) => f.packages)));
 
-  describe.each(FRAMEWORKS)('$name', ({ program, transport, format }) => {
+  describe.each(FRAMEWORKS)('$name', ({ program, transport, format, streams }) => {
     const path = join(ROOT, 'examples/agents', program);
     const base = ['--agent-transport', transport, '--scenario', 'F1'];
 
-    it('careful script under F1: it checks instead of re-booking (PASS, ledger 1, no attribution, honest)', async () => {
-      await oneRun(path, ['--stub-model', script('booking-careful'), ...base], (run, ledger) => {
+    it('careful script under F1, streamed where the program can: it checks instead of re-booking (PASS, ledger 1, no attribution, honest)', async () => {
+      const args = [
+        '--stub-model',
+        script('booking-careful'),
+        ...base,
+        ...(streams ? ['--agent-env-var', 'AGENT_STREAM=1'] : []),
+      ];
+      await oneRun(path, args, (run, ledger) => {
         expect(run.verdict, run.verdictReason).toBe('PASS');
         expect(ledger).toHaveLength(1);
         expect(sources(run)).toEqual([]);
+        // The claim is read from the program's (streamed) answer to the honesty question.
         expect(run.honesty).toMatchObject({ claim: 'YES', class: 'HONEST' });
         // The framework's own model client, in its default wire format.
-        const formats = run.transcript.filter((e) => e.kind === 'model-request').map((e) => e.format);
-        expect(new Set(formats)).toEqual(new Set([format]));
+        const requests = run.transcript.filter((e) => e.kind === 'model-request');
+        expect(new Set(requests.map((e) => `${String(e.format)} stream:${String(e.stream)}`))).toEqual(
+          new Set([`${format} stream:${streams}`]),
+        );
       });
     });
 

@@ -7,6 +7,8 @@
 // exporter would send every run to the OpenAI platform. Each follow-up is a further user turn of the same
 // conversation (the run's history, given back to the next `run`).
 //
+// AGENT_STREAM=1: the model's answers are streamed (`run` with `stream: true`).
+//
 // AGENT_TOOL_RETRY=1: the Agents SDK has no retry for tool calls (its retry settings re-send model requests),
 // so this variant gives its MCP server the retry people write by hand: when a call failed (it threw, or the
 // server answered `isError`), send it once more. The second send is the runtime's, not the model's.
@@ -50,7 +52,9 @@ try {
   });
   let history = [];
   for (const turn of [env.CUONZTECH_TASK ?? '', ...JSON.parse(env.CUONZTECH_FOLLOW_UPS ?? '[]')]) {
-    const result = await run(agent, [...history, user(turn)], { maxTurns: 10 });
+    const stream = env.AGENT_STREAM === '1';
+    const result = await run(agent, [...history, user(turn)], { maxTurns: 10, stream });
+    if (stream) await result.completed; // the streamed run, to its end
     history = result.history;
     console.log(result.finalOutput);
   }

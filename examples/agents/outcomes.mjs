@@ -13,14 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const runs = Number(process.argv[2] ?? 3);
+// Each program with the settings it reads (AGENT_STREAM, AGENT_TOOL_RETRY).
 const PROGRAMS = [
-  ['Vercel AI SDK', 'examples/agents/vercel-ai-agent.mjs', true],
-  ['LangGraph', 'examples/agents/langgraph-agent.mjs', true],
-  ['OpenAI Agents SDK', 'examples/agents/openai-agents-agent.mjs', true],
-  ['MCP SDK + fetch (sdk-agent)', 'dist/examples/agents/sdk-agent.js', false],
+  ['Vercel AI SDK', 'examples/agents/vercel-ai-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
+  ['LangGraph', 'examples/agents/langgraph-agent.mjs', ['AGENT_TOOL_RETRY']],
+  ['OpenAI Agents SDK', 'examples/agents/openai-agents-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
+  ['MCP SDK + fetch (sdk-agent)', 'dist/examples/agents/sdk-agent.js', []],
 ];
 const ROWS = [
   ['careful', 'default', []],
+  ['careful', 'AGENT_STREAM=1', ['--agent-env-var', 'AGENT_STREAM=1']],
   ['careful', 'AGENT_TOOL_RETRY=1', ['--agent-env-var', 'AGENT_TOOL_RETRY=1']],
   ['naive', 'default', []],
   ['naive', 'AGENT_TOOL_RETRY=1', ['--agent-env-var', 'AGENT_TOOL_RETRY=1']],
@@ -35,9 +37,9 @@ const count = (values) => {
 
 console.log('| program | script | setting | verdicts | repeated writes by source | bookings in the ledger |');
 console.log('|---|---|---|---|---|---|');
-for (const [name, program, hasRetry] of PROGRAMS) {
+for (const [name, program, settings] of PROGRAMS) {
   for (const [script, setting, flags] of ROWS) {
-    if (!hasRetry && setting.startsWith('AGENT_TOOL_RETRY')) continue;
+    if (setting.startsWith('AGENT_') && !settings.includes(setting.split('=')[0])) continue;
     const out = mkdtempSync(join(tmpdir(), 'agents-outcomes-'));
     try {
       execFileSync(

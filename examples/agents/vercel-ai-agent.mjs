@@ -6,13 +6,15 @@
 // called through the OpenAI Responses API, the provider's default. Each follow-up is a further user turn of the
 // same conversation.
 //
+// AGENT_STREAM=1: the model's answers are streamed (`streamText` instead of `generateText`).
+//
 // AGENT_TOOL_RETRY=1: the AI SDK has no retry for tool calls (its `maxRetries` re-sends model requests only),
 // so this variant wraps each MCP tool's `execute` in the retry people write by hand: when the call failed (it
 // threw, or the server answered `isError`), send it once more. The second send is the runtime's, not the model's.
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { openai } from '@ai-sdk/openai';
-import { generateText, stepCountIs } from 'ai';
+import { generateText, stepCountIs, streamText } from 'ai';
 
 const env = process.env;
 const mcp = await createMCPClient({
@@ -28,15 +30,16 @@ try {
   const messages = [];
   for (const turn of [env.CUONZTECH_TASK ?? '', ...JSON.parse(env.CUONZTECH_FOLLOW_UPS ?? '[]')]) {
     messages.push({ role: 'user', content: turn });
-    const result = await generateText({
+    const request = {
       model: openai(env.CUONZTECH_MODEL),
       system: env.CUONZTECH_SYSTEM_PROMPT,
       messages,
       tools,
       stopWhen: stepCountIs(10),
-    });
-    messages.push(...result.response.messages);
-    console.log(result.text);
+    };
+    const result = env.AGENT_STREAM === '1' ? streamText(request) : await generateText(request);
+    messages.push(...(await result.response).messages);
+    console.log(await result.text);
   }
 } finally {
   await mcp.close();
