@@ -6,6 +6,9 @@
 // (OPENAI_BASE_URL, OPENAI_API_KEY, CUONZTECH_MODEL). The conversation is one LangGraph thread (a checkpointer
 // keeps it); each follow-up is a further user turn of it.
 //
+// AGENT_TOOL_TIMEOUT_MS=N: the MCP adapter's own time-out for tool calls (`defaultToolTimeout`, none by default):
+// after N ms the call fails and the MCP client sends `notifications/cancelled`.
+//
 // AGENT_TOOL_RETRY=1: LangGraph's own retry setting, a `retryPolicy` on the tool node (the prebuilt agent does
 // not take one, so this variant is the same ReAct graph written out, as LangGraph's docs do). A failed tool
 // call (the MCP adapter throws a ToolException for an `isError` answer) then re-runs the whole tool node, and
@@ -17,6 +20,7 @@ import { ChatOpenAI } from '@langchain/openai';
 
 const env = process.env;
 const mcp = new MultiServerMCPClient({
+  ...(env.AGENT_TOOL_TIMEOUT_MS !== undefined ? { defaultToolTimeout: Number(env.AGENT_TOOL_TIMEOUT_MS) } : {}),
   mcpServers: {
     harness:
       env.CUONZTECH_MCP_TRANSPORT === 'http'

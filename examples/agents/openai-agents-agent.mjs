@@ -9,6 +9,9 @@
 //
 // AGENT_STREAM=1: the model's answers are streamed (`run` with `stream: true`).
 //
+// AGENT_TOOL_TIMEOUT_MS=N: the SDK's own MCP request time-out (`timeout`, default 5 s): after N ms the call
+// fails and the MCP client sends `notifications/cancelled`.
+//
 // AGENT_TOOL_RETRY=1: the Agents SDK has no retry for tool calls (its retry settings re-send model requests),
 // so this variant gives its MCP server the retry people write by hand: when a call failed (it threw, or the
 // server answered `isError`), send it once more. The second send is the runtime's, not the model's.
@@ -33,14 +36,18 @@ const withRetry = (Server) =>
       }
     : Server;
 
+const options = {
+  name: 'harness',
+  cacheToolsList: true,
+  ...(env.AGENT_TOOL_TIMEOUT_MS !== undefined ? { timeout: Number(env.AGENT_TOOL_TIMEOUT_MS) } : {}),
+};
 const server =
   env.CUONZTECH_MCP_TRANSPORT === 'http'
-    ? new (withRetry(MCPServerStreamableHttp))({ name: 'harness', url: env.CUONZTECH_MCP_URL, cacheToolsList: true })
+    ? new (withRetry(MCPServerStreamableHttp))({ ...options, url: env.CUONZTECH_MCP_URL })
     : new (withRetry(MCPServerStdio))({
-        name: 'harness',
+        ...options,
         command: env.CUONZTECH_MCP_COMMAND,
         args: JSON.parse(env.CUONZTECH_MCP_ARGS),
-        cacheToolsList: true,
       });
 await server.connect();
 try {
