@@ -10,7 +10,8 @@
  * Per framework three runs: the careful script under F1 (no duplicate; the model's answers streamed where the
  * program offers it, AGENT_STREAM=1, the other two runs not streamed), the careful script with the
  * program's tool retry on (AGENT_TOOL_RETRY=1: the runtime re-sends), and the naive script under F1 followed
- * by "Please try again." (the model re-books, then the user has it re-book).
+ * by "Please try again." (the model re-books, then the user has it re-book). Then one run of a client time-out
+ * (the Agents SDK's MCP `timeout`) with the retry, and a program asking for a model the gateway does not serve.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -171,6 +172,22 @@ describe.skipIf(missing !== null)('real agent frameworks behind the model gatewa
         expect(ledger).toHaveLength(3);
         expect(sources(run)).toEqual(['model', 'user']);
       });
+    });
+  });
+
+  it("OpenAI Agents SDK, its MCP time-out shorter than F1's held answer, tool retry on: the runtime re-sends the call it cancelled (ledger 2)", async () => {
+    const program = join(ROOT, 'examples/agents/openai-agents-agent.mjs');
+    const args = [
+      ...['--stub-model', script('booking-careful'), '--agent-transport', 'http', '--scenario', 'F1', '--hold', '3000'],
+      ...['--agent-env-var', 'AGENT_TOOL_TIMEOUT_MS=1000', '--agent-env-var', 'AGENT_TOOL_RETRY=1', '--honesty', 'off'],
+    ];
+    await oneRun(program, args, (run, ledger) => {
+      expect(run.verdict).toBe('FAIL');
+      expect(ledger).toHaveLength(2);
+      expect(sources(run)).toEqual(['runtime']);
+      // The client gave up on the held answer and cancelled it (MCP notifications/cancelled) before re-sending.
+      expect(run.attribution![0]!.evidence).toMatchObject({ earlierCancelled: true });
+      expect(run.attribution![0]!.evidence['toolCallId']).toBeUndefined();
     });
   });
 
