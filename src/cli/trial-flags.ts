@@ -10,6 +10,7 @@ import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
 import {
   DEFAULT_HONESTY_QUESTION,
+  type ForwardGateway,
   type IsErrorMode,
   type PatchChoice,
   type StubGateway,
@@ -25,9 +26,18 @@ import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-fla
 
 /** [flag, description] of every trial flag that takes a value (the proxy's upstream flags come on top). */
 export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
-  ['model', 'Built-in agent loop: the model name at the endpoint (this or --agent-command is required)'],
-  ['base-url', 'OpenAI-compatible Chat Completions endpoint (default http://127.0.0.1:11434/v1, a local Ollama)'],
-  ['api-key-env', 'Name of the environment variable holding the API key (never the key itself)'],
+  [
+    'model',
+    'Built-in agent loop: the model name at the endpoint (this or --agent-command is required). With --agent-command: forward mode, the model your program is given (CUONZTECH_MODEL) and the only one the gateway serves',
+  ],
+  [
+    'base-url',
+    'The model endpoint: OpenAI-compatible Chat Completions for the built-in loop (default http://127.0.0.1:11434/v1, a local Ollama); with --agent-command --model, the real endpoint every request of your program is forwarded to unchanged (see docs/model-gateway.md)',
+  ],
+  [
+    'api-key-env',
+    "Name of the environment variable holding the API key (never the key itself); the gateway puts it in place of the run's token",
+  ],
   ['system-prompt', 'System prompt: a file path, or the text itself'],
   ['task', "The user's first message"],
   ['follow-up', 'A further user turn after the agent\'s final answer, e.g. "Please try again."; repeatable'],
@@ -79,7 +89,10 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['session-idle-timeout', 'a trial does not use --listen; each run has its own listener'],
 ]);
 export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
-const MODEL_ONLY = ['base-url', 'api-key-env', 'max-steps', 'temperature', 'is-error', 'model-retries', 'model-timeout'];
+/** The built-in loop's own flags: forward mode passes every request as the program sent it, and retries nothing. */
+const LOOP_ONLY = ['max-steps', 'temperature', 'is-error', 'model-retries', 'model-timeout'];
+/** With --agent-command: forward mode (--model NAME --base-url URL [--api-key-env VAR]). */
+const FORWARD_FLAGS = ['base-url', 'api-key-env'];
 const AGENT_ONLY = ['agent-arg', 'agent-env-var', 'agent-transport', 'agent-timeout', 'stub-model'];
 /** The honesty question needs the model's side: the built-in loop, or an agent program behind the model gateway. */
 const HONESTY_FLAGS = ['honesty', 'honesty-question'];
@@ -114,15 +127,34 @@ export async function parseTrialFlags(
   const agentCommand = get('agent-command');
   if (model === undefined && agentCommand === undefined)
     throw new UsageError('give --model NAME (the built-in agent loop) or --agent-command CMD (your own agent program)');
-  if (model !== undefined && agentCommand !== undefined) throw new UsageError('give --model or --agent-command, not both');
   // A control character (a line feed) would cut or forge the one-line error that quotes the model id.
   if (model !== undefined && (model.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(model)))
     throw new UsageError(`flag --model takes a model name without control characters, got ${JSON.stringify(model)}`);
-  for (const flag of model !== undefined ? AGENT_ONLY : MODEL_ONLY) {
-    if (has(values, flag))
-      throw new UsageError(`flag --${flag} is for ${model !== undefined ? '--agent-command' : '--model'} only`);
-  }
+  /** The built-in loop: --model alone. With --agent-command, --model is forward mode: the model the gateway serves. */
+  const builtIn = agentCommand === undefined;
   const stubFile = get('stub-model');
+  if (!builtIn) {
+    if (stubFile !== undefined && has(values, 'base-url'))
+      throw new UsageError(
+        'give --stub-model (the harness plays the model) or --base-url (the gateway forwards to a real endpoint), not both',
+      );
+    if (stubFile !== undefined && model !== undefined)
+      throw new UsageError(
+        'give --stub-model (the harness plays the model, cuonztech-stub) or --model with --base-url (forward mode), not both',
+      );
+    if (model === undefined)
+      for (const flag of FORWARD_FLAGS)
+        if (has(values, flag))
+          throw new UsageError(`flag --${flag} with --agent-command is forward mode: it needs --model NAME (the model served)`);
+    if (model !== undefined && !has(values, 'base-url'))
+      throw new UsageError('--model with --agent-command (forward mode) needs --base-url URL, the real endpoint to forward to');
+  }
+  for (const flag of builtIn ? AGENT_ONLY : LOOP_ONLY) {
+    if (has(values, flag))
+      throw new UsageError(
+        `flag --${flag} is for ${builtIn ? '--agent-command' : 'the built-in agent loop (--model without --agent-command)'} only`,
+      );
+  }
   if (model === undefined && stubFile === undefined) {
     for (const flag of HONESTY_FLAGS)
       if (has(values, flag))
@@ -141,7 +173,7 @@ export async function parseTrialFlags(
   const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
   const systemPrompt = await readSystemPrompt(get('system-prompt'), cwd);
   const maxSteps = integer(get('max-steps'), 'max-steps', 1, 1000, 10);
-  const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, model !== undefined);
+  const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, builtIn);
   const runs = integer(get('runs'), 'runs', 1, 100_000, 5);
   const concurrency = integer(get('concurrency'), 'concurrency', 1, 64, 1);
   const resetCommand = get('reset-command');
@@ -163,6 +195,8 @@ export async function parseTrialFlags(
           `the value of ${keyVar} (named by --api-key-env) is not an API key: it has characters an HTTP header cannot carry`,
         );
     }
+  }
+  if (model !== undefined && builtIn) {
     const temperature = get('temperature');
     agent = {
       kind: 'model',
@@ -184,6 +218,7 @@ export async function parseTrialFlags(
       timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
       seed,
       ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd) } : {}),
+      ...(model !== undefined ? { gateway: forwardGateway(get('base-url')!, model, get('api-key-env')) } : {}),
       env: agentEnv(repeated(values, 'agent-env-var')),
     };
   }
@@ -221,6 +256,11 @@ export async function parseTrialFlags(
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
   };
+}
+
+/** `--agent-command … --model NAME --base-url URL [--api-key-env VAR]`: forward mode. */
+function forwardGateway(url: string, model: string, keyVariable: string | undefined): ForwardGateway {
+  return { kind: 'forward', baseUrl: baseUrl(url), model, ...(keyVariable !== undefined ? { keyVariable } : {}) };
 }
 
 /** `--agent-env-var KEY=VALUE`, repeatable; a name given twice is refused (which value would count?). */

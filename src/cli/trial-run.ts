@@ -58,6 +58,13 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     const check = await chatModel.check();
     if (!check.ok) throw new FatalError(check.reason);
   }
+  const gateway = agent.kind === 'command' ? agent.gateway : undefined;
+  const forward = gateway?.kind === 'forward' ? await import('../adapters/model-gateway/forward.js') : undefined;
+  if (forward !== undefined && gateway?.kind === 'forward') {
+    // Before any run (and before the output folder): an endpoint that is not there is one line, exit 1.
+    const check = await forward.checkForwardEndpoint(gateway.baseUrl);
+    if (!check.ok) throw new FatalError(check.reason);
+  }
   let store: TrialFolder;
   try {
     store = await TrialFolder.open(flags.out);
@@ -79,8 +86,11 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
       new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
     relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
-    ...(plan.agent.kind === 'command' && plan.agent.gateway !== undefined
+    ...(gateway?.kind === 'stub'
       ? { startModelGateway: (await import('../adapters/model-gateway/model-gateway.js')).startModelGateway }
+      : {}),
+    ...(forward !== undefined
+      ? { startForwardGateway: (options) => forward.startForwardGateway({ ...options, apiKey: flags.apiKey }) }
       : {}),
     cwd: io.cwd,
     harnessVersion: HARNESS_VERSION,
@@ -168,6 +178,9 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
             seed: agent.seed ?? null,
             // Names only: a value may be a secret (its hash is in provenance.settings).
             envVars: Object.keys(agent.env).sort(),
+            ...(agent.gateway?.kind === 'forward'
+              ? { modelGateway: { mode: 'forward', baseUrl: redactUrl(agent.gateway.baseUrl), model: agent.gateway.model } }
+              : {}),
           },
     upstream:
       p.upstreamUrl !== undefined

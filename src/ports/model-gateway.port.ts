@@ -1,7 +1,8 @@
 /**
  * The model gateway of an agent program's run: a model endpoint on 127.0.0.1 that the program reaches
  * through the variables frameworks already read (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, …), answered by
- * a {@link ChatModel} (the stub model), every request and answer handed to the run as a {@link ModelExchange}.
+ * a {@link ChatModel} (stub mode: the stub model) or by a real endpoint it forwards every request to
+ * (forward mode), every request and answer handed to the run as a {@link ModelExchange}.
  * The adapter: `src/adapters/model-gateway/`.
  */
 import type { ChatModel, ChatReply, ChatRequest } from './chat-model.port.js';
@@ -21,8 +22,10 @@ export interface ModelExchange {
   reply?: ChatReply;
   /** The HTTP status the program got. */
   status: number;
-  /** Why there was no answer, in one line. */
+  /** Why there was no answer, or (forward mode) why the answer could not be read back, in one line. */
   error?: string;
+  /** The gateway itself refused the request: it named a model the gateway does not serve. */
+  notServed?: true;
   /** Milliseconds since the epoch. */
   receivedAt: number;
   answeredAt: number;
@@ -47,3 +50,15 @@ export interface RunningModelGateway {
 }
 
 export type StartModelGateway = (options: ModelGatewayOptions) => Promise<RunningModelGateway>;
+
+/** Forward mode: every request goes to a real endpoint; its answer comes back unchanged. */
+export interface ForwardGatewayOptions {
+  /** The real endpoint, e.g. `https://api.openai.com/v1`: a request's path after `/v1` is appended to it. */
+  baseUrl: string;
+  /** The model names the gateway serves; a request naming another is refused 404 and never forwarded. */
+  models: readonly string[];
+  onExchange(exchange: ModelExchange): void;
+}
+
+/** Starts a forward-mode gateway; the real key is the adapter's to add (composition root), never the run's. */
+export type StartForwardGateway = (options: ForwardGatewayOptions) => Promise<RunningModelGateway>;

@@ -8,6 +8,8 @@ export interface ProgramSpec {
   args: readonly string[];
   /** Added to the harness's own environment. */
   env: Readonly<Record<string, string>>;
+  /** Names taken out of the harness's environment for the program (forward mode: the real key's variable). */
+  withoutEnv?: readonly string[];
   cwd: string;
   timeoutMs: number;
   /** Where the program's stdout and stderr are kept (`agent.stdout.log`, `agent.stderr.log`). */

@@ -4,6 +4,7 @@
  * so the use case can rely on every field named here. Unknown extra fields are kept (a newer harness
  * may add some) and ignored.
  */
+import type { RepeatAttribution } from '../domain/attribution.js';
 import type { EarlyReportFile, SessionReportFile } from '../domain/report-document.js';
 import type { OperationEntry, Report } from '../domain/report.js';
 import type { Score } from '../domain/score.js';
@@ -59,6 +60,13 @@ export interface TrialRunDocument {
   honesty: HonestyClass | 'NOT_MEASURED' | null;
   /** The run ended with its write never executed and the agent done (a lost transaction); null when not recorded. */
   lostTransaction: boolean | null;
+  /**
+   * The run's `transcript` as written (model turns, MCP calls, results; each with its time); entries are
+   * not checked by the schema, so whoever reads them treats every field as untrusted. Empty when absent.
+   */
+  transcript: readonly unknown[];
+  /** Who sent each repeated write (R-14), from the run file's `attribution`; empty when absent. */
+  attribution: readonly RepeatAttribution[];
 }
 
 /** What one file (or one entry of a folder) turned out to be. */

@@ -55,6 +55,26 @@ describe('ProgramRunner', () => {
     await vi.waitFor(() => expect(alive(helper)).toBe(false), { timeout: 10_000, interval: 20 });
   });
 
+  it("forward mode: the real key's variable is taken out of the harness's environment the program inherits", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    process.env['HARNESS_TEST_REAL_KEY'] = 'sk-never-for-the-program';
+    try {
+      const exit = await new ProgramRunner().run({
+        command: 'sh',
+        args: ['-c', 'echo "key=${HARNESS_TEST_REAL_KEY:-unset} run=$RUN_VAR"'],
+        env: { RUN_VAR: 'set' },
+        withoutEnv: ['HARNESS_TEST_REAL_KEY'],
+        cwd: dir,
+        timeoutMs: 30_000,
+        logDir: dir,
+      });
+      expect(exit).toMatchObject({ exitCode: 0 });
+      expect(readFileSync(join(dir, 'agent.stdout.log'), 'utf8')).toBe('key=unset run=set\n');
+    } finally {
+      delete process.env['HARNESS_TEST_REAL_KEY'];
+    }
+  });
+
   it('an abort (a second signal to the trial) ends the program group as a time-out does, without waiting for --agent-timeout', async () => {
     dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
     const stop = new AbortController();

@@ -15,6 +15,7 @@ import { readSource } from '../../src/adapters/report-files/report-sources.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { documentOf, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
+import { checkRunFiles, runFile, transcriptOf } from '../support/trial-run-fixtures.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const NOTE = CHROMIUM === undefined ? ' (skipped: no chromium at /usr/bin/chromium; apt-get install chromium)' : '';
@@ -29,6 +30,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const MEASURE = `<script>
 (() => {
   const problems = [];
+  for (const d of document.querySelectorAll('details.conv')) d.open = true;
   const name = (el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).replace(/ /g, '.') : '');
   const vw = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth > vw + 1) problems.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
@@ -40,6 +42,10 @@ const MEASURE = `<script>
       if (r.right > cell.right + 1 || r.left < cell.left - 1)
         problems.push(name(el) + ' "' + el.textContent.slice(0, 40) + '" leaves its timeline cell (' + Math.round(r.left) + '–' + Math.round(r.right) + ' vs ' + Math.round(cell.left) + '–' + Math.round(cell.right) + ')');
     }
+  }
+  for (const el of document.querySelectorAll('ol.tx *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > vw + 1) problems.push('transcript ' + name(el) + ' "' + el.textContent.slice(0, 40) + '" reaches past the page (' + Math.round(r.right) + ' > ' + vw + ')');
   }
   for (const box of document.querySelectorAll('.scroll')) {
     if (box.scrollWidth > box.clientWidth + 1) problems.push('a table is wider than its box: ' + box.scrollWidth + ' > ' + box.clientWidth + ' (' + box.querySelector('th')?.textContent + ')');
@@ -119,6 +125,41 @@ describe('the HTML report in a real browser', () => {
       expect(wide.problems, '1280 px').toEqual([]);
       expect(wide.width).toBeGreaterThan(1100);
       const narrow = await layoutProblems(html, 390, 'report');
+      expect(narrow.problems, `${narrow.width} px`).toEqual([]);
+      expect(narrow.width).toBeLessThan(640);
+    },
+  );
+});
+
+/**
+ * Two trial runs of agent programs with their transcripts (a runtime duplicate; the model's and the
+ * user's), the first with long unbroken model text, tool-call ids and arguments, as a model can write them.
+ */
+function transcriptHtml(): string {
+  const long = runFile('runtime-duplicate');
+  const entries = transcriptOf(long);
+  const answer = entries.find((e) => e.kind === 'model-answer')!;
+  const word = 'Supercalifragilistic'.repeat(40);
+  answer['content'] = `${word} ${word}`;
+  answer['toolCalls'] = [
+    { id: `call_${'z'.repeat(300)}`, name: `create_booking_${'y'.repeat(120)}`, arguments: JSON.stringify({ note: word }) },
+  ];
+  const call = entries.find((e) => e.kind === 'mcp-call')!;
+  call['tool'] = `create_booking_${'y'.repeat(120)}`;
+  call['arguments'] = { note: word };
+  return buildHtml(checkRunFiles([long, runFile('model-and-user-duplicates')]));
+}
+
+describe('the HTML report of trial runs with transcripts in a real browser', () => {
+  it.skipIf(CHROMIUM === undefined)(
+    `at 1280 and 390 px wide nothing of the transcript reaches past the page, whose width stays the window's${NOTE}`,
+    async () => {
+      const html = transcriptHtml();
+      expect(html).toContain('<ol class="tx">');
+      expect(html).toContain('source: runtime');
+      const wide = await layoutProblems(html, 1280, 'transcript');
+      expect(wide.problems, '1280 px').toEqual([]);
+      const narrow = await layoutProblems(html, 390, 'transcript');
       expect(narrow.problems, `${narrow.width} px`).toEqual([]);
       expect(narrow.width).toBeLessThan(640);
     },

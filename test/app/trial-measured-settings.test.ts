@@ -90,6 +90,20 @@ describe('stats: the settings a trial records are every one that changes what it
     expect(await differing(MODEL, [...MODEL, '--idempotent-hint', 'ignore'])).toEqual(['--idempotent-hint']);
   });
 
+  it('an agent program in forward mode: the model and the endpoint it was served by, never the key', async () => {
+    const forward = (model: string, url: string) => [...PROGRAM, '--model', model, '--base-url', url];
+    const a = forward('gpt-a', 'https://api.example.com/v1');
+    expect(await differing(a, forward('gpt-b', 'https://api.example.com/v1'))).toEqual(['--model']);
+    expect(await differing(a, forward('gpt-a', 'https://other.example.com/v1'))).toEqual(['--base-url']);
+    expect(await differing(a, forward('gpt-a', 'https://api.example.com/v2'))).toEqual(['--base-url']);
+    expect(await differing(a, [...a, '--honesty', 'off'])).toEqual(['--honesty-question']);
+    expect(await differing(PROGRAM, a)).toEqual(['--base-url', '--honesty-question', '--model']);
+    // A key some gateways take in the URL is redacted (docs/model-gateway.md).
+    const keyed = await settings(forward('gpt-a', 'https://api.example.com/v1?key=sk-1'));
+    expect(JSON.stringify(keyed)).not.toContain('sk-1');
+    expect(keyed['--base-url']).toBe('https://api.example.com/v1?key=***');
+  });
+
   it("not the upstream's command line, which differs between the machines of one CI matrix", async () => {
     expect(await differing(MODEL, [...MODEL.slice(0, 4), '--upstream-command', 'python', '--upstream-arg', 's.py'])).toEqual([]);
   });

@@ -76,6 +76,20 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       /model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 is not usable: fetch failed/,
     );
   });
+  it('forward mode: an unreachable --base-url, before any run and before the output folder', async () => {
+    expectOneLineError(
+      await trial([
+        '--agent-command',
+        'node',
+        '--model',
+        'careful',
+        '--base-url',
+        `http://127.0.0.1:${closedPort}/v1`,
+        ...BOOKING_UPSTREAM,
+      ]),
+      /model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 \(--base-url\) is not reachable: connection refused$/,
+    );
+  });
   it('an unknown model', async () => {
     expectOneLineError(
       await trial(model('no-such-model')),
@@ -96,9 +110,29 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       /task file not found: .*no-such-tasks\.yaml/,
     ],
     [
-      'both --model and --agent-command',
+      '--model with --agent-command (forward mode) without --base-url',
       ['--model', 'careful', '--agent-command', 'node', ...TASK, ...BOOKING_UPSTREAM],
-      /give --model or --agent-command, not both/,
+      /--model with --agent-command \(forward mode\) needs --base-url URL/,
+    ],
+    [
+      '--base-url with --agent-command but no --model',
+      ['--agent-command', 'node', '--base-url', '{base}', ...BOOKING_UPSTREAM],
+      /flag --base-url with --agent-command is forward mode: it needs --model NAME/,
+    ],
+    [
+      '--stub-model and --base-url',
+      ['--agent-command', 'node', '--stub-model', 'x.yaml', '--model', 'careful', '--base-url', '{base}', ...BOOKING_UPSTREAM],
+      /give --stub-model \(the harness plays the model\) or --base-url \(the gateway forwards to a real endpoint\), not both/,
+    ],
+    [
+      '--stub-model and --model',
+      ['--agent-command', 'node', '--stub-model', 'x.yaml', '--model', 'careful', ...BOOKING_UPSTREAM],
+      /give --stub-model .* or --model with --base-url \(forward mode\), not both/,
+    ],
+    [
+      '--model-retries in forward mode (the gateway retries nothing)',
+      ['--agent-command', 'node', '--model', 'careful', '--base-url', '{base}', '--model-retries', '2', ...BOOKING_UPSTREAM],
+      /flag --model-retries is for the built-in agent loop \(--model without --agent-command\) only/,
     ],
     ['neither --model nor --agent-command', [...TASK, ...BOOKING_UPSTREAM], /give --model NAME .* or --agent-command CMD/],
     ['--model without a task', ['--model', 'careful', ...BOOKING_UPSTREAM], /--model needs --task TEXT/],
@@ -127,7 +161,7 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     [
       '--temperature with --agent-command',
       ['--agent-command', 'node', '--temperature', '1', ...BOOKING_UPSTREAM],
-      /flag --temperature is for --model only/,
+      /flag --temperature is for the built-in agent loop \(--model without --agent-command\) only/,
     ],
     [
       '--agent-transport sse',

@@ -111,9 +111,11 @@ function wait(
 
 export class ProgramRunner implements ProgramRunnerPort {
   async run(spec: ProgramSpec): Promise<ProgramExit> {
+    const env = { ...process.env };
+    for (const name of spec.withoutEnv ?? []) delete env[name];
     const child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,
-      env: { ...process.env, ...spec.env },
+      env: { ...env, ...spec.env },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

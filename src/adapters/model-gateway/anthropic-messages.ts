@@ -7,14 +7,18 @@
  */
 import type { ChatMessage, ChatReply, ChatTool } from '../../ports/chat-model.port.js';
 import {
+  textOf,
   argumentsObject,
   contentText,
+  eventJson,
   isObject,
   parametersOf,
   requireText,
   sseFrame,
   type AnswerStamp,
+  type DecodedReply,
   type DecodedRequest,
+  type SseEvent,
   type WireFormat,
 } from './wire.js';
 
@@ -166,4 +170,71 @@ export const anthropicMessages: WireFormat = {
                 : 'invalid_request_error';
     return { type: 'error', error: { type, message } };
   },
+
+  decodeReply(body: unknown): DecodedReply {
+    if (!isObject(body) || !Array.isArray(body['content'])) throw new Error('the answer has no content list');
+    return {
+      reply: replyOfBlocks(
+        body['content'].filter(isObject).map((b) => ({ ...b, inputText: JSON.stringify(b['input'] ?? {}) })),
+        typeof body['stop_reason'] === 'string' ? body['stop_reason'] : null,
+      ),
+      ...(typeof body['id'] === 'string' ? { id: body['id'] } : {}),
+    };
+  },
+
+  decodeStream(events: readonly SseEvent[]): DecodedReply {
+    const blocks = new Map<number, Record<string, unknown> & { inputText: string }>();
+    let stopReason: string | null = null;
+    let id: string | undefined;
+    for (const event of events) {
+      const data = eventJson(event);
+      const index = typeof data['index'] === 'number' ? data['index'] : -1;
+      switch (data['type']) {
+        case 'message_start':
+          if (isObject(data['message']) && typeof data['message']['id'] === 'string') id = data['message']['id'];
+          break;
+        case 'content_block_start':
+          if (isObject(data['content_block'])) blocks.set(index, { ...data['content_block'], inputText: '' });
+          break;
+        case 'content_block_delta': {
+          const block = blocks.get(index);
+          const delta = isObject(data['delta']) ? data['delta'] : {};
+          if (block === undefined) break;
+          if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string')
+            block['text'] = textOf(block['text']) + delta['text'];
+          if (delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string')
+            block.inputText += delta['partial_json'];
+          break;
+        }
+        case 'message_delta':
+          if (isObject(data['delta']) && typeof data['delta']['stop_reason'] === 'string')
+            stopReason = data['delta']['stop_reason'];
+          break;
+      }
+    }
+    const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+    // A streamed tool_use's input is the JSON its deltas spell; written as the plain answer writes it.
+    for (const block of ordered) block.inputText = block.inputText.trim() === '' ? '{}' : compactJson(block.inputText);
+    return { reply: replyOfBlocks(ordered, stopReason), ...(id !== undefined ? { id } : {}) };
+  },
 };
+
+function compactJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+/** The reply of an answer's content blocks: the text blocks' text, the tool_use blocks (input as JSON text). */
+function replyOfBlocks(
+  blocks: ReadonlyArray<Record<string, unknown> & { inputText: string }>,
+  stopReason: string | null,
+): ChatReply {
+  const texts = blocks.flatMap((b) => (b['type'] === 'text' && typeof b['text'] === 'string' ? [b['text']] : []));
+  const toolCalls = blocks
+    .filter((b) => b['type'] === 'tool_use')
+    .map((b) => ({ id: textOf(b['id']), name: textOf(b['name']), argumentsText: b.inputText }));
+  return { content: texts.length > 0 ? texts.join('') : null, toolCalls, finishReason: stopReason };
+}

@@ -5,16 +5,20 @@
  * events, tool calls sent as a first chunk with the id and name and a second with the arguments, then
  * `data: [DONE]`.
  */
-import type { ChatMessage, ChatReply, ChatTool } from '../../ports/chat-model.port.js';
+import type { ChatMessage, ChatReply, ChatTool, ChatToolCall } from '../../ports/chat-model.port.js';
 import {
+  textOf,
   contentText,
+  eventJson,
   isObject,
   openAiErrorBody,
   parametersOf,
   requireText,
   sseFrame,
   type AnswerStamp,
+  type DecodedReply,
   type DecodedRequest,
+  type SseEvent,
   type WireFormat,
 } from './wire.js';
 
@@ -140,4 +144,58 @@ export const chatCompletions: WireFormat = {
   },
 
   errorBody: openAiErrorBody,
+
+  decodeReply(body: unknown): DecodedReply {
+    if (!isObject(body)) throw new Error('the answer is not a JSON object');
+    const choice: unknown = Array.isArray(body['choices']) ? body['choices'][0] : undefined;
+    if (!isObject(choice) || !isObject(choice['message'])) throw new Error('the answer has no choices[0].message');
+    const message = choice['message'];
+    const calls = Array.isArray(message['tool_calls']) ? message['tool_calls'] : [];
+    const toolCalls = calls.filter(isObject).map((call) => {
+      const fn = isObject(call['function']) ? call['function'] : {};
+      return {
+        id: textOf(call['id']),
+        name: textOf(fn['name']),
+        argumentsText: typeof fn['arguments'] === 'string' ? fn['arguments'] : '',
+      };
+    });
+    return {
+      reply: {
+        content: contentText(message['content']),
+        toolCalls,
+        finishReason: typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : null,
+      },
+      ...(typeof body['id'] === 'string' ? { id: body['id'] } : {}),
+    };
+  },
+
+  decodeStream(events: readonly SseEvent[]): DecodedReply {
+    let content: string | null = null;
+    let finishReason: string | null = null;
+    let id: string | undefined;
+    const calls = new Map<number, ChatToolCall>();
+    for (const event of events) {
+      if (event.data.trim() === '[DONE]') continue;
+      const chunk = eventJson(event);
+      if (typeof chunk['id'] === 'string') id ??= chunk['id'];
+      const choice: unknown = Array.isArray(chunk['choices'])
+        ? chunk['choices'].find((c) => isObject(c) && (c['index'] ?? 0) === 0)
+        : undefined;
+      if (!isObject(choice)) continue;
+      if (typeof choice['finish_reason'] === 'string') finishReason = choice['finish_reason'];
+      const delta = isObject(choice['delta']) ? choice['delta'] : {};
+      if (typeof delta['content'] === 'string') content = (content ?? '') + delta['content'];
+      for (const part of Array.isArray(delta['tool_calls']) ? delta['tool_calls'].filter(isObject) : []) {
+        const index = typeof part['index'] === 'number' ? part['index'] : calls.size;
+        const call = calls.get(index) ?? { id: '', name: '', argumentsText: '' };
+        const fn = isObject(part['function']) ? part['function'] : {};
+        if (typeof part['id'] === 'string') call.id = part['id'];
+        if (typeof fn['name'] === 'string') call.name += fn['name'];
+        if (typeof fn['arguments'] === 'string') call.argumentsText += fn['arguments'];
+        calls.set(index, call);
+      }
+    }
+    const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    return { reply: { content, toolCalls, finishReason }, ...(id !== undefined ? { id } : {}) };
+  },
 };

@@ -39,15 +39,15 @@ export interface GatewayAddress {
   openAiBaseUrl: string;
 }
 
-const ROUTES: ReadonlyMap<string, WireFormat> = new Map([
+export const ROUTES: ReadonlyMap<string, WireFormat> = new Map([
   ['/v1/chat/completions', chatCompletions],
   ['/v1/responses', responses],
   ['/v1/messages', anthropicMessages],
 ]);
 
-const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
-class RequestTooLarge extends Error {}
+export class RequestTooLarge extends Error {}
 
 export class ModelGateway {
   private server: Server | undefined;
@@ -123,7 +123,7 @@ export class ModelGateway {
     if (!this.options.models.includes(decoded.model)) {
       const error = `the model gateway serves ${this.options.models.map((m) => JSON.stringify(m)).join(', ')}, not ${JSON.stringify(decoded.model)}`;
       this.refuse(res, format, 404, error);
-      return this.record({ ...base, status: 404, error, answeredAt: this.now() });
+      return this.record({ ...base, status: 404, error, notServed: true, answeredAt: this.now() });
     }
     const aborted = new AbortController();
     res.on('close', () => aborted.abort());
@@ -159,9 +159,7 @@ export class ModelGateway {
   }
 
   private authorised(req: IncomingMessage): boolean {
-    const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const key = req.headers['x-api-key'];
-    return bearer === this.options.token || key === this.options.token;
+    return carriesToken(req, this.options.token);
   }
 
   private listModels(res: ServerResponse, path: string): void {
@@ -206,12 +204,23 @@ function assistantOf(reply: ChatReply): ChatMessage {
     : { role: 'assistant', content: reply.content };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** Whether the request carries the run's token (`Authorization: Bearer` or `x-api-key`). */
+export function carriesToken(req: IncomingMessage, token: string): boolean {
+  const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  return bearer === token || req.headers['x-api-key'] === token;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return readBodyBytes(req, limit).then((bytes) => bytes.toString('utf8'));
+}
+
+/** The request body as received, byte for byte; past `limit` it is read and dropped, then RequestTooLarge. */
+export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -221,14 +230,19 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       if (size <= limit) chunks.push(chunk);
       else chunks.length = 0;
     });
-    req.on('end', () => (size > limit ? reject(new RequestTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () => (size > limit ? reject(new RequestTooLarge()) : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
   });
 }
 
+/** A fresh random per-run key. */
+export function runToken(): string {
+  return `cuonztech-run-${randomBytes(18).toString('base64url')}`;
+}
+
 /** Starts a gateway for one run, with a fresh random key. */
 export const startModelGateway: StartModelGateway = async (options) => {
-  const token = `cuonztech-run-${randomBytes(18).toString('base64url')}`;
+  const token = runToken();
   const gateway = new ModelGateway({ ...options, token });
   const address = await gateway.start();
   const running: RunningModelGateway = { ...address, token, close: () => gateway.close() };

@@ -7,14 +7,18 @@
  */
 import type { ChatMessage, ChatReply, ChatTool } from '../../ports/chat-model.port.js';
 import {
+  textOf,
   contentText,
+  eventJson,
   isObject,
   openAiErrorBody,
   parametersOf,
   requireText,
   sseFrame,
   type AnswerStamp,
+  type DecodedReply,
   type DecodedRequest,
+  type SseEvent,
   type WireFormat,
 } from './wire.js';
 
@@ -241,4 +245,55 @@ export const responses: WireFormat = {
   },
 
   errorBody: openAiErrorBody,
+
+  decodeReply(body: unknown): DecodedReply {
+    if (!isObject(body) || !Array.isArray(body['output'])) throw new Error('the answer has no output list');
+    return {
+      reply: replyOfItems(body['output'], typeof body['status'] === 'string' ? body['status'] : null),
+      ...(typeof body['id'] === 'string' ? { id: body['id'] } : {}),
+    };
+  },
+
+  decodeStream(events: readonly SseEvent[]): DecodedReply {
+    // The last event (`response.completed`, `.incomplete` or `.failed`) carries the whole answer; without
+    // it the answer is assembled from the items as they were done, the text from its deltas.
+    const done: unknown[] = [];
+    let text = '';
+    let id: string | undefined;
+    for (const event of events) {
+      const data = eventJson(event);
+      const type = data['type'];
+      const response = data['response'];
+      if (isObject(response) && typeof response['id'] === 'string') id ??= response['id'];
+      if (
+        (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') &&
+        isObject(response) &&
+        Array.isArray(response['output'])
+      )
+        return responses.decodeReply(response);
+      if (type === 'response.output_item.done') done.push(data['item']);
+      if (type === 'response.output_text.delta' && typeof data['delta'] === 'string') text += data['delta'];
+    }
+    const reply = replyOfItems(done, null);
+    if (reply.content === null && text !== '') reply.content = text;
+    return { reply, ...(id !== undefined ? { id } : {}) };
+  },
 };
+
+/** The reply of a Responses answer's output items: the messages' text, the function calls. */
+function replyOfItems(items: readonly unknown[], status: string | null): ChatReply {
+  const texts: string[] = [];
+  const toolCalls: ChatReply['toolCalls'] = [];
+  for (const item of items.filter(isObject)) {
+    if (item['type'] === 'message') {
+      const parts = Array.isArray(item['content']) ? item['content'].filter(isObject) : [];
+      texts.push(...parts.flatMap((p) => (p['type'] === 'output_text' && typeof p['text'] === 'string' ? [p['text']] : [])));
+    } else if (item['type'] === 'function_call')
+      toolCalls.push({
+        id: textOf(item['call_id']),
+        name: textOf(item['name']),
+        argumentsText: typeof item['arguments'] === 'string' ? item['arguments'] : '',
+      });
+  }
+  return { content: texts.length > 0 ? texts.join('') : null, toolCalls, finishReason: status };
+}

@@ -40,6 +40,71 @@ export interface WireFormat {
   encodeStream(reply: ChatReply, model: string, stamp: AnswerStamp, request: DecodedRequest): string[];
   /** An error body in this format's shape. */
   errorBody(status: number, message: string): unknown;
+  /** Forward mode: a real endpoint's plain JSON answer read back (throws an Error with one line when it is none). */
+  decodeReply(body: unknown): DecodedReply;
+  /** Forward mode: a real endpoint's streamed answer, assembled from its server-sent events (text and tool calls). */
+  decodeStream(events: readonly SseEvent[]): DecodedReply;
+}
+
+/** An answer as the gateway read it back from a real endpoint: the reply, and the endpoint's id for it. */
+export interface DecodedReply {
+  reply: ChatReply;
+  /** The answer's id (Responses: what a later `previous_response_id` names). */
+  id?: string;
+}
+
+/** One server-sent event: its `event:` name when given, and its `data:` lines joined by line feeds. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/**
+ * The events of a whole server-sent-events body, as the HTML standard reads them: lines end in CRLF, LF
+ * or CR; a blank line ends an event; `:` starts a comment; one space after a field's colon is dropped.
+ * A last event without its blank line is kept (the answer is being recorded, not acted upon).
+ */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  let data: string[] = [];
+  let event: string | undefined;
+  const dispatch = () => {
+    if (data.length > 0) events.push({ ...(event !== undefined ? { event } : {}), data: data.join('\n') });
+    data = [];
+    event = undefined;
+  };
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') {
+      dispatch();
+      continue;
+    }
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
+  }
+  dispatch();
+  return events;
+}
+
+/** The JSON of an event's data; an error event (`{"error": …}` or `type: "error"`) throws its message. */
+export function eventJson(event: SseEvent): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(event.data);
+  if (!isObject(parsed)) throw new Error('an event of the stream is not a JSON object');
+  if (parsed['type'] === 'error' || (isObject(parsed['error']) && parsed['type'] === undefined))
+    throw new Error(`the stream carried an error: ${errorMessageOf(parsed) ?? 'no message'}`);
+  return parsed;
+}
+
+/** The message of an error body of any of the three formats (`{error: {message}}`), if it has one. */
+export function errorMessageOf(body: unknown): string | undefined {
+  if (!isObject(body)) return undefined;
+  const error = body['error'];
+  if (isObject(error) && typeof error['message'] === 'string') return error['message'];
+  return typeof error === 'string' ? error : undefined;
 }
 
 /** One server-sent event frame. */
@@ -59,6 +124,11 @@ export function contentText(content: unknown): string | null {
     isObject(part) && typeof part['text'] === 'string' ? [part['text']] : typeof part === 'string' ? [part] : [],
   );
   return texts.length === 0 ? null : texts.join('\n');
+}
+
+/** A string field's value, or '' when it is absent or not a string (an answer read back is recorded, not refused). */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 export function requireText(value: unknown, where: string): string {

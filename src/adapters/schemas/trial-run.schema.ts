@@ -86,13 +86,22 @@ const FIELDS = {
       "R-14: a copy of the report's attribution[] (every repeated write attempt and who sent it: model, user, runtime or unknown, with the evidence); [] without a repeat or a report. Absent in older files.",
     ),
   modelGateway: z
-    .object({
-      mode: z.literal('stub'),
-      script: z.string().describe('The --stub-model file as given.'),
-      model: z.string().describe('The model name the gateway served (CUONZTECH_MODEL).'),
-    })
+    .discriminatedUnion('mode', [
+      z.object({
+        mode: z.literal('stub'),
+        script: z.string().describe('The --stub-model file as given.'),
+        model: z.string().describe('The model name the gateway served (CUONZTECH_MODEL).'),
+      }),
+      z.object({
+        mode: z.literal('forward'),
+        baseUrl: z.string().describe('The real endpoint every request was forwarded to (--base-url), secrets redacted.'),
+        model: z.string().describe('The model name the gateway served (--model, CUONZTECH_MODEL).'),
+      }),
+    ])
     .optional()
-    .describe("An agent program's model gateway (--stub-model): the program's model requests and answers are in the transcript."),
+    .describe(
+      "An agent program's model gateway (--stub-model, or forward mode: --model with --base-url): the program's model requests and answers are in the transcript.",
+    ),
   facts: runFactsSchema.nullable().optional().describe('What the summary and stats count; absent in older run files.'),
 };
 
@@ -153,7 +162,7 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
       throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty } = parsed;
+  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty, transcript, attribution } = parsed;
   return {
     runId: run,
     scenario,
@@ -165,6 +174,8 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     // The facts the trial's summary counted; a file without them: its honesty record, lost transactions unknown.
     honesty: facts?.honesty ?? honestyClassOf(honesty),
     lostTransaction: facts?.lostTransaction ?? null,
+    transcript: transcript ?? [],
+    attribution: attribution ?? [],
   };
 }
 

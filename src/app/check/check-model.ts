@@ -8,6 +8,8 @@ import type { Violation } from '../../domain/report.js';
 import type { HonestyClass } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { RepeatSource } from '../../domain/attribution.js';
+import type { CheckedAttribution } from './check-attribution.js';
 
 /** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
 export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
@@ -47,7 +49,8 @@ export interface CheckedCase {
   reason: string;
   /** The report was still `running`: the proxy was killed, its verdict is incomplete. */
   incomplete: boolean;
-  violations: Violation[];
+  /** The violations, each with who sent its repeated writes when the file says (see `check-attribution.ts`). */
+  violations: CheckedViolation[];
   patches: Patch[];
   /** R-14.4: the findings a prompt cannot fix (runtime re-sends). */
   findings: Finding[];
@@ -64,7 +67,14 @@ export interface CheckedCase {
   durationMs: number | null;
   /** The `--fail-on` values beyond the verdicts that this case hit (FALSE_SUCCESS, …); it is then a FAIL. */
   gatedBy: GatedVerdict[];
+  /** Who sent each repeated write (R-14): the run file's `attribution`, else the report's; empty when neither says. */
+  attribution: readonly CheckedAttribution[];
+  /** A trial run's `transcript` as written (entries unchecked: untrusted); empty for anything else. */
+  transcript: readonly unknown[];
 }
+
+/** A violation with the sources of its repeated writes (each once, in the order of the repeats); empty when the file does not say. */
+export type CheckedViolation = Violation & { sources: readonly RepeatSource[] };
 
 export interface CheckedSuite {
   /** The path the user named. */

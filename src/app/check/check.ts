@@ -11,6 +11,7 @@ import type {
   SessionReportDocument,
   TrialRunDocument,
 } from '../../ports/report-documents.js';
+import { attributionFrom, reportAttribution, withSources } from './check-attribution.js';
 import {
   CHECK_EXIT,
   type CheckCounts,
@@ -49,6 +50,8 @@ function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {
     lostTransaction: null,
     durationMs: null,
     gatedBy: [],
+    attribution: [],
+    transcript: [],
     ...extra,
   };
 }
@@ -67,6 +70,7 @@ function earlyCase(path: string, doc: EarlyReportDocument): CheckedCase {
 function sessionCase(path: string, doc: SessionReportDocument, options: CheckOptions): CheckedCase {
   const { report, score } = doc;
   const scenario = report.scenario.id ?? 'no-scenario';
+  const attribution = reportAttribution(doc);
   const base: CheckedCase = {
     classname: `${PROGRAM}.${scenario}`,
     name: `${baseName(path)} (${report.scenario.description})`,
@@ -78,7 +82,7 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     score: score.overall,
     reason: report.verdictReason,
     incomplete: false,
-    violations: report.violations,
+    violations: withSources(report.violations, attribution, doc),
     patches: doc.patches,
     findings: doc.findings ?? [],
     document: doc,
@@ -86,6 +90,8 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     lostTransaction: null,
     durationMs: null,
     gatedBy: [],
+    attribution,
+    transcript: [],
   };
   if (report.kind === 'demo') {
     return {
@@ -162,6 +168,8 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
         lostTransaction: null,
         durationMs: null,
         gatedBy: [],
+        attribution: [],
+        transcript: [],
         reason: expected
           ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})`
           : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
@@ -197,6 +205,8 @@ function trialFolderOf(path: string): string {
 function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions): CheckedCase {
   const session = run.report?.shape === 'session' ? run.report : null;
   const scenario = session?.report.scenario.description;
+  // The run file's own attribution (an agent program's run); a report that carries one is read too.
+  const attribution = run.attribution.length > 0 ? attributionFrom(run.attribution) : reportAttribution(session);
   const base: CheckedCase = {
     classname: `${PROGRAM}.trial.${run.scenario}`,
     // The folder too: two trial folders checked together both have a run F1-001.
@@ -209,7 +219,7 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
     score: session?.score.overall ?? null,
     reason: run.verdictReason,
     incomplete: false,
-    violations: session?.report.violations ?? [],
+    violations: withSources(session?.report.violations ?? [], attribution, session),
     patches: session?.patches ?? [],
     findings: session?.findings ?? [],
     document: session,
@@ -217,6 +227,8 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
     lostTransaction: run.lostTransaction,
     durationMs: run.durationMs,
     gatedBy: [],
+    attribution,
+    transcript: run.transcript,
   };
   if (/^the harness (stopped|could not start)/.test(run.verdictReason))
     return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };

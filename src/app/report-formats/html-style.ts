@@ -37,8 +37,26 @@ details{border:1px solid var(--line);border-radius:8px;padding:6px 10px;margin:8
 summary{cursor:pointer;font-weight:600}
 section.case{border-top:2px solid var(--line);margin-top:24px}
 ul{padding-left:20px}
+.badge.src-model{background:#0969da}.badge.src-user{background:#8250df}.badge.src-runtime{background:var(--fail)}.badge.src-unknown{background:var(--mute)}
+.attr{border-left:4px solid var(--line);border-radius:4px;padding:4px 8px;margin:4px 0;background:var(--soft)}
+.attr.src-runtime{border-left-color:var(--fail);background:#ffebe9}.attr.src-model{border-left-color:#0969da}.attr.src-user{border-left-color:#8250df}
+ol.tx{list-style:none;padding:0;margin:8px 0}
+.tx-row{display:grid;grid-template-columns:5.5em minmax(0,1fr);gap:8px;border-bottom:1px solid var(--line);padding:6px 0}
+.tx-time{color:var(--mute);font-size:.8em;padding-top:2px}
+.tx-body{min-width:0;border-left:4px solid var(--line);padding-left:8px;overflow-wrap:anywhere}
+.tx-label{font-weight:600;font-size:.9em}
+.tx-request .tx-body{border-left-color:#0969da}.tx-answer .tx-body{border-left-color:#8250df}.tx-call .tx-body{border-left-color:var(--fg)}
+.tx-result .tx-body{border-left-color:var(--pass)}.tx-error .tx-body{border-left-color:var(--nt)}.tx-user .tx-body{border-left-color:#bf8700}
+.tx-repeat .tx-body{background:#ffebe9;border-left-color:var(--fail)}
+.tx .badge{white-space:normal;max-width:100%}
+.tx pre{margin:4px 0}
+.msg{margin:4px 0}.msg .role{font-size:.8em;font-weight:600;color:var(--mute);text-transform:uppercase}.msg.role-user .role{color:#9a6700}
+.tc{margin:2px 0}.tc-id{color:var(--mute)}
+.cut{color:var(--mute);font-size:.85em;font-style:italic}
+details.conv{margin:4px 0;padding:4px 8px}details.conv summary{font-weight:400;font-size:.9em}
 @media (max-width:640px){
  main{padding:10px}
+ .tx-row{grid-template-columns:minmax(0,1fr);gap:2px}
  table.tl thead{display:none}
  table.tl,table.tl tbody,table.tl tr,table.tl td{display:block;width:100%}
  table.tl tr{border:1px solid var(--line);border-radius:8px;margin:0 0 8px;padding:4px 0}

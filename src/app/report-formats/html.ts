@@ -4,14 +4,18 @@
  * dimensions, a timeline of the calls (fault injected, what the upstream did, what the agent was told,
  * the executions of a duplicate marked, retry_after windows drawn), the violations, the patches with
  * their text and the tool classification. The timeline comes from {@link Timeline}, so a journal can
- * later replace the report-derived one without touching this file.
+ * later replace the report-derived one without touching this file. A trial run's transcript (both sides
+ * of the agent, who sent each repeated write) is drawn by `transcript-view.ts`, within one size budget
+ * for the whole page.
  */
 import type { CheckedCase, CheckResult } from '../check/check-model.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import { htmlText as h } from './escape.js';
 import { HTML_STYLE } from './html-style.js';
+import { sourceCounts } from './attribution-summary.js';
 import { timelineFromReport, type Timeline, type TimelineCall } from './timeline.js';
+import { attributionBadge, shortText, TranscriptBudget, transcriptSection } from './transcript-view.js';
 import { violationText } from './words.js';
 
 /** Arguments longer than this are cut in the timeline (the report file has them in full). */
@@ -156,7 +160,8 @@ const VIOLATIONS_SHOWN = 10;
 
 function violationsSection(c: CheckedCase): string {
   if (c.violations.length === 0) return '';
-  const item = (v: CheckedCase['violations'][number]) => `<li>${h(violationText(v))}</li>`;
+  const item = (v: CheckedCase['violations'][number]) =>
+    `<li>${v.sources.map((s) => `<span class="badge src-${s}">source: ${s}</span> `).join('')}${h(violationText(v))}</li>`;
   const first = c.violations.slice(0, VIOLATIONS_SHOWN).map(item).join('');
   const rest = c.violations.slice(VIOLATIONS_SHOWN);
   const more =
@@ -200,12 +205,29 @@ function toolsSection(doc: SessionReportDocument): string {
   return `<details><summary>Tool classification (${doc.toolClassification.length})</summary>${warn}<div class="scroll"><table><thead><tr><th>tool</th><th>class</th><th>why</th><th>key fields</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></details>`;
 }
 
-function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf): string {
-  const head = `<section class="case" id="case-${index + 1}"><h2>${h(c.title)}</h2>${banner(c)}`;
+/**
+ * Who sent each repeated write (R-14), for a case whose file says so but has no transcript to show it in
+ * (a report that carries its own attribution).
+ */
+function attributionSection(c: CheckedCase): string {
+  if (c.attribution.length === 0 || c.transcript.length > 0) return '';
+  const shown = c.attribution.slice(0, VIOLATIONS_SHOWN * 10);
+  const items = shown.map(
+    (a) =>
+      `<li><span class="mono">${shortText(a.tool, 200)}</span> operation ${a.operation}, attempt ${a.attempt} (MCP session ${a.session})${attributionBadge(a, null)}</li>`,
+  );
+  const more = c.attribution.length - shown.length;
+  return `<h3>Who sent the repeated writes (${c.attribution.length})</h3><ul class="attrs">${items.join('')}</ul>${more > 0 ? `<p class="muted small">… and ${more} more in the file.</p>` : ''}`;
+}
+
+function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budget: TranscriptBudget): string {
+  const prefix = `case-${index + 1}`;
+  const head = `<section class="case" id="${prefix}"><h2>${h(c.title)}</h2>${banner(c)}`;
   const doc = c.document;
-  if (doc === null) return `${head}</section>`;
+  const transcript = transcriptSection(c.transcript, { prefix, attribution: c.attribution, document: doc }, budget);
+  if (doc === null) return `${head}${transcript}</section>`;
   return (
-    `${head}${scoreCards(c, doc)}${violationsSection(c)}${timelineSection(doc, timelineOf(c, doc))}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
+    `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
     `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`
   );
 }
@@ -225,14 +247,18 @@ export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc
   const overall = counts.error > 0 ? 'ERROR' : counts.fail > 0 ? 'FAIL' : counts.notTested > 0 ? 'NOT_TESTED' : 'PASS';
   const title = `cuonztech-agent-harness: ${overall === 'ERROR' ? 'harness error' : overall}`;
   const summary = `${counts.total} session(s)/run(s): ${counts.pass} PASS${counts.baseline > 0 ? ` (${counts.baseline} baseline only)` : ''}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s)`;
+  const bySource = sourceCounts(cases);
+  // One budget for every run's transcript: a page of many long conversations stays a few megabytes.
+  const budget = new TranscriptBudget();
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">` +
     `<title>${h(title)}</title><style>${HTML_STYLE}</style></head><body><main>` +
     `<h1>${h(title)}</h1><p>${h(summary)} · exit code ${result.exitCode}</p>` +
+    (bySource === null ? '' : `<p><b>Repeated writes by source:</b> ${h(bySource)}</p>`) +
     (cases.length > 1 ? summaryTable(cases) : '') +
-    cases.map((c, i) => caseSection(c, i, timelineOf)).join('\n') +
+    cases.map((c, i) => caseSection(c, i, timelineOf, budget)).join('\n') +
     '<p class="muted small">Self-test results (UNVERIFIED_FOR_PRODUCTION), not a certification.</p>' +
     '</main></body></html>\n'
   );

@@ -6,6 +6,7 @@
 import type { Patch } from '../../domain/patches.js';
 import type { CheckedCase, CheckResult } from '../check/check-model.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
+import { sourceCounts } from './attribution-summary.js';
 import { mdFence, mdText } from './escape.js';
 import { violationText } from './words.js';
 
@@ -96,7 +97,10 @@ export function buildMarkdown(result: CheckResult): string {
   const patches = new Map<string, Patch>();
   for (const p of cases.flatMap((c) => c.patches)) if (!patches.has(p.id)) patches.set(p.id, p);
   // concat, not push(...): tens of thousands of cases would overflow the call stack as arguments.
-  const lines = [headline(result), '', ...TABLE_HEAD].concat(
+  const bySource = sourceCounts(cases);
+  const lines = [headline(result), ''].concat(
+    bySource === null ? [] : [`**Repeated writes by source:** ${bySource}`, ''],
+    TABLE_HEAD,
     cases.map(row),
     [''],
     cases.flatMap(details),

@@ -59,9 +59,15 @@ export function measuredSettings(
     const names = Object.keys(agent.env).sort();
     s['--agent-env-var'] = names.length === 0 ? '(none)' : names.join(', ');
     for (const name of names) s[`--agent-env-var ${name}`] = digest(hash, agent.env[name]!);
-    // With the model gateway the harness plays the model: its script and the honesty question are measured settings.
-    s['--stub-model'] = agent.gateway === undefined ? '(none)' : digest(hash, JSON.stringify(agent.gateway.script));
-    if (agent.gateway !== undefined)
+    // With the model gateway the model's side is measured: the stub script, or (forward mode) the real
+    // endpoint and model, so runs of two models are never pooled; and the honesty question.
+    const gateway = agent.gateway;
+    s['--stub-model'] = gateway?.kind === 'stub' ? digest(hash, JSON.stringify(gateway.script)) : '(none)';
+    if (gateway?.kind === 'forward') {
+      s['--model'] = gateway.model;
+      s['--base-url'] = redactUrl(gateway.baseUrl);
+    }
+    if (gateway !== undefined)
       s['--honesty-question'] = plan.honestyQuestion === undefined ? 'off' : digest(hash, plan.honestyQuestion);
   }
   s['--seed'] = agent.seed === undefined ? '(none)' : String(agent.seed);

@@ -25,6 +25,8 @@ export class McpCallTranscript implements CallEventSink {
         attempt: event.attempt,
         tool: event.tool,
         arguments: event.arguments ?? null,
+        operation: event.operation,
+        fault: event.fault,
       });
     }
     if (event.step === 'delivered' && event.result !== undefined) {
@@ -35,6 +37,8 @@ export class McpCallTranscript implements CallEventSink {
         isError: event.result.isError === true,
         forwarded: true,
         content: resultText(event.result),
+        upstream: event.upstream ?? null,
+        ...(event.told !== undefined ? { told: event.told } : {}),
       });
     }
   }

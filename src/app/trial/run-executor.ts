@@ -14,7 +14,7 @@ import { runConversation, type ConversationEnd } from './model-conversation.js';
 import { runEnv } from './placeholders.js';
 import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
-import type { CommandAgent, ModelAgent, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
+import type { CommandAgent, ForwardGateway, ModelAgent, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { StubModel } from '../stub-model/stub-model.js';
@@ -143,7 +143,7 @@ export class RunExecutor {
       // The agent's claim about the task's write against the ledger; the facts the summary reads.
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
-      ...(gateway !== undefined ? { modelGateway: { mode: gateway.kind, script: gateway.file, model: gateway.model } } : {}),
+      ...(gateway !== undefined ? { modelGateway: gatewayRecord(gateway) } : {}),
       // R-14: the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
@@ -334,7 +334,7 @@ export class RunExecutor {
       await gateway?.close();
     }
     await service.stop('the agent program exited');
-    const refused = exchanges.find((e) => e.status === 404);
+    const refused = exchanges.find((e) => e.notServed === true);
     let failure =
       refused !== undefined
         ? `the agent program asked the model gateway for a model it does not serve: ${refused.error ?? refused.model}`
@@ -345,16 +345,26 @@ export class RunExecutor {
     return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer };
   }
 
-  private async startGateway(gateway: StubGateway, transcript: Transcript, exchanges: ModelExchange[], modelSide: ModelSide) {
-    if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
+  private async startGateway(
+    gateway: StubGateway | ForwardGateway,
+    transcript: Transcript,
+    exchanges: ModelExchange[],
+    modelSide: ModelSide,
+  ) {
     const userTurnsSeen = { count: 0 };
+    const onExchange = (exchange: ModelExchange) => {
+      exchanges.push(exchange);
+      recordExchange(transcript, exchange, modelSide, userTurnsSeen);
+    };
+    if (gateway.kind === 'forward') {
+      if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
+      return this.deps.startForwardGateway({ baseUrl: gateway.baseUrl, models: [gateway.model], onExchange });
+    }
+    if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
     return this.deps.startModelGateway({
       model: new StubModel(gateway.script, this.plan.honestyQuestion),
       models: [gateway.model],
-      onExchange: (exchange) => {
-        exchanges.push(exchange);
-        recordExchange(transcript, exchange, modelSide, userTurnsSeen);
-      },
+      onExchange,
     });
   }
 
@@ -370,7 +380,17 @@ export class RunExecutor {
     if (followUps.length > 0) env['CUONZTECH_FOLLOW_UPS'] = JSON.stringify(followUps);
     if (spec.task.systemPrompt !== undefined) env['CUONZTECH_SYSTEM_PROMPT'] = spec.task.systemPrompt;
     if (spec.seed !== undefined) env['CUONZTECH_SEED'] = String(spec.seed);
-    return { command: agent.command, args: agent.args, env, cwd: this.deps.cwd, timeoutMs: agent.timeoutMs, logDir: folder.dir };
+    // Forward mode: the real key is the gateway's alone; the program gets the run's token only.
+    const keyVariable = agent.gateway?.kind === 'forward' ? agent.gateway.keyVariable : undefined;
+    return {
+      command: agent.command,
+      args: agent.args,
+      env,
+      ...(keyVariable !== undefined ? { withoutEnv: [keyVariable] } : {}),
+      cwd: this.deps.cwd,
+      timeoutMs: agent.timeoutMs,
+      logDir: folder.dir,
+    };
   }
 
   private async reset(): Promise<string | null> {
@@ -392,6 +412,13 @@ function gatewayEnv(gateway: RunningModelGateway, model: string): Record<string,
     CUONZTECH_MODEL_URL: gateway.url,
     CUONZTECH_MODEL: model,
   };
+}
+
+/** The run file's `modelGateway`: the mode, the script (stub) or the endpoint (forward, redacted), the model. */
+function gatewayRecord(gateway: StubGateway | ForwardGateway): Record<string, string> {
+  return gateway.kind === 'stub'
+    ? { mode: 'stub', script: gateway.file, model: gateway.model }
+    : { mode: 'forward', baseUrl: redactUrl(gateway.baseUrl), model: gateway.model };
 }
 
 async function startService(service: ProxyService): Promise<string | null> {

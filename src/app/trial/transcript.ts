@@ -17,10 +17,32 @@ export type TranscriptEntry =
       content: string | null;
       toolCalls: Array<{ id: string; name: string; arguments: string }>;
     }
-  | { at: string; kind: 'tool-result'; callId: string; tool: string; isError: boolean; forwarded: boolean; content: string }
+  | {
+      at: string;
+      kind: 'tool-result';
+      callId: string;
+      tool: string;
+      isError: boolean;
+      forwarded: boolean;
+      content: string;
+      /** An agent program's call: what the upstream did with it (`null`: it never reached the upstream) and what the agent was told. */
+      upstream?: 'executed' | 'rejected' | 'unknown' | 'unavailable' | null;
+      told?: 'answer' | 'error' | 'timeout' | 'cancelled';
+    }
   | { at: string; kind: 'note'; text: string }
   /** An agent program's MCP call as the harness received it (`session`: the MCP session's ordinal in the run). */
-  | { at: string; kind: 'mcp-call'; session: number; attempt: number; tool: string; arguments: unknown }
+  | {
+      at: string;
+      kind: 'mcp-call';
+      session: number;
+      attempt: number;
+      tool: string;
+      arguments: unknown;
+      /** The write's operation (the report's `operations[].id`); null for reads and unclassified calls. */
+      operation?: number | null;
+      /** The fault injected into this call (F1 …), or null. */
+      fault?: string | null;
+    }
   /** A request of an agent program to the model gateway: the whole conversation it sent. */
   | {
       at: string;

@@ -10,7 +10,7 @@ import type { Logger } from '../../ports/logger.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { ProgramRunner } from '../../ports/program-runner.port.js';
-import type { StartModelGateway } from '../../ports/model-gateway.port.js';
+import type { StartForwardGateway, StartModelGateway } from '../../ports/model-gateway.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { ToolClient } from './model-conversation.js';
 import type { RunPlace } from './placeholders.js';
@@ -85,6 +85,8 @@ export interface TrialDeps {
   programs: ProgramRunner;
   /** Agent programs with `--stub-model`: a model gateway for one run. */
   startModelGateway?: StartModelGateway;
+  /** Agent programs with `--model --base-url`: a forward-mode gateway for one run (the real key is wired in). */
+  startForwardGateway?: StartForwardGateway;
   /** The working folder for agent programs and the reset command. */
   cwd: string;
   harnessVersion: string;

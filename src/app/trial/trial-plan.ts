@@ -50,8 +50,21 @@ export interface CommandAgent {
   seed: number | undefined;
   /** `--agent-env-var KEY=VALUE`: variables set for the program (on top of the harness's environment). */
   env: Readonly<Record<string, string>>;
-  /** The model gateway of each run (`--stub-model`): the program's model endpoint, played by the harness. */
-  gateway?: StubGateway;
+  /**
+   * The model gateway of each run: the program's model endpoint, played by the harness (`--stub-model`)
+   * or forwarded to a real endpoint (`--model NAME --base-url URL`).
+   */
+  gateway?: StubGateway | ForwardGateway;
+}
+
+/** Forward mode: every model request of the program goes to a real endpoint; the model it is given (`CUONZTECH_MODEL`). */
+export interface ForwardGateway {
+  kind: 'forward';
+  /** The real endpoint (`--base-url`), e.g. `https://api.openai.com/v1`; its key stays in the composition root. */
+  baseUrl: string;
+  model: string;
+  /** `--api-key-env`: the variable's name (the program's environment goes without it; the key is the gateway's only). */
+  keyVariable?: string;
 }
 
 /** The gateway played by the stub model: the script, and the model name it serves (`CUONZTECH_MODEL`). */

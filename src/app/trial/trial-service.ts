@@ -85,7 +85,7 @@ export class TrialService {
       await upstream.close();
     }
     const gateway = this.plan.agent.kind === 'command' ? this.plan.agent.gateway : undefined;
-    if (gateway !== undefined) {
+    if (gateway?.kind === 'stub') {
       // A stub model that asks for a tool the upstream does not list would make every run measure nothing.
       const script = gateway.script;
       for (const [key, call] of [
