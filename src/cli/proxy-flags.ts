@@ -40,6 +40,11 @@ export interface ProxyFlags {
   maxSessions: number | undefined;
   /** With `--listen`: a session without a request for this long ends (undefined: the default). */
   sessionIdleTimeoutMs: number | undefined;
+  /**
+   * `--model-gateway HOST:PORT --base-url URL` (R-14.2): a model endpoint for the agent run by hand, in
+   * front of its real one, so every repeat's source is decided. Undefined: no gateway.
+   */
+  modelGateway: { listen: string; baseUrl: string } | undefined;
   logLevel: LogLevel;
   seed: number | undefined;
   upstreamTimeoutMs: number;
@@ -98,6 +103,11 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
   ['seed', 'With --mode chaos or --latency: seed of the random source (default: random, printed at start-up)'],
   ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
+  [
+    'model-gateway',
+    "HOST:PORT (loopback): serve a model endpoint there in front of --base-url; point your agent's OPENAI_BASE_URL / ANTHROPIC_BASE_URL at it and every repeated write is attributed to the model, the user or the runtime",
+  ],
+  ['base-url', 'With --model-gateway: the real model endpoint (e.g. https://api.openai.com/v1); your agent keeps its own key'],
 ];
 
 export const PROXY_VALUE_FLAGS = PROXY_FLAG_HELP.map(([flag]) => flag);
@@ -179,6 +189,16 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     throw new UsageError('--journal must name its own file, not the report file or the HTML report');
   const listenOnly = LISTEN_ONLY.find((f) => Object.hasOwn(values, f));
   if (listen === undefined && listenOnly !== undefined) throw new UsageError(`--${listenOnly} is for --listen only`);
+  const modelGateway = get('model-gateway');
+  const modelBaseUrl = get('base-url');
+  if (modelGateway !== undefined && modelBaseUrl === undefined)
+    throw new UsageError('--model-gateway needs --base-url <the real model endpoint> to forward to');
+  if (modelGateway === undefined && modelBaseUrl !== undefined)
+    throw new UsageError('--base-url is for --model-gateway: give --model-gateway 127.0.0.1:PORT too');
+  if (modelGateway !== undefined && listen !== undefined)
+    throw new UsageError(
+      '--model-gateway is for a proxy over stdio (one agent); with --listen several agents would share one model side',
+    );
   const maxSessions = get('max-sessions');
   const idleTimeout = get('session-idle-timeout');
   const seed = get('seed');
@@ -205,6 +225,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     journal: get('journal'),
     journalPayloads: parseOnOff(get('journal-payloads'), 'journal-payloads', false),
     listen,
+    modelGateway: modelGateway === undefined ? undefined : { listen: modelGateway, baseUrl: modelEndpoint(modelBaseUrl!) },
     maxSessions: maxSessions === undefined ? undefined : numberIn(maxSessions, 'max-sessions', 1, 10_000, true),
     sessionIdleTimeoutMs:
       idleTimeout === undefined ? undefined : Math.round(numberIn(idleTimeout, 'session-idle-timeout', 0.001, 86_400) * 1000),
@@ -280,6 +301,13 @@ function parseLatency(value: string): { ms: number; jitterMs: number } {
   if (jitterMs > ms)
     throw new UsageError(`flag --latency: the jitter (${jitterMs} ms) must not exceed the latency (${ms} ms), got "${value}"`);
   return { ms, jitterMs };
+}
+
+/** `--base-url` of the model gateway: an http(s) URL with no key in it (the agent sends its own key through). */
+function modelEndpoint(value: string): string {
+  if (URL.canParse(value) && (new URL(value).username !== '' || new URL(value).password !== ''))
+    throw new UsageError('flag --base-url must not contain credentials: your agent sends its own key through the gateway');
+  return httpUrl(value, 'base-url', 'base-url').href;
 }
 
 function parseUrl(value: string | undefined): URL | undefined {

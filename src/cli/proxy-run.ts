@@ -28,7 +28,14 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const logger = await createLogger(flags.logLevel, terminalSafe(io.stderr));
   // Everything that can be refused without side effects first, then the port, then the report folder,
   // and only then the upstream: a busy port or a bad folder never starts an upstream or leaves a folder.
-  const upstream = await createUpstream(flags, io, logger);
+  const modelGateway = flags.modelGateway === undefined ? undefined : await startModelGateway(flags.modelGateway, notice);
+  let upstream: UpstreamSide;
+  try {
+    upstream = await createUpstream(flags, io, logger);
+  } catch (error) {
+    await modelGateway?.close();
+    throw error;
+  }
   const listener = flags.listen === undefined ? undefined : await bindListener(flags, flags.listen, logger, notice);
   let sink: FileReportSink | null = null;
   let reportDir: ReportDirectory | null = null;
@@ -37,6 +44,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
   } catch (error) {
     await listener?.close();
+    await modelGateway?.close();
     throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
   }
   const clock = new SystemClock();
@@ -52,6 +60,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       });
     } catch (error) {
       await listener?.close();
+      await modelGateway?.close();
       await reportDir?.removeIfUnused();
       throw new FatalError(error instanceof Error ? error.message : String(error));
     }
@@ -75,6 +84,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       reportPath: (sessionId, ordinal) => reportDir?.fileFor(sessionId, ordinal) ?? sink?.targetPath,
       ...(sink !== null ? { reportLocation: sink.targetPath } : reportDir !== null ? { reportLocation: reportDir.path } : {}),
       journal,
+      ...(modelGateway !== undefined ? { modelSide: modelGateway.modelSide } : {}),
       clock,
       timer: clock,
       random,
@@ -124,6 +134,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     }
     return exit.code;
   } finally {
+    await modelGateway?.close();
     journal?.close();
     removeSignalHandler();
     if (!ready) await reportDir?.removeIfUnused();
@@ -155,6 +166,47 @@ function timingAndAim(scenario: ProxyFlags['scenario']): string {
     parts.push(`latency ${scenario.latency.ms}${scenario.latency.jitterMs > 0 ? `±${scenario.latency.jitterMs}` : ''} ms`);
   if (scenario.holdMs !== undefined) parts.push(`hold ${scenario.holdMs} ms`);
   return parts.length === 0 ? '' : `, ${parts.join(', ')}`;
+}
+
+/**
+ * `--model-gateway HOST:PORT --base-url URL`: the endpoint is checked and the gateway bound before the
+ * upstream starts (an unreachable endpoint or a busy port is one line, exit 1). Its exchanges feed the
+ * session's model side, which counts as seen from the agent's first model request on (R-14.2).
+ */
+async function startModelGateway(options: NonNullable<ProxyFlags['modelGateway']>, notice: (line: string) => void) {
+  const [{ parseListenAddress }, { isLoopbackHost }, forward, { ModelSide }, { ModelSideFeed }, { redactUrl }] =
+    await Promise.all([
+      import('../adapters/http-agent/listen-address.js'),
+      import('../adapters/http-agent/host-guard.js'),
+      import('../adapters/model-gateway/forward.js'),
+      import('../domain/attribution.js'),
+      import('../app/proxy/model-side-feed.js'),
+      import('../domain/url-redaction.js'),
+    ]);
+  let address: { host: string; port: number };
+  try {
+    address = parseListenAddress(options.listen);
+  } catch (error) {
+    throw new UsageError(`flag --model-gateway: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isLoopbackHost(address.host))
+    throw new UsageError(
+      `flag --model-gateway listens on this machine only (127.0.0.1, ::1 or localhost), got "${options.listen}"`,
+    );
+  const check = await forward.checkForwardEndpoint(options.baseUrl);
+  if (!check.ok) throw new FatalError(check.reason);
+  const modelSide = new ModelSide(false);
+  const feed = new ModelSideFeed(modelSide);
+  let gateway: Awaited<ReturnType<typeof forward.startProxyModelGateway>>;
+  try {
+    gateway = await forward.startProxyModelGateway({ baseUrl: options.baseUrl, ...address, onExchange: (e) => feed.exchange(e) });
+  } catch (error) {
+    throw new FatalError(`--model-gateway ${options.listen}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  notice(
+    `model gateway on ${gateway.openAiBaseUrl} (OPENAI_BASE_URL; ANTHROPIC_BASE_URL ${gateway.url}) forwarding to ${redactUrl(options.baseUrl)}`,
+  );
+  return { modelSide, close: () => gateway.close() };
 }
 
 /** `--listen`: the HTTP agent side, bound before anything else starts; warns when it is not loopback only. */

@@ -75,7 +75,7 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['shard', 'i/n: run only the i-th of n deterministic shares of the runs (a CI matrix); merge with stats'],
 ];
 
-const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
+export const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
 /** Proxy flags that make no sense in a trial (each run has its own report file; the agent is in-process). */
 export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['report-file', 'each run writes runs/<run>/report.json under --out'],
@@ -87,6 +87,7 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['journal-payloads', "each run's calls are in its run.json (transcript) and report.json"],
   ['max-sessions', 'a trial does not use --listen; each run has its own listener'],
   ['session-idle-timeout', 'a trial does not use --listen; each run has its own listener'],
+  ['model-gateway', 'each agent program gets its own model gateway: --model NAME --base-url URL, or --stub-model FILE'],
 ]);
 export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
 /** The built-in loop's own flags: forward mode passes every request as the program sent it, and retries nothing. */
@@ -161,7 +162,10 @@ export async function parseTrialFlags(
         throw new UsageError(`flag --${flag} needs the model's side: --model, or --agent-command with --stub-model`);
   }
   if (has(values, 'scenario') && has(values, 'scenarios')) throw new UsageError('give --scenario or --scenarios, not both');
-  const proxyValues = Object.fromEntries(Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && f !== 'seed'));
+  // The trial's own flags of the same name (--base-url: the model's endpoint) are not the proxy's.
+  const proxyValues = Object.fromEntries(
+    Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && !TRIAL_OWN.includes(f) && f !== 'seed'),
+  );
   // With --scenarios, --retry-after belongs to F2 alone: it is checked per scenario below.
   const matrix = has(values, 'scenarios');
   const baseValues = matrix ? Object.fromEntries(Object.entries(proxyValues).filter(([f]) => f !== 'retry-after')) : proxyValues;

@@ -146,6 +146,19 @@ export class ModelSide {
   private readonly byCall = new Map<string, Queue>();
   private readonly byTool = new Map<string, Queue>();
   private turns = 0;
+  private fed = false;
+
+  /**
+   * `seenFromStart` false: the side counts as seen only once something was fed — `proxy --model-gateway`,
+   * where the agent may not send its model requests through the gateway at all (then R-14.2's decisive
+   * signals alone decide, as without a gateway).
+   */
+  constructor(private readonly seenFromStart = true) {}
+
+  /** Whether the model's side is seen, so that a repeat no model answer asked for is the runtime's. */
+  get seen(): boolean {
+    return this.seenFromStart || this.fed;
+  }
 
   /** User turns seen so far. */
   get userTurns(): number {
@@ -154,6 +167,7 @@ export class ModelSide {
 
   /** A model answer or a user turn, in the order they happened. */
   feed(event: ModelSideEvent): void {
+    this.fed = true;
     if (event.kind === 'user-turn') {
       this.turns++;
       return;

@@ -145,3 +145,12 @@ export function depthExceeds(value: unknown, limit: number): boolean {
   }
   return false;
 }
+
+/** The canonical JSON of a tool call's arguments text (empty text: `{}`), or the text itself when it is no JSON. */
+export function canonicalArguments(text: string): string {
+  try {
+    return canonicalJson(text.trim() === '' ? {} : JSON.parse(text));
+  } catch {
+    return text;
+  }
+}

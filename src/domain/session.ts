@@ -261,7 +261,7 @@ export class EvaluationSession {
 
   /** R-14.2: whether the model's side of the agent is seen (then every repeat's source is decided). */
   get modelSeen(): boolean {
-    return this.modelSide !== null;
+    return this.modelSide?.seen === true;
   }
 
   /** R-14: the `attribution[]` entries so far, as comma-separated JSON (the report document's bytes). */
@@ -491,7 +491,7 @@ export class EvaluationSession {
     let signal: RuntimeSignal | null = null;
     if (sameRequest) signal = 'same-request-id';
     else if (requested === undefined && otherSession) signal = 'other-session-unanswered';
-    else if (requested === undefined && this.modelSide !== null)
+    else if (requested === undefined && this.modelSeen)
       signal = op.lastToolCalled ? 'same-tool-call-twice' : 'unrequested-call';
     const source: RepeatSource =
       signal !== null

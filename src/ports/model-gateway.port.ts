@@ -55,8 +55,8 @@ export type StartModelGateway = (options: ModelGatewayOptions) => Promise<Runnin
 export interface ForwardGatewayOptions {
   /** The real endpoint, e.g. `https://api.openai.com/v1`: a request's path after `/v1` is appended to it. */
   baseUrl: string;
-  /** The model names the gateway serves; a request naming another is refused 404 and never forwarded. */
-  models: readonly string[];
+  /** The model names the gateway serves; a request naming another is refused 404 and never forwarded. Null: any. */
+  models: readonly string[] | null;
   onExchange(exchange: ModelExchange): void;
 }
 

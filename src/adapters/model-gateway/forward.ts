@@ -35,12 +35,23 @@ import { errorMessageOf, parseSse, type DecodedReply, type DecodedRequest, type 
 export interface ForwardOptions extends ForwardGatewayOptions {
   /** The real key (from `--api-key-env`); undefined: the requests go without one (a local endpoint). */
   apiKey: string | undefined;
-  /** The per-run key the agent program is given; any other is refused 401. */
-  token: string;
+  /**
+   * The per-run key the agent program is given; any other is refused 401. Null (`proxy --model-gateway`):
+   * the agent's own credentials go to the endpoint unchanged — the gateway adds none, so it lends nobody a key.
+   */
+  token: string | null;
+  /** Where to listen (default 127.0.0.1 on a free port). */
+  listen?: { host: string; port: number };
   now?: () => number;
   /** The largest request body read, and the largest answer kept to be read back (bytes). Default 32 MiB. */
   bodyLimitBytes?: number;
 }
+
+/**
+ * How many Responses conversations are kept for `previous_response_id` (a long `proxy` session must not
+ * keep every conversation it saw); an older id is recorded as sent and still forwarded.
+ */
+export const REMEMBERED_CONVERSATIONS = 64;
 
 /** Headers that belong to one connection, not to the message (RFC 9110 §7.6.1), and the host. */
 const HOP_BY_HOP = new Set([
@@ -77,10 +88,11 @@ export class ForwardGateway {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(this.options.listen?.port ?? 0, this.options.listen?.host ?? '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    const url = `http://127.0.0.1:${port}`;
+    const host = this.options.listen?.host ?? '127.0.0.1';
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     return { url, openAiBaseUrl: `${url}/v1` };
   }
 
@@ -105,7 +117,7 @@ export class ForwardGateway {
         404,
         `the model gateway serves POST /v1/chat/completions, /v1/responses and /v1/messages and GET /v1/models, not ${req.method ?? '?'} ${path}`,
       );
-    if (!carriesToken(req, this.options.token))
+    if (this.options.token !== null && !carriesToken(req, this.options.token))
       return refuse(
         res,
         errorFormat,
@@ -133,7 +145,7 @@ export class ForwardGateway {
       request: read.request,
       receivedAt,
     };
-    if (read.model !== undefined && !this.options.models.includes(read.model)) {
+    if (read.model !== undefined && this.options.models !== null && !this.options.models.includes(read.model)) {
       const error = `the model gateway serves ${this.options.models.map((m) => JSON.stringify(m)).join(', ')}, not ${JSON.stringify(read.model)}`;
       refuse(res, format, 404, error);
       return this.record({ ...base, status: 404, error, notServed: true, answeredAt: this.now() });
@@ -143,7 +155,7 @@ export class ForwardGateway {
       if (failure !== undefined) return this.record({ ...base, status, error: this.scrub(failure), answeredAt });
       const readBack = this.readAnswer(format, status, answer!, contentType);
       if (readBack.ok && read.decoded !== undefined && format.name === 'responses' && readBack.decoded.id !== undefined)
-        this.conversations.set(readBack.decoded.id, [...read.request.messages, assistantOf(readBack.decoded.reply)]);
+        this.remember(readBack.decoded.id, [...read.request.messages, assistantOf(readBack.decoded.reply)]);
       const error = [read.error, readBack.ok ? undefined : readBack.error].filter((e) => e !== undefined).join('; ');
       this.record({
         ...base,
@@ -153,6 +165,13 @@ export class ForwardGateway {
         answeredAt,
       });
     });
+  }
+
+  /** A Responses answer's conversation, for a later `previous_response_id`; the oldest go first past the limit. */
+  private remember(id: string, conversation: ChatMessage[]): void {
+    this.conversations.set(id, conversation);
+    if (this.conversations.size > REMEMBERED_CONVERSATIONS)
+      this.conversations.delete(this.conversations.keys().next().value as string);
   }
 
   /** The real endpoint's URL for a path after `/v1`: the base URL's own query first, then the request's. */
@@ -317,6 +336,7 @@ export class ForwardGateway {
       headers[name] = value;
     }
     const { token, apiKey } = this.options;
+    if (token === null) return headers;
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (bearer === token) {
       if (apiKey === undefined) delete headers['authorization'];
@@ -395,6 +415,21 @@ export async function startForwardGateway(
   const gateway = new ForwardGateway({ ...options, token });
   const address = await gateway.start();
   return { ...address, token, close: () => gateway.close() };
+}
+
+/**
+ * `proxy --model-gateway HOST:PORT`: a forward gateway for an agent run by hand. It serves any model and
+ * takes no key of its own: the agent's credentials go through unchanged.
+ */
+export async function startProxyModelGateway(options: {
+  baseUrl: string;
+  host: string;
+  port: number;
+  onExchange(exchange: ModelExchange): void;
+}): Promise<GatewayAddress & { close(): Promise<void> }> {
+  const gateway = new ForwardGateway({ ...options, models: null, apiKey: undefined, token: null, listen: options });
+  const address = await gateway.start();
+  return { ...address, close: () => gateway.close() };
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
 import { FAULTS } from '../../domain/faults/index.js';
-import { canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
+import { canonicalArguments, canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import type { CheckedAttribution } from '../check/check-attribution.js';
 import { htmlText as h } from './escape.js';
@@ -217,15 +217,6 @@ export interface AskedBy {
 }
 
 const callKey = (session: number, attempt: number): string => `${session}:${attempt}`;
-
-/** The canonical JSON of a tool call's arguments text, or the text itself when it is no JSON. */
-function canonicalArguments(text: string): string {
-  try {
-    return canonicalJson(JSON.parse(text));
-  } catch {
-    return text;
-  }
-}
 
 /**
  * Which model answer asked for each MCP call (`session:attempt` → answer): the attribution's evidence

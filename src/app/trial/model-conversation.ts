@@ -7,7 +7,7 @@
  * there, NOT_TESTED (`stoppedBy: "conversation-limit"`), and the tool calls of the reply not made yet are
  * never made.
  */
-import { canonicalJson } from '../../domain/json.js';
+import { canonicalArguments, canonicalJson } from '../../domain/json.js';
 import type { ModelSide } from '../../domain/attribution.js';
 import type { ChatMessage, ChatModel, ChatTool } from '../../ports/chat-model.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
@@ -198,13 +198,6 @@ async function playTurn(
 }
 
 /** The canonical JSON of a tool call's arguments text, or the text itself when it is no JSON (R-14 matching). */
-export function canonicalArguments(text: string): string {
-  try {
-    return canonicalJson(text.trim() === '' ? {} : JSON.parse(text));
-  } catch {
-    return text;
-  }
-}
 
 /**
  * One tool call of the model. A call the harness cannot even read (arguments that are not a JSON object,

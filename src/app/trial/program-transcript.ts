@@ -3,10 +3,8 @@
  * observer of each session's call pipeline) and, with the model gateway, its model requests and answers.
  * The entries go into the run file's `transcript` in the order they happened.
  */
-import type { ModelSide } from '../../domain/attribution.js';
 import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
-import { canonicalArguments } from './model-conversation.js';
 import { resultText } from './tool-message.js';
 import type { Transcript } from './transcript.js';
 
@@ -44,32 +42,8 @@ export class McpCallTranscript implements CallEventSink {
   }
 }
 
-/**
- * A gateway exchange as two entries, the request (the whole conversation) and the answer, and told to the
- * session's model side (R-14): a user turn when the request carries more user messages than any before
- * it, then the answer's tool calls.
- */
-export function recordExchange(
-  transcript: Transcript,
-  exchange: ModelExchange,
-  modelSide: Pick<ModelSide, 'feed'>,
-  userTurnsSeen: { count: number },
-): void {
-  const userTurns = exchange.request.messages.filter((m) => m.role === 'user').length;
-  if (userTurns > userTurnsSeen.count) {
-    userTurnsSeen.count = userTurns;
-    modelSide.feed({ kind: 'user-turn' });
-  }
-  if (exchange.reply !== undefined)
-    modelSide.feed({
-      kind: 'model-answer',
-      exchange: exchange.ordinal,
-      toolCalls: exchange.reply.toolCalls.map((c) => ({
-        id: c.id,
-        tool: c.name,
-        arguments: canonicalArguments(c.argumentsText),
-      })),
-    });
+/** A gateway exchange as two entries: the request (the whole conversation) and the answer. */
+export function recordExchange(transcript: Transcript, exchange: ModelExchange): void {
   transcript.addAt(exchange.receivedAt, {
     kind: 'model-request',
     exchange: exchange.ordinal,

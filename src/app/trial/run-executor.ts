@@ -19,6 +19,7 @@ import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { StubModel } from '../stub-model/stub-model.js';
 import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-transcript.js';
+import { ModelSideFeed } from '../proxy/model-side-feed.js';
 import { ModelSide, type RepeatAttribution } from '../../domain/attribution.js';
 import { Transcript } from './transcript.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
@@ -351,10 +352,11 @@ export class RunExecutor {
     exchanges: ModelExchange[],
     modelSide: ModelSide,
   ) {
-    const userTurnsSeen = { count: 0 };
+    const feed = new ModelSideFeed(modelSide);
     const onExchange = (exchange: ModelExchange) => {
       exchanges.push(exchange);
-      recordExchange(transcript, exchange, modelSide, userTurnsSeen);
+      feed.exchange(exchange);
+      recordExchange(transcript, exchange);
     };
     if (gateway.kind === 'forward') {
       if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
