@@ -186,7 +186,7 @@ describe.skipIf(missing !== null)('real agent frameworks behind the model gatewa
       expect(ledger).toHaveLength(2);
       expect(sources(run)).toEqual(['runtime']);
       // The client gave up on the held answer and cancelled it (MCP notifications/cancelled) before re-sending.
-      expect(run.attribution![0]!.evidence).toMatchObject({ earlierCancelled: true });
+      expect(run.attribution![0]!.evidence).toMatchObject({ earlierDelivered: false, earlierCancelled: true });
       expect(run.attribution![0]!.evidence['toolCallId']).toBeUndefined();
     });
   });

@@ -74,7 +74,7 @@ export interface RepeatAttribution {
     earlierAttempt: number;
     earlierSession: number;
     sinceEarlierMs: number;
-    /** Whether the earlier attempt's answer had reached the agent when this one was sent. */
+    /** Whether the earlier attempt's answer had reached the agent when this one was sent (never when the agent cancelled it). */
     earlierDelivered: boolean;
     /** Whether the agent had cancelled the earlier attempt when this one was sent. */
     earlierCancelled: boolean;

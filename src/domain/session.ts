@@ -350,7 +350,8 @@ export class EvaluationSession {
       const op = this.ops.get(attempt.opKey)!;
       if (this.modelSide !== null) attempt.userTurns = this.modelSide.userTurns;
       if (op.lastId === attempt.id) {
-        op.lastDelivered = true;
+        // MCP sends no answer to a request the agent cancelled: its end reached nobody.
+        op.lastDelivered = !attempt.cancelled;
         op.lastUserTurns = attempt.userTurns;
       }
       const bySession = op.pendingBySession;

@@ -191,6 +191,16 @@ describe('R-14.2 attribution without the model side: only decisive signals', () 
       requestId: 2,
     });
   });
+
+  it('R-14.3 a cancelled attempt finished before the repeat arrived was still never delivered (MCP answers no cancelled request)', () => {
+    const driver = new Driver();
+    const first = driver.send(BOOK, ARGS, { session: 1, requestId: 1 });
+    first.decision.cancelled();
+    driver.answer(first);
+    driver.wait(5);
+    driver.answer(driver.send(BOOK, ARGS, { session: 1, requestId: 2 }));
+    expect(driver.report().attribution![0]!.evidence).toMatchObject({ earlierDelivered: false, earlierCancelled: true });
+  });
 });
 
 describe('R-14.4 a runtime duplicate gets a finding, not a prompt patch', () => {
