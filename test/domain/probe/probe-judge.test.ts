@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import {
+  judgeProbe,
+  keyLocation,
+  toolVerdict,
+  type ProbeEvidence,
+  type ProbeResult,
+  type SeenAnswer,
+} from '../../../src/domain/probe/probe-judge.js';
+import { PROBES, probesFor, type ProbeId } from '../../../src/domain/probe/probes.js';
+
+const probe = (id: ProbeId) => PROBES.find((p) => p.id === id)!;
+const ok = (text: string): SeenAnswer => ({ kind: 'ok', text });
+const err = (text: string): SeenAnswer => ({ kind: 'error', text });
+const none: SeenAnswer = { kind: 'none', text: 'timed out after 60 s' };
+const ev = (answers: SeenAnswer[], counts: number[] | null = null, extra: Partial<ProbeEvidence> = {}): ProbeEvidence => ({
+  answers,
+  counts,
+  listings: null,
+  ...extra,
+});
+const label = (id: ProbeId, evidence: ProbeEvidence) => judgeProbe(probe(id), evidence).label;
+
+describe('probe judge: one label per probe from answers and counted effects', () => {
+  it('P1: one effect is replay_ok, a second effect double_created, a refusal refused_ok', () => {
+    expect(label('P1', ev([ok('id 1'), ok('id 1')], [0, 1, 1]))).toBe('replay_ok');
+    expect(label('P1', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('double_created');
+    expect(label('P1', ev([ok('id 1'), err('key used')], [0, 1, 1]))).toBe('refused_ok');
+  });
+
+  it('P1 without --count-with: judged by the answers, and the reason says so', () => {
+    const same = judgeProbe(probe('P1'), ev([ok('id 1'), ok('id 1')]));
+    expect(same.label).toBe('replay_ok');
+    expect(same.reason).toContain('no --count-with');
+    expect(label('P1', ev([ok('id 1'), ok('id 2')]))).toBe('double_created');
+  });
+
+  it('an example the tool rejects is inconclusive with the server message, never a label', () => {
+    for (const id of ['P1', 'P2', 'P3', 'P4', 'P5', 'P7', 'P8'] as const) {
+      const judged = judgeProbe(
+        probe(id),
+        ev([err('amount: Expected number'), err('amount: Expected number')], [0, 0, 0], { concurrent: true }),
+      );
+      expect(judged.label, id).toBe('inconclusive');
+      expect(judged.reason, id).toContain('amount: Expected number');
+    }
+    const p6 = judgeProbe(probe('P6'), ev([err('amount: Expected number')], [0, 0]));
+    expect(p6.label).toBe('inconclusive');
+    expect(p6.reason).toContain('amount: Expected number');
+  });
+
+  it('a first call that made no counted effect is inconclusive', () => {
+    expect(label('P1', ev([ok('a'), ok('a')], [3, 3, 3]))).toBe('inconclusive');
+  });
+
+  it('a second call without an answer is inconclusive', () => {
+    expect(label('P1', ev([ok('a'), none], [0, 1, 1]))).toBe('inconclusive');
+  });
+
+  it('P2: refused_ok, silent_new_result, overwrote_first, or the first answer replayed', () => {
+    expect(label('P2', ev([ok('id 1'), err('422 other arguments')], [0, 1, 1]))).toBe('refused_ok');
+    expect(label('P2', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('silent_new_result');
+    const overwritten = ev([ok('id 1 amount 5'), ok('id 1 amount 6')], [0, 1, 1], { listings: ['[]', '[5]', '[6]'] });
+    expect(label('P2', overwritten)).toBe('overwrote_first');
+    expect(label('P2', ev([ok('id 1'), ok('id 1')], [0, 1, 1], { listings: ['[]', '[5]', '[5]'] }))).toBe('replay_ok');
+  });
+
+  it('P3: conflict_ok, wait_replay_ok, double_created; not concurrent is inconclusive', () => {
+    expect(label('P3', ev([ok('id 1'), err('409 in progress')], [0, 1], { concurrent: true }))).toBe('conflict_ok');
+    expect(label('P3', ev([ok('id 1'), ok('id 1')], [0, 1], { concurrent: true }))).toBe('wait_replay_ok');
+    expect(label('P3', ev([ok('id 1'), ok('id 2')], [0, 2], { concurrent: true }))).toBe('double_created');
+    expect(label('P3', ev([ok('id 1'), ok('id 1')], [0, 1], { concurrent: false }))).toBe('inconclusive');
+  });
+
+  it('P4: a new key makes a new effect, or a fingerprint de-duplication is reported', () => {
+    expect(label('P4', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('new_effect_ok');
+    expect(label('P4', ev([ok('id 1'), ok('id 1')], [0, 1, 1]))).toBe('fingerprint_dedup');
+  });
+
+  it('P5: the retry after a ghost write replays, or creates again', () => {
+    expect(label('P5', ev([ok('id 1'), ok('id 1')], [0, 1, 1]))).toBe('replay_ok');
+    expect(label('P5', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('double_created');
+  });
+
+  it('P6: the retry after a 500 makes one effect', () => {
+    expect(label('P6', ev([ok('id 1')], [0, 1]))).toBe('new_effect_ok');
+    expect(label('P6', ev([ok('id 1')], [0, 0]))).toBe('inconclusive');
+  });
+
+  it('P7: one effect with the key in _meta is a replay, two a double creation', () => {
+    expect(label('P7', ev([ok('id 1'), ok('id 1')], [0, 1, 1]))).toBe('replay_ok');
+    expect(label('P7', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('double_created');
+  });
+
+  it('P8: hint_holds with one effect, hint_broken with two', () => {
+    expect(label('P8', ev([ok('set'), ok('set')], [0, 1, 1]))).toBe('hint_holds');
+    expect(label('P8', ev([ok('n 1'), ok('n 2')], [0, 1, 2]))).toBe('hint_broken');
+  });
+});
+
+const r = (probe: ProbeId, label: ProbeResult['label']): ProbeResult => ({ probe, label, reason: '' });
+
+describe('probe judge: the tool verdict', () => {
+  it('KEEPS when every judged probe kept, whatever P4 and P7 report', () => {
+    const results = [r('P1', 'replay_ok'), r('P2', 'refused_ok'), r('P4', 'fingerprint_dedup'), r('P7', 'double_created')];
+    expect(toolVerdict({ acceptsKey: true, hinted: false }, results).verdict).toBe('KEEPS');
+  });
+
+  it('BREAKS on a breaking label of a judged probe, naming it', () => {
+    const verdict = toolVerdict({ acceptsKey: true, hinted: false }, [r('P1', 'double_created'), r('P2', 'refused_ok')]);
+    expect(verdict).toEqual({ verdict: 'BREAKS', reason: 'P1 double_created' });
+    expect(toolVerdict({ acceptsKey: false, hinted: true }, [r('P8', 'hint_broken')]).verdict).toBe('BREAKS');
+  });
+
+  it('NO_PROMISE without a key field and without a hint; INCONCLUSIVE when nothing could be judged', () => {
+    expect(toolVerdict({ acceptsKey: false, hinted: false }, [r('P7', 'double_created')]).verdict).toBe('NO_PROMISE');
+    expect(toolVerdict({ acceptsKey: true, hinted: false }, [r('P1', 'inconclusive')]).verdict).toBe('INCONCLUSIVE');
+  });
+
+  it('runs the key probes only on a tool with a key field, P8 only on a hinted one', () => {
+    expect(probesFor({ acceptsKey: true, hinted: false }).run.map((p) => p.id)).toEqual([
+      'P1',
+      'P2',
+      'P3',
+      'P4',
+      'P5',
+      'P6',
+      'P7',
+    ]);
+    expect(probesFor({ acceptsKey: false, hinted: true }).run.map((p) => p.id)).toEqual(['P7', 'P8']);
+  });
+
+  it('reports where the key is read', () => {
+    expect(keyLocation([r('P1', 'replay_ok'), r('P7', 'double_created')], 'idempotency_key')).toBe(
+      'the argument idempotency_key',
+    );
+    expect(keyLocation([r('P1', 'double_created'), r('P4', 'new_effect_ok'), r('P7', 'replay_ok')], 'k')).toBe('_meta.k');
+    expect(keyLocation([r('P1', 'double_created'), r('P7', 'double_created')], 'k')).toBe('not at all');
+  });
+});
