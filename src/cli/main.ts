@@ -11,6 +11,7 @@ import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
 import type { CliIo, CommandContext } from './io.js';
+import { defineProbeCommand, PROBE_VALUE_FLAGS } from './probe-command.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
 import { defineStatsCommand, STATS_VALUE_FLAGS } from './stats-command.js';
 import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
@@ -22,6 +23,7 @@ const VALUE_FLAGS = new Set<string>([
   ...CHECK_VALUE_FLAGS,
   ...TRIAL_VALUE_FLAGS,
   ...STATS_VALUE_FLAGS,
+  ...PROBE_VALUE_FLAGS,
 ]);
 const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
@@ -36,6 +38,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineTrialCommand(cli, context);
   defineTrialRelayCommand(cli, context);
   defineStatsCommand(cli, context);
+  defineProbeCommand(cli, context);
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {

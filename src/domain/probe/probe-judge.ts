@@ -230,7 +230,12 @@ export function keyLocation(results: readonly ProbeResult[], keyField: string): 
   const p1 = label('P1');
   const p7 = label('P7');
   if (p1 === 'replay_ok' || p1 === 'refused_ok') return `the argument ${keyField}`;
-  if ((p7 === 'replay_ok' || p7 === 'refused_ok') && label('P4') !== 'fingerprint_dedup') return `_meta.${keyField}`;
+  if (p7 === 'replay_ok' || p7 === 'refused_ok') {
+    // Identical calls without a key in the arguments are de-duplicated anyway: P7's one effect tells nothing.
+    if (label('P4') === 'fingerprint_dedup' || label('P8') === 'hint_holds')
+      return 'unknown (identical calls are de-duplicated without a key)';
+    return `_meta.${keyField}`;
+  }
   if (p1 === undefined && p7 === undefined) return 'not probed';
   if (p1 === 'inconclusive' || p7 === 'inconclusive') return 'unknown (a probe was inconclusive)';
   return 'not at all';

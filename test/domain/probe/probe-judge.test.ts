@@ -136,5 +136,6 @@ describe('probe judge: the tool verdict', () => {
     );
     expect(keyLocation([r('P1', 'double_created'), r('P4', 'new_effect_ok'), r('P7', 'replay_ok')], 'k')).toBe('_meta.k');
     expect(keyLocation([r('P1', 'double_created'), r('P7', 'double_created')], 'k')).toBe('not at all');
+    expect(keyLocation([r('P7', 'replay_ok'), r('P8', 'hint_holds')], 'k')).toContain('unknown');
   });
 });

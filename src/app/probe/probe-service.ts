@@ -1,0 +1,311 @@
+/**
+ * `probe` (docs/probe.md): does an MCP server keep its idempotency promise? For every write tool chosen,
+ * each probe that applies (`probesFor`) runs against a fresh upstream (after `--reset-command`, when
+ * given) through the proxy's own call pipeline and fault code: the session decides F1 or F5 for the
+ * probe's faulted call, the pipeline forwards, judges and replaces answers exactly as behind the proxy.
+ * The count tool (`--count-with`) is read before the probe and after each forwarded call; the domain's
+ * judge turns the answers and counts into a label, and the labels into the tool's verdict.
+ */
+import { ToolClassifier, type ClassificationRules } from '../../domain/classification.js';
+import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { globMatch } from '../../domain/glob.js';
+import { KeyFieldMatcher } from '../../domain/key-fields.js';
+import { answerText, countItems, otherArguments, placeKey } from '../../domain/probe/probe-calls.js';
+import {
+  judgeProbe,
+  keyLocation,
+  toolVerdict,
+  type ProbeEvidence,
+  type ProbeResult,
+  type SeenAnswer,
+  type ToolVerdict,
+} from '../../domain/probe/probe-judge.js';
+import { probesFor, type ProbeDefinition, type ProbeId, type ProbeStep, type ToolPromise } from '../../domain/probe/probes.js';
+import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
+import type { Clock } from '../../ports/clock.port.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { RandomSource } from '../../ports/random.port.js';
+import type { Timer } from '../../ports/timer.port.js';
+import type { UpstreamSide } from '../../ports/upstream-side.port.js';
+import { CallPipeline, type CallRecord } from '../pipeline/call-pipeline.js';
+
+/** Bad input found once the upstream is known (no tool matching, a count tool that cannot count): one line, exit 1. */
+export class ProbeInputError extends Error {
+  override readonly name = 'ProbeInputError';
+}
+
+export interface ProbeDeps {
+  /** A new upstream adapter (not connected): one per probe, so each starts fresh. */
+  createUpstream(): Promise<UpstreamSide>;
+  /** Runs `--reset-command`; answers why it failed, or null. Absent: no reset. */
+  reset?: () => Promise<string | null>;
+  /** A key no call has used yet. */
+  newKey(): string;
+  clock: Clock;
+  timer: Timer;
+  random: RandomSource;
+}
+
+export interface ProbeSettings {
+  /** `--tools` globs; null: every write tool. */
+  tools: readonly string[] | null;
+  /** `--example TOOL=JSON`: the arguments each tool is called with (absent: `{}`). */
+  examples: ReadonlyMap<string, Record<string, unknown>>;
+  /** `--count-with TOOL[=JSON]`: the read tool whose listed items count the effects; null: none. */
+  countWith: { tool: string; arguments: Record<string, unknown> } | null;
+  keyFields: readonly string[];
+  classification: ClassificationRules;
+  /** P3: how long after the first call the second is sent (0: at once). */
+  holdMs: number;
+  callTimeoutMs: number;
+}
+
+/** One probe's result with what it sent and saw. */
+export interface ProbeRow extends ProbeResult {
+  evidence: ProbeEvidence & { sent: Array<{ arguments: unknown; meta?: Record<string, unknown>; fault?: string }> };
+}
+
+export interface ToolReport {
+  tool: string;
+  promise: ToolPromise;
+  keyField: string;
+  verdict: ToolVerdict;
+  reason: string;
+  /** Where the server reads the key (P7, reported). */
+  keyLocation: string;
+  probes: ProbeRow[];
+  skipped: Array<{ probe: ProbeId; why: string }>;
+}
+
+export interface ProbeReport {
+  server: string | null;
+  countWith: string | null;
+  tools: ToolReport[];
+}
+
+function seen(record: CallRecord): SeenAnswer | null {
+  const outcome = record.upstream;
+  if (outcome === null) return null;
+  if (outcome.kind === 'result')
+    return { kind: outcome.result.isError === true ? 'error' : 'ok', text: answerText(outcome.result) };
+  if (outcome.kind === 'protocol-error') return { kind: 'error', text: `JSON-RPC error ${outcome.code}: ${outcome.message}` };
+  return {
+    kind: 'none',
+    text: outcome.kind === 'timeout' ? `no answer after ${outcome.afterMs} ms` : `${outcome.kind}: ${outcome.detail}`,
+  };
+}
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+interface Listing {
+  tools: ToolDescriptor[];
+  classifier: ToolClassifier;
+  chosen: Array<{ tool: ToolDescriptor; keyFields: string[] }>;
+  server: string | null;
+}
+
+export class ProbeService {
+  private readonly keyMatcher: KeyFieldMatcher;
+
+  constructor(
+    private readonly deps: ProbeDeps,
+    private readonly settings: ProbeSettings,
+  ) {
+    this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
+  }
+
+  /** Runs every probe on every chosen tool. Rejects with a ProbeInputError for bad input, an Error when the upstream does not start. */
+  async run(): Promise<ProbeReport> {
+    const listing = await this.list();
+    const tools: ToolReport[] = [];
+    for (const { tool, keyFields } of listing.chosen) tools.push(await this.probeTool(tool, keyFields, listing));
+    return { server: listing.server, countWith: this.settings.countWith?.tool ?? null, tools };
+  }
+
+  /** The first upstream: its tools, the write tools chosen, the count tool checked once. */
+  private async list(): Promise<Listing> {
+    const { settings } = this;
+    if (this.deps.reset !== undefined) {
+      const failure = await this.deps.reset();
+      if (failure !== null) throw new Error(failure);
+    }
+    const upstream = await this.deps.createUpstream();
+    try {
+      const info = await upstream.connect();
+      const tools = await upstream.listTools();
+      const classifier = new ToolClassifier(settings.classification, this.keyMatcher);
+      const classified = classifier.classifyListed(tools);
+      const writes = classified.filter((t) => t.class === 'write');
+      const chosen = writes.filter((t) => settings.tools === null || settings.tools.some((glob) => globMatch(glob, t.name)));
+      if (chosen.length === 0)
+        throw new ProbeInputError(
+          settings.tools === null
+            ? `the upstream lists no write tool (${tools.length} tool(s)); name them with --write-tools`
+            : `no write tool matches --tools ${settings.tools.join(',')} (write tools: ${writes.map((t) => t.name).join(', ') || 'none'})`,
+        );
+      for (const name of settings.examples.keys())
+        if (!chosen.some((t) => t.name === name))
+          throw new ProbeInputError(
+            `--example ${name}: not one of the write tools probed (${chosen.map((t) => t.name).join(', ')})`,
+          );
+      if (settings.countWith !== null) await this.checkCountTool(upstream, tools, settings.countWith);
+      const byName = new Map(tools.map((t) => [t.name, t]));
+      return {
+        tools,
+        classifier,
+        chosen: chosen.map((t) => ({ tool: byName.get(t.name)!, keyFields: t.keyFields })),
+        server: info.serverName ?? null,
+      };
+    } finally {
+      await upstream.close();
+    }
+  }
+
+  private async checkCountTool(
+    upstream: UpstreamSide,
+    tools: readonly ToolDescriptor[],
+    countWith: NonNullable<ProbeSettings['countWith']>,
+  ): Promise<void> {
+    if (!tools.some((t) => t.name === countWith.tool))
+      throw new ProbeInputError(`--count-with ${countWith.tool}: the upstream lists no such tool`);
+    const outcome = await upstream.callTool(
+      { name: countWith.tool, arguments: countWith.arguments },
+      { timeoutMs: this.settings.callTimeoutMs },
+    );
+    const answer = outcome.kind === 'result' ? outcome.result : null;
+    if (answer === null || countItems(answer) === null) {
+      const what = answer === null ? outcome.kind : answerText(answer).slice(0, 120);
+      throw new ProbeInputError(
+        `--count-with ${countWith.tool}: its answer cannot be counted (neither a JSON array, an object with arrays, nor lines of text): ${what}`,
+      );
+    }
+  }
+
+  private async probeTool(tool: ToolDescriptor, keyFields: string[], listing: Listing): Promise<ToolReport> {
+    const promise: ToolPromise = {
+      acceptsKey: keyFields.length > 0,
+      hinted: listing.classifier.idempotentHinted.includes(tool.name),
+    };
+    const keyField = keyFields[0] ?? this.settings.keyFields[0] ?? 'idempotency_key';
+    const { run, skipped } = probesFor(promise);
+    const rows: ProbeRow[] = [];
+    for (const probe of run) rows.push(await this.runProbe(tool.name, probe, keyField, listing));
+    const verdict = toolVerdict(promise, rows);
+    return {
+      tool: tool.name,
+      promise,
+      keyField,
+      verdict: verdict.verdict,
+      reason: verdict.reason,
+      keyLocation: keyLocation(rows, keyField),
+      probes: rows,
+      skipped: skipped.map((s) => ({ probe: s.id, why: s.why })),
+    };
+  }
+
+  private async runProbe(tool: string, probe: ProbeDefinition, keyField: string, listing: Listing): Promise<ProbeRow> {
+    const sent: ProbeRow['evidence']['sent'] = [];
+    const evidence: ProbeEvidence = { answers: [], counts: null, listings: null };
+    const row = (result: ProbeResult): ProbeRow => ({ ...result, evidence: { ...evidence, sent } });
+    const failed = (reason: string): ProbeRow => row({ probe: probe.id, label: 'inconclusive', reason });
+    if (this.deps.reset !== undefined) {
+      const failure = await this.deps.reset();
+      if (failure !== null) return failed(failure);
+    }
+    const example = this.settings.examples.get(tool) ?? {};
+    const other = probe.steps.some((s) => s.otherArguments === true) ? otherArguments(example, [keyField]) : example;
+    if (other === null) return failed('the example has no number, string or boolean argument to change');
+    let upstream: UpstreamSide;
+    try {
+      upstream = await this.deps.createUpstream();
+      await upstream.connect();
+    } catch (error) {
+      return failed(`the upstream did not start: ${message(error)}`);
+    }
+    const faulted = probe.steps.find((s) => s.fault !== undefined)?.fault;
+    const scenario: ScenarioConfig =
+      faulted === undefined
+        ? { mode: 'none' }
+        : { mode: 'scenario', id: faulted, retryAfterSeconds: 60, aim: { tools: [tool], on: 1 } };
+    const classifier = listing.classifier;
+    const catalog: ToolCatalog = {
+      classOf: (name) => classifier.classOf(name),
+      acceptsKey: (name) => name === tool && keyField !== '',
+    };
+    const session = new EvaluationSession(
+      { scenario, keyFields: this.settings.keyFields },
+      catalog,
+      this.deps.clock,
+      this.deps.random,
+    );
+    const pipeline = new CallPipeline({
+      session,
+      upstream,
+      callTimeoutMs: this.settings.callTimeoutMs,
+      outputSchemaTools: new Set(listing.tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
+      publish: null,
+      timer: this.deps.timer,
+    });
+    const countWith = this.settings.countWith;
+    const counts: number[] = [];
+    const listings: string[] = [];
+    const problems: string[] = [];
+    const snapshot = async (): Promise<void> => {
+      if (countWith === null) return;
+      const record = await pipeline.run({ name: countWith.tool, arguments: countWith.arguments });
+      const n = countItems(record.result);
+      if (n === null) problems.push(answerText(record.result).slice(0, 120));
+      counts.push(n ?? 0);
+      listings.push(answerText(record.result));
+    };
+    const firstKey = this.deps.newKey();
+    const request = (step: ProbeStep): ToolCallRequest => {
+      const placed = placeKey(
+        step.otherArguments === true ? other : example,
+        keyField,
+        step.key,
+        step.key === 'new' ? this.deps.newKey() : firstKey,
+      );
+      sent.push({
+        arguments: placed.arguments,
+        ...(placed.meta ? { meta: placed.meta } : {}),
+        ...(step.fault ? { fault: step.fault } : {}),
+      });
+      return { name: tool, arguments: placed.arguments, ...(placed.meta ? { meta: placed.meta } : {}) };
+    };
+    try {
+      await snapshot();
+      if (probe.steps.some((s) => s.concurrent === true)) {
+        let firstAnswered = false;
+        const first = pipeline.run(request(probe.steps[0]!)).then((record) => {
+          firstAnswered = true;
+          return record;
+        });
+        if (this.settings.holdMs > 0) await this.deps.timer.sleep(this.settings.holdMs);
+        evidence.concurrent = !firstAnswered;
+        const records = await Promise.all([first, pipeline.run(request(probe.steps[1]!))]);
+        for (const record of records) {
+          const answer = seen(record);
+          if (answer !== null) evidence.answers.push(answer);
+        }
+        await snapshot();
+      } else {
+        for (const step of probe.steps) {
+          const answer = seen(await pipeline.run(request(step)));
+          if (answer === null) continue; // F5: answered by the harness, never forwarded
+          evidence.answers.push(answer);
+          await snapshot();
+        }
+      }
+    } finally {
+      session.finish();
+      await upstream.close();
+    }
+    if (countWith !== null) {
+      evidence.counts = counts;
+      evidence.listings = listings;
+    }
+    if (problems.length > 0) return failed(`the count tool's answer could not be counted: ${problems[0]}`);
+    return row(judgeProbe(probe, evidence));
+  }
+}

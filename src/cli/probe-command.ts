@@ -1,0 +1,25 @@
+/**
+ * `probe`: the command definition. The wiring lives in `probe-run.ts`, loaded only when the command runs.
+ */
+import type { CAC } from 'cac';
+import { PROGRAM_NAME } from '../version.js';
+import type { CommandContext } from './io.js';
+import { PROXY_FLAG_HELP } from './proxy-flags.js';
+import { PROBE_FLAG_HELP, PROBE_OWN, PROBE_PROXY_FLAGS } from './probe-flags.js';
+
+export { PROBE_VALUE_FLAGS } from './probe-flags.js';
+
+export function defineProbeCommand(cli: CAC, context: CommandContext): void {
+  const command = cli.command(
+    'probe',
+    'Test whether an MCP server keeps its idempotency promise: probes P1–P8 against each write tool, a table of labels and a verdict per tool (docs/probe.md)',
+  );
+  for (const [flag, description] of PROBE_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+  for (const [flag, description] of PROXY_FLAG_HELP)
+    if (PROBE_PROXY_FLAGS.includes(flag) && !PROBE_OWN.includes(flag))
+      command.option(`--${flag} <value>`, description, { type: [String] });
+  command.example(
+    `${PROGRAM_NAME} probe --upstream-command node --upstream-arg server.js --example create_payment='{"amount":5}' --count-with list_payments`,
+  );
+  command.action(async () => (await import('./probe-run.js')).runProbe(context.values, context.io));
+}

@@ -1,0 +1,125 @@
+/**
+ * The `probe` flags: its own (which tools, their example arguments, the count tool, P3's hold, the JSON
+ * output, the reset command) plus the upstream, classification and key-field flags of `proxy`, parsed by
+ * `parseProxyFlags` itself so both commands accept exactly the same values. One clear line for anything
+ * wrong, before the upstream starts.
+ */
+import { isPlainObject } from '../domain/json.js';
+import { readRegularFile } from '../adapters/report-files/regular-file.js';
+import { resolve } from 'node:path';
+import { commaList, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { UsageError } from './errors.js';
+import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
+
+/** [flag, description] of every probe flag that takes a value (the proxy's upstream flags come on top). */
+export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['tools', 'Comma-separated globs (*) of the write tools to probe (default: every write tool)'],
+  ['example', 'TOOL=JSON: the arguments a probe calls TOOL with (a JSON object; default {}); repeatable'],
+  ['example-file', 'A JSON file {"TOOL": {arguments}, ...}: the examples of several tools'],
+  [
+    'count-with',
+    'TOOL[=JSON]: a read tool that lists what exists; the items (or lines) in its answer before and after each call count the effects',
+  ],
+  ['hold', 'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once)'],
+  ['json', 'Write the results (every probe with its evidence) as JSON to this file'],
+  ['reset-command', 'Shell command run before each probe (for an upstream whose state is not fresh per connection)'],
+];
+
+export const PROBE_OWN = PROBE_FLAG_HELP.map(([flag]) => flag);
+/** The proxy flags probe takes: how to reach the upstream, how its tools are classified, the key fields. */
+export const PROBE_PROXY_FLAGS = [
+  'upstream-command',
+  'upstream-url',
+  'upstream-header',
+  'upstream-header-env',
+  'upstream-arg',
+  'upstream-args',
+  'upstream-cwd',
+  'upstream-env-var',
+  'upstream-env',
+  'write-tools',
+  'read-tools',
+  'key-fields',
+  'log-level',
+  'upstream-timeout',
+];
+export const PROBE_VALUE_FLAGS = PROBE_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
+
+export interface ProbeFlags {
+  proxy: ProxyFlags;
+  tools: string[] | null;
+  examples: Map<string, Record<string, unknown>>;
+  countWith: { tool: string; arguments: Record<string, unknown> } | null;
+  holdMs: number;
+  json: string | undefined;
+  resetCommand: string | undefined;
+}
+
+function jsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${what} is not JSON`);
+  }
+  if (!isPlainObject(value)) throw new UsageError(`${what} must be a JSON object`);
+  return value;
+}
+
+function toolAndJson(value: string, flag: string, jsonRequired: boolean): [string, Record<string, unknown> | null] {
+  const at = value.indexOf('=');
+  if (at < 0) {
+    if (jsonRequired) throw new UsageError(`flag --${flag} takes TOOL=JSON, e.g. create_payment='{"amount":5}', got "${value}"`);
+    return [value, null];
+  }
+  const tool = value.slice(0, at).trim();
+  if (tool === '') throw new UsageError(`flag --${flag} needs a tool name before "="`);
+  return [tool, jsonObject(value.slice(at + 1), `the JSON of --${flag} ${tool}`)];
+}
+
+/** Validates every flag; reads the example file. */
+export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<ProbeFlags> {
+  for (const flag of Object.keys(values))
+    if (!PROBE_OWN.includes(flag) && !PROBE_PROXY_FLAGS.includes(flag))
+      throw new UsageError(`flag --${flag} is not a probe flag; see probe --help`);
+  const proxyValues: Record<string, readonly string[]> = {};
+  for (const flag of PROBE_PROXY_FLAGS) if (Object.hasOwn(values, flag)) proxyValues[flag] = values[flag]!;
+  const proxy = parseProxyFlags(proxyValues);
+  const toolsFlag = single(values, 'tools');
+  const examples = new Map<string, Record<string, unknown>>();
+  const file = single(values, 'example-file');
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readRegularFile(resolve(cwd, file));
+    } catch (error) {
+      throw new UsageError(`--example-file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const all = jsonObject(text, `--example-file ${file}`);
+    for (const [tool, args] of Object.entries(all)) {
+      if (!isPlainObject(args)) throw new UsageError(`--example-file ${file}: the example of ${tool} must be a JSON object`);
+      examples.set(tool, args);
+    }
+  }
+  for (const value of repeated(values, 'example')) {
+    const [tool, args] = toolAndJson(value, 'example', true);
+    if (examples.has(tool) && file === undefined) throw new UsageError(`--example ${tool} was given twice`);
+    examples.set(tool, args!);
+  }
+  const count = single(values, 'count-with');
+  let countWith: ProbeFlags['countWith'] = null;
+  if (count !== undefined) {
+    const [tool, args] = toolAndJson(count, 'count-with', false);
+    countWith = { tool, arguments: args ?? {} };
+  }
+  const hold = single(values, 'hold');
+  return {
+    proxy,
+    tools: toolsFlag === undefined ? null : commaList(toolsFlag, 'tools'),
+    examples,
+    countWith,
+    holdMs: hold === undefined ? 0 : numberIn(hold, 'hold', 0, 3_600_000, true),
+    json: single(values, 'json'),
+    resetCommand: single(values, 'reset-command'),
+  };
+}

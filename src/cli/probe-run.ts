@@ -1,0 +1,74 @@
+/**
+ * `probe`, run: wires the upstream adapters (the same as `proxy`, a new one per probe), the reset command,
+ * the clock and random keys to the probe use case; prints the table, writes `--json`. No logic beyond wiring.
+ */
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { ProgramRunner } from '../adapters/agent-program/index.js';
+import { createLogger } from '../adapters/logger.js';
+import { writeOutputFile } from '../adapters/report-files/output-files.js';
+import { systemRandom } from '../adapters/seeded-random.js';
+import { SystemClock } from '../adapters/system-clock.js';
+import { ProbeInputError, ProbeService } from '../app/probe/probe-service.js';
+import { formatProbeTable, probeExitCode } from '../app/probe/probe-text.js';
+import { escapeTerminalLines } from '../domain/terminal-text.js';
+import { HARNESS_VERSION } from '../version.js';
+import type { FlagValues } from './argv.js';
+import { FatalError, UsageError } from './errors.js';
+import type { CliIo } from './io.js';
+import { parseProbeFlags } from './probe-flags.js';
+import { createUpstream } from './proxy-run.js';
+
+export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
+  const flags = await parseProbeFlags(values, io.cwd);
+  const logger = await createLogger(flags.proxy.logLevel, io.stderr);
+  const clock = new SystemClock();
+  const programs = new ProgramRunner();
+  const resetCommand = flags.resetCommand;
+  const service = new ProbeService(
+    {
+      createUpstream: () => createUpstream(flags.proxy, io, logger),
+      ...(resetCommand === undefined
+        ? {}
+        : {
+            reset: async () => {
+              const exit = await programs.shell(resetCommand, io.cwd, 120_000);
+              if (exit.spawnError !== undefined) return `the reset command could not start: ${exit.spawnError}`;
+              if (exit.timedOut) return 'the reset command took longer than 120 s';
+              return exit.exitCode === 0 ? null : `the reset command failed (exit code ${exit.exitCode ?? exit.signal})`;
+            },
+          }),
+      newKey: () => `cuonztech-probe-${randomUUID()}`,
+      clock,
+      timer: clock,
+      random: systemRandom(),
+    },
+    {
+      tools: flags.tools,
+      examples: flags.examples,
+      countWith: flags.countWith,
+      keyFields: flags.proxy.keyFields,
+      classification: flags.proxy.classification,
+      holdMs: flags.holdMs,
+      callTimeoutMs: flags.proxy.upstreamTimeoutMs,
+    },
+  );
+  let report;
+  try {
+    report = await service.run();
+  } catch (error) {
+    if (error instanceof ProbeInputError) throw new UsageError(error.message);
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+  if (flags.json !== undefined) {
+    const path = resolve(io.cwd, flags.json);
+    const text = `${JSON.stringify({ harnessVersion: HARNESS_VERSION, exitCode: probeExitCode(report), ...report }, null, 2)}\n`;
+    try {
+      await writeOutputFile('probe results', path, text);
+    } catch (error) {
+      throw new FatalError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  io.stdout.write(escapeTerminalLines(formatProbeTable(report)));
+  return probeExitCode(report);
+}
