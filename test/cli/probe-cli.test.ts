@@ -1,0 +1,65 @@
+/**
+ * `probe`'s flags and bad input, the whole CLI in-process (`main`) in front of the payments fixtures:
+ * one clear line and exit 1 for anything wrong, the exit codes of a run (0 KEEPS, 2 BREAKS, 3 nothing
+ * could be judged).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, runCli } from '../support/in-process-cli.js';
+
+const server = (name: string) => ['probe', '--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, name)];
+const STRIPE = server('stripe-keys-server.mjs');
+const PAYMENT = ['--tools', 'create_payment', '--example', 'create_payment={"amount":5}'];
+const oneLine = (stderr: string) => {
+  expect(stderr.split('\n').filter((line) => line !== '')).toHaveLength(1);
+  expect(stderr).not.toContain('    at ');
+};
+
+describe('probe: flags and bad input', { timeout: 60_000 }, () => {
+  it.each([
+    [['--scenario', 'F1'], 'Unknown option `--scenario`'],
+    [['--example', 'create_payment'], 'flag --example takes TOOL=JSON'],
+    [['--example', 'create_payment={amount'], 'the JSON of --example create_payment is not JSON'],
+    [['--example', 'create_payment=[1]'], 'the JSON of --example create_payment must be a JSON object'],
+    [['--hold', '-5'], '--hold'],
+    [['--count-with', 'list_items=5'], 'the JSON of --count-with list_items must be a JSON object'],
+  ])('%j is refused in one line, exit 1', async (flags, message) => {
+    const result = await runCli([...STRIPE, ...flags]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    oneLine(result.stderr);
+  });
+
+  it('a count tool whose answer cannot be counted: one clear line, exit 1', async () => {
+    const result = await runCli([...STRIPE, ...PAYMENT, '--count-with', 'set_note={"name":"x"}']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--count-with set_note: its answer cannot be counted');
+    oneLine(result.stderr);
+  });
+
+  it('an example every call of which the tool rejects: inconclusive with its message, exit 3', async () => {
+    const result = await runCli([
+      ...STRIPE,
+      '--tools',
+      'create_payment',
+      '--example',
+      'create_payment={"amount":0}',
+      '--count-with',
+      'list_items',
+    ]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(
+      /P1\s+inconclusive\s+the server refused the example: validation error: amount must be a positive integer/,
+    );
+    expect(result.stdout).toMatch(/verdict\s+INCONCLUSIVE/);
+  });
+
+  it('a server that keeps its promise: exit 0; without --count-with the answers decide and the table says so', async () => {
+    const result = await runCli([...STRIPE, ...PAYMENT]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /P1\s+replay_ok\s+same key, same arguments: the first answer replayed \(judged by the answers: no --count-with\)/,
+    );
+    expect(result.stdout).toContain('effects judged by the answers (no --count-with)');
+  });
+});
