@@ -2,7 +2,8 @@
  * The judge of `probe` (docs/probe.md): what a probe saw — the upstream's answers and the effects the
  * count tool saw — becomes a label, and a tool's labels become its verdict. Pure and deterministic.
  *
- * Effects are counted with `--count-with` (the items a read tool lists, before and after each call).
+ * Effects are counted with `--count-with` (the items a read tool lists, before and after each call; a
+ * change either way is an effect, so a delete counts as well as a create).
  * Without it the answers alone decide, and the reason says so: an identical answer is a replay, a
  * different one a new result.
  */
@@ -68,7 +69,7 @@ function firstFailed(probe: ProbeId, answers: readonly SeenAnswer[], counts: num
   if (first === undefined) return inconclusive(probe, 'no call reached the server');
   if (first.kind === 'error') return inconclusive(probe, `the server refused the example: ${cut(first.text)}`);
   if (first.kind === 'none') return inconclusive(probe, `the first call got no answer: ${cut(first.text)}`);
-  if (counts !== null && counts.length >= 2 && counts[1]! - counts[0]! < 1 && probe !== 'P3')
+  if (counts !== null && counts.length >= 2 && Math.abs(counts[1]! - counts[0]!) < 1 && probe !== 'P3')
     return inconclusive(probe, `the first call made no effect the count tool sees (${counts[0]} → ${counts[1]} items)`);
   return null;
 }
@@ -76,7 +77,7 @@ function firstFailed(probe: ProbeId, answers: readonly SeenAnswer[], counts: num
 /** The second of two sequential calls: the new effects it made (null: not counted) and its answer. */
 function second(evidence: ProbeEvidence): { added: number | null; answer: SeenAnswer | undefined; same: boolean } {
   const { counts, answers } = evidence;
-  const added = counts === null || counts.length < 3 ? null : counts[2]! - counts[1]!;
+  const added = counts === null || counts.length < 3 ? null : Math.abs(counts[2]! - counts[1]!);
   const answer = answers[1];
   return { added, answer, same: answer !== undefined && answers[0] !== undefined && answer.text === answers[0].text };
 }
@@ -87,9 +88,13 @@ function sameAgain(probe: ProbeId, evidence: ProbeEvidence, what: string): Probe
   if (answer === undefined || answer.kind === 'none')
     return inconclusive(probe, `the second call got no answer${answer ? `: ${cut(answer.text)}` : ''}`);
   if (added !== null) {
-    if (added >= 1) return result(probe, 'double_created', `${what}: ${added} new item(s) after the second call`);
-    if (answer.kind === 'error') return result(probe, 'refused_ok', `${what}: refused (${cut(answer.text)}), no new item`);
-    return result(probe, 'replay_ok', `${what}: no new item${same ? ', the first answer replayed' : ', a different answer'}`);
+    if (added >= 1) return result(probe, 'double_created', `${what}: ${added} more effect(s) after the second call`);
+    if (answer.kind === 'error') return result(probe, 'refused_ok', `${what}: refused (${cut(answer.text)}), no further effect`);
+    return result(
+      probe,
+      'replay_ok',
+      `${what}: no further effect${same ? ', the first answer replayed' : ', a different answer'}`,
+    );
   }
   if (answer.kind === 'error') return result(probe, 'refused_ok', `${what}: refused (${cut(answer.text)})${BY_ANSWERS}`);
   if (same) return result(probe, 'replay_ok', `${what}: the first answer replayed${BY_ANSWERS}`);
@@ -101,13 +106,17 @@ function otherArguments(evidence: ProbeEvidence): ProbeResult {
   if (answer === undefined || answer.kind === 'none') return inconclusive('P2', 'the second call got no answer');
   if (answer.kind === 'error')
     return added !== null && added >= 1
-      ? result('P2', 'silent_new_result', `refused (${cut(answer.text)}) yet ${added} new item(s)`)
+      ? result('P2', 'silent_new_result', `refused (${cut(answer.text)}) yet ${added} more effect(s)`)
       : result('P2', 'refused_ok', `refused: ${cut(answer.text)}`);
   if (added !== null) {
-    if (added >= 1) return result('P2', 'silent_new_result', `answered as new, ${added} new item(s) under the reused key`);
+    if (added >= 1) return result('P2', 'silent_new_result', `answered as new, ${added} more effect(s) under the reused key`);
     const listings = evidence.listings;
     if (listings !== null && listings.length >= 3 && listings[2] !== listings[1])
-      return result('P2', 'overwrote_first', 'no new item, but what the count tool lists changed: the first was overwritten');
+      return result(
+        'P2',
+        'overwrote_first',
+        'no further effect, but what the count tool lists changed: the first was overwritten',
+      );
     if (same)
       return result(
         'P2',
@@ -131,11 +140,11 @@ function concurrent(evidence: ProbeEvidence): ProbeResult {
   const refused = a.kind === 'error' ? a : b.kind === 'error' ? b : null;
   const counts = evidence.counts;
   if (counts !== null) {
-    const added = counts[counts.length - 1]! - counts[0]!;
+    const added = Math.abs(counts[counts.length - 1]! - counts[0]!);
     if (added === 0) return inconclusive('P3', 'no effect the count tool sees');
-    if (added >= 2) return result('P3', 'double_created', `${added} new items from two concurrent calls with one key`);
-    if (refused !== null) return result('P3', 'conflict_ok', `one item; the other call refused: ${cut(refused.text)}`);
-    return result('P3', 'wait_replay_ok', `one item; both answered${a.text === b.text ? ' alike' : ' (differently)'}`);
+    if (added >= 2) return result('P3', 'double_created', `${added} effects from two concurrent calls with one key`);
+    if (refused !== null) return result('P3', 'conflict_ok', `one effect; the other call refused: ${cut(refused.text)}`);
+    return result('P3', 'wait_replay_ok', `one effect; both answered${a.text === b.text ? ' alike' : ' (differently)'}`);
   }
   if (refused !== null) return result('P3', 'conflict_ok', `one call refused: ${cut(refused.text)}${BY_ANSWERS}`);
   if (a.text === b.text) return result('P3', 'wait_replay_ok', `both answered alike${BY_ANSWERS}`);
@@ -146,11 +155,11 @@ function newKey(evidence: ProbeEvidence): ProbeResult {
   const { added, answer, same } = second(evidence);
   if (answer === undefined || answer.kind === 'none') return inconclusive('P4', 'the second call got no answer');
   if (added !== null) {
-    if (added >= 1) return result('P4', 'new_effect_ok', `a new key made a new item`);
+    if (added >= 1) return result('P4', 'new_effect_ok', `a new key made a new effect`);
     return result(
       'P4',
       'fingerprint_dedup',
-      `a new key made no new item${answer.kind === 'error' ? ` (refused: ${cut(answer.text)})` : same ? ' (the first answer replayed)' : ''}: de-duplicated by the arguments`,
+      `a new key made no further effect${answer.kind === 'error' ? ` (refused: ${cut(answer.text)})` : same ? ' (the first answer replayed)' : ''}: de-duplicated by the arguments`,
     );
   }
   if (answer.kind === 'error')
@@ -167,10 +176,10 @@ function afterServerError(evidence: ProbeEvidence): ProbeResult {
   if (retry.kind === 'none') return inconclusive('P6', `the retry got no answer: ${cut(retry.text)}`);
   const counts = evidence.counts;
   if (counts === null) return result('P6', 'new_effect_ok', `the retry after the 500 was answered${BY_ANSWERS}`);
-  const added = counts[counts.length - 1]! - counts[0]!;
+  const added = Math.abs(counts[counts.length - 1]! - counts[0]!);
   if (added === 0) return inconclusive('P6', 'the retry made no effect the count tool sees');
-  if (added >= 2) return result('P6', 'double_created', `${added} new items after a 500 and one retry`);
-  return result('P6', 'new_effect_ok', 'one item: the retry after the 500 made it once');
+  if (added >= 2) return result('P6', 'double_created', `${added} effects after a 500 and one retry`);
+  return result('P6', 'new_effect_ok', 'one effect: the retry after the 500 made it once');
 }
 
 function hint(evidence: ProbeEvidence): ProbeResult {
@@ -223,7 +232,7 @@ export function toolVerdict(promise: ToolPromise, results: readonly ProbeResult[
 
 /**
  * Where the key is read (P7, reported): in the argument (P1 saw a replay or refusal), in `_meta` (P7 saw
- * one effect and P4 no fingerprint de-duplication that would explain it), or not at all.
+ * one effect where P4 saw a new key make a new effect), or not at all.
  */
 export function keyLocation(results: readonly ProbeResult[], keyField: string): string {
   const label = (id: ProbeId) => results.find((r) => r.probe === id)?.label;
@@ -231,10 +240,9 @@ export function keyLocation(results: readonly ProbeResult[], keyField: string): 
   const p7 = label('P7');
   if (p1 === 'replay_ok' || p1 === 'refused_ok') return `the argument ${keyField}`;
   if (p7 === 'replay_ok' || p7 === 'refused_ok') {
-    // Identical calls without a key in the arguments are de-duplicated anyway: P7's one effect tells nothing.
-    if (label('P4') === 'fingerprint_dedup' || label('P8') === 'hint_holds')
-      return 'unknown (identical calls are de-duplicated without a key)';
-    return `_meta.${keyField}`;
+    // Only when a new key made a new effect (P4) is P7's one effect the key's doing, not the content's.
+    if (label('P4') === 'new_effect_ok') return `_meta.${keyField}`;
+    return 'unknown (identical calls may be de-duplicated by their content)';
   }
   if (p1 === undefined && p7 === undefined) return 'not probed';
   if (p1 === 'inconclusive' || p7 === 'inconclusive') return 'unknown (a probe was inconclusive)';

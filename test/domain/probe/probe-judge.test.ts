@@ -92,6 +92,11 @@ describe('probe judge: one label per probe from answers and counted effects', ()
     expect(label('P7', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('double_created');
   });
 
+  it('a delete is an effect too: the count changes either way', () => {
+    expect(label('P8', ev([ok('deleted'), ok('deleted')], [3, 2, 2]))).toBe('hint_holds');
+    expect(label('P1', ev([ok('deleted'), ok('deleted')], [3, 2, 1]))).toBe('double_created');
+  });
+
   it('P8: hint_holds with one effect, hint_broken with two', () => {
     expect(label('P8', ev([ok('set'), ok('set')], [0, 1, 1]))).toBe('hint_holds');
     expect(label('P8', ev([ok('n 1'), ok('n 2')], [0, 1, 2]))).toBe('hint_broken');
@@ -135,6 +140,7 @@ describe('probe judge: the tool verdict', () => {
       'the argument idempotency_key',
     );
     expect(keyLocation([r('P1', 'double_created'), r('P4', 'new_effect_ok'), r('P7', 'replay_ok')], 'k')).toBe('_meta.k');
+    expect(keyLocation([r('P7', 'replay_ok')], 'k')).toContain('unknown');
     expect(keyLocation([r('P1', 'double_created'), r('P7', 'double_created')], 'k')).toBe('not at all');
     expect(keyLocation([r('P7', 'replay_ok'), r('P8', 'hint_holds')], 'k')).toContain('unknown');
   });
