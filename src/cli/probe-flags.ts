@@ -22,6 +22,8 @@ export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ],
   ['hold', 'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once)'],
   ['json', 'Write the results (every probe with its evidence) as JSON to this file'],
+  ['markdown', 'Write the results as Markdown tables to this file'],
+  ['junit', 'Write the results as JUnit XML to this file: a suite per tool, a failure per probe that breaks its promise'],
   ['reset-command', 'Shell command run before each probe (for an upstream whose state is not fresh per connection)'],
 ];
 
@@ -52,6 +54,8 @@ export interface ProbeFlags {
   countWith: { tool: string; arguments: Record<string, unknown> } | null;
   holdMs: number;
   json: string | undefined;
+  markdown: string | undefined;
+  junit: string | undefined;
   resetCommand: string | undefined;
 }
 
@@ -113,13 +117,19 @@ export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<
     countWith = { tool, arguments: args ?? {} };
   }
   const hold = single(values, 'hold');
+  const outputs = { json: single(values, 'json'), markdown: single(values, 'markdown'), junit: single(values, 'junit') };
+  const given = Object.entries(outputs).filter(([, file]) => file !== undefined);
+  for (const [flag, file] of given)
+    for (const [other, otherFile] of given)
+      if (flag < other && resolve(cwd, file!) === resolve(cwd, otherFile!))
+        throw new UsageError(`--${flag} and --${other} must name different files`);
   return {
     proxy,
     tools: toolsFlag === undefined ? null : commaList(toolsFlag, 'tools'),
     examples,
     countWith,
     holdMs: hold === undefined ? 0 : numberIn(hold, 'hold', 0, 3_600_000, true),
-    json: single(values, 'json'),
+    ...outputs,
     resetCommand: single(values, 'reset-command'),
   };
 }

@@ -10,6 +10,7 @@ import { writeOutputFile } from '../adapters/report-files/output-files.js';
 import { systemRandom } from '../adapters/seeded-random.js';
 import { SystemClock } from '../adapters/system-clock.js';
 import { ProbeInputError, ProbeService } from '../app/probe/probe-service.js';
+import { probeJunit, probeMarkdown } from '../app/probe/probe-formats.js';
 import { formatProbeTable, probeExitCode } from '../app/probe/probe-text.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -60,11 +61,19 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
     if (error instanceof ProbeInputError) throw new UsageError(error.message);
     throw new FatalError(error instanceof Error ? error.message : String(error));
   }
-  if (flags.json !== undefined) {
-    const path = resolve(io.cwd, flags.json);
-    const text = `${JSON.stringify({ harnessVersion: HARNESS_VERSION, exitCode: probeExitCode(report), ...report }, null, 2)}\n`;
+  const outputs: Array<[string | undefined, string, () => string]> = [
+    [
+      flags.json,
+      'probe results',
+      () => `${JSON.stringify({ harnessVersion: HARNESS_VERSION, exitCode: probeExitCode(report), ...report }, null, 2)}\n`,
+    ],
+    [flags.markdown, 'probe Markdown', () => probeMarkdown(report)],
+    [flags.junit, 'probe JUnit', () => probeJunit(report)],
+  ];
+  for (const [file, what, text] of outputs) {
+    if (file === undefined) continue;
     try {
-      await writeOutputFile('probe results', path, text);
+      await writeOutputFile(what, resolve(io.cwd, file), text());
     } catch (error) {
       throw new FatalError(error instanceof Error ? error.message : String(error));
     }

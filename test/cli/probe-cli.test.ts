@@ -3,7 +3,10 @@
  * one clear line and exit 1 for anything wrong, the exit codes of a run (0 KEEPS, 2 BREAKS, 3 nothing
  * could be judged).
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, runCli } from '../support/in-process-cli.js';
 
@@ -23,6 +26,7 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     [['--example', 'create_payment=[1]'], 'the JSON of --example create_payment must be a JSON object'],
     [['--hold', '-5'], '--hold'],
     [['--count-with', 'list_items=5'], 'the JSON of --count-with list_items must be a JSON object'],
+    [['--json', 'out.txt', '--junit', './out.txt'], '--json and --junit must name different files'],
   ])('%j is refused in one line, exit 1', async (flags, message) => {
     const result = await runCli([...STRIPE, ...flags]);
     expect(result.code).toBe(1);
@@ -61,5 +65,49 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
       /P1\s+replay_ok\s+same key, same arguments: the first answer replayed \(judged by the answers: no --count-with\)/,
     );
     expect(result.stdout).toContain('effects judged by the answers (no --count-with)');
+  });
+
+  it('--markdown and --junit: the same labels; a probe that breaks the promise is a JUnit failure, exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probe-formats-'));
+    try {
+      const argv = [
+        ...server('key-ignoring-server.mjs'),
+        ...PAYMENT,
+        '--count-with',
+        'list_items',
+        '--markdown',
+        'p.md',
+        '--junit',
+        'p.xml',
+      ];
+      const result = await runCli(argv, { cwd: dir });
+      expect(result.code).toBe(2);
+      const markdown = readFileSync(join(dir, 'p.md'), 'utf8');
+      expect(markdown).toContain('| create\\_payment | **BREAKS** | not at all |');
+      expect(markdown).toContain('| create\\_payment | P1 | double\\_created |');
+      const xml = readFileSync(join(dir, 'p.xml'), 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
+        testsuites: {
+          tests: string;
+          failures: string;
+          skipped: string;
+          testsuite: { testcase: Array<{ name: string; failure?: { message: string } }> };
+        };
+      };
+      expect(parsed.testsuites.failures).toBe('4');
+      expect(parsed.testsuites.tests).toBe('8');
+      const failed = parsed.testsuites.testsuite.testcase
+        .filter((c) => c.failure !== undefined)
+        .map((c) => [c.name.slice(0, 2), c.failure!.message]);
+      expect(failed).toEqual([
+        ['P1', 'double_created'],
+        ['P2', 'silent_new_result'],
+        ['P3', 'double_created'],
+        ['P5', 'double_created'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
