@@ -4,12 +4,12 @@
  * ledger. The exact labels of the three fixtures are asserted in-process (test/app/probe-service.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedger } from './fixtures/lib/ledger.mjs';
-import { BIN, FIXTURES } from './support/proxy-harness.js';
+import { BIN, BOOKING_SERVER, FIXTURES } from './support/proxy-harness.js';
 
 let dir = '';
 beforeAll(() => {
@@ -81,5 +81,74 @@ describe('probe, the compiled CLI', { timeout: 60_000 }, () => {
     expect(result.stderr).toBe(
       '[cuonztech-agent-harness] error: no write tool matches --tools refund_* (write tools: create_payment, set_note)\n',
     );
+  });
+
+  it('the bundled booking server (not idempotent on purpose): exact labels, counts equal to its ledger', async () => {
+    const ledger = join(dir, 'booking.jsonl');
+    const result = await run(
+      [
+        '--upstream-command',
+        process.execPath,
+        '--upstream-arg',
+        BOOKING_SERVER,
+        '--tools',
+        'create_booking',
+        '--example',
+        'create_booking={"guest":"Ann Lee","date":"2026-05-01","nights":2}',
+        '--count-with',
+        'search_bookings',
+        '--json',
+        'booking.json',
+      ],
+      { BOOKING_LEDGER: ledger },
+    );
+    expect(result.code).toBe(2);
+    const json = JSON.parse(readFileSync(join(dir, 'booking.json'), 'utf8')) as {
+      tools: Array<{ verdict: string; probes: Array<{ probe: string; label: string; evidence: { counts: number[] } }> }>;
+    };
+    const tool = json.tools[0]!;
+    expect(tool.verdict).toBe('BREAKS');
+    expect(Object.fromEntries(tool.probes.map((p) => [p.probe, p.label]))).toEqual({
+      P1: 'double_created',
+      P2: 'silent_new_result',
+      P3: 'double_created',
+      P4: 'new_effect_ok',
+      P5: 'double_created',
+      P6: 'new_effect_ok',
+      P7: 'double_created',
+    });
+    const perProcess = new Map<number, number>();
+    for (const entry of readLedger(ledger))
+      if (entry.tool === 'create_booking') perProcess.set(entry.pid, (perProcess.get(entry.pid) ?? 0) + 1);
+    expect(tool.probes.map((p) => p.evidence.counts.at(-1)! - p.evidence.counts[0]!)).toEqual([...perProcess.values()]);
+  });
+
+  it("server-filesystem's write_file (idempotentHint): the hint holds, KEEPS, exit 0", async () => {
+    const root = join(dir, 'fs-root');
+    mkdirSync(root);
+    const file = join(root, 'a.txt');
+    const result = await run(
+      [
+        '--upstream-command',
+        process.execPath,
+        '--upstream-arg',
+        join(FIXTURES, '../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
+        '--upstream-arg',
+        root,
+        '--tools',
+        'write_file',
+        '--reset-command',
+        `rm -f '${file}'`,
+        '--example',
+        `write_file=${JSON.stringify({ path: file, content: 'hello' })}`,
+        '--count-with',
+        `list_directory=${JSON.stringify({ path: root })}`,
+      ],
+      {},
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/write_file\s+P8\s+hint_holds/);
+    expect(result.stdout).toMatch(/write_file\s+verdict\s+KEEPS/);
   });
 });

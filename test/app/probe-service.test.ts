@@ -154,6 +154,17 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
     expect(createdPerProbe(ledger).every((n) => n === 0)).toBe(true);
   });
 
+  it('P3 sends the second call --hold after the first: within the 300 ms a payment works it is a conflict; after, inconclusive', async () => {
+    const p3 = async (holdMs: number) =>
+      (await probe('stripe-keys-server.mjs', { tools: ['create_payment'], holdMs })).report.tools[0]!.probes.find(
+        (p) => p.probe === 'P3',
+      )!;
+    expect((await p3(100)).label).toBe('conflict_ok');
+    const late = await p3(1000);
+    expect(late.label).toBe('inconclusive');
+    expect(late.reason).toContain('the first call was answered before the second was sent');
+  });
+
   it('bad input: no write tool matching --tools, a count tool whose answer cannot be counted', async () => {
     await expect(probe('stripe-keys-server.mjs', { tools: ['refund_*'] })).rejects.toThrow(
       new ProbeInputError('no write tool matches --tools refund_* (write tools: create_payment, set_note)'),

@@ -27,6 +27,10 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     [['--hold', '-5'], '--hold'],
     [['--count-with', 'list_items=5'], 'the JSON of --count-with list_items must be a JSON object'],
     [['--json', 'out.txt', '--junit', './out.txt'], '--json and --junit must name different files'],
+    [
+      ['--example', 'create_paymnet={"amount":5}'],
+      '--example create_paymnet: not a write tool of the upstream (write tools: create_payment, set_note)',
+    ],
   ])('%j is refused in one line, exit 1', async (flags, message) => {
     const result = await runCli([...STRIPE, ...flags]);
     expect(result.code).toBe(1);

@@ -143,10 +143,12 @@ export class ProbeService {
             ? `the upstream lists no write tool (${tools.length} tool(s)); name them with --write-tools`
             : `no write tool matches --tools ${settings.tools.join(',')} (write tools: ${writes.map((t) => t.name).join(', ') || 'none'})`,
         );
+      // An example for a write tool that --tools leaves out is fine (one example file for several runs);
+      // one for a tool that is no write tool of this upstream is a typo.
       for (const name of settings.examples.keys())
-        if (!chosen.some((t) => t.name === name))
+        if (!writes.some((t) => t.name === name))
           throw new ProbeInputError(
-            `--example ${name}: not one of the write tools probed (${chosen.map((t) => t.name).join(', ')})`,
+            `--example ${name}: not a write tool of the upstream (write tools: ${writes.map((t) => t.name).join(', ') || 'none'})`,
           );
       if (settings.countWith !== null) await this.checkCountTool(upstream, tools, settings.countWith);
       const byName = new Map(tools.map((t) => [t.name, t]));
