@@ -54,6 +54,7 @@ describe('probe, the compiled CLI', { timeout: 60_000 }, () => {
     expect(result.stdout).toMatch(/create_payment\s+verdict\s+BREAKS/);
     expect(result.stdout).toContain('0 KEEPS, 1 BREAKS');
     const json = JSON.parse(readFileSync(join(dir, 'probe.json'), 'utf8')) as {
+      schemaVersion: number;
       exitCode: number;
       tools: Array<{
         tool: string;
@@ -62,6 +63,7 @@ describe('probe, the compiled CLI', { timeout: 60_000 }, () => {
       }>;
     };
     expect(json.exitCode).toBe(2);
+    expect(json.schemaVersion).toBe(1);
     expect(json.tools.map((t) => [t.tool, t.verdict])).toEqual([['create_payment', 'BREAKS']]);
     const counted = json.tools[0]!.probes.map((p) => p.evidence.counts.at(-1)! - p.evidence.counts[0]!);
     const created = new Map<number, number>();
