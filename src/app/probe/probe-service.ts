@@ -220,8 +220,13 @@ export class ProbeService {
     let upstream: UpstreamSide;
     try {
       upstream = await this.deps.createUpstream();
+    } catch (error) {
+      return failed(`the upstream did not start: ${message(error)}`);
+    }
+    try {
       await upstream.connect();
     } catch (error) {
+      await upstream.close(); // what did start (a process, a session) is ended
       return failed(`the upstream did not start: ${message(error)}`);
     }
     const faulted = probe.steps.find((s) => s.fault !== undefined)?.fault;
