@@ -12,6 +12,7 @@ import { StdioUpstreamSide } from '../../src/adapters/stdio-upstream/index.js';
 import { SystemClock } from '../../src/adapters/system-clock.js';
 import { SeededRandom } from '../../src/adapters/seeded-random.js';
 import { ProbeInputError, ProbeService, type ProbeReport, type ProbeSettings } from '../../src/app/probe/probe-service.js';
+import type { UpstreamSide } from '../../src/ports/upstream-side.port.js';
 import { readLedger, type FixtureLedgerEntry } from '../../e2e/fixtures/lib/ledger.mjs';
 import { FIXTURES } from '../support/in-process-cli.js';
 
@@ -163,6 +164,32 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
     const late = await p3(1000);
     expect(late.label).toBe('inconclusive');
     expect(late.reason).toContain('the first call was answered before the second was sent');
+  });
+
+  it('an upstream that fails to connect for a probe is closed, and the probe is inconclusive with the reason', async () => {
+    let connects = 0;
+    let closes = 0;
+    const upstream = (): UpstreamSide => ({
+      connect: async () => {
+        if (++connects > 1) throw new Error('connection refused');
+        return {};
+      },
+      listTools: async () => [
+        { name: 'create_x', inputSchema: { type: 'object', properties: { idempotency_key: { type: 'string' } } } },
+      ],
+      callTool: async () => ({ kind: 'result', result: { content: [] } }),
+      onExit: () => undefined,
+      close: async () => void closes++,
+    });
+    const clock = new SystemClock();
+    const report = await new ProbeService(
+      { createUpstream: async () => upstream(), newKey: () => 'k', clock, timer: clock, random: SeededRandom.fromSeed(1) },
+      { ...SETTINGS, examples: new Map(), countWith: null },
+    ).run();
+    const probes = report.tools[0]!.probes;
+    expect(probes.map((p) => p.label)).toEqual(Array(7).fill('inconclusive'));
+    expect(probes[0]!.reason).toBe('the upstream did not start: connection refused');
+    expect(closes).toBe(connects);
   });
 
   it('bad input: no write tool matching --tools, a count tool whose answer cannot be counted', async () => {
