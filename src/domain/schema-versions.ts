@@ -15,3 +15,5 @@ export const TRIAL_SUMMARY_SCHEMA_VERSION = 1;
 export const BENCHMARK_REPORT_SCHEMA_VERSION = 1;
 /** The JSON `stats --json` prints. */
 export const STATS_OUTPUT_SCHEMA_VERSION = 1;
+/** The JSON `compare --json` writes. */
+export const COMPARE_OUTPUT_SCHEMA_VERSION = 1;
