@@ -4,7 +4,7 @@
  * F1's timeout (every run a duplicate), a careful one checks first (none); the ghost-patch persona is
  * naive in a trial's baseline arm and careful in its patched arm, so its patch A/B holds the same counts.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -107,7 +107,21 @@ describe('compare A B: two trials side by side', () => {
     writeFileSync(tasks, ['tasks:', '  - id: deluxe', '    task: Book a deluxe room for Bo Chen on 2026-06-01.'].join('\n'));
     const otherTask = await trial('careful', '--task-file', tasks, '--scenario', 'F1', '--runs', '1');
     try {
+      // The careful trial as an older harness would have written it.
+      const older = join(scratch, 'older');
+      cpSync(trials.careful.out, older, { recursive: true });
+      for (const file of [
+        join(older, 'summary.json'),
+        ...readdirSync(join(older, 'runs')).map((run) => join(older, 'runs', run, 'run.json')),
+      ]) {
+        const value = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        writeFileSync(file, JSON.stringify({ ...value, harnessVersion: '0.6.0' }));
+      }
       const cases: Array<[string[], RegExp]> = [
+        [
+          [trials.naive.out, older],
+          /\] cannot compare: side A \(.*\) was made by harness 0\.7\.\d+ and side B \(.*older\) by 0\.6\.0; their reports differ\n$/,
+        ],
         [
           [empty, trials.careful.out],
           /is not a trial folder \(summary\.json and runs\/, written by trial --out\); compare takes trial folders\n$/,
