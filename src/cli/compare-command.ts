@@ -26,7 +26,7 @@ export function defineCompareCommand(cli: CAC, context: CommandContext): void {
     .option('--json <file>', 'Write the comparison as JSON')
     .option('--markdown <file>', 'Write the comparison as Markdown')
     .example(`${PROGRAM_NAME} compare trial-v1 trial-v2`)
-    .example(`${PROGRAM_NAME} compare shard-a1 shard-a2 -- shard-b1 shard-b2 --markdown compare.md`)
+    .example(`${PROGRAM_NAME} compare --markdown compare.md shard-a1 shard-a2 -- shard-b1 shard-b2`)
     .action((paths: string[]) => {
       // cac gives an empty `--` list without `--`; whether the separator was typed is in the raw argv.
       const dashes = cli.rawArgs.includes('--');
@@ -37,7 +37,10 @@ export function defineCompareCommand(cli: CAC, context: CommandContext): void {
     });
 }
 
-/** Without `--`: exactly two folders, A and B. With `--`: the folders before it are side A, after it side B. */
+/**
+ * Without `--`: exactly two folders, A and B. With `--`: the folders before it are side A, every word after
+ * it side B (flags go before `--`).
+ */
 export function parseCompareFlags(
   paths: readonly string[],
   afterDashes: readonly string[] | null,

@@ -95,9 +95,11 @@ describe('compare A B: two trials side by side', () => {
     // The two folders of side A ran different scenario sets: stats would refuse to pool them, so compare does.
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/\] side A: cannot merge: .* ran scenarios F1 and .* ran F2/);
-    const ok = await runCli(['compare', trials.naive.out, '--', trials.careful.out]);
+    const markdown = join(scratch, 'sides.md');
+    const ok = await runCli(['compare', '--markdown', markdown, trials.naive.out, '--', trials.careful.out]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('B (F1): duplicate executions 10/10 → 0/10');
+    expect(readFileSync(markdown, 'utf8')).toContain('- B (F1): duplicate executions 10/10 → 0/10');
   });
 
   it('bad input is one line and exit 1: not a trial folder, an empty side, no common scenario, different tasks, a wrong count of folders', async () => {
