@@ -8,6 +8,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { compareOutputSchema } from '../../src/adapters/schemas/compare-output.schema.js';
+import { expectMatchesSchema } from '../support/file-schemas.js';
 import { runCli } from '../support/in-process-cli.js';
 import { inProcessTrial, modelArgs, TASK, useTrialServers, type InProcessTrial } from '../support/trial-runs.js';
 
@@ -55,6 +57,7 @@ describe('compare A B: two trials side by side', () => {
         }>;
       };
     };
+    expectMatchesSchema(compareOutputSchema, doc, 'compare output');
     expect(doc.kind).toBe('compare');
     expect(doc.settingsThatDiffer).toEqual([{ setting: '--model', a: 'naive', b: 'careful' }]);
     const [f1] = doc.comparison.scenarios;
