@@ -492,8 +492,7 @@ export class EvaluationSession {
     let signal: RuntimeSignal | null = null;
     if (sameRequest) signal = 'same-request-id';
     else if (requested === undefined && otherSession) signal = 'other-session-unanswered';
-    else if (requested === undefined && this.modelSeen)
-      signal = op.lastToolCalled ? 'same-tool-call-twice' : 'unrequested-call';
+    else if (requested === undefined && this.modelSeen) signal = op.lastToolCalled ? 'same-tool-call-twice' : 'unrequested-call';
     const source: RepeatSource =
       signal !== null
         ? 'runtime'

@@ -4,14 +4,11 @@
  * `duplicate.source` where a report carries them. Report fields are read as optional and untrusted (a
  * report of an older harness has none), so nothing here assumes more of them than it checks.
  */
-import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
+import { REPEAT_SOURCES, type RepeatAttribution, type RepeatSource } from '../../domain/attribution.js';
 import { isPlainObject, ownValue } from '../../domain/json.js';
 import type { Violation } from '../../domain/report.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import type { CheckedViolation } from './check-model.js';
-
-/** The sources in the order every projection lists and counts them. */
-export const REPEAT_SOURCES: readonly RepeatSource[] = ['model', 'user', 'runtime', 'unknown'];
 
 const isSource = (value: unknown): value is RepeatSource =>
   typeof value === 'string' && (REPEAT_SOURCES as string[]).includes(value);

@@ -4,7 +4,8 @@
  * these), 0 unknown`. Only when a case's file says who sent its repeats.
  */
 import type { RepeatSource } from '../../domain/attribution.js';
-import { countBySource, REPEAT_SOURCES } from '../check/check-attribution.js';
+import { REPEAT_SOURCES } from '../../domain/attribution.js';
+import { countBySource } from '../check/check-attribution.js';
 import type { CheckedCase } from '../check/check-model.js';
 
 /** The sources of a case's repeats: its attribution entries, else its violations' own sources (one per duplicate). */

@@ -192,6 +192,16 @@ function patchesSection(doc: SessionReportDocument): string {
   return `<h3>Prompt patches</h3><p class="muted small">Suggestions, not verified fixes: add one to the agent's system prompt and re-run the scenario several times.</p>${items.join('')}`;
 }
 
+/** R-14.4: what the runtime re-sent, beside the patches: no prompt text answers it. */
+function findingsSection(c: CheckedCase): string {
+  if (c.findings.length === 0) return '';
+  const items = c.findings.map(
+    (f) =>
+      `<details open><summary>[${h(f.severity)}] ${h(f.id)} (${h(f.behaviour)})</summary><p>${h(f.trigger)}</p><p>${h(f.text)}</p></details>`,
+  );
+  return `<h3>Findings: the runtime sent a write again</h3><p class="muted small">A prompt change will not fix these.</p>${items.join('')}`;
+}
+
 function toolsSection(doc: SessionReportDocument): string {
   const rows = doc.toolClassification.map(
     (t) =>
@@ -227,7 +237,7 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budg
   const transcript = transcriptSection(c.transcript, { prefix, attribution: c.attribution, document: doc }, budget);
   if (doc === null) return `${head}${transcript}</section>`;
   return (
-    `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${observationsSection(doc)}${toolsSection(doc)}` +
+    `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${findingsSection(c)}${observationsSection(doc)}${toolsSection(doc)}` +
     `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`
   );
 }

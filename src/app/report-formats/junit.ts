@@ -16,6 +16,7 @@ const TOOL = 'cuonztech-agent-harness';
 function failureBody(c: CheckedCase): string {
   const lines = [c.reason, ...c.violations.map(violationText)];
   if (c.patches.length > 0) lines.push(`Prompt patches: ${c.patches.map((p) => p.id).join(', ')}`);
+  for (const f of c.findings) lines.push(`Finding ${f.id} (${f.behaviour}): ${f.trigger} A prompt change will not fix it.`);
   return lines.join('\n');
 }
 

@@ -101,6 +101,8 @@ function details(c: CheckedCase): string[] {
   if (c.lostTransaction === true) lines.push('', '**Lost transaction:** the write never executed and the agent ended the run.');
   if (c.violations.length > 0) lines.push('', `**Violations (${c.violations.length}):**`, '', ...violationLines(c));
   if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
+  for (const f of c.findings)
+    lines.push('', `**Finding ${mdText(f.id)} (${mdText(f.behaviour)}):** ${mdText(f.trigger)} ${mdText(f.text)}`);
   return [...lines, ''];
 }
 

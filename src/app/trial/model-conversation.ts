@@ -7,7 +7,7 @@
  * there, NOT_TESTED (`stoppedBy: "conversation-limit"`), and the tool calls of the reply not made yet are
  * never made.
  */
-import { canonicalArguments, canonicalJson } from '../../domain/json.js';
+import { canonicalArguments } from '../../domain/json.js';
 import type { ModelSide } from '../../domain/attribution.js';
 import type { ChatMessage, ChatModel, ChatTool } from '../../ports/chat-model.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
