@@ -1,7 +1,8 @@
 /**
  * `check`: the CI gate. Reads report files, `--report-dir` folders and benchmark reports,
  * prints one line per session or run, optionally writes JUnit, Markdown and HTML, and exits by verdict
- * (0 all PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness itself failed). The work lives in
+ * (0 all PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness itself failed); with rate gates
+ * (`--min-pass-rate`, …, `rate-gates.ts`) the rates of trial folders decide instead. The work lives in
  * `check-run.ts`, loaded only when the command runs.
  */
 import { resolve } from 'node:path';
