@@ -2,19 +2,21 @@
  * `compare A B`, or several folders per side: `compare A1 A2 -- B1`. The work lives in
  * `compare-run.ts`, loaded only when the command runs.
  */
+import { resolve } from 'node:path';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import { single } from './argv.js';
 import { UsageError } from './errors.js';
 import type { CommandContext } from './io.js';
 
-export const COMPARE_VALUE_FLAGS = ['json', 'markdown'] as const;
+export const COMPARE_VALUE_FLAGS = ['json', 'markdown', 'html'] as const;
 
 export interface CompareFlags {
   a: string[];
   b: string[];
   json: string | undefined;
   markdown: string | undefined;
+  html: string | undefined;
 }
 
 export function defineCompareCommand(cli: CAC, context: CommandContext): void {
@@ -25,6 +27,7 @@ export function defineCompareCommand(cli: CAC, context: CommandContext): void {
     )
     .option('--json <file>', 'Write the comparison as JSON')
     .option('--markdown <file>', 'Write the comparison as Markdown')
+    .option('--html <file>', 'Write the comparison as one self-contained HTML page')
     .example(`${PROGRAM_NAME} compare trial-v1 trial-v2`)
     .example(`${PROGRAM_NAME} compare --markdown compare.md shard-a1 shard-a2 -- shard-b1 shard-b2`)
     .action((paths: string[]) => {
@@ -67,6 +70,9 @@ export function parseCompareFlags(
   }
   const json = single(values, 'json');
   const markdown = single(values, 'markdown');
-  if (json !== undefined && json === markdown) throw new UsageError('--json and --markdown must name different files');
-  return { a, b, json, markdown };
+  const html = single(values, 'html');
+  const files = [json, markdown, html].filter((file): file is string => file !== undefined);
+  if (new Set(files.map((file) => resolve(file))).size !== files.length)
+    throw new UsageError('--json, --markdown and --html must name different files');
+  return { a, b, json, markdown, html };
 }

@@ -6,6 +6,7 @@
 import { writeOutputFile } from '../adapters/report-files/output-files.js';
 import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
 import { compareFolders } from '../app/compare/compare.js';
+import { formatCompareHtml } from '../app/compare/compare-html.js';
 import { compareDocument, formatCompareMarkdown, formatCompareText } from '../app/compare/compare-text.js';
 import { HARNESS_VERSION } from '../version.js';
 import type { CompareFlags } from './compare-command.js';
@@ -32,6 +33,7 @@ export async function runCompare(flags: CompareFlags, io: CliIo): Promise<number
         `${JSON.stringify(compareDocument(result, HARNESS_VERSION), null, 2)}\n`,
       );
     if (flags.markdown !== undefined) await writeOutputFile('Markdown comparison', flags.markdown, formatCompareMarkdown(result));
+    if (flags.html !== undefined) await writeOutputFile('HTML comparison', flags.html, formatCompareHtml(result));
   } catch (error) {
     io.stderr.write(`${formatFatal(error)}\n`);
     return EXIT_FAILURE;

@@ -43,7 +43,18 @@ describe('compare A B: two trials side by side', () => {
   it('naive against careful under F1: the figures of the patch A/B of the same counts, the differing model first, one sentence (R-14 sources)', async () => {
     const json = join(scratch, 'compare.json');
     const markdown = join(scratch, 'compare.md');
-    const result = await runCli(['compare', trials.naive.out, trials.careful.out, '--json', json, '--markdown', markdown]);
+    const html = join(scratch, 'compare.html');
+    const result = await runCli([
+      'compare',
+      trials.naive.out,
+      trials.careful.out,
+      '--json',
+      json,
+      '--markdown',
+      markdown,
+      '--html',
+      html,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(json, 'utf8')) as {
       kind: string;
@@ -91,6 +102,14 @@ describe('compare A B: two trials side by side', () => {
     const md = readFileSync(markdown, 'utf8');
     expect(md).toContain('- --model: naive → careful');
     expect(md).toContain('| F1 | duplicate executions | 10/10 (100 %) | 0/10 (0 %) | −100 pp [−100, −61] | 1.1e-5 |');
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
+    expect(page).not.toMatch(/<script|<link|<img|https?:\/\//i);
+    expect(page).toContain('<li><code>--model</code>: naive → careful</li>');
+    expect(page).toContain(`<li>${f1!.sentence}</li>`);
+    // p < 0.05: the row is bold; p = 1: it is not.
+    expect(page).toContain('<tr><td><b>F1</b></td><td><b>duplicate executions</b></td><td><b>10/10 (100 %)</b></td>');
+    expect(page).toContain('<tr><td>F1</td><td>lost transactions</td><td>0/10 (0 %)</td>');
   });
 
   it('several folders per side (A1 A2 -- B1) merge each side as stats does', async () => {
@@ -151,6 +170,19 @@ describe('compare A B: two trials side by side', () => {
     } finally {
       otherTask.remove();
     }
+  });
+
+  it('a hostile folder name appears escaped in the HTML and Markdown, never as markup', async () => {
+    const hostile = join(scratch, 'b<img src=x onerror=alert(1)>');
+    cpSync(trials.careful.out, hostile, { recursive: true });
+    const html = join(scratch, 'hostile.html');
+    const markdown = join(scratch, 'hostile.md');
+    const result = await runCli(['compare', trials.naive.out, hostile, '--html', html, '--markdown', markdown]);
+    expect(result.code, result.stderr).toBe(0);
+    const page = readFileSync(html, 'utf8');
+    expect(page).not.toContain('<img');
+    expect(page).toContain('b&lt;img src=x onerror=alert(1)&gt;');
+    expect(readFileSync(markdown, 'utf8')).not.toContain('<img');
   });
 
   it('an output that cannot be written: one line, exit 1, nothing on stdout', async () => {

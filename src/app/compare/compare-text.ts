@@ -44,7 +44,7 @@ export function formatDifference(entry: CountComparison): string {
 const share = (count: { count: number; of: number }): string =>
   count.of === 0 ? '—' : `${count.count}/${count.of} (${Math.round((count.count / count.of) * 100)} %)`;
 
-interface Row {
+export interface Row {
   group: string;
   rate: string;
   a: string;
@@ -93,7 +93,8 @@ function groupRows(group: string, comparison: GroupComparison): Row[] {
   return rows;
 }
 
-function allRows(result: CompareResult): Row[] {
+/** Every row of the table: per arm and scenario, then per task when the group has more than one. */
+export function allRows(result: CompareResult): Row[] {
   const rows: Row[] = [];
   for (const s of result.comparison.scenarios) {
     const label = groupLabel(s.arm, s.scenario);
@@ -103,17 +104,17 @@ function allRows(result: CompareResult): Row[] {
   return rows;
 }
 
-const sideLine = (name: string, side: StatsResult): string =>
+export const sideLine = (name: string, side: StatsResult): string =>
   `${name} = ${side.sources.map((source) => source.path).join(', ')} (${side.runs} run${side.runs === 1 ? '' : 's'}, harness ${side.sources[0]!.harnessVersion})`;
 
-function settingLines(result: CompareResult): string[] {
+export function settingLines(result: CompareResult): string[] {
   if (result.a.settings === null || result.b.settings === null)
     return ['settings: not recorded by every folder (an older trial); only the figures are compared'];
   if (result.settings.length === 0) return ['settings: none differs between A and B'];
   return ['settings that differ (A → B):', ...result.settings.map((d) => `  ${d.setting}: ${d.a} → ${d.b}`)];
 }
 
-function tailLines(result: CompareResult): string[] {
+export function tailLines(result: CompareResult): string[] {
   const lines: string[] = [];
   const { onlyA, onlyB } = result.comparison;
   if (onlyA.length > 0) lines.push(`only in A (not compared): ${onlyA.join(', ')}`);
