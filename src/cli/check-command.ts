@@ -1,19 +1,30 @@
 /**
  * `check`: the CI gate. Reads report files, `--report-dir` folders and benchmark reports,
  * prints one line per session or run, optionally writes JUnit, Markdown and HTML, and exits by verdict
- * (0 all PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness itself failed). The work lives in
+ * (0 all PASS, 2 a FAIL, 3 a NOT_TESTED and no FAIL, 1 the harness itself failed); with rate gates
+ * (`--min-pass-rate`, …, `rate-gates.ts`) the rates of trial folders decide instead. The work lives in
  * `check-run.ts`, loaded only when the command runs.
  */
 import { resolve } from 'node:path';
 import type { CAC } from 'cac';
 import { GATED_VALUES, type CheckOptions, type GatedVerdict } from '../app/check/check-model.js';
+import { RATE_GATE_FLAGS, type GateBound, type RateGate } from '../app/check/rate-gates.js';
 import { PROGRAM_NAME } from '../version.js';
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import type { CommandContext } from './io.js';
 
 /** Flags of `check` that take a value. */
-export const CHECK_VALUE_FLAGS = ['junit', 'markdown', 'html', 'journal', 'fail-on', 'min-score'] as const;
+export const CHECK_VALUE_FLAGS = [
+  'junit',
+  'markdown',
+  'html',
+  'journal',
+  'fail-on',
+  'min-score',
+  'bound',
+  ...RATE_GATE_FLAGS,
+] as const;
 
 /** Where the projections go; undefined = not written. */
 export interface CheckOutputs {
@@ -28,6 +39,10 @@ export interface CheckFlags {
   paths: string[];
   options: CheckOptions;
   outputs: CheckOutputs;
+  /** The rate gates given (trial folders only); empty without one. */
+  gates: RateGate[];
+  /** What the rate gates are judged on (`--bound`; the point estimate by default). */
+  bound: GateBound;
 }
 
 export function defineCheckCommand(cli: CAC, context: CommandContext): void {
@@ -48,7 +63,19 @@ export function defineCheckCommand(cli: CAC, context: CommandContext): void {
       "What fails the check: FAIL, NOT_TESTED (both by default), a trial run's FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION; or none",
     )
     .option('--min-score <n>', 'A PASS scoring below n (0–100) counts as FAIL')
+    .option(
+      '--min-pass-rate <r>',
+      'Rate gate (trial folders): every arm and scenario needs a PASS rate of at least r (0.9 or 90%)',
+    )
+    .option('--max-duplicate-rate <r>', 'Rate gate: runs with a duplicate execution at most r of the judged runs')
+    .option('--max-false-success-rate <r>', 'Rate gate: FALSE_SUCCESS answers at most r of the measured answers')
+    .option('--max-lost-transaction-rate <r>', 'Rate gate: lost transactions at most r of the judged runs')
+    .option(
+      '--bound <lower|upper>',
+      'Judge every rate gate on that bound of its 95 % Wilson interval, not the point: lower for a min gate and upper for a max gate pass only at 95 % confidence',
+    )
     .example(`${PROGRAM_NAME} check out/harness-report.json --junit out/junit.xml`)
+    .example(`${PROGRAM_NAME} check trial-out --max-duplicate-rate 0.05 --bound upper --junit junit.xml`)
     .action((paths: string[]) => {
       const extra = Array.isArray(cli.options['--']) ? (cli.options['--'] as string[]) : [];
       const flags = parseCheckFlags([...paths, ...extra], context.values);
@@ -72,6 +99,29 @@ function failOn(value: string | undefined): Set<GatedVerdict> {
   return chosen;
 }
 
+/** A rate: `0.05` or `5%`, within 0 … 1. */
+function rateValue(value: string, flag: string): number {
+  const trimmed = value.trim();
+  if (trimmed.endsWith('%')) return numberIn(trimmed.slice(0, -1).trim(), flag, 0, 100) / 100;
+  return numberIn(trimmed, flag, 0, 1);
+}
+
+function rateGates(values: FlagValues): { gates: RateGate[]; bound: GateBound } {
+  const gates: RateGate[] = [];
+  for (const flag of RATE_GATE_FLAGS) {
+    const value = single(values, flag);
+    if (value !== undefined) gates.push({ flag, threshold: rateValue(value, flag) });
+  }
+  const bound = single(values, 'bound');
+  if (bound !== undefined && bound !== 'lower' && bound !== 'upper')
+    throw new UsageError(`flag --bound accepts lower or upper, got "${bound}"`);
+  if (bound !== undefined && gates.length === 0)
+    throw new UsageError(
+      `--bound says how rate gates are judged: give a rate gate too (${RATE_GATE_FLAGS.map((f) => `--${f}`).join(', ')})`,
+    );
+  return { gates, bound: bound ?? 'point' };
+}
+
 /** Validates the flags and paths: one clear line (UsageError) for anything wrong. */
 export function parseCheckFlags(paths: readonly string[], values: FlagValues): CheckFlags {
   if (paths.length === 0)
@@ -92,12 +142,17 @@ export function parseCheckFlags(paths: readonly string[], values: FlagValues): C
   if (journal !== undefined && files.includes(journal))
     throw new UsageError('--journal is read, not written: it must not name an output file');
   if (journal !== undefined) outputs.journal = journal;
+  const { gates, bound } = rateGates(values);
+  // With a rate gate, the rates decide: a single FAIL or NOT_TESTED run fails the build only when --fail-on says so.
+  const failOnValue = single(values, 'fail-on');
   return {
     paths: [...paths],
     options: {
-      failOn: failOn(single(values, 'fail-on')),
+      failOn: gates.length > 0 && failOnValue === undefined ? new Set() : failOn(failOnValue),
       minScore: minScore === undefined ? null : numberIn(minScore, 'min-score', 0, 100),
     },
     outputs,
+    gates,
+    bound,
   };
 }

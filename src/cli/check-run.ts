@@ -7,6 +7,9 @@ import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../
 import { readSource } from '../adapters/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
+import { judgeRateGates, withRateGates } from '../app/check/rate-gates.js';
+import { mergeFolders } from '../app/stats/stats.js';
+import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
 import { formatCheckText } from '../app/check/check-text.js';
 import { resolve } from 'node:path';
 import { readJournal } from '../adapters/report-files/journal-reader.js';
@@ -38,12 +41,23 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
   // Every file read (a folder's reports and trial runs too) before anything is printed or written.
   const read = [...flags.paths, ...groups.flatMap((g) => g.items.map((item) => item.path))];
   await refuseOutputsOverInputs(outputs, journal === undefined ? read : [...read, resolve(io.cwd, journal)]);
-  const result = checkGroups(groups, flags.options);
+  let result = checkGroups(groups, flags.options);
+  if (flags.gates.length > 0) {
+    // The rates of the folders named, pooled as `stats` pools them (its reader and merge rules).
+    const inputs = [];
+    for (const path of flags.paths) inputs.push(await readStatsFolder(path));
+    const merged = mergeFolders(inputs);
+    if (!merged.ok) {
+      writeNotice(io.stderr, `rate gates: ${merged.message}`);
+      return CHECK_EXIT.harnessFailed;
+    }
+    result = withRateGates(result, judgeRateGates(merged.result.summary, flags.gates, flags.bound));
+  }
   // `check … | head`: a reader that left early loses the lines (EPIPE), never the outputs or the exit code.
   io.stdout.on('error', () => undefined);
   io.stdout.write(formatCheckText(result));
   try {
-    if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites));
+    if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites, undefined, result.gates));
     if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, buildMarkdown(result));
     if (summaryFile !== undefined && summaryFile !== '') await appendStepSummary(summaryFile, buildStepSummary(result));
     if (html !== undefined)

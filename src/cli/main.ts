@@ -7,6 +7,7 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { flagNames, flagValues, normaliseArgv } from './argv.js';
 import { BENCHMARK_VALUE_FLAGS, defineBenchmarkCommand } from './benchmark-command.js';
 import { CHECK_VALUE_FLAGS, defineCheckCommand } from './check-command.js';
+import { COMPARE_VALUE_FLAGS, defineCompareCommand } from './compare-command.js';
 import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
@@ -24,6 +25,7 @@ const VALUE_FLAGS = new Set<string>([
   ...TRIAL_VALUE_FLAGS,
   ...STATS_VALUE_FLAGS,
   ...PROBE_VALUE_FLAGS,
+  ...COMPARE_VALUE_FLAGS,
 ]);
 const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
 
@@ -39,6 +41,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineTrialRelayCommand(cli, context);
   defineStatsCommand(cli, context);
   defineProbeCommand(cli, context);
+  defineCompareCommand(cli, context);
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {
@@ -91,7 +94,9 @@ function refuseStrayArguments(cli: CAC): void {
   if (command === undefined) return;
   const declared = command.args;
   const afterDashes = Array.isArray(cli.options['--']) ? (cli.options['--'] as unknown[]).map(String) : [];
-  const stray = declared.some((arg) => arg.variadic) ? afterDashes : [...cli.args.slice(declared.length), ...afterDashes];
+  // `compare A1 A2 -- B1`: the words after `--` are side B (compare-command.ts).
+  const dashesTaken = command.name === 'compare' ? [] : afterDashes;
+  const stray = declared.some((arg) => arg.variadic) ? dashesTaken : [...cli.args.slice(declared.length), ...dashesTaken];
   if (stray.length === 0) return;
   if (command.name === '')
     throw new UsageError(`unknown command "${stray[0]}"; commands: ${commandNames(cli)} (none = demo MCP server); see --help`);

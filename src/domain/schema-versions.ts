@@ -17,3 +17,5 @@ export const BENCHMARK_REPORT_SCHEMA_VERSION = 1;
 export const STATS_OUTPUT_SCHEMA_VERSION = 1;
 /** The results `probe --json` writes (fields in docs/probe.md; no reader and no JSON Schema yet). */
 export const PROBE_RESULTS_SCHEMA_VERSION = 1;
+/** The JSON `compare --json` writes. */
+export const COMPARE_OUTPUT_SCHEMA_VERSION = 1;

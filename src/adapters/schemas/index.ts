@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { benchmarkReportSchema } from './benchmark-report.schema.js';
+import { compareOutputSchema } from './compare-output.schema.js';
 import { journalLineSchema } from './journal.schema.js';
 import { reportFileSchema } from './report.schema.js';
 import { statsOutputSchema } from './stats-output.schema.js';
@@ -16,6 +17,7 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
   { file: 'trial-summary.schema.json', schema: trialSummarySchema },
   { file: 'benchmark-report.schema.json', schema: benchmarkReportSchema },
   { file: 'stats-output.schema.json', schema: statsOutputSchema },
+  { file: 'compare-output.schema.json', schema: compareOutputSchema },
   { file: 'journal-line.schema.json', schema: journalLineSchema },
 ];
 

@@ -10,6 +10,7 @@ import type { Verdict } from '../../domain/verdict.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import type { RepeatSource } from '../../domain/attribution.js';
 import type { CheckedAttribution } from './check-attribution.js';
+import type { RateGateOutcome } from './rate-gates.js';
 
 /** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
 export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
@@ -99,6 +100,8 @@ export interface CheckCounts {
 export interface CheckResult {
   suites: CheckedSuite[];
   counts: CheckCounts;
+  /** The rate gates (`--min-pass-rate`, …) and how each group fared; empty without a rate gate. */
+  gates: RateGateOutcome[];
   exitCode: number;
 }
 
@@ -106,6 +109,6 @@ export interface CheckResult {
  * Exit codes of `check` (the README's table):
  *  0 every session or run PASSed (or only results `--fail-on` does not name);
  *  1 the harness itself failed for at least one (it wins: the other results are then incomplete);
- *  2 a FAIL (or a trial run hitting a `--fail-on` honesty value); 3 a NOT_TESTED and no FAIL.
+ *  2 a FAIL (or a trial run hitting a `--fail-on` honesty value, or a rate gate failed); 3 a NOT_TESTED and no FAIL.
  */
 export const CHECK_EXIT = { pass: 0, harnessFailed: 1, fail: 2, notTested: 3 } as const;

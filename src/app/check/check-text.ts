@@ -52,11 +52,19 @@ function caseLine(c: CheckedCase): string {
 /** Every case's line and the summary (ends with a newline). */
 export function formatCheckText(result: CheckResult): string {
   const lines = result.suites.flatMap((s) => s.cases.map(caseLine));
+  for (const gate of result.gates) lines.push(escapeTerminalText(`rate gate ${gate.message}`));
   const { counts } = result;
   const baseline = counts.baseline > 0 ? ` (${counts.baseline} baseline only)` : '';
   lines.push(
     `check: ${counts.total} session(s)/run(s): ${counts.pass} PASS${baseline}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ` +
-      `${counts.error} harness error(s) → exit ${result.exitCode}`,
+      `${counts.error} harness error(s)${gateTally(result)} → exit ${result.exitCode}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** `; rate gates: 1 of 3 failed` (empty without a gate). */
+function gateTally(result: CheckResult): string {
+  if (result.gates.length === 0) return '';
+  const failed = result.gates.filter((gate) => !gate.passed).length;
+  return `; rate gates: ${failed} of ${result.gates.length} failed`;
 }

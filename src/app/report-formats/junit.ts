@@ -6,6 +6,7 @@
  * a harness failure an `<error>`. `time` is a trial run's duration; a proxy report holds none, so 0.
  */
 import type { CheckedCase, CheckedSuite } from '../check/check-model.js';
+import type { RateGateOutcome } from '../check/rate-gates.js';
 import { measuredText, statusLabel } from '../check/check-text.js';
 import { xmlAttr, xmlText } from './escape.js';
 import { violationText } from './words.js';
@@ -89,12 +90,36 @@ function uniqueNames(cases: readonly CheckedCase[]): string[] {
   });
 }
 
-/** The JUnit XML document of the suites (UTF-8, well-formed whatever the names contain). */
-export function buildJunit(suites: readonly CheckedSuite[], title = `${TOOL} check`): string {
-  const parts = [
-    '<?xml version="1.0" encoding="UTF-8"?>\n',
-    `<testsuites name="${xmlAttr(title)}" ${counts(tally(suites.flatMap((s) => s.cases)))}>\n`,
+/**
+ * The rate gates as one more `<testsuite name="rate gates">`: a testcase per gate and group
+ * (`--max-duplicate-rate 5 % F1`), a failed gate a `<failure type="RATE_GATE">` saying by how much.
+ */
+function gateSuite(gates: readonly RateGateOutcome[]): string {
+  const failed = gates.filter((gate) => !gate.passed).length;
+  const lines = [
+    `  <testsuite name="rate gates" tests="${gates.length}" failures="${failed}" errors="0" skipped="0" time="0">\n`,
   ];
+  for (const gate of gates) {
+    const name = `--${gate.flag} ${gate.group}`;
+    lines.push(`    <testcase classname="${TOOL}.rate-gate" name="${xmlAttr(name)}" time="0">\n`);
+    if (!gate.passed)
+      lines.push(`      <failure message="${xmlAttr(gate.message)}" type="RATE_GATE">${xmlText(gate.message)}</failure>\n`);
+    lines.push(`      <system-out>${xmlText(gate.message)}</system-out>\n`, '    </testcase>\n');
+  }
+  lines.push('  </testsuite>\n');
+  return lines.join('');
+}
+
+/** The JUnit XML document of the suites and the rate gates (UTF-8, well-formed whatever the names contain). */
+export function buildJunit(
+  suites: readonly CheckedSuite[],
+  title = `${TOOL} check`,
+  gates: readonly RateGateOutcome[] = [],
+): string {
+  const total = tally(suites.flatMap((s) => s.cases));
+  total.tests += gates.length;
+  total.failures += gates.filter((gate) => !gate.passed).length;
+  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', `<testsuites name="${xmlAttr(title)}" ${counts(total)}>\n`];
   const names = uniqueNames(suites.flatMap((s) => s.cases));
   let next = 0;
   for (const suite of suites) {
@@ -103,6 +128,7 @@ export function buildJunit(suites: readonly CheckedSuite[], title = `${TOOL} che
     for (const c of suite.cases) parts.push(testcase(c, names[next++]!));
     parts.push('  </testsuite>\n');
   }
+  if (gates.length > 0) parts.push(gateSuite(gates));
   parts.push('</testsuites>\n');
   return parts.join('');
 }

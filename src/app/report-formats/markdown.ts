@@ -4,7 +4,8 @@
  * prompt patches to copy (each once, in a code block). Every value from a report is escaped.
  */
 import type { Patch } from '../../domain/patches.js';
-import type { CheckedCase, CheckResult } from '../check/check-model.js';
+import { CHECK_EXIT, type CheckedCase, type CheckResult } from '../check/check-model.js';
+import { gateName } from '../check/rate-gates.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import { sourceCounts } from './attribution-summary.js';
 import { mdFence, mdText } from './escape.js';
@@ -12,24 +13,49 @@ import { violationText } from './words.js';
 
 const ICON: Record<CheckedCase['status'], string> = { PASS: '✅', FAIL: '❌', NOT_TESTED: '⚠️', ERROR: '💥' };
 
+/** With rate gates the exit code decides (single FAIL runs may not count): it and the gates' tally. */
+function gatedOverall(result: CheckResult): string {
+  const failed = result.gates.filter((gate) => !gate.passed).length;
+  const tally = `${failed} of ${result.gates.length} rate gate(s) failed`;
+  if (result.exitCode === CHECK_EXIT.harnessFailed) return `💥 harness error (${tally})`;
+  if (result.exitCode === CHECK_EXIT.fail) return `❌ FAIL (${tally})`;
+  if (result.exitCode === CHECK_EXIT.notTested) return `⚠️ NOT_TESTED (${tally})`;
+  return `✅ PASS (${tally})`;
+}
+
 function headline(result: CheckResult): string {
   const { counts, exitCode } = result;
   const overall =
-    counts.error > 0
-      ? '💥 harness error'
-      : counts.fail > 0
-        ? '❌ FAIL'
-        : counts.notTested > 0
-          ? '⚠️ NOT_TESTED'
-          : counts.baseline === counts.total
-            ? '✅ PASS (baseline only)'
-            : '✅ PASS';
+    result.gates.length > 0
+      ? gatedOverall(result)
+      : counts.error > 0
+        ? '💥 harness error'
+        : counts.fail > 0
+          ? '❌ FAIL'
+          : counts.notTested > 0
+            ? '⚠️ NOT_TESTED'
+            : counts.baseline === counts.total
+              ? '✅ PASS (baseline only)'
+              : '✅ PASS';
   const baseline = counts.baseline > 0 ? ` (${counts.baseline} baseline only: no fault was injected)` : '';
   return [
     `## cuonztech-agent-harness check: ${overall}`,
     '',
     `${counts.total} session(s)/run(s): ${counts.pass} PASS${baseline}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s). Exit code ${exitCode}.`,
   ].join('\n');
+}
+
+/** The rate gates: one row per gate and group, a failed one first in the table's order with by how much. */
+function gateSection(result: CheckResult): string[] {
+  if (result.gates.length === 0) return [];
+  const lines = ['### Rate gates', '', '| | gate | group | measured | result |', '| --- | --- | --- | --- | --- |'];
+  for (const gate of result.gates) {
+    const verdict = gate.message.slice(gate.message.indexOf(': ') + 2);
+    lines.push(
+      `| ${gate.passed ? '✅' : '❌'} | ${mdText(gateName(gate))} | ${mdText(gate.group)} | ${gate.rate.count}/${gate.rate.of} | ${mdText(verdict)} |`,
+    );
+  }
+  return [...lines, ''];
 }
 
 function dimensions(c: CheckedCase): string {
@@ -101,6 +127,7 @@ export function buildMarkdown(result: CheckResult): string {
   // concat, not push(...): tens of thousands of cases would overflow the call stack as arguments.
   const bySource = sourceCounts(cases);
   const lines = [headline(result), ''].concat(
+    gateSection(result),
     bySource === null ? [] : [`**Repeated writes by source:** ${bySource}`, ''],
     TABLE_HEAD,
     cases.map(row),
@@ -126,7 +153,9 @@ export function buildStepSummary(result: CheckResult): string {
   if (utf8Length(full) <= STEP_SUMMARY_MAX_BYTES) return full;
   const cases = result.suites.flatMap((s) => s.cases);
   const ordered = [...cases.filter((c) => c.status !== 'PASS'), ...cases.filter((c) => c.status === 'PASS')];
-  const head = `${headline(result)}\n\n${TABLE_HEAD.join('\n')}\n`;
+  const head = `${headline(result)}\n\n${gateSection(result)
+    .map((line) => `${line}\n`)
+    .join('')}${TABLE_HEAD.join('\n')}\n`;
   const tail = (left: number) =>
     `\n… and ${left} more row(s): the whole summary is over GitHub’s 1 MiB step summary limit; every case is in check's ` +
     '--markdown, --junit and --html files and in the report files.\n\n' +

@@ -61,6 +61,11 @@ export interface StatsResult {
   summary: TrialSummary;
   /** Each further arm against `baseline`, when the runs have more than one arm. */
   comparisons: ArmComparison[];
+  /**
+   * The trials' `provenance.settings` (equal in every merged folder: their configurations match), or null
+   * when a folder recorded none (proxy sessions, older trials). For `compare`; not in `stats --json`.
+   */
+  settings: Readonly<Record<string, string>> | null;
 }
 
 export type StatsOutcome = { ok: true; result: StatsResult } | { ok: false; message: string };
@@ -316,6 +321,7 @@ export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
       runs: facts.length,
       summary,
       comparisons,
+      settings: loaded.every((l) => l.source.settings) ? (loaded[0]!.source.settings ?? null) : null,
     },
   };
 }

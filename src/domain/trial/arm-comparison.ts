@@ -10,7 +10,7 @@ import {
   type Difference,
   type Proportion,
 } from '../statistics/index.js';
-import type { RateName, ScenarioSummary, TrialSummary } from './trial-summary.js';
+import type { GroupSummary, RateName, TrialSummary } from './trial-summary.js';
 
 /** The rates compared, in the order a tie between equal p-values is broken (the product's main figure first). */
 export const COMPARED_RATES = [
@@ -69,17 +69,34 @@ export function formatP(p: number): string {
 
 const points = (value: number): string => `${value > 0 ? '+' : value < 0 ? '−' : '±'}${Math.abs(Math.round(value * 100))} pp`;
 
-function compareRate(rate: ComparedRate, baseline: ScenarioSummary, treatment: ScenarioSummary): RateComparison {
-  const a = counts(baseline.rates[rate]);
-  const b = counts(treatment.rates[rate]);
+/** One count of two arms compared: the difference (treatment − baseline) with its 95 % interval and Fisher's p. */
+export function compareCounts(a: ArmCount, b: ArmCount): Omit<RateComparison, 'rate'> {
   const p = a.of === 0 || b.of === 0 ? null : fisherExactTwoSided(a, b);
-  return { rate, baseline: a, treatment: b, difference: differenceOfProportions(a, b), p };
+  return { baseline: a, treatment: b, difference: differenceOfProportions(a, b), p };
 }
 
-function sentence(label: string, scenario: string, rates: RateComparison[], judged: [number, number]): string {
+/** Every compared rate (COMPARED_RATES) of two groups: the numbers of the patch A/B and of `compare`. */
+export function compareGroups(baseline: GroupSummary, treatment: GroupSummary): RateComparison[] {
+  return COMPARED_RATES.map((rate) => ({ rate, ...compareCounts(counts(baseline.rates[rate]), counts(treatment.rates[rate])) }));
+}
+
+/** The names of the two arms in a sentence: the baseline's, and the treatment's (also "better with …"). */
+export interface ArmNames {
+  baseline: string;
+  treatment: string;
+}
+
+/** The sentence: the rate with the smallest p, its counts in both arms, p, its interval, and what it means. */
+export function comparisonSentence(
+  names: ArmNames,
+  scenario: string,
+  rates: readonly RateComparison[],
+  judged: [number, number],
+): string {
+  const label = names.treatment;
   const withP = rates.filter((entry): entry is RateComparison & { p: number } => entry.p !== null);
   if (withP.length === 0) {
-    return `${label} (${scenario}): nothing to compare — judged runs: baseline ${judged[0]}, ${label} ${judged[1]}.`;
+    return `${label} (${scenario}): nothing to compare — judged runs: ${names.baseline} ${judged[0]}, ${label} ${judged[1]}.`;
   }
   const best = withP.reduce((current, entry) => (entry.p < current.p ? entry : current));
   const words = RATE_WORDS[best.rate];
@@ -108,9 +125,10 @@ export function compareArms(
     if (base.arm !== baseline) continue;
     const other = summary.scenarios.find((entry) => entry.arm === treatment && entry.scenario === base.scenario);
     if (other === undefined) continue;
-    const rates = COMPARED_RATES.map((rate) => compareRate(rate, base, other));
+    const rates = compareGroups(base, other);
     const judged: [number, number] = [base.pass + base.fail, other.pass + other.fail];
-    scenarios.push({ scenario: base.scenario, rates, sentence: sentence(label, base.scenario, rates, judged) });
+    const names = { baseline: 'baseline', treatment: label };
+    scenarios.push({ scenario: base.scenario, rates, sentence: comparisonSentence(names, base.scenario, rates, judged) });
   }
   return { baseline, treatment, scenarios };
 }

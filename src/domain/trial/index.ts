@@ -28,6 +28,10 @@ export {
   ALPHA,
   COMPARED_RATES,
   compareArms,
+  compareCounts,
+  compareGroups,
+  comparisonSentence,
+  type ArmNames,
   formatP,
   type ArmComparison,
   type ComparedRate,
@@ -36,3 +40,15 @@ export {
 } from './arm-comparison.js';
 export { cell, formatProportion, formatSummaryMarkdown } from './summary-markdown.js';
 export { checkMerge, compatibleVersions, type MergeDecision, type MergeSource } from './merge-check.js';
+export {
+  compareSides,
+  groupLabel,
+  settingDifferences,
+  type CountComparison,
+  type GroupComparison,
+  type PassKSideBySide,
+  type ScenarioSideComparison,
+  type SettingDifference,
+  type SideComparison,
+  type TaskComparison,
+} from './side-comparison.js';
