@@ -112,6 +112,24 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
     }
   });
 
+  it("--scenario F1 --model-fault 500: the request that brings F1's time-out to the model is faulted; re-sending it books once (PASS, ledger 1)", async () => {
+    const output = await programRun('request', ['--scenario', 'F1', '--model-fault', '500']);
+    try {
+      expect(output.result.exitCode, output.result.stderr).toBe(0);
+      const run = output.runs[0] as unknown as Run & {
+        transcript: Array<Entry & { messages?: Array<{ role: string; content: string }> }>;
+      };
+      expect(run.verdict).toBe('PASS');
+      expect(output.ledger).toHaveLength(1);
+      expect(run.modelFault).toEqual({ kind: '500', on: 'after-write', triggered: true, request: 2 });
+      const faulted = run.transcript.find((e) => e.kind === 'model-request' && e.exchange === 2)!;
+      expect(faulted.messages!.at(-1)).toMatchObject({ role: 'tool' });
+      expect(faulted.messages!.at(-1)!.content).toMatch(/timed out/i);
+    } finally {
+      removeOut(output);
+    }
+  });
+
   it('without --model-fault the step-replaying program books once (PASS, ledger 1): the duplicate above is the fault’s', async () => {
     const output = await programRun('step', []);
     try {
