@@ -38,7 +38,14 @@ afterAll(async () => {
   await server.close();
 });
 
-type Entry = { kind: string; exchange?: number; status?: number; fault?: string; tool?: string };
+type Entry = {
+  kind: string;
+  exchange?: number;
+  status?: number;
+  fault?: string;
+  tool?: string;
+  messages?: Array<{ role: string; content: string }>;
+};
 type Run = {
   verdict: string;
   attribution: Array<{ source: string; tool: string; attempt: number }>;
@@ -48,7 +55,7 @@ type Run = {
 };
 
 /** One run of the agent program in `mode` with the careful stub script; the run's ledger is its MCP session's. */
-async function programRun(mode: 'step' | 'request', extra: string[]): Promise<TrialOutput & { ledger: unknown[] }> {
+async function programRun(mode: 'step' | 'request', extra: string[]): Promise<TrialOutput & { runLedger: unknown[] }> {
   const first = booking.sessions.length;
   const output = await runCompiledTrialInProcess([
     '--agent-command',
@@ -70,7 +77,7 @@ async function programRun(mode: 'step' | 'request', extra: string[]): Promise<Tr
     '--upstream-url',
     booking.url,
   ]);
-  return { ...output, ledger: booking.sessions.slice(first)[1]?.ledger ?? [] };
+  return { ...output, runLedger: booking.sessions.slice(first)[1]?.ledger ?? [] };
 }
 
 describe('model-side faults: an agent program behind the gateway, careful stub script, no scenario', () => {
@@ -80,7 +87,7 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
       expect(output.result.exitCode, output.result.stderr).toBe(0);
       const run = output.runs[0] as unknown as Run;
       expect(run.verdict).toBe('FAIL');
-      expect(output.ledger).toHaveLength(2);
+      expect(output.runLedger).toHaveLength(2);
       expect(run.report.report.violations.map((v) => [v.type, v.duplicate?.source])).toEqual([
         ['DUPLICATE_EXECUTION', 'runtime'],
       ]);
@@ -104,7 +111,7 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
       expect(output.result.exitCode, output.result.stderr).toBe(0);
       const run = output.runs[0] as unknown as Run;
       expect(run.verdict).toBe('PASS');
-      expect(output.ledger).toHaveLength(1);
+      expect(output.runLedger).toHaveLength(1);
       expect(run.attribution).toEqual([]);
       expect(run.modelFault).toEqual({ kind: '500', on: 'after-write', triggered: true, request: 2 });
     } finally {
@@ -120,7 +127,7 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
         transcript: Array<Entry & { messages?: Array<{ role: string; content: string }> }>;
       };
       expect(run.verdict).toBe('PASS');
-      expect(output.ledger).toHaveLength(1);
+      expect(output.runLedger).toHaveLength(1);
       expect(run.modelFault).toEqual({ kind: '500', on: 'after-write', triggered: true, request: 2 });
       const faulted = run.transcript.find((e) => e.kind === 'model-request' && e.exchange === 2)!;
       expect(faulted.messages!.at(-1)).toMatchObject({ role: 'tool' });
@@ -135,7 +142,7 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
     try {
       const run = output.runs[0] as unknown as Run;
       expect(run.verdict).toBe('PASS');
-      expect(output.ledger).toHaveLength(1);
+      expect(output.runLedger).toHaveLength(1);
       expect(run.modelFault).toBeUndefined();
     } finally {
       removeOut(output);
