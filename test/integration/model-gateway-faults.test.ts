@@ -1,6 +1,6 @@
 /**
  * Model-side faults (`trial --model-fault`, docs/model-gateway.md "Model-side faults") as the official
- * clients (`openai` for Chat Completions, `@anthropic-ai/sdk` for Messages) see them through the gateway,
+ * clients (`openai` for Chat Completions and Responses, `@anthropic-ai/sdk` for Messages) see them through the gateway,
  * in stub mode and in forward mode (in front of a scripted endpoint that counts what reaches it): each
  * fault is seen as exactly that fault — the format's error with its status, `Retry-After`, a request left
  * unanswered, an answer broken off — the client's own retries are answered as usual, and the faulted
@@ -13,6 +13,7 @@ import { ModelGateway, type GatewayAddress } from '../../src/adapters/model-gate
 import { ForwardGateway } from '../../src/adapters/model-gateway/forward.js';
 import { anthropicMessages } from '../../src/adapters/model-gateway/anthropic-messages.js';
 import { chatCompletions } from '../../src/adapters/model-gateway/chat-completions.js';
+import { responses } from '../../src/adapters/model-gateway/responses.js';
 import type { WireFormat } from '../../src/adapters/model-gateway/wire.js';
 import { stubScriptOf } from '../../src/adapters/stub-model-file.js';
 import { StubModel } from '../../src/app/stub-model/stub-model.js';
@@ -41,7 +42,11 @@ const REPLY: ChatReply = {
   toolCalls: [{ id: 'call_up_1', name: 'create_booking', argumentsText: JSON.stringify(WRITE_ARGS) }],
   finishReason: 'tool_calls',
 };
-const FORMATS: Record<string, WireFormat> = { '/v1/chat/completions': chatCompletions, '/v1/messages': anthropicMessages };
+const FORMATS: Record<string, WireFormat> = {
+  '/v1/chat/completions': chatCompletions,
+  '/v1/responses': responses,
+  '/v1/messages': anthropicMessages,
+};
 
 interface Endpoint {
   baseUrl: string;
@@ -130,6 +135,18 @@ const CLIENTS = {
     toolChunk: (e: any) => e.choices?.[0]?.delta?.tool_calls !== undefined,
     finished: (e: any) => e.choices?.[0]?.finish_reason != null,
   },
+  'openai responses': {
+    async ask(address: GatewayAddress, options: ClientOptions, stream: boolean, seen: unknown[] = []) {
+      const client = new OpenAI({ baseURL: address.openAiBaseUrl, apiKey: TOKEN, ...options });
+      const body = { model: MODEL, input: user.content, tools: [{ type: 'function', strict: false, ...tool }] };
+      if (!stream) return (await client.responses.create(body)).output.find((o: any) => o.type === 'function_call').name;
+      for await (const event of await client.responses.create({ ...body, stream: true })) seen.push(event);
+      return 'stream ended';
+    },
+    errorType: (error: any) => error.error?.type,
+    toolChunk: (e: any) => e.type === 'response.output_item.added' && e.item?.type === 'function_call',
+    finished: (e: any) => e.type === 'response.completed',
+  },
   anthropic: {
     async ask(address: GatewayAddress, options: ClientOptions, stream: boolean, seen: unknown[] = []) {
       const client = new Anthropic({ baseURL: address.url, apiKey: TOKEN, ...options });
@@ -170,7 +187,7 @@ describe.each(['stub', 'forward'] as const)('model-side faults through the gatew
       const h = await start(mode, { fault: { kind: '500' }, on: { kind: 'request', n: 1 } });
       const error: any = await client.ask(h.address, { maxRetries: 0 }, false).catch((e: unknown) => e);
       expect(error.status).toBe(500);
-      expect(client.errorType(error)).toBe(name === 'openai' ? 'server_error' : 'api_error');
+      expect(client.errorType(error)).toBe(name === 'anthropic' ? 'api_error' : 'server_error');
       expect(String(error.message)).toContain('model fault 500');
       if (h.endpoint !== null) expect(h.endpoint.bodies).toHaveLength(0);
     });
@@ -180,7 +197,7 @@ describe.each(['stub', 'forward'] as const)('model-side faults through the gatew
       const error: any = await client.ask(h.address, { maxRetries: 0 }, false).catch((e: unknown) => e);
       expect(error.status).toBe(429);
       expect(error.headers.get('retry-after')).toBe('1');
-      expect(client.errorType(error)).toBe(name === 'openai' ? 'invalid_request_error' : 'rate_limit_error');
+      expect(client.errorType(error)).toBe(name === 'anthropic' ? 'rate_limit_error' : 'invalid_request_error');
       if (h.endpoint !== null) expect(h.endpoint.bodies).toHaveLength(0);
       const retried = await start(mode, { fault: { kind: '429', retryAfterSeconds: 1 }, on: { kind: 'request', n: 1 } });
       expect(await client.ask(retried.address, { maxRetries: 1 }, false)).toBe('create_booking');
