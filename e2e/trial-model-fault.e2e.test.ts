@@ -174,6 +174,7 @@ describe('model-side faults: the built-in loop', () => {
       expect(run.verdict).toBe('PASS');
       expect(output.ledger(run.run)).toHaveLength(1);
       expect(file.modelFault).toEqual({ kind: '500', on: 'after-write', triggered: true, request: 2 });
+      expect((output.summary as unknown as { modelFault: unknown }).modelFault).toEqual({ kind: '500', on: 'after-write' });
       expect(file.endpointErrors).toMatchObject([{ attempt: 1, status: 500, modelFault: '500' }]);
       // Every model call the loop counts reached the model server; the faulted one did not.
       const reached = server.requests.slice(before).filter((r) => r.model === 'careful');
