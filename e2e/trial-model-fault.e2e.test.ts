@@ -81,7 +81,7 @@ async function programRun(mode: 'step' | 'request', extra: string[]): Promise<Tr
 }
 
 describe('model-side faults: an agent program behind the gateway, careful stub script, no scenario', () => {
-  it('--model-fault 500: a program that re-runs its whole step books twice — DUPLICATE_EXECUTION, source runtime (ledger 2)', async () => {
+  it('R-14.2: --model-fault 500, a program that re-runs its whole step books twice — DUPLICATE_EXECUTION, source runtime (ledger 2)', async () => {
     const output = await programRun('step', ['--model-fault', '500']);
     try {
       expect(output.result.exitCode, output.result.stderr).toBe(0);
