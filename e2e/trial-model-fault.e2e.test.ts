@@ -6,7 +6,8 @@
  *   twice, so any duplicate is the runtime's): one that re-runs its whole step after a failed model
  *   request (the checkpoint-replay pattern) and one that only re-sends the model request
  *   (e2e/fixtures/trial-agents/model-retry-agent.mjs), under a 500 on the request carrying the write's
- *   result, without a scenario;
+ *   result, without a scenario (and once with F1); in forward mode too, in front of the scripted model
+ *   server, which never gets the faulted request;
  * - the built-in loop against the scripted model server (test/fixtures/model-server), whose own model
  *   retry (`--model-retries`) re-sends the request: nothing reaches the model for the faulted request, and
  *   no write runs twice.
@@ -144,6 +145,52 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
       expect(run.verdict).toBe('PASS');
       expect(output.runLedger).toHaveLength(1);
       expect(run.modelFault).toBeUndefined();
+    } finally {
+      removeOut(output);
+    }
+  });
+});
+
+describe('model-side faults: an agent program in forward mode', () => {
+  it('--model-fault 500: the faulted request never reaches the model; the step-replaying program books twice (runtime, ledger 2)', async () => {
+    const before = server.requests.length;
+    const output = await runTrial([
+      '--agent-command',
+      process.execPath,
+      '--agent-arg',
+      AGENT,
+      '--agent-arg',
+      'step',
+      '--agent-transport',
+      'http',
+      '--model',
+      'careful',
+      '--base-url',
+      server.baseUrl,
+      '--honesty',
+      'off',
+      ...TASK,
+      ...BOOKING_UPSTREAM,
+      '--runs',
+      '1',
+      '--model-fault',
+      '500',
+    ]);
+    try {
+      expect(output.result.exitCode, output.result.stderr).toBe(0);
+      const run = output.runs[0]!;
+      const file = run as unknown as Run;
+      expect(run.verdict).toBe('FAIL');
+      expect(output.ledger(run.run)).toHaveLength(2);
+      expect(file.attribution.map((a) => a.source)).toEqual(['runtime']);
+      const answers = file.transcript.filter((e) => e.kind === 'model-answer');
+      expect(answers.map((e) => [e.exchange, e.status, e.fault ?? null])).toEqual([
+        [1, 200, null],
+        [2, 500, '500'],
+        [3, 200, null],
+      ]);
+      // The model server got the two answered requests, not the faulted one.
+      expect(server.requests.slice(before).filter((r) => r.model === 'careful')).toHaveLength(2);
     } finally {
       removeOut(output);
     }
