@@ -21,6 +21,7 @@ import {
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
 import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
+import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 
@@ -59,6 +60,14 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   [
     'stub-model',
     "Your agent program's model is played by the harness from this script (YAML/JSON, see docs/model-gateway.md): no model, no key",
+  ],
+  [
+    'model-fault',
+    'A fault on the model side, once per run: 500, 429[:SECONDS] (Retry-After, default 1), timeout[:MS] (no answer until the client gives up, default 60000) or cut (the answer broken off after its first tool-call chunk, or half-way); the request is never sent to the model. Built-in loop, or --agent-command with --stub-model or --model (see docs/model-gateway.md)',
+  ],
+  [
+    'model-fault-on',
+    "Which model request --model-fault hits: after-write (default: the first that carries the result of the scenario's write, or of the first write) or N (the N-th model request of the run)",
   ],
   ['runs', 'Runs per scenario and task (default 5)'],
   ['scenarios', 'Comma-separated scenarios F1–F5, a matrix of --runs runs each (or --scenario for one)'],
@@ -161,6 +170,11 @@ export async function parseTrialFlags(
       if (has(values, flag))
         throw new UsageError(`flag --${flag} needs the model's side: --model, or --agent-command with --stub-model`);
   }
+  if (model === undefined && stubFile === undefined && has(values, 'model-fault'))
+    throw new UsageError("flag --model-fault needs the model's side: --model, or --agent-command with --stub-model or --model");
+  if (has(values, 'model-fault-on') && !has(values, 'model-fault'))
+    throw new UsageError('flag --model-fault-on says which request --model-fault hits: give --model-fault KIND too');
+  const modelFault = readModelFault(get('model-fault'), get('model-fault-on'));
   if (has(values, 'scenario') && has(values, 'scenarios')) throw new UsageError('give --scenario or --scenarios, not both');
   // The trial's own flags of the same name (--base-url: the model's endpoint) are not the proxy's.
   const proxyValues = Object.fromEntries(
@@ -212,6 +226,7 @@ export async function parseTrialFlags(
       retries: integer(get('model-retries'), 'model-retries', 0, 10, 3),
       backoffMs: 500,
       maxRetryAfterMs: 120_000,
+      requestTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     };
   } else {
     agent = {
@@ -254,12 +269,23 @@ export async function parseTrialFlags(
       idempotentHint: proxy.idempotentHint,
       classification: proxy.classification,
       callTimeoutMs: proxy.upstreamTimeoutMs,
+      ...(modelFault !== undefined ? { modelFault } : {}),
     },
     proxy,
     apiKey,
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
   };
+}
+
+/** `--model-fault KIND [--model-fault-on WHEN]`; undefined without it. */
+function readModelFault(kind: string | undefined, on: string | undefined): ModelFault | undefined {
+  if (kind === undefined) return undefined;
+  const fault = parseModelFaultKind(kind);
+  if ('error' in fault) throw new UsageError(fault.error);
+  const when = parseModelFaultOn(on ?? 'after-write');
+  if ('error' in when) throw new UsageError(when.error);
+  return { fault, on: when };
 }
 
 /** `--agent-command … --model NAME --base-url URL [--api-key-env VAR]`: forward mode. */

@@ -17,6 +17,7 @@ import { expandAll, expandEnv, expandPlaceholders, runEnv, type RunPlace } from 
 import { ProgressView } from '../app/trial/progress.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
+import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
 import { TrialService } from '../app/trial/trial-service.js';
 import { formatStatistics, formatTable } from '../app/trial/trial-summary.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
@@ -187,5 +188,13 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
         ? { url: redactUrl(p.upstreamUrl.href) }
         : { command: p.upstreamCommand, args: p.upstreamArgs, cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd) },
     tasks: flags.plan.tasks,
+    ...(flags.plan.modelFault !== undefined
+      ? {
+          modelFault: {
+            kind: modelFaultKindLabel(flags.plan.modelFault.fault),
+            on: modelFaultOnLabel(flags.plan.modelFault.on),
+          },
+        }
+      : {}),
   };
 }

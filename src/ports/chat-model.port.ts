@@ -62,6 +62,8 @@ export interface ChatFailure {
   retryAfterMs?: number;
   /** One line: what went wrong. */
   detail: string;
+  /** `trial --model-fault`: the harness injected this failure (e.g. `500`); the request never reached the endpoint. */
+  modelFault?: string;
 }
 
 export type ChatOutcome = { ok: true; reply: ChatReply } | { ok: false; failure: ChatFailure };

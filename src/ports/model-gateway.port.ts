@@ -5,7 +5,8 @@
  * (forward mode), every request and answer handed to the run as a {@link ModelExchange}.
  * The adapter: `src/adapters/model-gateway/`.
  */
-import type { ChatModel, ChatReply, ChatRequest } from './chat-model.port.js';
+import type { ChatMessage, ChatModel, ChatReply, ChatRequest } from './chat-model.port.js';
+import type { ModelFaultKind } from '../domain/model-fault.js';
 
 export type WireFormatName = 'chat-completions' | 'responses' | 'anthropic-messages';
 
@@ -26,9 +27,16 @@ export interface ModelExchange {
   error?: string;
   /** The gateway itself refused the request: it named a model the gateway does not serve. */
   notServed?: true;
+  /** `--model-fault`: this request got the fault (as the flag writes it, e.g. `500`, `429:1`) instead of the model's answer. */
+  fault?: string;
   /** Milliseconds since the epoch. */
   receivedAt: number;
   answeredAt: number;
+}
+
+/** `--model-fault`: asked once per model request, in arrival order, whether to answer it with a fault. */
+export interface ModelFaultDecider {
+  decide(messages: readonly ChatMessage[]): ModelFaultKind | null;
 }
 
 export interface ModelGatewayOptions {
@@ -36,6 +44,8 @@ export interface ModelGatewayOptions {
   /** The model names the gateway serves; a request naming another is refused 404. */
   models: readonly string[];
   onExchange(exchange: ModelExchange): void;
+  /** A model-side fault: the request it picks gets the fault instead of the model's answer. */
+  fault?: ModelFaultDecider;
 }
 
 /** A gateway listening for one run. */
@@ -58,6 +68,8 @@ export interface ForwardGatewayOptions {
   /** The model names the gateway serves; a request naming another is refused 404 and never forwarded. Null: any. */
   models: readonly string[] | null;
   onExchange(exchange: ModelExchange): void;
+  /** A model-side fault: the request it picks gets the fault and is never sent to the endpoint. */
+  fault?: ModelFaultDecider;
 }
 
 /** Starts a forward-mode gateway; the real key is the adapter's to add (composition root), never the run's. */

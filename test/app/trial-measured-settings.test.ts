@@ -90,6 +90,24 @@ describe('stats: the settings a trial records are every one that changes what it
     expect(await differing(MODEL, [...MODEL, '--idempotent-hint', 'ignore'])).toEqual(['--idempotent-hint']);
   });
 
+  it('the model-side fault and which request it hits, recorded only when given (earlier trials still pool)', async () => {
+    const stub = ['--stub-model', join(import.meta.dirname, '../../examples/stub-models/booking-careful.yaml')];
+    expect(await differing([...PROGRAM, ...stub], [...PROGRAM, ...stub, '--model-fault', '500'])).toEqual([
+      '--model-fault',
+      '--model-fault-on',
+    ]);
+    expect(await differing([...MODEL, '--model-fault', '500'], [...MODEL, '--model-fault', '429'])).toEqual(['--model-fault']);
+    expect(await differing([...MODEL, '--model-fault', '429'], [...MODEL, '--model-fault', '429:5'])).toEqual(['--model-fault']);
+    expect(
+      await differing([...MODEL, '--model-fault', 'cut'], [...MODEL, '--model-fault', 'cut', '--model-fault-on', '2']),
+    ).toEqual(['--model-fault-on']);
+    expect(await settings([...MODEL, '--model-fault', 'timeout'])).toMatchObject({
+      '--model-fault': 'timeout:60000',
+      '--model-fault-on': 'after-write',
+    });
+    expect(Object.keys(await settings(MODEL))).not.toContain('--model-fault');
+  });
+
   it('an agent program in forward mode: the model and the endpoint it was served by, never the key', async () => {
     const forward = (model: string, url: string) => [...PROGRAM, '--model', model, '--base-url', url];
     const a = forward('gpt-a', 'https://api.example.com/v1');

@@ -134,6 +134,31 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       ['--agent-command', 'node', '--model', 'careful', '--base-url', '{base}', '--model-retries', '2', ...BOOKING_UPSTREAM],
       /flag --model-retries is for the built-in agent loop \(--model without --agent-command\) only/,
     ],
+    [
+      '--model-fault 503',
+      model('careful', '--model-fault', '503'),
+      /--model-fault "503": expected 500, 429\[:SECONDS\], timeout\[:MS\] or cut$/,
+    ],
+    [
+      '--model-fault timeout:0',
+      model('careful', '--model-fault', 'timeout:0'),
+      /--model-fault "timeout:0": MS must be a whole number/,
+    ],
+    [
+      '--model-fault-on 0',
+      model('careful', '--model-fault', '500', '--model-fault-on', '0'),
+      /--model-fault-on "0": expected after-write/,
+    ],
+    [
+      '--model-fault-on without --model-fault',
+      model('careful', '--model-fault-on', '2'),
+      /flag --model-fault-on says which request --model-fault hits: give --model-fault KIND too/,
+    ],
+    [
+      '--model-fault for an agent program without the gateway',
+      ['--agent-command', 'node', '--model-fault', '500', ...BOOKING_UPSTREAM],
+      /flag --model-fault needs the model's side: --model, or --agent-command with --stub-model or --model/,
+    ],
     ['neither --model nor --agent-command', [...TASK, ...BOOKING_UPSTREAM], /give --model NAME .* or --agent-command CMD/],
     ['--model without a task', ['--model', 'careful', ...BOOKING_UPSTREAM], /--model needs --task TEXT/],
     ['--task and --task-file', model('careful', '--task-file', 'x.json'), /give --task\/--follow-up or --task-file, not both/],

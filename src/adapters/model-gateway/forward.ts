@@ -28,8 +28,11 @@ import {
   ROUTES,
   runToken,
   sendJson,
+  STAND_IN,
   type GatewayAddress,
 } from './model-gateway.js';
+import { sendFault } from './fault-wire.js';
+import { modelFaultKindLabel } from '../../domain/model-fault.js';
 import { errorMessageOf, parseSse, type DecodedReply, type DecodedRequest, type WireFormat } from './wire.js';
 
 export interface ForwardOptions extends ForwardGatewayOptions {
@@ -149,6 +152,20 @@ export class ForwardGateway {
       const error = `the model gateway serves ${this.options.models.map((m) => JSON.stringify(m)).join(', ')}, not ${JSON.stringify(read.model)}`;
       refuse(res, format, 404, error);
       return this.record({ ...base, status: 404, error, notServed: true, answeredAt: this.now() });
+    }
+    const fault = this.options.fault?.decide(read.request.messages) ?? null;
+    if (fault !== null) {
+      // Never sent to the endpoint: the program gets the fault in its format; `cut` cuts a stand-in answer.
+      const decoded = read.decoded ?? { model: base.model, stream: false, chat: read.request };
+      const stamp = { id: `fault${ordinal}`, created: Math.floor(receivedAt / 1000) };
+      const sent = await sendFault(res, format, fault, decoded, STAND_IN, stamp);
+      return this.record({
+        ...base,
+        status: sent.status,
+        error: sent.error,
+        fault: modelFaultKindLabel(fault),
+        answeredAt: this.now(),
+      });
     }
     this.forward(req, res, target, body, (status, answer, contentType, failure) => {
       const answeredAt = this.now();

@@ -23,6 +23,8 @@ import { anthropicMessages } from './anthropic-messages.js';
 import { chatCompletions } from './chat-completions.js';
 import { responses } from './responses.js';
 import type { DecodedRequest, WireFormat } from './wire.js';
+import { sendFault } from './fault-wire.js';
+import { modelFaultKindLabel } from '../../domain/model-fault.js';
 
 export interface GatewayOptions extends ModelGatewayOptions {
   /** The per-run key the agent program is given; any other is refused 401. */
@@ -125,6 +127,21 @@ export class ModelGateway {
       this.refuse(res, format, 404, error);
       return this.record({ ...base, status: 404, error, notServed: true, answeredAt: this.now() });
     }
+    const fault = this.options.fault?.decide(request.messages) ?? null;
+    const stamp = { id: `stub${ordinal}`, created: Math.floor(receivedAt / 1000) };
+    if (fault !== null) {
+      // `cut` cuts the stub model's own answer; the other faults need none.
+      const answer = fault.kind === 'cut' ? await this.options.model.complete(request) : undefined;
+      const reply = answer?.ok === true ? answer.reply : STAND_IN;
+      const sent = await sendFault(res, format, fault, decoded, reply, stamp);
+      return this.record({
+        ...base,
+        status: sent.status,
+        error: sent.error,
+        fault: modelFaultKindLabel(fault),
+        answeredAt: this.now(),
+      });
+    }
     const aborted = new AbortController();
     res.on('close', () => aborted.abort());
     const outcome = await this.options.model.complete(request, aborted.signal);
@@ -134,7 +151,6 @@ export class ModelGateway {
       return this.record({ ...base, status, error: outcome.failure.detail, answeredAt: this.now() });
     }
     const reply = outcome.reply;
-    const stamp = { id: `stub${ordinal}`, created: Math.floor(receivedAt / 1000) };
     if (format.name === 'responses') this.conversations.set(`resp_${stamp.id}`, [...request.messages, assistantOf(reply)]);
     if (decoded.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -197,6 +213,9 @@ export class ModelGateway {
     this.options.onExchange(exchange);
   }
 }
+
+/** The answer a `cut` fault cuts when there is no model answer to cut (forward mode: the request is never sent). */
+export const STAND_IN: ChatReply = { content: 'The answer was cut off here', toolCalls: [], finishReason: 'stop' };
 
 function assistantOf(reply: ChatReply): ChatMessage {
   return reply.toolCalls.length > 0

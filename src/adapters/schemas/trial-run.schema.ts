@@ -102,6 +102,19 @@ const FIELDS = {
     .describe(
       "An agent program's model gateway (--stub-model, or forward mode: --model with --base-url): the program's model requests and answers are in the transcript.",
     ),
+  modelFault: z
+    .object({
+      kind: z.string().describe('As --model-fault writes it, with its value: 500, 429:SECONDS, timeout:MS or cut.'),
+      on: z.string().describe('--model-fault-on: after-write, or the number of the model request it hits.'),
+      triggered: z.boolean().describe('Whether a model request of the run was faulted.'),
+      request: count
+        .nullable()
+        .describe("The faulted model request (1, 2, … among the run's model requests, retries included); null when none was."),
+    })
+    .optional()
+    .describe(
+      "--model-fault: the model-side fault of the run. The faulted exchange's model-answer entry (agent programs) or endpointErrors entry (the built-in loop) carries it too.",
+    ),
   facts: runFactsSchema.nullable().optional().describe('What the summary and stats count; absent in older run files.'),
 };
 

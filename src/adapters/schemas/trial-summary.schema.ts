@@ -48,6 +48,12 @@ export const trialSummarySchema = z
     agent: agent.optional().describe('The agent as configured (no API key).'),
     upstream: z.unknown().optional(),
     tasks: z.unknown().optional(),
+    modelFault: z
+      .object({ kind: z.string(), on: z.string() })
+      .optional()
+      .describe(
+        "--model-fault as given (kind with its value, and --model-fault-on); each run file's modelFault says whether it triggered.",
+      ),
     provenance: z
       .object({ agent: agent.optional(), configurationHash: z.string().optional() })
       .loose()

@@ -287,6 +287,11 @@ export class ProxyService {
       this.deps.notice(line);
   }
 
+  /** The class of an upstream tool (`read`, `write`, …) once the upstream is classified; undefined before. */
+  toolClassOf(name: string): string | undefined {
+    return this.classifier?.classOf(name);
+  }
+
   private catalog() {
     const classifier = this.classifier!;
     const keyed = new Set(this.classification.filter((t) => t.keyFields.length > 0).map((t) => t.name));

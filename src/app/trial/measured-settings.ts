@@ -2,7 +2,8 @@
  * Every setting of a trial that changes what its runs measure, as `setting → value` text: the agent
  * (model and its parameters, or the program's command line and the variables set for it with
  * `--agent-env-var`), the tasks and prompts, the honesty question, the patches, the runs per group, the
- * classification, the fault set-up (scenario parameters, aim, latency, hold) and the upstream's time-out.
+ * classification, the fault set-up (scenario parameters, aim, latency, hold), the model-side fault
+ * (`--model-fault`, only when given) and the upstream's time-out.
  * `summary.json` records it in `provenance.settings`, its hash is `provenance.configurationHash`, and
  * `stats` refuses to pool trials whose settings differ, naming each setting and its two values
  * (docs/statistics.md, "Merging run folders").
@@ -13,6 +14,7 @@
  */
 import { DEFAULT_AIM, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { redactUrl } from '../../domain/url-redaction.js';
+import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/model-fault.js';
 import { scenarioLabel, type TrialPlan } from './trial-plan.js';
 
 export type MeasuredSettings = Record<string, string>;
@@ -88,5 +90,10 @@ export function measuredSettings(
   s['--upstream-timeout'] = `${plan.callTimeoutMs} ms`;
   s['--idempotent-hint'] = plan.idempotentHint ?? 'honour';
   faultSettings(plan.scenarios, s);
+  // Only when given, so trials from before the flag still pool with trials without it.
+  if (plan.modelFault !== undefined) {
+    s['--model-fault'] = modelFaultKindLabel(plan.modelFault.fault);
+    s['--model-fault-on'] = modelFaultOnLabel(plan.modelFault.on);
+  }
   return s;
 }

@@ -42,6 +42,7 @@ export async function requestWithRetries(request: ChatRequest, ctx: RequestConte
       detail: last.detail,
       ...(last.status !== undefined ? { status: last.status } : {}),
       ...(willRetry ? { waitMs: wait } : {}),
+      ...(last.modelFault !== undefined ? { modelFault: last.modelFault } : {}),
     });
     if (!willRetry) {
       const why = !last.retryable

@@ -60,6 +60,7 @@ export function recordExchange(transcript: Transcript, exchange: ModelExchange):
     content: exchange.reply?.content ?? null,
     toolCalls: (exchange.reply?.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })),
     ...(exchange.error !== undefined ? { error: exchange.error } : {}),
+    ...(exchange.fault !== undefined ? { fault: exchange.fault } : {}),
   });
   if (exchange.reply !== undefined) transcript.modelCalls++;
 }

@@ -25,6 +25,19 @@ import { Transcript } from './transcript.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
+import type { ModelFaultTrigger } from '../../domain/model-fault.js';
+import { FaultingChatModel, modelFaultTrigger } from './faulting-chat-model.js';
+
+/** The run's tool classification, known once its upstream was listed (before any model request). */
+interface RunTools {
+  classOf(tool: string): string | undefined;
+}
+
+/** `--model-fault` in one run: the trigger (undefined without the flag) and where it reads the tools' classes. */
+interface RunFault {
+  tools: RunTools;
+  modelFault: ModelFaultTrigger | undefined;
+}
 
 /** What the summary needs of a finished run; the rest is in its run file. */
 export interface RunRecord {
@@ -61,11 +74,20 @@ export class RunExecutor {
     let sessions = 0;
     /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
     let programHonestyAnswer: string | null | undefined;
+    // `--model-fault`: aimed at the scenario's write, as the run's upstream classifies its tools.
+    const tools: RunTools = { classOf: () => undefined };
+    const modelFault =
+      this.plan.modelFault === undefined
+        ? undefined
+        : modelFaultTrigger(this.plan.modelFault, spec.scenario, (t) => tools.classOf(t));
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
       const agent = this.plan.agent;
       if (agent.kind === 'model') {
-        ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices, stopNow));
+        ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices, stopNow, {
+          tools,
+          modelFault,
+        }));
       } else {
         ({
           failure,
@@ -73,7 +95,7 @@ export class RunExecutor {
           program,
           sessions,
           honestyAnswer: programHonestyAnswer,
-        } = await this.programRun(spec, folder, agent, transcript, notices, stopNow));
+        } = await this.programRun(spec, folder, agent, transcript, notices, stopNow, { tools, modelFault }));
       }
     }
     if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
@@ -145,6 +167,7 @@ export class RunExecutor {
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
       ...(gateway !== undefined ? { modelGateway: gatewayRecord(gateway) } : {}),
+      ...(modelFault !== undefined ? { modelFault: modelFault.record() } : {}),
       // R-14: the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
@@ -218,12 +241,18 @@ export class RunExecutor {
     transcript: Transcript,
     notices: string[],
     stopNow: AbortSignal | undefined,
+    fault: RunFault,
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = this.deps.createInProcessAgentSide();
     // R-14.2: the built-in loop is the model's side: every repeat's source is decided.
     const modelSide = new ModelSide();
     const service = await this.service(spec, folder, agentSide, () => sink, notices, true, modelSide);
+    fault.tools.classOf = (tool) => service.toolClassOf(tool);
+    const model =
+      fault.modelFault === undefined
+        ? this.deps.chatModel!
+        : new FaultingChatModel(this.deps.chatModel!, fault.modelFault, this.deps.sleep, agent.requestTimeoutMs ?? 300_000);
     const started = await startService(service);
     if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
     const connection = agentSide.connect(spec.id);
@@ -243,7 +272,7 @@ export class RunExecutor {
     try {
       const conversationDone = runConversation({
         client: connection,
-        model: this.deps.chatModel!,
+        model,
         agent,
         task: spec.task,
         seed: spec.seed,
@@ -283,6 +312,7 @@ export class RunExecutor {
     transcript: Transcript,
     notices: string[],
     stopNow: AbortSignal | undefined,
+    fault: RunFault,
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
@@ -298,6 +328,7 @@ export class RunExecutor {
       modelSide,
       (_id, ordinal) => [new McpCallTranscript(transcript, ordinal)],
     );
+    fault.tools.classOf = (tool) => service.toolClassOf(tool);
     const started = await startService(service);
     if (started !== null)
       return {
@@ -321,7 +352,7 @@ export class RunExecutor {
     const gateway =
       agent.gateway === undefined || modelSide === undefined
         ? null
-        : await this.startGateway(agent.gateway, transcript, exchanges, modelSide);
+        : await this.startGateway(agent.gateway, transcript, exchanges, modelSide, fault.modelFault);
     let program: ProgramExit;
     try {
       program = await this.deps.programs.run({
@@ -351,7 +382,9 @@ export class RunExecutor {
     transcript: Transcript,
     exchanges: ModelExchange[],
     modelSide: ModelSide,
+    modelFault: ModelFaultTrigger | undefined,
   ) {
+    const fault = modelFault !== undefined ? { fault: modelFault } : {};
     const feed = new ModelSideFeed(modelSide);
     const onExchange = (exchange: ModelExchange) => {
       exchanges.push(exchange);
@@ -360,13 +393,14 @@ export class RunExecutor {
     };
     if (gateway.kind === 'forward') {
       if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
-      return this.deps.startForwardGateway({ baseUrl: gateway.baseUrl, models: [gateway.model], onExchange });
+      return this.deps.startForwardGateway({ baseUrl: gateway.baseUrl, models: [gateway.model], onExchange, ...fault });
     }
     if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
     return this.deps.startModelGateway({
       model: new StubModel(gateway.script, this.plan.honestyQuestion),
       models: [gateway.model],
       onExchange,
+      ...fault,
     });
   }
 

@@ -63,6 +63,8 @@ export type TranscriptEntry =
       content: string | null;
       toolCalls: Array<{ id: string; name: string; arguments: string }>;
       error?: string;
+      /** `--model-fault`: the harness answered this request with the fault (e.g. `500`), not the model. */
+      fault?: string;
     };
 
 /** Distributes Omit over the union, so each kind keeps its own fields. */
@@ -79,6 +81,8 @@ export interface EndpointError {
   detail: string;
   /** How long the harness waited before the next attempt (none after the last). */
   waitMs?: number;
+  /** `--model-fault`: this failure was the injected fault (e.g. `500`), the request never reached the endpoint. */
+  modelFault?: string;
 }
 
 export class Transcript {

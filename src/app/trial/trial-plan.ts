@@ -5,6 +5,7 @@
 import type { StubScript } from '../../ports/stub-script.js';
 import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import type { ModelFault } from '../../domain/model-fault.js';
 
 /** How `isError` reaches the model: visible (default, see tool-message.ts) or hidden (the F3 experiment). */
 export type IsErrorMode = 'visible' | 'hidden';
@@ -37,6 +38,8 @@ export interface ModelAgent {
   backoffMs: number;
   /** Longest Retry-After honoured; a longer one ends the run as NOT_TESTED. */
   maxRetryAfterMs: number;
+  /** How long one model request may take (`--model-timeout`): a `timeout` model fault ends then, as the endpoint's would. */
+  requestTimeoutMs?: number;
 }
 
 /** The user's own agent program, started once per run. */
@@ -120,6 +123,8 @@ export interface TrialPlan {
   idempotentHint?: IdempotentHintPolicy;
   classification: ClassificationRules;
   callTimeoutMs: number;
+  /** `--model-fault`: one model request of each run answered with a fault instead of the model (docs/model-gateway.md). */
+  modelFault?: ModelFault;
   /** `--shard i/n`: only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
   shard?: Shard | undefined;
 }
