@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeResultsSchema } from '../src/adapters/schemas/probe-results.schema.js';
+import { expectMatchesSchema } from '../test/support/file-schemas.js';
 import { readLedger } from './fixtures/lib/ledger.mjs';
 import { BIN, BOOKING_SERVER, FIXTURES } from './support/proxy-harness.js';
 
@@ -64,6 +66,7 @@ describe('probe, the compiled CLI', { timeout: 60_000 }, () => {
     };
     expect(json.exitCode).toBe(2);
     expect(json.schemaVersion).toBe(1);
+    expectMatchesSchema(probeResultsSchema, json, 'probe results');
     expect(json.tools.map((t) => [t.tool, t.verdict])).toEqual([['create_payment', 'BREAKS']]);
     const counted = json.tools[0]!.probes.map((p) => p.evidence.counts.at(-1)! - p.evidence.counts[0]!);
     const created = new Map<number, number>();

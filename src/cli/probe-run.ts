@@ -13,6 +13,7 @@ import { ProbeInputError, ProbeService } from '../app/probe/probe-service.js';
 import { probeJunit, probeMarkdown } from '../app/probe/probe-formats.js';
 import { formatProbeTable, probeExitCode } from '../app/probe/probe-text.js';
 import { PROBE_RESULTS_SCHEMA_VERSION } from '../domain/schema-versions.js';
+import type { ProbeResultsFile } from '../ports/probe-results.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { HARNESS_VERSION } from '../version.js';
 import type { FlagValues } from './argv.js';
@@ -66,8 +67,16 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
     [
       flags.json,
       'probe results',
-      () =>
-        `${JSON.stringify({ schemaVersion: PROBE_RESULTS_SCHEMA_VERSION, kind: 'probe-results', harnessVersion: HARNESS_VERSION, exitCode: probeExitCode(report), ...report }, null, 2)}\n`,
+      () => {
+        const file: ProbeResultsFile = {
+          schemaVersion: PROBE_RESULTS_SCHEMA_VERSION,
+          kind: 'probe-results',
+          harnessVersion: HARNESS_VERSION,
+          exitCode: probeExitCode(report),
+          ...report,
+        };
+        return `${JSON.stringify(file, null, 2)}\n`;
+      },
     ],
     [flags.markdown, 'probe Markdown', () => probeMarkdown(report)],
     [flags.junit, 'probe JUnit', () => probeJunit(report)],

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseProbeResultsDocument, probeResultsSchema } from '../../src/adapters/schemas/probe-results.schema.js';
 import { parseReportDocument } from '../../src/adapters/schemas/report.schema.js';
 import { jsonSchemaFiles } from '../../src/adapters/schemas/index.js';
 import { earlyReportSchema, sessionReportSchema } from '../../src/adapters/schemas/report.schema.js';
@@ -143,5 +144,48 @@ describe('file schemas (docs/formats.md)', () => {
     ]);
     if (!outcome.ok) throw new Error(outcome.message);
     expectMatchesSchema(statsOutputSchema, JSON.parse(JSON.stringify(statsDocument(outcome.result, 't'))), 'stats output');
+  });
+});
+
+describe('probe results (probe --json, docs/probe.md)', () => {
+  const row = {
+    probe: 'P1',
+    label: 'double_created',
+    reason: 'same key, same arguments: two effects',
+    evidence: { answers: [{ kind: 'ok', text: 'a' }], counts: [0, 1, 2], listings: null, sent: [{ arguments: { amount: 5 } }] },
+  };
+  const file = {
+    schemaVersion: 1,
+    kind: 'probe-results',
+    harnessVersion: 't',
+    exitCode: 2,
+    server: 'payments',
+    countWith: 'list_items',
+    tools: [
+      {
+        tool: 'create_payment',
+        promise: { acceptsKey: true, hinted: false },
+        keyField: 'idempotency_key',
+        verdict: 'BREAKS',
+        reason: 'P1 double_created',
+        keyLocation: 'not at all',
+        probes: [row],
+        skipped: [{ probe: 'P8', why: 'not annotated idempotentHint: true' }],
+      },
+    ],
+  };
+
+  it('a file shaped as probe writes it parses field for field', () => {
+    expectMatchesSchema(probeResultsSchema, file, 'probe results');
+    expect(parseProbeResultsDocument(file).tools[0]!.verdict).toBe('BREAKS');
+  });
+
+  it.each([
+    [{ ...file, schemaVersion: 2 }, 'schemaVersion: 2 is not a version this harness reads (1)'],
+    [{ ...file, tools: [{ ...file.tools[0], verdict: 'MAYBE' }] }, 'tools[0].verdict'],
+    [{ ...file, tools: [{ ...file.tools[0], probes: [{ ...row, label: 'made_up' }] }] }, 'tools[0].probes[0].label'],
+    [{ ...file, tools: [] }, 'tools: empty'],
+  ])('a wrong field is refused, naming it (%#)', (value, message) => {
+    expect(() => parseProbeResultsDocument(value)).toThrow(message);
   });
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { benchmarkReportSchema } from './benchmark-report.schema.js';
 import { compareOutputSchema } from './compare-output.schema.js';
 import { journalLineSchema } from './journal.schema.js';
+import { probeResultsSchema } from './probe-results.schema.js';
 import { reportFileSchema } from './report.schema.js';
 import { statsOutputSchema } from './stats-output.schema.js';
 import { trialRunSchema } from './trial-run.schema.js';
@@ -19,6 +20,7 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
   { file: 'stats-output.schema.json', schema: statsOutputSchema },
   { file: 'compare-output.schema.json', schema: compareOutputSchema },
   { file: 'journal-line.schema.json', schema: journalLineSchema },
+  { file: 'probe-results.schema.json', schema: probeResultsSchema },
 ];
 
 /** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/`. */

@@ -18,14 +18,14 @@ import {
   type ProbeEvidence,
   type ProbeResult,
   type SeenAnswer,
-  type ToolVerdict,
 } from '../../domain/probe/probe-judge.js';
-import { probesFor, type ProbeDefinition, type ProbeId, type ProbeStep, type ToolPromise } from '../../domain/probe/probes.js';
+import { probesFor, type ProbeDefinition, type ProbeStep, type ToolPromise } from '../../domain/probe/probes.js';
 import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { Timer } from '../../ports/timer.port.js';
+import type { ProbeReport, ProbeRow, ToolReport } from '../../ports/probe-results.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline, type CallRecord } from '../pipeline/call-pipeline.js';
 
@@ -60,28 +60,8 @@ export interface ProbeSettings {
   callTimeoutMs: number;
 }
 
-/** One probe's result with what it sent and saw. */
-export interface ProbeRow extends ProbeResult {
-  evidence: ProbeEvidence & { sent: Array<{ arguments: unknown; meta?: Record<string, unknown>; fault?: string }> };
-}
-
-export interface ToolReport {
-  tool: string;
-  promise: ToolPromise;
-  keyField: string;
-  verdict: ToolVerdict;
-  reason: string;
-  /** Where the server reads the key (P7, reported). */
-  keyLocation: string;
-  probes: ProbeRow[];
-  skipped: Array<{ probe: ProbeId; why: string }>;
-}
-
-export interface ProbeReport {
-  server: string | null;
-  countWith: string | null;
-  tools: ToolReport[];
-}
+/** The report's types live in the ports: `check` reads the `--json` file back. */
+export type { ProbeReport, ProbeRow, ToolReport };
 
 function seen(record: CallRecord): SeenAnswer | null {
   const outcome = record.upstream;
