@@ -1,12 +1,13 @@
 /**
  * The documents `check` reads back (the proxy's report file, a `--report-dir` session file,
- * `benchmark-report.json`) as they cross the file boundary: already validated by the reading adapter,
+ * `benchmark-report.json`, a `probe --json` file) as they cross the file boundary: already validated by the reading adapter,
  * so the use case can rely on every field named here. Unknown extra fields are kept (a newer harness
  * may add some) and ignored.
  */
 import type { RepeatAttribution } from '../domain/attribution.js';
 import type { EarlyReportFile, SessionReportFile } from '../domain/report-document.js';
 import type { OperationEntry, Report } from '../domain/report.js';
+import type { ProbeResultsFile } from './probe-results.js';
 import type { Score } from '../domain/score.js';
 import type { HonestyClass } from '../domain/trial/index.js';
 import type { Verdict } from '../domain/verdict.js';
@@ -74,6 +75,8 @@ export type LoadedItem =
   | { type: 'report'; path: string; document: SessionReportDocument | EarlyReportDocument }
   | { type: 'benchmark'; path: string; document: BenchmarkReportDocument }
   | { type: 'trial-run'; path: string; run: TrialRunDocument }
+  /** A `probe --json` file: one case per tool. */
+  | { type: 'probe-results'; path: string; document: ProbeResultsFile }
   /** Unreadable, empty, half-written or foreign: `problem` says exactly what is wrong. */
   | { type: 'unreadable'; path: string; problem: string };
 

@@ -4,5 +4,6 @@
  */
 export { parseReportDocument } from '../schemas/report.schema.js';
 export { parseBenchmarkDocument } from '../schemas/benchmark-report.schema.js';
+export { parseProbeResultsDocument } from '../schemas/probe-results.schema.js';
 export { normaliseTrialRunFile, parseTrialRunDocument } from '../schemas/trial-run.schema.js';
 export { normaliseTrialSummaryFile } from '../schemas/trial-summary.schema.js';

@@ -1,8 +1,8 @@
 /**
  * Reads what the user hands to `check`: report files, `--report-dir` folders, `benchmark-report.json`,
- * and whatever a later command writes. Which reader takes a path is decided by a small ordered list
- * ({@link FOLDER_READERS}, {@link FILE_READERS}): a new format (the trial folders, say) is one more entry,
- * placed before the catch-all. Nothing here judges; a file that cannot be used becomes an `unreadable`
+ * `probe --json` files, and whatever a later command writes. Which reader takes a path is decided by a
+ * small ordered list ({@link FOLDER_READERS}, {@link FILE_READERS}): a new format (the trial folders,
+ * say) is one more entry, placed before the catch-all. Nothing here judges; a file that cannot be used becomes an `unreadable`
  * item that says exactly what is wrong.
  */
 import { readdir, stat } from 'node:fs/promises';
@@ -10,7 +10,12 @@ import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
 import { jsonSyntaxProblem } from './json-problem.js';
 import { InputTooLarge, readAllLimited, readRegularFile } from './regular-file.js';
-import { parseBenchmarkDocument, parseReportDocument, parseTrialRunDocument } from './report-schemas.js';
+import {
+  parseBenchmarkDocument,
+  parseProbeResultsDocument,
+  parseReportDocument,
+  parseTrialRunDocument,
+} from './report-schemas.js';
 import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
 
 /** A reader of one JSON file, chosen by the file's parsed content. */
@@ -42,6 +47,11 @@ const FILE_READERS: readonly FileReader[] = [
     name: 'benchmark report',
     claims: (value) => field(value, 'kind') === 'benchmark' && field(value, 'selfTest') !== undefined,
     load: (value, path) => ({ type: 'benchmark', path, document: parseBenchmarkDocument(value) }),
+  },
+  {
+    name: 'probe results file',
+    claims: (value) => field(value, 'kind') === 'probe-results',
+    load: (value, path) => ({ type: 'probe-results', path, document: parseProbeResultsDocument(value) }),
   },
   {
     name: 'proxy report',
@@ -134,7 +144,7 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
     return {
       type: 'unreadable',
       path,
-      problem: 'is not a report of this harness (no "certification" and "status", and not a benchmark report)',
+      problem: 'is not a report of this harness (no "certification" and "status", and not a benchmark report or probe results)',
     };
   }
   try {

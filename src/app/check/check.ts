@@ -1,6 +1,6 @@
 /**
- * `check`: turns the documents read back from disk into one case per session or run and an
- * exit code. A report still `running` (the proxy was killed), one that never got past `starting`, a
+ * `check`: turns the documents read back from disk into one case per session or run (per tool of a
+ * `probe --json` file) and an exit code. A report still `running` (the proxy was killed), one that never got past `starting`, a
  * start-up failure and any unreadable or foreign file are harness failures, never a verdict.
  */
 import type {
@@ -11,6 +11,10 @@ import type {
   SessionReportDocument,
   TrialRunDocument,
 } from '../../ports/report-documents.js';
+import type { ProbeResultsFile, ToolReport } from '../../ports/probe-results.js';
+import { BREAKING_LABELS } from '../../domain/probe/probe-judge.js';
+import { PROBES } from '../../domain/probe/probes.js';
+import type { Verdict } from '../../domain/verdict.js';
 import { attributionFrom, reportAttribution, withSources } from './check-attribution.js';
 import {
   CHECK_EXIT,
@@ -191,6 +195,68 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
   );
 }
 
+/** Probes whose label decides the tool's verdict (P4 and P7 are reported only). */
+const JUDGED_PROBES: ReadonlySet<string> = new Set(PROBES.filter((p) => p.judged).map((p) => p.id));
+
+/** `probe P1 double_created (its reason)`, one per probe in `rows`, joined. */
+const probeList = (rows: ToolReport['probes']): string => rows.map((r) => `${r.probe} ${r.label} (${r.reason})`).join('; ');
+
+/** A tool's verdict as a case: KEEPS and NO_PROMISE (a baseline) PASS, BREAKS FAILs, INCONCLUSIVE is NOT_TESTED. */
+function probeOutcome(tool: ToolReport): { status: Verdict; baseline: boolean; reason: string } {
+  const judged = tool.probes.filter((r) => JUDGED_PROBES.has(r.probe));
+  const key = `key read from: ${tool.keyLocation}`;
+  switch (tool.verdict) {
+    case 'KEEPS':
+      return { status: 'PASS', baseline: false, reason: `KEEPS its idempotency promise: ${tool.reason}; ${key}` };
+    case 'NO_PROMISE':
+      return { status: 'PASS', baseline: true, reason: `baseline only, no promise to test (NO_PROMISE): ${tool.reason}` };
+    case 'BREAKS':
+      return {
+        status: 'FAIL',
+        baseline: false,
+        reason: `BREAKS its idempotency promise: ${probeList(judged.filter((r) => BREAKING_LABELS.has(r.label)))}; ${key}`,
+      };
+    case 'INCONCLUSIVE': {
+      const open = judged.filter((r) => r.label === 'inconclusive');
+      return {
+        status: 'NOT_TESTED',
+        baseline: false,
+        reason: `INCONCLUSIVE: ${tool.reason}${open.length === 0 ? '' : `: ${probeList(open)}`}`,
+      };
+    }
+  }
+}
+
+/**
+ * The cases of a `probe --json` file (docs/probe.md), one per tool ({@link probeOutcome}). There is no
+ * score, so `--min-score` does not apply; there is no report document either (the HTML shows the banner).
+ */
+export function probeCases(path: string, doc: ProbeResultsFile): CheckedCase[] {
+  return doc.tools.map((tool): CheckedCase => {
+    const outcome = probeOutcome(tool);
+    return {
+      classname: `${PROGRAM}.probe`,
+      name: `${tool.tool} (${baseName(path)})`,
+      path,
+      title: `${path}: probe ${tool.tool}${doc.server === null ? '' : ` on ${doc.server}`}`,
+      ...outcome,
+      verdict: outcome.status,
+      score: null,
+      incomplete: false,
+      violations: [],
+      patches: [],
+      findings: [],
+      document: null,
+      honesty: null,
+      lostTransaction: null,
+      durationMs: null,
+      gatedBy: [],
+      attribution: [],
+      transcript: [],
+    };
+  });
+}
+
 /** The trial folder of a run file `<folder>/runs/<run>/run.json` (the path itself when it is not shaped so). */
 function trialFolderOf(path: string): string {
   const match = /^(.*?)[\\/]+runs[\\/]+[^\\/]+[\\/]+run\.json$/.exec(path);
@@ -265,6 +331,8 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
       ];
     case 'trial-run':
       return [trialRunCase(item.path, item.run, options)];
+    case 'probe-results':
+      return probeCases(item.path, item.document);
   }
 }
 
