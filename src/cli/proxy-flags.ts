@@ -45,6 +45,8 @@ export interface ProxyFlags {
    * front of its real one, so every repeat's source is decided. Undefined: no gateway.
    */
   modelGateway: { listen: string; baseUrl: string } | undefined;
+  /** `--probe-results FILE`: a `probe --json` file whose broken idempotentHints the start-up list names. */
+  probeResults: string | undefined;
   logLevel: LogLevel;
   seed: number | undefined;
   upstreamTimeoutMs: number;
@@ -106,6 +108,10 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   [
     'model-gateway',
     "HOST:PORT (loopback): serve a model endpoint there in front of --base-url; point your agent's OPENAI_BASE_URL / ANTHROPIC_BASE_URL at it and every repeated write is attributed to the model, the user or the runtime",
+  ],
+  [
+    'probe-results',
+    'A probe --json file: the start-up list names each write tool whose idempotentHint the probe found broken (docs/probe.md)',
   ],
   ['base-url', 'With --model-gateway: the real model endpoint (e.g. https://api.openai.com/v1); your agent keeps its own key'],
 ];
@@ -225,6 +231,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     journal: get('journal'),
     journalPayloads: parseOnOff(get('journal-payloads'), 'journal-payloads', false),
     listen,
+    probeResults: get('probe-results'),
     modelGateway: modelGateway === undefined ? undefined : { listen: modelGateway, baseUrl: modelEndpoint(modelBaseUrl!) },
     maxSessions: maxSessions === undefined ? undefined : numberIn(maxSessions, 'max-sessions', 1, 10_000, true),
     sessionIdleTimeoutMs:

@@ -28,6 +28,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const logger = await createLogger(flags.logLevel, terminalSafe(io.stderr));
   // Everything that can be refused without side effects first, then the port, then the report folder,
   // and only then the upstream: a busy port or a bad folder never starts an upstream or leaves a folder.
+  const brokenHints = flags.probeResults === undefined ? [] : await readBrokenHints(resolve(io.cwd, flags.probeResults));
   const modelGateway = flags.modelGateway === undefined ? undefined : await startModelGateway(flags.modelGateway, notice);
   let upstream: UpstreamSide;
   try {
@@ -95,6 +96,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       scenario,
       keyFields: flags.keyFields,
       idempotentHint: flags.idempotentHint,
+      brokenHints,
       classification: flags.classification,
       auditTools: flags.auditTools,
       callTimeoutMs: flags.upstreamTimeoutMs,
@@ -166,6 +168,15 @@ function timingAndAim(scenario: ProxyFlags['scenario']): string {
     parts.push(`latency ${scenario.latency.ms}${scenario.latency.jitterMs > 0 ? `±${scenario.latency.jitterMs}` : ''} ms`);
   if (scenario.holdMs !== undefined) parts.push(`hold ${scenario.holdMs} ms`);
   return parts.length === 0 ? '' : `, ${parts.join(', ')}`;
+}
+
+/** `--probe-results FILE`: read before the upstream starts; a bad file is one line, exit 1. */
+async function readBrokenHints(path: string): Promise<string[]> {
+  try {
+    return await (await import('../adapters/report-files/probe-results-file.js')).readBrokenHints(path);
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /**

@@ -96,6 +96,7 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['journal-payloads', "each run's calls are in its run.json (transcript) and report.json"],
   ['max-sessions', 'a trial does not use --listen; each run has its own listener'],
   ['session-idle-timeout', 'a trial does not use --listen; each run has its own listener'],
+  ['probe-results', "the start-up list is the proxy's: give it to proxy"],
   ['model-gateway', 'each agent program gets its own model gateway: --model NAME --base-url URL, or --stub-model FILE'],
 ]);
 export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));

@@ -242,7 +242,10 @@ const printable = escapeTerminalText;
  */
 export function formatClassificationLines(
   list: readonly ToolClassification[],
-  idempotent: { names: readonly string[]; policy: IdempotentHintPolicy } = { names: [], policy: 'honour' },
+  idempotent: { names: readonly string[]; policy: IdempotentHintPolicy; broken?: readonly string[] } = {
+    names: [],
+    policy: 'honour',
+  },
 ): string[] {
   const lines = [`Upstream tools (${list.length}):`];
   for (const tool of list) {
@@ -268,5 +271,19 @@ export function formatClassificationLines(
         : `idempotentHint ignored (--idempotent-hint ignore), judged like any write: ${names}`,
     );
   }
+  // `--probe-results`: hints a probe run found broken (P8 hint_broken), named where the hints are listed.
+  const broken = idempotent.broken ?? [];
+  const listed = new Set(list.map((tool) => tool.name));
+  const brokenHere = broken.filter((name) => listed.has(name));
+  if (brokenHere.length > 0)
+    lines.push(
+      `WARNING: probe found the idempotentHint of ${brokenHere.map(printable).join(', ')} broken (P8 hint_broken: an identical re-send made a second effect)` +
+        (idempotent.policy === 'honour'
+          ? '; it is honoured here, so such a re-send is not judged a duplicate: give --idempotent-hint ignore to judge it like any write'
+          : '; --idempotent-hint ignore judges it like any write'),
+    );
+  const elsewhere = broken.filter((name) => !listed.has(name));
+  if (elsewhere.length > 0)
+    lines.push(`WARNING: --probe-results names tools this upstream does not list: ${elsewhere.map(printable).join(', ')}`);
   return lines;
 }

@@ -108,5 +108,15 @@ describe('R-8.3.1 idempotentHint: an identical re-send of an idempotent write is
     expect(formatClassificationLines(ignored, { names: ignore.idempotentHinted, policy: 'ignore' }).at(-1)).toBe(
       'idempotentHint ignored (--idempotent-hint ignore), judged like any write: write_file',
     );
+    // `proxy --probe-results`: a hint the probe found broken is named, with what the policy does with it;
+    // a tool the results name that this upstream does not list is said too.
+    const broken = { names: honour.idempotentHinted, policy: 'honour' as const, broken: ['write_file', 'gone_tool'] };
+    expect(formatClassificationLines(list, broken).slice(-2)).toEqual([
+      'WARNING: probe found the idempotentHint of write_file broken (P8 hint_broken: an identical re-send made a second effect); it is honoured here, so such a re-send is not judged a duplicate: give --idempotent-hint ignore to judge it like any write',
+      'WARNING: --probe-results names tools this upstream does not list: gone_tool',
+    ]);
+    expect(formatClassificationLines(ignored, { ...broken, policy: 'ignore', broken: ['write_file'] }).at(-1)).toMatch(
+      /broken \(P8 hint_broken.*\); --idempotent-hint ignore judges it like any write$/,
+    );
   });
 });

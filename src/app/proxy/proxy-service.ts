@@ -35,6 +35,8 @@ export interface ProxyConfig {
   keyFields: readonly string[];
   /** `--idempotent-hint` (R-8.3.1); absent: honour. */
   idempotentHint?: IdempotentHintPolicy;
+  /** `--probe-results`: write tools whose idempotentHint a probe run found broken, named in the start-up list. */
+  brokenHints?: readonly string[];
   classification: ClassificationRules;
   auditTools: boolean;
   callTimeoutMs: number;
@@ -281,7 +283,11 @@ export class ProxyService {
       tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
     );
     this.classifier = classifier;
-    const idempotent = { names: classifier.idempotentHinted, policy: classifier.idempotentHint };
+    const idempotent = {
+      names: classifier.idempotentHinted,
+      policy: classifier.idempotentHint,
+      broken: this.config.brokenHints ?? [],
+    };
     for (const line of formatClassificationLines(this.classification, idempotent)) this.deps.notice(line);
     for (const line of classificationWarnings(this.config.classification, this.config.scenario, this.classification))
       this.deps.notice(line);
