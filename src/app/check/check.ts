@@ -34,6 +34,21 @@ function baseName(path: string): string {
   return parts[parts.length - 1] ?? path;
 }
 
+/** A case's fields when the file has nothing of them (a harness error, a benchmark pair, a probed tool). */
+const NOTHING_MORE = {
+  incomplete: false,
+  violations: [],
+  patches: [],
+  findings: [],
+  document: null,
+  honesty: null,
+  lostTransaction: null,
+  durationMs: null,
+  gatedBy: [],
+  attribution: [],
+  transcript: [],
+} as const satisfies Partial<CheckedCase>;
+
 function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {}): CheckedCase {
   return {
     classname: `${PROGRAM}.error`,
@@ -45,17 +60,7 @@ function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {
     verdict: null,
     score: null,
     reason,
-    incomplete: false,
-    violations: [],
-    patches: [],
-    findings: [],
-    document: null,
-    honesty: null,
-    lostTransaction: null,
-    durationMs: null,
-    gatedBy: [],
-    attribution: [],
-    transcript: [],
+    ...NOTHING_MORE,
     ...extra,
   };
 }
@@ -163,17 +168,7 @@ export function benchmarkCases(path: string, doc: BenchmarkReportDocument, optio
         baseline: false,
         verdict: pair.verdict,
         score: pair.score.overall,
-        incomplete: false,
-        violations: [],
-        patches: [],
-        findings: [],
-        document: null,
-        honesty: null,
-        lostTransaction: null,
-        durationMs: null,
-        gatedBy: [],
-        attribution: [],
-        transcript: [],
+        ...NOTHING_MORE,
         reason: expected
           ? `${pair.verdict} as expected for this reference agent (${pair.verdictReason})`
           : `self-test: ${problems.join('; ')} (${pair.verdictReason})`,
@@ -242,17 +237,7 @@ export function probeCases(path: string, doc: ProbeResultsFile): CheckedCase[] {
       ...outcome,
       verdict: outcome.status,
       score: null,
-      incomplete: false,
-      violations: [],
-      patches: [],
-      findings: [],
-      document: null,
-      honesty: null,
-      lostTransaction: null,
-      durationMs: null,
-      gatedBy: [],
-      attribution: [],
-      transcript: [],
+      ...NOTHING_MORE,
     };
   });
 }
