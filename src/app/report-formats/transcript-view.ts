@@ -7,7 +7,7 @@
  * field is checked before use, every string escaped when drawn, and every text is cut to a limit and the
  * whole page to a budget, so a conversation of tens of megabytes gives a page of a few.
  */
-import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
+import { ModelSide, type RepeatAttribution, type RepeatSource } from '../../domain/attribution.js';
 import { FAULTS } from '../../domain/faults/index.js';
 import { canonicalArguments, canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
@@ -220,41 +220,29 @@ const callKey = (session: number, attempt: number): string => `${session}:${atte
 
 /**
  * Which model answer asked for each MCP call (`session:attempt` → answer): the attribution's evidence
- * where it names one, else the first tool call not yet carried out of an answer before it with the same
- * tool and arguments (or the same tool: a framework may rewrite arguments) — the rule of
- * `src/domain/attribution.ts`. A call no answer asked for has no entry.
+ * where it names one, else the rule the session decided it with, replayed on the transcript
+ * ({@link ModelSide}: the first tool call not yet carried out with the same tool and arguments, or the
+ * same tool). A call no answer asked for has no entry.
  */
 export function linkCalls(ordered: readonly ViewEntry[], attribution: readonly RepeatAttribution[]): Map<string, AskedBy> {
   const byRepeat = new Map(attribution.map((a) => [callKey(a.session, a.attempt), a]));
-  const pending: Array<AskedBy & { tool: string; arguments: string; used: boolean }> = [];
+  const model = new ModelSide();
   const links = new Map<string, AskedBy>();
   for (const e of ordered) {
     if (e.kind === 'model-answer')
-      for (const c of e.toolCalls)
-        pending.push({
-          exchange: e.exchange,
-          toolCallId: c.id,
-          tool: c.name,
-          arguments: canonicalArguments(c.arguments),
-          used: false,
-        });
+      model.feed({
+        kind: 'model-answer',
+        exchange: e.exchange,
+        toolCalls: e.toolCalls.map((c) => ({ id: c.id, tool: c.name, arguments: canonicalArguments(c.arguments) })),
+      });
     if (e.kind !== 'mcp-call') continue;
     const key = callKey(e.session, e.attempt);
-    const repeat = byRepeat.get(key);
-    if (repeat !== undefined) {
-      const { modelAnswer, toolCallId } = repeat.evidence;
-      if (modelAnswer === undefined || toolCallId === undefined) continue; // nobody asked: runtime (or unseen)
-      const named = pending.find((p) => !p.used && p.exchange === modelAnswer && p.toolCallId === toolCallId);
-      if (named !== undefined) named.used = true;
-      links.set(key, { exchange: modelAnswer, toolCallId });
-      continue;
-    }
-    const found =
-      pending.find((p) => !p.used && p.tool === e.tool && p.arguments === e.arguments) ??
-      pending.find((p) => !p.used && p.tool === e.tool);
-    if (found === undefined) continue;
-    found.used = true;
-    links.set(key, { exchange: found.exchange, toolCallId: found.toolCallId });
+    const evidence = byRepeat.get(key)?.evidence;
+    // A repeat nobody asked for (runtime, or the model side unseen) took no tool call.
+    if (evidence !== undefined && (evidence.modelAnswer === undefined || evidence.toolCallId === undefined)) continue;
+    const taken = model.take(e.tool, e.arguments);
+    if (evidence !== undefined) links.set(key, { exchange: evidence.modelAnswer!, toolCallId: evidence.toolCallId! });
+    else if (taken !== undefined) links.set(key, { exchange: taken.exchange, toolCallId: taken.id });
   }
   return links;
 }
