@@ -5,7 +5,7 @@
  */
 import type { CAC } from 'cac';
 import type { BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
-import { SCENARIO_IDS, isScenarioId, type ScenarioId } from '../domain/faults/index.js';
+import { isScenarioId, scenarioIds, type ScenarioId } from '../domain/faults/index.js';
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import type { CommandContext } from './io.js';
@@ -26,7 +26,7 @@ export const PROGRESS_MIN_RUNS = 2000;
 export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void {
   cli
     .command('benchmark', 'Self-test: careful vs naive reference agent against a simulated backend')
-    .option('--scenarios <list>', `Comma-separated scenarios (default ${SCENARIO_IDS.join(',')})`)
+    .option('--scenarios <list>', `Comma-separated scenarios (default ${scenarioIds().join(',')})`)
     .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
     .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
     .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')
@@ -44,7 +44,7 @@ export function parseBenchmarkFlags(values: FlagValues): Omit<BenchmarkOptions, 
   const runs = single(values, 'runs');
   const jitter = single(values, 'jitter');
   return {
-    scenarios: scenarios === undefined ? [...SCENARIO_IDS] : scenarioList(scenarios),
+    scenarios: scenarios === undefined ? scenarioIds() : scenarioList(scenarios),
     runs: runs === undefined ? 1 : numberIn(runs, 'runs', 1, 1000, true),
     jitterMs: jitter === undefined ? 0 : numberIn(jitter, 'jitter', 0, 60_000, true),
   };
@@ -55,9 +55,9 @@ function scenarioList(value: string): ScenarioId[] {
   const chosen = new Set<ScenarioId>();
   for (const item of commaList(value, 'scenarios')) {
     const id = item.toUpperCase();
-    if (!isScenarioId(id)) throw new UsageError(`flag --scenarios accepts ${SCENARIO_IDS.join(', ')}, got "${item}"`);
+    if (!isScenarioId(id)) throw new UsageError(`flag --scenarios accepts ${scenarioIds().join(', ')}, got "${item}"`);
     if (chosen.has(id)) throw new UsageError(`flag --scenarios names ${id} twice`);
     chosen.add(id);
   }
-  return SCENARIO_IDS.filter((id) => chosen.has(id));
+  return scenarioIds().filter((id) => chosen.has(id));
 }

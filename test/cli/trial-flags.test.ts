@@ -72,8 +72,8 @@ describe('R-13 trial flags', () => {
       '10',
     ]);
     expect(flags.plan.scenarios).toEqual([
-      { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 },
-      { mode: 'scenario', id: 'F2', retryAfterSeconds: 5 },
+      { mode: 'scenario', id: 'F1' },
+      { mode: 'scenario', id: 'F2', parameters: { retryAfterSeconds: 5 } },
     ]);
     expect(planRuns(flags.plan).map((r) => [r.id, r.seed])).toEqual([
       ['F1-001', 10],

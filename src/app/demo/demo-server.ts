@@ -6,7 +6,7 @@
  * server keeps running. Every failure becomes an `isError` result; nothing the agent sends can crash it.
  */
 import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
-import { FAULTS } from '../../domain/faults/index.js';
+import { faultOf } from '../../domain/faults/index.js';
 import { isPlainObject } from '../../domain/json.js';
 import { serializeDocument } from '../../domain/report-document.js';
 import { buildReport, evaluate } from '../../domain/report.js';
@@ -112,7 +112,7 @@ class DemoServer implements AgentSessionHandler {
       class: outcome.toolClass,
       classifiedBy: outcome.classifiedBy,
       injectedFault: outcome.fault,
-      ...(outcome.fault !== null ? { faultSummary: FAULTS[outcome.fault].summary } : {}),
+      ...(outcome.fault !== null ? { faultSummary: faultOf(outcome.fault).summary } : {}),
       executedUpstream: outcome.executedUpstream,
       backendResult: outcome.backendResult,
       whatTheAgentWouldSee: outcome.agentSees,

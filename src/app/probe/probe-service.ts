@@ -211,9 +211,7 @@ export class ProbeService {
     }
     const faulted = probe.steps.find((s) => s.fault !== undefined)?.fault;
     const scenario: ScenarioConfig =
-      faulted === undefined
-        ? { mode: 'none' }
-        : { mode: 'scenario', id: faulted, retryAfterSeconds: 60, aim: { tools: [tool], on: 1 } };
+      faulted === undefined ? { mode: 'none' } : { mode: 'scenario', id: faulted, aim: { tools: [tool], on: 1 } };
     const classifier = listing.classifier;
     const catalog: ToolCatalog = {
       classOf: (name) => classifier.classOf(name),
