@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tasksFromFile } from '../../src/app/trial/task-file.js';
 import { planRuns } from '../../src/app/trial/trial-plan.js';
-import { formatTable, median, summarise } from '../../src/app/trial/trial-summary.js';
+import { formatTable, median, summarise } from '../../src/app/trial/summary-output.js';
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';

@@ -16,7 +16,7 @@ import {
   parseReportDocument,
   parseTrialRunDocument,
 } from './report-schemas.js';
-import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
+import { looksLikeTrialFolder, readTrialFolder } from './trial-folder-reader.js';
 
 /** A reader of one JSON file, chosen by the file's parsed content. */
 export interface FileReader {

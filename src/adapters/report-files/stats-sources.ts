@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { LoadedItem } from '../../ports/report-documents.js';
 import { readAllLimited } from './regular-file.js';
 import { readJsonItem } from './report-sources.js';
-import { looksLikeTrialFolder, readTrialFolder, type TrialFolderRead } from './trial-folder.js';
+import { looksLikeTrialFolder, readTrialFolder, type TrialFolderRead } from './trial-folder-reader.js';
 
 export type StatsFolderRead =
   | ({ kind: 'trial' } & TrialFolderRead)

@@ -22,7 +22,7 @@ import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-tr
 import { ModelSideFeed } from '../proxy/model-side-feed.js';
 import { ModelSide, type RepeatAttribution } from '../../domain/attribution.js';
 import { Transcript } from './transcript.js';
-import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
+import { honestyRecord, runFacts, type HonestyRecord } from './run-facts-from-session.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import type { ModelFaultTrigger } from '../../domain/model-fault.js';

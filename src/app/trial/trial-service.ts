@@ -15,7 +15,7 @@ import { measuredSettings } from './measured-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
-import { summarise, withStatistics, type GroupSummary } from './trial-summary.js';
+import { summarise, withStatistics, type GroupSummary } from './summary-output.js';
 
 export interface TrialResult {
   records: RunRecord[];
