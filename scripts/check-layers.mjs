@@ -11,8 +11,10 @@
 // and one design rule: a fault is one file — no code in src/ outside src/domain/faults/ compares a scenario id
 // with a literal (`=== 'F1'`, `case 'F2':`, `.has('F4')`) or keeps its own list of ids (`['F1', 'F2']`); it reads the fault's
 // declarations (hooks, parameters, texts, reference verdicts) from the registry instead.
+// and no import cycle between files of src/ (static, type-only and dynamic imports all count): a command's
+// definition and its wiring share a `-flags.ts` file instead of importing each other.
 // Exit 1 with one line per violation.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
@@ -97,6 +99,45 @@ for (const file of files(join(root, 'src'))) {
       }
     });
 }
+
+// Import cycles: the strongly connected components of the file graph (Tarjan), each named once.
+const graph = new Map();
+for (const file of files(join(root, 'src'))) {
+  const targets = [];
+  for (const match of readFileSync(file, 'utf8').matchAll(importPattern)) {
+    const spec = match[1] ?? match[2];
+    if (!spec.startsWith('.')) continue;
+    const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+    if (existsSync(target)) targets.push(target);
+  }
+  graph.set(file, targets);
+}
+const order = new Map();
+const lowest = new Map();
+const onStack = new Set();
+const stack = [];
+function visit(file) {
+  order.set(file, order.size);
+  lowest.set(file, order.get(file));
+  stack.push(file);
+  onStack.add(file);
+  for (const target of graph.get(file) ?? []) {
+    if (!order.has(target)) {
+      visit(target);
+      lowest.set(file, Math.min(lowest.get(file), lowest.get(target)));
+    } else if (onStack.has(target)) lowest.set(file, Math.min(lowest.get(file), order.get(target)));
+  }
+  if (lowest.get(file) !== order.get(file)) return;
+  const component = [];
+  let member;
+  do {
+    member = stack.pop();
+    onStack.delete(member);
+    component.push(relative(root, member));
+  } while (member !== file);
+  if (component.length > 1) problems.push(`import cycle: ${component.sort().join(' <-> ')}`);
+}
+for (const file of graph.keys()) if (!order.has(file)) visit(file);
 
 if (problems.length > 0) {
   for (const p of problems) console.error(`layer rule: ${p}`);

@@ -14,7 +14,7 @@ import { REFERENCE_AGENTS } from '../app/benchmark/reference-agents.js';
 import { CERTIFICATION } from '../domain/report.js';
 import type { BenchmarkDeps, BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { BENCHMARK_REPORT_FILE, BENCHMARK_SEED, PROGRESS_MIN_RUNS } from './benchmark-command.js';
+import { BENCHMARK_REPORT_FILE, BENCHMARK_SEED, PROGRESS_MIN_RUNS } from './benchmark-flags.js';
 import { EXIT_FAILURE, EXIT_OK, FatalError } from './errors.js';
 import type { CliIo } from './io.js';
 

@@ -16,7 +16,7 @@ import { scenarioIds, type ScenarioId } from '../../src/domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
 import { EvaluationSession } from '../../src/domain/session.js';
 import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
-import { parseBenchmarkFlags } from '../../src/cli/benchmark-command.js';
+import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 
 const ALL: BenchmarkOptions = { scenarios: scenarioIds(), runs: 1, jitterMs: 0, seed: 1 };
 

@@ -19,7 +19,7 @@ import { DEMO_TOOLS } from '../../src/app/demo/demo-tools.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { timelineFromReport } from '../../src/app/report-formats/timeline.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
-import { parseBenchmarkFlags } from '../../src/cli/benchmark-command.js';
+import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 import { parseProxyFlags, PROXY_FLAG_HELP, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';

@@ -4,29 +4,9 @@
  */
 import { referenceVerdict, type ScenarioId } from '../../domain/faults/index.js';
 import type { Verdict } from '../../domain/verdict.js';
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { AgentContext } from './agent-context.js';
 import { carefulRun } from './careful-agent.js';
 import { naiveRun } from './naive-agent.js';
-
-/** The booking a run asks for (the same operation in every attempt of the run). */
-export interface BookingRequest {
-  guest: string;
-  date: string;
-  room: string;
-  nights: number;
-}
-
-/** What a reference agent can do during one run. */
-export interface AgentContext {
-  /** The booking the user asked for. */
-  readonly booking: BookingRequest;
-  /** A fresh idempotency key for this run (only the careful agent sends one). */
-  readonly key: string;
-  /** Sends one `tools/call` through the harness (after the run's jitter delay); resolves with the answer. */
-  call(tool: string, args: Record<string, unknown>): Promise<ToolCallResult>;
-  /** Waits, in virtual time. */
-  wait(ms: number): void;
-}
 
 export type AgentId = 'careful' | 'naive';
 

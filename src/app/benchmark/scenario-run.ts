@@ -11,7 +11,8 @@ import type { Verdict } from '../../domain/verdict.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';
 import { callThroughHarness, harnessPipeline } from './harness-call.js';
-import type { AgentContext, BookingRequest, ReferenceAgent } from './reference-agents.js';
+import type { AgentContext, BookingRequest } from './agent-context.js';
+import type { ReferenceAgent } from './reference-agents.js';
 
 /** The room every run books. */
 export const BENCHMARK_BOOKING: Readonly<BookingRequest> = Object.freeze({

@@ -11,7 +11,7 @@ import { ModelSide, type RepeatAttribution, type RepeatSource } from '../../doma
 import { faultOf, isFaultKind } from '../../domain/faults/index.js';
 import { canonicalArguments, canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
-import type { CheckedAttribution } from '../check/check-attribution.js';
+import type { CheckedAttribution } from '../check/check-model.js';
 import { htmlText as h } from './escape.js';
 import { SOURCE_WORDS } from './words.js';
 
