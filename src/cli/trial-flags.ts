@@ -3,6 +3,7 @@
  * flags of `proxy`, parsed by `parseProxyFlags` itself so both commands accept exactly the same values.
  * One clear line (UsageError) for anything wrong, before any run.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { stat } from 'node:fs/promises';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { extname, resolve } from 'node:path';
@@ -413,9 +414,7 @@ function scenarioMatrix(list: string, baseValues: FlagValues, proxyValues: FlagV
         ),
       }).scenario;
     } catch (error) {
-      throw new UsageError(
-        String(error instanceof Error ? error.message : error).replace('flag --scenario ', 'flag --scenarios '),
-      );
+      throw new UsageError(errorMessage(error).replace('flag --scenario ', 'flag --scenarios '));
     }
   });
   const stray = given.find((flag) => !flag.scenarios.some((id) => seen.has(id)));
@@ -469,13 +468,13 @@ async function readTasks(
     parsed = ext === '.yaml' || ext === '.yml' ? (await import('yaml')).parse(text) : JSON.parse(text);
   } catch (error) {
     throw new UsageError(
-      `task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`,
+      `task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${errorMessage(error).split('\n')[0]}`,
     );
   }
   try {
     return tasksFromFile(parsed, { systemPrompt, maxSteps });
   } catch (error) {
-    throw new UsageError(`task file ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`task file ${path}: ${errorMessage(error)}`);
   }
 }
 
@@ -485,6 +484,6 @@ async function readStubGateway(file: string, cwd: string): Promise<StubGateway> 
     const { readStubScript } = await import('../adapters/stub-model-file.js');
     return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }

@@ -4,6 +4,7 @@
  * over HTTP (a listener on 127.0.0.1) or stdio (it starts the harness's own `proxy` for the run) — then
  * the run file: the report of that session, the full transcript, the endpoint errors, the user turns.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
@@ -291,7 +292,7 @@ export class RunExecutor {
         if (ended.endpointFailure !== undefined) failure = ended.endpointFailure;
       }
     } catch (error) {
-      failure = `the agent loop failed: ${error instanceof Error ? error.message : String(error)}`;
+      failure = `the agent loop failed: ${errorMessage(error)}`;
     } finally {
       if (onAbort !== undefined) stopNow?.removeEventListener('abort', onAbort);
       connection.disconnect();
@@ -461,7 +462,7 @@ async function startService(service: ProxyService): Promise<string | null> {
   try {
     await service.start();
   } catch (error) {
-    return `upstream did not start: ${error instanceof Error ? error.message : String(error)}`;
+    return `upstream did not start: ${errorMessage(error)}`;
   }
   if (service.stopped) return `the harness could not start the run: ${(await service.done).reason}`;
   return null;

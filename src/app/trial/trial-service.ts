@@ -2,6 +2,7 @@
  * The `trial` use case: every run of the plan, at most `concurrency` at a time, each through
  * {@link RunExecutor}; progress as runs end; at the end `summary.json` and the table.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import {
   compareArms,
@@ -80,7 +81,7 @@ export class TrialService {
       await upstream.connect();
       tools = (await upstream.listTools()).map((tool) => tool.name);
     } catch (error) {
-      throw new Error(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`upstream did not start: ${errorMessage(error)}`);
     } finally {
       await upstream.close();
     }
