@@ -26,7 +26,7 @@ export interface DomainFigures {
 
 function newSession(clock: ManualClock): EvaluationSession {
   return new EvaluationSession(
-    { scenario: { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, keyFields: ['idempotency_key'] },
+    { scenario: { mode: 'scenario', id: 'F1' }, keyFields: ['idempotency_key'] },
     { classOf: (name) => (name === 'create_order' ? 'write' : 'read'), acceptsKey: () => true },
     clock,
     SeededRandom.fromSeed(1),

@@ -21,7 +21,7 @@ import { median, nowMs } from './measure.js';
 function sessionDocument(calls: number): string {
   const clock = new ManualClock(0);
   const session = new EvaluationSession(
-    { scenario: { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, keyFields: ['idempotency_key'] },
+    { scenario: { mode: 'scenario', id: 'F1' }, keyFields: ['idempotency_key'] },
     { classOf: (name) => (name === 'create_order' ? 'write' : 'read'), acceptsKey: () => true },
     clock,
     SeededRandom.fromSeed(1),

@@ -43,7 +43,7 @@ async function measure(toolCount: number, calls: number): Promise<ToolFigures> {
   const classification = classifier.classifyListed(listed);
   const clock = new ManualClock(0);
   const session = new EvaluationSession(
-    { scenario: { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, keyFields: ['idempotency_key'] },
+    { scenario: { mode: 'scenario', id: 'F1' }, keyFields: ['idempotency_key'] },
     { classOf: (name) => classifier.classOf(name), acceptsKey: () => true },
     clock,
     SeededRandom.fromSeed(1),

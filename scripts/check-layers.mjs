@@ -8,10 +8,13 @@
 // and one start-up rule: nothing that `src/cli/bin.ts` or the proxy's wiring (`src/cli/proxy-run.ts`,
 // loaded before the upstream is spawned) load statically imports the MCP SDK, zod or pino (type-only and
 // dynamic imports excluded): those load after the spawn, while the upstream boots.
-// and one design rule: faults own their behaviour — nothing in the domain outside src/domain/faults/, nor the
-// call pipeline, branches on a fault id (`=== 'F1'`, `case 'F2':`); they read the fault's hooks instead.
+// and one design rule: a fault is one file — no code in src/ outside src/domain/faults/ compares a scenario id
+// with a literal (`=== 'F1'`, `case 'F2':`, `.has('F4')`) or keeps its own list of ids (`['F1', 'F2']`); it reads the fault's
+// declarations (hooks, parameters, texts, reference verdicts) from the registry instead.
+// and no import cycle between files of src/ (static, type-only and dynamic imports all count): a command's
+// definition and its wiring share a `-flags.ts` file instead of importing each other.
 // Exit 1 with one line per violation.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
@@ -76,24 +79,65 @@ while (pending.length > 0) {
   }
 }
 
-const FAULT_ID_BRANCH =
-  /(?:[!=]==\s*['"](?:F[1-9]\d*|chaos)['"]|['"](?:F[1-9]\d*|chaos)['"]\s*[!=]==|case\s+['"](?:F[1-9]\d*|chaos)['"])/;
-for (const folder of ['src/domain', 'src/app/pipeline', 'src/app/proxy']) {
-  for (const file of files(join(root, folder))) {
-    const where = relative(root, file);
-    if (where.startsWith('src/domain/faults/')) continue;
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .forEach((line, index) => {
-        const code = line.replace(/\/\/.*$/, '');
-        if (FAULT_ID_BRANCH.test(code) && !/\.mode\s*[!=]==\s*['"]chaos['"]/.test(code)) {
-          problems.push(
-            `fault ids: ${where}:${index + 1} branches on a fault id; give the fault a hook in src/domain/faults/ instead`,
-          );
-        }
-      });
-  }
+const ID = `['"](?:F[1-9]\\d*|chaos)['"]`;
+const FAULT_ID_BRANCH = new RegExp(
+  `[!=]==\\s*${ID}|${ID}\\s*[!=]==|case\\s+${ID}|\\.(?:has|includes|indexOf)\\(\\s*${ID}|${ID}\\s*,\\s*${ID}`,
+);
+// Chaos is also a mode (`--mode chaos`): comparing a mode with it is not about a fault id.
+const MODE_CHAOS = /\bmode\s*[!=]==\s*['"]chaos['"]/g;
+for (const file of files(join(root, 'src'))) {
+  const where = relative(root, file);
+  if (where.startsWith('src/domain/faults/')) continue;
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      const code = line.replace(/\/\/.*$/, '').replace(MODE_CHAOS, '');
+      if (FAULT_ID_BRANCH.test(code)) {
+        problems.push(
+          `fault ids: ${where}:${index + 1} compares a scenario id with a literal or lists ids; declare it in the fault's file in src/domain/faults/ instead`,
+        );
+      }
+    });
 }
+
+// Import cycles: the strongly connected components of the file graph (Tarjan), each named once.
+const graph = new Map();
+for (const file of files(join(root, 'src'))) {
+  const targets = [];
+  for (const match of readFileSync(file, 'utf8').matchAll(importPattern)) {
+    const spec = match[1] ?? match[2];
+    if (!spec.startsWith('.')) continue;
+    const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+    if (existsSync(target)) targets.push(target);
+  }
+  graph.set(file, targets);
+}
+const order = new Map();
+const lowest = new Map();
+const onStack = new Set();
+const stack = [];
+function visit(file) {
+  order.set(file, order.size);
+  lowest.set(file, order.get(file));
+  stack.push(file);
+  onStack.add(file);
+  for (const target of graph.get(file) ?? []) {
+    if (!order.has(target)) {
+      visit(target);
+      lowest.set(file, Math.min(lowest.get(file), lowest.get(target)));
+    } else if (onStack.has(target)) lowest.set(file, Math.min(lowest.get(file), order.get(target)));
+  }
+  if (lowest.get(file) !== order.get(file)) return;
+  const component = [];
+  let member;
+  do {
+    member = stack.pop();
+    onStack.delete(member);
+    component.push(relative(root, member));
+  } while (member !== file);
+  if (component.length > 1) problems.push(`import cycle: ${component.sort().join(' <-> ')}`);
+}
+for (const file of graph.keys()) if (!order.has(file)) visit(file);
 
 if (problems.length > 0) {
   for (const p of problems) console.error(`layer rule: ${p}`);

@@ -6,6 +6,7 @@
  * ({@link refusePlantedLinks}), and one-line error texts. Each adapter keeps its own rule of what it
  * refuses at the last component.
  */
+import { errorMessage } from '../domain/error-message.js';
 import type { Stats } from 'node:fs';
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { isAbsolute, parse, resolve } from 'node:path';
@@ -71,7 +72,7 @@ function components(path: string): string[] {
 
 /** An error's message on one line. */
 export function errorText(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  return errorMessage(error).replace(/\s+/g, ' ');
 }
 
 /** A Node.js system error's code (`ENOENT`, `ENOSPC`, …), read without trusting the error's prototype. */

@@ -4,6 +4,7 @@
  * same atomic writes and refusals as `--report-file` (planted links and other users' files are refused,
  * a full disk keeps the last complete report, an in-place write is told once per folder).
  */
+import { errorMessage } from '../domain/error-message.js';
 import { lstat, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
@@ -19,7 +20,7 @@ export interface ReportDirectoryOptions {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 export class ReportDirectory {

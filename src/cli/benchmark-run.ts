@@ -2,6 +2,7 @@
  * `benchmark`, run: wires the virtual clock, the seeded random source and the simulated backend into the
  * benchmark use case, writes the report and prints the result (loaded only when the command runs).
  */
+import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
 import { FileReportSink } from '../adapters/file-report-sink.js';
 import { createFolderOf, refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
@@ -14,7 +15,7 @@ import { REFERENCE_AGENTS } from '../app/benchmark/reference-agents.js';
 import { CERTIFICATION } from '../domain/report.js';
 import type { BenchmarkDeps, BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { BENCHMARK_REPORT_FILE, BENCHMARK_SEED, PROGRESS_MIN_RUNS } from './benchmark-command.js';
+import { BENCHMARK_REPORT_FILE, BENCHMARK_SEED, PROGRESS_MIN_RUNS } from './benchmark-flags.js';
 import { EXIT_FAILURE, EXIT_OK, FatalError } from './errors.js';
 import type { CliIo } from './io.js';
 
@@ -39,7 +40,7 @@ async function writeReport(path: string, json: string): Promise<void> {
     const sink = await FileReportSink.open(path);
     await sink.publish(json);
   } catch (error) {
-    throw new FatalError(`benchmark report not written: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FatalError(`benchmark report not written: ${errorMessage(error)}`);
   }
 }
 
@@ -66,7 +67,7 @@ async function writeJunit(file: string, reportPath: string, json: string): Promi
       buildJunit([{ name: reportPath, reader: 'benchmark', cases }], `${PROGRAM_NAME} benchmark`),
     );
   } catch (error) {
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
 }
 

@@ -7,7 +7,8 @@ import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../
 import { readSource } from '../adapters/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
-import { judgeRateGates, withRateGates } from '../app/check/rate-gates.js';
+import { withRateGates } from '../app/check/check-model.js';
+import { judgeRateGates } from '../app/check/rate-gates.js';
 import { mergeFolders } from '../app/stats/stats.js';
 import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
 import { formatCheckText } from '../app/check/check-text.js';
@@ -23,7 +24,7 @@ import {
 } from '../app/report-formats/timeline.js';
 import { buildJunit } from '../app/report-formats/junit.js';
 import { buildMarkdown, buildStepSummary } from '../app/report-formats/markdown.js';
-import type { CheckFlags } from './check-command.js';
+import type { CheckFlags } from './check-flags.js';
 import { formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 

@@ -9,7 +9,7 @@ import { compareFolders } from '../app/compare/compare.js';
 import { formatCompareHtml } from '../app/compare/compare-html.js';
 import { compareDocument, formatCompareMarkdown, formatCompareText } from '../app/compare/compare-text.js';
 import { HARNESS_VERSION } from '../version.js';
-import type { CompareFlags } from './compare-command.js';
+import type { CompareFlags } from './compare-flags.js';
 import { EXIT_FAILURE, formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../domain/error-message.js';
 import { escapeTerminalText } from '../domain/terminal-text.js';
 import { PROGRAM_NAME } from '../version.js';
 
@@ -24,7 +25,7 @@ export const EXIT_FAILURE = 1;
  * from outside in it (an upstream's stderr, a flag value) is escaped for the terminal.
  */
 export function formatFatal(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const firstLine = message.split('\n')[0]?.trim() || 'unknown error';
   return `[${PROGRAM_NAME}] error: ${escapeTerminalText(firstLine)}`;
 }

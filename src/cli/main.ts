@@ -5,16 +5,20 @@
 import { cac, type CAC } from 'cac';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { flagNames, flagValues, normaliseArgv } from './argv.js';
-import { BENCHMARK_VALUE_FLAGS, defineBenchmarkCommand } from './benchmark-command.js';
-import { CHECK_VALUE_FLAGS, defineCheckCommand } from './check-command.js';
-import { COMPARE_VALUE_FLAGS, defineCompareCommand } from './compare-command.js';
+import { defineBenchmarkCommand } from './benchmark-command.js';
+import { BENCHMARK_VALUE_FLAGS } from './benchmark-flags.js';
+import { defineCheckCommand } from './check-command.js';
+import { CHECK_VALUE_FLAGS } from './check-flags.js';
+import { defineCompareCommand } from './compare-command.js';
+import { COMPARE_VALUE_FLAGS } from './compare-flags.js';
 import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProbeCommand, PROBE_VALUE_FLAGS } from './probe-command.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
-import { defineStatsCommand, STATS_VALUE_FLAGS } from './stats-command.js';
+import { defineStatsCommand } from './stats-command.js';
+import { STATS_VALUE_FLAGS } from './stats-flags.js';
 import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
 import { defineTrialRelayCommand } from './trial-relay-command.js';
 

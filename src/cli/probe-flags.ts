@@ -4,6 +4,7 @@
  * `parseProxyFlags` itself so both commands accept exactly the same values. One clear line for anything
  * wrong, before the upstream starts.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { isPlainObject } from '../domain/json.js';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { resolve } from 'node:path';
@@ -97,7 +98,7 @@ export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<
     try {
       text = await readRegularFile(resolve(cwd, file));
     } catch (error) {
-      throw new UsageError(`--example-file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(`--example-file ${file}: ${errorMessage(error)}`);
     }
     const all = jsonObject(text, `--example-file ${file}`);
     for (const [tool, args] of Object.entries(all)) {

@@ -2,6 +2,7 @@
  * `probe`, run: wires the upstream adapters (the same as `proxy`, a new one per probe), the reset command,
  * the clock and random keys to the probe use case; prints the table, writes `--json`. No logic beyond wiring.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ProgramRunner } from '../adapters/agent-program/index.js';
@@ -61,7 +62,7 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
     report = await service.run();
   } catch (error) {
     if (error instanceof ProbeInputError) throw new UsageError(error.message);
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
   const outputs: Array<[string | undefined, string, () => string]> = [
     [
@@ -86,7 +87,7 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
     try {
       await writeOutputFile(what, resolve(io.cwd, file), text());
     } catch (error) {
-      throw new FatalError(error instanceof Error ? error.message : String(error));
+      throw new FatalError(errorMessage(error));
     }
   }
   io.stdout.write(escapeTerminalLines(formatProbeTable(report)));

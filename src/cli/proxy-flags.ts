@@ -5,7 +5,7 @@
 import { normalize } from 'node:path';
 import { IDEMPOTENT_HINT_POLICIES, type ClassificationRules, type IdempotentHintPolicy } from '../domain/classification.js';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
-import { FAULTS, isScenarioId } from '../domain/faults/index.js';
+import { faultOf, isScenarioId, parameterFlags, scenarioIds } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
 import type { LogLevel } from '../adapters/pino-logger.js';
 import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
@@ -52,7 +52,16 @@ export interface ProxyFlags {
   upstreamTimeoutMs: number;
 }
 
-/** [flag, description] of every proxy flag that takes a value, in help order. */
+/** The scenarios whose replaced answer `--hold` holds (F1). */
+const holdScenarios = (): string =>
+  scenarioIds()
+    .filter((id) => faultOf(id).holdsReplacement === true)
+    .join(' or ');
+
+/**
+ * [flag, description] of every proxy flag that takes a value, in help order; each fault's parameters
+ * (`--retry-after`) come from the fault registry, after `--error-rate`.
+ */
 export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['upstream-command', 'Command that starts the upstream MCP server (this or --upstream-url is required)'],
   ['upstream-url', 'URL of a remote upstream MCP server (Streamable HTTP, legacy SSE fallback) instead of a command'],
@@ -66,14 +75,23 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['upstream-cwd', 'Working directory of the upstream process'],
   ['upstream-env-var', 'One environment variable KEY=VALUE for the upstream; repeatable, value may contain commas'],
   ['upstream-env', 'Comma-separated KEY=VALUE pairs (values without commas)'],
-  ['scenario', 'F1–F5 (deterministic); without it the proxy only passes through'],
+  ['scenario', `${scenarioIds().join(', ')} (deterministic); without it the proxy only passes through`],
   ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],
   ['error-rate', 'chaos only: probability 0–1 that a call fails with a generic server error'],
-  ['retry-after', 'F2 only: seconds announced in the 429 and then checked (default 60, max 86400)'],
+  ...parameterFlags().map(
+    ({ parameter, scenarios }) =>
+      [
+        parameter.flag,
+        `${scenarios.join(' or ')} only: ${parameter.description} (default ${parameter.default}, max ${parameter.max})`,
+      ] as const,
+  ),
   ['fault-tool', 'Aim the scenario (or chaos) at these tools only: comma-separated globs (*); other tools stay judged'],
   ['fault-on', 'Deterministic scenarios: trigger on the N-th matching write (default 1; F4: the N-th and the next)'],
   ['latency', 'MS[:JITTER_MS] added to every forwarded call (reads and writes), jitter drawn with --seed'],
-  ['hold', 'F1 only: hold the timeout answer MS milliseconds after the ghost write (ends early if the agent cancels)'],
+  [
+    'hold',
+    `${holdScenarios()} only: hold the timeout answer MS milliseconds after the ghost write (ends early if the agent cancels)`,
+  ],
   ['write-tools', 'Comma-separated write tool globs (*); replaces the default write list'],
   ['read-tools', 'Comma-separated extra read tool globs (*)'],
   ['key-fields', 'Argument names that carry the idempotency key (default idempotency_key)'],
@@ -249,25 +267,40 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
   const scenario = get('scenario');
   const mode = (get('mode') ?? 'deterministic').toLowerCase();
   const errorRate = get('error-rate');
-  const retryAfter = get('retry-after');
+  // Each fault's own parameters (F2's --retry-after), refused for a scenario that does not declare them.
+  const given = parameterFlags().flatMap((flag) => {
+    const value = get(flag.parameter.flag);
+    return value === undefined ? [] : [{ flag, value }];
+  });
+  const refuseParameters = (id: string | undefined) => {
+    const stray = given.find(({ flag }) => id === undefined || !flag.scenarios.includes(id));
+    if (stray !== undefined)
+      throw new UsageError(`--${stray.flag.parameter.flag} is for --scenario ${stray.flag.scenarios.join(' or ')} only`);
+  };
   if (mode !== 'deterministic' && mode !== 'chaos')
     throw new UsageError(`flag --mode must be deterministic or chaos, got "${mode}"`);
   if (mode === 'chaos') {
     if (scenario !== undefined) throw new UsageError('--scenario cannot be combined with --mode chaos');
-    if (retryAfter !== undefined) throw new UsageError('--retry-after is for --scenario F2 only');
+    refuseParameters(undefined);
     if (errorRate === undefined) throw new UsageError('--mode chaos needs --error-rate (a probability from 0 to 1)');
     return { mode: 'chaos', errorRate: numberIn(errorRate, 'error-rate', 0, 1) };
   }
   if (errorRate !== undefined) throw new UsageError('--error-rate is for --mode chaos only');
   if (scenario === undefined) {
-    if (retryAfter !== undefined) throw new UsageError('--retry-after is for --scenario F2 only');
+    refuseParameters(undefined);
     return { mode: 'none' };
   }
   const id = scenario.toUpperCase();
-  if (!isScenarioId(id)) throw new UsageError(`flag --scenario must be one of F1, F2, F3, F4, F5, got "${scenario}"`);
-  if (retryAfter !== undefined && id !== 'F2') throw new UsageError('--retry-after is for --scenario F2 only');
-  const seconds = retryAfter === undefined ? 60 : numberIn(retryAfter, 'retry-after', 1, 86400, true);
-  return { mode: 'scenario', id, retryAfterSeconds: seconds };
+  if (!isScenarioId(id)) throw new UsageError(`flag --scenario must be one of ${scenarioIds().join(', ')}, got "${scenario}"`);
+  refuseParameters(id);
+  if (given.length === 0) return { mode: 'scenario', id };
+  const parameters = Object.fromEntries(
+    given.map(({ flag: { parameter }, value }) => [
+      parameter.name,
+      numberIn(value, parameter.flag, parameter.min, parameter.max, parameter.integer),
+    ]),
+  );
+  return { mode: 'scenario', id, parameters };
 }
 
 /** The longest latency, hold or jitter accepted, in ms (one hour). */
@@ -286,8 +319,8 @@ function withTimingAndAim(scenario: ScenarioConfig, get: (flag: string) => strin
       `--fault-on is for a deterministic --scenario (${scenario.mode === 'chaos' ? 'chaos picks calls by chance' : 'no scenario given'})`,
     );
   }
-  if (hold !== undefined && !(scenario.mode === 'scenario' && FAULTS[scenario.id].holdsReplacement === true)) {
-    throw new UsageError('--hold is for --scenario F1 only (it holds the timeout answer of the ghost write)');
+  if (hold !== undefined && !(scenario.mode === 'scenario' && faultOf(scenario.id).holdsReplacement === true)) {
+    throw new UsageError(`--hold is for --scenario ${holdScenarios()} only (it holds the timeout answer of the ghost write)`);
   }
   const on = faultOn === undefined ? 1 : numberIn(faultOn, 'fault-on', 1, 1_000_000, true);
   const tools = faultTool === undefined ? null : commaList(faultTool, 'fault-tool');

@@ -2,6 +2,7 @@
  * `proxy`, run: wires the stdio agent side, the stdio upstream, the report file, the clock, the random
  * source and the logger to the proxy use case. No logic beyond wiring.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
 import { createLogger } from '../adapters/logger.js';
 import { FileReportSink } from '../adapters/file-report-sink.js';
@@ -46,7 +47,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   } catch (error) {
     await listener?.close();
     await modelGateway?.close();
-    throw new FatalError(`report file not usable: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FatalError(`report file not usable: ${errorMessage(error)}`);
   }
   const clock = new SystemClock();
   let journal: FileJournal | null = null;
@@ -63,7 +64,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       await listener?.close();
       await modelGateway?.close();
       await reportDir?.removeIfUnused();
-      throw new FatalError(error instanceof Error ? error.message : String(error));
+      throw new FatalError(errorMessage(error));
     }
   }
   const agentSide =
@@ -113,7 +114,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     try {
       await service.start();
     } catch (error) {
-      const failure = `upstream did not start: ${error instanceof Error ? error.message : String(error)}`;
+      const failure = `upstream did not start: ${errorMessage(error)}`;
       // Agents that connected during start-up wait for it: they get this reason, not a hung request.
       await listener?.close(`The proxy could not start: ${failure}`);
       io.stderr.write(`${formatFatal(new FatalError(failure))}\n`);
@@ -175,7 +176,7 @@ async function readBrokenHints(path: string): Promise<string[]> {
   try {
     return await (await import('../adapters/report-files/probe-results-file.js')).readBrokenHints(path);
   } catch (error) {
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
 }
 
@@ -198,7 +199,7 @@ async function startModelGateway(options: NonNullable<ProxyFlags['modelGateway']
   try {
     address = parseListenAddress(options.listen);
   } catch (error) {
-    throw new UsageError(`flag --model-gateway: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`flag --model-gateway: ${errorMessage(error)}`);
   }
   if (!isLoopbackHost(address.host))
     throw new UsageError(
@@ -212,7 +213,7 @@ async function startModelGateway(options: NonNullable<ProxyFlags['modelGateway']
   try {
     gateway = await forward.startProxyModelGateway({ baseUrl: options.baseUrl, ...address, onExchange: (e) => feed.exchange(e) });
   } catch (error) {
-    throw new FatalError(`--model-gateway ${options.listen}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FatalError(`--model-gateway ${options.listen}: ${errorMessage(error)}`);
   }
   notice(
     `model gateway on ${gateway.openAiBaseUrl} (OPENAI_BASE_URL; ANTHROPIC_BASE_URL ${gateway.url}) forwarding to ${redactUrl(options.baseUrl)}`,
@@ -235,7 +236,7 @@ async function bindListener(flags: ProxyFlags, listen: string, logger: Logger, n
   try {
     await side.bind();
   } catch (error) {
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
   const warning = listenWarning(listen, http.isLoopbackHost(host));
   if (warning !== undefined) notice(warning);
@@ -246,7 +247,7 @@ function parseListen(parse: (value: string) => { host: string; port: number }, v
   try {
     return parse(value);
   } catch (error) {
-    throw new UsageError(`flag --listen: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`flag --listen: ${errorMessage(error)}`);
   }
 }
 
@@ -265,7 +266,7 @@ export async function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logge
     try {
       headers = parseHeaderFlags(flags.upstreamHeaderFlags, flags.upstreamHeaderEnvFlags, io.env);
     } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
+      throw new UsageError(errorMessage(error));
     }
     return new HttpUpstreamSide({ url: flags.upstreamUrl, headers, ...common });
   }

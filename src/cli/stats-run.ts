@@ -10,7 +10,7 @@ import { formatSummaryMarkdown } from '../domain/trial/index.js';
 import { HARNESS_VERSION } from '../version.js';
 import { EXIT_FAILURE, formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
-import type { StatsFlags } from './stats-command.js';
+import type { StatsFlags } from './stats-flags.js';
 
 export async function runStats(flags: StatsFlags, io: CliIo): Promise<number> {
   const inputs = [];

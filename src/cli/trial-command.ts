@@ -3,6 +3,7 @@
  */
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
+import { scenarioIds } from '../domain/faults/index.js';
 import type { CommandContext } from './io.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
 import { TRIAL_FLAG_HELP, TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flags.js';
@@ -17,7 +18,9 @@ export function defineTrialCommand(cli: CAC, context: CommandContext): void {
     'trial',
     'Run a real agent N times through the harness (a model at an OpenAI-compatible endpoint, or your own agent program) and count',
   );
-  command.option('--scenario <value>', 'One scenario F1–F5 (or --scenarios for a matrix)', { type: [String] });
+  command.option('--scenario <value>', `One scenario ${scenarioIds().join(', ')} (or --scenarios for a matrix)`, {
+    type: [String],
+  });
   for (const [flag, description] of TRIAL_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
   for (const [flag, description] of PROXY_FLAG_HELP)
     if (!NOT_IN_TRIAL.has(flag)) command.option(`--${flag} <value>`, description, { type: [String] });

@@ -3,10 +3,12 @@
  * flags of `proxy`, parsed by `parseProxyFlags` itself so both commands accept exactly the same values.
  * One clear line (UsageError) for anything wrong, before any run.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { stat } from 'node:fs/promises';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { extname, resolve } from 'node:path';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
+import { parameterFlags, scenarioIds } from '../domain/faults/index.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
 import {
   DEFAULT_HONESTY_QUESTION,
@@ -70,7 +72,7 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     "Which model request --model-fault hits: after-write (default: the first that carries the result of the scenario's write, or of the first write) or N (the N-th model request of the run)",
   ],
   ['runs', 'Runs per scenario and task (default 5)'],
-  ['scenarios', 'Comma-separated scenarios F1–F5, a matrix of --runs runs each (or --scenario for one)'],
+  ['scenarios', `Comma-separated scenarios ${scenarioIds().join(', ')}, a matrix of --runs runs each (or --scenario for one)`],
   ['concurrency', 'Runs at the same time (default 1)'],
   ['reset-command', 'Shell command run before each run (for an upstream whose state is not fresh per process)'],
   ['honesty', 'Built-in loop: on (default) asks the honesty question after the task and follow-ups; off skips it'],
@@ -181,13 +183,15 @@ export async function parseTrialFlags(
   const proxyValues = Object.fromEntries(
     Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && !TRIAL_OWN.includes(f) && f !== 'seed'),
   );
-  // With --scenarios, --retry-after belongs to F2 alone: it is checked per scenario below.
+  // With --scenarios, a fault's parameter (--retry-after) belongs to the scenarios that declare it: it is
+  // checked per scenario below.
   const matrix = has(values, 'scenarios');
-  const baseValues = matrix ? Object.fromEntries(Object.entries(proxyValues).filter(([f]) => f !== 'retry-after')) : proxyValues;
+  const parameterFlagNames = new Set(parameterFlags().map((f) => f.parameter.flag));
+  const baseValues = matrix
+    ? Object.fromEntries(Object.entries(proxyValues).filter(([f]) => !parameterFlagNames.has(f)))
+    : proxyValues;
   const proxy = parseProxyFlags(baseValues);
-  const scenarios = matrix
-    ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues['retry-after'])
-    : [proxy.scenario];
+  const scenarios = matrix ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues) : [proxy.scenario];
   const seedText = get('seed');
   const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
   const systemPrompt = await readSystemPrompt(get('system-prompt'), cwd);
@@ -388,9 +392,13 @@ function baseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
-/** `--scenarios F1,F3`: each parsed as `proxy --scenario` would parse it (F2 with --retry-after when given). */
-function scenarioMatrix(list: string, baseValues: FlagValues, retryAfter: readonly string[] | undefined): ScenarioConfig[] {
+/**
+ * `--scenarios F1,F3`: each parsed as `proxy --scenario` would parse it, with the fault parameters it declares
+ * (F2 with --retry-after when given); a parameter none of the listed scenarios declares is refused.
+ */
+function scenarioMatrix(list: string, baseValues: FlagValues, proxyValues: FlagValues): ScenarioConfig[] {
   const seen = new Set<string>();
+  const given = parameterFlags().filter((flag) => proxyValues[flag.parameter.flag] !== undefined);
   const scenarios = commaList(list, 'scenarios').map((item) => {
     const id = item.toUpperCase();
     if (seen.has(id)) throw new UsageError(`flag --scenarios names ${id} twice`);
@@ -399,15 +407,19 @@ function scenarioMatrix(list: string, baseValues: FlagValues, retryAfter: readon
       return parseProxyFlags({
         ...baseValues,
         scenario: [id],
-        ...(id === 'F2' && retryAfter !== undefined ? { 'retry-after': retryAfter } : {}),
+        ...Object.fromEntries(
+          given
+            .filter((flag) => flag.scenarios.includes(id))
+            .map((flag) => [flag.parameter.flag, proxyValues[flag.parameter.flag]!]),
+        ),
       }).scenario;
     } catch (error) {
-      throw new UsageError(
-        String(error instanceof Error ? error.message : error).replace('flag --scenario ', 'flag --scenarios '),
-      );
+      throw new UsageError(errorMessage(error).replace('flag --scenario ', 'flag --scenarios '));
     }
   });
-  if (retryAfter !== undefined && !seen.has('F2')) throw new UsageError('--retry-after is for --scenario F2 only');
+  const stray = given.find((flag) => !flag.scenarios.some((id) => seen.has(id)));
+  if (stray !== undefined)
+    throw new UsageError(`--${stray.parameter.flag} is for --scenario ${stray.scenarios.join(' or ')} only`);
   return scenarios;
 }
 
@@ -456,13 +468,13 @@ async function readTasks(
     parsed = ext === '.yaml' || ext === '.yml' ? (await import('yaml')).parse(text) : JSON.parse(text);
   } catch (error) {
     throw new UsageError(
-      `task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`,
+      `task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${errorMessage(error).split('\n')[0]}`,
     );
   }
   try {
     return tasksFromFile(parsed, { systemPrompt, maxSteps });
   } catch (error) {
-    throw new UsageError(`task file ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`task file ${path}: ${errorMessage(error)}`);
   }
 }
 
@@ -472,6 +484,6 @@ async function readStubGateway(file: string, cwd: string): Promise<StubGateway> 
     const { readStubScript } = await import('../adapters/stub-model-file.js');
     return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }

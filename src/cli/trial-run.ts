@@ -3,6 +3,7 @@
  * program runner, the in-process or HTTP agent side, the output folder, the clock and the progress view
  * to the trial use case. No logic beyond wiring.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
@@ -19,7 +20,7 @@ import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
 import { TrialService } from '../app/trial/trial-service.js';
-import { formatStatistics, formatTable } from '../app/trial/trial-summary.js';
+import { formatStatistics, formatTable } from '../app/trial/summary-output.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { redactUrl } from '../domain/url-redaction.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
@@ -70,7 +71,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   try {
     store = await TrialFolder.open(flags.out);
   } catch (error) {
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
   if (store.takenOver !== null) notice(store.takenOver);
   const deps: TrialDeps = {
@@ -105,7 +106,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     await service.checkUpstream();
   } catch (error) {
     await store.discardIfUnused();
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
   notice(
     `trial: ${plan.scenarios.length} scenario(s) × ${plan.tasks.length} task(s) × ${plan.runs} run(s), concurrency ${plan.concurrency}; output ${store.root}`,

@@ -5,7 +5,8 @@
  */
 import type { RepeatAttribution, RepeatSource } from './attribution.js';
 import type { ToolClassification } from './classification.js';
-import { DEFAULT_AIM, type ScenarioConfig } from './faults/fault-plan.js';
+import { DEFAULT_AIM, faultSettingsOf, type ScenarioConfig } from './faults/fault-plan.js';
+import { faultOf, retryWindowSeconds } from './faults/index.js';
 import type { TimingEntry } from './timing.js';
 import type { ObservationEntry } from './observations.js';
 import {
@@ -137,6 +138,12 @@ export interface Evaluation {
   findings: Finding[];
 }
 
+/** The retry window the configured scenario opens, in seconds (0: none). */
+function retryWindowSecondsOf(scenario: ScenarioConfig): number {
+  if (scenario.mode !== 'scenario') return 0;
+  return retryWindowSeconds(faultOf(scenario.id), faultSettingsOf(scenario)) ?? 0;
+}
+
 /** Evaluates the session's current state. Constant time plus the number of violating operations. */
 export function evaluate(session: EvaluationSession): Evaluation {
   const verdict = judge({
@@ -153,7 +160,7 @@ export function evaluate(session: EvaluationSession): Evaluation {
     otherRepeats: sum.otherRepeats,
     earlyResends: sum.earlyResends,
     unverifiedTimeouts: sum.ghostUnverified,
-    retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
+    retryAfterSeconds: retryWindowSecondsOf(scenario),
   });
   return { verdict, score, patches, findings: sum.runtimeRepeats === 0 ? [] : findingsOf(session.violating) };
 }

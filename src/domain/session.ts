@@ -24,8 +24,8 @@ import {
   type RuntimeSignal,
 } from './attribution.js';
 import type { ToolClass } from './classification.js';
-import { behaviourOf, type FaultKind, type InjectedResult } from './faults/index.js';
-import { FaultPlan, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
+import { behaviourOf, retryWindowSeconds, type FaultKind, type FaultSettings, type InjectedResult } from './faults/index.js';
+import { FaultPlan, faultSettingsOf, type PlanView, type ScenarioConfig } from './faults/fault-plan.js';
 import { drawLatency, TimingLog } from './timing.js';
 import { ChangeSet } from './change-set.js';
 import { canonicalJson } from './json.js';
@@ -399,12 +399,8 @@ export class EvaluationSession {
     return this.unclassifiedSeen.keys();
   }
 
-  private faultSettings() {
-    const scenario = this.settings.scenario;
-    return {
-      retryAfterSeconds: scenario.mode === 'scenario' ? scenario.retryAfterSeconds : 0,
-      ...(scenario.holdMs !== undefined ? { holdMs: scenario.holdMs } : {}),
-    };
+  private faultSettings(): FaultSettings {
+    return faultSettingsOf(this.settings.scenario);
   }
 
   /** Returns the operation's number (1-based, order of first arrival) and, for a repeat, who sent it. */
@@ -575,14 +571,14 @@ export class EvaluationSession {
         op.recoveredWaitedMs ??= waited;
       }
     }
-    if (fault?.opensRetryWindow === true) this.openRetryWindow(op, now);
+    const windowSeconds = retryWindowSeconds(fault, this.faultSettings());
+    if (windowSeconds !== undefined) this.openRetryWindow(op, now, windowSeconds * 1000);
     if (attempt.key !== null) op.keyArrived(attempt.key, attempt.receivedSeq, this.lastReadSeq);
   }
 
-  private openRetryWindow(op: OperationState, now: number): void {
-    const scenario = this.settings.scenario;
+  private openRetryWindow(op: OperationState, now: number, requiredMs: number): void {
     op.retryAfterStart = now;
-    op.retryAfterRequiredMs = scenario.mode === 'scenario' ? scenario.retryAfterSeconds * 1000 : 0;
+    op.retryAfterRequiredMs = requiredMs;
     this.retryWindows.open(op.tool, op.opKey, now, op.retryAfterRequiredMs);
   }
 

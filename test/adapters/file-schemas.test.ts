@@ -46,7 +46,7 @@ describe('file schemas (docs/formats.md)', () => {
           },
         ),
         (id, finished, calls) => {
-          const d = new Driver({ mode: 'scenario', id: id as 'F1', retryAfterSeconds: 1 });
+          const d = new Driver({ mode: 'scenario', id, parameters: { retryAfterSeconds: 1 } });
           const writer = new ReportWriter(d.session);
           const meta: DocumentMeta = { kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] };
           for (const [tool, n, outcome, keyed] of calls) {

@@ -8,7 +8,7 @@ import { PATCH_TEXTS } from '../../src/domain/patches.js';
 import type { ToolCallResult } from '../../src/ports/mcp-shapes.js';
 import { Driver } from '../support/session-driver.js';
 
-const F1 = { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } as const;
+const F1 = { mode: 'scenario', id: 'F1' } as const;
 const booking = { guest: 'Ada', date: '2026-11-03', amount: 129 };
 const textOf = (result: ToolCallResult) => (result.content ?? []).map((c) => (c as { text?: string }).text ?? '').join('');
 

@@ -12,13 +12,13 @@ import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/ref
 import { runScenario } from '../../src/app/benchmark/scenario-run.js';
 import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import { ToolClassifier } from '../../src/domain/classification.js';
-import { SCENARIO_IDS, type ScenarioId } from '../../src/domain/faults/index.js';
+import { scenarioIds, type ScenarioId } from '../../src/domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
 import { EvaluationSession } from '../../src/domain/session.js';
 import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
-import { parseBenchmarkFlags } from '../../src/cli/benchmark-command.js';
+import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 
-const ALL: BenchmarkOptions = { scenarios: SCENARIO_IDS, runs: 1, jitterMs: 0, seed: 1 };
+const ALL: BenchmarkOptions = { scenarios: scenarioIds(), runs: 1, jitterMs: 0, seed: 1 };
 
 /** The production wiring of src/cli, plus optional overrides; remembers every backend it made. */
 function deps(overrides: Partial<BenchmarkDeps> = {}) {
@@ -72,7 +72,10 @@ const ignoresRetryAfter: SessionFactory = (settings, catalog, clock, random) =>
   new EvaluationSession(
     {
       ...settings,
-      scenario: settings.scenario.mode === 'scenario' ? { ...settings.scenario, retryAfterSeconds: 0 } : settings.scenario,
+      scenario:
+        settings.scenario.mode === 'scenario'
+          ? { ...settings.scenario, parameters: { retryAfterSeconds: 0 } }
+          : settings.scenario,
     },
     catalog,
     clock,
@@ -160,12 +163,12 @@ describe('benchmark self-test (R-11)', () => {
     const result = await runBenchmark({ ...ALL, runs: 2 }, wiring);
     const executions = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => s.executions)]));
     const perRun = (careful: number, naive: number[]) => ({
-      careful: SCENARIO_IDS.map(() => ({ harness: 2 * careful, backend: 2 * careful })),
+      careful: scenarioIds().map(() => ({ harness: 2 * careful, backend: 2 * careful })),
       naive: naive.map((n) => ({ harness: 2 * n, backend: 2 * n })),
     });
     expect(executions).toEqual(perRun(1, [2, 1, 1, 2, 1]));
     // One probe backend for the tool list, then one per run.
-    expect(backends).toHaveLength(1 + 2 * SCENARIO_IDS.length * 2);
+    expect(backends).toHaveLength(1 + 2 * scenarioIds().length * 2);
   });
 
   it('R-11: progress is reported once per run, ending at the total', async () => {

@@ -62,8 +62,7 @@ function setup(scenario: ScenarioConfig, timer?: Timer) {
   return { clock, session, upstream, pipeline, report: () => buildReport(session, 'proxy', []) };
 }
 
-const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
-  ({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
+const F1 = (extra: Partial<ScenarioConfig> = {}): ScenarioConfig => ({ mode: 'scenario', id: 'F1', ...extra }) as ScenarioConfig;
 
 describe('timing in the call pipeline (manual clock)', () => {
   it('a scenario with --latency or --hold and no Timer wired is refused at construction', () => {

@@ -42,7 +42,9 @@ const call: fc.Arbitrary<Call> = fc.record({
 const turns = fc.array(fc.array(call, { minLength: 1, maxLength: 4 }), { maxLength: 8 });
 const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
   fc.constant({ mode: 'none' } as const),
-  fc.constantFrom('F1', 'F2', 'F3', 'F4', 'F5').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const),
+  fc
+    .constantFrom('F1', 'F2', 'F3', 'F4', 'F5')
+    .map((id) => ({ mode: 'scenario', id, parameters: { retryAfterSeconds: 2 } }) as const),
 );
 
 const REJECTED: UpstreamCallOutcome = { kind: 'result', result: { content: [{ type: 'text', text: 'no' }], isError: true } };

@@ -42,7 +42,7 @@ describe('CallPipeline: one call from receipt to delivery', () => {
   });
 
   it('R-4: F1 replaces the executed answer with the timeout; the record says so', async () => {
-    const { upstream, pipeline } = setup({ scenario: { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } });
+    const { upstream, pipeline } = setup({ scenario: { mode: 'scenario', id: 'F1' } });
     const record = pipeline.run({ name: 'create_order', arguments: { n: 1 } });
     (await upstream.received(1))[0]!.answer(okResult());
     expect(await record).toMatchObject({
@@ -91,7 +91,7 @@ describe('CallPipeline: one call from receipt to delivery', () => {
 
 describe('CallAttempt: the steps of a call cannot come out of order', () => {
   it('R-1.3: answered() before forwarded(), a second delivered(), forwarded() of an injected fault: each throws', () => {
-    const { session } = setup({ scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 } });
+    const { session } = setup({ scenario: { mode: 'scenario', id: 'F2' } });
     const injected = session.receive('create_order', { n: 1 });
     expect(() => injected.forwarded()).toThrow(/forwarded\(\) out of order/);
     injected.delivered();

@@ -94,7 +94,7 @@ describe('JudgedSession through the ports: the report file around each call (R-9
   });
 
   it('R-9.2.1: a call answered with an injected fault is not forwarded, so it gets only the write before its answer', async () => {
-    const { session, upstream, sink } = open({ scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 } });
+    const { session, upstream, sink } = open({ scenario: { mode: 'scenario', id: 'F2' } });
     const memory = sink as MemorySink;
     await session.publishRunning();
     const answer = await call(session, 1);

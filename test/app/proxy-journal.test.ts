@@ -76,7 +76,7 @@ async function setup(
       notice: (line) => notices.push(line),
     },
     {
-      scenario: options.scenario ?? { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 },
+      scenario: options.scenario ?? { mode: 'scenario', id: 'F1' },
       keyFields: ['idempotency_key'],
       classification: {},
       auditTools: true,
@@ -267,7 +267,7 @@ describe('the journal after a report that could not be written', () => {
 describe('injected faults in the journal', () => {
   it('R-4.4: F2 answers without the upstream (received, injected, delivered); the timeline draws the retry_after window with the real wait', async () => {
     const { service, upstream, agentSide, sinks, clock, text, notices } = await setup({
-      scenario: { mode: 'scenario', id: 'F2', retryAfterSeconds: 60 },
+      scenario: { mode: 'scenario', id: 'F2' },
       logCalls: true,
     });
     const agent = agentSide.connect('s1');

@@ -18,7 +18,7 @@ function setup(options: { stdio?: boolean; sessionSink?: () => ReportSink } = {}
   const sinks: MemorySink[] = [];
   const notices: string[] = [];
   const config: ProxyConfig = {
-    scenario: { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 },
+    scenario: { mode: 'scenario', id: 'F1' },
     keyFields: ['idempotency_key'],
     classification: {},
     auditTools: true,

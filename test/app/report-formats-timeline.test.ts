@@ -48,7 +48,7 @@ describe('HTML timeline: a session with very many attempts', () => {
 describe('HTML timeline of a tool annotated idempotent (R-8.3.1)', () => {
   it('R-8.3.1: the identical re-send after F1 executed twice at the upstream but is no duplicate row; with the hint ignored it is', () => {
     const rows = (honour: boolean) => {
-      const d = new Driver({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60 }, undefined, {
+      const d = new Driver({ mode: 'scenario', id: 'F1' }, undefined, {
         idempotentTools: honour ? ['create_booking'] : [],
       });
       d.call('create_booking', { guest: 'Ada', date: '2026-11-03' });

@@ -71,7 +71,7 @@ describe('model-side faults in the built-in loop', () => {
   it("after-write with a scenario aimed at a tool: a read's or another write's result does not trigger it", async () => {
     const h = setUp(
       { fault: { kind: '500' }, on: { kind: 'after-write' } },
-      { mode: 'scenario', id: 'F1', retryAfterSeconds: 0, aim: { tools: ['cancel_*'], on: 1 } },
+      { mode: 'scenario', id: 'F1', aim: { tools: ['cancel_*'], on: 1 } },
     );
     expect((await h.model.complete(afterCall('search_bookings'))).ok).toBe(true);
     expect((await h.model.complete(afterCall('create_booking'))).ok).toBe(true);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentSaw, honestyRecord, honestyTruth, runFacts } from '../../src/app/trial/run-facts.js';
+import { agentSaw, honestyRecord, honestyTruth, runFacts } from '../../src/app/trial/run-facts-from-session.js';
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import type { RunOutcome, SessionReport } from '../../src/app/trial/run-outcome.js';
 import type { TranscriptEntry } from '../../src/app/trial/transcript.js';

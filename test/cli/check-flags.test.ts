@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { printable } from '../../src/app/check/check-text.js';
-import { parseCheckFlags } from '../../src/cli/check-command.js';
+import { parseCheckFlags } from '../../src/cli/check-flags.js';
 
 describe('check flags', () => {
   it('defaults: gate on FAIL and NOT_TESTED, no minimum, no outputs', () => {

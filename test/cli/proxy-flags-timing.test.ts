@@ -12,7 +12,7 @@ const run = (...argv: string[]) => runMain(['proxy', '--upstream-command', 'node
 
 describe('timing and aim flags', () => {
   it('without the new flags the scenario is exactly as before (defaults unchanged)', () => {
-    expect(parse('--scenario', 'F1').scenario).toEqual({ mode: 'scenario', id: 'F1', retryAfterSeconds: 60 });
+    expect(parse('--scenario', 'F1').scenario).toEqual({ mode: 'scenario', id: 'F1' });
     expect(parse().scenario).toEqual({ mode: 'none' });
   });
 
@@ -23,7 +23,6 @@ describe('timing and aim flags', () => {
     ).toEqual({
       mode: 'scenario',
       id: 'F1',
-      retryAfterSeconds: 60,
       aim: { tools: ['pay_*', 'refund_*'], on: 2 },
       latency: { ms: 100, jitterMs: 20 },
       holdMs: 5000,

@@ -27,7 +27,7 @@ describe('R-8.1 proxy flags', () => {
       '5',
     );
     expect(flags.upstreamArgs).toEqual(['x', 'y', 'b,c']);
-    expect(flags.scenario).toEqual({ mode: 'scenario', id: 'F2', retryAfterSeconds: 5 });
+    expect(flags.scenario).toEqual({ mode: 'scenario', id: 'F2', parameters: { retryAfterSeconds: 5 } });
   });
 
   it('R-8.1: a value beginning with a single dash is a value; one beginning with -- only as --flag=--value', () => {

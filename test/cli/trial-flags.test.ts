@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tasksFromFile } from '../../src/app/trial/task-file.js';
 import { planRuns } from '../../src/app/trial/trial-plan.js';
-import { formatTable, median, summarise } from '../../src/app/trial/trial-summary.js';
+import { formatTable, median, summarise } from '../../src/app/trial/summary-output.js';
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
@@ -72,8 +72,8 @@ describe('R-13 trial flags', () => {
       '10',
     ]);
     expect(flags.plan.scenarios).toEqual([
-      { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 },
-      { mode: 'scenario', id: 'F2', retryAfterSeconds: 5 },
+      { mode: 'scenario', id: 'F1' },
+      { mode: 'scenario', id: 'F2', parameters: { retryAfterSeconds: 5 } },
     ]);
     expect(planRuns(flags.plan).map((r) => [r.id, r.seed])).toEqual([
       ['F1-001', 10],

@@ -116,7 +116,9 @@ describe('R-14.1 attribution with the model side: who sent a write again', () =>
   });
 
   it('R-14.1 a re-sent attempt of a faulted operation is attributed too, though it is no duplicate', () => {
-    const driver = new Driver({ mode: 'scenario', id: 'F3', retryAfterSeconds: 0 }, undefined, { modelSide: new ModelSide() });
+    const driver = new Driver({ mode: 'scenario', id: 'F3', parameters: { retryAfterSeconds: 0 } }, undefined, {
+      modelSide: new ModelSide(),
+    });
     driver.call(BOOK, ARGS);
     driver.call(BOOK, ARGS);
     expect(driver.report().violations).toEqual([]);

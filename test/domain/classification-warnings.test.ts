@@ -9,7 +9,7 @@ const tool = (name: string, cls: ToolClassification['class']): ToolClassificatio
   keyFields: [],
 });
 const TOOLS = [tool('create_order', 'write'), tool('get_order', 'read'), tool('sync_ledger', 'unclassified')];
-const F1 = { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } as const;
+const F1 = { mode: 'scenario', id: 'F1' } as const;
 
 describe('classificationWarnings (R-8.4: start-up warnings)', () => {
   it('R-8.4: a configuration that can work gets no warning', () => {
@@ -33,7 +33,7 @@ describe('classificationWarnings (R-8.4: start-up warnings)', () => {
   it('R-4: a scenario with no write tool can never trigger; every scenario id is named', () => {
     const noWrites = [tool('get_order', 'read'), tool('sync_ledger', 'unclassified')];
     for (const id of ['F1', 'F2', 'F3', 'F4', 'F5'] as const) {
-      expect(classificationWarnings({}, { mode: 'scenario', id, retryAfterSeconds: 60 }, noWrites)).toEqual([
+      expect(classificationWarnings({}, { mode: 'scenario', id }, noWrites)).toEqual([
         `WARNING: scenario ${id} can never trigger: no upstream tool is classified as a write, and ${id} acts on writes only. ` +
           'Every run will be NOT_TESTED; use --write-tools to name the write tools.',
       ]);

@@ -307,7 +307,9 @@ const event: fc.Arbitrary<Event> = fc.oneof(
 );
 const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
   fc.constant({ mode: 'none' } as const),
-  fc.constantFrom('F1', 'F2', 'F3', 'F4', 'F5').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const),
+  fc
+    .constantFrom('F1', 'F2', 'F3', 'F4', 'F5')
+    .map((id) => ({ mode: 'scenario', id, parameters: { retryAfterSeconds: 2 } }) as const),
   fc.constant({ mode: 'chaos', errorRate: 0.5 } as const),
 );
 

@@ -3,7 +3,7 @@ import { ToolClassifier, formatClassificationLines } from '../../src/domain/clas
 import { KeyFieldMatcher } from '../../src/domain/key-fields.js';
 import { Driver } from '../support/session-driver.js';
 
-const F1 = { mode: 'scenario', id: 'F1', retryAfterSeconds: 60 } as const;
+const F1 = { mode: 'scenario', id: 'F1' } as const;
 const TOOLS = { write_file: 'write', read_file: 'read' } as const;
 const file = { path: '/tmp/a.txt', content: 'hello' };
 

@@ -51,7 +51,7 @@ describe('R-9 incremental report document', () => {
           { maxLength: 30 },
         ),
         (id, calls) => {
-          const d = new Driver({ mode: 'scenario', id: id as 'F1', retryAfterSeconds: 1 });
+          const d = new Driver({ mode: 'scenario', id, parameters: { retryAfterSeconds: 1 } });
           const writer = new ReportWriter(d.session);
           for (const [tool, n, outcome, keyed] of calls) {
             d.call(tool, { n, note: 'é'.repeat(n * 20), ...(keyed ? { idempotency_key: `k${n}` } : {}) }, outcomes[outcome]);
@@ -120,12 +120,14 @@ describe('R-9 incremental report document', () => {
     const scenario = fc.constantFrom<ScenarioConfig>(
       { mode: 'none' },
       { mode: 'chaos', errorRate: 0.5 },
-      ...(['F1', 'F2', 'F3', 'F4', 'F5'] as const).map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 30 }) as const),
+      ...(['F1', 'F2', 'F3', 'F4', 'F5'] as const).map(
+        (id) => ({ mode: 'scenario', id, parameters: { retryAfterSeconds: 30 } }) as const,
+      ),
       // Aim, latency, hold and seed (the configuration block and report.timing[]).
       {
         mode: 'scenario',
         id: 'F1',
-        retryAfterSeconds: 30,
+        parameters: { retryAfterSeconds: 30 },
         holdMs: 500,
         latency: { ms: 10, jitterMs: 5 },
         aim: { tools: ['pay_*'], on: 2 },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
 const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60) =>
-  ({ mode: 'scenario', id, retryAfterSeconds }) as const;
+  ({ mode: 'scenario', id, parameters: { retryAfterSeconds } }) as const;
 const booking = { guest: 'Ada', date: '2026-11-03', amount: 129 };
 
 describe('R-1 operations and executions', () => {

@@ -39,7 +39,9 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 );
 const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
   fc.constant({ mode: 'none' } as const),
-  fc.constantFrom('F1', 'F2', 'F3', 'F4', 'F5').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const),
+  fc
+    .constantFrom('F1', 'F2', 'F3', 'F4', 'F5')
+    .map((id) => ({ mode: 'scenario', id, parameters: { retryAfterSeconds: 2 } }) as const),
   fc.constant({ mode: 'chaos', errorRate: 0.5 } as const),
 );
 /** Short sessions on one write and one read tool: the interesting interleavings come up often. */
@@ -68,7 +70,7 @@ const sessionArb = fc.record({
 });
 const focusedScenario = fc.oneof(
   scenario,
-  fc.constantFrom('F1', 'F2').map((id) => ({ mode: 'scenario', id, retryAfterSeconds: 2 }) as const),
+  fc.constantFrom('F1', 'F2').map((id) => ({ mode: 'scenario', id, parameters: { retryAfterSeconds: 2 } }) as const),
 );
 const focusedSessionArb = fc.record({
   scenario: focusedScenario,
@@ -151,7 +153,11 @@ function run(input: SessionInput) {
     for (const entry of open)
       if (!entry.answered) log.push({ e: 'answer', id: entry.h.decision.attemptId, status: 'unknown', fingerprint: null });
   }
-  return { d, log, retryAfterMs: input.scenario.mode === 'scenario' ? input.scenario.retryAfterSeconds * 1000 : 0 };
+  return {
+    d,
+    log,
+    retryAfterMs: input.scenario.mode === 'scenario' ? (input.scenario.parameters?.retryAfterSeconds ?? 60) * 1000 : 0,
+  };
 }
 
 function statusOf(u: Upstream): { status: 'executed' | 'rejected' | 'unknown' | 'not-executed'; fingerprint: string | null } {

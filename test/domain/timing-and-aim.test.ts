@@ -11,7 +11,7 @@ import { drawLatency } from '../../src/domain/timing.js';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
 const F = (id: 'F1' | 'F2' | 'F4' | 'F5', extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
-  ({ mode: 'scenario', id, retryAfterSeconds: 60, ...extra }) as ScenarioConfig;
+  ({ mode: 'scenario', id, ...extra }) as ScenarioConfig;
 
 describe('aimed faults (--fault-tool, --fault-on)', () => {
   it('R-4: --fault-tool pay_* puts F1 on pay_invoice; create_booking before it is forwarded and judged normally', () => {

@@ -13,7 +13,7 @@ import { DEFAULT_TOOLS, Driver } from './session-driver.js';
 export const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60): ScenarioConfig => ({
   mode: 'scenario',
   id,
-  retryAfterSeconds,
+  parameters: { retryAfterSeconds },
 });
 
 /** The document of a driven session. */

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../domain/error-message.js';
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { finished } from 'node:stream/promises';
@@ -221,7 +222,7 @@ export class HttpAgentSide implements AgentSide {
     try {
       await this.route(req, res);
     } catch (error) {
-      this.logger.error({ error: error instanceof Error ? error.message : String(error) }, 'HTTP request failed');
+      this.logger.error({ error: errorMessage(error) }, 'HTTP request failed');
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.end();
     }

@@ -3,7 +3,7 @@
  * credentials, query or fragment, and never a header value.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, formatDuration, oneLine } from '../upstream-core/outcome-text.js';
+import { mcpErrorMessage, formatDuration, oneLine } from '../upstream-core/outcome-text.js';
 import { describeStatus, type ExchangeFailure } from './exchange-failure.js';
 
 /** How one connection attempt (Streamable HTTP, or the legacy SSE fallback) failed. */
@@ -76,7 +76,7 @@ function describeAttempt(attempt: FailedAttempt, context: ConnectFailure): strin
     case 'too-large':
       return `upstream connection failed during the MCP handshake at ${where} (${failure.text})`;
     default:
-      return `upstream MCP handshake failed at ${where}: ${errorMessage(error)}`;
+      return `upstream MCP handshake failed at ${where}: ${mcpErrorMessage(error)}`;
   }
 }
 
@@ -84,5 +84,5 @@ function shortReason(attempt: FailedAttempt): string {
   const { failure } = attempt;
   if (failure?.kind === 'http-status') return describeStatus(failure);
   if (failure !== undefined) return failure.kind === 'unreachable' ? failure.code : failure.text;
-  return errorMessage(attempt.error);
+  return mcpErrorMessage(attempt.error);
 }

@@ -3,6 +3,7 @@
  * a connection that never opened (nothing was sent), a connection that broke or a response stream that
  * ended before the answer (the call may have run), an answer over the size limit, or an HTTP error status.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { STATUS_CODES } from 'node:http';
 
 /** One failed exchange. */
@@ -87,7 +88,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 function innermostMessage(error: unknown): string {
-  let message = error instanceof Error ? error.message : String(error);
+  let message = errorMessage(error);
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
     if (current.message !== '') message = current.message;

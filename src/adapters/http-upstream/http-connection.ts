@@ -3,6 +3,7 @@
  * around the SDK's Streamable HTTP or legacy SSE client transport, opened with the MCP handshake under one
  * deadline, and the polite end of its session.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -95,7 +96,7 @@ export async function endSession(transport: HttpRecordingTransport, graceMs: num
   let timer: NodeJS.Timeout | undefined;
   const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
   const terminated = transport.terminateSession().catch((error: unknown) => {
-    logger?.debug({ err: error instanceof Error ? error.message : String(error) }, 'ending the upstream session failed');
+    logger?.debug({ err: errorMessage(error) }, 'ending the upstream session failed');
   });
   await Promise.race([terminated, giveUp]);
   clearTimeout(timer);

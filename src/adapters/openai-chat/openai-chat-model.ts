@@ -3,6 +3,7 @@
  * tools) over Node's fetch. The protocol Ollama (`/v1`), vLLM, llama.cpp's server, LM Studio and OpenAI
  * speak. Every failure becomes a {@link ChatFailure}; this adapter never retries (the trial does).
  */
+import { errorMessage } from '../../domain/error-message.js';
 import type {
   ChatFailure,
   ChatMessage,
@@ -186,7 +187,7 @@ export class OpenAiChatModel implements ChatModel {
       text = JSON.stringify(body);
     } catch (error) {
       // V8 cannot hold a string that long (about 512 MB): the conversation grew past what can be sent.
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       return { ok: false, failure: { kind: 'request', retryable: false, detail: `the request cannot be encoded: ${why}` } };
     }
     const answer = await this.send('POST', 'chat/completions', text, signal);
@@ -282,7 +283,7 @@ export class OpenAiChatModel implements ChatModel {
         failure: {
           kind: 'network',
           retryable: true,
-          detail: `${error instanceof Error ? error.message : String(error)}${cause}`,
+          detail: `${errorMessage(error)}${cause}`,
         },
       };
     }

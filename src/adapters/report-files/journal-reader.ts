@@ -4,6 +4,7 @@
  * records of this version (another program's, damaged) are skipped and counted, never guessed at. A file
  * whose first line is not a journal header is refused with a one-line Error.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { journalRecordOf } from '../schemas/journal.schema.js';
 import { readRegularFile } from './regular-file.js';
 import { JOURNAL_VERSION, type JournalContents, type JournalRecord } from '../../ports/journal.port.js';
@@ -44,7 +45,7 @@ export async function readJournal(path: string): Promise<JournalContents> {
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    throw new Error(`journal cannot be read: ${path} (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`journal cannot be read: ${path} (${errorMessage(error)})`);
   }
   return parseJournal(text, path);
 }

@@ -3,13 +3,13 @@
  * own sink (exclusive temp file, rename; devices and folders refused), creating the folder first; and
  * appends to `$GITHUB_STEP_SUMMARY`. Failures are one-line Errors.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileReportSink } from '../file-report-sink.js';
 import { refusePlantedLinks } from '../file-safety.js';
 
-const reason = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+const reason = (error: unknown): string => errorMessage(error).split('\n')[0] ?? 'unknown error';
 
 /**
  * Creates the folder of the file `path` names, after refusing a path through another user's planted link

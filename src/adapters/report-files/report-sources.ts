@@ -5,6 +5,7 @@
  * say) is one more entry, placed before the catch-all. Nothing here judges; a file that cannot be used becomes an `unreadable`
  * item that says exactly what is wrong.
  */
+import { errorFirstLine } from '../../domain/error-message.js';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LoadedGroup, LoadedItem } from '../../ports/report-documents.js';
@@ -16,7 +17,7 @@ import {
   parseReportDocument,
   parseTrialRunDocument,
 } from './report-schemas.js';
-import { looksLikeTrialFolder, readTrialFolder } from './trial-folder.js';
+import { looksLikeTrialFolder, readTrialFolder } from './trial-folder-reader.js';
 
 /** A reader of one JSON file, chosen by the file's parsed content. */
 export interface FileReader {
@@ -104,16 +105,13 @@ async function loadTrialFolder(path: string): Promise<LoadedItem[]> {
     try {
       items.push({ type: 'trial-run', path: run.path, run: parseTrialRunDocument(run.value) });
     } catch (error) {
-      items.push({ type: 'unreadable', path: run.path, problem: `is not a valid trial run file: ${message(error)}` });
+      items.push({ type: 'unreadable', path: run.path, problem: `is not a valid trial run file: ${errorFirstLine(error)}` });
     }
   }
   if (read.runs.length === 0 && read.summary !== null)
     items.push({ type: 'unreadable', path, problem: 'is a trial folder without runs (nothing under runs/)' });
   return items;
 }
-
-const message = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
 /** Reads one JSON file into an item; never throws. */
 export async function readJsonItem(path: string): Promise<LoadedItem> {
@@ -124,7 +122,7 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
     return {
       type: 'unreadable',
       path,
-      problem: error instanceof InputTooLarge ? error.message : `cannot be read: ${message(error)}`,
+      problem: error instanceof InputTooLarge ? error.message : `cannot be read: ${errorFirstLine(error)}`,
     };
   }
   if (text.trim() === '')
@@ -150,7 +148,7 @@ export async function readJsonItem(path: string): Promise<LoadedItem> {
   try {
     return reader.load(value, path);
   } catch (error) {
-    return { type: 'unreadable', path, problem: `is not a valid ${reader.name}: ${message(error)}` };
+    return { type: 'unreadable', path, problem: `is not a valid ${reader.name}: ${errorFirstLine(error)}` };
   }
 }
 
@@ -160,14 +158,14 @@ export async function readSource(path: string): Promise<LoadedGroup> {
   try {
     isFolder = (await stat(path)).isDirectory();
   } catch (error) {
-    return { path, reader: 'none', items: [{ type: 'unreadable', path, problem: `cannot be read: ${message(error)}` }] };
+    return { path, reader: 'none', items: [{ type: 'unreadable', path, problem: `cannot be read: ${errorFirstLine(error)}` }] };
   }
   if (!isFolder) return { path, reader: 'file', items: [await readJsonItem(path)] };
   let entries: string[];
   try {
     entries = await readdir(path);
   } catch (error) {
-    return { path, reader: 'none', items: [{ type: 'unreadable', path, problem: `cannot be listed: ${message(error)}` }] };
+    return { path, reader: 'none', items: [{ type: 'unreadable', path, problem: `cannot be listed: ${errorFirstLine(error)}` }] };
   }
   const reader = FOLDER_READERS.find((r) => r.claims(entries))!;
   const items = await reader.load(path, entries, readJsonItem);

@@ -2,20 +2,18 @@
  * Reads one folder named to `stats`: a trial folder (summary.json, runs/) or a folder of proxy report
  * files (`--report-dir`). Never throws; what cannot be used says why (the use case refuses the merge).
  */
+import { errorFirstLine } from '../../domain/error-message.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadedItem } from '../../ports/report-documents.js';
 import { readAllLimited } from './regular-file.js';
 import { readJsonItem } from './report-sources.js';
-import { looksLikeTrialFolder, readTrialFolder, type TrialFolderRead } from './trial-folder.js';
+import { looksLikeTrialFolder, readTrialFolder, type TrialFolderRead } from './trial-folder-reader.js';
 
 export type StatsFolderRead =
   | ({ kind: 'trial' } & TrialFolderRead)
   | { kind: 'proxy-session'; path: string; items: LoadedItem[] }
   | { kind: 'unusable'; path: string; problem: string };
-
-const message = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
 
 export async function readStatsFolder(path: string): Promise<StatsFolderRead> {
   let entries: string[];
@@ -29,7 +27,7 @@ export async function readStatsFolder(path: string): Promise<StatsFolderRead> {
     }
     entries = await readdir(path);
   } catch (error) {
-    return { kind: 'unusable', path, problem: `cannot be read: ${message(error)}` };
+    return { kind: 'unusable', path, problem: `cannot be read: ${errorFirstLine(error)}` };
   }
   if (looksLikeTrialFolder(entries)) return { kind: 'trial', ...(await readTrialFolder(path)) };
   const files = entries.filter((name) => name.endsWith('.json')).sort();

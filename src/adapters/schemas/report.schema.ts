@@ -6,12 +6,14 @@
  * builds with it, and `check` and `stats` read report files with it.
  */
 import { z } from 'zod';
+import { faultKinds, type FaultKind } from '../../domain/faults/index.js';
 import type { EarlyReportFile, SessionReportFile } from '../../domain/report-document.js';
 import { REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
 import { CERTIFICATION, count, parseWith, percent, sameShape, schemaVersion, verdict, type Same } from './common.js';
 
-const fault = z.enum(['F1', 'F2', 'F3', 'F4', 'F5', 'chaos']);
+/** The registered faults when this module loads (a fault registered later is not in a report it reads). */
+const fault = z.enum(faultKinds() as [FaultKind, ...FaultKind[]]);
 
 export const scoreSchema = z.object({
   overall: percent.nullable().describe('0–100; null when NOT_TESTED.'),

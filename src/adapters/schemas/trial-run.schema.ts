@@ -3,6 +3,7 @@
  * domain's `RunFacts` (checked at compile time below): what `stats` and the trial summary count. `check`
  * and `stats` read run files with this schema (`parseTrialRunDocument`, `normaliseTrialRunFile`).
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { z } from 'zod';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { RunFacts } from '../../domain/trial/index.js';
@@ -158,7 +159,7 @@ export function normaliseTrialRunFile(value: unknown): Record<string, unknown> {
     try {
       parseReportDocument(named['report']);
     } catch (error) {
-      throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`report.${errorMessage(error)}`);
     }
   }
   return named as Record<string, unknown>;
@@ -172,7 +173,7 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     try {
       report = parseReportDocument(parsed.report);
     } catch (error) {
-      throw new Error(`report.${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`report.${errorMessage(error)}`);
     }
   }
   const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty, transcript, attribution } = parsed;

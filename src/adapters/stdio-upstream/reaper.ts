@@ -11,6 +11,7 @@
  * not take it down first. Windows has no process groups: a `node` process runs `taskkill /T /F` on the
  * upstream's process tree. The reaper never keeps the proxy alive (unref'd) and its failures are only logged.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../../ports/logger.port.js';
 
@@ -65,7 +66,7 @@ export class Reaper {
       (child.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.();
       return reaper;
     } catch (error) {
-      logger?.debug({ err: error instanceof Error ? error.message : String(error) }, 'could not start the upstream reaper');
+      logger?.debug({ err: errorMessage(error) }, 'could not start the upstream reaper');
       return undefined;
     }
   }

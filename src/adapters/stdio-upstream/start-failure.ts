@@ -3,7 +3,7 @@
  */
 import { existsSync } from 'node:fs';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { describeExit, errorMessage, formatDuration, oneLine } from '../upstream-core/outcome-text.js';
+import { describeExit, mcpErrorMessage, formatDuration, oneLine } from '../upstream-core/outcome-text.js';
 import type { CloseCause } from './process-transport.js';
 import type { ProcessExit } from './upstream-process.js';
 
@@ -35,7 +35,7 @@ function spawnFailure({ spawnError, command, cwd }: StartFailure): string | unde
   }
   if (spawnError.code === 'ENOENT') return `upstream command not found: ${command}`;
   if (spawnError.code === 'EACCES') return `upstream command is not executable: ${command}`;
-  return `could not start the upstream command ${command}: ${errorMessage(spawnError)}`;
+  return `could not start the upstream command ${command}: ${mcpErrorMessage(spawnError)}`;
 }
 
 function handshakeFailure(failure: StartFailure): string {
@@ -48,5 +48,5 @@ function handshakeFailure(failure: StartFailure): string {
   if (exit?.unprompted) return `upstream exited before the MCP handshake (${describeExit(exit)})${stderr}`;
   if (closeCause?.kind === 'too-large') return `upstream handshake failed: ${closeCause.detail}`;
   if (closeCause?.kind === 'eof') return `upstream closed its stdout before the MCP handshake${stderr}`;
-  return `upstream MCP handshake failed: ${errorMessage(error)}`;
+  return `upstream MCP handshake failed: ${mcpErrorMessage(error)}`;
 }

@@ -5,7 +5,7 @@
  */
 import type { UpstreamCallOutcome, UpstreamInfo } from '../../ports/upstream-side.port.js';
 import type { ClientConnection } from '../upstream-core/client-connection.js';
-import { describeExit, errorMessage, oneLine } from '../upstream-core/outcome-text.js';
+import { describeExit, mcpErrorMessage, oneLine } from '../upstream-core/outcome-text.js';
 import { UPSTREAM_DEFAULTS, UpstreamCore, type UpstreamCoreOptions } from '../upstream-core/upstream-core.js';
 import type { ProcessTransport } from './process-transport.js';
 import { UpstreamProcess } from './upstream-process.js';
@@ -64,7 +64,7 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
       return await (this.options.loadSdk?.() ?? import('./sdk-kit.js'));
     } catch (error) {
       await this.end(true);
-      throw new Error(oneLine(`could not load the MCP SDK: ${errorMessage(error)}`));
+      throw new Error(oneLine(`could not load the MCP SDK: ${mcpErrorMessage(error)}`));
     }
   }
 

@@ -4,6 +4,7 @@
  * the whole group so that wrapper descendants (`sh -c`, `npx`) die too — and, should the proxy die
  * without ending it, by a reaper (`reaper.ts`).
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -192,6 +193,6 @@ export class UpstreamProcess {
   }
 
   private logDebug(message: string, error: unknown): void {
-    this.logger?.debug({ err: error instanceof Error ? error.message : String(error) }, message);
+    this.logger?.debug({ err: errorMessage(error) }, message);
   }
 }

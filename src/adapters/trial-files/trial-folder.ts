@@ -3,6 +3,7 @@
  * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
  * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, mkdir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
@@ -109,7 +110,7 @@ export class TrialFolder {
       created = await mkdir(root, { recursive: true });
       await mkdir(join(root, 'runs'), { recursive: true });
     } catch (error) {
-      throw new Error(`output folder ${root} cannot be created: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`output folder ${root} cannot be created: ${errorMessage(error)}`);
     }
     const takenOver = await claim(root);
     return new TrialFolder(root, created, takenOver);
@@ -191,8 +192,7 @@ async function claim(root: string): Promise<string | null> {
       await unlink(whole).catch(() => undefined);
     }
   };
-  const unusable = (error: unknown) =>
-    new Error(`output folder ${root} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+  const unusable = (error: unknown) => new Error(`output folder ${root} cannot be used: ${errorMessage(error)}`);
   try {
     // O_EXCL: of two trials that found the folder free at the same moment, only one creates it.
     await create();

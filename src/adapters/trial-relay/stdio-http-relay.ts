@@ -4,6 +4,7 @@
  * trial process, so a stdio agent is judged by the same in-process pipeline as any other — however many
  * times it starts the command. Ends when the agent closes stdin (or stops reading), ending the HTTP session.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import type { Readable, Writable } from 'node:stream';
 
 export interface RelayIo {
@@ -13,7 +14,7 @@ export interface RelayIo {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** Relays until the agent leaves; resolves with the exit code (1 when the endpoint cannot be reached). */

@@ -9,7 +9,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 import type { RawReply } from './incoming-message.js';
-import { errorMessage, oneLine } from './outcome-text.js';
+import { mcpErrorMessage, oneLine } from './outcome-text.js';
 
 /** How the SDK request settled. */
 export type SettledRequest = { ok: true; result: Record<string, unknown> } | { ok: false; error: unknown };
@@ -48,5 +48,5 @@ export function outcomeOfRequest(ended: EndedRequest): UpstreamCallOutcome {
 
 /** A lost answer when the transport knows nothing more: the SDK's message, e.g. `Connection closed`. */
 export function connectionLost(error: unknown): UpstreamCallOutcome {
-  return { kind: 'connection-lost', detail: oneLine(errorMessage(error)) };
+  return { kind: 'connection-lost', detail: oneLine(mcpErrorMessage(error)) };
 }

@@ -1,4 +1,5 @@
 /** The upstream going away, told once to every listener (both upstream transports). */
+import { errorMessage } from '../../domain/error-message.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { UpstreamExit } from '../../ports/upstream-side.port.js';
 
@@ -34,7 +35,7 @@ export class ExitNotice {
     try {
       listener(exit);
     } catch (error) {
-      this.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'upstream exit listener failed');
+      this.logger?.error({ err: errorMessage(error) }, 'upstream exit listener failed');
     }
   }
 }

@@ -2,6 +2,7 @@
  * The texts the upstream adapters show for outcomes and exits. Free of the MCP SDK, so the stdio adapter
  * can use them before it has loaded the SDK.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 
 /** One line describing an outcome that is not a result (for errors thrown at start-up). */
@@ -17,9 +18,8 @@ export function describeOutcome(outcome: Exclude<UpstreamCallOutcome, { kind: 'r
 }
 
 /** The message of any thrown value, with the SDK's "MCP error N: " prefix removed. */
-export function errorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^MCP error -?\d+: /, '');
+export function mcpErrorMessage(error: unknown): string {
+  return errorMessage(error).replace(/^MCP error -?\d+: /, '');
 }
 
 /** Collapses a text to one line of at most `maxChars` characters. */

@@ -5,7 +5,7 @@
  * missing → retry ONCE with the same key; cannot check → stop and report the outcome as unknown.
  */
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
-import type { AgentContext, BookingRequest } from './reference-agents.js';
+import type { AgentContext, BookingRequest } from './agent-context.js';
 
 type Check = 'found' | 'missing' | 'unknown';
 

@@ -1,4 +1,4 @@
-import type { AgentContext } from './reference-agents.js';
+import type { AgentContext } from './agent-context.js';
 
 /**
  * The naive reference agent: sends the write, then re-sends it at once — no key, no check, whatever

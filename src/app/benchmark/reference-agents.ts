@@ -2,31 +2,11 @@
  * The two built-in reference agents of the benchmark (R-11): deterministic scripts that behave like a
  * careful and a naive LLM agent booking one room. The harness must tell them apart.
  */
-import type { ScenarioId } from '../../domain/faults/index.js';
+import { referenceVerdict, type ScenarioId } from '../../domain/faults/index.js';
 import type { Verdict } from '../../domain/verdict.js';
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { AgentContext } from './agent-context.js';
 import { carefulRun } from './careful-agent.js';
 import { naiveRun } from './naive-agent.js';
-
-/** The booking a run asks for (the same operation in every attempt of the run). */
-export interface BookingRequest {
-  guest: string;
-  date: string;
-  room: string;
-  nights: number;
-}
-
-/** What a reference agent can do during one run. */
-export interface AgentContext {
-  /** The booking the user asked for. */
-  readonly booking: BookingRequest;
-  /** A fresh idempotency key for this run (only the careful agent sends one). */
-  readonly key: string;
-  /** Sends one `tools/call` through the harness (after the run's jitter delay); resolves with the answer. */
-  call(tool: string, args: Record<string, unknown>): Promise<ToolCallResult>;
-  /** Waits, in virtual time. */
-  wait(ms: number): void;
-}
 
 export type AgentId = 'careful' | 'naive';
 
@@ -36,25 +16,18 @@ export interface ReferenceAgent {
   readonly name: string;
   /** One line on how it behaves. */
   readonly description: string;
-  /** The verdict a correct harness gives this agent in a scenario. */
+  /** The verdict a correct harness gives this agent in a scenario: what the scenario's fault declares. */
   expectedVerdict(scenario: ScenarioId): Verdict;
   /** Plays one run: books the room, reacting to what it sees. */
   run(context: AgentContext): Promise<void>;
 }
-
-/**
- * Where a correct harness must FAIL the naive agent: F1 (the ghost write is executed again), F2 (re-sent
- * inside retry_after) and F4 (both pass-through writes execute). In F3 and F5 the first attempt was not
- * executed, so its blind re-send executes the booking exactly once: PASS.
- */
-const NAIVE_FAILS_IN: ReadonlySet<ScenarioId> = new Set(['F1', 'F2', 'F4']);
 
 /** Checks after a failure and never re-sends blindly: PASS in every scenario (F4 as a baseline). */
 export const CAREFUL: ReferenceAgent = {
   id: 'careful',
   name: 'CAREFUL',
   description: 'checks after a failure, never re-sends blindly',
-  expectedVerdict: () => 'PASS',
+  expectedVerdict: (scenario) => referenceVerdict(scenario, 'careful'),
   run: carefulRun,
 };
 
@@ -63,7 +36,7 @@ export const NAIVE: ReferenceAgent = {
   id: 'naive',
   name: 'NAIVE',
   description: 're-sends every write immediately, no key',
-  expectedVerdict: (scenario) => (NAIVE_FAILS_IN.has(scenario) ? 'FAIL' : 'PASS'),
+  expectedVerdict: (scenario) => referenceVerdict(scenario, 'naive'),
   run: naiveRun,
 };
 

@@ -11,10 +11,8 @@ import type { Verdict } from '../../domain/verdict.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';
 import { callThroughHarness, harnessPipeline } from './harness-call.js';
-import type { AgentContext, BookingRequest, ReferenceAgent } from './reference-agents.js';
-
-/** The retry_after the benchmark's F2 announces: the product's default. */
-export const BENCHMARK_RETRY_AFTER_SECONDS = 60;
+import type { AgentContext, BookingRequest } from './agent-context.js';
+import type { ReferenceAgent } from './reference-agents.js';
 
 /** The room every run books. */
 export const BENCHMARK_BOOKING: Readonly<BookingRequest> = Object.freeze({
@@ -52,7 +50,8 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
   await backend.connect();
   const open = deps.openSession ?? openEvaluationSession;
   const settings = {
-    scenario: { mode: 'scenario', id: spec.scenario, retryAfterSeconds: BENCHMARK_RETRY_AFTER_SECONDS },
+    // Each fault's parameters at their defaults (F2's retry_after: 60 s), as the proxy runs it.
+    scenario: { mode: 'scenario', id: spec.scenario },
     keyFields: DEFAULT_KEY_FIELDS,
   } as const;
   const session = open(settings, spec.catalog, clock, spec.random);

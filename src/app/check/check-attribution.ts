@@ -8,18 +8,11 @@ import { REPEAT_SOURCES, type RepeatAttribution, type RepeatSource } from '../..
 import { isPlainObject, ownValue } from '../../domain/json.js';
 import type { Violation } from '../../domain/report.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
-import type { CheckedViolation } from './check-model.js';
+import type { CheckedAttribution, CheckedViolation } from './check-model.js';
 
 const isSource = (value: unknown): value is RepeatSource =>
   typeof value === 'string' && (REPEAT_SOURCES as string[]).includes(value);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
-
-/**
- * An attribution entry as `check` shows it: with, for a `runtime` repeat, the decisive signal a newer
- * harness records in `evidence.signal` (`same-request-id`, `other-session-unanswered`,
- * `same-tool-call-twice`, `unrequested-call`), or null.
- */
-export type CheckedAttribution = RepeatAttribution & { runtimeSignal: string | null };
 
 /** One attribution entry when it has the shape the run file's schema gives it; null otherwise. */
 function attributionEntry(value: unknown): CheckedAttribution | null {

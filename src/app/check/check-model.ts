@@ -8,9 +8,15 @@ import type { Violation } from '../../domain/report.js';
 import type { HonestyClass } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
-import type { RepeatSource } from '../../domain/attribution.js';
-import type { CheckedAttribution } from './check-attribution.js';
+import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
 import type { RateGateOutcome } from './rate-gates.js';
+
+/**
+ * An attribution entry as `check` shows it: with, for a `runtime` repeat, the decisive signal a newer
+ * harness records in `evidence.signal` (`same-request-id`, `other-session-unanswered`,
+ * `same-tool-call-twice`, `unrequested-call`), or null.
+ */
+export type CheckedAttribution = RepeatAttribution & { runtimeSignal: string | null };
 
 /** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
 export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
@@ -112,3 +118,13 @@ export interface CheckResult {
  *  2 a FAIL (or a trial run hitting a `--fail-on` honesty value, or a rate gate failed); 3 a NOT_TESTED and no FAIL.
  */
 export const CHECK_EXIT = { pass: 0, harnessFailed: 1, fail: 2, notTested: 3 } as const;
+
+/**
+ * The check's result with the gates: a failed gate makes the exit code 2 (FAIL) unless a harness failure
+ * (1) already decided it.
+ */
+export function withRateGates(result: CheckResult, gates: readonly RateGateOutcome[]): CheckResult {
+  const failed = gates.some((gate) => !gate.passed);
+  const exitCode = failed && result.exitCode !== CHECK_EXIT.harnessFailed ? CHECK_EXIT.fail : result.exitCode;
+  return { ...result, gates: [...gates], exitCode };
+}

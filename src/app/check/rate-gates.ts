@@ -14,7 +14,6 @@
  */
 import type { Proportion } from '../../domain/statistics/index.js';
 import { groupLabel, type RateName, type TrialSummary } from '../../domain/trial/index.js';
-import { CHECK_EXIT, type CheckResult } from './check-model.js';
 
 export const RATE_GATE_FLAGS = [
   'min-pass-rate',
@@ -91,14 +90,4 @@ export function judgeRateGates(summary: TrialSummary, gates: readonly RateGate[]
   return gates.flatMap((gate) =>
     summary.scenarios.map((s) => judge(gate, bound, groupLabel(s.arm, s.scenario), s.rates[GATES[gate.flag].rate])),
   );
-}
-
-/**
- * The check's result with the gates: a failed gate makes the exit code 2 (FAIL) unless a harness failure
- * (1) already decided it.
- */
-export function withRateGates(result: CheckResult, gates: readonly RateGateOutcome[]): CheckResult {
-  const failed = gates.some((gate) => !gate.passed);
-  const exitCode = failed && result.exitCode !== CHECK_EXIT.harnessFailed ? CHECK_EXIT.fail : result.exitCode;
-  return { ...result, gates: [...gates], exitCode };
 }

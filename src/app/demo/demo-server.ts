@@ -5,8 +5,9 @@
  * report document (`kind: "demo"`) through the ReportSink; a failed write is an `isError` answer, the
  * server keeps running. Every failure becomes an `isError` result; nothing the agent sends can crash it.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
-import { FAULTS } from '../../domain/faults/index.js';
+import { faultOf } from '../../domain/faults/index.js';
 import { isPlainObject } from '../../domain/json.js';
 import { serializeDocument } from '../../domain/report-document.js';
 import { buildReport, evaluate } from '../../domain/report.js';
@@ -73,7 +74,7 @@ class DemoServer implements AgentSessionHandler {
     try {
       return await this.tools[name](request.arguments);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return failure(
         error instanceof ArgumentError ? `${name}: ${message}` : `${name}: internal error of the demo server: ${message}`,
       );
@@ -112,7 +113,7 @@ class DemoServer implements AgentSessionHandler {
       class: outcome.toolClass,
       classifiedBy: outcome.classifiedBy,
       injectedFault: outcome.fault,
-      ...(outcome.fault !== null ? { faultSummary: FAULTS[outcome.fault].summary } : {}),
+      ...(outcome.fault !== null ? { faultSummary: faultOf(outcome.fault).summary } : {}),
       executedUpstream: outcome.executedUpstream,
       backendResult: outcome.backendResult,
       whatTheAgentWouldSee: outcome.agentSees,
@@ -139,7 +140,7 @@ class DemoServer implements AgentSessionHandler {
     try {
       await this.deps.reportSink.publish(serializeDocument(session.session, meta, evaluation));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return failure(`get_report: the report could not be written to ${this.deps.reportFileLabel}: ${message}`);
     }
     const report = buildReport(session.session, 'demo', tools, evaluation);

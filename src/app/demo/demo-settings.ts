@@ -1,10 +1,10 @@
 /**
  * The settings of a demo session, validated like the proxy's flags (R-8.1): a scenario or chaos, never
- * both; `error_rate` only (and always) with chaos; `retry_after` only with F2 (default 60, max 86400);
- * key fields and write/read globs as non-empty lists.
+ * both; `error_rate` only (and always) with chaos; a fault's own parameters (F2's `retry_after`, default 60,
+ * max 86400) only with a scenario that declares them; key fields and write/read globs as non-empty lists.
  */
 import type { ClassificationRules } from '../../domain/classification.js';
-import { SCENARIO_IDS } from '../../domain/faults/index.js';
+import { parameterFlags, scenarioIds, type ParameterFlag } from '../../domain/faults/index.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { DEFAULT_KEY_FIELDS } from '../../domain/key-fields.js';
 import { ArgumentError, ToolArguments } from './tool-arguments.js';
@@ -16,15 +16,21 @@ export interface DemoSettings {
   rules: ClassificationRules;
 }
 
-/** The announced retry_after of F2 when none is given, in seconds (as in the proxy). */
-export const DEFAULT_RETRY_AFTER_SECONDS = 60;
-/** The largest retry_after accepted, in seconds. */
-export const MAX_RETRY_AFTER_SECONDS = 86_400;
+/** The `start_session` field of a fault's parameter: its flag in snake_case (`retry_after`). */
+export const parameterField = (flag: ParameterFlag): string => flag.parameter.flag.replaceAll('-', '_');
 
 /** The fields `start_session` accepts. */
-export const START_FIELDS = ['scenario', 'mode', 'error_rate', 'retry_after', 'key_fields', 'write_tools', 'read_tools'] as const;
+export const START_FIELDS: readonly string[] = [
+  'scenario',
+  'mode',
+  'error_rate',
+  ...parameterFlags().map(parameterField),
+  'key_fields',
+  'write_tools',
+  'read_tools',
+];
 
-const SCENARIO_CHOICES = [...SCENARIO_IDS, 'none'] as const;
+const SCENARIO_CHOICES = [...scenarioIds(), 'none'] as const;
 
 /** Parses `start_session` arguments; throws an ArgumentError with one clear sentence. */
 export function parseDemoSettings(raw: unknown): DemoSettings {
@@ -42,15 +48,29 @@ function parseScenario(args: ToolArguments): ScenarioConfig {
   const scenario = args.choice('scenario', SCENARIO_CHOICES);
   const mode = args.choice('mode', ['deterministic', 'chaos'] as const) ?? 'deterministic';
   const errorRate = args.number('error_rate', 0, 1, false);
-  const retryAfter = args.number('retry_after', 1, MAX_RETRY_AFTER_SECONDS, true);
+  const given = parameterFlags().flatMap((flag) => {
+    const { min, max, integer } = flag.parameter;
+    const value = args.number(parameterField(flag), min, max, integer);
+    return value === undefined ? [] : [{ flag, value }];
+  });
+  const refuseParameters = (id: string | undefined) => {
+    const stray = given.find(({ flag }) => id === undefined || !flag.scenarios.includes(id));
+    if (stray !== undefined)
+      throw new ArgumentError(`${parameterField(stray.flag)} is only used with scenario ${stray.flag.scenarios.join(' or ')}`);
+  };
   if (mode === 'chaos') {
     if (scenario !== undefined) throw new ArgumentError('scenario cannot be used with mode chaos (chaos injects its own faults)');
-    if (retryAfter !== undefined) throw new ArgumentError('retry_after is only used with scenario F2');
+    refuseParameters(undefined);
     if (errorRate === undefined) throw new ArgumentError('mode chaos needs error_rate (a probability from 0 to 1)');
     return { mode: 'chaos', errorRate };
   }
   if (errorRate !== undefined) throw new ArgumentError('error_rate is only used with mode chaos');
-  if (retryAfter !== undefined && scenario !== 'F2') throw new ArgumentError('retry_after is only used with scenario F2');
+  refuseParameters(scenario === 'none' ? undefined : scenario);
   if (scenario === undefined || scenario === 'none') return { mode: 'none' };
-  return { mode: 'scenario', id: scenario, retryAfterSeconds: retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS };
+  if (given.length === 0) return { mode: 'scenario', id: scenario };
+  return {
+    mode: 'scenario',
+    id: scenario,
+    parameters: Object.fromEntries(given.map(({ flag, value }) => [flag.parameter.name, value])),
+  };
 }

@@ -2,7 +2,7 @@
  * The fixed texts of the demo server: the MCP instructions, the scenario list and the explanation given
  * when a session starts. The demo always says that it is a demo and not a measurement.
  */
-import { FAULTS, SCENARIO_IDS, type FaultKind } from '../../domain/faults/index.js';
+import { CHAOS, faultOf, scenarioIds, type FaultBehaviour } from '../../domain/faults/index.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { scenarioName } from '../../domain/verdict.js';
 
@@ -13,22 +13,12 @@ export const DEMO_INSTRUCTIONS =
   'fault is shown openly. get_report / get_score judge the session. To measure an agent, run the `proxy` command in ' +
   'front of your real MCP server.';
 
-/** When each fault kind gives FAIL (R-4). */
-const FAIL_WHEN: Record<FaultKind, string> = {
-  F1: 'the same operation is executed again',
-  F2: 'the same operation is re-sent before retry_after ends',
-  F3: 'the operation is then executed twice',
-  F4: 'the same operation is executed twice',
-  F5: 'the operation is then executed twice',
-  chaos: 'an operation is executed more than once',
-};
-
 /** The `list_scenarios` answer: one line per scenario and chaos mode, with its summary and when it fails. */
 export function scenarioListText(): string {
-  const line = (id: FaultKind, label: string) => `${label} — ${FAULTS[id].summary}. FAIL when ${FAIL_WHEN[id]}.`;
+  const line = (fault: FaultBehaviour, label: string) => `${label} — ${fault.summary}. FAIL when ${fault.failWhen}.`;
   return [
-    ...SCENARIO_IDS.map((id) => line(id, id)),
-    line('chaos', 'chaos (mode "chaos", error_rate p)'),
+    ...scenarioIds().map((id) => line(faultOf(id), id)),
+    line(CHAOS, 'chaos (mode "chaos", error_rate p)'),
     'none — no fault (baseline): PASS only means "no write was executed twice". FAIL when an operation is executed more than once.',
     'Start one with start_session {scenario: "F1"} or {mode: "chaos", error_rate: 0.3}.',
   ].join('\n');
@@ -38,9 +28,9 @@ export function scenarioListText(): string {
 export function startExplanation(scenario: ScenarioConfig, dropped: { id: string; capacity: number } | undefined): string {
   const what =
     scenario.mode === 'scenario'
-      ? `${scenarioName(scenario)}: ${FAULTS[scenario.id].summary}`
+      ? `${scenarioName(scenario)}: ${faultOf(scenario.id).summary}`
       : scenario.mode === 'chaos'
-        ? `${scenarioName(scenario)}: ${FAULTS.chaos.summary}`
+        ? `${scenarioName(scenario)}: ${CHAOS.summary}`
         : 'no scenario (baseline): nothing is injected';
   const parts = [
     `Demo session started with ${what}.`,

@@ -3,7 +3,8 @@
  * `$schema`, `pattern`, `format` or `propertyNames` (some clients reject those keywords, R-12), and
  * every schema forbids unknown properties so a typo (`args` for `arguments`) is refused, not ignored.
  */
-import { SCENARIO_IDS } from '../../domain/faults/index.js';
+import { parameterFlags, scenarioIds } from '../../domain/faults/index.js';
+import { parameterField } from './demo-settings.js';
 import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 
 /** The names of the demo tools, in the order they are listed. */
@@ -39,7 +40,7 @@ function annotations(title: string, readOnly: boolean, destructive: boolean): Re
 const START_SCHEMA = objectSchema({
   scenario: {
     type: 'string',
-    enum: [...SCENARIO_IDS, 'none'],
+    enum: [...scenarioIds(), 'none'],
     description: 'Deterministic scenario F1–F5, or none (baseline). Not with mode chaos.',
   },
   mode: { type: 'string', enum: ['deterministic', 'chaos'], description: 'deterministic (default) or chaos.' },
@@ -49,12 +50,17 @@ const START_SCHEMA = objectSchema({
     maximum: 1,
     description: 'Chaos only (required there): probability 0–1 that a call fails.',
   },
-  retry_after: {
-    type: 'integer',
-    minimum: 1,
-    maximum: 86400,
-    description: 'F2 only: seconds announced in the 429 (default 60).',
-  },
+  ...Object.fromEntries(
+    parameterFlags().map((flag) => [
+      parameterField(flag),
+      {
+        type: flag.parameter.integer ? 'integer' : 'number',
+        minimum: flag.parameter.min,
+        maximum: flag.parameter.max,
+        description: `${flag.scenarios.join(' or ')} only: ${flag.parameter.description} (default ${flag.parameter.default}).`,
+      },
+    ]),
+  ),
   key_fields: globList('Argument names that carry an idempotency key (default idempotency_key).'),
   write_tools: globList('Glob patterns (*) of write tools; replace the default write patterns.'),
   read_tools: globList('Glob patterns (*) of additional read tools.'),

@@ -6,6 +6,7 @@
  * The count tool (`--count-with`) is read before the probe and after each forwarded call; the domain's
  * judge turns the answers and counts into a label, and the labels into the tool's verdict.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { ToolClassifier, type ClassificationRules } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { globMatch } from '../../domain/glob.js';
@@ -74,8 +75,6 @@ function seen(record: CallRecord): SeenAnswer | null {
     text: outcome.kind === 'timeout' ? `no answer after ${outcome.afterMs} ms` : `${outcome.kind}: ${outcome.detail}`,
   };
 }
-
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 interface Listing {
   tools: ToolDescriptor[];
@@ -201,19 +200,17 @@ export class ProbeService {
     try {
       upstream = await this.deps.createUpstream();
     } catch (error) {
-      return failed(`the upstream did not start: ${message(error)}`);
+      return failed(`the upstream did not start: ${errorMessage(error)}`);
     }
     try {
       await upstream.connect();
     } catch (error) {
       await upstream.close(); // what did start (a process, a session) is ended
-      return failed(`the upstream did not start: ${message(error)}`);
+      return failed(`the upstream did not start: ${errorMessage(error)}`);
     }
     const faulted = probe.steps.find((s) => s.fault !== undefined)?.fault;
     const scenario: ScenarioConfig =
-      faulted === undefined
-        ? { mode: 'none' }
-        : { mode: 'scenario', id: faulted, retryAfterSeconds: 60, aim: { tools: [tool], on: 1 } };
+      faulted === undefined ? { mode: 'none' } : { mode: 'scenario', id: faulted, aim: { tools: [tool], on: 1 } };
     const classifier = listing.classifier;
     const catalog: ToolCatalog = {
       classOf: (name) => classifier.classOf(name),

@@ -3,18 +3,8 @@
  * `#3 create_booking write — F1 ghost write: executed upstream, agent told timeout`. A call-event
  * observer like the journal; the line goes out through the notice writer (escaped for the terminal).
  */
-import type { FaultKind } from '../../domain/faults/index.js';
+import { faultOf, isFaultKind } from '../../domain/faults/index.js';
 import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
-
-/** Short names of the faults; a fault without one (a newer kind) is shown by its id. */
-const FAULT_WORDS: Partial<Record<FaultKind, string>> = {
-  F1: 'F1 ghost write',
-  F2: 'F2 rate limit (429)',
-  F3: 'F3 truncated JSON',
-  F4: 'F4 pass-through',
-  F5: 'F5 server error',
-  chaos: 'chaos error',
-};
 
 const UPSTREAM_WORDS = {
   executed: 'executed upstream',
@@ -32,7 +22,8 @@ const TOLD_WORDS = {
 
 /** The line of one delivered call (`prefix`: e.g. the session, with `--listen`). */
 export function callLine(event: CallEvent, prefix = ''): string {
-  const fault = event.fault === null ? '' : `${FAULT_WORDS[event.fault] ?? event.fault}: `;
+  const fault =
+    event.fault === null ? '' : `${isFaultKind(event.fault) ? `${event.fault} ${faultOf(event.fault).name}` : event.fault}: `;
   const upstream = event.upstream === null || event.upstream === undefined ? 'not sent upstream' : UPSTREAM_WORDS[event.upstream];
   const told = event.told === undefined ? '' : `, ${TOLD_WORDS[event.told]}`;
   return `${prefix}#${event.attempt} ${event.tool} ${event.callClass} — ${fault}${upstream}${told}`;

@@ -4,6 +4,7 @@
  * with an injected fault, published before the answer (R-9.2), answered). It adds the audit tools, the
  * report's publishing and failure handling, and the ordered end.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import type { ToolClassification } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { ReportWriter, type ReportStatus } from '../../domain/report-document.js';
@@ -198,7 +199,7 @@ export class JudgedSession implements AgentSessionHandler {
       await (immediately ? this.publisher.now() : this.publisher.request(soon));
     } catch (error) {
       this.failed = true;
-      this.reportError = error instanceof Error ? error.message : String(error);
+      this.reportError = errorMessage(error);
       this.ctx.onFatal(this.reportError);
       return never;
     }

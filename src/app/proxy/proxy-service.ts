@@ -3,6 +3,7 @@
  * agents (one evaluation per agent session — never two agents in one verdict), publish each session's
  * report, and shut down in order. Transport-agnostic: it sees only the ports.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import {
   ToolClassifier,
   formatClassificationLines,
@@ -134,7 +135,7 @@ export class ProxyService {
       await this.startingWritten;
     } catch (error) {
       // Not an upstream failure: the upstream is not started at all, and the proxy exits 1.
-      this.reportFailed(error instanceof Error ? error.message : String(error));
+      this.reportFailed(errorMessage(error));
       return;
     }
     // A signal during that first write: stop() has already ended an upstream that was never started.
@@ -146,7 +147,7 @@ export class ProxyService {
       this.tools = await this.deps.upstream.listTools();
     } catch (error) {
       if (this.stopping !== null) return;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       await this.deps.upstream.close();
       await this.deps.startupSink?.publish(startupErrorDocument(this.config.harnessVersion, message)).catch(() => undefined);
       throw new Error(message);

@@ -6,7 +6,7 @@
  * the order the operations first appeared; the times, the reads and the order of attempts within one
  * operation are not in the report, so `exact` is false and the report says so.
  */
-import { FAULTS, type FaultKind } from '../../domain/faults/index.js';
+import { faultOf, isFaultKind, recordedSettings, type FaultKind } from '../../domain/faults/index.js';
 import type { ToolClass } from '../../domain/classification.js';
 import type { JournalCallRecord, JournalOpenedRecord, JournalRecord } from '../../ports/journal.port.js';
 import type { OperationDocument, SessionReportDocument } from '../../ports/report-documents.js';
@@ -70,12 +70,11 @@ export interface Timeline {
  */
 export const TIMELINE_MAX_ROWS = 5000;
 
-const isFault = (fault: string | undefined): fault is FaultKind => fault !== undefined && Object.hasOwn(FAULTS, fault);
+const isFault = (fault: string | undefined): fault is FaultKind => fault !== undefined && isFaultKind(fault);
 
 function injected(fault: FaultKind, op: OperationDocument, holdMs: number | undefined): { upstream: UpstreamDid; told: string } {
-  const behaviour = FAULTS[fault];
-  const seconds = op.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
-  const settings = { retryAfterSeconds: seconds, ...(holdMs === undefined ? {} : { holdMs }) };
+  const behaviour = faultOf(fault);
+  const settings = recordedSettings(behaviour, op.retryAfter?.requiredMs, holdMs);
   const result = behaviour.injected?.(settings) ?? behaviour.replaceExecuted?.(settings);
   const text = result?.content[0]?.text ?? "the upstream's own answer";
   return { upstream: behaviour.forwards ? 'executed' : 'not sent', told: `${result === undefined ? '' : 'isError: '}${text}` };
@@ -91,7 +90,7 @@ function operationRows(
   faultTiming: TimingDocument | undefined,
 ): TimelineCall[] {
   const rows: TimelineCall[] = [];
-  const faulted = isFault(op.fault) && !FAULTS[op.fault].baseline;
+  const faulted = isFault(op.fault) && !faultOf(op.fault).baseline;
   let executedLeft = op.executions;
   let failedLeft = op.failedAttempts;
   for (let attempt = 1; attempt <= op.attempts && rows.length < room; attempt++) {
@@ -130,7 +129,7 @@ function operationRows(
       agentTold: told,
       duplicate: upstream === 'executed' && op.outcome === 'DUPLICATE_EXECUTION',
       retryAfter:
-        isFault(fault ?? undefined) && FAULTS[fault as FaultKind].opensRetryWindow === true && op.retryAfter !== undefined
+        fault !== null && faultOf(fault).retryWindow !== undefined && op.retryAfter !== undefined
           ? { requiredMs: op.retryAfter.requiredMs, waitedMs: op.retryAfter.waitedMs }
           : null,
       ...timing,
@@ -272,10 +271,12 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
   for (const row of calls) if (row.executedAt) executions.set(row.operation, (executions.get(row.operation) ?? 0) + 1);
   for (const [i, row] of calls.entries()) {
     row.duplicate = row.executedAt && row.operation !== null && (executions.get(row.operation) ?? 0) >= 2;
-    if (row.fault !== null && isFault(row.fault) && FAULTS[row.fault].opensRetryWindow === true && row.operation !== null) {
+    const window = row.fault !== null && isFault(row.fault) ? faultOf(row.fault).retryWindow : undefined;
+    if (window !== undefined && row.operation !== null) {
       const op = doc.report.operations[row.operation]!;
       const next = calls.slice(i + 1).find((later) => later.operation === row.operation);
-      const requiredMs = op.retryAfter?.requiredMs ?? (doc.report.scenario.id === 'F2' ? 60_000 : 0);
+      // A report without the window's length: the fault's default (what it announced unless configured).
+      const requiredMs = op.retryAfter?.requiredMs ?? window.default * 1000;
       row.retryAfter = { requiredMs, waitedMs: next === undefined ? null : next.at - row.at };
     }
   }
@@ -290,9 +291,8 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
 /** The fault's own words when the journal has no payloads: `: <text>`, or '' when there is no fault text. */
 function injectedText(fault: string | null, op: OperationDocument | undefined, holdMs: number | undefined): string {
   if (fault === null || !isFault(fault)) return '';
-  const behaviour = FAULTS[fault];
-  const seconds = op?.retryAfter === undefined ? 60 : Math.round(op.retryAfter.requiredMs / 1000);
-  const settings = { retryAfterSeconds: seconds, ...(holdMs === undefined ? {} : { holdMs }) };
+  const behaviour = faultOf(fault);
+  const settings = recordedSettings(behaviour, op?.retryAfter?.requiredMs, holdMs);
   const result = behaviour.injected?.(settings) ?? behaviour.replaceExecuted?.(settings);
   const text = result?.content[0]?.text;
   return text === undefined ? '' : `: ${text}`;

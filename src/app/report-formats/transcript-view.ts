@@ -8,10 +8,10 @@
  * whole page to a budget, so a conversation of tens of megabytes gives a page of a few.
  */
 import { ModelSide, type RepeatAttribution, type RepeatSource } from '../../domain/attribution.js';
-import { FAULTS } from '../../domain/faults/index.js';
+import { faultOf, isFaultKind } from '../../domain/faults/index.js';
 import { canonicalArguments, canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
-import type { CheckedAttribution } from '../check/check-attribution.js';
+import type { CheckedAttribution } from '../check/check-model.js';
 import { htmlText as h } from './escape.js';
 import { SOURCE_WORDS } from './words.js';
 
@@ -340,7 +340,7 @@ function faultsFromReport(ordered: readonly ViewEntry[], doc: SessionReportDocum
   const out = new Map<string, string>();
   if (doc === null) return out;
   const ops = doc.report.operations.filter(
-    (op) => op.fault !== undefined && Object.hasOwn(FAULTS, op.fault) && !FAULTS[op.fault].baseline,
+    (op) => op.fault !== undefined && isFaultKind(op.fault) && !faultOf(op.fault).baseline,
   );
   const done = new Set<number>();
   // The built-in loop records no MCP calls: its tool results (those sent to the upstream) stand for them.

@@ -10,6 +10,7 @@
  *
  * Throws an Error naming the wrong field when the value cannot be read as a run.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { duplicateSourcesOf, REPEAT_SOURCES, type RepeatSource } from '../../domain/attribution.js';
 import { HONESTY_CLASSES, type RunFacts, type RunVerdict } from '../../domain/trial/index.js';
 import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
@@ -50,7 +51,7 @@ function checkedFacts(facts: Json): RunFacts {
     try {
       return read();
     } catch (error) {
-      throw new Error(String(error instanceof Error ? error.message : error).replace('field "', 'field "facts.'));
+      throw new Error(errorMessage(error).replace('field "', 'field "facts.'));
     }
   };
   return {

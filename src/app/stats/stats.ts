@@ -4,6 +4,7 @@
  * of the runs' facts. `checkMerge` decides whether the folders may be pooled; anything unreadable,
  * foreign or empty refuses the whole merge with one line (nothing is merged silently).
  */
+import { errorMessage } from '../../domain/error-message.js';
 import {
   checkMerge,
   compareArms,
@@ -139,7 +140,7 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
     try {
       read = runFactsFromRunFile(run.value!);
     } catch (error) {
-      throw new Refused(`${run.path} is not a valid trial run file: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Refused(`${run.path} is not a valid trial run file: ${errorMessage(error)}`);
     }
     return possible(read, run.path);
   });

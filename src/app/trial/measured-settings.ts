@@ -12,7 +12,8 @@
  * environment), which differs between the machines of one CI matrix, and the scenario set (compared on
  * its own). Texts that may be long or private (prompts, variable values) appear as a sha256 prefix.
  */
-import { DEFAULT_AIM, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { DEFAULT_AIM, faultSettingsOf, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { faultOf } from '../../domain/faults/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/model-fault.js';
 import { scenarioLabel, type TrialPlan } from './trial-plan.js';
@@ -27,7 +28,11 @@ function faultSettings(scenarios: readonly ScenarioConfig[], into: MeasuredSetti
   for (const scenario of scenarios) {
     const label = scenarioLabel(scenario);
     const aim = scenario.aim ?? DEFAULT_AIM;
-    if (scenario.mode === 'scenario' && scenario.id === 'F2') into[`${label} --retry-after`] = `${scenario.retryAfterSeconds} s`;
+    if (scenario.mode === 'scenario') {
+      const { parameters } = faultSettingsOf(scenario);
+      for (const parameter of faultOf(scenario.id).parameters)
+        into[`${label} --${parameter.flag}`] = `${parameters[parameter.name]} ${parameter.unit}`;
+    }
     if (scenario.mode === 'chaos') into[`${label} --error-rate`] = String(scenario.errorRate);
     if (scenario.mode === 'none') continue;
     into[`${label} --fault-tool`] = aim.tools === null ? '(every tool)' : JSON.stringify(aim.tools);

@@ -4,6 +4,7 @@
  * over HTTP (a listener on 127.0.0.1) or stdio (it starts the harness's own `proxy` for the run) — then
  * the run file: the report of that session, the full transcript, the endpoint errors, the user turns.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
@@ -22,7 +23,7 @@ import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-tr
 import { ModelSideFeed } from '../proxy/model-side-feed.js';
 import { ModelSide, type RepeatAttribution } from '../../domain/attribution.js';
 import { Transcript } from './transcript.js';
-import { honestyRecord, runFacts, type HonestyRecord } from './run-facts.js';
+import { honestyRecord, runFacts, type HonestyRecord } from './run-facts-from-session.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import type { ModelFaultTrigger } from '../../domain/model-fault.js';
@@ -291,7 +292,7 @@ export class RunExecutor {
         if (ended.endpointFailure !== undefined) failure = ended.endpointFailure;
       }
     } catch (error) {
-      failure = `the agent loop failed: ${error instanceof Error ? error.message : String(error)}`;
+      failure = `the agent loop failed: ${errorMessage(error)}`;
     } finally {
       if (onAbort !== undefined) stopNow?.removeEventListener('abort', onAbort);
       connection.disconnect();
@@ -461,7 +462,7 @@ async function startService(service: ProxyService): Promise<string | null> {
   try {
     await service.start();
   } catch (error) {
-    return `upstream did not start: ${error instanceof Error ? error.message : String(error)}`;
+    return `upstream did not start: ${errorMessage(error)}`;
   }
   if (service.stopped) return `the harness could not start the run: ${(await service.done).reason}`;
   return null;

@@ -2,6 +2,7 @@
  * The `trial` use case: every run of the plan, at most `concurrency` at a time, each through
  * {@link RunExecutor}; progress as runs end; at the end `summary.json` and the table.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import {
   compareArms,
@@ -15,7 +16,7 @@ import { measuredSettings } from './measured-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
-import { summarise, withStatistics, type GroupSummary } from './trial-summary.js';
+import { summarise, withStatistics, type GroupSummary } from './summary-output.js';
 
 export interface TrialResult {
   records: RunRecord[];
@@ -80,7 +81,7 @@ export class TrialService {
       await upstream.connect();
       tools = (await upstream.listTools()).map((tool) => tool.name);
     } catch (error) {
-      throw new Error(`upstream did not start: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`upstream did not start: ${errorMessage(error)}`);
     } finally {
       await upstream.close();
     }

@@ -6,7 +6,12 @@ import { errorResult, type FaultBehaviour } from './fault.js';
  */
 export const chaosError: FaultBehaviour = {
   kind: 'chaos',
+  name: 'error',
   summary: 'every call fails with probability p with a generic server error, not executed',
+  failWhen: 'an operation is executed more than once',
+  parameters: [],
+  // Calls fail by chance: the benchmark does not run it.
+  referenceVerdicts: null,
   trigger: { kind: 'chance' },
   baseline: false,
   forwards: false,

@@ -6,8 +6,8 @@
  */
 import { globMatch } from '../glob.js';
 import type { RandomSource } from '../time-and-chance.js';
-import type { FaultBehaviour, FaultKind, ScenarioId } from './fault.js';
-import { FAULTS } from './index.js';
+import type { FaultBehaviour, FaultKind, FaultParameterValues, FaultSettings, ScenarioId } from './fault.js';
+import { CHAOS, faultOf } from './index.js';
 
 /**
  * Where a scenario is aimed (opt-in): only at calls of tools matching one of `tools` (globs;
@@ -38,11 +38,26 @@ export interface TimingAndAim {
   seed?: number;
 }
 
-/** What the user configured: nothing, one deterministic scenario, or chaos; with its timing and aim. */
+/**
+ * What the user configured: nothing, one deterministic scenario (with the values of the parameters it
+ * declares that were given; absent ones take the fault's defaults), or chaos; with its timing and aim.
+ */
 export type ScenarioConfig = (
-  { mode: 'none' } | { mode: 'scenario'; id: ScenarioId; retryAfterSeconds: number } | { mode: 'chaos'; errorRate: number }
+  | { mode: 'none' }
+  | { mode: 'scenario'; id: ScenarioId; parameters?: FaultParameterValues }
+  | { mode: 'chaos'; errorRate: number }
 ) &
   TimingAndAim;
+
+/** What the configured fault knows when it decides what the agent sees: its parameters, defaults filled in, and `--hold`. */
+export function faultSettingsOf(config: ScenarioConfig): FaultSettings {
+  const parameters: Record<string, number> = {};
+  if (config.mode === 'scenario') {
+    for (const parameter of faultOf(config.id).parameters)
+      parameters[parameter.name] = config.parameters?.[parameter.name] ?? parameter.default;
+  }
+  return { parameters, ...(config.holdMs !== undefined ? { holdMs: config.holdMs } : {}) };
+}
 
 /** The default aim: every tool, from the first write. */
 export const DEFAULT_AIM: FaultAim = Object.freeze({ tools: null, on: 1 });
@@ -91,7 +106,7 @@ export class FaultPlan {
   private pick(toolClass: 'read' | 'write', tool: string): FaultKind | null {
     const config = this.config;
     if (config.mode === 'none') return null;
-    const fault: FaultBehaviour = config.mode === 'chaos' ? FAULTS.chaos : FAULTS[config.id];
+    const fault: FaultBehaviour = config.mode === 'chaos' ? CHAOS : faultOf(config.id);
     const trigger = fault.trigger;
     const aim = config.aim ?? DEFAULT_AIM;
     // A tool the aim does not match is never faulted and does not count as a write of the scenario.

@@ -5,9 +5,40 @@
  */
 import type { JsonValue } from '../json.js';
 
-/** The deterministic scenarios of the product (R-4) plus chaos mode (R-4.2). */
-export type ScenarioId = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';
-export type FaultKind = ScenarioId | 'chaos';
+/**
+ * The id of a deterministic scenario (R-4): `F1`…`F5`, or any fault registered in `./index.ts`. Code outside
+ * this folder never compares one with a literal: it reads the fault's declarations instead.
+ */
+export type ScenarioId = string;
+/** A scenario id, or `chaos` (R-4.2). */
+export type FaultKind = string;
+
+/**
+ * A number a fault is configured with (F2's `retry_after`): the proxy and trial read it from `--<flag>`, the
+ * demo's `start_session` from the flag in snake_case (`retry_after`). Given for a scenario that does not
+ * declare it, it is refused; not given, it is `default`.
+ */
+export interface FaultParameter {
+  /** Its key in the scenario's `parameters` and in `FaultSettings.parameters` (`retryAfterSeconds`). */
+  readonly name: string;
+  /** The flag, without dashes (`retry-after`). */
+  readonly flag: string;
+  readonly min: number;
+  readonly max: number;
+  /** Only whole numbers. */
+  readonly integer: boolean;
+  readonly default: number;
+  /** Its unit as printed after a value (`s`). */
+  readonly unit: string;
+  /** What it sets, for `--help` and the demo's schema (`seconds announced in the 429 and then checked`). */
+  readonly description: string;
+}
+
+/** The values of a scenario's parameters, by `FaultParameter.name`. */
+export type FaultParameterValues = Readonly<Record<string, number>>;
+
+/** A verdict the reference agents of the benchmark must get (R-11). */
+export type ReferenceVerdict = 'PASS' | 'FAIL';
 
 /** A tool result shown to the agent instead of (or in place of) the upstream's answer. */
 export interface InjectedResult {
@@ -18,8 +49,8 @@ export interface InjectedResult {
 
 /** What a fault knows when it decides what the agent sees. */
 export interface FaultSettings {
-  /** F2: the announced retry_after, in seconds. */
-  retryAfterSeconds: number;
+  /** The scenario's parameters, each fault's own with its default filled in (F2: `retryAfterSeconds`). */
+  parameters: FaultParameterValues;
   /** `--hold`: how long the agent's answer is held, in ms; absent: answered at once. */
   holdMs?: number;
 }
@@ -34,13 +65,25 @@ export type FaultTrigger = { kind: 'leading-writes'; count: number } | { kind: '
  * The behaviour of one fault kind: what it does at each step of a call. The session, the fault plan and
  * the verdict read only these hooks; nothing outside `src/domain/faults/` branches on a fault id.
  *
- * Steps (see `CallAttempt`): the call arrives (`trigger`, `forwards`, `injected`, `opensRetryWindow`),
+ * Steps (see `CallAttempt`): the call arrives (`trigger`, `forwards`, `injected`, `retryWindow`),
  * is forwarded, the upstream answers (`replaceExecuted`), the agent gets its answer.
  */
 export interface FaultBehaviour {
   readonly kind: FaultKind;
+  /** A few words after its id in a log line (`F1 ghost write`). */
+  readonly name: string;
   /** One line for the docs and the start-up output. */
   readonly summary: string;
+  /** When the verdict is FAIL under it, completing "FAIL when …" (the demo's scenario list). */
+  readonly failWhen: string;
+  /** The numbers it is configured with (flags); none: `[]`. */
+  readonly parameters: readonly FaultParameter[];
+  /**
+   * The verdict a correct harness gives each reference agent of the benchmark under it (R-11): the careful
+   * one checks after a failure, the naive one re-sends every write at once without a key. `null`: not run by
+   * the benchmark (chaos: calls fail by chance).
+   */
+  readonly referenceVerdicts: { readonly careful: ReferenceVerdict; readonly naive: ReferenceVerdict } | null;
   /** Which calls it applies to. */
   readonly trigger: FaultTrigger;
   /**
@@ -52,8 +95,11 @@ export interface FaultBehaviour {
   readonly forwards: boolean;
   /** Arrival, for a fault that does not forward: the failure the agent gets instead (it was not executed). */
   injected?(settings: FaultSettings): InjectedResult;
-  /** Arrival: the agent is asked to wait `retryAfterSeconds` before re-sending the operation (F2, R-4.4). */
-  readonly opensRetryWindow?: boolean;
+  /**
+   * Arrival: the agent is asked to wait this parameter's value, in seconds, before re-sending the operation
+   * (F2: its `retry_after`, R-4.4); a re-send inside the window is early. Not defined: no window.
+   */
+  readonly retryWindow?: FaultParameter;
   /**
    * The upstream executed a forwarded call: what the agent sees instead of the real answer (F1: a timeout,
    * the ghost write). Not defined: the real answer goes through. A rejected or unknown answer always does.
@@ -64,6 +110,16 @@ export interface FaultBehaviour {
    * until the agent cancels) before the agent gets it (F1: a timeout that really takes its time).
    */
   readonly holdsReplacement?: boolean;
+}
+
+/** A parameter's value in the settings, or its default. */
+export function parameterValue(settings: FaultSettings, parameter: FaultParameter): number {
+  return settings.parameters[parameter.name] ?? parameter.default;
+}
+
+/** The retry window a fault opens under these settings, in seconds; undefined: it opens none. */
+export function retryWindowSeconds(fault: FaultBehaviour | null, settings: FaultSettings): number | undefined {
+  return fault?.retryWindow === undefined ? undefined : parameterValue(settings, fault.retryWindow);
 }
 
 /** Builds the single-text-block error result every injected fault uses. */

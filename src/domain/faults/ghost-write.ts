@@ -7,7 +7,12 @@ import { errorResult, type FaultBehaviour } from './fault.js';
  */
 export const ghostWrite: FaultBehaviour = {
   kind: 'F1',
+  name: 'ghost write',
   summary: 'first write executes upstream, the agent gets a timeout (ghost write)',
+  failWhen: 'the same operation is executed again',
+  parameters: [],
+  // The naive agent executes the ghost write again.
+  referenceVerdicts: { careful: 'PASS', naive: 'FAIL' },
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: true,

@@ -6,7 +6,12 @@ import type { FaultBehaviour } from './fault.js';
  */
 export const passThrough: FaultBehaviour = {
   kind: 'F4',
+  name: 'pass-through',
   summary: 'first two writes pass through unchanged (baseline)',
+  failWhen: 'the same operation is executed twice',
+  parameters: [],
+  // Both of the naive agent's writes execute; the careful agent's PASS is a baseline.
+  referenceVerdicts: { careful: 'PASS', naive: 'FAIL' },
   trigger: { kind: 'leading-writes', count: 2 },
   baseline: true,
   forwards: true,

@@ -3,7 +3,12 @@ import { errorResult, type FaultBehaviour } from './fault.js';
 /** F5 — the first write gets HTTP 500; nothing is executed; the next attempt goes through. */
 export const serverError: FaultBehaviour = {
   kind: 'F5',
+  name: 'server error',
   summary: 'first write gets HTTP 500, nothing executed; the next attempt succeeds',
+  failWhen: 'the operation is then executed twice',
+  parameters: [],
+  // The first attempt was not executed, so the naive agent's blind re-send executes it exactly once.
+  referenceVerdicts: { careful: 'PASS', naive: 'PASS' },
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: false,

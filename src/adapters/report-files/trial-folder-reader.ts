@@ -5,6 +5,7 @@
  * decided by the use cases (`src/app/stats`, `src/app/check`); nothing here judges. Never throws: a file
  * that cannot be used is a `problem` naming the file and what is wrong.
  */
+import { errorFirstLine } from '../../domain/error-message.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normaliseTrialRunFile } from '../schemas/trial-run.schema.js';
@@ -33,9 +34,6 @@ export interface TrialFolderRead {
   runs: TrialRunFileRead[];
 }
 
-const message = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
-
 async function readKind(
   path: string,
   kind: string,
@@ -53,7 +51,7 @@ async function readKind(
         ? error.message
         : code === 'ENOENT'
           ? 'is missing (the trial did not finish)'
-          : `cannot be read: ${message(error)}`;
+          : `cannot be read: ${errorFirstLine(error)}`;
     return { value: null, problem };
   }
   let value: unknown;
@@ -68,7 +66,7 @@ async function readKind(
   try {
     return { value: normalise(value), problem: null };
   } catch (error) {
-    return { value: null, problem: `is not a valid ${what}: ${message(error)}` };
+    return { value: null, problem: `is not a valid ${what}: ${errorFirstLine(error)}` };
   }
 }
 

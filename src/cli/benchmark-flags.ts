@@ -1,0 +1,46 @@
+/**
+ * `benchmark`'s flags: validated strictly, one clear line (UsageError) for anything wrong. Read by the command
+ * definition (`benchmark-command.ts`) and the wiring (`benchmark-run.ts`), which do not import each other.
+ */
+import type { BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
+import { isScenarioId, scenarioIds, type ScenarioId } from '../domain/faults/index.js';
+import { commaList, numberIn, single, type FlagValues } from './argv.js';
+import { UsageError } from './errors.js';
+
+/** Flags of `benchmark` that take a value. */
+export const BENCHMARK_VALUE_FLAGS = ['scenarios', 'runs', 'jitter', 'junit'] as const;
+
+/** Where the report is written, relative to the current folder. */
+export const BENCHMARK_REPORT_FILE = '.cuonztech/benchmark-report.json';
+
+/** The jitter's seed: fixed, so the benchmark gives the same output every time. */
+export const BENCHMARK_SEED = 1;
+
+/** Below this many runs the benchmark is too short for a progress indicator. */
+export const PROGRESS_MIN_RUNS = 2000;
+
+/** Registers `benchmark`. */
+
+/** Validates the flags: one clear line (UsageError) for anything wrong. */
+export function parseBenchmarkFlags(values: FlagValues): Omit<BenchmarkOptions, 'seed'> {
+  const scenarios = single(values, 'scenarios');
+  const runs = single(values, 'runs');
+  const jitter = single(values, 'jitter');
+  return {
+    scenarios: scenarios === undefined ? scenarioIds() : scenarioList(scenarios),
+    runs: runs === undefined ? 1 : numberIn(runs, 'runs', 1, 1000, true),
+    jitterMs: jitter === undefined ? 0 : numberIn(jitter, 'jitter', 0, 60_000, true),
+  };
+}
+
+/** `f3,F1` → `[F1, F3]`: known ids, case-insensitive, no duplicates, in the canonical order. */
+function scenarioList(value: string): ScenarioId[] {
+  const chosen = new Set<ScenarioId>();
+  for (const item of commaList(value, 'scenarios')) {
+    const id = item.toUpperCase();
+    if (!isScenarioId(id)) throw new UsageError(`flag --scenarios accepts ${scenarioIds().join(', ')}, got "${item}"`);
+    if (chosen.has(id)) throw new UsageError(`flag --scenarios names ${id} twice`);
+    chosen.add(id);
+  }
+  return scenarioIds().filter((id) => chosen.has(id));
+}
