@@ -9,7 +9,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          // Pure: no process, no listening socket (the setup file refuses both). See docs/architecture.md.
+          // Pure: no process, no listening socket (the setup file refuses both; each file runs in a fresh
+          // worker, vitest's `isolate`, so the refusal never reaches another project). See docs/architecture.md.
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/integration/**'],
           setupFiles: ['test/support/pure-guard.ts'],
