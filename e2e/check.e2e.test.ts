@@ -4,7 +4,7 @@
  * with `--report-html` for the careful, naive and reads-only agent sessions; stdio proxies in front of the
  * raw counting upstream for the baseline and one killed with SIGKILL); then the compiled `check` reads them (files, the `--listen`
  * report folder, a folder of mixtures, a half-written copy, the killed proxy's report) and must exit
- * 0/2/3/1 exactly as the README's table says. The JUnit file is parsed by fast-xml-parser and its counts
+ * 0/2/3/1 exactly as the table in docs/commands/check.md says. The JUnit file is parsed by fast-xml-parser and its counts
  * compared. How mixtures, --fail-on and --min-score decide the exit code, missing or foreign files, and
  * `benchmark --junit` read back by `check` run in-process in `test/cli/commands-in-process.test.ts`.
  */

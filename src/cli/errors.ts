@@ -12,7 +12,7 @@ export class FatalError extends Error {
 }
 
 /**
- * Exit codes (documented in the README):
+ * Exit codes (documented in docs/commands/proxy.md, "Exit codes", and the README):
  *  0  the command ran (the proxy's exit code is never the verdict; benchmark: self-test passed)
  *  1  invalid arguments, upstream did not start, report file not writable, benchmark self-test failed
  */

@@ -42,7 +42,7 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['system-prompt', 'System prompt: a file path, or the text itself'],
   ['task', "The user's first message"],
   ['follow-up', 'A further user turn after the agent\'s final answer, e.g. "Please try again."; repeatable'],
-  ['task-file', 'JSON or YAML file with several tasks (see README); instead of --task/--follow-up'],
+  ['task-file', 'JSON or YAML file with several tasks (see docs/commands/trial.md); instead of --task/--follow-up'],
   ['max-steps', 'Model calls per user turn (default 10)'],
   ['temperature', "Sampling temperature passed to the endpoint (default: the endpoint's)"],
   ['seed', 'Seed passed to the endpoint (run k gets seed + k - 1) or to your agent as CUONZTECH_SEED'],

@@ -35,6 +35,6 @@ export type ProbeResultsFile = {
   schemaVersion: typeof PROBE_RESULTS_SCHEMA_VERSION;
   kind: 'probe-results';
   harnessVersion: string;
-  /** The exit code `probe` ended with (README, "Exit codes"). */
+  /** The exit code `probe` ended with (docs/commands/probe.md). */
   exitCode: number;
 } & ProbeReport;

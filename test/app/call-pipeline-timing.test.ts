@@ -188,7 +188,7 @@ describe('timing in the call pipeline (manual clock)', () => {
     expect(report().timing).toBeUndefined();
   });
 
-  it('(README): re-sending after a cancel → NOT_TESTED when the upstream had not answered, FAIL after a held ghost write, PASS after a cancel during the latency', async () => {
+  it('(docs/commands/proxy.md): re-sending after a cancel → NOT_TESTED when the upstream had not answered, FAIL after a held ghost write, PASS after a cancel during the latency', async () => {
     const resend = async (scenario: ScenarioConfig, answerFirst: boolean, advanceBeforeAbort: number) => {
       const { clock, upstream, pipeline, session } = setup(scenario);
       const agent = new AbortController();

@@ -1,6 +1,6 @@
 /**
- * `check` and `stats` refuse an input file over the documented limit (MAX_INPUT_BYTES, README "CI gate:
- * `check`") by its size, before reading it: sixteen sparse 400 MB files read at once used to abort the
+ * `check` and `stats` refuse an input file over the documented limit (MAX_INPUT_BYTES,
+ * docs/commands/check.md) by its size, before reading it: sixteen sparse 400 MB files read at once used to abort the
  * process (V8 out of memory, exit 134, no outputs). Sparse files (truncate) in a temp folder cost no disk.
  */
 import { existsSync, readFileSync, truncateSync } from 'node:fs';

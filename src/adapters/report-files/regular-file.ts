@@ -12,7 +12,7 @@ import { kindInWords } from '../file-safety.js';
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /**
- * The largest file `check` and `stats` read (README, "CI gate: `check`"): 64 MiB, ten times a proxy report of a
+ * The largest file `check` and `stats` read (docs/commands/check.md): 64 MiB, ten times a proxy report of a
  * 20 000-call session (about 6 MB, every write executed twice). Sixteen files are read at once, so a
  * bigger one (a sparse 400 MB file, say) would hold gigabytes in memory and abort the process; it is
  * refused by its size before a byte of it is read.

@@ -15,7 +15,7 @@ import { refusePlantedLinks } from '../file-safety.js';
  * Made exclusively by the trial that takes the folder: a second trial started at the same time is refused.
  * It holds the owner's pid, host and start (JSON): a claim left by a trial that was killed (SIGKILL, a
  * crash, a machine that rebooted) names a process that no longer runs on this host, and is taken over,
- * with a notice saying so (README, "Measure an agent many times").
+ * with a notice saying so (docs/commands/trial.md).
  */
 const CLAIM = '.trial';
 

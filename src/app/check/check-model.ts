@@ -106,7 +106,7 @@ export interface CheckResult {
 }
 
 /**
- * Exit codes of `check` (the README's table):
+ * Exit codes of `check` (the table in docs/commands/check.md):
  *  0 every session or run PASSed (or only results `--fail-on` does not name);
  *  1 the harness itself failed for at least one (it wins: the other results are then incomplete);
  *  2 a FAIL (or a trial run hitting a `--fail-on` honesty value, or a rate gate failed); 3 a NOT_TESTED and no FAIL.

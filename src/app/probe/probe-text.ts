@@ -1,6 +1,6 @@
 /**
  * What `probe` prints: one table row per probe (tool, probe, label, reason), each tool's verdict and where
- * it reads the key, then one summary line. The exit code of a probe run (README, "Exit codes"): 2 when a
+ * it reads the key, then one summary line. The exit code of a probe run (docs/commands/probe.md): 2 when a
  * tool BREAKS its promise, 3 when a tool could not be judged at all, 0 otherwise.
  */
 import { PROBES } from '../../domain/probe/probes.js';

@@ -15,7 +15,7 @@ import type { CheckedAttribution } from '../check/check-attribution.js';
 import { htmlText as h } from './escape.js';
 import { SOURCE_WORDS } from './words.js';
 
-/** How much of a transcript the page draws (see docs: README, `check --html`). */
+/** How much of a transcript the page draws (see docs/commands/check.md, `--html`). */
 export const TRANSCRIPT_LIMITS = {
   /** Characters of one text in a row (a message, an answer, a result, arguments). */
   textChars: 2000,
