@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -9,9 +9,23 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Pure: no process, no listening socket (the setup file refuses both; each file runs in a fresh
+          // worker, vitest's `isolate`, so the refusal never reaches another project). See docs/architecture.md.
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/integration/**'],
+          setupFiles: ['test/support/pure-guard.ts'],
           // A guard against hangs, not a performance bound: on a loaded 2-core machine a test that builds
-          // 30,000 reports or drives a real upstream needs more than vitest's default 5 s.
+          // 30,000 reports needs more than vitest's default 5 s.
+          testTimeout: 30_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          // The project's code in this process in front of real processes and sockets: fixture upstreams,
+          // servers on 127.0.0.1, the agent program runner.
+          include: ['test/integration/**/*.test.ts'],
           testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },
@@ -22,7 +36,7 @@ export default defineConfig({
           include: ['e2e/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // e2e tests spawn the compiled CLI; they run after the unit tests.
+          // e2e tests spawn the compiled CLI; they run after the unit and integration tests.
           sequence: { groupOrder: 1 },
         },
       },

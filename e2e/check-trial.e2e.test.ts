@@ -5,7 +5,7 @@
  * and `stats` over a `proxy --listen --report-dir` folder (one run per session), refused together with
  * the trial folder.
  * Every exit code of `check` over trial folders and `trial --shard` + `stats`, in-process with the same
- * CLI code: test/cli/trial-check.test.ts, test/cli/trial-stats-shards.test.ts.
+ * CLI code: test/integration/trial-check.test.ts, test/integration/trial-stats-shards.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

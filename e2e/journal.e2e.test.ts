@@ -6,7 +6,7 @@
  * writes the arguments, and the proxy says its verdict, score and report at the end after SIGTERM and
  * with --listen. The same after a normal end (stdin EOF) — no argument value without
  * `--journal-payloads`, one line per call with `--log-level info`, the timeline `check --html --journal`
- * draws — runs the CLI in-process in `test/cli/proxy-in-process.test.ts`.
+ * draws — runs the CLI in-process in `test/integration/proxy-in-process.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * `probe` as the compiled CLI, a real process in front of real fixture server processes: the table on
  * stdout, the JSON file, the exit code, and the effects each probe counted equal to the fixture's own
- * ledger. The exact labels of the three fixtures are asserted in-process (test/app/probe-service.test.ts).
+ * ledger. The exact labels of the three fixtures are asserted in-process (test/integration/probe-service.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * and the accepted forms really reach the upstream, checked with `argv-echo.mjs`, an upstream that
  * answers with its own argv, cwd and environment (all the upstream forms in one real process). Every
  * invalid invocation, --help, --scenario's two forms, --audit-tools' case and an absolute --upstream-cwd
- * run in-process in `test/cli/proxy-in-process.test.ts`.
+ * run in-process in `test/integration/proxy-in-process.test.ts`.
  */
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,13 +10,13 @@
  * - a SIGKILLed proxy leaves no upstream behind: the reaper
  *   (src/adapters/stdio-upstream/reaper.ts) reads a pipe only the proxy writes to; the kernel closes it
  *   when the proxy dies, and the reaper ends the upstream's process group (grace, SIGTERM, grace,
- *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/cli/lifecycle-in-process.test.ts`);
+ *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/integration/lifecycle-in-process.test.ts`);
  * - the report file: SIGKILL while writing (the file still parses; temp files may remain), two proxy
  *   processes sharing one file while a reader parses it at every moment, a refused target as a real exit;
  * - thousands of parallel distinct writes under a heap cap: memory linear in the writes in
  *   flight, answers flowing while another write is at the upstream, the report equal to the ledger.
  * Everything else of the proxy's life and of the adversarial suite runs in-process (`main(argv, io)`)
- * before real upstream processes in `test/cli/lifecycle-in-process.test.ts` and `test/cli/faults-in-process.test.ts`.
+ * before real upstream processes in `test/integration/lifecycle-in-process.test.ts` and `test/integration/faults-in-process.test.ts`.
  */
 import { describe, expect, it } from 'vitest';
 import { executions, readLedger } from './fixtures/lib/ledger.mjs';

@@ -4,7 +4,7 @@
  * upstream process's stdin unchanged, and a malformed line is answered on the real stdout while the
  * session goes on. The upstream's ledger is the ground truth for what executed. Everything else that
  * crosses the proxy (tool lists, result extras, upstream errors, audit tools, warnings, `--listen`
- * bounds) runs with the whole CLI in-process in `test/cli/transports-forwarding.test.ts`.
+ * bounds) runs with the whole CLI in-process in `test/integration/transports-forwarding.test.ts`.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * `write_file` is annotated `idempotentHint: true`. That server keeps no ledger; each execution of
  * `write_file` on an existing file replaces it by an atomic rename, so a new inode is the upstream's own
  * proof that it executed the write again. (Executions are counted in a ledger by the counting upstream in
- * `test/cli/idempotent-hint.test.ts`.)
+ * `test/integration/idempotent-hint.test.ts`.)
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

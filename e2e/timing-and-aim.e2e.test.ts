@@ -4,7 +4,7 @@
  * and the wall clock can show it: F1's held answer against a client's own time-out over stdio and over
  * --listen, a hold that runs out, and one bad-input check. Aimed faults, latency repeated from a seed,
  * re-sending after a time-out and cancellations run the CLI in-process against real upstream processes
- * in `test/cli/proxy-in-process.test.ts`; the steps with a manual clock in
+ * in `test/integration/proxy-in-process.test.ts`; the steps with a manual clock in
  * `test/app/call-pipeline-timing.test.ts`.
  */
 import { mkdtempSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). For every run the ledger's lines equal the executions in
  * that run's report. What is proven here is what needs the real processes: the compiled CLI's table on
  * stdout, a fresh upstream process per run also when runs overlap, and SIGINT. Every persona's exact
- * counts, in-process with the same CLI code: test/cli/trial-personas.test.ts.
+ * counts, in-process with the same CLI code: test/integration/trial-personas.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

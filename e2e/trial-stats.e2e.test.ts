@@ -3,7 +3,7 @@
  * CLI as a real process, the scripted model server and the bundled booking server as a process per run
  * with its own ledger. The persona double-books after every F1 timeout unless the GHOST_WRITE patch text
  * is in its system prompt: 10/10 → 0/10, p = 1.1e-5. Honesty, statistics, provenance and the other
- * `--patch` modes, in-process with the same CLI code: test/cli/trial-honesty-stats.test.ts.
+ * `--patch` modes, in-process with the same CLI code: test/integration/trial-honesty-stats.test.ts.
  */
 import { markdownInline } from '../src/domain/markdown-text.js';
 import { readFileSync } from 'node:fs';

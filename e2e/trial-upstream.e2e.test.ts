@@ -2,7 +2,7 @@
  * `trial` with the upstream options of `proxy`: a remote upstream by URL (the booking server
  * in HTTP mode: one shared ledger, one new connection per run) with `--reset-command` run before each
  * run, and a failing reset making that run NOT_TESTED. The booking server is a real process; the trial is
- * the compiled CLI's `main` in this process. (Chaos mode seeded per run: test/cli/trial-personas.test.ts.)
+ * the compiled CLI's `main` in this process. (Chaos mode seeded per run: test/integration/trial-personas.test.ts.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,17 +1,47 @@
-import type { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Logger } from '../ports/logger.port.js';
 
 /** The log levels the CLI accepts; `silent` writes nothing. */
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 
+/** pino's numeric levels by name, as this project uses them. */
+const LEVEL_NAMES: Readonly<Record<number, string>> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
 /**
- * A Logger writing NDJSON (one pino record per line). Never stdout: the default destination is fd 2,
- * written synchronously so nothing is lost when the process exits. Tests pass a writable stream.
+ * One pino record (a JSON line) as the text of one operator line: `info: agent session ended (kind:
+ * disconnected, detail: agent closed its input)`. The level's name, the message, then every field but
+ * pino's own (`level`, `time`, `pid`), strings as they are, other values as JSON. Escaping for the
+ * terminal (a field may carry an upstream's bytes, a line feed included) is the writer's.
  */
-export function createPinoLogger(level: LogLevel, destination: number | Writable = 2): Logger {
-  const stream = typeof destination === 'number' ? pino.destination({ fd: destination, sync: true }) : destination;
-  const log = pino({ level, base: { pid: process.pid } }, stream);
+export function recordText(json: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.trimEnd();
+  }
+  const { level, time: _time, pid: _pid, msg, ...fields } = record;
+  const name = typeof level === 'number' ? (LEVEL_NAMES[level] ?? `level ${level}`) : 'log';
+  const details = Object.entries(fields).map(
+    ([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  );
+  return `${name}: ${typeof msg === 'string' ? msg : JSON.stringify(msg ?? '')}${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
+}
+
+/**
+ * A pino Logger whose records reach `writeLine` one at a time, synchronously (nothing is lost when the
+ * process exits), as text lines ({@link recordText}): stderr carries one format, plain lines, whatever the
+ * level (docs/logging.md). Never stdout: the CLI writes the lines as notices on stderr.
+ */
+export function createPinoLogger(level: LogLevel, writeLine: (line: string) => void): Logger {
+  const log = pino({ level, base: null, timestamp: false }, { write: (json: string) => writeLine(recordText(json)) });
   return {
     debug: (fields, message) => log.debug(fields, message),
     info: (fields, message) => log.info(fields, message),

@@ -1,6 +1,5 @@
-import { StringDecoder } from 'node:string_decoder';
-import { Writable, type Readable } from 'node:stream';
-import { escapeTerminalLines, escapeTerminalText } from '../domain/terminal-text.js';
+import type { Readable, Writable } from 'node:stream';
+import { escapeTerminalText } from '../domain/terminal-text.js';
 import { PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 
@@ -54,21 +53,4 @@ export function writeNotice(stream: Writable, line: string): void {
 /** One notice as written on stderr: the program's name, the line escaped for the terminal, a line feed. */
 export function noticeText(line: string): string {
   return `[${PROGRAM_NAME}] ${escapeTerminalText(line)}\n`;
-}
-
-/**
- * A stream that forwards to `stream` with every unsafe character but the line feed escaped, for
- * structured logs (NDJSON stays valid JSON with the same values). UTF-8 split across chunks is joined
- * first. Writes pass through synchronously, in order.
- */
-export function terminalSafe(stream: Writable): Writable {
-  const decoder = new StringDecoder('utf8');
-  return new Writable({
-    decodeStrings: false,
-    write(chunk: Buffer | string, _encoding, done) {
-      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
-      if (text !== '') stream.write(escapeTerminalLines(text));
-      done();
-    },
-  });
 }

@@ -19,13 +19,13 @@ import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { HARNESS_VERSION } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError, UsageError } from './errors.js';
-import type { CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 import { parseProbeFlags } from './probe-flags.js';
 import { createUpstream } from './proxy-run.js';
 
 export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
   const flags = await parseProbeFlags(values, io.cwd);
-  const logger = await createLogger(flags.proxy.logLevel, io.stderr);
+  const logger = await createLogger(flags.proxy.logLevel, (line) => writeNotice(io.stderr, line));
   const clock = new SystemClock();
   const programs = new ProgramRunner();
   const resetCommand = flags.resetCommand;

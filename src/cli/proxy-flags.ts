@@ -120,7 +120,7 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     'session-idle-timeout',
     'With --listen: seconds without a request after which a session ends and its report is final (default 1800)',
   ],
-  ['log-level', 'Structured logs on stderr: silent (default), error, warn, info, debug'],
+  ['log-level', 'Log records on stderr, as plain lines like every notice: silent (default), error, warn, info, debug'],
   ['seed', 'With --mode chaos or --latency: seed of the random source (default: random, printed at start-up)'],
   ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
   [

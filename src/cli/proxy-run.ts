@@ -19,14 +19,14 @@ import { scenarioName } from '../domain/verdict.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
-import { terminalSafe, writeNotice, type CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 import { listenWarning } from './listen-warning.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
   const notice = (line: string) => writeNotice(io.stderr, line);
-  const logger = await createLogger(flags.logLevel, terminalSafe(io.stderr));
+  const logger = await createLogger(flags.logLevel, notice);
   // Everything that can be refused without side effects first, then the port, then the report folder,
   // and only then the upstream: a busy port or a bad folder never starts an upstream or leaves a folder.
   const brokenHints = flags.probeResults === undefined ? [] : await readBrokenHints(resolve(io.cwd, flags.probeResults));

@@ -26,7 +26,7 @@ import { redactUrl } from '../domain/url-redaction.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
-import { noticeText, type CliIo } from './io.js';
+import { noticeText, writeNotice, type CliIo } from './io.js';
 import { createUpstream } from './proxy-run.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
 
@@ -45,7 +45,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   // Notices quote outside text (tool names, an upstream's or agent's words): escaped for the terminal. On a
   // terminal they go above the progress bar, not onto its line.
   const notice = (line: string) => progress.line(noticeText(line));
-  const logger = await createLogger(flags.proxy.logLevel, io.stderr);
+  const logger = await createLogger(flags.proxy.logLevel, (line) => writeNotice(io.stderr, line));
   const agent = plan.agent;
   const chatModel =
     agent.kind === 'model'

@@ -1,7 +1,6 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { createPinoLogger } from '../../src/adapters/pino-logger.js';
+import { createPinoLogger, recordText } from '../../src/adapters/pino-logger.js';
 import { SeededRandom, systemRandom } from '../../src/adapters/seeded-random.js';
 import { SystemClock } from '../../src/adapters/system-clock.js';
 
@@ -62,44 +61,33 @@ describe('SeededRandom (reproducible chaos)', () => {
   });
 });
 
-function collect(stream: PassThrough): () => string {
-  let text = '';
-  stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return () => text;
-}
-
 describe('createPinoLogger', () => {
-  it('writes one parseable NDJSON record per line with the fields and message', async () => {
-    const out = new PassThrough();
-    const read = collect(out);
-    const logger = createPinoLogger('debug', out);
+  it('one text line per record, written at once: level, message, the fields (strings as they are, the rest as JSON); no time or pid', () => {
+    const lines: string[] = [];
+    const logger = createPinoLogger('debug', (line) => lines.push(line));
     logger.debug({ step: 1 }, 'first');
-    logger.warn({ tool: 'create_order' }, 'second');
-    await new Promise((resolve) => setImmediate(resolve));
-    const lines = read().trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(records[0]).toMatchObject({ level: 20, step: 1, msg: 'first' });
-    expect(records[1]).toMatchObject({ level: 40, tool: 'create_order', msg: 'second' });
+    logger.warn({ tool: 'create_order', keys: ['a', 'b'], nested: { n: 1 } }, 'second');
+    logger.info({}, 'third');
+    expect(lines).toEqual([
+      'debug: first (step: 1)',
+      'warn: second (tool: create_order, keys: ["a","b"], nested: {"n":1})',
+      'info: third',
+    ]);
   });
 
-  it('honours the level: info hides debug, silent writes nothing', async () => {
-    const infoOut = new PassThrough();
-    const readInfo = collect(infoOut);
-    const info = createPinoLogger('info', infoOut);
+  it('honours the level: info hides debug, silent writes nothing', () => {
+    const shown: string[] = [];
+    const info = createPinoLogger('info', (line) => shown.push(line));
     info.debug({}, 'hidden');
     info.error({}, 'shown');
-    const silentOut = new PassThrough();
-    const readSilent = collect(silentOut);
-    const silent = createPinoLogger('silent', silentOut);
-    silent.error({ a: 1 }, 'nothing');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(
-      readInfo()
-        .trimEnd()
-        .split('\n')
-        .map((line) => (JSON.parse(line) as { msg: string }).msg),
-    ).toEqual(['shown']);
-    expect(readSilent()).toBe('');
+    const nothing: string[] = [];
+    createPinoLogger('silent', (line) => nothing.push(line)).error({ a: 1 }, 'nothing');
+    expect(shown).toEqual(['error: shown']);
+    expect(nothing).toEqual([]);
+  });
+
+  it('recordText: a line that is not a record is kept as it is; an unknown level is named by its number', () => {
+    expect(recordText('not json\n')).toBe('not json');
+    expect(recordText('{"level":35,"msg":"m"}')).toBe('level 35: m');
   });
 });

@@ -97,6 +97,15 @@ async function until(condition: () => boolean): Promise<void> {
   }
 }
 
+/**
+ * Resolves once every promise reaction pending now has run, and those they queued: the check phase comes
+ * only after the microtask queue is empty. The side's answer path (handler → SDK → line on stdout) is
+ * promise reactions and synchronous stream writes only, so an answer it would write is written by then.
+ */
+async function everyReactionRun(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 const opened: StdioAgentSide[] = [];
 
 async function start(options: { maxMessageBytes?: number; instructions?: string } = {}) {
@@ -284,7 +293,10 @@ describe('StdioAgentSide: session end (R-8.8)', () => {
     await until(() => handler.closes.length > 0);
     expect(handler.closes).toEqual([expect.objectContaining({ kind: 'message-too-large' })]);
     client.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The ended session stopped reading: the ping stays unread in the pipe, so nothing can answer it.
+    expect(client.stdin.listenerCount('data')).toBe(0);
+    expect(client.stdin.readableLength).toBeGreaterThan(0);
+    await everyReactionRun();
     expect(client.received).toHaveLength(1);
   });
 
@@ -300,11 +312,14 @@ describe('StdioAgentSide: session end (R-8.8)', () => {
     const { client, handler } = await start();
     await client.initialize();
     const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    // Listened to after the side's own listener: once it fires, the side has heard the close as well.
+    const closed = new Promise((resolve) => client.stdout.once('close', resolve));
     client.stdout.destroy(epipe);
-    await until(() => handler.closes.length > 0);
+    await closed;
     expect(handler.closes).toEqual([expect.objectContaining({ kind: 'output-closed' })]);
     client.send({ jsonrpc: '2.0', id: 11, method: 'ping' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(client.stdin.readableLength).toBeGreaterThan(0);
+    await everyReactionRun();
     expect(handler.closes).toHaveLength(1);
   });
 
@@ -317,7 +332,7 @@ describe('StdioAgentSide: session end (R-8.8)', () => {
     await until(() => handler.calls.length === 1);
     await side.close();
     release({ content: [] });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await everyReactionRun();
     expect(handler.closes).toEqual([{ kind: 'disconnected', detail: 'closed by the proxy' }]);
     expect(handler.calls[0]?.signal.aborted).toBe(false);
     expect(client.received.some((m) => m['id'] === 12)).toBe(false);

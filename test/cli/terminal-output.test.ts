@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { formatFatal } from '../../src/cli/errors.js';
-import { terminalSafe, writeNotice } from '../../src/cli/io.js';
+import { createLogger } from '../../src/adapters/logger.js';
+import { writeNotice } from '../../src/cli/io.js';
 
 function collect(stream: PassThrough): () => string {
   let text = '';
@@ -26,21 +27,18 @@ describe("what the CLI prints on the operator's terminal", () => {
     );
   });
 
-  it('structured logs: NDJSON through terminalSafe stays valid JSON with the same values; UTF-8 split across chunks is joined', () => {
+  it('log records (--log-level) are notice lines too: hostile bytes and line feeds in a field are escaped, one record one line', async () => {
     const out = new PassThrough();
     const text = collect(out);
-    const safe = terminalSafe(out);
-    const record = JSON.stringify({ level: 30, msg: 'tool get\u200b_orders \u009b\u202e \u00e9' });
-    const bytes = Buffer.from(`${record}\n${record}\n`);
-    const cut = bytes.indexOf(Buffer.from('\u00e9')) + 1; // inside the two bytes of é
-    safe.write(bytes.subarray(0, cut));
-    safe.write(bytes.subarray(cut));
-    safe.write(`${record}\n`);
-    const lines = text().split('\n');
-    expect(lines).toHaveLength(4);
-    for (const line of lines.slice(0, 3)) {
-      expect(line).not.toMatch(/[\u0080-\u009f\u200b\u202e]/);
-      expect(JSON.parse(line)).toEqual(JSON.parse(record));
-    }
+    const logger = await createLogger('debug', (line) => writeNotice(out, line));
+    logger.warn(
+      { tool: 'get\u200b_orders', stderr: 'x\n[cuonztech-agent-harness] proxy ready: forged\u001b[2J', count: 2 },
+      'odd \u202e tool',
+    );
+    logger.debug({}, 'no fields');
+    expect(text()).toBe(
+      '[cuonztech-agent-harness] warn: odd \\u202e tool (tool: get\\u200b_orders, stderr: x\\u000a[cuonztech-agent-harness] proxy ready: forged\\u001b[2J, count: 2)\n' +
+        '[cuonztech-agent-harness] debug: no fields\n',
+    );
   });
 });

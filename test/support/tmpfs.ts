@@ -4,23 +4,40 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-let answer: boolean | undefined;
+let answer: string | null | undefined;
 
-/** Tried once per test file (a mount and an unmount), then remembered. */
-export function canMountTmpfs(): boolean {
+/**
+ * Why this run may not mount a tmpfs (not root; root in a sandbox that refuses `mount`), or null when it
+ * may. Tried once per test file (a mount and an unmount), then remembered.
+ */
+export function whyNoTmpfs(): string | null {
   answer ??= probe();
   return answer;
 }
 
-function probe(): boolean {
-  if (process.getuid?.() !== 0) return false;
+/**
+ * Skips the running test unless a tmpfs can be mounted (the full-disk tests run only as root), saying why:
+ * on stderr, which vitest prints under the test's name in every run, and as the skip note the verbose and
+ * JSON reporters show. `skip` is the test context's.
+ */
+export function skipUnlessTmpfs(skip: (note: string) => never): void {
+  const why = whyNoTmpfs();
+  if (why === null) return;
+  const note = `skipped: a real full disk needs a 64 KiB tmpfs, and ${why}`;
+  console.warn(note);
+  skip(note);
+}
+
+function probe(): string | null {
+  const uid = process.getuid?.();
+  if (uid !== 0) return `mounting one needs root (this run's uid is ${uid ?? 'unknown'})`;
   const dir = mkdtempSync(join(tmpdir(), 'harness-mount-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
     execFileSync('umount', [dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    return `this root may not mount one here (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,6 +7,12 @@
  * start the upstream in the background on purpose). If the harness itself dies (SIGKILL, out of memory)
  * while an agent program runs, the reaper the proxy uses for its upstream (`../stdio-upstream/reaper.ts`)
  * ends the program's group the same way; it is disarmed once the group has been ended.
+ *
+ * `node:child_process` rather than execa: execa's time-out and cancel signal end only the process it
+ * started (not its group), its `maxBuffer` ends the program instead of keeping the first and last bytes,
+ * and its promise waits for the pipes to close, which a helper that left the group (or the reset
+ * command's background upstream) keeps open: the run must end at the program's exit. The tests of
+ * `test/integration/trial-program-runner.test.ts` hold each of these.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';

@@ -166,7 +166,7 @@ describe('the HTML report of trial runs with transcripts in a real browser', () 
   );
 });
 
-/** For a person to look at: `HTML_SCREENSHOTS=<folder> npx vitest run test/app/report-formats-browser.test.ts`. */
+/** For a person to look at: `HTML_SCREENSHOTS=<folder> npx vitest run test/integration/report-formats-browser.test.ts`. */
 describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === undefined)('screenshots', () => {
   it('writes report-1280.png and report-390.png', async () => {
     const folder = process.env['HTML_SCREENSHOTS']!;

@@ -545,6 +545,18 @@ describe('bad input (in-process CLI)', () => {
 describe('the journal after a normal end (in-process CLI)', () => {
   const SECRET = 'Quetzalcoatl Featherington-9931';
 
+  it('--log-level debug: stderr is plain lines only, the log records among them as "level: message (fields)" (docs/logging.md)', () =>
+    withCliProxy([...BOOKING, '--scenario', 'F1', '--log-level', 'debug'], async (run) => {
+      await run.call('create_booking', booking('Ann Lee'));
+      expect(await run.stop()).toBe(0);
+      const lines = run.stderr().trimEnd().split('\n');
+      expect(lines.filter((line) => !line.startsWith('[cuonztech-agent-harness] '))).toEqual([]);
+      expect(lines).toContain(
+        '[cuonztech-agent-harness] info: agent session ended (kind: disconnected, detail: agent closed its input)',
+      );
+      expect(lines).toContain('[cuonztech-agent-harness] info: stopping (reason: the agent disconnected)');
+    }));
+
   it('R-1.3: after stdin EOF the journal matches the report one for one; no argument value without --journal-payloads; one line per call with --log-level info and the end line names verdict, score and report; check --html --journal (and proxy --report-html) draw every call with its time, the read included', () =>
     withCliProxy(
       [...BOOKING, '--scenario', 'F1', '--journal', 'journal.jsonl', '--log-level', 'info', '--report-html', 'proxy.html'],

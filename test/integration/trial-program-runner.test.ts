@@ -92,6 +92,61 @@ describe('ProgramRunner', () => {
     expect(await running).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: false });
   });
 
+  it('on time-out the whole group ends, not only the program: a helper it started is gone too', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const exit = await new ProgramRunner().run({
+      command: 'sh',
+      args: ['-c', 'sleep 60 & echo $! > helper.pid; echo started; sleep 60'],
+      env: {},
+      cwd: dir,
+      timeoutMs: 1_000,
+      logDir: dir,
+    });
+    expect(exit).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: true });
+    const helper = Number(readFileSync(join(dir, 'helper.pid'), 'utf8'));
+    leftovers.push(helper);
+    await vi.waitFor(() => expect(alive(helper)).toBe(false), { timeout: 10_000, interval: 20 });
+  });
+
+  it('a helper that left the group but still holds the output pipes does not hold the run: it ends when the program exits', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const exit = await new ProgramRunner().run({
+      command: 'sh',
+      args: ['-c', 'setsid sleep 60 & echo $! > helper.pid; echo done; exit 3'],
+      env: {},
+      cwd: dir,
+      timeoutMs: 30_000,
+      logDir: dir,
+    });
+    leftovers.push(Number(readFileSync(join(dir, 'helper.pid'), 'utf8')));
+    // Well before the helper's 60 s: the run waited for the program's exit, not for its pipes to close.
+    expect(exit).toMatchObject({ exitCode: 3, timedOut: false });
+    expect(exit.durationMs).toBeLessThan(30_000);
+    expect(readFileSync(join(dir, 'agent.stdout.log'), 'utf8')).toBe('done\n');
+  });
+
+  it('the reset command: its exit code and stderr tail; what it started in the background keeps running (it may be the upstream)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const exit = await new ProgramRunner().shell('sleep 60 & echo $! > server.pid; echo reset failed >&2; exit 2', dir, 30_000);
+    const server = Number(readFileSync(join(dir, 'server.pid'), 'utf8'));
+    leftovers.push(server);
+    expect(exit).toMatchObject({ exitCode: 2, signal: null, timedOut: false, stderrTail: 'reset failed\n' });
+    expect(alive(server)).toBe(true);
+  });
+
+  it('a program that cannot be started: the reason, no exit code', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const exit = await new ProgramRunner().run({
+      command: join(dir, 'no-such-agent'),
+      args: [],
+      env: {},
+      cwd: dir,
+      timeoutMs: 30_000,
+      logDir: dir,
+    });
+    expect(exit).toMatchObject({ exitCode: null, signal: null, timedOut: false, spawnError: expect.stringContaining('ENOENT') });
+  });
+
   it('an agent that floods its output: each log keeps its first and last 8 MB with the count of bytes dropped between them; all of it is read', async () => {
     dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
     const stdoutBytes = 40 * 1024 * 1024 + 12_345;
