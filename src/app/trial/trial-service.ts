@@ -12,6 +12,7 @@ import {
 } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import { measuredSettings } from './measured-settings.js';
+import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './trial-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
@@ -50,6 +51,8 @@ export class TrialService {
     private readonly plan: TrialPlan,
     /** What the summary records about the setup (agent, endpoint, upstream), already free of secrets. */
     private readonly setup: Record<string, unknown>,
+    /** The upstream as started and where the settings came from: `provenance.config` (trial-settings.ts). */
+    private readonly settings?: { upstream: UpstreamSettings; origin: SettingsOrigin },
   ) {}
 
   /** No new run starts; the runs in progress finish and the summary covers the runs done. */
@@ -253,6 +256,15 @@ export class TrialService {
       ...provenance,
       settings,
       configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null, settings })),
+      // Every resolved setting, from a config file or flags alike (docs/config.md), and where each came from.
+      ...(this.settings !== undefined
+        ? {
+            config: {
+              settingsHash: settingsHash(this.plan, this.settings.upstream, (text) => this.deps.hash(text)),
+              ...this.settings.origin,
+            },
+          }
+        : {}),
     };
   }
 }
