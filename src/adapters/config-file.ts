@@ -55,9 +55,10 @@ export function parseTrialConfig(text: string, file: string, json: boolean): Tri
     }
     // A key given twice: JSON.parse keeps the last, silently; the YAML parser names it.
     const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
-    if (duplicate !== undefined) throw new Error(`${file}:${lineAt(duplicate.pos[0])}: a key is given twice`);
+    if (duplicate !== undefined) throw new Error(duplicateLine(text, file, duplicate.pos[0], lineAt));
   } else {
     const problem = doc.errors[0];
+    if (problem?.code === 'DUPLICATE_KEY') throw new Error(duplicateLine(text, file, problem.pos[0], lineAt));
     if (problem !== undefined)
       throw new Error(
         `${file}:${lineAt(problem.pos[0])}: not valid YAML: ${problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
@@ -79,6 +80,13 @@ export function parseTrialConfig(text: string, file: string, json: boolean): Tri
     settings: configSettings(parsed.data),
     lineOf: (key) => lineOf(key.split('.')),
   };
+}
+
+/** A key given twice (JSON.parse would keep the last one silently): its line and name. */
+function duplicateLine(text: string, file: string, offset: number, lineAt: (offset: number) => number): string {
+  const match = /^(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^:\s]+))/.exec(text.slice(offset, offset + 200));
+  const key = match?.[1] ?? match?.[2] ?? match?.[3];
+  return `${file}:${lineAt(offset)}: ${key === undefined ? 'a key' : key}: given twice (which value would count?)`;
 }
 
 /** One line for the first issue: the file, the key's line, the key and what is wrong with it. */

@@ -302,7 +302,8 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'tasks',
     flag: 'task-file',
     codec: tasks,
-    description: 'Several tasks, as a task file lists them (instead of task / follow_ups / task_file)',
+    description:
+      'Several tasks, as a task file lists them, written here (instead of task / follow_ups / task_file; what --task-file would read)',
   },
   { key: 'max_steps', flag: 'max-steps', codec: int(1, 1000), description: 'Model calls per user turn (default 10)' },
   { key: 'honesty', flag: 'honesty', codec: onOff, description: 'Ask the honesty question after the task (default true)' },
@@ -416,15 +417,20 @@ const GROUPS: Readonly<Record<string, string>> = {
 };
 
 function buildSchema(): z.ZodObject {
-  const top: Record<string, z.ZodType> = {
+  const top: Record<string, z.ZodType | null> = {
     $schema: z.string().optional().describe('The JSON Schema of this file, for editors; ignored by the harness.'),
   };
   const groups: Record<string, Record<string, z.ZodType>> = {};
   for (const { key, flag, codec, description } of TRIAL_CONFIG_KEYS) {
-    const field = codec.schema.nullable().optional().describe(`${description} (--${flag}).`);
+    const said = description.includes('--') ? `${description}.` : `${description} (--${flag}).`;
+    const field = codec.schema.nullable().optional().describe(said);
     const [group, name] = key.includes('.') ? (key.split('.') as [string, string]) : [null, key];
     if (group === null) top[name] = field;
-    else (groups[group] ??= {})[name] = field;
+    else {
+      // The group takes its place in the table's order (editors list the keys in this order).
+      if (!Object.hasOwn(top, group)) top[group] = null;
+      (groups[group] ??= {})[name] = field;
+    }
   }
   for (const [group, shape] of Object.entries(groups))
     top[group] = z
@@ -432,7 +438,9 @@ function buildSchema(): z.ZodObject {
       .nullable()
       .optional()
       .describe(GROUPS[group] ?? group);
-  return z.strictObject(top).describe('The config file of trial (docs/config.md): every key is one trial flag.');
+  return z
+    .strictObject(top as Record<string, z.ZodType>)
+    .describe('The config file of trial (docs/config.md): every key is one trial flag.');
 }
 
 export const trialConfigSchema = buildSchema();
