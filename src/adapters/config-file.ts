@@ -91,7 +91,7 @@ function duplicateLine(text: string, file: string, offset: number, lineAt: (offs
 
 /** One line for the first issue: the file, the key's line, the key and what is wrong with it. */
 function issueLine(error: z.ZodError, file: string, lineOf: (path: Path) => number | undefined): string {
-  const issue = error.issues[0]!;
+  const issue = deepest(error.issues[0]!);
   let path: Path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
@@ -107,6 +107,22 @@ function issueLine(error: z.ZodError, file: string, lineOf: (path: Path) => numb
     .join('')
     .replace(/^\./, '');
   return `${file}${line === undefined ? '' : `:${line}`}: ${key === '' ? 'the config' : key}: ${message}`;
+}
+
+/**
+ * Of a value no branch of a union accepts (a list or a text; a file name or a script), the issue of the
+ * branch that got furthest into the value: `scenarios[1]: must be one of F1 …` rather than the union's
+ * summary, which stays when every branch failed at the value itself.
+ */
+function deepest(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  let best: z.core.$ZodIssue | null = null;
+  for (const branch of issue.errors)
+    for (const inner of branch) {
+      const found = deepest(inner);
+      if (found.path.length > 0 && (best === null || found.path.length > best.path.length)) best = found;
+    }
+  return best === null ? issue : { ...best, path: [...issue.path, ...best.path] };
 }
 
 /** The keys the schema knows at `path` (the top level, or a group). */

@@ -7,8 +7,10 @@
 import { resolve } from 'node:path';
 import { readTrialConfig } from '../adapters/config-file.js';
 import { FLAG_SPELLINGS, type InlineValue } from '../adapters/schemas/trial-config.schema.js';
+import type { UpstreamSettings } from '../app/trial/trial-settings.js';
 import { single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
+import type { TrialFlags } from './trial-flags.js';
 
 /** What the file gives that no flag value can carry: the tasks' list, the stub model's script. */
 export interface TrialInline {
@@ -124,4 +126,18 @@ export async function resolveTrialFlags(values: FlagValues, cwd: string): Promis
 
 function isInline(values: string[] | InlineValue): values is InlineValue {
   return !Array.isArray(values);
+}
+
+/** The upstream as the runs start it, for the settings hash (header values only inside the hash). */
+export function upstreamSettings(flags: TrialFlags): UpstreamSettings {
+  const p = flags.proxy;
+  return {
+    command: p.upstreamCommand ?? null,
+    args: p.upstreamArgs,
+    cwd: p.upstreamCwd ?? null,
+    env: p.upstreamEnv,
+    url: p.upstreamUrl?.href ?? null,
+    headers: p.upstreamHeaderFlags,
+    headerEnv: p.upstreamHeaderEnvFlags,
+  };
 }

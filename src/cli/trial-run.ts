@@ -27,9 +27,9 @@ import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
 import { noticeText, type CliIo } from './io.js';
 import { createUpstream } from './proxy-run.js';
-import { resolveTrialFlags } from './trial-config.js';
+import { resolveTrialFlags, upstreamSettings } from './trial-config.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
-import type { SettingsOrigin, UpstreamSettings } from '../app/trial/trial-settings.js';
+import type { SettingsOrigin } from '../app/trial/trial-settings.js';
 
 const BIN = fileURLToPath(new URL('./bin.js', import.meta.url));
 
@@ -165,20 +165,6 @@ function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): Tria
     upstreamArgs: expandAll(p.upstreamArgs, run),
     upstreamEnv: { ...runEnv(run, spec.scenarioLabel), ...expandEnv(p.upstreamEnv, run) },
     upstreamCwd: p.upstreamCwd === undefined ? undefined : expandPlaceholders(p.upstreamCwd, run),
-  };
-}
-
-/** The upstream as the runs start it, for the settings hash (header values only inside the hash). */
-function upstreamSettings(flags: TrialFlags): UpstreamSettings {
-  const p = flags.proxy;
-  return {
-    command: p.upstreamCommand ?? null,
-    args: p.upstreamArgs,
-    cwd: p.upstreamCwd ?? null,
-    env: p.upstreamEnv,
-    url: p.upstreamUrl?.href ?? null,
-    headers: p.upstreamHeaderFlags,
-    headerEnv: p.upstreamHeaderEnvFlags,
   };
 }
 
