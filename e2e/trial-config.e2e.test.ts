@@ -26,21 +26,21 @@ const cli = (args: string[]) =>
 interface Trial {
   summary: { provenance: { config: Record<string, unknown>; configurationHash: string } };
   /** Per run id: its verdict and the bookings its upstream executed (lines of its ledger). */
-  runs: Record<string, { verdict: string; executions: number }>;
+  runs: Record<string, { verdict: string; executions: number; settingsHash: string }>;
 }
 
 function readTrial(out: string): Trial {
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Trial['summary'];
   const runs: Trial['runs'] = {};
   for (const id of readdirSync(join(out, 'runs'))) {
-    const run = JSON.parse(readFileSync(join(out, 'runs', id, 'run.json'), 'utf8')) as { verdict: string };
+    const run = JSON.parse(readFileSync(join(out, 'runs', id, 'run.json'), 'utf8')) as { verdict: string; settingsHash: string };
     const ledger = join(out, 'runs', id, 'ledger.jsonl');
     const lines = existsSync(ledger)
       ? readFileSync(ledger, 'utf8')
           .split('\n')
           .filter((l) => l.trim() !== '')
       : [];
-    runs[id] = { verdict: run.verdict, executions: lines.length };
+    runs[id] = { verdict: run.verdict, executions: lines.length, settingsHash: run.settingsHash };
   }
   return { summary, runs };
 }
@@ -62,7 +62,8 @@ describe('init, then trial --config: the starter runs as it is, and equals the s
       const [folder] = readdirSync(trials);
       const file = readTrial(join(trials, folder!));
       expect(Object.keys(file.runs).sort()).toEqual(['F1-001', 'F1-002']);
-      for (const run of Object.values(file.runs)) expect(run).toEqual({ verdict: 'PASS', executions: 1 });
+      const hash = file.summary.provenance.config['settingsHash'];
+      for (const run of Object.values(file.runs)) expect(run).toEqual({ verdict: 'PASS', executions: 1, settingsHash: hash });
       expect(file.summary.provenance.config).toMatchObject({
         file: join(cwd, 'harness.yaml'),
         fromFile: [

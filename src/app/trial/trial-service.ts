@@ -55,6 +55,13 @@ export class TrialService {
     private readonly settings?: { upstream: UpstreamSettings; origin: SettingsOrigin },
   ) {}
 
+  /** The settings hash (trial-settings.ts); undefined when the composition root gave no upstream settings. */
+  private settingsHashValue(): string | undefined {
+    return this.settings === undefined
+      ? undefined
+      : settingsHash(this.plan, this.settings.upstream, (text) => this.deps.hash(text));
+  }
+
   /** No new run starts; the runs in progress finish and the summary covers the runs done. */
   stop(reason: string): void {
     this.stopping ??= reason;
@@ -104,7 +111,7 @@ export class TrialService {
   }
 
   async run(): Promise<TrialResult> {
-    const executor = new RunExecutor(this.deps, this.plan);
+    const executor = new RunExecutor(this.deps, this.plan, this.settingsHashValue());
     const started = this.deps.clock.now();
     const patch = this.plan.patch;
     // `--shard i/n`: this job's share of each arm's runs (the same ids and seeds as the whole trial).
@@ -260,7 +267,7 @@ export class TrialService {
       ...(this.settings !== undefined
         ? {
             config: {
-              settingsHash: settingsHash(this.plan, this.settings.upstream, (text) => this.deps.hash(text)),
+              settingsHash: this.settingsHashValue(),
               ...this.settings.origin,
             },
           }
