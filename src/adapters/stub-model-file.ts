@@ -30,7 +30,8 @@ const DEFAULT_FINAL: StubScript['final'] = {
   notDone: 'The write did not go through.',
 };
 
-const SCRIPT = z.strictObject({
+/** The script's keys (docs/model-gateway.md); also the inline `model.stub` of a trial's config file. */
+export const STUB_SCRIPT_SCHEMA = z.strictObject({
   write: call,
   check: call.optional(),
   after_uncertain: policy.default('check-then-stop'),
@@ -44,7 +45,7 @@ const SCRIPT = z.strictObject({
 
 /** The script of a parsed file; throws an Error with one line naming the key that is wrong. */
 export function stubScriptOf(parsed: unknown): StubScript {
-  const result = SCRIPT.safeParse(parsed);
+  const result = STUB_SCRIPT_SCHEMA.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const where = issue.path.length > 0 ? issue.path.join('.') : 'the script';

@@ -14,6 +14,7 @@ import { COMPARE_VALUE_FLAGS } from './compare-flags.js';
 import { defineDemoCommand } from './demo-command.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
+import { defineInitCommand, INIT_SWITCHES } from './init-command.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProbeCommand, PROBE_VALUE_FLAGS } from './probe-command.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
@@ -31,7 +32,7 @@ const VALUE_FLAGS = new Set<string>([
   ...PROBE_VALUE_FLAGS,
   ...COMPARE_VALUE_FLAGS,
 ]);
-const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, 'help', 'version', '']);
+const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, ...INIT_SWITCHES, 'help', 'version', '']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -46,6 +47,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineStatsCommand(cli, context);
   defineProbeCommand(cli, context);
   defineCompareCommand(cli, context);
+  defineInitCommand(cli, context);
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {

@@ -33,5 +33,6 @@ export function defineTrialCommand(cli: CAC, context: CommandContext): void {
   command.example(
     `${PROGRAM_NAME} trial --agent-command node --agent-arg my-agent.js --model gpt-4.1-mini --base-url https://api.openai.com/v1 --api-key-env OPENAI_API_KEY --task "Book a room for Ann Lee on 2026-05-01." --scenarios F1 --runs 5 --upstream-command node --upstream-arg dist/examples/booking-server/server.js`,
   );
+  command.example(`${PROGRAM_NAME} init && ${PROGRAM_NAME} trial --config harness.yaml --runs 10`);
   command.action(async () => (await import('./trial-run.js')).runTrial(context.values, context.io));
 }

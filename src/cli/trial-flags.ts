@@ -26,9 +26,14 @@ import { UsageError } from './errors.js';
 import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
+import type { TrialInline } from './trial-config.js';
 
 /** [flag, description] of every trial flag that takes a value (the proxy's upstream flags come on top). */
 export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
+  [
+    'config',
+    'A config file (YAML, or JSON by its .json name) holding any of these settings (docs/config.md); the flags given here override it. init writes a starter',
+  ],
   [
     'model',
     'Built-in agent loop: the model name at the endpoint (this or --agent-command is required). With --agent-command: forward mode, the model your program is given (CUONZTECH_MODEL) and the only one the gateway serves',
@@ -122,12 +127,16 @@ function has(values: FlagValues, flag: string): boolean {
   return Object.hasOwn(values, flag);
 }
 
-/** Validates every flag; reads the system prompt and task files. */
+/**
+ * Validates every flag; reads the system prompt and task files. `inline`: the tasks or the stub script a
+ * config file holds itself, read in the place of the file `--task-file` / `--stub-model` would name.
+ */
 export async function parseTrialFlags(
   values: FlagValues,
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
   now: Date,
+  inline: TrialInline = {},
 ): Promise<TrialFlags> {
   for (const flag of Object.keys(values)) {
     const why = TRIAL_REFUSED_FLAGS.get(flag);
@@ -196,7 +205,7 @@ export async function parseTrialFlags(
   const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
   const systemPrompt = await readSystemPrompt(get('system-prompt'), cwd);
   const maxSteps = integer(get('max-steps'), 'max-steps', 1, 1000, 10);
-  const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, builtIn);
+  const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, builtIn, inline.tasks);
   const runs = integer(get('runs'), 'runs', 1, 100_000, 5);
   const concurrency = integer(get('concurrency'), 'concurrency', 1, 64, 1);
   const resetCommand = get('reset-command');
@@ -241,7 +250,7 @@ export async function parseTrialFlags(
       transport: oneOf(get('agent-transport') ?? 'stdio', 'agent-transport', ['stdio', 'http']) as 'stdio' | 'http',
       timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
       seed,
-      ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd) } : {}),
+      ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd, inline.stubScript) } : {}),
       ...(model !== undefined ? { gateway: forwardGateway(get('base-url')!, model, get('api-key-env')) } : {}),
       env: agentEnv(repeated(values, 'agent-env-var')),
     };
@@ -446,6 +455,7 @@ async function readTasks(
   maxSteps: number,
   cwd: string,
   needTask: boolean,
+  inlineTasks: unknown,
 ): Promise<TrialTask[]> {
   const file = get('task-file');
   const task = get('task');
@@ -455,6 +465,13 @@ async function readTasks(
     return [{ id: 'default', systemPrompt, task: task ?? '', followUps: repeated(values, 'follow-up'), maxSteps }];
   }
   if (task !== undefined || has(values, 'follow-up')) throw new UsageError('give --task/--follow-up or --task-file, not both');
+  if (inlineTasks !== undefined) {
+    try {
+      return tasksFromFile(inlineTasks, { systemPrompt, maxSteps });
+    } catch (error) {
+      throw new UsageError(`--task-file (the tasks of ${file}): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   const path = resolve(cwd, file);
   let text: string;
   try {
@@ -479,7 +496,15 @@ async function readTasks(
 }
 
 /** `--stub-model FILE`: the script, checked before any run (one line naming the file and the key). */
-async function readStubGateway(file: string, cwd: string): Promise<StubGateway> {
+async function readStubGateway(file: string, cwd: string, inlineScript: unknown): Promise<StubGateway> {
+  if (inlineScript !== undefined) {
+    const { stubScriptOf } = await import('../adapters/stub-model-file.js');
+    try {
+      return { kind: 'stub', script: stubScriptOf(inlineScript), file, model: STUB_MODEL_NAME };
+    } catch (error) {
+      throw new UsageError(`--stub-model (the script in ${file}): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   try {
     const { readStubScript } = await import('../adapters/stub-model-file.js');
     return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };

@@ -28,13 +28,21 @@ import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
 import { noticeText, writeNotice, type CliIo } from './io.js';
 import { createUpstream } from './proxy-run.js';
+import { resolveTrialFlags, upstreamSettings } from './trial-config.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
+import type { SettingsOrigin } from '../app/trial/trial-settings.js';
 
 const BIN = fileURLToPath(new URL('./bin.js', import.meta.url));
 
 export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const clock = new SystemClock();
-  const flags = await parseTrialFlags(values, io.env, io.cwd, new Date(clock.now()));
+  const given = await resolveTrialFlags(values, io.cwd);
+  let flags: TrialFlags;
+  try {
+    flags = await parseTrialFlags(given.values, io.env, io.cwd, new Date(clock.now()), given.inline);
+  } catch (error) {
+    throw given.locate(error);
+  }
   const { plan } = flags;
   const progress = new ProgressView(
     (text) => io.stderr.write(text),
@@ -101,7 +109,13 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     notice,
     progress: (event) => progress.handle(event),
   };
-  const service = new TrialService(deps, plan, setupOf(flags));
+  const origin: SettingsOrigin = {
+    file: given.source.file,
+    fileSha256: given.source.fileText === null ? null : deps.hash(given.source.fileText),
+    fromFile: given.source.fromFile,
+    fromCommandLine: given.source.fromCommandLine,
+  };
+  const service = new TrialService(deps, plan, setupOf(flags), { upstream: upstreamSettings(flags), origin });
   try {
     await service.checkUpstream();
   } catch (error) {

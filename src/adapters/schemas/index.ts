@@ -1,5 +1,5 @@
 /**
- * One zod schema per file the harness writes, by file (`docs/formats.md` describes the fields; the
+ * One zod schema per file the harness writes (and the config file it reads), by file (`docs/formats.md` describes the fields; the
  * JSON Schemas in `docs/schemas/` are generated from these by `npm run schemas`).
  */
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { journalLineSchema } from './journal.schema.js';
 import { probeResultsSchema } from './probe-results.schema.js';
 import { reportFileSchema } from './report.schema.js';
 import { statsOutputSchema } from './stats-output.schema.js';
+import { trialConfigSchema } from './trial-config.schema.js';
 import { trialRunSchema } from './trial-run.schema.js';
 import { trialSummarySchema } from './trial-summary.schema.js';
 
@@ -21,6 +22,8 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
   { file: 'compare-output.schema.json', schema: compareOutputSchema },
   { file: 'journal-line.schema.json', schema: journalLineSchema },
   { file: 'probe-results.schema.json', schema: probeResultsSchema },
+  // Read, not written: the config file of trial (docs/config.md), checked by editors with this schema.
+  { file: 'trial-config.schema.json', schema: trialConfigSchema },
 ];
 
 /** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/`. */

@@ -46,6 +46,10 @@ const FIELDS = {
   schemaVersion: schemaVersion(TRIAL_RUN_SCHEMA_VERSION),
   kind: z.literal('trial-run'),
   harnessVersion: z.string().optional(),
+  settingsHash: z
+    .string()
+    .optional()
+    .describe("The trial's settings hash, as in summary.json provenance.config.settingsHash (docs/config.md)."),
   run: z.string().describe('The run id (its folder name).'),
   arm: z.string().optional(),
   scenario: z.string(),

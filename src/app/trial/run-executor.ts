@@ -60,6 +60,8 @@ export class RunExecutor {
   constructor(
     private readonly deps: TrialDeps,
     private readonly plan: TrialPlan,
+    /** The trial's settings hash (`summary.json` `provenance.config.settingsHash`), copied into each run file. */
+    private readonly settingsHash?: string,
   ) {}
 
   /** `stopNow` aborts the run in progress (a second signal): it ends NOT_TESTED, "interrupted". */
@@ -138,6 +140,7 @@ export class RunExecutor {
       schemaVersion: TRIAL_RUN_SCHEMA_VERSION,
       kind: 'trial-run',
       harnessVersion: this.deps.harnessVersion,
+      ...(this.settingsHash !== undefined ? { settingsHash: this.settingsHash } : {}),
       run: spec.id,
       arm: spec.arm,
       scenario: spec.scenarioLabel,

@@ -13,6 +13,7 @@ import {
 } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import { measuredSettings } from './measured-settings.js';
+import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './trial-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
@@ -51,7 +52,16 @@ export class TrialService {
     private readonly plan: TrialPlan,
     /** What the summary records about the setup (agent, endpoint, upstream), already free of secrets. */
     private readonly setup: Record<string, unknown>,
+    /** The upstream as started and where the settings came from: `provenance.config` (trial-settings.ts). */
+    private readonly settings?: { upstream: UpstreamSettings; origin: SettingsOrigin },
   ) {}
+
+  /** The settings hash (trial-settings.ts); undefined when the composition root gave no upstream settings. */
+  private settingsHashValue(): string | undefined {
+    return this.settings === undefined
+      ? undefined
+      : settingsHash(this.plan, this.settings.upstream, (text) => this.deps.hash(text));
+  }
 
   /** No new run starts; the runs in progress finish and the summary covers the runs done. */
   stop(reason: string): void {
@@ -102,7 +112,7 @@ export class TrialService {
   }
 
   async run(): Promise<TrialResult> {
-    const executor = new RunExecutor(this.deps, this.plan);
+    const executor = new RunExecutor(this.deps, this.plan, this.settingsHashValue());
     const started = this.deps.clock.now();
     const patch = this.plan.patch;
     // `--shard i/n`: this job's share of each arm's runs (the same ids and seeds as the whole trial).
@@ -254,6 +264,15 @@ export class TrialService {
       ...provenance,
       settings,
       configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null, settings })),
+      // Every resolved setting, from a config file or flags alike (docs/config.md), and where each came from.
+      ...(this.settings !== undefined
+        ? {
+            config: {
+              settingsHash: this.settingsHashValue(),
+              ...this.settings.origin,
+            },
+          }
+        : {}),
     };
   }
 }
