@@ -10,13 +10,7 @@ import { FLAG_SPELLINGS, type InlineValue } from '../adapters/schemas/trial-conf
 import type { UpstreamSettings } from '../app/trial/trial-settings.js';
 import { single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
-import type { TrialFlags } from './trial-flags.js';
-
-/** What the file gives that no flag value can carry: the tasks' list, the stub model's script. */
-export interface TrialInline {
-  tasks?: unknown;
-  stubScript?: unknown;
-}
+import type { TrialFlags, TrialInline } from './trial-flags.js';
 
 /** Where the settings came from (summary.json, `provenance.config`). */
 export interface SettingsSource {

@@ -26,9 +26,14 @@ import { UsageError } from './errors.js';
 import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
-import type { TrialInline } from './trial-config.js';
 
 /** [flag, description] of every trial flag that takes a value (the proxy's upstream flags come on top). */
+/** What the file gives that no flag value can carry: the tasks' list, the stub model's script. */
+export interface TrialInline {
+  tasks?: unknown;
+  stubScript?: unknown;
+}
+
 export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   [
     'config',

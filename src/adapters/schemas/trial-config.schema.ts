@@ -10,7 +10,7 @@
  * `--task-file` and `--stub-model`.
  */
 import { z } from 'zod';
-import { SCENARIO_IDS } from '../../domain/faults/index.js';
+import { scenarioIds } from '../../domain/faults/index.js';
 import { PATCH_TEXTS } from '../../domain/patches.js';
 import { STUB_SCRIPT_SCHEMA } from '../stub-model-file.js';
 
@@ -104,6 +104,8 @@ const onOff: Codec = {
   flagValues: (v: boolean | 'on' | 'off') => [v === true ? 'on' : v === false ? 'off' : v],
 };
 
+// The faults registered when this module loads: the built-in ones (`src/domain/faults/`).
+const SCENARIO_IDS = scenarioIds() as [string, ...string[]];
 const scenarios: Codec = commaList(z.enum(SCENARIO_IDS, { error: `must be one of ${SCENARIO_IDS.join(', ')}` }));
 
 const patch: Codec = {
