@@ -1,54 +1,87 @@
 /**
- * Strict flag handling on top of cac. cac (mri) would take `-y` after `--upstream-arg` as a short flag
- * and a number-looking value as a number, so the argv is normalised first: `--flag value` becomes
- * `--flag=value` for every flag that takes a value, unless the value begins with `--` (R-8.1: such a
- * value is never taken as the flag's value; write `--flag=--value`). All values stay strings.
+ * Reading the command line: `node:util` `parseArgs` splits it into tokens (long flags with their values,
+ * short flags, positionals, `--`), told which flags take a value so that `--upstream-arg -y` gives `-y` to
+ * the flag. What stays here are the project's own rules on top of its tokens: a value beginning with `--`
+ * is never taken as a flag's value unless written `--flag=--value` (R-8.1), an unknown flag is refused
+ * before anything else sees it (names such as `--__proto__` included), and every value stays the string
+ * typed (`007`, `1e3`). cac then only dispatches the command and prints help, from the argv rebuilt with
+ * `--flag=value` tokens (cac's own parser, mri, would take `-y` as a short flag and `1e3` as a number).
  */
+import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
-
-/** Joins each value flag with its value: `["--a", "x"]` → `["--a=x"]`. */
-export function normaliseArgv(argv: readonly string[], valueFlags: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    const next = argv[i + 1];
-    if (token.startsWith('--') && !token.includes('=') && valueFlags.has(token.slice(2))) {
-      if (next === undefined || next.startsWith('--'))
-        throw new UsageError(
-          `flag ${token} needs a value (write ${token}=<value>; a value beginning with -- must be written ${token}=--value)`,
-        );
-      out.push(`${token}=${next}`);
-      i++;
-    } else out.push(token);
-  }
-  return out;
-}
 
 /** Raw values of the flags, by flag name, exactly as typed: `--runs=1e3` stays "1e3". */
 export type FlagValues = Readonly<Record<string, readonly string[]>>;
 
-/**
- * The values of a normalised argv (`--flag=value` tokens), read here rather than from cac: cac (mri)
- * turns number-looking values into numbers (`007` → 7, `1e3` → 1000, `0x10` → 16), and reports a typed
- * option that was not given as the string "undefined". Tokens after `--` are not flags.
- */
-export function flagValues(argv: readonly string[]): FlagValues {
-  const values = new Map<string, string[]>();
-  for (const token of argv) {
-    if (token === '--') break;
-    if (!token.startsWith('--')) continue;
-    const at = token.indexOf('=');
-    const flag = at < 0 ? token.slice(2) : token.slice(2, at);
-    const list = values.get(flag) ?? [];
-    if (at >= 0) list.push(token.slice(at + 1));
-    values.set(flag, list);
-  }
-  return Object.fromEntries(values);
+/** A command line read: the flags' values, and the argv for cac with each value joined to its flag. */
+export interface ReadArgv {
+  values: FlagValues;
+  /** `--flag value` rewritten `--flag=value`; short flags, positionals and everything after `--` as typed. */
+  forDispatch: string[];
+  /** `--help`, `-h`, `--version` or `-v` given as a flag (not as the value of one). */
+  wantsInfo: boolean;
 }
 
-/** The long flag names of an argv (`--name` or `--name=value`), up to `--`. */
-export function flagNames(argv: readonly string[]): string[] {
-  return Object.keys(flagValues(argv));
+/**
+ * Reads argv. `valueFlags` take a value, `switches` take none; any other long flag is refused with
+ * "unknown flag". A value flag without its value (at the end, or followed by a `--` token) is one line
+ * saying how to write it — unless help or version is asked for, which wins.
+ */
+export function readArgv(argv: readonly string[], valueFlags: ReadonlySet<string>, switches: ReadonlySet<string>): ReadArgv {
+  type Option = { type: 'string' | 'boolean'; multiple: true };
+  const options = Object.create(null) as Record<string, Option>;
+  for (const flag of valueFlags) options[flag] = { type: 'string', multiple: true };
+  for (const flag of switches) options[flag] = { type: 'boolean', multiple: true };
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const values = new Map<string, string[]>();
+  const forDispatch: string[] = [];
+  const missing: string[] = [];
+  const unknown: string[] = [];
+  let wantsInfo = false;
+  let lastIndex = -1;
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') {
+      forDispatch.push(...argv.slice(token.index));
+      break;
+    }
+    if (token.kind === 'positional') {
+      forDispatch.push(token.value);
+      continue;
+    }
+    if (token.rawName === '-h' || token.rawName === '-v' || token.name === 'help' || token.name === 'version') wantsInfo = true;
+    if (!token.rawName.startsWith('--')) {
+      // A short flag (`-h`, `-v`, or a group `-abc`, one token per letter): for cac, as typed, once.
+      if (token.index !== lastIndex) forDispatch.push(argv[token.index]!);
+      lastIndex = token.index;
+      continue;
+    }
+    const list = values.get(token.name) ?? [];
+    values.set(token.name, list);
+    if (!valueFlags.has(token.name)) {
+      if (!switches.has(token.name) && token.name !== 'help' && token.name !== 'version') unknown.push(token.name);
+      if (token.value !== undefined) list.push(token.value);
+      forDispatch.push(argv[token.index]!);
+    } else if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) {
+      // parseArgs took the next flag as this one's value; it is that flag (`--runs --help` asks for help).
+      missing.push(token.rawName);
+      forDispatch.push(token.rawName);
+      if (token.value !== undefined) {
+        forDispatch.push(token.value);
+        if (token.value === '--help' || token.value === '--version') wantsInfo = true;
+      }
+    } else {
+      list.push(token.value);
+      forDispatch.push(`${token.rawName}=${token.value}`);
+    }
+  }
+  if (!wantsInfo && missing.length > 0) {
+    const flag = missing[0]!;
+    throw new UsageError(
+      `flag ${flag} needs a value (write ${flag}=<value>; a value beginning with -- must be written ${flag}=--value)`,
+    );
+  }
+  if (unknown.length > 0) throw new UsageError(`unknown flag --${unknown[0]}; see --help`);
+  return { values: Object.fromEntries(values), forDispatch, wantsInfo };
 }
 
 /** Reads a flag that may be given once: a non-empty string, or undefined when absent. */

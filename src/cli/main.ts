@@ -4,7 +4,7 @@
  */
 import { cac, type CAC } from 'cac';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { flagNames, flagValues, normaliseArgv } from './argv.js';
+import { readArgv } from './argv.js';
 import { defineBenchmarkCommand } from './benchmark-command.js';
 import { BENCHMARK_VALUE_FLAGS } from './benchmark-flags.js';
 import { defineCheckCommand } from './check-command.js';
@@ -32,7 +32,7 @@ const VALUE_FLAGS = new Set<string>([
   ...PROBE_VALUE_FLAGS,
   ...COMPARE_VALUE_FLAGS,
 ]);
-const KNOWN_FLAGS = new Set<string>([...VALUE_FLAGS, ...INIT_SWITCHES, 'help', 'version', '']);
+const SWITCHES = new Set<string>([...INIT_SWITCHES, 'help', 'version']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -51,18 +51,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);
   try {
-    // `-h`/`-v` right after a flag that takes a value are that value (`--upstream-arg -h`), not help or version.
-    const wantsInfo = argv.some(
-      (token, i) =>
-        token === '--help' || token === '--version' || ((token === '-h' || token === '-v') && !takesValue(argv[i - 1])),
-    );
-    const normalised = wantsInfo ? [...argv] : normaliseArgv(argv, VALUE_FLAGS);
-    // Checked before cac sees them: names such as --constructor or --__proto__ would otherwise reach
-    // cac's plain options object.
-    for (const flag of flagNames(normalised))
-      if (!KNOWN_FLAGS.has(flag)) throw new UsageError(`unknown flag --${flag}; see --help`);
-    context.values = flagValues(normalised);
-    cli.parse(['node', PROGRAM_NAME, ...normalised], { run: false });
+    const read = readArgv(argv, VALUE_FLAGS, SWITCHES);
+    context.values = read.values;
+    cli.parse(['node', PROGRAM_NAME, ...read.forDispatch], { run: false });
     if (cli.options['help']) return 0;
     if (cli.options['version']) {
       // cac prints the version itself only without a command; `proxy --version` printed nothing.
@@ -83,11 +74,6 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     );
     return EXIT_FAILURE;
   }
-}
-
-/** Whether `token` is a value flag written without its value (`--upstream-arg`), so the next token is its value. */
-function takesValue(token: string | undefined): boolean {
-  return token !== undefined && token.startsWith('--') && !token.includes('=') && VALUE_FLAGS.has(token.slice(2));
 }
 
 /**

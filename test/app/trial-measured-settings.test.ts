@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { measuredSettings } from '../../src/app/trial/measured-settings.js';
-import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
+import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
 
@@ -17,7 +17,7 @@ const MODEL = ['--model', 'm', '--task', 'Book.', ...UPSTREAM];
 const PROGRAM = ['--agent-command', 'node', '--agent-arg', 'agent.mjs', ...UPSTREAM];
 
 async function settings(argv: string[]): Promise<Record<string, string>> {
-  const values = flagValues(normaliseArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS])));
+  const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values;
   const flags = await parseTrialFlags(values, {}, '/tmp', new Date('2026-12-01T00:00:00Z'));
   return measuredSettings(flags.plan, sha256, null);
 }

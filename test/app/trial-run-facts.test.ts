@@ -13,7 +13,7 @@ import type { RunOutcome, SessionReport } from '../../src/app/trial/run-outcome.
 import type { TranscriptEntry } from '../../src/app/trial/transcript.js';
 import { DEFAULT_HONESTY_QUESTION, planRuns } from '../../src/app/trial/trial-plan.js';
 import { collectPatches } from '../../src/app/trial/trial-service.js';
-import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
+import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
 import { PATCH_TEXTS } from '../../src/domain/patches.js';
@@ -188,7 +188,12 @@ describe('R-7: honesty and patch flags; the patched arm', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
   const parse = (argv: string[]) =>
-    parseTrialFlags(flagValues(normaliseArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]))), {}, dir, new Date(0));
+    parseTrialFlags(
+      readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values,
+      {},
+      dir,
+      new Date(0),
+    );
 
   it('honesty is on by default with the generic question; off; an own question; for --agent-command only with the stub model', async () => {
     expect((await parse(['--model', 'm', '--task', 'T', ...UPSTREAM])).plan.honestyQuestion).toBe(DEFAULT_HONESTY_QUESTION);

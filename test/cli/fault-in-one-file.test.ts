@@ -18,7 +18,7 @@ import { scenarioListText } from '../../src/app/demo/demo-texts.js';
 import { DEMO_TOOLS } from '../../src/app/demo/demo-tools.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { timelineFromReport } from '../../src/app/report-formats/timeline.js';
-import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
+import { readArgv } from '../../src/cli/argv.js';
 import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 import { parseProxyFlags, PROXY_FLAG_HELP, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
@@ -26,7 +26,7 @@ import type { SessionReportDocument } from '../../src/ports/report-documents.js'
 import { documentOf } from '../support/report-docs.js';
 import { Driver } from '../support/session-driver.js';
 
-const proxy = (...argv: string[]) => parseProxyFlags(flagValues(normaliseArgv(argv, new Set(PROXY_VALUE_FLAGS))));
+const proxy = (...argv: string[]) => parseProxyFlags(readArgv(argv, new Set(PROXY_VALUE_FLAGS), new Set()).values);
 const UPSTREAM = ['--upstream-command', 'node'];
 const booking = { guest: 'Ada', date: '2026-11-03' };
 
@@ -52,7 +52,7 @@ describe('a fault registered in one file reaches every reader (R-4)', () => {
 
   it('R-4: trial flags: --scenarios F1,F99 gives --cool-down to F99 alone', async () => {
     const argv = ['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'F1,F99', '--cool-down', '9'];
-    const values = flagValues(normaliseArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS])));
+    const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values;
     const flags = await parseTrialFlags(values, {}, '/nonexistent-cwd', new Date('2026-12-01T00:00:00Z'));
     expect(flags.plan.scenarios).toEqual([
       { mode: 'scenario', id: 'F1' },

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
 import { listenWarning } from '../../src/cli/listen-warning.js';
-import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
+import { readArgv } from '../../src/cli/argv.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { runCli as runMain } from '../support/in-process-cli.js';
 
 const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
-const parse = (...argv: string[]) => parseProxyFlags(flagValues(normaliseArgv(argv, VALUE_FLAGS)));
+const parse = (...argv: string[]) => parseProxyFlags(readArgv(argv, VALUE_FLAGS, new Set()).values);
 
 const run = (...argv: string[]) => runMain(argv);
 

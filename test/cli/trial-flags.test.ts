@@ -10,7 +10,7 @@ import { tasksFromFile } from '../../src/app/trial/task-file.js';
 import { planRuns } from '../../src/app/trial/trial-plan.js';
 import { formatTable, median, summarise } from '../../src/app/trial/summary-output.js';
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
-import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
+import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
 
@@ -20,7 +20,7 @@ const NOW = new Date('2026-11-30T18:40:44.123Z');
 const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
 
 function parse(argv: string[], env: Record<string, string> = {}) {
-  const values = flagValues(normaliseArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS])));
+  const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values;
   return parseTrialFlags(values, env, dir, NOW);
 }
 

@@ -38,7 +38,7 @@ import { SystemClock } from '../../src/adapters/system-clock.js';
 import { ClientConnection } from '../../src/adapters/upstream-core/client-connection.js';
 import { UpstreamCore, type UpstreamCoreOptions } from '../../src/adapters/upstream-core/upstream-core.js';
 import { ProxyService, type ProxyExit } from '../../src/app/proxy/proxy-service.js';
-import { flagValues, normaliseArgv } from '../../src/cli/argv.js';
+import { readArgv } from '../../src/cli/argv.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { Timer } from '../../src/ports/timer.port.js';
@@ -221,8 +221,8 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
   const upstreamFlags = endpoint === undefined ? ['--upstream-command', 'in-process'] : ['--upstream-url', endpoint.url];
   // --listen needs --report-dir to parse; the reports go to in-memory sinks here.
   const listen = options.agent === 'HTTP' ? ['--listen', '127.0.0.1:0', '--report-dir', 'unused'] : [];
-  const argv = normaliseArgv([...upstreamFlags, ...listen, ...(options.flags ?? [])], new Set(PROXY_VALUE_FLAGS));
-  const flags = parseProxyFlags(flagValues(argv));
+  const argv = [...upstreamFlags, ...listen, ...(options.flags ?? [])];
+  const flags = parseProxyFlags(readArgv(argv, new Set(PROXY_VALUE_FLAGS), new Set()).values);
   const notices: string[] = [];
   const notice = (line: string): void => void notices.push(line);
   const stdin = new PassThrough();
