@@ -12,6 +12,7 @@
  *   retry (`--model-retries`) re-sends the request: nothing reaches the model for the faulted request, and
  *   no write runs twice.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support/proxy-harness.js';
@@ -101,6 +102,15 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
         [2, 500, '500'],
         [3, 200, null],
       ]);
+      // The fault is named on stdout above the table, and the table says in how many runs it fired.
+      const stdout = output.result.stdout.split('\n');
+      expect(stdout[0]).toMatch(/^model fault: 500 on the first model request carrying the write's result \(--model-fault 500 --model-fault-on after-write\)/);
+      expect(stdout[1]).toMatch(/ model fault fired$/);
+      expect(stdout[2]).toMatch(/ 1\/1$/);
+      expect((output.summary.groups[0] as { modelFaultFired?: number }).modelFaultFired).toBe(1);
+      expect(readFileSync(join(output.out, 'summary.md'), 'utf8')).toMatch(
+        /^model fault: 500 on .*; it fired in 1 of 1 run\(s\)\.\n\n## Trial summary/,
+      );
     } finally {
       removeOut(output);
     }

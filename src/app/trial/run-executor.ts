@@ -51,6 +51,8 @@ export interface RunRecord {
   facts: RunFacts;
   /** The patch texts of the run's report (for `--patch auto`), by id. */
   patchTexts: Array<{ id: string; text: string }>;
+  /** `--model-fault`: whether it fired in this run; null without the flag. */
+  modelFaultFired: boolean | null;
 }
 
 export class RunExecutor {
@@ -173,7 +175,16 @@ export class RunExecutor {
       facts,
     });
     await folder.release();
-    return { spec, outcome, toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
+    return {
+      spec,
+      outcome,
+      toolCalls,
+      durationMs,
+      file,
+      facts,
+      patchTexts: patchTextsOf(report),
+      modelFaultFired: modelFault === undefined ? null : modelFault.faultedRequest !== null,
+    };
   }
 
   private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
