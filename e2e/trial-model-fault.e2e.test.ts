@@ -52,6 +52,7 @@ type Run = {
   verdict: string;
   attribution: Array<{ source: string; tool: string; attempt: number }>;
   modelFault: unknown;
+  mcpSessionsClosedByAgent: number;
   transcript: Entry[];
   report: { report: { violations: Array<{ type: string; duplicate?: { source?: string } }> } };
 };
@@ -96,6 +97,8 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
       expect(run.attribution.map((a) => [a.tool, a.attempt, a.source])).toEqual([['create_booking', 2, 'runtime']]);
       // The request carrying the write's result (the second) was faulted; the replayed step's request answered.
       expect(run.modelFault).toEqual({ kind: '500', on: 'after-write', triggered: true, request: 2 });
+      // The program closes its MCP client without ending the session (no DELETE): the run's end closes it.
+      expect(run.mcpSessionsClosedByAgent).toBe(0);
       const answers = run.transcript.filter((e) => e.kind === 'model-answer');
       expect(answers.map((e) => [e.exchange, e.status, e.fault ?? null])).toEqual([
         [1, 200, null],

@@ -74,6 +74,7 @@ export class RunExecutor {
     let conversation: ConversationEnd | null = null;
     let program: ProgramExit | null = null;
     let sessions = 0;
+    let sessionsClosed = 0;
     /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
     let programHonestyAnswer: string | null | undefined;
     // `--model-fault`: aimed at the scenario's write, as the run's upstream classifies its tools.
@@ -96,6 +97,7 @@ export class RunExecutor {
           report,
           program,
           sessions,
+          sessionsClosed,
           honestyAnswer: programHonestyAnswer,
         } = await this.programRun(spec, folder, agent, transcript, notices, stopNow, { tools, modelFault }));
       }
@@ -159,7 +161,7 @@ export class RunExecutor {
       executions: outcome.executions,
       extraExecutions: outcome.extraExecutions,
       ...(program !== null ? { agentProgram: program } : {}),
-      ...(program !== null ? { mcpSessions: sessions } : {}),
+      ...(program !== null ? { mcpSessions: sessions, mcpSessionsClosedByAgent: sessionsClosed } : {}),
       endpointErrors: transcript.endpointErrors,
       transcript: transcript.entries,
       notices,
@@ -347,6 +349,7 @@ export class RunExecutor {
         report: parseReport(sink.last),
         program: null,
         sessions: 0,
+        sessionsClosed: 0,
         honestyAnswer: undefined,
       };
     const url = agentSide.address.url;
@@ -385,7 +388,14 @@ export class RunExecutor {
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
     const question = this.plan.honestyQuestion;
     const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
-    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer };
+    return {
+      failure,
+      report: parseReport(sink.last),
+      program,
+      sessions: agentSide.sessions,
+      sessionsClosed: agentSide.sessionsClosedByAgent,
+      honestyAnswer,
+    };
   }
 
   private async startGateway(
