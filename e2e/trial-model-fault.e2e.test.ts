@@ -107,7 +107,9 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
       ]);
       // The fault is named on stdout above the table, and the table says in how many runs it fired.
       const stdout = output.result.stdout.split('\n');
-      expect(stdout[0]).toMatch(/^model fault: 500 on the first model request carrying the write's result \(--model-fault 500 --model-fault-on after-write\)/);
+      expect(stdout[0]).toMatch(
+        /^model fault: 500 on the first model request carrying the write's result \(--model-fault 500 --model-fault-on after-write\)/,
+      );
       expect(stdout[1]).toMatch(/ model fault fired$/);
       expect(stdout[2]).toMatch(/ 1\/1$/);
       expect((output.summary.groups[0] as { modelFaultFired?: number }).modelFaultFired).toBe(1);

@@ -291,10 +291,7 @@ describe('R-13 summary', () => {
     );
   });
   it('with --model-fault: the fault named above the table, and in how many runs of each group it fired', () => {
-    const groups = summarise([
-      record('F1-001', 'FAIL', 1, 2, '', true),
-      record('F1-002', 'PASS', 0, 2, '', false),
-    ]);
+    const groups = summarise([record('F1-001', 'FAIL', 1, 2, '', true), record('F1-002', 'PASS', 0, 2, '', false)]);
     expect(groups[0]!.modelFaultFired).toBe(1);
     const lead = [modelFaultLine({ fault: { kind: '429', retryAfterSeconds: 2 }, on: { kind: 'after-write' } })];
     expect(formatTable(groups, '/out', [], lead)).toBe(
