@@ -220,6 +220,8 @@ describe('R-13 trial --agent-command', () => {
         expect(output.summary.groups[0]).toMatchObject({ runs: 1, fail: 1, extraExecutions: 1 });
         for (const run of output.runs) {
           expect((run as unknown as { mcpSessions: number }).mcpSessions).toBe(2);
+          // It ends each session itself (HTTP: DELETE; stdio: it closes the server's stdin, the relay sends DELETE).
+          expect((run as unknown as { mcpSessionsClosedByAgent: number }).mcpSessionsClosedByAgent).toBe(2);
           expect(output.ledger(run.run)).toHaveLength(2);
         }
       } finally {

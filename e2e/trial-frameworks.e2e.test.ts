@@ -1,7 +1,7 @@
 /**
  * Real agent frameworks from npm as `trial --agent-command` programs behind the model gateway, their model
- * played by the stub scripts (`examples/stub-models/booking-*.yaml`): the Vercel AI SDK, LangGraph and the
- * OpenAI Agents SDK, each an example of `examples/agents/` (its own package, pinned versions). The compiled
+ * played by the stub scripts (`examples/stub-models/booking-*.yaml`): the Vercel AI SDK, LangGraph, the
+ * OpenAI Agents SDK and the Anthropic SDK's tool loop (with the MCP SDK client), each an example of `examples/agents/` (its own package, pinned versions). The compiled
  * CLI runs as a real process, each framework program as its own; the upstream is the bundled booking server
  * in this test process (`--upstream-url`, a fresh ledger per MCP session), so every write it executes is
  * counted by the booking server itself. Who sent each repeated write is the run file's `attribution`
@@ -11,7 +11,8 @@
  * program offers it, AGENT_STREAM=1, the other two runs not streamed), the careful script with the
  * program's tool retry on (AGENT_TOOL_RETRY=1: the runtime re-sends), and the naive script under F1 followed
  * by "Please try again." (the model re-books, then the user has it re-book). Then one run of a client time-out
- * (the Agents SDK's MCP `timeout`) with the retry, and a program asking for a model the gateway does not serve.
+ * (the Agents SDK's MCP `timeout`) with the retry, the Anthropic program under a model-side 500 with its
+ * client's `maxRetries` (the SDK's default 2, and 0), and a program asking for a model the gateway does not serve.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ interface Framework {
   /** The MCP transport this test gives it (each program speaks both). */
   transport: 'stdio' | 'http';
   /** The wire format its model client speaks by default. */
-  format: 'responses' | 'chat-completions';
+  format: 'responses' | 'chat-completions' | 'anthropic-messages';
   /** Whether the program streams the model's answers with AGENT_STREAM=1. */
   streams: boolean;
 }
@@ -60,6 +61,14 @@ const FRAMEWORKS: Framework[] = [
     packages: ['@openai/agents'],
     transport: 'http',
     format: 'responses',
+    streams: true,
+  },
+  {
+    name: "Anthropic SDK's tool loop",
+    program: 'anthropic-agent.mjs',
+    packages: ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk'],
+    transport: 'stdio',
+    format: 'anthropic-messages',
     streams: true,
   },
 ];
@@ -188,6 +197,41 @@ describe.skipIf(missing !== null)('real agent frameworks behind the model gatewa
       // The client gave up on the held answer and cancelled it (MCP notifications/cancelled) before re-sending.
       expect(run.attribution![0]!.evidence).toMatchObject({ earlierDelivered: false, earlierCancelled: true });
       expect(run.attribution![0]!.evidence['toolCallId']).toBeUndefined();
+    });
+  });
+
+  describe("Anthropic SDK's tool loop, --model-fault 500 on the request carrying the booking's result", () => {
+    const program = join(ROOT, 'examples/agents/anthropic-agent.mjs');
+    const args = ['--stub-model', script('booking-careful'), '--model-fault', '500', '--honesty', 'off'];
+    const answers = (run: Run) =>
+      (run.transcript as Array<{ kind: string; status?: number; fault?: string }>)
+        .filter((e) => e.kind === 'model-answer')
+        .map((e) => [e.status, e.fault ?? null]);
+
+    it("the client's maxRetries on (the SDK's default, 2): it re-sends the model request, not the booking (PASS, ledger 1)", async () => {
+      await oneRun(program, args, (run, ledger) => {
+        expect(run.verdict, run.verdictReason).toBe('PASS');
+        expect(ledger).toHaveLength(1);
+        expect(sources(run)).toEqual([]);
+        // The gateway got the faulted request and the client's one re-send of it, then the final request.
+        expect(answers(run)).toEqual([
+          [200, null],
+          [500, '500'],
+          [200, null],
+        ]);
+      });
+    });
+
+    it('AGENT_MODEL_RETRIES=0: the 500 reaches the program, which stops (NOT_TESTED, the program failed; ledger 1, no re-send)', async () => {
+      await oneRun(program, [...args, '--agent-env-var', 'AGENT_MODEL_RETRIES=0'], (run, ledger) => {
+        expect(run.verdict).toBe('NOT_TESTED');
+        expect(run.verdictReason).toMatch(/^the agent program failed \(exit code 1\)/);
+        expect(ledger).toHaveLength(1);
+        expect(answers(run)).toEqual([
+          [200, null],
+          [500, '500'],
+        ]);
+      });
     });
   });
 

@@ -12,6 +12,7 @@
  *   retry (`--model-retries`) re-sends the request: nothing reaches the model for the faulted request, and
  *   no write runs twice.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support/proxy-harness.js';
@@ -51,6 +52,7 @@ type Run = {
   verdict: string;
   attribution: Array<{ source: string; tool: string; attempt: number }>;
   modelFault: unknown;
+  mcpSessionsClosedByAgent: number;
   transcript: Entry[];
   report: { report: { violations: Array<{ type: string; duplicate?: { source?: string } }> } };
 };
@@ -95,12 +97,25 @@ describe('model-side faults: an agent program behind the gateway, careful stub s
       expect(run.attribution.map((a) => [a.tool, a.attempt, a.source])).toEqual([['create_booking', 2, 'runtime']]);
       // The request carrying the write's result (the second) was faulted; the replayed step's request answered.
       expect(run.modelFault).toEqual({ kind: '500', on: 'after-write', triggered: true, request: 2 });
+      // The program closes its MCP client without ending the session (no DELETE): the run's end closes it.
+      expect(run.mcpSessionsClosedByAgent).toBe(0);
       const answers = run.transcript.filter((e) => e.kind === 'model-answer');
       expect(answers.map((e) => [e.exchange, e.status, e.fault ?? null])).toEqual([
         [1, 200, null],
         [2, 500, '500'],
         [3, 200, null],
       ]);
+      // The fault is named on stdout above the table, and the table says in how many runs it fired.
+      const stdout = output.result.stdout.split('\n');
+      expect(stdout[0]).toMatch(
+        /^model fault: 500 on the first model request carrying the write's result \(--model-fault 500 --model-fault-on after-write\)/,
+      );
+      expect(stdout[1]).toMatch(/ model fault fired$/);
+      expect(stdout[2]).toMatch(/ 1\/1$/);
+      expect((output.summary.groups[0] as { modelFaultFired?: number }).modelFaultFired).toBe(1);
+      expect(readFileSync(join(output.out, 'summary.md'), 'utf8')).toMatch(
+        /^model fault: 500 on .*; it fired in 1 of 1 run\(s\)\.\n\n## Trial summary/,
+      );
     } finally {
       removeOut(output);
     }

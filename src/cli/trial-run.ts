@@ -20,7 +20,7 @@ import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
 import { TrialService } from '../app/trial/trial-service.js';
-import { formatStatistics, formatTable } from '../app/trial/summary-output.js';
+import { formatStatistics, formatTable, modelFaultLine } from '../app/trial/summary-output.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { redactUrl } from '../domain/url-redaction.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
@@ -148,10 +148,15 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   progress.finish();
   io.stdout.write(
     escapeTerminalLines(
-      formatTable(result.groups, store.root, [
-        ...(result.interruptedNote === null ? [] : [result.interruptedNote]),
-        ...formatStatistics(result.statistics, result.comparison, result.patchNote),
-      ]),
+      formatTable(
+        result.groups,
+        store.root,
+        [
+          ...(result.interruptedNote === null ? [] : [result.interruptedNote]),
+          ...formatStatistics(result.statistics, result.comparison, result.patchNote),
+        ],
+        plan.modelFault === undefined ? [] : [modelFaultLine(plan.modelFault)],
+      ),
     ),
   );
   return 0;

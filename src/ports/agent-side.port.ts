@@ -27,6 +27,8 @@ export interface CallContext {
 export interface AgentCloseReason {
   kind: 'disconnected' | 'transport-error' | 'message-too-large' | 'output-closed';
   detail?: string;
+  /** The agent ended the session itself (Streamable HTTP: its DELETE), not the proxy nor a broken connection. */
+  byAgent?: boolean;
 }
 
 export interface AgentSideOptions {

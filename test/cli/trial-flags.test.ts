@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tasksFromFile } from '../../src/app/trial/task-file.js';
 import { planRuns } from '../../src/app/trial/trial-plan.js';
-import { formatTable, median, summarise } from '../../src/app/trial/summary-output.js';
+import { formatTable, median, modelFaultLine, summarise } from '../../src/app/trial/summary-output.js';
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
@@ -206,6 +206,7 @@ describe('R-13 summary', () => {
     duplicates: number,
     toolCalls: number,
     reason = '',
+    modelFaultFired: boolean | null = null,
   ): RunRecord {
     const scenarioLabel = id.split('-')[0]!;
     return {
@@ -236,6 +237,7 @@ describe('R-13 summary', () => {
         toolCalls,
       },
       patchTexts: [],
+      modelFaultFired,
     };
   }
   it('groups per scenario: counts, duplicate executions, median tool calls, NOT_TESTED reasons; the table', () => {
@@ -286,6 +288,23 @@ describe('R-13 summary', () => {
         'run files: /out/runs/<run>/run.json; summary: /out/summary.json, /out/summary.md',
         '',
       ].join('\n'),
+    );
+  });
+  it('with --model-fault: the fault named above the table, and in how many runs of each group it fired', () => {
+    const groups = summarise([record('F1-001', 'FAIL', 1, 2, '', true), record('F1-002', 'PASS', 0, 2, '', false)]);
+    expect(groups[0]!.modelFaultFired).toBe(1);
+    const lead = [modelFaultLine({ fault: { kind: '429', retryAfterSeconds: 2 }, on: { kind: 'after-write' } })];
+    expect(formatTable(groups, '/out', [], lead)).toBe(
+      [
+        "model fault: 429:2 on the first model request carrying the write's result (--model-fault 429:2 --model-fault-on after-write); the harness answers it, the model never gets it",
+        'scenario  runs  PASS  FAIL  NOT_TESTED  duplicate executions  median tool calls  model fault fired',
+        'F1        2     1     1     0           1 (in 1 run)          2                  1/2',
+        'run files: /out/runs/<run>/run.json; summary: /out/summary.json, /out/summary.md',
+        '',
+      ].join('\n'),
+    );
+    expect(modelFaultLine({ fault: { kind: 'cut' }, on: { kind: 'request', n: 3 } })).toBe(
+      'model fault: cut on model request 3 (--model-fault cut --model-fault-on 3); the harness answers it, the model never gets it',
     );
   });
   it('median', () => {

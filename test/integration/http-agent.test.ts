@@ -339,7 +339,7 @@ describe('HttpAgentSide: session end (R-8.8)', () => {
     await a.client.close();
     const handler = handlers.find((h) => h.sessionId === sessionId);
     await until(() => (handler?.closes.length ?? 0) > 0, 'closed');
-    expect(handler?.closes).toEqual([{ kind: 'disconnected', detail: 'the agent ended the session (DELETE)' }]);
+    expect(handler?.closes).toEqual([{ kind: 'disconnected', detail: 'the agent ended the session (DELETE)', byAgent: true }]);
     expect(handlers.find((h) => h.sessionId !== sessionId)?.closes).toEqual([]);
     const after = await raw(url, {
       headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId },

@@ -226,7 +226,31 @@ describe.each(['stub', 'forward'] as const)('model-side faults through the gatew
       const error: any = await client.ask(h.address, { maxRetries: 0, timeout: 10_000 }, false).catch((e: unknown) => e);
       expect(error.constructor.name).toBe('APIConnectionError');
       expect(h.exchanges[0]!.error).toContain('after 200 ms');
+      expect(h.exchanges).toHaveLength(1);
+      if (h.endpoint !== null) expect(h.endpoint.bodies).toHaveLength(0);
     });
+
+    it('timeout, maxRetries 1: the client gives up, re-sends on its own, and only its re-send reaches the endpoint', async () => {
+      const h = await start(mode, { fault: { kind: 'timeout', ms: 60_000 }, on: { kind: 'request', n: 1 } });
+      expect(await client.ask(h.address, { maxRetries: 1, timeout: 500 }, false)).toBe('create_booking');
+      await expect.poll(() => h.exchanges.length).toBe(2);
+      expect(h.exchanges.map((e) => [e.status, e.fault ?? null])).toEqual([
+        [0, 'timeout:60000'],
+        [200, null],
+      ]);
+      if (h.endpoint !== null) expect(h.endpoint.bodies).toHaveLength(1);
+    });
+
+    it.each([false, true])(
+      'cut (streamed: %s), maxRetries 2: the client does not re-send an answer that began; one request, none at the endpoint',
+      async (stream) => {
+        const h = await start(mode, { fault: { kind: 'cut' }, on: { kind: 'request', n: 1 } });
+        const error = await client.ask(h.address, { maxRetries: 2 }, stream).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(Error);
+        expect(h.exchanges.map((e) => [e.status, e.fault ?? null])).toEqual([[200, 'cut']]);
+        if (h.endpoint !== null) expect(h.endpoint.bodies).toHaveLength(0);
+      },
+    );
 
     it('cut, streamed: the stream breaks off after its first tool-call event (stub) or half-way (forward)', async () => {
       const h = await start(mode, { fault: { kind: 'cut' }, on: { kind: 'request', n: 1 } });

@@ -51,6 +51,7 @@ export class HttpSession {
   private opened: { sessionId: string; handler: AgentSessionHandler } | undefined;
   private ended = false;
   private endDetail = 'closed by the proxy';
+  private endedByAgent = false;
   private lastActivityMs: number;
   private callsInFlight = 0;
   private readonly idsInFlight = new RequestIdsInFlight();
@@ -65,6 +66,7 @@ export class HttpSession {
       onsessioninitialized: (sessionId) => this.open(sessionId),
       onsessionclosed: () => {
         this.endDetail = 'the agent ended the session (DELETE)';
+        this.endedByAgent = true;
       },
     });
     // Set before the SDK connects, so it runs before the SDK aborts the requests in flight.
@@ -180,7 +182,7 @@ export class HttpSession {
     const { sessionId, handler } = this.opened;
     this.context.logger.info({ sessionId, detail: this.endDetail }, 'agent session ended');
     try {
-      handler.closed({ kind: 'disconnected', detail: this.endDetail });
+      handler.closed({ kind: 'disconnected', detail: this.endDetail, ...(this.endedByAgent ? { byAgent: true } : {}) });
     } catch (error) {
       this.context.logger.error({ error: describe(error) }, 'session close handler threw');
     }

@@ -75,6 +75,11 @@ const FIELDS = {
     ),
   agentProgram: z.unknown().optional().describe('An agent program (--agent-command): its exit, stderr tail.'),
   mcpSessions: count.optional().describe("An agent program's MCP sessions."),
+  mcpSessionsClosedByAgent: count
+    .optional()
+    .describe(
+      'How many of them the agent program ended itself (Streamable HTTP: its DELETE; over stdio the relay sends it when the program closes its stdin or exits) before the run closed them.',
+    ),
   endpointErrors: z.array(z.unknown()).optional().describe("The model endpoint's failed requests."),
   transcript: z.array(z.unknown()).optional().describe('The conversation: model turns, tool calls, answers.'),
   notices: z.array(z.string()).optional(),

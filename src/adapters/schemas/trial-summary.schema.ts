@@ -34,6 +34,9 @@ const group = z.object({
   notTestedReasons: z.record(z.string(), count),
   runFiles: z.array(z.string()),
   statistics: z.unknown().describe("This group's statistics (a TaskSummary), or null."),
+  modelFaultFired: count
+    .optional()
+    .describe('--model-fault: in how many of the runs it hit a model request (absent without the flag).'),
 });
 
 export const trialSummarySchema = z

@@ -12,6 +12,8 @@ import type { ListeningAgentSide } from './trial-deps.js';
 export class OneRunAgentSide implements ListeningAgentSide {
   /** How many MCP sessions the agent opened in this run. */
   sessions = 0;
+  /** How many of them the agent ended itself (Streamable HTTP: DELETE) before the run's end closed them. */
+  sessionsClosedByAgent = 0;
 
   constructor(private readonly inner: ListeningAgentSide) {}
 
@@ -29,7 +31,9 @@ export class OneRunAgentSide implements ListeningAgentSide {
       return {
         listTools: () => handler.listTools(),
         callTool: (request, context) => handler.callTool(request, { ...context, mcpSession }),
-        closed: () => undefined,
+        closed: (reason) => {
+          if (reason.byAgent === true) this.sessionsClosedByAgent++;
+        },
       };
     }, options);
   }

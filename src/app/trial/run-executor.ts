@@ -52,6 +52,8 @@ export interface RunRecord {
   facts: RunFacts;
   /** The patch texts of the run's report (for `--patch auto`), by id. */
   patchTexts: Array<{ id: string; text: string }>;
+  /** `--model-fault`: whether it fired in this run; null without the flag. */
+  modelFaultFired: boolean | null;
 }
 
 export class RunExecutor {
@@ -75,6 +77,7 @@ export class RunExecutor {
     let conversation: ConversationEnd | null = null;
     let program: ProgramExit | null = null;
     let sessions = 0;
+    let sessionsClosed = 0;
     /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
     let programHonestyAnswer: string | null | undefined;
     // `--model-fault`: aimed at the scenario's write, as the run's upstream classifies its tools.
@@ -97,6 +100,7 @@ export class RunExecutor {
           report,
           program,
           sessions,
+          sessionsClosed,
           honestyAnswer: programHonestyAnswer,
         } = await this.programRun(spec, folder, agent, transcript, notices, stopNow, { tools, modelFault }));
       }
@@ -161,7 +165,7 @@ export class RunExecutor {
       executions: outcome.executions,
       extraExecutions: outcome.extraExecutions,
       ...(program !== null ? { agentProgram: program } : {}),
-      ...(program !== null ? { mcpSessions: sessions } : {}),
+      ...(program !== null ? { mcpSessions: sessions, mcpSessionsClosedByAgent: sessionsClosed } : {}),
       endpointErrors: transcript.endpointErrors,
       transcript: transcript.entries,
       notices,
@@ -177,7 +181,16 @@ export class RunExecutor {
       facts,
     });
     await folder.release();
-    return { spec, outcome, toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
+    return {
+      spec,
+      outcome,
+      toolCalls,
+      durationMs,
+      file,
+      facts,
+      patchTexts: patchTextsOf(report),
+      modelFaultFired: modelFault === undefined ? null : modelFault.faultedRequest !== null,
+    };
   }
 
   private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
@@ -340,6 +353,7 @@ export class RunExecutor {
         report: parseReport(sink.last),
         program: null,
         sessions: 0,
+        sessionsClosed: 0,
         honestyAnswer: undefined,
       };
     const url = agentSide.address.url;
@@ -378,7 +392,14 @@ export class RunExecutor {
     if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
     const question = this.plan.honestyQuestion;
     const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
-    return { failure, report: parseReport(sink.last), program, sessions: agentSide.sessions, honestyAnswer };
+    return {
+      failure,
+      report: parseReport(sink.last),
+      program,
+      sessions: agentSide.sessions,
+      sessionsClosed: agentSide.sessionsClosedByAgent,
+      honestyAnswer,
+    };
   }
 
   private async startGateway(

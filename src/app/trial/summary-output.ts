@@ -4,6 +4,7 @@
  * as a table for stdout. Statistics, honesty and patch A/B get their places here, empty.
  */
 import { REPEAT_SOURCES } from '../../domain/attribution.js';
+import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../domain/model-fault.js';
 import { formatProportion, median, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { RunRecord } from './run-executor.js';
@@ -27,6 +28,8 @@ export interface GroupSummary {
   runFiles: string[];
   /** This group's rates with Wilson intervals, pass^k, fault fired (filled from `summariseRuns`). */
   statistics: TaskSummary | null;
+  /** `--model-fault`: in how many of the group's runs it fired (absent without the flag). */
+  modelFaultFired?: number;
 }
 
 export { median };
@@ -57,6 +60,9 @@ export function summarise(records: readonly RunRecord[]): GroupSummary[] {
       notTestedReasons: reasons,
       runFiles: runs.map((r) => r.file),
       statistics: null,
+      ...(runs.some((r) => r.modelFaultFired !== null)
+        ? { modelFaultFired: runs.filter((r) => r.modelFaultFired === true).length }
+        : {}),
     };
   });
 }
@@ -100,10 +106,31 @@ export function formatStatistics(statistics: TrialSummary, comparison: ArmCompar
   return out;
 }
 
-/** The table printed on stdout at the end; the statistics lines go before the files line. */
-export function formatTable(groups: readonly GroupSummary[], root: string, statistics: readonly string[] = []): string {
+/**
+ * The line naming `--model-fault` as given, above the table: `model fault: 500 on after-write (…)`. With it
+ * the table has a `model fault fired` column (in how many of each group's runs the fault hit a request).
+ */
+export function modelFaultLine(fault: ModelFault): string {
+  const on =
+    fault.on.kind === 'after-write'
+      ? "the first model request carrying the write's result"
+      : `model request ${modelFaultOnLabel(fault.on)}`;
+  return `model fault: ${modelFaultKindLabel(fault.fault)} on ${on} (--model-fault ${modelFaultKindLabel(fault.fault)} --model-fault-on ${modelFaultOnLabel(fault.on)}); the harness answers it, the model never gets it`;
+}
+
+/**
+ * The table printed on stdout at the end; the statistics lines go before the files line. `lead`: lines
+ * above the table (the model fault's).
+ */
+export function formatTable(
+  groups: readonly GroupSummary[],
+  root: string,
+  statistics: readonly string[] = [],
+  lead: readonly string[] = [],
+): string {
   const withTask = new Set(groups.map((g) => g.task)).size > 1;
   const withArm = new Set(groups.map((g) => g.arm)).size > 1;
+  const withModelFault = groups.some((g) => g.modelFaultFired !== undefined);
   const head = [
     ...(withArm ? ['arm'] : []),
     'scenario',
@@ -114,6 +141,7 @@ export function formatTable(groups: readonly GroupSummary[], root: string, stati
     'NOT_TESTED',
     'duplicate executions',
     'median tool calls',
+    ...(withModelFault ? ['model fault fired'] : []),
   ];
   const rows = groups.map((g) => [
     ...(withArm ? [g.arm] : []),
@@ -127,8 +155,9 @@ export function formatTable(groups: readonly GroupSummary[], root: string, stati
       ? '0'
       : `${g.extraExecutions} (in ${g.runsWithDuplicates} run${g.runsWithDuplicates === 1 ? '' : 's'})`,
     g.medianToolCalls === null ? '-' : String(g.medianToolCalls),
+    ...(withModelFault ? [`${g.modelFaultFired ?? 0}/${g.runs}`] : []),
   ]);
-  const out = alignedRows(head, rows);
+  const out = [...lead, ...alignedRows(head, rows)];
   for (const g of groups) {
     for (const [reason, n] of Object.entries(g.notTestedReasons)) {
       out.push(`NOT_TESTED ${withArm ? `${g.arm} ` : ''}${g.scenario}${withTask ? ` ${g.task}` : ''} ×${n}: ${reason}`);

@@ -17,7 +17,7 @@ import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './tria
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
 import { BASELINE, PATCHED, planRuns, scenarioLabel, shardRuns, type Arm, type RunSpec, type TrialPlan } from './trial-plan.js';
-import { summarise, withStatistics, type GroupSummary } from './summary-output.js';
+import { modelFaultLine, summarise, withStatistics, type GroupSummary } from './summary-output.js';
 
 export interface TrialResult {
   records: RunRecord[];
@@ -187,7 +187,14 @@ export class TrialService {
             },
     });
     const markdown = formatSummaryMarkdown(statistics, comparison === null ? [] : [comparison]);
-    await this.deps.store.writeText('summary.md', interruptedNote === null ? markdown : `**${interruptedNote}**\n\n${markdown}`);
+    const fired = records.filter((r) => r.modelFaultFired === true).length;
+    const lead = [
+      ...(interruptedNote === null ? [] : [`**${interruptedNote}**`]),
+      ...(this.plan.modelFault === undefined
+        ? []
+        : [`${modelFaultLine(this.plan.modelFault)}; it fired in ${fired} of ${records.length} run(s).`]),
+    ];
+    await this.deps.store.writeText('summary.md', [...lead, markdown].join('\n\n'));
     return { records, groups, summaryFile, statistics, comparison, patchNote, interruptedNote };
   }
 
