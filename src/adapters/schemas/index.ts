@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { benchmarkReportSchema } from './benchmark-report.schema.js';
+import { cassetteLineSchema } from './cassette.schema.js';
 import { compareOutputSchema } from './compare-output.schema.js';
 import { journalLineSchema } from './journal.schema.js';
 import { probeResultsSchema } from './probe-results.schema.js';
@@ -21,6 +22,7 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
   { file: 'compare-output.schema.json', schema: compareOutputSchema },
   { file: 'journal-line.schema.json', schema: journalLineSchema },
   { file: 'probe-results.schema.json', schema: probeResultsSchema },
+  { file: 'cassette-line.schema.json', schema: cassetteLineSchema },
 ];
 
 /** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/`. */

@@ -206,7 +206,7 @@ export class RunExecutor {
       {
         ...(callObservers !== undefined ? { callObservers } : {}),
         ...(modelSide !== undefined ? { modelSide } : {}),
-        upstream: await this.deps.createUpstream(folder, spec),
+        upstream: await this.upstreamFor(folder, spec),
         agentSide,
         startupSink: sinkFor(1),
         sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
@@ -221,6 +221,18 @@ export class RunExecutor {
       },
       this.proxyConfig(spec, stopWhenSessionEnds),
     );
+  }
+
+  /** A fresh upstream for the run, recorded into the run's folder when the trial records. */
+  private async upstreamFor(folder: RunFolder, spec: RunSpec) {
+    const upstream = await this.deps.createUpstream(folder, spec);
+    if (this.deps.recordUpstream === undefined) return upstream;
+    try {
+      return await this.deps.recordUpstream(upstream, folder, spec);
+    } catch (error) {
+      await upstream.close();
+      throw error;
+    }
   }
 
   /** The upstream's tool classification is shown once (the same for every run); other lines name their run. All go in the run file. */

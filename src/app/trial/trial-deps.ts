@@ -73,6 +73,11 @@ export interface TrialDeps {
   store: TrialStore;
   /** A fresh upstream for one run (placeholders expanded, run variables added). */
   createUpstream(run: RunPlace, spec: RunSpec): Promise<UpstreamSide>;
+  /**
+   * The recording tap of a run (`runs/<run>/cassette.jsonl`, docs/replay.md): the run's upstream with every
+   * message it exchanges written down. Without it, nothing is recorded.
+   */
+  recordUpstream?(upstream: UpstreamSide, folder: RunFolder, spec: RunSpec): Promise<UpstreamSide>;
   /** The random source of a run's fault plan (chaos mode). */
   randomFor(spec: RunSpec): RandomSource;
   /** Built-in loop only. */
