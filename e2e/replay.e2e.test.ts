@@ -118,6 +118,15 @@ describe('record and replay', () => {
     it('every run writes cassette.jsonl beside its run file; replayed without the server: identical verdict, executions and attribution', async () => {
       const [run] = recorded.runs;
       expect(run!.verdict).toBe('FAIL');
+      // The model's side is in the same recording: one request line and one answer line per exchange.
+      const lines = readFileSync(cassette, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l) as { side: string; dir: string });
+      const modelCalls = (run as unknown as { modelCalls: number }).modelCalls;
+      expect(lines.filter((l) => l.side === 'model' && l.dir === 'send')).toHaveLength(modelCalls);
+      expect(lines.filter((l) => l.side === 'model' && l.dir === 'receive')).toHaveLength(modelCalls);
       const sessionsBefore = booking.sessions.length;
       const replayed = await trial('booking-naive', ['--upstream-replay', cassette]);
       try {

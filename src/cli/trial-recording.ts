@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { CassetteFile } from '../adapters/cassette/cassette-file.js';
 import { RecordingUpstreamSide } from '../adapters/cassette/recording-upstream-side.js';
+import type { ModelRecorder } from '../ports/cassette.port.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { HARNESS_VERSION } from '../version.js';
 
@@ -14,11 +15,12 @@ export async function recordRun(
   runId: string,
   redact: readonly string[],
   notice: (line: string) => void,
-): Promise<UpstreamSide> {
+): Promise<{ upstream: UpstreamSide; model: ModelRecorder }> {
   const file = await CassetteFile.open(join(runDir, 'cassette.jsonl'), notice);
-  return new RecordingUpstreamSide(upstream, file, {
+  const tap = new RecordingUpstreamSide(upstream, file, {
     recorded: `trial run ${runId}`,
     harnessVersion: HARNESS_VERSION,
     redact: [...new Set(redact)],
   });
+  return { upstream: tap, model: tap.model };
 }

@@ -3,6 +3,7 @@
  * upstream, in JSON-RPC form, one per line after a header. Written beside every trial run file and beside
  * a `proxy --journal` with `--journal-payloads on`; served back by `--upstream-replay FILE`.
  */
+import type { ChatReply, ChatRequest } from './chat-model.port.js';
 import type { UpstreamCallOutcome } from './upstream-side.port.js';
 
 /** The `cassette` field of a header: names the format, so another JSON Lines file is never taken for one. */
@@ -31,7 +32,22 @@ export type RecordedMessage = Record<string, unknown> & { jsonrpc: '2.0' };
 /** How a request that got no answer ended (a timeout, a lost connection, a replay miss …). */
 export type NoAnswer = Exclude<UpstreamCallOutcome, { kind: 'result' } | { kind: 'protocol-error' }>;
 
+/** The model's answer to a request as recorded, or why there was none. */
+export type RecordedModelAnswer = Pick<ChatReply, 'content' | 'toolCalls' | 'finishReason'> | { error: string };
+
 /** One line after the header. */
 export type CassetteLine =
   | { side: 'upstream'; dir: 'send' | 'receive'; message: RecordedMessage }
-  | { side: 'upstream'; dir: 'receive'; id: number; noAnswer: NoAnswer };
+  | { side: 'upstream'; dir: 'receive'; id: number; noAnswer: NoAnswer }
+  /** A model request the harness saw (the built-in loop's, or an agent program's through the gateway). */
+  | { side: 'model'; dir: 'send'; exchange: number; request: ChatRequest }
+  | { side: 'model'; dir: 'receive'; exchange: number; answer: RecordedModelAnswer };
+
+/**
+ * Where the model's side of a run goes into its recording, in the order it happens: each request, then
+ * its answer (or why there was none). `exchange` numbers them 1, 2, … in the run.
+ */
+export interface ModelRecorder {
+  request(request: ChatRequest): number;
+  answer(exchange: number, answer: RecordedModelAnswer): void;
+}

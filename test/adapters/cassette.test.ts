@@ -13,6 +13,7 @@ import { lineText, redact } from '../../src/adapters/cassette/cassette-text.js';
 import { RecordingUpstreamSide } from '../../src/adapters/cassette/recording-upstream-side.js';
 import { ReplayUpstreamSide } from '../../src/adapters/cassette/replay-upstream-side.js';
 import { cassetteLineSchema } from '../../src/adapters/schemas/cassette.schema.js';
+import { RecordingChatModel } from '../../src/app/trial/recording-chat-model.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 
@@ -164,6 +165,45 @@ describe('recording and replaying an upstream', () => {
     let deep: unknown = { token: 'x' };
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(() => redact(deep, new Set(['token']))).not.toThrow();
+  });
+});
+
+describe("the model's side in the same recording", () => {
+  it("the built-in loop's requests and answers are lines of their own, in order, redacted like the rest; replay serves the upstream lines around them", async () => {
+    const path = join(dir, 'cassette.jsonl');
+    const tap = new RecordingUpstreamSide(
+      new ScriptedUpstream((_r, n) => booked(n)),
+      await CassetteFile.open(path, () => undefined),
+      {
+        recorded: 'trial run F1-001',
+        harnessVersion: 'test',
+        redact: ['guest'],
+      },
+    );
+    await tap.connect();
+    await tap.listTools();
+    const reply = {
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'create_booking', argumentsText: '{}' }],
+      finishReason: 'tool_calls',
+    };
+    const model = new RecordingChatModel(
+      { complete: () => Promise.resolve({ ok: true, reply }), check: () => Promise.resolve({ ok: true }) },
+      tap.model,
+    );
+    const request = { messages: [{ role: 'user' as const, content: 'Book.' }], tools: [] };
+    expect(await model.complete(request)).toEqual({ ok: true, reply });
+    await tap.callTool({ name: 'create_booking', arguments: { guest: 'Ann' } }, OPTIONS);
+    await tap.close();
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines.slice(5, 7)).toEqual([
+      '{"side":"model","dir":"send","exchange":1,"request":{"messages":[{"content":"Book.","role":"user"}],"tools":[]}}',
+      '{"side":"model","dir":"receive","exchange":1,"answer":{"content":null,"finishReason":"tool_calls","toolCalls":[{"argumentsText":"{}","id":"c1","name":"create_booking"}]}}',
+    ]);
+    expect(lines[7]).toContain('"arguments":{"guest":"[REDACTED]"}');
+    for (const line of lines) expect(cassetteLineSchema.safeParse(JSON.parse(line)).success, line).toBe(true);
+    const replay = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: true }));
+    expect(await replay.callTool({ name: 'create_booking', arguments: { guest: 'Bob' } }, OPTIONS)).toEqual(booked(1));
   });
 });
 

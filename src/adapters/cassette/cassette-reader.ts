@@ -74,7 +74,7 @@ export async function readCassette(path: string, options: { allowRedacted: boole
 export function recordedTools(lines: readonly CassetteLine[]): unknown[] | undefined {
   const listIds = new Set<unknown>();
   for (const line of lines) {
-    if (!('message' in line)) continue;
+    if (line.side !== 'upstream' || !('message' in line)) continue;
     const { message } = line;
     if (line.dir === 'send' && message['method'] === 'tools/list') listIds.add(message['id']);
     else if (line.dir === 'receive' && listIds.has(message['id']) && isPlainObject(message['result'])) {

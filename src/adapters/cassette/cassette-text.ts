@@ -68,6 +68,10 @@ export function headerText(header: Omit<CassetteHeader, 'cassette' | 'v'>): stri
 /** One line (without the line feed): `side`, `dir` first, then the message in canonical JSON. */
 export function lineText(line: CassetteLine): string {
   const head = `{"side":"${line.side}","dir":"${line.dir}"`;
+  if (line.side === 'model')
+    return 'request' in line
+      ? `${head},"exchange":${line.exchange},"request":${canonicalJson(line.request)}}`
+      : `${head},"exchange":${line.exchange},"answer":${canonicalJson(line.answer)}}`;
   if ('noAnswer' in line) return `${head},"id":${line.id},"noAnswer":${canonicalJson(line.noAnswer)}}`;
   return `${head},"message":${canonicalJson(line.message)}}`;
 }

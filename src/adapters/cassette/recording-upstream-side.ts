@@ -15,7 +15,8 @@ import type {
   UpstreamInfo,
   UpstreamSide,
 } from '../../ports/upstream-side.port.js';
-import type { CassetteLine, RecordedMessage } from '../../ports/cassette.port.js';
+import type { ChatRequest } from '../../ports/chat-model.port.js';
+import type { CassetteLine, ModelRecorder, RecordedMessage, RecordedModelAnswer } from '../../ports/cassette.port.js';
 import { toolCallParams } from '../upstream-core/upstream-core.js';
 import type { CassetteFile } from './cassette-file.js';
 import { headerText, lineText, redact, toolsHash } from './cassette-text.js';
@@ -29,7 +30,10 @@ export interface RecordingOptions {
 }
 
 export class RecordingUpstreamSide implements UpstreamSide {
+  /** The model's side of the same run, written into the same recording (trial). */
+  readonly model: ModelRecorder;
   private nextId = 1;
+  private nextExchange = 1;
   private info: UpstreamInfo = {};
   private readonly fields: ReadonlySet<string>;
 
@@ -39,6 +43,15 @@ export class RecordingUpstreamSide implements UpstreamSide {
     private readonly options: RecordingOptions,
   ) {
     this.fields = new Set(options.redact);
+    this.model = {
+      request: (request: ChatRequest) => {
+        const exchange = this.nextExchange++;
+        this.write({ side: 'model', dir: 'send', exchange, request: this.redacted(request) as ChatRequest });
+        return exchange;
+      },
+      answer: (exchange: number, answer: RecordedModelAnswer) =>
+        this.write({ side: 'model', dir: 'receive', exchange, answer: this.redacted(answer) as RecordedModelAnswer }),
+    };
   }
 
   async connect(): Promise<UpstreamInfo> {

@@ -42,6 +42,7 @@ export class ReplayIndex {
     let info: UpstreamInfo | undefined;
     let initializeId: unknown;
     for (const line of cassette.lines) {
+      if (line.side !== 'upstream') continue;
       if ('noAnswer' in line) {
         const call = calls.get(line.id);
         if (call !== undefined) this.settle(line.id, calls, line.noAnswer);

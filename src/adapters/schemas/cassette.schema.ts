@@ -50,11 +50,45 @@ const noAnswer = z.object({
     .describe('How the request ended without an answer.'),
 });
 
+const toolCall = z.object({ id: z.string(), name: z.string(), argumentsText: z.string() });
+const chatMessage = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string().nullable(),
+  toolCalls: z.array(toolCall).optional(),
+  toolCallId: z.string().optional(),
+});
+const modelRequest = z.object({
+  side: z.literal('model'),
+  dir: z.literal('send'),
+  exchange: z.number().int().positive().describe('1, 2, … in the run, in the order the requests were made.'),
+  request: z
+    .object({
+      messages: z.array(chatMessage).readonly(),
+      tools: z
+        .array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }))
+        .readonly(),
+      temperature: z.number().optional(),
+      seed: z.number().optional(),
+    })
+    .describe('The whole conversation the model was sent, and the tools it was offered.'),
+});
+const modelAnswer = z.object({
+  side: z.literal('model'),
+  dir: z.literal('receive'),
+  exchange: z.number().int().positive(),
+  answer: z
+    .union([
+      z.object({ content: z.string().nullable(), toolCalls: z.array(toolCall), finishReason: z.string().nullable() }),
+      z.object({ error: z.string() }),
+    ])
+    .describe("The model's answer, or why there was none."),
+});
+
 /** A line after the header. */
-export const cassetteBodyLineSchema = z.union([message, noAnswer]);
+export const cassetteBodyLineSchema = z.union([message, noAnswer, modelRequest, modelAnswer]);
 
 export const cassetteLineSchema = z
-  .union([cassetteHeaderSchema, message, noAnswer])
+  .union([cassetteHeaderSchema, message, noAnswer, modelRequest, modelAnswer])
   .meta({ title: 'Recording line', description: 'One JSON line of a cassette.jsonl (docs/replay.md).' });
 
 sameShape<Same<z.output<typeof cassetteHeaderSchema>, CassetteHeader>>();

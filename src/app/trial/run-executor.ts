@@ -27,6 +27,8 @@ import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import type { ModelFaultTrigger } from '../../domain/model-fault.js';
 import { FaultingChatModel, modelFaultTrigger } from './faulting-chat-model.js';
+import { RecordingChatModel, recordGatewayExchange } from './recording-chat-model.js';
+import type { ModelRecorder } from '../../ports/cassette.port.js';
 
 /** The run's tool classification, known once its upstream was listed (before any model request). */
 interface RunTools {
@@ -55,6 +57,8 @@ export interface RunRecord {
 
 export class RunExecutor {
   private readonly shown = new Set<string>();
+  /** Where each run in progress records its model side (`TrialDeps.recordUpstream`), by run id. */
+  private readonly modelRecorders = new Map<string, ModelRecorder>();
 
   constructor(
     private readonly deps: TrialDeps,
@@ -172,6 +176,7 @@ export class RunExecutor {
       attribution: attributionOf(report),
       facts,
     });
+    this.modelRecorders.delete(spec.id);
     await folder.release();
     return { spec, outcome, toolCalls, durationMs, file, facts, patchTexts: patchTextsOf(report) };
   }
@@ -228,7 +233,9 @@ export class RunExecutor {
     const upstream = await this.deps.createUpstream(folder, spec);
     if (this.deps.recordUpstream === undefined) return upstream;
     try {
-      return await this.deps.recordUpstream(upstream, folder, spec);
+      const recording = await this.deps.recordUpstream(upstream, folder, spec);
+      this.modelRecorders.set(spec.id, recording.model);
+      return recording.upstream;
     } catch (error) {
       await upstream.close();
       throw error;
@@ -261,10 +268,13 @@ export class RunExecutor {
     const modelSide = new ModelSide();
     const service = await this.service(spec, folder, agentSide, () => sink, notices, true, modelSide);
     fault.tools.classOf = (tool) => service.toolClassOf(tool);
-    const model =
+    const faulted =
       fault.modelFault === undefined
         ? this.deps.chatModel!
         : new FaultingChatModel(this.deps.chatModel!, fault.modelFault, this.deps.sleep, agent.requestTimeoutMs ?? 300_000);
+    // Recorded as the loop sees it: a faulted request with the fault's failure.
+    const recorder = this.modelRecorders.get(spec.id);
+    const model = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
     const started = await startService(service);
     if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
     const connection = agentSide.connect(spec.id);
@@ -364,7 +374,14 @@ export class RunExecutor {
     const gateway =
       agent.gateway === undefined || modelSide === undefined
         ? null
-        : await this.startGateway(agent.gateway, transcript, exchanges, modelSide, fault.modelFault);
+        : await this.startGateway(
+            agent.gateway,
+            transcript,
+            exchanges,
+            modelSide,
+            fault.modelFault,
+            this.modelRecorders.get(spec.id),
+          );
     let program: ProgramExit;
     try {
       program = await this.deps.programs.run({
@@ -395,6 +412,7 @@ export class RunExecutor {
     exchanges: ModelExchange[],
     modelSide: ModelSide,
     modelFault: ModelFaultTrigger | undefined,
+    recorder: ModelRecorder | undefined,
   ) {
     const fault = modelFault !== undefined ? { fault: modelFault } : {};
     const feed = new ModelSideFeed(modelSide);
@@ -402,6 +420,7 @@ export class RunExecutor {
       exchanges.push(exchange);
       feed.exchange(exchange);
       recordExchange(transcript, exchange);
+      if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
     };
     if (gateway.kind === 'forward') {
       if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
