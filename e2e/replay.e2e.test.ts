@@ -141,6 +141,12 @@ describe('record and replay', () => {
             ({ operation, attempt, source }) => ({ operation, attempt, source }),
           );
         expect(sources(again!)).toEqual(sources(first));
+        // A replay repeats a recorded sample: marked, and never pooled with the live runs.
+        expect(again!['replayed']).toBe(true);
+        expect((run as unknown as Record<string, unknown>)['replayed']).toBeUndefined();
+        const stats = await execa(process.execPath, [BIN, 'stats', recorded.out, replayed.out], { reject: false });
+        expect(stats.exitCode).toBe(1);
+        expect(String(stats.stderr)).toContain('--upstream-replay');
         // The replay's own recording is the same exchange, byte for byte (stable lines: small git diffs).
         const replayCassette = readFileSync(join(replayed.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
         expect(replayCassette).toBe(readFileSync(cassette, 'utf8'));

@@ -172,6 +172,8 @@ export class RunExecutor {
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
       ...(gateway !== undefined ? { modelGateway: gatewayRecord(gateway) } : {}),
       ...(modelFault !== undefined ? { modelFault: modelFault.record() } : {}),
+      // docs/replay.md: the upstream was a recording; this run repeats a recorded sample.
+      ...(this.plan.replayed === true ? { replayed: true } : {}),
       // the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
