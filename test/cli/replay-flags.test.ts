@@ -28,8 +28,7 @@ describe('--upstream-replay, --allow-redacted, --redact', () => {
       /--redact has an empty item/,
     ],
     [['--upstream-replay', 'missing.jsonl'], /^\[[^\]]+\] error: recording .*missing\.jsonl: /],
-  ])('proxy %j: one line, exit 1', async (...args) => {
-    const [flags, message] = args as [string[], RegExp];
+  ])('proxy %j: one line, exit 1', async (flags, message) => {
     const { code, stderr } = await runCli(['proxy', ...flags]);
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
