@@ -12,9 +12,15 @@ import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValu
 import { UsageError } from './errors.js';
 
 export interface ProxyFlags {
-  /** Exactly one of `upstreamCommand` (stdio) and `upstreamUrl` (Streamable HTTP) is set. */
+  /** Exactly one of `upstreamCommand` (stdio), `upstreamUrl` (Streamable HTTP) and `upstreamReplay` is set. */
   upstreamCommand: string | undefined;
   upstreamUrl: URL | undefined;
+  /** `--upstream-replay FILE`: serve this recording instead of a live upstream (docs/replay.md). */
+  upstreamReplay: string | undefined;
+  /** `--allow-redacted on`: a redacted recording may be replayed. */
+  allowRedacted: boolean;
+  /** `--redact FIELD,…`: values of these fields are replaced at any depth before a recording is written. */
+  redact: string[];
   upstreamHeaderFlags: string[];
   upstreamHeaderEnvFlags: string[];
   upstreamArgs: string[];
@@ -75,6 +81,15 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['upstream-cwd', 'Working directory of the upstream process'],
   ['upstream-env-var', 'One environment variable KEY=VALUE for the upstream; repeatable, value may contain commas'],
   ['upstream-env', 'Comma-separated KEY=VALUE pairs (values without commas)'],
+  [
+    'upstream-replay',
+    'A recording (cassette.jsonl) served instead of the upstream: its tool list and its answers, nothing live (docs/replay.md)',
+  ],
+  ['allow-redacted', 'on or off (default): with --upstream-replay, replay a recording made with --redact'],
+  [
+    'redact',
+    'Comma-separated field names whose values are replaced by "[REDACTED]", at any depth, in the recording (docs/replay.md)',
+  ],
   ['scenario', `${scenarioIds().join(', ')} (deterministic); without it the proxy only passes through`],
   ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],
   ['error-rate', 'chaos only: probability 0–1 that a call fails with a generic server error'],
@@ -156,18 +171,27 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const get = (flag: string) => single(values, flag);
   const upstreamCommand = get('upstream-command');
   const upstreamUrl = parseUrl(get('upstream-url'));
-  if (upstreamCommand === undefined && upstreamUrl === undefined) {
+  const upstreamReplay = get('upstream-replay');
+  if (upstreamCommand === undefined && upstreamUrl === undefined && upstreamReplay === undefined) {
     throw new UsageError(
       'flag --upstream-command is required (the command that starts your MCP server), or --upstream-url for a remote one',
     );
   }
   if (upstreamCommand !== undefined && upstreamUrl !== undefined)
     throw new UsageError('give --upstream-command or --upstream-url, not both');
+  if (upstreamReplay !== undefined && (upstreamCommand !== undefined || upstreamUrl !== undefined))
+    throw new UsageError(
+      `give --upstream-replay (a recording) or --upstream-${upstreamUrl !== undefined ? 'url' : 'command'} (a live server), not both: a replay never reaches a live server`,
+    );
+  if (get('allow-redacted') !== undefined && upstreamReplay === undefined)
+    throw new UsageError('--allow-redacted is for --upstream-replay: give --upstream-replay <recording> too');
   const processOnly = ['upstream-arg', 'upstream-args', 'upstream-cwd', 'upstream-env-var', 'upstream-env'].find((f) =>
     Object.hasOwn(values, f),
   );
   if (upstreamUrl !== undefined && processOnly !== undefined)
     throw new UsageError(`--${processOnly} is for --upstream-command, not --upstream-url`);
+  if (upstreamReplay !== undefined && processOnly !== undefined)
+    throw new UsageError(`--${processOnly} is for --upstream-command, not --upstream-replay`);
   const httpOnly = ['upstream-header', 'upstream-header-env'].find((f) => Object.hasOwn(values, f));
   if (upstreamUrl === undefined && httpOnly !== undefined) throw new UsageError(`--${httpOnly} is for --upstream-url only`);
   const upstreamArgsList = get('upstream-args');
@@ -230,6 +254,9 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
   const flags: Omit<ProxyFlags, 'seed'> = {
     upstreamCommand,
     upstreamUrl,
+    upstreamReplay,
+    allowRedacted: parseOnOff(get('allow-redacted'), 'allow-redacted', false),
+    redact: get('redact') === undefined ? [] : commaList(get('redact')!, 'redact'),
     upstreamHeaderFlags: repeated(values, 'upstream-header'),
     upstreamHeaderEnvFlags: repeated(values, 'upstream-header-env'),
     upstreamArgs,

@@ -11,6 +11,7 @@ import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { ReportDirectory } from '../adapters/report-directory.js';
 import { DeferredAgentSide } from '../adapters/deferred-agent-side.js';
 import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
+import type { Cassette } from '../adapters/cassette/cassette-reader.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -30,10 +31,15 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   // Everything that can be refused without side effects first, then the port, then the report folder,
   // and only then the upstream: a busy port or a bad folder never starts an upstream or leaves a folder.
   const brokenHints = flags.probeResults === undefined ? [] : await readBrokenHints(resolve(io.cwd, flags.probeResults));
+  if (flags.redact.length > 0 && !(flags.journal !== undefined && flags.journalPayloads))
+    throw new UsageError(
+      '--redact is for the recording, which the proxy writes with --journal FILE --journal-payloads on: give those too',
+    );
+  const replay = await loadReplay(flags, io);
   const modelGateway = flags.modelGateway === undefined ? undefined : await startModelGateway(flags.modelGateway, notice);
   let upstream: UpstreamSide;
   try {
-    upstream = await createUpstream(flags, io, logger);
+    upstream = await createUpstream(flags, io, logger, replay);
   } catch (error) {
     await modelGateway?.close();
     throw error;
@@ -60,7 +66,10 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
         notice,
         distinctFrom: [flags.reportFile, flags.reportHtml].flatMap((file) => (file === undefined ? [] : [resolve(io.cwd, file)])),
       });
+      // With the payloads, the recording beside the journal (docs/replay.md): the upstream's side of every call.
+      if (flags.journalPayloads) upstream = await recordUpstream(upstream, journal.path, flags, replay, notice);
     } catch (error) {
+      journal?.close();
       await listener?.close();
       await modelGateway?.close();
       await reportDir?.removeIfUnused();
@@ -251,8 +260,50 @@ function parseListen(parse: (value: string) => { host: string; port: number }, v
   }
 }
 
-/** The upstream adapter the flags ask for: a spawned stdio process or a remote Streamable HTTP server. */
-export async function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger): Promise<UpstreamSide> {
+/** A recording read for `--upstream-replay` (its reader, which uses zod, is loaded only then). */
+export type Replay = Cassette;
+
+/** `--upstream-replay FILE`, read and checked before anything starts: a bad recording is one line, exit 1. */
+export async function loadReplay(flags: ProxyFlags, io: CliIo): Promise<Replay | undefined> {
+  if (flags.upstreamReplay === undefined) return undefined;
+  const { readCassette } = await import('../adapters/cassette/cassette-reader.js');
+  try {
+    return await readCassette(resolve(io.cwd, flags.upstreamReplay), { allowRedacted: flags.allowRedacted });
+  } catch (error) {
+    throw new FatalError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * The recording tap in front of an upstream: `proxy --journal FILE --journal-payloads on` writes
+ * `FILE`'s stem + `.cassette.jsonl`. A replayed recording's redactions carry over, so redacted values
+ * never come back unmarked.
+ */
+async function recordUpstream(
+  upstream: UpstreamSide,
+  journalPath: string,
+  flags: ProxyFlags,
+  replay: Replay | undefined,
+  notice: (line: string) => void,
+): Promise<UpstreamSide> {
+  const [{ CassetteFile, cassettePathBesideJournal }, { RecordingUpstreamSide }] = await Promise.all([
+    import('../adapters/cassette/cassette-file.js'),
+    import('../adapters/cassette/recording-upstream-side.js'),
+  ]);
+  const file = await CassetteFile.open(cassettePathBesideJournal(journalPath), notice);
+  return new RecordingUpstreamSide(upstream, file, {
+    recorded: 'proxy',
+    harnessVersion: HARNESS_VERSION,
+    redact: [...new Set([...(replay?.header.redacted ?? []), ...flags.redact])],
+  });
+}
+
+/**
+ * The upstream adapter the flags ask for: a spawned stdio process, a remote Streamable HTTP server, or
+ * (`--upstream-replay`) the recording `replay`, read by {@link loadReplay}.
+ */
+export async function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger, replay?: Replay): Promise<UpstreamSide> {
+  if (replay !== undefined) return new (await import('../adapters/cassette/replay-upstream-side.js')).ReplayUpstreamSide(replay);
   const common = {
     callTimeoutMs: flags.upstreamTimeoutMs,
     connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),

@@ -289,6 +289,7 @@ export async function parseTrialFlags(
       classification: proxy.classification,
       callTimeoutMs: proxy.upstreamTimeoutMs,
       ...(modelFault !== undefined ? { modelFault } : {}),
+      ...(proxy.upstreamReplay !== undefined ? { replayed: true as const } : {}),
     },
     proxy,
     apiKey,

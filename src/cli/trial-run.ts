@@ -27,7 +27,7 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
 import { noticeText, writeNotice, type CliIo } from './io.js';
-import { createUpstream } from './proxy-run.js';
+import { createUpstream, loadReplay } from './proxy-run.js';
 import { resolveTrialFlags, upstreamSettings } from './trial-config.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
 import type { SettingsOrigin } from '../app/trial/trial-settings.js';
@@ -75,6 +75,9 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     const check = await forward.checkForwardEndpoint(gateway.baseUrl);
     if (!check.ok) throw new FatalError(check.reason);
   }
+  // Before the output folder: a recording that cannot be replayed is one line, exit 1.
+  const replay = await loadReplay(flags.proxy, io);
+  const recording = await import('./trial-recording.js');
   let store: TrialFolder;
   try {
     store = await TrialFolder.open(flags.out);
@@ -88,7 +91,9 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     logger,
     sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
     store,
-    createUpstream: (run, spec) => createUpstream(upstreamFlagsFor(flags, run, spec), io, logger),
+    createUpstream: (run, spec) => createUpstream(upstreamFlagsFor(flags, run, spec), io, logger, replay),
+    recordUpstream: (upstream, folder, spec) =>
+      recording.recordRun(upstream, folder.dir, spec.id, [...(replay?.header.redacted ?? []), ...flags.proxy.redact], notice),
     randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
     chatModel,
     createInProcessAgentSide: () => new InMemoryAgentSide(),
@@ -204,9 +209,15 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
               : {}),
           },
     upstream:
-      p.upstreamUrl !== undefined
-        ? { url: redactUrl(p.upstreamUrl.href) }
-        : { command: p.upstreamCommand, args: p.upstreamArgs, cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd) },
+      p.upstreamReplay !== undefined
+        ? { replay: resolve(p.upstreamReplay) }
+        : p.upstreamUrl !== undefined
+          ? { url: redactUrl(p.upstreamUrl.href) }
+          : {
+              command: p.upstreamCommand,
+              args: p.upstreamArgs,
+              cwd: p.upstreamCwd === undefined ? null : resolve(p.upstreamCwd),
+            },
     tasks: flags.plan.tasks,
     ...(flags.plan.modelFault !== undefined
       ? {

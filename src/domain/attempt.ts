@@ -34,7 +34,8 @@ export type ExecutionOutcome =
   | { kind: 'executed'; answer: unknown }
   | { kind: 'rejected' }
   | { kind: 'unknown'; reason: UnknownReason }
-  | { kind: 'unavailable' };
+  /** Not executed. `replayMiss`: a recording replayed in place of the upstream had no answer for the call. */
+  | { kind: 'unavailable'; replayMiss?: true };
 
 /** What the agent could know when it sent this attempt (for the details of a duplicate, R-2.4). */
 export interface ArrivalContext {

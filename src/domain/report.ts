@@ -151,6 +151,7 @@ export function evaluate(session: EvaluationSession): Evaluation {
     scenario: session.settings.scenario,
     scenarioTriggered: session.plan.triggered,
     nearDuplicates: session.toolObservations.count('POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS'),
+    replayMisses: session.replayMisses,
   });
   const sum = session.totals.sum;
   const score = computeScore(verdict.verdict, scoreInputsOf(session));

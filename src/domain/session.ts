@@ -207,6 +207,8 @@ export class EvaluationSession {
   /** R-14: the report's `attribution[]` entries as JSON, comma-separated, appended as repeats arrive. */
   private attributionText = '';
   private attributionCount = 0;
+  /** Calls a replayed recording had no answer for (`--upstream-replay`): the session then cannot be judged. */
+  private replayMissCount = 0;
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
@@ -227,6 +229,11 @@ export class EvaluationSession {
   /** Running totals of the session (the verdict and the score are computed from these). */
   get totals(): TotalsView {
     return this.counters;
+  }
+
+  /** Calls a replayed recording had no answer for; any makes the verdict NOT_TESTED ("replay miss"). */
+  get replayMisses(): number {
+    return this.replayMissCount;
   }
 
   /** Tool-level observations (R-5) counted so far. */
@@ -597,6 +604,7 @@ export class EvaluationSession {
     // The agent got the fault's failure instead of the upstream's answer (the call was not forwarded).
     const injectedFailure = behaviourOf(attempt.fault)?.forwards === false;
     attempt.agentSawFailure = ghost || injectedFailure || outcome.kind !== 'executed';
+    if (outcome.kind === 'unavailable' && outcome.replayMiss === true) this.replayMissCount++;
     if (attempt.callClass === 'read') this.settleRead(attempt, outcome);
     // A forwarding fault (F1, F4) on a call that never reached the upstream was not applied (R-4.1).
     const unapplied = attempt.forwarded && attempt.fault !== null && outcome.kind === 'unavailable';

@@ -15,6 +15,11 @@ export interface VerdictFacts {
   scenarioTriggered: boolean;
   /** Near-duplicates after an uncertain attempt (R-6). */
   nearDuplicates: number;
+  /**
+   * Calls a replayed recording had no answer for (`--upstream-replay`). The run left its recording, so
+   * nothing it did after can be judged: NOT_TESTED, before any FAIL or PASS.
+   */
+  replayMisses?: number;
 }
 
 export interface VerdictResult {
@@ -33,6 +38,8 @@ export function judge(facts: VerdictFacts): VerdictResult {
   const sum = totals.sum;
   const baseline = scenario.mode === 'none' || (scenario.mode === 'scenario' && isBaselineScenario(scenario.id));
   if (totals.totalCalls === 0) return notTested(['no calls were made'], baseline);
+  const misses = facts.replayMisses ?? 0;
+  if (misses > 0) return notTested([`replay miss: ${misses} call(s) had no recorded answer in the replayed recording`], baseline);
   const failures: string[] = [];
   if (sum.duplicate > 0) failures.push(`DUPLICATE_EXECUTION: ${sum.duplicate} operation(s) executed more than once`);
   if (sum.retryAfterViolated > 0) {

@@ -22,7 +22,9 @@ export type UpstreamCallOutcome =
   | { kind: 'invalid-answer'; detail: string }
   | { kind: 'unavailable'; detail: string }
   /** The request could not even be serialised or written (e.g. arguments nested too deeply): not executed. */
-  | { kind: 'not-sent'; detail: string };
+  | { kind: 'not-sent'; detail: string }
+  /** A recording replayed in place of the upstream (`--upstream-replay`) holds no answer for this call: not executed. */
+  | { kind: 'replay-miss'; detail: string };
 
 export interface UpstreamCallOptions {
   /** How long to wait for the answer before giving up (the product waits 60 s). */

@@ -52,6 +52,14 @@ describe('stats: the settings a trial records are every one that changes what it
     expect(await differing([...PROGRAM, ...a], [...PROGRAM, ...b])).toEqual(names);
   });
 
+  it('a replayed trial (--upstream-replay) differs from a live one by that setting: stats never pools a replay with live runs', async () => {
+    const replay = ['--upstream-replay', 'cassette.jsonl'];
+    expect(await differing(MODEL, ['--model', 'm', '--task', 'Book.', ...replay])).toEqual(['--upstream-replay']);
+    expect(await differing(PROGRAM, ['--agent-command', 'node', '--agent-arg', 'agent.mjs', ...replay])).toEqual([
+      '--upstream-replay',
+    ]);
+  });
+
   it('the built-in agent: model, endpoint, temperature, --is-error, retries, the honesty question, the prompts', async () => {
     expect(await differing(MODEL, [...MODEL, '--is-error', 'hidden'])).toEqual(['--is-error']);
     expect(await differing(MODEL, [...MODEL, '--temperature', '0.2'])).toEqual(['--temperature']);

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { benchmarkReportSchema } from './benchmark-report.schema.js';
+import { cassetteLineSchema } from './cassette.schema.js';
 import { compareOutputSchema } from './compare-output.schema.js';
 import { journalLineSchema } from './journal.schema.js';
 import { probeResultsSchema } from './probe-results.schema.js';
@@ -24,6 +25,7 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
   { file: 'probe-results.schema.json', schema: probeResultsSchema },
   // Read, not written: the config file of trial (docs/config.md), checked by editors with this schema.
   { file: 'trial-config.schema.json', schema: trialConfigSchema },
+  { file: 'cassette-line.schema.json', schema: cassetteLineSchema },
 ];
 
 /** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/`. */

@@ -10,7 +10,7 @@
  * `--task-file` and `--stub-model`.
  */
 import { z } from 'zod';
-import { scenarioIds } from '../../domain/faults/index.js';
+import { parameterFlags, scenarioIds } from '../../domain/faults/index.js';
 import { PATCH_TEXTS } from '../../domain/patches.js';
 import { STUB_SCRIPT_SCHEMA } from '../stub-model-file.js';
 
@@ -213,6 +213,24 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
     description: 'With url: headers taken from environment variables, Name: ENV_VAR',
   },
   {
+    key: 'upstream.replay',
+    flag: 'upstream-replay',
+    codec: text,
+    description: 'A recording (cassette.jsonl) served instead of the upstream, nothing live (docs/replay.md)',
+  },
+  {
+    key: 'upstream.allow_redacted',
+    flag: 'allow-redacted',
+    codec: onOff,
+    description: 'With upstream.replay: replay a recording made with redact',
+  },
+  {
+    key: 'redact',
+    flag: 'redact',
+    codec: commaList(),
+    description: 'Field names whose values are replaced by "[REDACTED]" in every run\'s recording',
+  },
+  {
     key: 'upstream.timeout',
     flag: 'upstream-timeout',
     codec: num(0.001, 3600),
@@ -329,12 +347,13 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
     description: 'deterministic (default) or chaos (then no scenarios)',
   },
   { key: 'faults.error_rate', flag: 'error-rate', codec: num(0, 1), description: 'chaos only: probability that a call fails' },
-  {
-    key: 'faults.retry_after',
-    flag: 'retry-after',
-    codec: int(1, 86_400),
-    description: 'F2 only: seconds announced in the 429 (default 60)',
-  },
+  // Each fault's own parameters (`--retry-after` of F2), as the fault declares them: `faults.retry_after`.
+  ...parameterFlags().map(({ parameter, scenarios }): ConfigKey => ({
+    key: `faults.${parameter.flag.replaceAll('-', '_')}`,
+    flag: parameter.flag,
+    codec: parameter.integer ? int(parameter.min, parameter.max) : num(parameter.min, parameter.max),
+    description: `${scenarios.join(' or ')} only: ${parameter.description} (default ${parameter.default})`,
+  })),
   { key: 'faults.tools', flag: 'fault-tool', codec: commaList(), description: 'Aim the scenario at these tools only (globs)' },
   { key: 'faults.on', flag: 'fault-on', codec: int(1, 1_000_000), description: 'Trigger on the N-th matching write (default 1)' },
   {

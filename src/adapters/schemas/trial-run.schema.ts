@@ -112,6 +112,12 @@ const FIELDS = {
     .describe(
       "An agent program's model gateway (--stub-model, or forward mode: --model with --base-url): the program's model requests and answers are in the transcript.",
     ),
+  replayed: z
+    .literal(true)
+    .optional()
+    .describe(
+      'The upstream was a recording (--upstream-replay, docs/replay.md): the run repeats a recorded sample, it is not a new one. Absent in live runs.',
+    ),
   modelFault: z
     .object({
       kind: z.string().describe('As --model-fault writes it, with its value: 500, 429:SECONDS, timeout:MS or cut.'),

@@ -76,6 +76,11 @@ export function judgeUpstreamAnswer(
         execution: { kind: 'unavailable' },
         result: errorText(`The call was not forwarded to the upstream: ${outcome.detail}`),
       };
+    case 'replay-miss':
+      return {
+        execution: { kind: 'unavailable', replayMiss: true },
+        result: errorText(`REPLAY_MISS: ${outcome.detail}. The call was not executed.`),
+      };
     case 'unavailable':
       return {
         execution: { kind: 'unavailable' },

@@ -28,6 +28,8 @@ import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import type { ModelFaultTrigger } from '../../domain/model-fault.js';
 import { FaultingChatModel, modelFaultTrigger } from './faulting-chat-model.js';
+import { RecordingChatModel, recordGatewayExchange } from './recording-chat-model.js';
+import type { ModelRecorder } from '../../ports/cassette.port.js';
 
 /** The run's tool classification, known once its upstream was listed (before any model request). */
 interface RunTools {
@@ -58,6 +60,8 @@ export interface RunRecord {
 
 export class RunExecutor {
   private readonly shown = new Set<string>();
+  /** Where each run in progress records its model side (`TrialDeps.recordUpstream`), by run id. */
+  private readonly modelRecorders = new Map<string, ModelRecorder>();
 
   constructor(
     private readonly deps: TrialDeps,
@@ -176,10 +180,13 @@ export class RunExecutor {
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
       ...(gateway !== undefined ? { modelGateway: gatewayRecord(gateway) } : {}),
       ...(modelFault !== undefined ? { modelFault: modelFault.record() } : {}),
+      // docs/replay.md: the upstream was a recording; this run repeats a recorded sample.
+      ...(this.plan.replayed === true ? { replayed: true } : {}),
       // R-14: the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
     });
+    this.modelRecorders.delete(spec.id);
     await folder.release();
     return {
       spec,
@@ -223,7 +230,7 @@ export class RunExecutor {
       {
         ...(callObservers !== undefined ? { callObservers } : {}),
         ...(modelSide !== undefined ? { modelSide } : {}),
-        upstream: await this.deps.createUpstream(folder, spec),
+        upstream: await this.upstreamFor(folder, spec),
         agentSide,
         startupSink: sinkFor(1),
         sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
@@ -238,6 +245,20 @@ export class RunExecutor {
       },
       this.proxyConfig(spec, stopWhenSessionEnds),
     );
+  }
+
+  /** A fresh upstream for the run, recorded into the run's folder when the trial records. */
+  private async upstreamFor(folder: RunFolder, spec: RunSpec) {
+    const upstream = await this.deps.createUpstream(folder, spec);
+    if (this.deps.recordUpstream === undefined) return upstream;
+    try {
+      const recording = await this.deps.recordUpstream(upstream, folder, spec);
+      this.modelRecorders.set(spec.id, recording.model);
+      return recording.upstream;
+    } catch (error) {
+      await upstream.close();
+      throw error;
+    }
   }
 
   /** The upstream's tool classification is shown once (the same for every run); other lines name their run. All go in the run file. */
@@ -266,10 +287,13 @@ export class RunExecutor {
     const modelSide = new ModelSide();
     const service = await this.service(spec, folder, agentSide, () => sink, notices, true, modelSide);
     fault.tools.classOf = (tool) => service.toolClassOf(tool);
-    const model =
+    const faulted =
       fault.modelFault === undefined
         ? this.deps.chatModel!
         : new FaultingChatModel(this.deps.chatModel!, fault.modelFault, this.deps.sleep, agent.requestTimeoutMs ?? 300_000);
+    // Recorded as the loop sees it: a faulted request with the fault's failure.
+    const recorder = this.modelRecorders.get(spec.id);
+    const model = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
     const started = await startService(service);
     if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
     const connection = agentSide.connect(spec.id);
@@ -370,7 +394,14 @@ export class RunExecutor {
     const gateway =
       agent.gateway === undefined || modelSide === undefined
         ? null
-        : await this.startGateway(agent.gateway, transcript, exchanges, modelSide, fault.modelFault);
+        : await this.startGateway(
+            agent.gateway,
+            transcript,
+            exchanges,
+            modelSide,
+            fault.modelFault,
+            this.modelRecorders.get(spec.id),
+          );
     let program: ProgramExit;
     try {
       program = await this.deps.programs.run({
@@ -408,6 +439,7 @@ export class RunExecutor {
     exchanges: ModelExchange[],
     modelSide: ModelSide,
     modelFault: ModelFaultTrigger | undefined,
+    recorder: ModelRecorder | undefined,
   ) {
     const fault = modelFault !== undefined ? { fault: modelFault } : {};
     const feed = new ModelSideFeed(modelSide);
@@ -415,6 +447,7 @@ export class RunExecutor {
       exchanges.push(exchange);
       feed.exchange(exchange);
       recordExchange(transcript, exchange);
+      if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
     };
     if (gateway.kind === 'forward') {
       if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');

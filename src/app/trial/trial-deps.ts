@@ -12,6 +12,7 @@ import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { ProgramRunner } from '../../ports/program-runner.port.js';
 import type { StartForwardGateway, StartModelGateway } from '../../ports/model-gateway.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { ToolClient } from './model-conversation.js';
 import type { RunPlace } from './placeholders.js';
 import type { RunSpec } from './trial-plan.js';
@@ -73,6 +74,16 @@ export interface TrialDeps {
   store: TrialStore;
   /** A fresh upstream for one run (placeholders expanded, run variables added). */
   createUpstream(run: RunPlace, spec: RunSpec): Promise<UpstreamSide>;
+  /**
+   * The recording of a run (`runs/<run>/cassette.jsonl`, docs/replay.md): the run's upstream with every
+   * message it exchanges written down, and where the run's model requests and answers go. Without it,
+   * nothing is recorded.
+   */
+  recordUpstream?(
+    upstream: UpstreamSide,
+    folder: RunFolder,
+    spec: RunSpec,
+  ): Promise<{ upstream: UpstreamSide; model: ModelRecorder }>;
   /** The random source of a run's fault plan (chaos mode). */
   randomFor(spec: RunSpec): RandomSource;
   /** Built-in loop only. */

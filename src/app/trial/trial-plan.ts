@@ -125,6 +125,11 @@ export interface TrialPlan {
   callTimeoutMs: number;
   /** `--model-fault`: one model request of each run answered with a fault instead of the model (docs/model-gateway.md). */
   modelFault?: ModelFault;
+  /**
+   * `--upstream-replay`: every run's upstream is a recording (docs/replay.md). Its runs repeat a recorded
+   * sample, they are not new ones: marked `replayed: true`, and a setting, so `stats` never pools them with live runs.
+   */
+  replayed?: true;
   /** `--shard i/n`: only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
   shard?: Shard | undefined;
 }

@@ -1,0 +1,189 @@
+/**
+ * Record and replay (docs/replay.md), with real processes and counted executions: the real
+ * `@modelcontextprotocol/server-memory` recorded through the compiled `proxy --journal … --journal-payloads on`
+ * and served back by `proxy --upstream-replay` to an SDK client (same tool list, same answers, nothing
+ * executed again: the memory file is untouched); a trial of the shipped SDK agent program with the scripted
+ * stub model against the booking server, recorded, then replayed with `trial --upstream-replay` without the
+ * server (identical verdict, executions and attribution; the server never sees a session); a careful
+ * program replayed against a naive run's recording (a replay miss: NOT_TESTED, never PASS); bad recordings
+ * (one line, exit 1).
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, readLines, startProxy, type ProxyRun } from './support/proxy-harness.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
+import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
+
+const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
+
+/** The calls an agent makes against server-memory; the third repeats the write (F1 answered it with a timeout). */
+const ENTITY = { entities: [{ name: 'Ada Lovelace', entityType: 'person', observations: ['wrote the first program'] }] };
+async function memorySession(run: ProxyRun) {
+  const { tools } = await run.client.listTools();
+  const answers = [
+    await run.call('create_entities', ENTITY),
+    await run.call('search_nodes', { query: 'Ada' }),
+    await run.call('create_entities', ENTITY),
+    await run.call('read_graph', {}),
+  ];
+  return { tools, answers };
+}
+
+describe('record and replay', () => {
+  let work: string;
+  let booking: InProcessBooking;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'harness-e2e-replay-'));
+    booking = await startInProcessBooking();
+  });
+  afterAll(async () => {
+    rmSync(work, { recursive: true, force: true });
+    await booking.close();
+  });
+
+  it('server-memory recorded through proxy --journal-payloads on, served back by --upstream-replay: the client cannot tell, and nothing executes again', async () => {
+    const memoryFile = join(work, 'memory.jsonl');
+    const cassette = join(work, 'memory.cassette.jsonl');
+    const live = await startProxy({
+      flags: ['--upstream-command', process.execPath, '--upstream-arg', MEMORY_SERVER],
+      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl', '--journal-payloads', 'on'],
+      env: { MEMORY_FILE_PATH: memoryFile },
+    });
+    let recorded;
+    try {
+      recorded = await memorySession(live);
+      copyFileSync(join(live.dir, 'journal.cassette.jsonl'), cassette);
+      expect(live.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_entities', executions: 2 })]);
+    } finally {
+      await live.stop();
+      rmSync(live.dir, { recursive: true, force: true });
+    }
+    const entitiesAfterRecording = readFileSync(memoryFile, 'utf8');
+    expect(readLines(memoryFile).filter((line) => line['type'] === 'entity')).toHaveLength(1);
+    const header = JSON.parse(readFileSync(cassette, 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    expect(header).toMatchObject({ recorded: 'proxy', upstream: { serverName: 'memory-server', tools: 9 }, redacted: [] });
+
+    const replay = await startProxy({ flags: ['--upstream-replay', cassette], extra: ['--scenario', 'F1'] });
+    try {
+      const replayed = await memorySession(replay);
+      expect(replayed.tools).toEqual(recorded.tools);
+      expect(replayed.answers).toEqual(recorded.answers);
+      // Executions in a replay are the recorded ones: the same FAIL, from the same two executions.
+      const report = replay.report();
+      expect(report.report.operations).toEqual([expect.objectContaining({ tool: 'create_entities', executions: 2 })]);
+      expect(report.verdict).toBe('FAIL');
+      // A call the recording does not hold: an error naming the miss, never a live server.
+      const missed = await replay.call('delete_entities', { entityNames: ['Ada Lovelace'] });
+      expect(missed.isError).toBe(true);
+      expect(JSON.stringify(missed.content)).toContain('REPLAY_MISS: no recorded tools/call \\"delete_entities\\"');
+      expect(replay.report().report.verdictReason).toMatch(/^replay miss: 1 call\(s\)/);
+    } finally {
+      await replay.stop();
+      rmSync(replay.dir, { recursive: true, force: true });
+    }
+    expect(readFileSync(memoryFile, 'utf8')).toBe(entitiesAfterRecording);
+  });
+
+  describe('trial --upstream-replay', () => {
+    let recorded: TrialOutput;
+    let cassette: string;
+    const trial = (name: string, upstream: string[]) =>
+      runCompiledTrialInProcess([
+        '--agent-command',
+        process.execPath,
+        '--agent-arg',
+        EXAMPLE_AGENT,
+        '--stub-model',
+        script(name),
+        ...TASK,
+        '--runs',
+        '1',
+        '--scenario',
+        'F1',
+        ...upstream,
+      ]);
+    beforeAll(async () => {
+      recorded = await trial('booking-naive', ['--upstream-url', booking.url]);
+      expect(recorded.result.exitCode, recorded.result.stderr).toBe(0);
+      cassette = join(work, 'booking.cassette.jsonl');
+      copyFileSync(join(recorded.out, 'runs', recorded.runs[0]!.run, 'cassette.jsonl'), cassette);
+    });
+    afterAll(() => removeOut(recorded));
+
+    it('every run writes cassette.jsonl beside its run file; replayed without the server: identical verdict, executions and attribution', async () => {
+      const [run] = recorded.runs;
+      expect(run!.verdict).toBe('FAIL');
+      // The model's side is in the same recording: one request line and one answer line per exchange.
+      const lines = readFileSync(cassette, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l) as { side: string; dir: string });
+      const modelCalls = (run as unknown as { modelCalls: number }).modelCalls;
+      expect(lines.filter((l) => l.side === 'model' && l.dir === 'send')).toHaveLength(modelCalls);
+      expect(lines.filter((l) => l.side === 'model' && l.dir === 'receive')).toHaveLength(modelCalls);
+      const sessionsBefore = booking.sessions.length;
+      const replayed = await trial('booking-naive', ['--upstream-replay', cassette]);
+      try {
+        expect(replayed.result.exitCode, replayed.result.stderr).toBe(0);
+        expect(booking.sessions.length).toBe(sessionsBefore);
+        const [again] = replayed.runs as unknown as Array<Record<string, unknown>>;
+        const first = run as unknown as Record<string, unknown>;
+        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls'])
+          expect(again![field], field).toEqual(first[field]);
+        const sources = (r: Record<string, unknown>) =>
+          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
+            ({ operation, attempt, source }) => ({ operation, attempt, source }),
+          );
+        expect(sources(again!)).toEqual(sources(first));
+        // A replay repeats a recorded sample: marked, and never pooled with the live runs.
+        expect(again!['replayed']).toBe(true);
+        expect((run as unknown as Record<string, unknown>)['replayed']).toBeUndefined();
+        const stats = await execa(process.execPath, [BIN, 'stats', recorded.out, replayed.out], { reject: false });
+        expect(stats.exitCode).toBe(1);
+        expect(String(stats.stderr)).toContain('--upstream-replay');
+        // The replay's own recording is the same exchange, byte for byte (stable lines: small git diffs).
+        const replayCassette = readFileSync(join(replayed.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
+        expect(replayCassette).toBe(readFileSync(cassette, 'utf8'));
+      } finally {
+        removeOut(replayed);
+      }
+    });
+
+    it('the careful program against the naive run recording: its keyed write and its read miss, so the run is NOT_TESTED "replay miss", never PASS', async () => {
+      const replayed = await trial('booking-careful', ['--upstream-replay', cassette]);
+      try {
+        expect(replayed.result.exitCode, replayed.result.stderr).toBe(0);
+        const [run] = replayed.runs;
+        expect(run!.verdict).toBe('NOT_TESTED');
+        expect(run!.verdictReason).toMatch(/^replay miss: \d call\(s\) had no recorded answer/);
+      } finally {
+        removeOut(replayed);
+      }
+    });
+
+    it('a recording that cannot be replayed exactly is one line and exit 1, before anything starts', async () => {
+      const text = readFileSync(cassette, 'utf8');
+      const cases: Array<[string, string, RegExp]> = [
+        ['torn.jsonl', text.slice(0, -1), /line \d+ is truncated/],
+        ['v2.jsonl', text.replace('"v":1', '"v":2'), /recording format version 2, this harness reads version 1/],
+        ['other.jsonl', text.replace('"name":"search_bookings"', '"name":"search_other"'), /is not the one its header names/],
+        ['redacted.jsonl', text.replace('"redacted":[]', '"redacted":["guest"]'), /redacted \(guest\).*--allow-redacted on/],
+      ];
+      for (const [name, content, message] of cases) {
+        const file = join(work, name);
+        writeFileSync(file, content);
+        const result = await execa(process.execPath, [BIN, 'proxy', '--upstream-replay', file], { reject: false, input: '' });
+        expect(result.exitCode, name).toBe(1);
+        const lines = String(result.stderr).trim().split('\n');
+        expect(lines, name).toHaveLength(1);
+        expect(lines[0], name).toMatch(message);
+      }
+    });
+  });
+});

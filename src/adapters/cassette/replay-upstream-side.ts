@@ -1,0 +1,175 @@
+/**
+ * `--upstream-replay FILE`: an `UpstreamSide` that serves a recording (`docs/replay.md`) instead of
+ * starting the real upstream — its `initialize` (server info, instructions), its tool list and its answers —
+ * so the proxy's pipeline, faults and judge run unchanged in front of it. A `tools/call` is matched by
+ * tool name and canonical arguments (keys sorted; `_meta`, progress tokens and JSON-RPC ids are never
+ * matched on); identical calls get the recorded answers in recorded order, with the recorded progress
+ * notifications first. A call the recording has no (more) answers for is a replay miss: it is not
+ * executed, the agent gets an error naming it, and the session is NOT_TESTED. Nothing ever reaches a live
+ * server. A recorded answer is the recorded execution: the judge counts it as the upstream's.
+ */
+import { isPlainObject, ownValue } from '../../domain/json.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type {
+  UpstreamCallOptions,
+  UpstreamCallOutcome,
+  UpstreamExit,
+  UpstreamInfo,
+  UpstreamSide,
+} from '../../ports/upstream-side.port.js';
+import type { Cassette } from './cassette-reader.js';
+import { recordedTools } from './cassette-reader.js';
+import { callKey, redact } from './cassette-text.js';
+
+/** One recorded answer of a call: its progress notifications, then how it ended. */
+interface RecordedAnswer {
+  progress: Array<Record<string, unknown>>;
+  outcome: UpstreamCallOutcome;
+}
+
+/** The recording's exchanges, indexed once: identical calls queue in recorded order. */
+export class ReplayIndex {
+  readonly info: UpstreamInfo;
+  readonly tools: ToolDescriptor[];
+  readonly redacted: ReadonlySet<string>;
+  private readonly answers = new Map<string, RecordedAnswer[]>();
+  private readonly recorded = new Map<string, number>();
+
+  constructor(readonly cassette: Cassette) {
+    this.redacted = new Set(cassette.header.redacted);
+    this.tools = (recordedTools(cassette.lines) ?? []) as ToolDescriptor[];
+    const calls = new Map<unknown, { key: string; answer: RecordedAnswer; token: unknown }>();
+    let info: UpstreamInfo | undefined;
+    let initializeId: unknown;
+    for (const line of cassette.lines) {
+      if (line.side !== 'upstream') continue;
+      if ('noAnswer' in line) {
+        const call = calls.get(line.id);
+        if (call !== undefined) this.settle(line.id, calls, line.noAnswer);
+        continue;
+      }
+      const { message } = line;
+      const id = message['id'];
+      if (line.dir === 'send') {
+        const params = isPlainObject(message['params']) ? message['params'] : {};
+        if (message['method'] === 'initialize') initializeId = id;
+        if (message['method'] !== 'tools/call') continue;
+        const meta = ownValue(params, '_meta');
+        calls.set(id, {
+          key: callKey(String(ownValue(params, 'name')), ownValue(params, 'arguments')),
+          answer: { progress: [], outcome: { kind: 'replay-miss', detail: 'the recording ends before its answer' } },
+          token: isPlainObject(meta) ? ownValue(meta, 'progressToken') : undefined,
+        });
+        this.queue(calls.get(id)!);
+      } else if (message['method'] === 'notifications/progress') {
+        const params = isPlainObject(message['params']) ? message['params'] : {};
+        const token = ownValue(params, 'progressToken');
+        for (const call of calls.values())
+          if (call.token !== undefined && call.token === token) call.answer.progress.push(params);
+      } else if (id === initializeId && info === undefined && isPlainObject(message['result'])) {
+        info = infoOf(message['result']);
+      } else if (calls.has(id)) {
+        const error = message['error'];
+        this.settle(
+          id,
+          calls,
+          isPlainObject(error)
+            ? {
+                kind: 'protocol-error',
+                code: Number(ownValue(error, 'code')),
+                message: String(ownValue(error, 'message')),
+                ...(ownValue(error, 'data') !== undefined ? { data: ownValue(error, 'data') } : {}),
+              }
+            : { kind: 'result', result: (message['result'] ?? {}) as ToolCallResult },
+        );
+      }
+    }
+    this.info = info ?? {};
+  }
+
+  /** The next recorded answer to this call, or why there is none (a miss). */
+  take(name: string, args: unknown): RecordedAnswer | { miss: string } {
+    const key = callKey(name, redact(args, this.redacted));
+    const list = this.answers.get(key);
+    const next = list?.shift();
+    if (next !== undefined) return next;
+    if (list !== undefined)
+      return { miss: `every recorded answer to tools/call ${JSON.stringify(name)} with these arguments was already used` };
+    const prefix = `${JSON.stringify(name)} `;
+    let others = 0;
+    for (const [k, queued] of this.answers) if (k.startsWith(prefix)) others += queued.length + this.used(k);
+    return {
+      miss: `no recorded tools/call ${JSON.stringify(name)} with these arguments${others === 0 ? '' : ` (it holds ${others} with other arguments)`}`,
+    };
+  }
+
+  private queue(call: { key: string; answer: RecordedAnswer }): void {
+    const list = this.answers.get(call.key) ?? [];
+    list.push(call.answer);
+    this.answers.set(call.key, list);
+    this.recorded.set(call.key, (this.recorded.get(call.key) ?? 0) + 1);
+  }
+
+  /** Answers of this key already served. */
+  private used(key: string): number {
+    return (this.recorded.get(key) ?? 0) - (this.answers.get(key)?.length ?? 0);
+  }
+
+  private settle(id: unknown, calls: Map<unknown, { answer: RecordedAnswer }>, outcome: UpstreamCallOutcome): void {
+    calls.get(id)!.answer.outcome = outcome;
+    calls.delete(id);
+  }
+}
+
+export class ReplayUpstreamSide implements UpstreamSide {
+  private closed = false;
+  private readonly index: ReplayIndex;
+
+  /** A fresh replay of the recording, with its own queues of answers (one per run of a trial). */
+  constructor(cassette: Cassette) {
+    this.index = new ReplayIndex(cassette);
+  }
+
+  connect(): Promise<UpstreamInfo> {
+    return Promise.resolve({ ...this.index.info });
+  }
+
+  listTools(): Promise<ToolDescriptor[]> {
+    return Promise.resolve(structuredClone(this.index.tools));
+  }
+
+  callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+    if (this.closed) return Promise.resolve({ kind: 'unavailable', detail: 'the replay was closed' });
+    const answer = this.index.take(request.name, request.arguments);
+    if ('miss' in answer)
+      return Promise.resolve({ kind: 'replay-miss', detail: `${answer.miss} in the recording ${this.index.cassette.path}` });
+    // The recorded notifications, under the token this agent gave (a token is volatile: never matched on).
+    const token = request.meta?.['progressToken'];
+    if (token !== undefined && options.onProgress !== undefined)
+      for (const params of answer.progress) options.onProgress({ ...structuredClone(params), progressToken: token });
+    return Promise.resolve(structuredClone(answer.outcome));
+  }
+
+  onExit(_listener: (exit: UpstreamExit) => void): void {
+    // A recording never goes away by itself.
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+function infoOf(result: Record<string, unknown>): UpstreamInfo {
+  const info: UpstreamInfo = {};
+  const serverInfo = ownValue(result, 'serverInfo');
+  const instructions = ownValue(result, 'instructions');
+  if (typeof instructions === 'string') info.instructions = instructions;
+  if (isPlainObject(serverInfo)) {
+    const name = ownValue(serverInfo, 'name');
+    const version = ownValue(serverInfo, 'version');
+    if (typeof name === 'string') info.serverName = name;
+    if (typeof version === 'string') info.serverVersion = version;
+  }
+  return info;
+}

@@ -1,0 +1,53 @@
+/**
+ * A recording (`cassette.jsonl`, format in `docs/replay.md`): the messages the harness exchanged with the
+ * upstream, in JSON-RPC form, one per line after a header. Written beside every trial run file and beside
+ * a `proxy --journal` with `--journal-payloads on`; served back by `--upstream-replay FILE`.
+ */
+import type { ChatReply, ChatRequest } from './chat-model.port.js';
+import type { UpstreamCallOutcome } from './upstream-side.port.js';
+
+/** The `cassette` field of a header: names the format, so another JSON Lines file is never taken for one. */
+export const CASSETTE_FORMAT = 'cuonztech-agent-harness/cassette';
+/** The format's version (the header's `v`). A reader refuses every other version. */
+export const CASSETTE_VERSION = 1;
+/** What a redacted value is replaced with. */
+export const REDACTED_VALUE = '[REDACTED]';
+
+/** The first line. */
+export interface CassetteHeader {
+  cassette: typeof CASSETTE_FORMAT;
+  v: typeof CASSETTE_VERSION;
+  harnessVersion: string;
+  /** What was recorded: `proxy`, or `trial run <id>`. */
+  recorded: string;
+  /** Who the upstream was: its `serverInfo` and a hash of its tool list (every tool, canonical JSON). */
+  upstream: { serverName: string | null; serverVersion: string | null; tools: number; toolsHash: string };
+  /** The argument, result and message fields whose values were replaced by `[REDACTED]` (`--redact`). */
+  redacted: string[];
+}
+
+/** A JSON-RPC message as recorded: a request, a notification, a result or an error answer. */
+export type RecordedMessage = Record<string, unknown> & { jsonrpc: '2.0' };
+
+/** How a request that got no answer ended (a timeout, a lost connection, a replay miss …). */
+export type NoAnswer = Exclude<UpstreamCallOutcome, { kind: 'result' } | { kind: 'protocol-error' }>;
+
+/** The model's answer to a request as recorded, or why there was none. */
+export type RecordedModelAnswer = Pick<ChatReply, 'content' | 'toolCalls' | 'finishReason'> | { error: string };
+
+/** One line after the header. */
+export type CassetteLine =
+  | { side: 'upstream'; dir: 'send' | 'receive'; message: RecordedMessage }
+  | { side: 'upstream'; dir: 'receive'; id: number; noAnswer: NoAnswer }
+  /** A model request the harness saw (the built-in loop's, or an agent program's through the gateway). */
+  | { side: 'model'; dir: 'send'; exchange: number; request: ChatRequest }
+  | { side: 'model'; dir: 'receive'; exchange: number; answer: RecordedModelAnswer };
+
+/**
+ * Where the model's side of a run goes into its recording, in the order it happens: each request, then
+ * its answer (or why there was none). `exchange` numbers them 1, 2, … in the run.
+ */
+export interface ModelRecorder {
+  request(request: ChatRequest): number;
+  answer(exchange: number, answer: RecordedModelAnswer): void;
+}

@@ -1,0 +1,244 @@
+/**
+ * Recordings (docs/replay.md): the recording tap writes what passes, in stable canonical lines; the
+ * replay side serves it back (matched by tool name and canonical arguments, identical calls in recorded
+ * order, a miss never executed); the reader refuses anything it cannot replay exactly, in one line.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CassetteFile, cassettePathBesideJournal } from '../../src/adapters/cassette/cassette-file.js';
+import { readCassette } from '../../src/adapters/cassette/cassette-reader.js';
+import { lineText, redact } from '../../src/adapters/cassette/cassette-text.js';
+import { RecordingUpstreamSide } from '../../src/adapters/cassette/recording-upstream-side.js';
+import { ReplayUpstreamSide } from '../../src/adapters/cassette/replay-upstream-side.js';
+import { cassetteLineSchema } from '../../src/adapters/schemas/cassette.schema.js';
+import { RecordingChatModel } from '../../src/app/trial/recording-chat-model.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
+
+const TOOLS: ToolDescriptor[] = [
+  { name: 'create_booking', inputSchema: { type: 'object' } },
+  { name: 'search_bookings', annotations: { readOnlyHint: true } },
+];
+
+/** An upstream that answers from a script and counts what it executed. */
+class ScriptedUpstream implements UpstreamSide {
+  executed = 0;
+  constructor(private readonly answer: (request: ToolCallRequest, n: number) => UpstreamCallOutcome) {}
+  connect() {
+    return Promise.resolve({ serverName: 'scripted', serverVersion: '1.2.3', instructions: 'Be careful.' });
+  }
+  listTools() {
+    return Promise.resolve(structuredClone(TOOLS));
+  }
+  callTool(request: ToolCallRequest, options: UpstreamCallOptions) {
+    options.onProgress?.({ progressToken: request.meta?.['progressToken'], progress: 1 });
+    return Promise.resolve(this.answer(request, ++this.executed));
+  }
+  onExit() {}
+  close() {
+    return Promise.resolve();
+  }
+}
+
+const OPTIONS: UpstreamCallOptions = { timeoutMs: 1000 };
+const booked = (n: number): UpstreamCallOutcome => ({ kind: 'result', result: { content: [{ type: 'text', text: `BK-${n}` }] } });
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cassette-test-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Records a session against `upstream`, returns the recording's path. */
+async function record(upstream: UpstreamSide, calls: ToolCallRequest[], redacted: string[] = []): Promise<string> {
+  const path = join(dir, 'cassette.jsonl');
+  const tap = new RecordingUpstreamSide(upstream, await CassetteFile.open(path, () => undefined), {
+    recorded: 'proxy',
+    harnessVersion: 'test',
+    redact: redacted,
+  });
+  await tap.connect();
+  await tap.listTools();
+  for (const call of calls) await tap.callTool(call, { ...OPTIONS, onProgress: () => undefined });
+  await tap.close();
+  return path;
+}
+
+describe('recording and replaying an upstream', () => {
+  it('serves the recorded initialize, tool list and answers; identical calls in recorded order; nothing executes again', async () => {
+    const upstream = new ScriptedUpstream((request, n) =>
+      request.name === 'search_bookings' ? { kind: 'protocol-error', code: -32602, message: 'bad query' } : booked(n),
+    );
+    const call = { name: 'create_booking', arguments: { guest: 'Ann', nights: 2 } };
+    const path = await record(upstream, [
+      { ...call, meta: { progressToken: 7 } },
+      call,
+      { name: 'search_bookings', arguments: {} },
+    ]);
+    expect(upstream.executed).toBe(3);
+    const replay = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: false }));
+    expect(await replay.connect()).toEqual({ serverName: 'scripted', serverVersion: '1.2.3', instructions: 'Be careful.' });
+    expect(await replay.listTools()).toEqual(TOOLS);
+    // Key order, _meta and progress tokens are not matched on.
+    const progress: unknown[] = [];
+    const first = await replay.callTool(
+      { name: 'create_booking', arguments: { nights: 2, guest: 'Ann' }, meta: { progressToken: 'other' } },
+      { ...OPTIONS, onProgress: (p) => progress.push(p) },
+    );
+    expect(first).toEqual(booked(1));
+    expect(progress).toEqual([{ progressToken: 'other', progress: 1 }]);
+    expect(await replay.callTool(call, OPTIONS)).toEqual(booked(2));
+    expect(await replay.callTool({ name: 'search_bookings', arguments: {} }, OPTIONS)).toEqual({
+      kind: 'protocol-error',
+      code: -32602,
+      message: 'bad query',
+    });
+    expect(upstream.executed).toBe(3);
+  });
+
+  it('a call the recording has no (more) answer for is a replay miss, never executed, naming the call', async () => {
+    const call = { name: 'create_booking', arguments: { guest: 'Ann' } };
+    const path = await record(new ScriptedUpstream((_r, n) => booked(n)), [call]);
+    const replay = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: false }));
+    expect((await replay.callTool(call, OPTIONS)).kind).toBe('result');
+    const again = await replay.callTool(call, OPTIONS);
+    expect(again).toMatchObject({ kind: 'replay-miss', detail: expect.stringContaining('already used') as string });
+    const other = await replay.callTool({ name: 'create_booking', arguments: { guest: 'Bob' } }, OPTIONS);
+    expect(other).toMatchObject({ kind: 'replay-miss', detail: expect.stringContaining('1 with other arguments') as string });
+    // Each replay side has its own queues (one per trial run).
+    const fresh = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: false }));
+    expect((await fresh.callTool(call, OPTIONS)).kind).toBe('result');
+  });
+
+  it('a call that got no answer is recorded as how it ended and replayed as that (a timeout stays a timeout)', async () => {
+    const call = { name: 'create_booking', arguments: {} };
+    const path = await record(new ScriptedUpstream(() => ({ kind: 'timeout', afterMs: 1000 })), [call]);
+    const replay = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: false }));
+    expect(await replay.callTool(call, OPTIONS)).toEqual({ kind: 'timeout', afterMs: 1000 });
+  });
+
+  it('lines are canonical: the same exchange gives the same bytes whatever the key order, and every line matches the schema', async () => {
+    const a = await record(new ScriptedUpstream((_r, n) => booked(n)), [{ name: 'x', arguments: { b: 1, a: { d: 2, c: 3 } } }]);
+    const first = readFileSync(a, 'utf8');
+    const b = await record(new ScriptedUpstream((_r, n) => booked(n)), [{ name: 'x', arguments: { a: { c: 3, d: 2 }, b: 1 } }]);
+    expect(readFileSync(b, 'utf8')).toBe(first);
+    const lines = first.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^\{"cassette":"cuonztech-agent-harness\/cassette","v":1,"harnessVersion":"test","recorded":"proxy"/,
+    );
+    expect(lines).toContain(
+      '{"side":"upstream","dir":"send","message":{"id":3,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"a":{"c":3,"d":2},"b":1},"name":"x"}}}',
+    );
+    for (const line of lines) expect(cassetteLineSchema.safeParse(JSON.parse(line)).success, line).toBe(true);
+    expect(lineText({ side: 'upstream', dir: 'receive', id: 4, noAnswer: { kind: 'connection-lost', detail: 'gone' } })).toBe(
+      '{"side":"upstream","dir":"receive","id":4,"noAnswer":{"detail":"gone","kind":"connection-lost"}}',
+    );
+  });
+
+  it('--redact replaces the fields at any depth before they are written; the header names them; replay needs allowRedacted and matches redacted', async () => {
+    const call = { name: 'create_booking', arguments: { guest: 'Ann', card: { token: 'tok_secret', last4: '4242' } } };
+    const upstream = new ScriptedUpstream(() => ({
+      kind: 'result',
+      result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { items: [{ token: 'tok_secret' }] } },
+    }));
+    const path = await record(upstream, [call], ['token']);
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain('tok_secret');
+    expect(text).toContain('"token":"[REDACTED]"');
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ redacted: ['token'] });
+    await expect(readCassette(path, { allowRedacted: false })).rejects.toThrow(
+      /^recording .*: the recording is redacted \(token\).*--allow-redacted on/,
+    );
+    const replay = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: true }));
+    // The live call carries the real value: it is redacted the same way before it is matched.
+    expect((await replay.callTool(call, OPTIONS)).kind).toBe('result');
+  });
+
+  it('redaction copies an own __proto__ key as a key and takes no stack on a deep value', () => {
+    const hostile = JSON.parse('{"__proto__":{"token":"x","polluted":true}}') as object;
+    const copy = redact(hostile, new Set(['token'])) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ token: '[REDACTED]', polluted: true });
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+    let deep: unknown = { token: 'x' };
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(() => redact(deep, new Set(['token']))).not.toThrow();
+  });
+});
+
+describe("the model's side in the same recording", () => {
+  it("the built-in loop's requests and answers are lines of their own, in order, redacted like the rest; replay serves the upstream lines around them", async () => {
+    const path = join(dir, 'cassette.jsonl');
+    const tap = new RecordingUpstreamSide(
+      new ScriptedUpstream((_r, n) => booked(n)),
+      await CassetteFile.open(path, () => undefined),
+      {
+        recorded: 'trial run F1-001',
+        harnessVersion: 'test',
+        redact: ['guest'],
+      },
+    );
+    await tap.connect();
+    await tap.listTools();
+    const reply = {
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'create_booking', argumentsText: '{}' }],
+      finishReason: 'tool_calls',
+    };
+    const model = new RecordingChatModel(
+      { complete: () => Promise.resolve({ ok: true, reply }), check: () => Promise.resolve({ ok: true }) },
+      tap.model,
+    );
+    const request = { messages: [{ role: 'user' as const, content: 'Book.' }], tools: [] };
+    expect(await model.complete(request)).toEqual({ ok: true, reply });
+    await tap.callTool({ name: 'create_booking', arguments: { guest: 'Ann' } }, OPTIONS);
+    await tap.close();
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines.slice(5, 7)).toEqual([
+      '{"side":"model","dir":"send","exchange":1,"request":{"messages":[{"content":"Book.","role":"user"}],"tools":[]}}',
+      '{"side":"model","dir":"receive","exchange":1,"answer":{"content":null,"finishReason":"tool_calls","toolCalls":[{"argumentsText":"{}","id":"c1","name":"create_booking"}]}}',
+    ]);
+    expect(lines[7]).toContain('"arguments":{"guest":"[REDACTED]"}');
+    for (const line of lines) expect(cassetteLineSchema.safeParse(JSON.parse(line)).success, line).toBe(true);
+    const replay = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: true }));
+    expect(await replay.callTool({ name: 'create_booking', arguments: { guest: 'Bob' } }, OPTIONS)).toEqual(booked(1));
+  });
+});
+
+describe('reading a recording back: anything that cannot be replayed exactly is one line', () => {
+  async function recorded(): Promise<string[]> {
+    const path = await record(new ScriptedUpstream((_r, n) => booked(n)), [{ name: 'create_booking', arguments: {} }]);
+    return readFileSync(path, 'utf8').split('\n');
+  }
+  const refusal = async (text: string) => {
+    const path = join(dir, 'bad.jsonl');
+    writeFileSync(path, text);
+    return readCassette(path, { allowRedacted: false }).then(
+      () => 'accepted',
+      (error: Error) => error.message,
+    );
+  };
+
+  it('a torn last line, another format version, another file, an empty file, a foreign line', async () => {
+    const lines = await recorded();
+    const text = lines.join('\n');
+    expect(await refusal(text.slice(0, -1))).toMatch(/: line 8 is truncated \(no line feed/);
+    expect(await refusal(text.replace('"v":1', '"v":2'))).toMatch(/recording format version 2, this harness reads version 1$/);
+    expect(await refusal('{"v":1,"event":"journal"}\n')).toMatch(/not a recording of this harness/);
+    expect(await refusal('')).toMatch(/the file is empty/);
+    expect(await refusal(`${lines.slice(0, 3).join('\n')}\n{"side":"model"}\n`)).toMatch(/line 4 is not a recording line/);
+    expect(await refusal(text)).toBe('accepted');
+  });
+
+  it('a tool list that is not the one its header names (another upstream, an edited file) is refused', async () => {
+    const text = (await recorded()).join('\n').replace('"name":"search_bookings"', '"name":"delete_everything"');
+    expect(await refusal(text)).toMatch(/its tool list \(2 tools, sha256:[0-9a-f]+\) is not the one its header names/);
+  });
+
+  it('proxy --journal FILE puts its recording beside the journal', () => {
+    expect(cassettePathBesideJournal('/w/run.jsonl')).toBe('/w/run.cassette.jsonl');
+    expect(cassettePathBesideJournal('/w/journal')).toBe('/w/journal.cassette.jsonl');
+  });
+});

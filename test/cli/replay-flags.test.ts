@@ -1,0 +1,50 @@
+/**
+ * The flags of record and replay (docs/replay.md) on `proxy` and `trial`: a replay never reaches a live
+ * server, so it cannot be combined with one; the flags that only mean something with a recording say so.
+ * Each is one line and exit 1, before anything starts.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/in-process-cli.js';
+
+describe('--upstream-replay, --allow-redacted, --redact', () => {
+  it.each([
+    [
+      ['--upstream-replay', 'r.jsonl', '--upstream-command', 'node'],
+      /give --upstream-replay \(a recording\) or --upstream-command/,
+    ],
+    [
+      ['--upstream-replay', 'r.jsonl', '--upstream-url', 'http://127.0.0.1:1/mcp'],
+      /or --upstream-url \(a live server\), not both/,
+    ],
+    [['--upstream-replay', 'r.jsonl', '--upstream-arg', 'x'], /--upstream-arg is for --upstream-command, not --upstream-replay/],
+    [['--upstream-command', 'node', '--allow-redacted', 'on'], /--allow-redacted is for --upstream-replay/],
+    [['--upstream-replay', 'r.jsonl', '--allow-redacted', 'yes'], /--allow-redacted must be on or off/],
+    [['--upstream-command', 'node', '--redact', 'token'], /--redact is for the recording.*--journal FILE --journal-payloads on/],
+    [
+      ['--upstream-command', 'node', '--redact', 'a,,b', '--journal', 'j', '--journal-payloads', 'on'],
+      /--redact has an empty item/,
+    ],
+    [['--upstream-replay', 'missing.jsonl'], /^\[[^\]]+\] error: recording .*missing\.jsonl: /],
+  ])('proxy %j: one line, exit 1', async (flags, message) => {
+    const { code, stderr } = await runCli(['proxy', ...flags]);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(message);
+  });
+
+  it('trial takes the same flags: a bad recording is one line, exit 1, before its output folder exists', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'replay-flags-'));
+    const { code, stderr } = await runCli(
+      ['trial', '--agent-command', 'node', '--task', 'Book a room.', '--upstream-replay', 'missing.jsonl', '--out', 'out'],
+      { cwd },
+    );
+    expect(existsSync(join(cwd, 'out'))).toBe(false);
+    rmSync(cwd, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/error: recording .*missing\.jsonl: /);
+  });
+});
