@@ -50,9 +50,53 @@ type Frame =
  * Canonical JSON text: object keys sorted by code unit, no white space, `undefined` members left out,
  * non-finite numbers as `null`, bigints as decimal strings, cycles as the string "[Circular]".
  * Two values have the same canonical text exactly when they are equal as JSON with key order ignored.
- * Iterative, so a 100,000-deep value costs no stack.
+ * A 100,000-deep value costs no stack: the usual small value (a call's arguments, an answer) is written by
+ * a short recursive walk bounded in depth and size; anything beyond those bounds, or a cycle, by the
+ * iterative one ({@link canonicalJsonIterative}), which gives the same text for every value.
  */
 export function canonicalJson(value: unknown): string {
+  const budget = { nodes: SHORT_WALK_NODES };
+  return shortWalk(value, 0, budget) ?? canonicalJsonIterative(value);
+}
+
+/** The bounds of the recursive walk: nesting depth, and values visited (a shared or cyclic value counts at every visit). */
+const SHORT_WALK_DEPTH = 32;
+const SHORT_WALK_NODES = 2048;
+
+/** `canonicalJson` of a value within the bounds, recursively; undefined when it leaves them (or meets a cycle). */
+function shortWalk(value: unknown, depth: number, budget: { nodes: number }): string | undefined {
+  const text = primitiveText(value);
+  if (text !== undefined) return text;
+  if (typeof value !== 'object' || value === null) return 'null';
+  if (depth >= SHORT_WALK_DEPTH || --budget.nodes < 0) return undefined;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const t = typeof item;
+      const part = t === 'undefined' || t === 'function' || t === 'symbol' ? 'null' : shortWalk(item, depth + 1, budget);
+      if (part === undefined) return undefined;
+      out += i === 0 ? part : `,${part}`;
+    }
+    return `${out}]`;
+  }
+  const keys = ownKeys(value).sort();
+  let out = '{';
+  let wroteAny = false;
+  for (const key of keys) {
+    const item = ownValue(value, key);
+    const t = typeof item;
+    if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
+    const part = shortWalk(item, depth + 1, budget);
+    if (part === undefined) return undefined;
+    out += `${wroteAny ? ',' : ''}${JSON.stringify(key)}:${part}`;
+    wroteAny = true;
+  }
+  return `${out}}`;
+}
+
+/** {@link canonicalJson} by an explicit stack: any depth, cycles written as "[Circular]". */
+export function canonicalJsonIterative(value: unknown): string {
   const out: string[] = [];
   const stack: Frame[] = [];
   const open = new Set<object>();

@@ -90,6 +90,26 @@ describe('FileReportSink.publish writes atomically (R-9.3)', () => {
     expect(tempFiles()).toEqual([]);
   });
 
+  it('R-9.3: a document in parts (text with any UTF-8, bytes, empty parts) is written as its exact concatenation, publish after publish', async () => {
+    const target = join(folder, 'report.json');
+    const sink = await FileReportSink.open(target);
+    const bytes = new TextEncoder().encode('"bytes \u00e9"');
+    for (const [n, text] of ['é', '😀 \ud800 lone', 'ß'.repeat(20_000), 'x'.repeat(400_000), '€'].entries()) {
+      const parts = [
+        `{"n":${n},"text":`,
+        JSON.stringify(text),
+        ',"b":',
+        bytes,
+        '',
+        `,"end":${JSON.stringify(text.slice(0, 3))}}`,
+      ];
+      await sink.publish(parts);
+      const expected = Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+      expect(readFileSync(target)).toEqual(expected);
+    }
+    expect(tempFiles()).toEqual([]);
+  });
+
   it('R-9.4: through a symbolic link the target file is written and the link stays a link', async () => {
     const real = join(folder, 'real.json');
     const link = join(folder, 'link.json');

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import type { ToolClass } from '../../src/domain/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { canonicalJson } from '../../src/domain/json.js';
+import { canonicalJson, canonicalJsonIterative } from '../../src/domain/json.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
 import { isNotationVariant } from '../../src/domain/near-duplicate.js';
 import { identifyOperation } from '../../src/domain/operation.js';
@@ -136,6 +136,49 @@ describe('fuzz: canonicalJson', () => {
           expect(canonicalJson(JSON.parse(text))).toBe(text);
         }),
         RUNS,
+      ),
+    );
+  });
+
+  it('R-1.1: the short recursive walk gives the text of the iterative one for anything, shared, cyclic and deep values included', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic['self'] = cyclic;
+    cyclic['list'] = [cyclic, { back: cyclic }];
+    // Shared, not cyclic: 2^12 paths, beyond the walk's budget of visits.
+    let wide: unknown = 'leaf';
+    for (let i = 0; i < 12; i++) wide = { left: wide, right: [wide] };
+    // Chains around the walk's depth bound (32), as arrays and as objects.
+    const chains = [30, 31, 32, 33, 40].flatMap((depth) => {
+      let array: unknown = 1;
+      let object: unknown = 1;
+      for (let i = 0; i < depth; i++) {
+        array = [array];
+        object = withOwn([['__proto__', object]]);
+      }
+      return [array, object];
+    });
+    for (const value of [cyclic, [cyclic], wide, ...chains]) expect(canonicalJson(value)).toBe(canonicalJsonIterative(value));
+    expect(canonicalJson(cyclic)).toBe('{"a":1,"list":["[Circular]",{"back":"[Circular]"}],"self":"[Circular]"}');
+    withoutPollution(() =>
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            anyArgs,
+            fc.anything({
+              key,
+              withBigInt: true,
+              withBoxedValues: true,
+              withMap: true,
+              withNullPrototype: true,
+              withSparseArray: true,
+              withTypedArray: true,
+            }),
+          ),
+          (value) => {
+            expect(canonicalJson(value)).toBe(canonicalJsonIterative(value));
+          },
+        ),
+        { numRuns: 4 * RUNS.numRuns },
       ),
     );
   });

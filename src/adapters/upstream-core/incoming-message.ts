@@ -3,7 +3,13 @@
  * adapter can forward answers verbatim and tell a real JSON-RPC error reply from an SDK-local error.
  * Lenient where the SDK is strict: extra top-level keys of a JSON-RPC message do not make it vanish.
  */
-import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  JSONRPCErrorResponseSchema,
+  JSONRPCMessageSchema,
+  JSONRPCResultResponseSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject, ownValue } from '../../domain/json.js';
 
 /** A reply exactly as the upstream sent it. */
@@ -47,7 +53,9 @@ function classifyReply(id: RequestId, value: Record<string, unknown>): IncomingM
   const candidate = isError
     ? { jsonrpc: '2.0', id, error: ownValue(value, 'error') }
     : { jsonrpc: '2.0', id, result: ownValue(value, 'result') };
-  const parsed = JSONRPCMessageSchema.safeParse(candidate);
+  // The member of the JSON-RPC message union this candidate can be (it has no method, and a result or an
+  // error): the union would try the request and notification schemas first and fail them on every answer.
+  const parsed = (isError ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema).safeParse(candidate);
   if (!parsed.success) return invalidReply(id, describeInvalid(candidate));
   const result = ownValue(candidate, 'result');
   if (isPlainObject(result)) return { kind: 'reply', id, reply: { kind: 'result', result }, forward: parsed.data };
