@@ -167,6 +167,73 @@ describe('record and replay', () => {
       }
     });
 
+    /** The program with both sides replayed from recordings: no stub script, no server. */
+    const bothReplayed = (modelCassette: string, upstreamCassette: string) =>
+      runCompiledTrialInProcess([
+        '--agent-command',
+        process.execPath,
+        '--agent-arg',
+        EXAMPLE_AGENT,
+        '--model-replay',
+        modelCassette,
+        ...TASK,
+        '--runs',
+        '1',
+        '--scenario',
+        'F1',
+        '--upstream-replay',
+        upstreamCassette,
+      ]);
+
+    it('--model-replay with --upstream-replay: the same verdict, executions and attribution with neither the model nor the server', async () => {
+      const sessionsBefore = booking.sessions.length;
+      const replayed = await bothReplayed(cassette, cassette);
+      try {
+        expect(replayed.result.exitCode, replayed.result.stderr).toBe(0);
+        expect(booking.sessions.length).toBe(sessionsBefore);
+        const [again] = replayed.runs as unknown as Array<Record<string, unknown>>;
+        const first = recorded.runs[0] as unknown as Record<string, unknown>;
+        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls', 'modelCalls'])
+          expect(again![field], field).toEqual(first[field]);
+        const sources = (r: Record<string, unknown>) =>
+          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
+            ({ operation, attempt, source }) => ({ operation, attempt, source }),
+          );
+        expect(sources(again!)).toEqual(sources(first));
+        expect(again!['replayed']).toBe(true);
+        const replayCassette = readFileSync(join(replayed.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
+        expect(replayCassette).toBe(readFileSync(cassette, 'utf8'));
+      } finally {
+        removeOut(replayed);
+      }
+    });
+
+    it('the naive recording\'s model side against the careful run\'s upstream recording: "model replay mismatch" naming the first request that differs', async () => {
+      const careful = await trial('booking-careful', ['--upstream-url', booking.url]);
+      const carefulCassette = join(work, 'careful.cassette.jsonl');
+      try {
+        expect(careful.result.exitCode, careful.result.stderr).toBe(0);
+        copyFileSync(join(careful.out, 'runs', careful.runs[0]!.run, 'cassette.jsonl'), carefulCassette);
+      } finally {
+        removeOut(careful);
+      }
+      const replayed = await bothReplayed(cassette, carefulCassette);
+      try {
+        expect(replayed.result.exitCode, replayed.result.stderr).toBe(0);
+        const [run] = replayed.runs;
+        expect(run!.verdict).toBe('NOT_TESTED');
+        // The naive write (no key) is not in the careful recording: its tool message is the first difference.
+        expect(run!.verdictReason).toMatch(
+          /^model replay mismatch: model request 2 is not the recorded one: message 3 \(tool\): recorded .*timed out.*, now .*REPLAY_MISS/,
+        );
+        // Printed once: in the run's line (and the summary's NOT_TESTED line), not as a notice of its own.
+        const stderr = String(replayed.result.stderr);
+        expect(stderr.split('\n').filter((l) => l.includes('model replay mismatch'))).toHaveLength(1);
+      } finally {
+        removeOut(replayed);
+      }
+    });
+
     it('a recording that cannot be replayed exactly is one line and exit 1, before anything starts', async () => {
       const text = readFileSync(cassette, 'utf8');
       const cases: Array<[string, string, RegExp]> = [

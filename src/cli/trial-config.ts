@@ -45,9 +45,10 @@ const REPLACES: ReadonlyMap<string, readonly string[]> = new Map([
   ['task-file', ['task', 'follow-up']],
   ['patch', ['patch-file']],
   ['patch-file', ['patch']],
-  ['stub-model', ['model', 'base-url', 'api-key-env']],
-  ['model', ['stub-model']],
-  ['base-url', ['stub-model']],
+  ['stub-model', ['model', 'base-url', 'api-key-env', 'model-replay']],
+  ['model', ['stub-model', 'model-replay']],
+  ['base-url', ['stub-model', 'model-replay']],
+  ['model-replay', ['model', 'base-url', 'api-key-env', 'stub-model', 'model-fault', 'model-fault-on']],
 ]);
 
 /** The file's flag for a flag of the command line (`--scenario` and `--scenarios` set the same key). */

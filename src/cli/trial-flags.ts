@@ -74,6 +74,10 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     "Your agent program's model is played by the harness from this script (YAML/JSON, see docs/model-gateway.md): no model, no key",
   ],
   [
+    'model-replay',
+    "Answer the model's requests (the built-in loop's, or your agent program's through its gateway) from this recording (a run's cassette.jsonl), in order; a request that differs ends the run NOT_TESTED (see docs/replay.md). Not with --model, --base-url or --stub-model",
+  ],
+  [
     'model-fault',
     'A fault on the model side, once per run: 500, 429[:SECONDS] (Retry-After, default 1), timeout[:MS] (no answer until the client gives up, default 60000) or cut (the answer broken off after its first tool-call chunk, or half-way); the request is never sent to the model. Built-in loop, or --agent-command with --stub-model or --model (see docs/model-gateway.md)',
   ],
@@ -95,6 +99,9 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['out', 'Output folder (default .cuonztech/trials/<time>/)'],
   ['shard', 'i/n: run only the i-th of n deterministic shares of the runs (a CI matrix); merge with stats'],
 ];
+
+/** The built-in loop's model name in the run files when `--model-replay` answers it. */
+export const REPLAYED_MODEL = '(replayed)';
 
 export const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
 /** Proxy flags that make no sense in a trial (each run has its own report file; the agent is in-process). */
@@ -152,7 +159,17 @@ export async function parseTrialFlags(
   const get = (flag: string) => single(values, flag);
   const model = get('model');
   const agentCommand = get('agent-command');
-  if (model === undefined && agentCommand === undefined)
+  const modelReplay = get('model-replay');
+  if (modelReplay !== undefined) {
+    for (const flag of ['model', 'base-url', 'stub-model', 'api-key-env'])
+      if (has(values, flag))
+        throw new UsageError(`give --model-replay (the model answered from a recording) or --${flag}, not both`);
+    if (has(values, 'model-fault'))
+      throw new UsageError(
+        '--model-fault cannot be combined with --model-replay yet: the recording already holds the faulted request',
+      );
+  }
+  if (model === undefined && agentCommand === undefined && modelReplay === undefined)
     throw new UsageError('give --model NAME (the built-in agent loop) or --agent-command CMD (your own agent program)');
   // A control character (a line feed) would cut or forge the one-line error that quotes the model id.
   if (model !== undefined && (model.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(model)))
@@ -182,7 +199,7 @@ export async function parseTrialFlags(
         `flag --${flag} is for ${builtIn ? '--agent-command' : 'the built-in agent loop (--model without --agent-command)'} only`,
       );
   }
-  if (model === undefined && stubFile === undefined) {
+  if (model === undefined && stubFile === undefined && modelReplay === undefined) {
     for (const flag of HONESTY_FLAGS)
       if (has(values, flag))
         throw new UsageError(`flag --${flag} needs the model's side: --model, or --agent-command with --stub-model`);
@@ -233,11 +250,11 @@ export async function parseTrialFlags(
         );
     }
   }
-  if (model !== undefined && builtIn) {
+  if ((model !== undefined || modelReplay !== undefined) && builtIn) {
     const temperature = get('temperature');
     agent = {
       kind: 'model',
-      model,
+      model: model ?? REPLAYED_MODEL,
       baseUrl: baseUrl(get('base-url') ?? 'http://127.0.0.1:11434/v1'),
       temperature: temperature === undefined ? undefined : numberIn(temperature, 'temperature', 0, 2),
       seed,
@@ -257,11 +274,14 @@ export async function parseTrialFlags(
       seed,
       ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd, inline.stubScript) } : {}),
       ...(model !== undefined ? { gateway: forwardGateway(get('base-url')!, model, get('api-key-env')) } : {}),
+      ...(modelReplay !== undefined ? { gateway: { kind: 'replay' as const, file: modelReplay, model: STUB_MODEL_NAME } } : {}),
       env: agentEnv(repeated(values, 'agent-env-var')),
     };
   }
   const honestyQuestion =
-    model === undefined && stubFile === undefined ? undefined : readHonesty(get('honesty'), get('honesty-question'));
+    model === undefined && stubFile === undefined && modelReplay === undefined
+      ? undefined
+      : readHonesty(get('honesty'), get('honesty-question'));
   const patch = await readPatch(get('patch'), get('patch-file'), cwd);
   const shard = parseShard(get('shard'), scenarios.length * tasks.length * runs);
   // Every shard must run the same treatment; with auto each shard would collect its own patches.
@@ -290,6 +310,7 @@ export async function parseTrialFlags(
       callTimeoutMs: proxy.upstreamTimeoutMs,
       ...(modelFault !== undefined ? { modelFault } : {}),
       ...(proxy.upstreamReplay !== undefined ? { replayed: true as const } : {}),
+      ...(modelReplay !== undefined ? { modelReplay: { file: modelReplay } } : {}),
     },
     proxy,
     apiKey,

@@ -55,8 +55,10 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const notice = (line: string) => progress.line(noticeText(line));
   const logger = await createLogger(flags.proxy.logLevel, (line) => writeNotice(io.stderr, line));
   const agent = plan.agent;
+  // Before anything starts: a recording that cannot answer the model is one line, exit 1.
+  const modelReplay = await loadModelReplay(flags, io);
   const chatModel =
-    agent.kind === 'model'
+    agent.kind === 'model' && modelReplay === undefined
       ? new OpenAiChatModel({
           baseUrl: agent.baseUrl,
           model: agent.model,
@@ -96,12 +98,13 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
       recording.recordRun(upstream, folder.dir, spec.id, [...(replay?.header.redacted ?? []), ...flags.proxy.redact], notice),
     randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
     chatModel,
+    ...(modelReplay !== undefined ? { modelReplay } : {}),
     createInProcessAgentSide: () => new InMemoryAgentSide(),
     createListeningAgentSide: async () =>
       new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
     relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
-    ...(gateway?.kind === 'stub'
+    ...(gateway?.kind === 'stub' || gateway?.kind === 'replay'
       ? { startModelGateway: (await import('../adapters/model-gateway/model-gateway.js')).startModelGateway }
       : {}),
     ...(forward !== undefined
@@ -167,6 +170,26 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   return 0;
 }
 
+/** `--model-replay FILE`: the recording's model exchanges, checked (one line, exit 1, when it cannot serve). */
+async function loadModelReplay(flags: TrialFlags, io: CliIo) {
+  const replay = flags.plan.modelReplay;
+  if (replay === undefined) return undefined;
+  const { readCassette } = await import('../adapters/cassette/cassette-reader.js');
+  const { recordedModelExchanges } = await import('../app/trial/replay-chat-model.js');
+  const path = resolve(io.cwd, replay.file);
+  try {
+    const cassette = await readCassette(path, { allowRedacted: flags.proxy.allowRedacted });
+    const exchanges = recordedModelExchanges(cassette.lines);
+    if (exchanges.length === 0)
+      throw new Error(
+        `recording ${path}: it holds no model requests (record a trial run with the built-in loop or --stub-model, or forward mode)`,
+      );
+    return exchanges;
+  } catch (error) {
+    throw new FatalError(`--model-replay: ${errorMessage(error)}`);
+  }
+}
+
 /** The proxy's upstream flags for one run: placeholders expanded, the run's variables added (stdio upstreams). */
 function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): TrialFlags['proxy'] {
   const p = flags.proxy;
@@ -184,6 +207,7 @@ function setupOf(flags: TrialFlags): Record<string, unknown> {
   const agent = flags.plan.agent;
   const p = flags.proxy;
   return {
+    ...(flags.plan.modelReplay !== undefined ? { modelReplay: resolve(flags.plan.modelReplay.file) } : {}),
     agent:
       agent.kind === 'model'
         ? {

@@ -48,3 +48,43 @@ describe('--upstream-replay, --allow-redacted, --redact', () => {
     expect(stderr).toMatch(/error: recording .*missing\.jsonl: /);
   });
 });
+
+describe('trial --model-replay', () => {
+  const base = ['trial', '--task', 'Book a room.', '--upstream-replay', 'r.jsonl', '--model-replay', 'r.jsonl'];
+  it.each([
+    [['--model', 'llama3'], /give --model-replay \(the model answered from a recording\) or --model, not both/],
+    [['--base-url', 'http://127.0.0.1:1/v1'], /or --base-url, not both/],
+    [['--agent-command', 'node', '--stub-model', 'examples/stub-models/booking-naive.yaml'], /or --stub-model, not both/],
+    [['--agent-command', 'node', '--model-fault', '500'], /--model-fault cannot be combined with --model-replay/],
+  ])('%j: one line, exit 1', async (flags, message) => {
+    const { code, stderr } = await runCli([...base, ...flags]);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(message);
+  });
+
+  it('a recording that cannot answer the model is one line, exit 1, before its output folder exists', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'replay-flags-'));
+    const { code, stderr } = await runCli(
+      [
+        'trial',
+        '--agent-command',
+        'node',
+        '--task',
+        'Book a room.',
+        '--model-replay',
+        'missing.jsonl',
+        '--upstream-command',
+        'node',
+        '--out',
+        'out',
+      ],
+      { cwd },
+    );
+    expect(existsSync(join(cwd, 'out'))).toBe(false);
+    rmSync(cwd, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/error: --model-replay: recording .*missing\.jsonl: /);
+  });
+});

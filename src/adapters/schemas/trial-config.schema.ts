@@ -286,6 +286,12 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
     description: "With agent.command: the harness plays the program's model from this script (a file, or the script's keys here)",
   },
   {
+    key: 'model.replay',
+    flag: 'model-replay',
+    codec: text,
+    description: "The model's requests answered from this recording (a run's cassette.jsonl), nothing live (docs/replay.md)",
+  },
+  {
     key: 'model.temperature',
     flag: 'temperature',
     codec: num(0, 2),

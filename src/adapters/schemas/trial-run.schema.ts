@@ -107,10 +107,15 @@ const FIELDS = {
         baseUrl: z.string().describe('The real endpoint every request was forwarded to (--base-url), secrets redacted.'),
         model: z.string().describe('The model name the gateway served (--model, CUONZTECH_MODEL).'),
       }),
+      z.object({
+        mode: z.literal('replay'),
+        recording: z.string().describe('The --model-replay recording as given; its model lines answered the program.'),
+        model: z.string().describe('The model name the gateway served (CUONZTECH_MODEL).'),
+      }),
     ])
     .optional()
     .describe(
-      "An agent program's model gateway (--stub-model, or forward mode: --model with --base-url): the program's model requests and answers are in the transcript.",
+      "An agent program's model gateway (--stub-model, --model-replay, or forward mode: --model with --base-url): the program's model requests and answers are in the transcript.",
     ),
   replayed: z
     .literal(true)

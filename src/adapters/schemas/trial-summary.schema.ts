@@ -51,6 +51,10 @@ export const trialSummarySchema = z
     agent: agent.optional().describe('The agent as configured (no API key).'),
     upstream: z.unknown().optional(),
     tasks: z.unknown().optional(),
+    modelReplay: z
+      .string()
+      .optional()
+      .describe("--model-replay: the recording (resolved) whose model lines answered every run's model requests."),
     modelFault: z
       .object({ kind: z.string(), on: z.string() })
       .optional()

@@ -97,6 +97,7 @@ export function measuredSettings(
   faultSettings(plan.scenarios, s);
   // A replay repeats a recorded sample: never pooled with live runs (only when given, as below).
   if (plan.replayed === true) s['--upstream-replay'] = 'replayed (repeats a recorded sample, not a new one)';
+  if (plan.modelReplay !== undefined) s['--model-replay'] = 'replayed (repeats a recorded sample, not a new one)';
   // Only when given, so trials from before the flag still pool with trials without it.
   if (plan.modelFault !== undefined) {
     s['--model-fault'] = modelFaultKindLabel(plan.modelFault.fault);

@@ -15,7 +15,8 @@ import { runConversation, type ConversationEnd } from './model-conversation.js';
 import { runEnv } from './placeholders.js';
 import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
-import type { CommandAgent, ForwardGateway, ModelAgent, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
+import type { CommandAgent, ForwardGateway, ModelAgent, ReplayGateway, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
+import { ReplayChatModel } from './replay-chat-model.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { StubModel } from '../stub-model/stub-model.js';
@@ -90,14 +91,22 @@ export class RunExecutor {
       this.plan.modelFault === undefined
         ? undefined
         : modelFaultTrigger(this.plan.modelFault, spec.scenario, (t) => tools.classOf(t));
+    // `--model-replay`: each run replays the recorded model side from its start.
+    const replayModel = this.deps.modelReplay === undefined ? undefined : new ReplayChatModel(this.deps.modelReplay);
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
       const agent = this.plan.agent;
       if (agent.kind === 'model') {
-        ({ failure, report, conversation } = await this.modelRun(spec, folder, agent, transcript, notices, stopNow, {
-          tools,
-          modelFault,
-        }));
+        ({ failure, report, conversation } = await this.modelRun(
+          spec,
+          folder,
+          agent,
+          transcript,
+          notices,
+          stopNow,
+          { tools, modelFault },
+          replayModel,
+        ));
       } else {
         ({
           failure,
@@ -106,9 +115,12 @@ export class RunExecutor {
           sessions,
           sessionsClosed,
           honestyAnswer: programHonestyAnswer,
-        } = await this.programRun(spec, folder, agent, transcript, notices, stopNow, { tools, modelFault }));
+        } = await this.programRun(spec, folder, agent, transcript, notices, stopNow, { tools, modelFault }, replayModel));
       }
     }
+    // The first request that differs from the recording stopped the model's side: that is why the run
+    // ended (printed once, as the run's NOT_TESTED reason).
+    if (replayModel?.mismatch != null) failure = replayModel.mismatch;
     if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
     const outcome = runOutcome(report, failure);
     const question = this.plan.honestyQuestion;
@@ -181,7 +193,7 @@ export class RunExecutor {
       ...(gateway !== undefined ? { modelGateway: gatewayRecord(gateway) } : {}),
       ...(modelFault !== undefined ? { modelFault: modelFault.record() } : {}),
       // docs/replay.md: the upstream was a recording; this run repeats a recorded sample.
-      ...(this.plan.replayed === true ? { replayed: true } : {}),
+      ...(this.plan.replayed === true || this.plan.modelReplay !== undefined ? { replayed: true } : {}),
       // R-14: the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
@@ -280,6 +292,7 @@ export class RunExecutor {
     notices: string[],
     stopNow: AbortSignal | undefined,
     fault: RunFault,
+    replayModel: ReplayChatModel | undefined,
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = this.deps.createInProcessAgentSide();
@@ -287,10 +300,11 @@ export class RunExecutor {
     const modelSide = new ModelSide();
     const service = await this.service(spec, folder, agentSide, () => sink, notices, true, modelSide);
     fault.tools.classOf = (tool) => service.toolClassOf(tool);
+    const inner = replayModel ?? this.deps.chatModel!;
     const faulted =
       fault.modelFault === undefined
-        ? this.deps.chatModel!
-        : new FaultingChatModel(this.deps.chatModel!, fault.modelFault, this.deps.sleep, agent.requestTimeoutMs ?? 300_000);
+        ? inner
+        : new FaultingChatModel(inner, fault.modelFault, this.deps.sleep, agent.requestTimeoutMs ?? 300_000);
     // Recorded as the loop sees it: a faulted request with the fault's failure.
     const recorder = this.modelRecorders.get(spec.id);
     const model = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
@@ -354,6 +368,7 @@ export class RunExecutor {
     notices: string[],
     stopNow: AbortSignal | undefined,
     fault: RunFault,
+    replayModel: ReplayChatModel | undefined,
   ) {
     const sink = new CapturingSink(folder.reportSink);
     const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
@@ -401,6 +416,7 @@ export class RunExecutor {
             modelSide,
             fault.modelFault,
             this.modelRecorders.get(spec.id),
+            replayModel,
           );
     let program: ProgramExit;
     try {
@@ -434,12 +450,13 @@ export class RunExecutor {
   }
 
   private async startGateway(
-    gateway: StubGateway | ForwardGateway,
+    gateway: StubGateway | ForwardGateway | ReplayGateway,
     transcript: Transcript,
     exchanges: ModelExchange[],
     modelSide: ModelSide,
     modelFault: ModelFaultTrigger | undefined,
     recorder: ModelRecorder | undefined,
+    replayModel: ReplayChatModel | undefined,
   ) {
     const fault = modelFault !== undefined ? { fault: modelFault } : {};
     const feed = new ModelSideFeed(modelSide);
@@ -453,9 +470,12 @@ export class RunExecutor {
       if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
       return this.deps.startForwardGateway({ baseUrl: gateway.baseUrl, models: [gateway.model], onExchange, ...fault });
     }
-    if (this.deps.startModelGateway === undefined) throw new Error('--stub-model needs a model gateway (wiring error)');
+    if (this.deps.startModelGateway === undefined)
+      throw new Error('--stub-model and --model-replay need a model gateway (wiring error)');
+    if (gateway.kind === 'replay' && replayModel === undefined)
+      throw new Error('--model-replay needs the recorded model side (wiring error)');
     return this.deps.startModelGateway({
-      model: new StubModel(gateway.script, this.plan.honestyQuestion),
+      model: gateway.kind === 'replay' ? replayModel! : new StubModel(gateway.script, this.plan.honestyQuestion),
       models: [gateway.model],
       onExchange,
       ...fault,
@@ -509,7 +529,8 @@ function gatewayEnv(gateway: RunningModelGateway, model: string): Record<string,
 }
 
 /** The run file's `modelGateway`: the mode, the script (stub) or the endpoint (forward, redacted), the model. */
-function gatewayRecord(gateway: StubGateway | ForwardGateway): Record<string, string> {
+function gatewayRecord(gateway: StubGateway | ForwardGateway | ReplayGateway): Record<string, string> {
+  if (gateway.kind === 'replay') return { mode: 'replay', recording: gateway.file, model: gateway.model };
   return gateway.kind === 'stub'
     ? { mode: 'stub', script: gateway.file, model: gateway.model }
     : { mode: 'forward', baseUrl: redactUrl(gateway.baseUrl), model: gateway.model };

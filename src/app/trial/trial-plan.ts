@@ -57,7 +57,15 @@ export interface CommandAgent {
    * The model gateway of each run: the program's model endpoint, played by the harness (`--stub-model`)
    * or forwarded to a real endpoint (`--model NAME --base-url URL`).
    */
-  gateway?: StubGateway | ForwardGateway;
+  gateway?: StubGateway | ForwardGateway | ReplayGateway;
+}
+
+/** `--model-replay`: the program's model is answered from a recording's model lines (docs/replay.md). */
+export interface ReplayGateway {
+  kind: 'replay';
+  /** The recording as given, for the run file. */
+  file: string;
+  model: string;
 }
 
 /** Forward mode: every model request of the program goes to a real endpoint; the model it is given (`CUONZTECH_MODEL`). */
@@ -130,6 +138,11 @@ export interface TrialPlan {
    * sample, they are not new ones: marked `replayed: true`, and a setting, so `stats` never pools them with live runs.
    */
   replayed?: true;
+  /**
+   * `--model-replay FILE`: the model's side of every run (the built-in loop's, or the program's through its
+   * gateway) is answered from this recording. Its runs repeat a recorded sample too.
+   */
+  modelReplay?: { file: string };
   /** `--shard i/n`: only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
   shard?: Shard | undefined;
 }
