@@ -1,7 +1,8 @@
 /**
  * Real agent frameworks from npm as `trial --agent-command` programs behind the model gateway, their model
  * played by the stub scripts (`examples/stub-models/booking-*.yaml`): the Vercel AI SDK, LangGraph, the
- * OpenAI Agents SDK and the Anthropic SDK's tool loop (with the MCP SDK client), each an example of `examples/agents/` (its own package, pinned versions). The compiled
+ * OpenAI Agents SDK, and the Anthropic SDK's and the `openai` client's tool loops (each with the MCP SDK client),
+ * each an example of `examples/agents/` (its own package, pinned versions). The compiled
  * CLI runs as a real process, each framework program as its own; the upstream is the bundled booking server
  * in this test process (`--upstream-url`, a fresh ledger per MCP session), so every write it executes is
  * counted by the booking server itself. Who sent each repeated write is the run file's `attribution`
@@ -11,8 +12,8 @@
  * program offers it, AGENT_STREAM=1, the other two runs not streamed), the careful script with the
  * program's tool retry on (AGENT_TOOL_RETRY=1: the runtime re-sends), and the naive script under F1 followed
  * by "Please try again." (the model re-books, then the user has it re-book). Then one run of a client time-out
- * (the Agents SDK's MCP `timeout`) with the retry, the Anthropic program under a model-side 500 with its
- * client's `maxRetries` (the SDK's default 2, and 0), and a program asking for a model the gateway does not serve.
+ * (the Agents SDK's MCP `timeout`) with the retry, the Anthropic and `openai` programs under a model-side 500
+ * with their client's `maxRetries` (the client's default 2, and 0), and a program asking for a model the gateway does not serve.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,6 +70,14 @@ const FRAMEWORKS: Framework[] = [
     packages: ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk'],
     transport: 'stdio',
     format: 'anthropic-messages',
+    streams: true,
+  },
+  {
+    name: "openai client's tool loop",
+    program: 'openai-agent.mjs',
+    packages: ['openai', '@modelcontextprotocol/sdk'],
+    transport: 'http',
+    format: 'chat-completions',
     streams: true,
   },
 ];
@@ -200,15 +209,18 @@ describe.skipIf(missing !== null)('real agent frameworks behind the model gatewa
     });
   });
 
-  describe("Anthropic SDK's tool loop, --model-fault 500 on the request carrying the booking's result", () => {
-    const program = join(ROOT, 'examples/agents/anthropic-agent.mjs');
+  describe.each([
+    { name: "Anthropic SDK's tool loop", file: 'anthropic-agent.mjs' },
+    { name: "openai client's tool loop", file: 'openai-agent.mjs' },
+  ])("$name, --model-fault 500 on the request carrying the booking's result", ({ file }) => {
+    const program = join(ROOT, 'examples/agents', file);
     const args = ['--stub-model', script('booking-careful'), '--model-fault', '500', '--honesty', 'off'];
     const answers = (run: Run) =>
       (run.transcript as Array<{ kind: string; status?: number; fault?: string }>)
         .filter((e) => e.kind === 'model-answer')
         .map((e) => [e.status, e.fault ?? null]);
 
-    it("the client's maxRetries on (the SDK's default, 2): it re-sends the model request, not the booking (PASS, ledger 1)", async () => {
+    it("the client's maxRetries on (the client's default, 2): it re-sends the model request, not the booking (PASS, ledger 1)", async () => {
       await oneRun(program, args, (run, ledger) => {
         expect(run.verdict, run.verdictReason).toBe('PASS');
         expect(ledger).toHaveLength(1);

@@ -97,6 +97,13 @@ const FRAMEWORKS = [
     settings: [DEFAULT, TOOL_RETRY, MODEL_RETRIES_OFF],
   },
   {
+    key: 'openai',
+    name: "openai client's tool loop",
+    program: 'examples/agents/openai-agent.mjs',
+    packages: ['openai', '@modelcontextprotocol/sdk'],
+    settings: [DEFAULT, TOOL_RETRY, MODEL_RETRIES_OFF],
+  },
+  {
     key: 'mcp-sdk',
     name: 'MCP SDK + fetch (sdk-agent)',
     program: 'dist/examples/agents/sdk-agent.js',
