@@ -10,9 +10,9 @@
  * `bench/results/compare.json`; the table goes to stdout.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measurePath, measureStartup } from './drive.js';
 import { median, nowMs } from './measure.js';
@@ -145,6 +145,7 @@ const lines = [
   `total ${((nowMs() - started) / 1000).toFixed(0)} s`,
 ];
 const file = join(ROOT, 'bench/results/compare.json');
+mkdirSync(dirname(file), { recursive: true });
 writeFileSync(
   file,
   `${JSON.stringify({ date: new Date().toISOString(), before: beforeBin, loadAtStart, results, startup, benchmark }, null, 1)}\n`,
