@@ -11,11 +11,10 @@
  * A write that fails (full disk) is told once on stderr and the journal stops there: the file is then
  * a true prefix of the run, as after a kill.
  */
-import { closeSync, constants, fchmodSync, fstatSync, openSync, writeSync } from 'node:fs';
-import { lstat, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { closeSync, writeSync } from 'node:fs';
 import type { CallEvent } from '../ports/call-events.port.js';
-import { errorCode, errorText, isStickyWorldWritable, refusePlantedLinks } from './file-safety.js';
+import { errorText } from './file-safety.js';
+import { openPrivateLineFile } from './private-line-file.js';
 import {
   JOURNAL_VERSION,
   type Journal,
@@ -23,11 +22,6 @@ import {
   type JournalSessionEnd,
   type JournalSessionInfo,
 } from '../ports/journal.port.js';
-
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
-const NON_BLOCK = constants.O_NONBLOCK ?? 0;
-/** Create or empty, append only, never through a link, never blocking on a FIFO planted meanwhile. */
-const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | NO_FOLLOW | NON_BLOCK;
 
 export interface FileJournalOptions {
   /** Write `arguments` and `result` of calls (`--journal-payloads`); off by default. */
@@ -48,28 +42,6 @@ export interface FileJournalOptions {
 }
 
 /** Refuses what must never be opened; one-line Errors. */
-async function checkTarget(path: string, uid: number | undefined, distinctFrom: readonly string[]): Promise<void> {
-  const folder = await stat(dirname(path)).catch(() => null);
-  if (folder === null || !folder.isDirectory()) throw new Error(`journal folder does not exist: ${dirname(path)}`);
-  const info = await lstat(path).catch((error: unknown) => {
-    if (errorCode(error) === 'ENOENT') return null;
-    throw new Error(`journal file cannot be used: ${path} (${errorText(error)})`);
-  });
-  if (info === null) return;
-  if (info.isSymbolicLink()) throw new Error(`journal file is a symbolic link, refused (it may have been planted): ${path}`);
-  if (!info.isFile()) throw new Error(`journal file must be a regular file: ${path}`);
-  for (const other of distinctFrom) {
-    const same = await stat(other).catch(() => null);
-    if (same !== null && same.dev === info.dev && same.ino === info.ino)
-      throw new Error(`journal file is the same file as ${other} (by a link); give the journal its own file: ${path}`);
-  }
-  if (isStickyWorldWritable(folder) && uid !== undefined && info.uid !== uid) {
-    throw new Error(
-      `journal file belongs to another user (uid ${info.uid}) in a world-writable folder: ${path}; use a private folder`,
-    );
-  }
-}
-
 export class FileJournal implements Journal {
   private broken = false;
 
@@ -81,33 +53,12 @@ export class FileJournal implements Journal {
 
   /** Opens (creates or empties) the journal and writes its header line; rejects with a one-line Error. */
   static async open(path: string, options: FileJournalOptions): Promise<FileJournal> {
-    const absolute = resolve(path);
-    const uid = 'uid' in options ? options.uid : process.getuid?.();
-    await refusePlantedLinks('journal file', absolute, uid);
-    await checkTarget(absolute, uid, options.distinctFrom ?? []);
-    let fd: number;
-    try {
-      fd = openSync(absolute, OPEN_FLAGS, 0o600);
-    } catch (error) {
-      const why = errorCode(error) === 'ELOOP' ? 'is a symbolic link, refused' : `cannot be opened (${errorText(error)})`;
-      throw new Error(`journal file ${why}: ${path}`);
-    }
-    const info = fstatSync(fd);
-    if (!info.isFile()) {
-      closeSync(fd);
-      throw new Error(`journal file must be a regular file: ${path}`);
-    }
-    // The creation mode does not apply to a file that already existed: an emptied 644 file would keep
-    // showing the next run's payloads to every user.
-    if ((info.mode & 0o777) !== 0o600) {
-      try {
-        fchmodSync(fd, 0o600);
-      } catch (error) {
-        options.notice(
-          `the journal file keeps its mode ${(info.mode & 0o777).toString(8)}, not 600 (${errorText(error)}): ${path}`,
-        );
-      }
-    }
+    const { path: absolute, fd } = await openPrivateLineFile(path, {
+      what: 'journal',
+      uid: 'uid' in options ? options.uid : process.getuid?.(),
+      distinctFrom: options.distinctFrom ?? [],
+      notice: options.notice,
+    });
     const journal = new FileJournal(absolute, fd, options);
     journal.append(
       JSON.stringify({

@@ -3,7 +3,7 @@
  * replay side serves it back (matched by tool name and canonical arguments, identical calls in recorded
  * order, a miss never executed); the reader refuses anything it cannot replay exactly, in one line.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -235,6 +235,20 @@ describe('reading a recording back: anything that cannot be replayed exactly is 
   it('a tool list that is not the one its header names (another upstream, an edited file) is refused', async () => {
     const text = (await recorded()).join('\n').replace('"name":"search_bookings"', '"name":"delete_everything"');
     expect(await refusal(text)).toMatch(/its tool list \(2 tools, sha256:[0-9a-f]+\) is not the one its header names/);
+  });
+
+  it('R-9.4: a recording file that existed readable by others is made private (600) when started afresh; a link is refused', async () => {
+    const path = join(dir, 'old.cassette.jsonl');
+    writeFileSync(path, 'old lines\n');
+    chmodSync(path, 0o644);
+    const file = await CassetteFile.open(path, () => undefined);
+    file.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('');
+    symlinkSync(path, join(dir, 'link.cassette.jsonl'));
+    await expect(CassetteFile.open(join(dir, 'link.cassette.jsonl'), () => undefined)).rejects.toThrow(
+      /^recording file is a symbolic link, refused/,
+    );
   });
 
   it('proxy --journal FILE puts its recording beside the journal', () => {

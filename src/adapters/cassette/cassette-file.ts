@@ -1,19 +1,14 @@
 /**
- * The recording's file (`cassette.jsonl`): created or emptied with `O_NOFOLLOW`, mode 600 (it holds the
- * calls' arguments and results), a link, a non-regular file or a path through another user's planted link
- * refused, like the journal. Lines are appended with one synchronous `write` each, so a harness that is
- * killed leaves a true prefix (at most its last line torn, which a reader refuses as truncated). Nothing
- * is written before the header: lines that come first wait for it (the upstream's identity and tool list
- * are known only once it has been listed).
+ * The recording's file (`cassette.jsonl`): opened like the journal (`openPrivateLineFile`: `O_NOFOLLOW`,
+ * mode 600 even for a file that existed, links and non-regular files refused). Lines are appended with
+ * one synchronous `write` each, so a harness that is killed leaves a true prefix (at most its last line
+ * torn, which a reader refuses as truncated). Nothing is written before the header: lines that come first
+ * wait for it (the upstream's identity and tool list are known only once it has been listed).
  */
-import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
-import { lstat, stat } from 'node:fs/promises';
+import { closeSync, writeSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { errorCode, errorText, isStickyWorldWritable, refusePlantedLinks } from '../file-safety.js';
-
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
-const NON_BLOCK = constants.O_NONBLOCK ?? 0;
-const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND | NO_FOLLOW | NON_BLOCK;
+import { errorText } from '../file-safety.js';
+import { openPrivateLineFile } from '../private-line-file.js';
 
 /** Where `proxy --journal FILE` puts its recording: `x.jsonl` → `x.cassette.jsonl`, any other name + `.cassette.jsonl`. */
 export function cassettePathBesideJournal(journal: string): string {
@@ -34,30 +29,7 @@ export class CassetteFile {
 
   /** Opens (creates or empties) the file; rejects with a one-line Error. Writes nothing yet. */
   static async open(path: string, notice: (line: string) => void, uid = process.getuid?.()): Promise<CassetteFile> {
-    const absolute = resolve(path);
-    await refusePlantedLinks('recording file', absolute, uid);
-    const folder = await stat(dirname(absolute)).catch(() => null);
-    if (folder === null || !folder.isDirectory()) throw new Error(`recording folder does not exist: ${dirname(absolute)}`);
-    const info = await lstat(absolute).catch((error: unknown) => {
-      if (errorCode(error) === 'ENOENT') return null;
-      throw new Error(`recording file cannot be used: ${absolute} (${errorText(error)})`);
-    });
-    if (info !== null && info.isSymbolicLink())
-      throw new Error(`recording file is a symbolic link, refused (it may have been planted): ${absolute}`);
-    if (info !== null && !info.isFile()) throw new Error(`recording file must be a regular file: ${absolute}`);
-    if (info !== null && isStickyWorldWritable(folder) && uid !== undefined && info.uid !== uid)
-      throw new Error(`recording file belongs to another user (uid ${info.uid}) in a world-writable folder: ${absolute}`);
-    let fd: number;
-    try {
-      fd = openSync(absolute, OPEN_FLAGS, 0o600);
-    } catch (error) {
-      const why = errorCode(error) === 'ELOOP' ? 'is a symbolic link, refused' : `cannot be opened (${errorText(error)})`;
-      throw new Error(`recording file ${why}: ${absolute}`);
-    }
-    if (!fstatSync(fd).isFile()) {
-      closeSync(fd);
-      throw new Error(`recording file must be a regular file: ${absolute}`);
-    }
+    const { path: absolute, fd } = await openPrivateLineFile(path, { what: 'recording', uid, notice });
     return new CassetteFile(absolute, fd, notice);
   }
 
