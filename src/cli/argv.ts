@@ -18,8 +18,6 @@ export interface ReadArgv {
   values: FlagValues;
   /** `--flag value` rewritten `--flag=value`; short flags, positionals and everything after `--` as typed. */
   forDispatch: string[];
-  /** `--help`, `-h`, `--version` or `-v` given as a flag (not as the value of one). */
-  wantsInfo: boolean;
 }
 
 /**
@@ -81,7 +79,7 @@ export function readArgv(argv: readonly string[], valueFlags: ReadonlySet<string
     );
   }
   if (unknown.length > 0) throw new UsageError(`unknown flag --${unknown[0]}; see --help`);
-  return { values: Object.fromEntries(values), forDispatch, wantsInfo };
+  return { values: Object.fromEntries(values), forDispatch };
 }
 
 /** Reads a flag that may be given once: a non-empty string, or undefined when absent. */

@@ -30,16 +30,14 @@ describe('readArgv (R-8.1)', () => {
     expect(() => read('--runs', '1', '--rnus', '2')).toThrow('unknown flag --rnus; see --help');
     expect(() => read('--__proto__=x')).toThrow('unknown flag --__proto__');
     expect(() => read('--constructor', 'x')).toThrow('unknown flag --constructor');
-    expect(({} as Record<string, unknown>)['x']).toBeUndefined();
   });
 
   it('help and version win over a missing value; -h after a value flag is its value', () => {
-    expect(read('--runs', '--help').wantsInfo).toBe(true);
-    expect(read('proxy', '-h').wantsInfo).toBe(true);
-    expect(read('--version').wantsInfo).toBe(true);
-    const asValue = read('--upstream-arg', '-h');
-    expect(asValue.wantsInfo).toBe(false);
-    expect(asValue.values).toEqual({ 'upstream-arg': ['-h'] });
+    expect(read('--runs', '--help').forDispatch).toEqual(['--runs', '--help']);
+    expect(read('--runs', '--version').forDispatch).toEqual(['--runs', '--version']);
+    expect(read('proxy', '-h', '--runs').forDispatch).toEqual(['proxy', '-h', '--runs']);
+    expect(() => read('--runs', '--rnus')).toThrow('flag --runs needs a value');
+    expect(read('--upstream-arg', '-h').values).toEqual({ 'upstream-arg': ['-h'] });
   });
 
   it('switches take no value; words after -- are positionals, passed on as typed', () => {
