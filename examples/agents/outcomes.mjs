@@ -4,7 +4,8 @@
 // (the run file's `attribution`) and how many bookings the booking server's ledger holds after each run.
 //
 //   npm run build && npm ci --prefix examples/agents --ignore-scripts
-//   node examples/agents/outcomes.mjs [RUNS]          (from the repository's root; RUNS per row, default 3)
+//   node examples/agents/outcomes.mjs [RUNS] [PROGRAM…]   (from the repository's root; RUNS per row, default 3;
+//                                                        PROGRAM: part of a program's file name, default all)
 //
 // Every run is F1 (the first booking executes, the agent hears a time-out), over stdio, offline; the rows with
 // AGENT_TOOL_TIMEOUT_MS hold that answer longer than the client waits.
@@ -14,13 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const runs = Number(process.argv[2] ?? 3);
+const only = process.argv.slice(3);
 // Each program with the settings it reads (AGENT_STREAM, AGENT_TOOL_TIMEOUT_MS, AGENT_TOOL_RETRY).
 const PROGRAMS = [
   ['Vercel AI SDK', 'examples/agents/vercel-ai-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
   ['LangGraph', 'examples/agents/langgraph-agent.mjs', ['AGENT_TOOL_TIMEOUT_MS', 'AGENT_TOOL_RETRY']],
   ['OpenAI Agents SDK', 'examples/agents/openai-agents-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_TIMEOUT_MS', 'AGENT_TOOL_RETRY']],
+  ["Anthropic SDK's tool loop", 'examples/agents/anthropic-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
+  ['`openai` client (Chat Completions)', 'examples/agents/openai-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
   ['MCP SDK + fetch (sdk-agent)', 'dist/examples/agents/sdk-agent.js', []],
-];
+].filter(([, program]) => only.length === 0 || only.some((part) => program.includes(part)));
 const env = (...pairs) => pairs.flatMap((pair) => ['--agent-env-var', pair]);
 // The time-out rows hold F1's answer 3 s (--hold) while the client waits 1 s: the client gives up and cancels.
 const HELD = ['--hold', '3000', ...env('AGENT_TOOL_TIMEOUT_MS=1000')];
