@@ -22,9 +22,12 @@ export default defineConfig({
       {
         test: {
           name: 'scale',
-          // Pure like `unit`, at full size: the 30,000-session summary, 100,000-deep values, a 64 MiB input.
-          // Each keeps a small-N twin in `unit`, which proves the same rule in milliseconds.
-          include: ['test/scale/**/*.test.ts'],
+          // Pure like `unit`, at full size: the 30,000-session summary, 100,000-deep values, a 64 MiB input,
+          // each with a small-N twin in `unit` that proves the same rule in milliseconds; and the property
+          // tests again with all their generated cases (`unit` runs a tenth: test/support/property-runs.ts).
+          include: ['test/scale/**/*.test.ts', 'test/**/*.property.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/integration/**'],
+          env: { HARNESS_TEST_SIZE: 'full' },
           setupFiles: ['test/support/pure-guard.ts'],
           // A guard against hangs, not a performance bound: on a loaded 2-core machine building 30,000
           // judged sessions takes a minute.

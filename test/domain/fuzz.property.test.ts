@@ -4,7 +4,8 @@
  * above 2^53 and deep nesting go through the canonicaliser, the near-duplicate matcher, the operation
  * identity and a whole EvaluationSession. Nothing may throw, pollute a prototype or depend on key order;
  * every rule that is symmetric must be, and every answer must be deterministic.
- * Env FUZZ_RUNS raises the number of generated cases (default 100; e.g. FUZZ_RUNS=5000 for a soak).
+ * Env FUZZ_RUNS sets the number of generated cases (default 100 in the scale project, 10 in unit:
+ * test/support/property-runs.ts; e.g. FUZZ_RUNS=5000 for a soak).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import { serializeDocument } from '../../src/domain/report-document.js';
 import { EvaluationSession } from '../../src/domain/session.js';
 import { deepArray, deepOwnProto, STACK_DEEP, withOwn } from '../support/deep-values.js';
 import { fixedRandom, TestClock } from '../support/session-driver.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const HOSTILE_KEYS = [
   '__proto__',
@@ -79,7 +81,7 @@ function reorder(value: unknown, order: (keys: string[]) => string[]): unknown {
 }
 
 /** Generated cases per property. */
-const RUNS = { numRuns: Number(process.env['FUZZ_RUNS'] ?? '100') };
+const RUNS = { numRuns: Number(process.env['FUZZ_RUNS'] ?? propertyRuns(100)) };
 
 const prototypeNames = () =>
   [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort());
