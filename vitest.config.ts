@@ -12,11 +12,26 @@ export default defineConfig({
           // Pure: no process, no listening socket (the setup file refuses both; each file runs in a fresh
           // worker, vitest's `isolate`, so the refusal never reaches another project). See docs/architecture.md.
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/integration/**'],
+          exclude: [...configDefaults.exclude, 'test/integration/**', 'test/scale/**'],
           setupFiles: ['test/support/pure-guard.ts'],
-          // A guard against hangs, not a performance bound: on a loaded 2-core machine a test that builds
-          // 30,000 reports needs more than vitest's default 5 s.
+          // A guard against hangs, not a performance bound.
           testTimeout: 30_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'scale',
+          // Pure like `unit`, at full size: the 30,000-session summary, 100,000-deep values, a 64 MiB input,
+          // each with a small-N twin in `unit` that proves the same rule in milliseconds; and the property
+          // tests again with all their generated cases (`unit` runs a tenth: test/support/property-runs.ts).
+          include: ['test/scale/**/*.test.ts', 'test/**/*.property.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/integration/**'],
+          env: { HARNESS_TEST_SIZE: 'full' },
+          setupFiles: ['test/support/pure-guard.ts'],
+          // A guard against hangs, not a performance bound: on a loaded 2-core machine building 30,000
+          // judged sessions takes a minute.
+          testTimeout: 180_000,
           sequence: { groupOrder: 0 },
         },
       },

@@ -20,8 +20,9 @@ import { serializeDocument } from '../../src/domain/report-document.js';
 import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
 import type { UpstreamCallOutcome, UpstreamExit, UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 import { Driver, type Upstream } from '../support/session-driver.js';
+import { propertyRuns } from '../support/property-runs.js';
 
-const RUNS = Number(process.env['FUZZ_RUNS'] ?? 100);
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? propertyRuns(100));
 const TOOLS = ['create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'] as const;
 const WRITES = new Set(['create_booking', 'pay_invoice']);
 

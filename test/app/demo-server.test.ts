@@ -9,6 +9,7 @@ import { createDemoHandler } from '../../src/app/demo/demo-server.js';
 import { DEMO_TOOL_NAMES } from '../../src/app/demo/demo-tools.js';
 import type { AgentSessionHandler } from '../../src/ports/agent-side.port.js';
 import type { ToolCallResult } from '../../src/ports/mcp-shapes.js';
+import { deepObject, STACK_DEEP } from '../support/deep-values.js';
 
 type Json = Record<string, unknown>;
 const FORBIDDEN_SCHEMA_KEYS = ['$schema', 'pattern', 'format', 'propertyNames'];
@@ -320,8 +321,8 @@ describe('demo input validation', () => {
     const outer = JSON.parse(`{"session_id":"${id}","__proto__":{"polluted":true}}`) as unknown;
     expect(await h.error('get_score', outer)).toContain('unknown argument(s) "__proto__"');
     expect(({} as Json)['polluted']).toBeUndefined();
-    let deep: unknown = { leaf: 1 };
-    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    // 100,000 levels, through the CLI: test/scale/deep-values.test.ts.
+    const deep = deepObject(STACK_DEEP, { leaf: 1 });
     expect(await h.json('execute_call', { session_id: id, tool: 'create_deep', arguments: deep })).toMatchObject({
       executedUpstream: true,
     });

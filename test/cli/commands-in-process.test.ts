@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { STACK_DEEP } from '../support/deep-values.js';
 import { runCli, startCliRaw, startCliServer } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, readsOnly, tempFiles } from '../support/report-docs.js';
 
@@ -115,7 +116,7 @@ describe('demo MCP server through main() in-process', () => {
     });
   });
 
-  it('R-13: an unknown tool, __proto__ keys and 100,000-deep arguments are answered without a crash', async () => {
+  it(`R-13: an unknown tool, __proto__ keys and ${STACK_DEEP}-deep arguments are answered without a crash (100,000: test/scale/deep-values.test.ts)`, async () => {
     const raw = startCliRaw([], { cwd: tmp });
     try {
       const call = (id: number, line: string) => raw.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${line}}`);
@@ -134,7 +135,7 @@ describe('demo MCP server through main() in-process', () => {
       );
       expect((await answer(3)).content[0]!.text).toContain('"executedUpstream": true');
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-      const depth = 100_000;
+      const depth = STACK_DEEP;
       call(
         4,
         `{"name":"execute_call","arguments":{"session_id":"${id}","tool":"create_deep","arguments":${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}}}`,

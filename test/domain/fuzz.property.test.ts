@@ -4,7 +4,8 @@
  * above 2^53 and deep nesting go through the canonicaliser, the near-duplicate matcher, the operation
  * identity and a whole EvaluationSession. Nothing may throw, pollute a prototype or depend on key order;
  * every rule that is symmetric must be, and every answer must be deterministic.
- * Env FUZZ_RUNS raises the number of generated cases (default 100; e.g. FUZZ_RUNS=5000 for a soak).
+ * Env FUZZ_RUNS sets the number of generated cases (default 100 in the scale project, 10 in unit:
+ * test/support/property-runs.ts; e.g. FUZZ_RUNS=5000 for a soak).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,15 +18,9 @@ import { isNotationVariant } from '../../src/domain/near-duplicate.js';
 import { identifyOperation } from '../../src/domain/operation.js';
 import { serializeDocument } from '../../src/domain/report-document.js';
 import { EvaluationSession } from '../../src/domain/session.js';
+import { deepArray, deepOwnProto, STACK_DEEP, withOwn } from '../support/deep-values.js';
 import { fixedRandom, TestClock } from '../support/session-driver.js';
-
-/** Sets an own, enumerable property, even one named `__proto__` (as JSON.parse does). */
-function withOwn(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
-  const target: Record<string, unknown> = {};
-  for (const [key, value] of entries)
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  return target;
-}
+import { propertyRuns } from '../support/property-runs.js';
 
 const HOSTILE_KEYS = [
   '__proto__',
@@ -65,8 +60,8 @@ const hostile: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
 })).value;
 /**
  * A chain of `depth` arrays or objects around a leaf, built without recursion: across the matcher's
- * MAX_DEPTH (256), yet shallow enough for fast-check to print a counterexample (100,000 levels are
- * tested separately below).
+ * MAX_DEPTH (256), yet shallow enough for fast-check to print a counterexample (deeper ones are tested
+ * separately below, and 100,000 levels in test/scale/deep-values.test.ts).
  */
 const deep = fc.tuple(fc.integer({ min: 200, max: 1200 }), fc.boolean(), leaf).map(([depth, arrays, inner]) => {
   let value: unknown = inner;
@@ -86,7 +81,7 @@ function reorder(value: unknown, order: (keys: string[]) => string[]): unknown {
 }
 
 /** Generated cases per property. */
-const RUNS = { numRuns: Number(process.env['FUZZ_RUNS'] ?? '100') };
+const RUNS = { numRuns: Number(process.env['FUZZ_RUNS'] ?? propertyRuns(100)) };
 
 const prototypeNames = () =>
   [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort());
@@ -183,15 +178,9 @@ describe('fuzz: canonicalJson', () => {
     );
   });
 
-  it('R-13: 100,000-deep arrays and objects cost no stack', () => {
-    let arrays: unknown = 1;
-    let objects: unknown = 1;
-    for (let i = 0; i < 100_000; i++) {
-      arrays = [arrays];
-      objects = withOwn([['__proto__', objects]]);
-    }
-    expect(canonicalJson(arrays)).toHaveLength(200_001);
-    expect(canonicalJson(objects)).toHaveLength(100_000 * '{"__proto__":}'.length + 1);
+  it(`R-13: ${STACK_DEEP}-deep arrays and objects cost no stack (100,000: test/scale/deep-values.test.ts)`, () => {
+    expect(canonicalJson(deepArray(STACK_DEEP, 1))).toHaveLength(2 * STACK_DEEP + 1);
+    expect(canonicalJson(deepOwnProto(STACK_DEEP, 1))).toHaveLength(STACK_DEEP * '{"__proto__":}'.length + 1);
   });
 });
 

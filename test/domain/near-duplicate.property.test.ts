@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { JsonValue } from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isNotationVariant } from '../../src/domain/near-duplicate.js';
+import '../support/property-runs.js';
 
 type JsonObject = Record<string, JsonValue>;
 

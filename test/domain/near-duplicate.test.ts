@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isNotationVariant, MAX_GREEDY_ELEMENTS, MAX_STEPS } from '../../src/domain/near-duplicate.js';
+import { deepArray, deepObject, STACK_DEEP } from '../support/deep-values.js';
 
 const variant = (a: unknown, b: unknown): boolean => {
   const forward = isNotationVariant(a, b);
@@ -8,20 +9,6 @@ const variant = (a: unknown, b: unknown): boolean => {
 };
 const recognised = (a: unknown, b: unknown): void => expect(variant(a, b)).toBe(true);
 const notRecognised = (a: unknown, b: unknown): void => expect(variant(a, b)).toBe(false);
-
-/** `{ a: { a: ... leaf } }` built without recursion. */
-function deepObject(levels: number, leaf: unknown): unknown {
-  let value = leaf;
-  for (let i = 0; i < levels; i++) value = { a: value };
-  return value;
-}
-
-/** `[[ ... leaf ]]` built without recursion. */
-function deepArray(levels: number, leaf: unknown): unknown {
-  let value = leaf;
-  for (let i = 0; i < levels; i++) value = [value];
-  return value;
-}
 
 describe('R-6 recognised: number and string', () => {
   it('R-6: "12" for 12', () => recognised({ qty: '12' }, { qty: 12 }));
@@ -170,15 +157,16 @@ describe('R-6 not recognised', () => {
 });
 
 describe('R-6 robustness', () => {
-  // Direct calls (not `variant`): canonical text of a 100,000-deep value costs ~150 ms.
-  it('R-6: 100,000-deep objects do not overflow the stack; deep levels match only when equal', () => {
-    expect(isNotationVariant(deepObject(100_000, 1), deepObject(100_000, '1'))).toBe(false);
-    const deep = deepObject(100_000, 1);
-    expect(isNotationVariant({ x: 'A', deep }, { x: 'a', deep: deepObject(100_000, 1) })).toBe(true);
+  // Direct calls (not `variant`): each walks the deep value's canonical text. 100,000 levels:
+  // test/scale/deep-values.test.ts.
+  it(`R-6: ${STACK_DEEP}-deep objects do not overflow the stack; deep levels match only when equal`, () => {
+    expect(isNotationVariant(deepObject(STACK_DEEP, 1), deepObject(STACK_DEEP, '1'))).toBe(false);
+    const deep = deepObject(STACK_DEEP, 1);
+    expect(isNotationVariant({ x: 'A', deep }, { x: 'a', deep: deepObject(STACK_DEEP, 1) })).toBe(true);
   });
-  it('R-6: 100,000-deep arrays do not overflow the stack', () => {
-    expect(isNotationVariant(deepArray(100_000, 1), deepArray(100_000, 2))).toBe(false);
-    expect(isNotationVariant([deepArray(100_000, 1), 'A'], ['a', deepArray(100_000, 1)])).toBe(true);
+  it(`R-6: ${STACK_DEEP}-deep arrays do not overflow the stack`, () => {
+    expect(isNotationVariant(deepArray(STACK_DEEP, 1), deepArray(STACK_DEEP, 2))).toBe(false);
+    expect(isNotationVariant([deepArray(STACK_DEEP, 1), 'A'], ['a', deepArray(STACK_DEEP, 1)])).toBe(true);
   });
   it('R-6: notation is compared up to the depth budget', () => {
     recognised(deepObject(200, 1), deepObject(200, '1'));

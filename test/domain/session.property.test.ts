@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { Driver, fixedRandom, type Handle, type Upstream } from '../support/session-driver.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 type Action =
   | { kind: 'send'; tool: string; n: number; key: string | null }
@@ -259,7 +260,7 @@ describe('judge properties', () => {
         const e = d.evaluation();
         expect({ verdict: e.verdict.verdict, overall: e.score.overall }).toEqual(reference(log, input.scenario, retryAfterMs));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -274,7 +275,7 @@ describe('judge properties', () => {
           expect(d.evaluation().score.overall).toBeLessThanOrEqual(49);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -289,7 +290,7 @@ describe('judge properties', () => {
           expect(score.overall).toBeLessThanOrEqual(100);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/domain/json.js';
 import { isNotationVariant } from '../../src/domain/near-duplicate.js';
 import { MAX_COMPARISONS, UncertainTracker, type PairFinding, type Uncertainty } from '../../src/domain/uncertain-tracker.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 /**
  * The rule of R-6/R-6.1 written the plain (quadratic) way: every write in flight keeps the list of later
@@ -157,7 +158,7 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
           });
         },
       ),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   });
 
@@ -208,7 +209,7 @@ describe('UncertainTracker (R-6, R-6.1): one log per tool, linear memory', () =>
           return { tool: step.tool, opKey: JSON.stringify(amount), args: { amount } };
         });
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

@@ -134,6 +134,15 @@ describe('ProgramRunner', () => {
     expect(alive(server)).toBe(true);
   });
 
+  it('a reset command that runs over its time: what it started ends with it (its group, as for the agent program)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
+    const exit = await new ProgramRunner().shell('sleep 60 & echo $! > server.pid; sleep 60', dir, 1_000);
+    const server = Number(readFileSync(join(dir, 'server.pid'), 'utf8'));
+    leftovers.push(server);
+    expect(exit).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: true });
+    await vi.waitFor(() => expect(alive(server)).toBe(false), { timeout: 10_000, interval: 20 });
+  });
+
   it('a program that cannot be started: the reason, no exit code', async () => {
     dir = mkdtempSync(join(tmpdir(), 'harness-program-'));
     const exit = await new ProgramRunner().run({

@@ -8,6 +8,7 @@ import {
   proportion,
   wilsonInterval,
 } from '../../../src/domain/statistics/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 /** A tally count/of with 1 ≤ of ≤ maxOf. */
 const tally = (maxOf: number) =>
@@ -96,7 +97,7 @@ describe("Fisher's exact test, properties", () => {
         const flipped = fisherExactTwoSided({ count: a.of - a.count, of: a.of }, { count: b.of - b.count, of: b.of });
         for (const other of [swapped, flipped]) expect(Math.abs(other - p)).toBeLessThanOrEqual(1e-9 * Math.max(p, 1e-300));
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 });
