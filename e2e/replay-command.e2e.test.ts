@@ -110,4 +110,57 @@ describe('replay a regression suite (compiled CLI)', () => {
     expect(second!.failure!['@_type']).toBe('REPLAY_DIFFERS');
     expect(second!.failure!['@_message']).toMatch(/^verdict: PASS \(.*\) → FAIL \(/);
   }, 120_000);
+
+  describe('--live-upstream: only the model is replayed, the real upstream answers', () => {
+    let live: TrialOutput;
+    let runDir: string;
+    beforeAll(async () => {
+      live = await runCompiledTrialInProcess([
+        '--agent-command',
+        process.execPath,
+        '--agent-arg',
+        EXAMPLE_AGENT,
+        '--stub-model',
+        SCRIPT,
+        ...TASK,
+        '--runs',
+        '1',
+        '--scenario',
+        'F1',
+        '--upstream-command',
+        process.execPath,
+        '--upstream-arg',
+        'dist/examples/booking-server/server.js',
+      ]);
+      expect(live.result.exitCode, live.result.stderr).toBe(0);
+      runDir = join(live.out, 'runs', 'F1-001');
+    }, 120_000);
+    afterAll(() => removeOut(live));
+
+    it('the command line the run recorded is started again and executes the writes again: equal (exit 0), counted in its ledger', async () => {
+      const ledger = join(work, 'live-ledger.jsonl');
+      const result = await execa(process.execPath, [BIN, 'replay', runDir, '--live-upstream'], {
+        cwd: ROOT,
+        reject: false,
+        env: { BOOKING_LEDGER: ledger },
+      });
+      expect(result.exitCode, `${result.stdout}${result.stderr}`).toBe(0);
+      expect(result.stdout).toMatch(/EQUAL {4}\S+F1-001 \(FAIL, /);
+      expect(readFileSync(ledger, 'utf8').trim().split('\n')).toHaveLength(2);
+    }, 120_000);
+
+    it('another server in its place (--upstream-command): its tool list is not the recorded conversation, exit 3 naming the model request', async () => {
+      const result = await replay([
+        runDir,
+        '--live-upstream',
+        '--upstream-command',
+        process.execPath,
+        '--upstream-arg',
+        'e2e/fixtures/counting-server.mjs',
+      ]);
+      expect(result.exitCode, `${result.stdout}${result.stderr}`).toBe(3);
+      expect(result.stdout).toMatch(/MISS {5}\S+F1-001/);
+      expect(result.stdout).toContain('model replay mismatch: model request 1 is not the recorded one');
+    }, 120_000);
+  });
 });

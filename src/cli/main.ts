@@ -19,7 +19,7 @@ import type { CliIo, CommandContext } from './io.js';
 import { defineProbeCommand, PROBE_VALUE_FLAGS } from './probe-command.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
 import { defineReplayCommand } from './replay-command.js';
-import { REPLAY_VALUE_FLAGS } from './replay-flags.js';
+import { REPLAY_SWITCHES, REPLAY_VALUE_FLAGS } from './replay-flags.js';
 import { defineStatsCommand } from './stats-command.js';
 import { STATS_VALUE_FLAGS } from './stats-flags.js';
 import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
@@ -35,7 +35,7 @@ const VALUE_FLAGS = new Set<string>([
   ...COMPARE_VALUE_FLAGS,
   ...REPLAY_VALUE_FLAGS,
 ]);
-const SWITCHES = new Set<string>([...INIT_SWITCHES, 'help', 'version']);
+const SWITCHES = new Set<string>([...INIT_SWITCHES, ...REPLAY_SWITCHES, 'help', 'version']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

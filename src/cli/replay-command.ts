@@ -20,8 +20,15 @@ export function defineReplayCommand(cli: CAC, context: CommandContext): void {
       "Keep the replayed runs' files (run.json, report.json, cassette.jsonl) under this folder; default: none kept",
     )
     .option('--allow-redacted <on|off>', 'Replay recordings made with --redact (refused by default)')
+    .option(
+      '--live-upstream',
+      'Replay only the model: the real upstream answers (the command line or URL the run recorded, or --upstream-command), to check a server change against a recorded conversation',
+    )
+    .option('--upstream-command <cmd>', 'With --live-upstream: the upstream to start in place of the recorded one')
+    .option('--upstream-arg <arg>', 'With --live-upstream: one argument for --upstream-command; repeatable')
     .example(`${PROGRAM_NAME} replay out/runs/F1-001`)
     .example(`${PROGRAM_NAME} replay tests/recordings --junit replay-junit.xml`)
+    .example(`${PROGRAM_NAME} replay out/runs/F1-001 --live-upstream --upstream-command node --upstream-arg server.js`)
     .action((paths: string[]) => {
       const extra = Array.isArray(cli.options['--']) ? (cli.options['--'] as string[]) : [];
       const flags = parseReplayFlags([...paths, ...extra], context.values, context.io.cwd);

@@ -3,10 +3,12 @@
  * definition (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
  */
 import { resolve } from 'node:path';
-import { single } from './argv.js';
+import { repeated, single } from './argv.js';
 import { UsageError } from './errors.js';
 
-export const REPLAY_VALUE_FLAGS = ['out', 'junit', 'allow-redacted'] as const;
+export const REPLAY_VALUE_FLAGS = ['out', 'junit', 'allow-redacted', 'upstream-command', 'upstream-arg'] as const;
+/** Flags of `replay` that take no value. */
+export const REPLAY_SWITCHES = ['live-upstream'] as const;
 
 export interface ReplayFlags {
   paths: string[];
@@ -15,6 +17,10 @@ export interface ReplayFlags {
   /** `--junit FILE` (absolute). */
   junit: string | undefined;
   allowRedacted: boolean;
+  /** `--live-upstream`: only the model's side is replayed; the real upstream answers. */
+  liveUpstream: boolean;
+  /** `--upstream-command` / `--upstream-arg` (with `--live-upstream`): in place of the recorded command line. */
+  upstream: { command: string; args: string[] } | undefined;
 }
 
 export function parseReplayFlags(
@@ -23,8 +29,17 @@ export function parseReplayFlags(
   cwd: string,
 ): ReplayFlags {
   for (const flag of Object.keys(values))
-    if (!(REPLAY_VALUE_FLAGS as readonly string[]).includes(flag))
+    if (![...REPLAY_VALUE_FLAGS, ...REPLAY_SWITCHES].includes(flag as never))
       throw new UsageError(`flag --${flag} is not a replay flag; see replay --help`);
+  const liveUpstream = Object.hasOwn(values, 'live-upstream');
+  if (liveUpstream && values['live-upstream']!.length > 0) throw new UsageError('flag --live-upstream takes no value');
+  const command = single(values, 'upstream-command');
+  const args = repeated(values, 'upstream-arg');
+  if ((command !== undefined || args.length > 0) && !liveUpstream)
+    throw new UsageError(
+      '--upstream-command and --upstream-arg name the real upstream of --live-upstream: give --live-upstream too',
+    );
+  if (args.length > 0 && command === undefined) throw new UsageError('--upstream-arg needs --upstream-command');
   if (paths.length === 0)
     throw new UsageError('replay needs at least one run folder (runs/<run>/ of a trial) or a folder of recorded runs');
   const out = single(values, 'out');
@@ -36,5 +51,7 @@ export function parseReplayFlags(
     out: out === undefined ? undefined : resolve(cwd, out),
     junit: junit === undefined ? undefined : resolve(cwd, junit),
     allowRedacted: allow === 'on',
+    liveUpstream,
+    upstream: command === undefined ? undefined : { command, args },
   };
 }

@@ -1,14 +1,14 @@
 /**
  * `replay`, run: reads and checks every recorded run first (one line and exit 1 for any that cannot be
- * replayed, nothing written), then wires each one's replay — its recording as the upstream and as the
- * model's side, the in-process or program agent side, a trial folder for its files — to the replay use
+ * replayed, nothing written), then wires each one's replay — its recording as the upstream (or, with
+ * `--live-upstream`, the real one, started as `trial` starts it) and as the model's side, the in-process or program agent side, a trial folder for its files — to the replay use
  * case, prints one line per run (and its differences), writes `--junit`, and exits 0 (every run equal),
  * 2 (a run differs) or 3 (a run left its recording). No logic beyond wiring.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProgramRunner } from '../adapters/agent-program/index.js';
 import { ReplayUpstreamSide } from '../adapters/cassette/replay-upstream-side.js';
@@ -22,6 +22,9 @@ import { TrialFolder } from '../adapters/trial-files/index.js';
 import { ReplayService, unreplayable, type RecordedRun, type ReplayOutcome } from '../app/replay/replay-service.js';
 import { replayJunit } from '../app/report-formats/replay-junit.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
+import { expandAll, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
+import type { RunSpec } from '../app/trial/trial-plan.js';
+import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { errorMessage } from '../domain/error-message.js';
 import { formatDifferences } from '../domain/trial/replay-diff.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
@@ -40,7 +43,7 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
   const files = new Map(runs.map((r) => [r.run, r.files]));
   const service = new ReplayService({
     clock,
-    liveUpstream: false,
+    liveUpstream: flags.liveUpstream,
     openStore: (run) => openStore(run, flags.out),
     trialDeps: (run, store, modelReplay): TrialDeps => ({
       clock,
@@ -48,7 +51,10 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
       logger: silentLogger,
       sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
       store,
-      createUpstream: () => Promise.resolve(new ReplayUpstreamSide(files.get(run)!.cassette)),
+      createUpstream: (place, spec) =>
+        flags.liveUpstream
+          ? liveUpstream(liveUpstreamOf(run, flags)!, place, spec, run.settings.callTimeoutMs, io)
+          : Promise.resolve(new ReplayUpstreamSide(files.get(run)!.cassette)),
       ...(flags.out !== undefined
         ? {
             recordUpstream: async (upstream, folder, spec) =>
@@ -146,6 +152,10 @@ async function readRuns(flags: ReplayFlags, io: CliIo): Promise<Array<{ run: Rec
     };
     const why = unreplayable(run);
     if (why !== null) throw new FatalError(`run ${files.name}: ${why}`);
+    if (flags.liveUpstream && liveUpstreamOf(run, flags) === null)
+      throw new FatalError(
+        `run ${files.name}: its run file names no upstream command line or URL to start (its upstream was a recording, or a URL with secrets): give --upstream-command`,
+      );
     runs.push({ run, files });
   }
   return runs;
@@ -180,4 +190,45 @@ function outcomeLines(outcome: ReplayOutcome): string[] {
   if (outcome.status === 'differs')
     return [`DIFFERS  ${outcome.run.name} (${seconds})`, ...formatDifferences(outcome.differences).map((l) => `  ${l}`)];
   return [`MISS     ${outcome.run.name} (${seconds})`, ...outcome.misses.map((l) => `  ${l}`)];
+}
+
+/** `--live-upstream`: the upstream given, or the one the run recorded; null when there is none to start. */
+function liveUpstreamOf(
+  run: RecordedRun,
+  flags: ReplayFlags,
+): { command: string; args: readonly string[]; cwd: string | null } | { url: string } | null {
+  if (flags.upstream !== undefined) return { ...flags.upstream, cwd: null };
+  const recorded = run.settings.upstream;
+  if (recorded.command !== null) return { command: recorded.command, args: recorded.args, cwd: recorded.cwd };
+  if (recorded.url !== null && !recorded.url.includes('***')) return { url: recorded.url };
+  return null;
+}
+
+/** The real upstream of one replayed run, started as `trial` starts it (placeholders and run variables). */
+async function liveUpstream(
+  upstream: NonNullable<ReturnType<typeof liveUpstreamOf>>,
+  place: RunPlace,
+  spec: RunSpec,
+  callTimeoutMs: number,
+  io: CliIo,
+): Promise<UpstreamSide> {
+  const common = {
+    callTimeoutMs,
+    connectTimeoutMs: Math.max(callTimeoutMs, 60_000),
+    clientName: PROGRAM_NAME,
+    clientVersion: HARNESS_VERSION,
+    logger: silentLogger,
+  };
+  if ('url' in upstream) {
+    const { HttpUpstreamSide } = await import('../adapters/http-upstream/index.js');
+    return new HttpUpstreamSide({ url: new URL(upstream.url), headers: {}, ...common });
+  }
+  const { StdioUpstreamSide } = await import('../adapters/stdio-upstream/index.js');
+  return new StdioUpstreamSide({
+    command: upstream.command,
+    args: expandAll(upstream.args, place),
+    ...(upstream.cwd !== null ? { cwd: resolve(io.cwd, expandPlaceholders(upstream.cwd, place)) } : {}),
+    env: runEnv(place, spec.scenarioLabel),
+    ...common,
+  });
 }

@@ -174,6 +174,13 @@ describe('replay', () => {
       await refused(dir, /the recording is redacted \(token\).*--allow-redacted on/);
     });
 
+    it('--upstream-command without --live-upstream (it names the real upstream of a live replay)', async () => {
+      await refused(runDir, /--upstream-command and --upstream-arg name the real upstream of --live-upstream/, [
+        '--upstream-command',
+        'node',
+      ]);
+    });
+
     it('a suite with one bad run among good ones is refused before any runs', async () => {
       const suite = join(work, 'suite');
       cpSync(runDir, join(suite, 'a', 'F1-001'), { recursive: true });
