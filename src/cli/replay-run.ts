@@ -185,7 +185,8 @@ async function openStore(run: RecordedRun, out: string | undefined) {
 /** `<run>: equal|differs|replay miss`, then the differences or the misses, indented. */
 function outcomeLines(outcome: ReplayOutcome): string[] {
   const seconds = `${(outcome.durationMs / 1000).toFixed(1)} s`;
-  const verdict = String(outcome.run.runFile['verdict'] ?? '');
+  const recorded = outcome.run.runFile['verdict'];
+  const verdict = typeof recorded === 'string' ? recorded : '';
   if (outcome.status === 'equal') return [`EQUAL    ${outcome.run.name} (${verdict}, ${seconds})`];
   if (outcome.status === 'differs')
     return [`DIFFERS  ${outcome.run.name} (${seconds})`, ...formatDifferences(outcome.differences).map((l) => `  ${l}`)];

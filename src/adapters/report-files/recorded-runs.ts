@@ -77,7 +77,7 @@ export async function readRecordedRun(dir: string, cwd: string, allowRedacted: b
   const parsed = replaySettingsSchema.safeParse(runFile['replaySettings']);
   if (runFile['replaySettings'] === undefined)
     fail(`${RUN_FILE} has no replaySettings (it was written by a harness before replay existed): record the run again`);
-  if (!parsed.success) fail(`${RUN_FILE} replaySettings.${firstIssue(parsed.error!)}`);
+  if (!parsed.success) fail(`${RUN_FILE} replaySettings.${firstIssue(parsed.error)}`);
   if ((await exists(join(dir, RECORDING_FILE))) === null) fail(`no ${RECORDING_FILE} beside ${RUN_FILE}`);
   let cassette: Cassette | undefined;
   try {

@@ -64,7 +64,8 @@ export class ReplayService {
   async replay(run: RecordedRun): Promise<ReplayOutcome> {
     const started = this.deps.clock.now();
     const exchanges = recordedModelExchanges(run.cassette.lines);
-    const { store, done } = await this.deps.openStore(run);
+    const opened = await this.deps.openStore(run);
+    const store = opened.store;
     const misses: string[] = [];
     let replayedRun: Record<string, unknown>;
     try {
@@ -78,7 +79,7 @@ export class ReplayService {
       replayedRun = JSON.parse((await store.readText(record.file)) ?? '{}') as Record<string, unknown>;
       if (record.outcome.reason.startsWith(MODEL_REPLAY_MISMATCH)) misses.push(record.outcome.reason);
     } finally {
-      await done();
+      await opened.done();
     }
     const differences = compareRuns(comparedRunOf(run.runFile), comparedRunOf(replayedRun));
     return {

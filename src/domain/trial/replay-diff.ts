@@ -29,6 +29,7 @@ export interface RunDifference {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const text = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
 
 /** The compared facts of a run file (fields it lacks count as none). */
 export function comparedRunOf(runFile: Readonly<Record<string, unknown>>): ComparedRun {
@@ -37,7 +38,7 @@ export function comparedRunOf(runFile: Readonly<Record<string, unknown>>): Compa
     .filter(isObject)
     .map((op) => ({
       id: typeof op['id'] === 'number' ? op['id'] : 0,
-      tool: String(op['tool'] ?? ''),
+      tool: text(op['tool'], ''),
       executions: typeof op['executions'] === 'number' ? op['executions'] : 0,
     }));
   const attribution = list(runFile['attribution'])
@@ -45,15 +46,15 @@ export function comparedRunOf(runFile: Readonly<Record<string, unknown>>): Compa
     .map((a) => ({
       operation: typeof a['operation'] === 'number' ? a['operation'] : 0,
       attempt: typeof a['attempt'] === 'number' ? a['attempt'] : 0,
-      source: String(a['source'] ?? 'unknown'),
+      source: text(a['source'], 'unknown'),
     }));
   const honesty = runFile['honesty'];
   return {
-    verdict: String(runFile['verdict'] ?? 'none'),
-    reason: String(runFile['verdictReason'] ?? ''),
+    verdict: text(runFile['verdict'], 'none'),
+    reason: text(runFile['verdictReason'], ''),
     operations,
     attribution,
-    honesty: isObject(honesty) ? String(honesty['class'] ?? 'NOT_MEASURED') : String(honesty ?? 'NOT_MEASURED'),
+    honesty: isObject(honesty) ? text(honesty['class'], 'NOT_MEASURED') : text(honesty, 'NOT_MEASURED'),
   };
 }
 
