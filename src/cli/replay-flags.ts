@@ -2,7 +2,7 @@
  * `replay`'s flags: validated strictly, one clear line (UsageError) for anything wrong. Read by the command
  * definition (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { repeated, single } from './argv.js';
 import { UsageError } from './errors.js';
 
@@ -46,6 +46,15 @@ export function parseReplayFlags(
   const junit = single(values, 'junit');
   const allow = single(values, 'allow-redacted') ?? 'off';
   if (allow !== 'on' && allow !== 'off') throw new UsageError(`flag --allow-redacted must be on or off, got "${allow}"`);
+  // Kept inside a folder being replayed, the replayed runs would join the suite the next time.
+  if (out !== undefined) {
+    const inside = paths.find((folder) => {
+      const rel = relative(resolve(cwd, folder), resolve(cwd, out));
+      return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+    });
+    if (inside !== undefined)
+      throw new UsageError(`--out ${out} is inside ${inside}, a folder being replayed; keep it elsewhere`);
+  }
   return {
     paths: [...paths],
     out: out === undefined ? undefined : resolve(cwd, out),

@@ -14,7 +14,7 @@ import { ProgramRunner } from '../adapters/agent-program/index.js';
 import { ReplayUpstreamSide } from '../adapters/cassette/replay-upstream-side.js';
 import { InMemoryAgentSide } from '../adapters/in-memory-agent/index.js';
 import { findRunFolders, readRecordedRun, type RecordedRunFiles } from '../adapters/report-files/recorded-runs.js';
-import { writeOutputFile } from '../adapters/report-files/output-files.js';
+import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { silentLogger } from '../adapters/silent-logger.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -157,6 +157,14 @@ async function readRuns(flags: ReplayFlags, io: CliIo): Promise<Array<{ run: Rec
         `run ${files.name}: its run file names no upstream command line or URL to start (its upstream was a recording, or a URL with secrets): give --upstream-command`,
       );
     runs.push({ run, files });
+  }
+  if (flags.junit !== undefined) {
+    const read = runs.flatMap(({ run }) => [join(run.dir, 'run.json'), run.cassette.path]);
+    try {
+      await refuseOutputsOverInputs([{ flag: '--junit', path: flags.junit }], read, 'a file replay reads');
+    } catch (error) {
+      throw new FatalError(errorMessage(error));
+    }
   }
   return runs;
 }

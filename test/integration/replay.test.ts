@@ -181,6 +181,25 @@ describe('replay', () => {
       ]);
     });
 
+    it('a run file of another format version', async () => {
+      const dir = copyRun('schema-2');
+      writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...runFileOf(dir), schemaVersion: 2 }));
+      await refused(dir, /run\.json is not a trial run file: schemaVersion: 2 is not a version this harness reads/);
+    });
+
+    it('--junit naming a file it replays (it would be replaced), --out inside a folder being replayed', async () => {
+      const dir = copyRun('outputs');
+      const before = readFileSync(join(dir, 'run.json'), 'utf8');
+      const junit = await runCli(['replay', dir, '--junit', join(dir, 'run.json')]);
+      expect(junit.code).toBe(1);
+      expect(junit.stderr).toMatch(/--junit names a file replay reads \(.*run\.json\)/);
+      expect(readFileSync(join(dir, 'run.json'), 'utf8')).toBe(before);
+      const out = await runCli(['replay', dir, '--out', join(dir, 'replayed')]);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(/is inside .*, a folder being replayed; keep it elsewhere/);
+      expect(existsSync(join(dir, 'replayed'))).toBe(false);
+    });
+
     it('a suite with one bad run among good ones is refused before any runs', async () => {
       const suite = join(work, 'suite');
       cpSync(runDir, join(suite, 'a', 'F1-001'), { recursive: true });
