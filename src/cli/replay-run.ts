@@ -90,15 +90,27 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
     }),
   });
   const outcomes: ReplayOutcome[] = [];
-  for (const { run } of runs) {
-    let outcome: ReplayOutcome;
-    try {
-      outcome = await service.replay(run);
-    } catch (error) {
-      throw new FatalError(`replay of ${run.name}: ${errorMessage(error)}`);
+  // A signal stops the run in progress (its agent program and upstream are ended as a trial ends them) and
+  // the runs after it: nothing is compared, exit 1.
+  const stop = new AbortController();
+  const removeSignalHandler = io.onSignal((signal) => {
+    if (!stop.signal.aborted) stop.abort(signal);
+  });
+  try {
+    for (const { run } of runs) {
+      let outcome: ReplayOutcome;
+      try {
+        outcome = await service.replay(run, stop.signal);
+      } catch (error) {
+        throw new FatalError(`replay of ${run.name}: ${errorMessage(error)}`);
+      }
+      if (stop.signal.aborted)
+        throw new FatalError(`replay stopped by ${String(stop.signal.reason)} during ${run.name}: nothing was compared`);
+      outcomes.push(outcome);
+      io.stdout.write(escapeTerminalLines(outcomeLines(outcome).join('\n') + '\n'));
     }
-    outcomes.push(outcome);
-    io.stdout.write(escapeTerminalLines(outcomeLines(outcome).join('\n') + '\n'));
+  } finally {
+    removeSignalHandler();
   }
   const count = (status: ReplayOutcome['status']) => outcomes.filter((o) => o.status === status).length;
   io.stdout.write(

@@ -129,6 +129,13 @@ describe('replay', () => {
     expect(result.stdout).toMatch(/model replay mismatch: model request \d is not the recorded one/);
   });
 
+  it('a signal stops the replay: the run in progress is ended, nothing is compared, one line, exit 1', async () => {
+    const result = await runCli(['replay', runDir], { onSignal: (handler) => setImmediate(() => handler('SIGINT')) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/replay stopped by SIGINT during \S+F1-001: nothing was compared/);
+    expect(result.stdout).not.toContain('EQUAL');
+  });
+
   describe('bad input: one line, exit 1, nothing written', () => {
     const refused = async (dir: string, line: RegExp, extra: string[] = []) => {
       const out = join(work, 'never');

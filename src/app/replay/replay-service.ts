@@ -61,7 +61,8 @@ const REPLAYED_MODEL = '(replayed)';
 export class ReplayService {
   constructor(private readonly deps: ReplayDeps) {}
 
-  async replay(run: RecordedRun): Promise<ReplayOutcome> {
+  /** `stopNow` stops the run in progress (a signal): it ends NOT_TESTED, "interrupted". */
+  async replay(run: RecordedRun, stopNow?: AbortSignal): Promise<ReplayOutcome> {
     const started = this.deps.clock.now();
     const exchanges = recordedModelExchanges(run.cassette.lines);
     const opened = await this.deps.openStore(run);
@@ -75,7 +76,7 @@ export class ReplayService {
         createUpstream: async (place, spec) => new MissNotingUpstream(await base.createUpstream(place, spec), misses),
       };
       const spec = specOf(run);
-      const record = await new RunExecutor(trialDeps, planOf(run, this.deps.liveUpstream)).execute(spec);
+      const record = await new RunExecutor(trialDeps, planOf(run, this.deps.liveUpstream)).execute(spec, stopNow);
       replayedRun = JSON.parse((await store.readText(record.file)) ?? '{}') as Record<string, unknown>;
       if (record.outcome.reason.startsWith(MODEL_REPLAY_MISMATCH)) misses.push(record.outcome.reason);
     } finally {
