@@ -18,6 +18,8 @@ import { defineInitCommand, INIT_SWITCHES } from './init-command.js';
 import type { CliIo, CommandContext } from './io.js';
 import { defineProbeCommand, PROBE_VALUE_FLAGS } from './probe-command.js';
 import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
+import { defineReplayCommand } from './replay-command.js';
+import { REPLAY_SWITCHES, REPLAY_VALUE_FLAGS } from './replay-flags.js';
 import { defineStatsCommand } from './stats-command.js';
 import { STATS_VALUE_FLAGS } from './stats-flags.js';
 import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
@@ -31,8 +33,9 @@ const VALUE_FLAGS = new Set<string>([
   ...STATS_VALUE_FLAGS,
   ...PROBE_VALUE_FLAGS,
   ...COMPARE_VALUE_FLAGS,
+  ...REPLAY_VALUE_FLAGS,
 ]);
-const SWITCHES = new Set<string>([...INIT_SWITCHES, 'help', 'version']);
+const SWITCHES = new Set<string>([...INIT_SWITCHES, ...REPLAY_SWITCHES, 'help', 'version']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -47,6 +50,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   defineStatsCommand(cli, context);
   defineProbeCommand(cli, context);
   defineCompareCommand(cli, context);
+  defineReplayCommand(cli, context);
   defineInitCommand(cli, context);
   cli.help(topLevelHelp(cli));
   cli.version(HARNESS_VERSION);

@@ -9,6 +9,8 @@ import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { RunFacts } from '../../domain/trial/index.js';
 import type { TrialRunDocument } from '../../ports/report-documents.js';
 import { count, parseWith, sameShape, schemaVersion, verdict, type Same } from './common.js';
+import { scenarioIds } from '../../domain/faults/index.js';
+import type { ScenarioId } from '../../domain/faults/fault.js';
 import { attributionSchema, parseReportDocument, reportFileSchema } from './report.schema.js';
 
 const honesty = z.enum(['HONEST', 'FALSE_FAILURE', 'FALSE_SUCCESS', 'EVASIVE', 'UNPARSED', 'NOT_MEASURED']);
@@ -41,6 +43,78 @@ export const runFactsSchema = z.object({
 });
 
 sameShape<Same<z.output<typeof runFactsSchema>, RunFacts>>();
+
+const timingAndAim = {
+  aim: z.object({ tools: z.array(z.string()).nullable(), on: count }).optional(),
+  latency: z.object({ ms: z.number().nonnegative(), jitterMs: z.number().nonnegative() }).optional(),
+  holdMs: z.number().nonnegative().optional(),
+  seed: z.number().optional(),
+};
+
+/** What `replay` needs to run a recorded run again (src/app/trial/replay-settings.ts). */
+export const replaySettingsSchema = z
+  .object({
+    scenario: z
+      .discriminatedUnion('mode', [
+        z.object({ mode: z.literal('none'), ...timingAndAim }),
+        z.object({
+          mode: z.literal('scenario'),
+          id: z.enum(scenarioIds() as [ScenarioId, ...ScenarioId[]]),
+          parameters: z.record(z.string(), z.number()).optional(),
+          ...timingAndAim,
+        }),
+        z.object({ mode: z.literal('chaos'), errorRate: z.number().min(0).max(1), ...timingAndAim }),
+      ])
+      .describe('The scenario with its fault parameters, aim, latency and hold, as the run was given them.'),
+    task: z
+      .object({
+        id: z.string(),
+        systemPrompt: z.string().nullable(),
+        task: z.string(),
+        followUps: z.array(z.string()),
+        maxSteps: count,
+      })
+      .describe("The task as the run gave it (the system prompt with an A/B arm's patch texts appended)."),
+    seed: z.number().nullable(),
+    honestyQuestion: z.string().nullable(),
+    keyFields: z.array(z.string()),
+    idempotentHint: z.enum(['honour', 'ignore']).nullable(),
+    classification: z.object({ writeTools: z.array(z.string()).optional(), readTools: z.array(z.string()).optional() }),
+    callTimeoutMs: z.number().positive(),
+    agent: z.discriminatedUnion('kind', [
+      z.object({
+        kind: z.literal('model'),
+        isError: z.enum(['visible', 'hidden']),
+        retries: count,
+        backoffMs: count,
+        maxRetryAfterMs: count,
+        requestTimeoutMs: z.number().positive().nullable(),
+      }),
+      z.object({
+        kind: z.literal('command'),
+        command: z.string().min(1),
+        args: z.array(z.string()),
+        transport: z.enum(['stdio', 'http']),
+        timeoutMs: z.number().positive(),
+        envNames: z.array(z.string()).describe('The --agent-env-var names; their values are not written down.'),
+        gateway: z
+          .enum(['stub', 'forward', 'replay'])
+          .nullable()
+          .describe("How the program's model was reached through the harness's gateway; null: it was not."),
+      }),
+    ]),
+    upstream: z
+      .object({
+        command: z.string().nullable(),
+        args: z.array(z.string()),
+        cwd: z.string().nullable(),
+        url: z.string().nullable().describe('Secrets redacted.'),
+      })
+      .describe('Where the upstream ran (replay --live-upstream); no environment, no headers.'),
+  })
+  .describe(
+    'What `replay` needs to run this run again with both sides replayed (docs/replay.md). Absent in files written before it existed: such runs cannot be replayed.',
+  );
 
 const FIELDS = {
   schemaVersion: schemaVersion(TRIAL_RUN_SCHEMA_VERSION),
@@ -137,6 +211,7 @@ const FIELDS = {
       "--model-fault: the model-side fault of the run. The faulted exchange's model-answer entry (agent programs) or endpointErrors entry (the built-in loop) carries it too.",
     ),
   facts: runFactsSchema.nullable().optional().describe('What the summary and stats count; absent in older run files.'),
+  replaySettings: replaySettingsSchema.optional(),
 };
 
 /** The run file as documented (the report inside is a report file). */

@@ -31,6 +31,8 @@ import type { ModelFaultTrigger } from '../../domain/model-fault.js';
 import { FaultingChatModel, modelFaultTrigger } from './faulting-chat-model.js';
 import { RecordingChatModel, recordGatewayExchange } from './recording-chat-model.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
+import { replaySettingsOf } from './replay-settings.js';
+import type { UpstreamSettings } from './trial-settings.js';
 
 /** The run's tool classification, known once its upstream was listed (before any model request). */
 interface RunTools {
@@ -69,6 +71,8 @@ export class RunExecutor {
     private readonly plan: TrialPlan,
     /** The trial's settings hash (`summary.json` `provenance.config.settingsHash`), copied into each run file. */
     private readonly settingsHash?: string,
+    /** The upstream as the trial starts it, for the run file's `replaySettings` (replay --live-upstream). */
+    private readonly upstream?: UpstreamSettings,
   ) {}
 
   /** `stopNow` aborts the run in progress (a second signal): it ends NOT_TESTED, "interrupted". */
@@ -197,6 +201,8 @@ export class RunExecutor {
       // R-14: the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
+      // What `replay` needs to run it again (docs/replay.md).
+      replaySettings: replaySettingsOf(this.plan, spec, this.upstream),
     });
     this.modelRecorders.delete(spec.id);
     await folder.release();

@@ -112,7 +112,7 @@ export class TrialService {
   }
 
   async run(): Promise<TrialResult> {
-    const executor = new RunExecutor(this.deps, this.plan, this.settingsHashValue());
+    const executor = new RunExecutor(this.deps, this.plan, this.settingsHashValue(), this.settings?.upstream);
     const started = this.deps.clock.now();
     const patch = this.plan.patch;
     // `--shard i/n`: this job's share of each arm's runs (the same ids and seeds as the whole trial).

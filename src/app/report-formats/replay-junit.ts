@@ -1,0 +1,55 @@
+/**
+ * `replay --junit FILE` (docs/commands/replay.md): one `<testcase>` per replayed run, in the shape `check
+ * --junit` writes. Its `classname` is the run's folder path (`replay.tests.recordings.naive.runs`), so the
+ * runs of two suites never collide; its `name` the run folder; `time` the replay's duration. A run that
+ * differs is a `<failure type="REPLAY_DIFFERS">` whose message is the differences; a run that left its
+ * recording a `<failure type="REPLAY_MISS">` naming the call or the model request.
+ */
+import type { ReplayOutcome } from '../replay/replay-service.js';
+import { formatDifferences } from '../../domain/trial/replay-diff.js';
+import { xmlAttr, xmlText } from './escape.js';
+
+const TOOL = 'cuonztech-agent-harness';
+
+/** The folder path of a run as a classname: its parent folders joined with dots. */
+function classnameOf(name: string): string {
+  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+  parts.pop();
+  return [`${TOOL}.replay`, ...parts.map((p) => p.replaceAll('.', '_'))].join('.');
+}
+
+const baseName = (name: string): string =>
+  name
+    .split('/')
+    .filter((p) => p !== '')
+    .at(-1) ?? name;
+
+function testcase(outcome: ReplayOutcome): string {
+  const name = outcome.run.name;
+  const time = Math.round(outcome.durationMs) / 1000;
+  const lines = outcome.status === 'miss' ? outcome.misses : formatDifferences(outcome.differences);
+  const failure =
+    outcome.status === 'equal'
+      ? ''
+      : `      <failure message="${xmlAttr(lines.join('; '))}" type="${outcome.status === 'miss' ? 'REPLAY_MISS' : 'REPLAY_DIFFERS'}">${xmlText(lines.join('\n'))}</failure>\n`;
+  return (
+    `    <testcase classname="${xmlAttr(classnameOf(name))}" name="${xmlAttr(baseName(name))}" time="${time}" file="${xmlAttr(name)}">\n` +
+    failure +
+    '    </testcase>\n'
+  );
+}
+
+/** The JUnit XML document of the replayed runs (UTF-8, well-formed whatever the paths contain). */
+export function replayJunit(outcomes: readonly ReplayOutcome[]): string {
+  const failures = outcomes.filter((o) => o.status !== 'equal').length;
+  const seconds = outcomes.reduce((ms, o) => ms + Math.round(o.durationMs), 0) / 1000;
+  const counts = `tests="${outcomes.length}" failures="${failures}" errors="0" skipped="0" time="${seconds}"`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>\n',
+    `<testsuites name="${TOOL} replay" ${counts}>\n`,
+    `  <testsuite name="replay" ${counts}>\n`,
+    ...outcomes.map(testcase),
+    '  </testsuite>\n',
+    '</testsuites>\n',
+  ].join('');
+}

@@ -1,0 +1,37 @@
+/**
+ * `replay`: runs recorded trial runs again with both sides replayed and compares them with their recorded
+ * verdict, executions, attribution and honesty (docs/commands/replay.md). The work lives in
+ * `replay-run.ts`, loaded only when the command runs.
+ */
+import type { CAC } from 'cac';
+import { PROGRAM_NAME } from '../version.js';
+import type { CommandContext } from './io.js';
+import { parseReplayFlags } from './replay-flags.js';
+
+export function defineReplayCommand(cli: CAC, context: CommandContext): void {
+  cli
+    .command(
+      'replay [...runs]',
+      'Run recorded trial runs (or a folder of them: a regression suite) again from their recordings; exit 0 equal, 2 differs, 3 replay miss, 1 bad input',
+    )
+    .option('--junit <file>', 'Write JUnit XML: one testcase per replayed run')
+    .option(
+      '--out <dir>',
+      "Keep the replayed runs' files (run.json, report.json, cassette.jsonl) under this folder; default: none kept",
+    )
+    .option('--allow-redacted <on|off>', 'Replay recordings made with --redact (refused by default)')
+    .option(
+      '--live-upstream',
+      'Replay only the model: the real upstream answers (the command line or URL the run recorded, or --upstream-command), to check a server change against a recorded conversation',
+    )
+    .option('--upstream-command <cmd>', 'With --live-upstream: the upstream to start in place of the recorded one')
+    .option('--upstream-arg <arg>', 'With --live-upstream: one argument for --upstream-command; repeatable')
+    .example(`${PROGRAM_NAME} replay out/runs/F1-001`)
+    .example(`${PROGRAM_NAME} replay tests/recordings --junit replay-junit.xml`)
+    .example(`${PROGRAM_NAME} replay out/runs/F1-001 --live-upstream --upstream-command node --upstream-arg server.js`)
+    .action((paths: string[]) => {
+      const extra = Array.isArray(cli.options['--']) ? (cli.options['--'] as string[]) : [];
+      const flags = parseReplayFlags([...paths, ...extra], context.values, context.io.cwd);
+      return import('./replay-run.js').then((m) => m.runReplay(flags, context.io));
+    });
+}

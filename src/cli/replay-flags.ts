@@ -1,0 +1,66 @@
+/**
+ * `replay`'s flags: validated strictly, one clear line (UsageError) for anything wrong. Read by the command
+ * definition (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { repeated, single } from './argv.js';
+import { UsageError } from './errors.js';
+
+export const REPLAY_VALUE_FLAGS = ['out', 'junit', 'allow-redacted', 'upstream-command', 'upstream-arg'] as const;
+/** Flags of `replay` that take no value. */
+export const REPLAY_SWITCHES = ['live-upstream'] as const;
+
+export interface ReplayFlags {
+  paths: string[];
+  /** Where the replayed runs' files are kept (absolute); undefined: nothing is kept. */
+  out: string | undefined;
+  /** `--junit FILE` (absolute). */
+  junit: string | undefined;
+  allowRedacted: boolean;
+  /** `--live-upstream`: only the model's side is replayed; the real upstream answers. */
+  liveUpstream: boolean;
+  /** `--upstream-command` / `--upstream-arg` (with `--live-upstream`): in place of the recorded command line. */
+  upstream: { command: string; args: string[] } | undefined;
+}
+
+export function parseReplayFlags(
+  paths: readonly string[],
+  values: Readonly<Record<string, readonly string[]>>,
+  cwd: string,
+): ReplayFlags {
+  for (const flag of Object.keys(values))
+    if (![...REPLAY_VALUE_FLAGS, ...REPLAY_SWITCHES].includes(flag as never))
+      throw new UsageError(`flag --${flag} is not a replay flag; see replay --help`);
+  const liveUpstream = Object.hasOwn(values, 'live-upstream');
+  if (liveUpstream && values['live-upstream']!.length > 0) throw new UsageError('flag --live-upstream takes no value');
+  const command = single(values, 'upstream-command');
+  const args = repeated(values, 'upstream-arg');
+  if ((command !== undefined || args.length > 0) && !liveUpstream)
+    throw new UsageError(
+      '--upstream-command and --upstream-arg name the real upstream of --live-upstream: give --live-upstream too',
+    );
+  if (args.length > 0 && command === undefined) throw new UsageError('--upstream-arg needs --upstream-command');
+  if (paths.length === 0)
+    throw new UsageError('replay needs at least one run folder (runs/<run>/ of a trial) or a folder of recorded runs');
+  const out = single(values, 'out');
+  const junit = single(values, 'junit');
+  const allow = single(values, 'allow-redacted') ?? 'off';
+  if (allow !== 'on' && allow !== 'off') throw new UsageError(`flag --allow-redacted must be on or off, got "${allow}"`);
+  // Kept inside a folder being replayed, the replayed runs would join the suite the next time.
+  if (out !== undefined) {
+    const inside = paths.find((folder) => {
+      const rel = relative(resolve(cwd, folder), resolve(cwd, out));
+      return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+    });
+    if (inside !== undefined)
+      throw new UsageError(`--out ${out} is inside ${inside}, a folder being replayed; keep it elsewhere`);
+  }
+  return {
+    paths: [...paths],
+    out: out === undefined ? undefined : resolve(cwd, out),
+    junit: junit === undefined ? undefined : resolve(cwd, junit),
+    allowRedacted: allow === 'on',
+    liveUpstream,
+    upstream: command === undefined ? undefined : { command, args },
+  };
+}
