@@ -74,10 +74,24 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return typeof code === 'number' ? code : 0;
   } catch (error) {
     io.stderr.write(
-      `${formatFatal(error instanceof Error && error.name === 'CACError' ? new UsageError(error.message) : error)}\n`,
+      `${formatFatal(error instanceof Error && error.name === 'CACError' ? new UsageError(cacMessage(error.message, cli)) : error)}\n`,
     );
     return EXIT_FAILURE;
   }
+}
+
+/**
+ * cac refuses a flag that another command declares (`proxy --live-upstream`, `proxy --force`) and names it
+ * in camelCase (`--liveUpstream`): said here as readArgv says an unknown flag, as typed, with the command.
+ */
+function cacMessage(message: string, cli: CAC): string {
+  const unknown = /^Unknown option `--([^`]+)`$/.exec(message);
+  if (unknown === null) return message;
+  const flag = unknown[1]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  const command = cli.matchedCommandName;
+  return command === undefined || command === ''
+    ? `unknown flag --${flag}; see --help`
+    : `unknown flag --${flag} for ${command}; see ${command} --help`;
 }
 
 /**

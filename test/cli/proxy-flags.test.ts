@@ -96,6 +96,18 @@ describe('R-8.1 proxy flags', () => {
     }
   });
 
+  it("R-8.1: a flag of another command is refused as typed, naming the command (not cac's camelCase)", async () => {
+    for (const [flag, typed] of [
+      ['--live-upstream', '--live-upstream'],
+      ['--force', '--force'],
+    ]) {
+      const { code, stderr } = await run('proxy', '--upstream-command', 'n', flag!);
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr.trim()).toBe(`[cuonztech-agent-harness] error: unknown flag ${typed} for proxy; see proxy --help`);
+    }
+  });
+
   it('R-8.9: an unknown command exits 1', async () => {
     expect((await run('frobnicate')).code).toBe(1);
   });

@@ -20,7 +20,7 @@ const oneLine = (stderr: string) => {
 
 describe('probe: flags and bad input', { timeout: 60_000 }, () => {
   it.each([
-    [['--scenario', 'F1'], 'Unknown option `--scenario`'],
+    [['--scenario', 'F1'], 'unknown flag --scenario for probe; see probe --help'],
     [['--example', 'create_payment'], 'flag --example takes TOOL=JSON'],
     [['--example', 'create_payment={amount'], 'the JSON of --example create_payment is not JSON'],
     [['--example', 'create_payment=[1]'], 'the JSON of --example create_payment must be a JSON object'],
