@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, readLines, startProxy, type ProxyRun } from './support/proxy-harness.js';
+import { BIN, ROOT, readLines, startProxy, textOf, type ProxyRun } from './support/proxy-harness.js';
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 
@@ -59,6 +59,8 @@ describe('record and replay', () => {
       recorded = await memorySession(live);
       copyFileSync(join(live.dir, 'journal.cassette.jsonl'), cassette);
       expect(live.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_entities', executions: 2 })]);
+      expect((live.report() as unknown as Record<string, unknown>)['replayed']).toBeUndefined();
+      expect(readLines(join(live.dir, 'journal.jsonl'))[0]!['replayed']).toBeUndefined();
     } finally {
       await live.stop();
       rmSync(live.dir, { recursive: true, force: true });
@@ -68,7 +70,10 @@ describe('record and replay', () => {
     const header = JSON.parse(readFileSync(cassette, 'utf8').split('\n')[0]!) as Record<string, unknown>;
     expect(header).toMatchObject({ recorded: 'proxy', upstream: { serverName: 'memory-server', tools: 9 }, redacted: [] });
 
-    const replay = await startProxy({ flags: ['--upstream-replay', cassette], extra: ['--scenario', 'F1'] });
+    const replay = await startProxy({
+      flags: ['--upstream-replay', cassette],
+      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'],
+    });
     try {
       const replayed = await memorySession(replay);
       expect(replayed.tools).toEqual(recorded.tools);
@@ -82,8 +87,21 @@ describe('record and replay', () => {
       expect(missed.isError).toBe(true);
       expect(JSON.stringify(missed.content)).toContain('REPLAY_MISS: no recorded tools/call \\"delete_entities\\"');
       expect(replay.report().report.verdictReason).toMatch(/^replay miss: 1 call\(s\)/);
+      // A replayed session is marked wherever a report of it is read: the file, get_report, the journal's header.
+      expect((replay.report() as unknown as Record<string, unknown>)['replayed']).toBe(true);
+      const json = await replay.call('cuonztech__get_report', { format: 'json' });
+      expect((json.structuredContent as Record<string, unknown>)['replayed']).toBe(true);
+      expect(textOf(await replay.call('cuonztech__get_report'))).toMatch(/^Replayed: the upstream is a recording/);
+      expect(readLines(join(replay.dir, 'journal.jsonl'))[0]).toMatchObject({ event: 'journal', replayed: true });
     } finally {
       await replay.stop();
+    }
+    try {
+      // check says so on the session's line.
+      const checked = await execa(process.execPath, [BIN, 'check', replay.reportFile, '--fail-on', 'none'], { reject: false });
+      expect(checked.exitCode, checked.stderr).toBe(0);
+      expect(String(checked.stdout)).toMatch(/NOT_TESTED .*replayed from a recording; replay miss/);
+    } finally {
       rmSync(replay.dir, { recursive: true, force: true });
     }
     expect(readFileSync(memoryFile, 'utf8')).toBe(entitiesAfterRecording);
@@ -143,7 +161,9 @@ describe('record and replay', () => {
         expect(sources(again!)).toEqual(sources(first));
         // A replay repeats a recorded sample: marked, and never pooled with the live runs.
         expect(again!['replayed']).toBe(true);
+        expect((again!['report'] as Record<string, unknown>)['replayed']).toBe(true);
         expect((run as unknown as Record<string, unknown>)['replayed']).toBeUndefined();
+        expect((first['report'] as Record<string, unknown>)['replayed']).toBeUndefined();
         const stats = await execa(process.execPath, [BIN, 'stats', recorded.out, replayed.out], { reject: false });
         expect(stats.exitCode).toBe(1);
         expect(String(stats.stderr)).toContain('--upstream-replay');

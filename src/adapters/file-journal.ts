@@ -27,6 +27,8 @@ export interface FileJournalOptions {
   /** Write `arguments` and `result` of calls (`--journal-payloads`); off by default. */
   payloads: boolean;
   harnessVersion: string;
+  /** The upstream is a recording (`--upstream-replay`): the header says `"replayed":true`. */
+  replayed?: boolean;
   /** Milliseconds since the epoch (the header and session lines). */
   now: () => number;
   /** Told once when a write fails. */
@@ -67,6 +69,7 @@ export class FileJournal implements Journal {
         at: options.now(),
         harnessVersion: options.harnessVersion,
         payloads: options.payloads,
+        ...(options.replayed === true ? { replayed: true } : {}),
       }),
     );
     if (journal.broken) throw new Error(`journal file cannot be written: ${path}`);

@@ -62,6 +62,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       journal = await FileJournal.open(resolve(io.cwd, flags.journal), {
         payloads: flags.journalPayloads,
         harnessVersion: HARNESS_VERSION,
+        replayed: replay !== undefined,
         now: () => clock.now(),
         notice,
         distinctFrom: [flags.reportFile, flags.reportHtml].flatMap((file) => (file === undefined ? [] : [resolve(io.cwd, file)])),
@@ -112,6 +113,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       callTimeoutMs: flags.upstreamTimeoutMs,
       drainMs: 2_000,
       harnessVersion: HARNESS_VERSION,
+      replayed: replay !== undefined,
       serverName: PROGRAM_NAME,
       stopWhenSessionEnds: listener === undefined,
       logCalls: flags.logLevel === 'info' || flags.logLevel === 'debug',

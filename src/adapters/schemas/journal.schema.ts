@@ -17,6 +17,12 @@ const header = z.object({
   at,
   harnessVersion: z.string(),
   payloads: z.boolean().describe('Call lines carry arguments and result (--journal-payloads).'),
+  replayed: z
+    .literal(true)
+    .optional()
+    .describe(
+      'The upstream was a recording (--upstream-replay, docs/replay.md): the sessions repeat a recorded sample. Absent when live.',
+    ),
 });
 const opened = z.object({
   v,

@@ -223,6 +223,8 @@ export class RunExecutor {
       callTimeoutMs: this.plan.callTimeoutMs,
       drainMs: 2_000,
       harnessVersion: this.deps.harnessVersion,
+      // docs/replay.md: a replayed run's session report says so too, like its run file.
+      replayed: this.plan.replayed === true || this.plan.modelReplay !== undefined,
       serverName: this.deps.serverName,
       stopWhenSessionEnds,
     };
