@@ -107,6 +107,29 @@ describe('record and replay', () => {
     expect(readFileSync(memoryFile, 'utf8')).toBe(entitiesAfterRecording);
   });
 
+  it("--redact applies to the journal's payloads as to the recording: the same fields redacted in both, and both headers say so", async () => {
+    const run = await startProxy({ extra: ['--journal', 'journal.jsonl', '--journal-payloads', 'on', '--redact', 'guest'] });
+    try {
+      await run.call('create_booking', { guest: 'Grace Hopper', date: '2026-05-01' });
+    } finally {
+      await run.stop();
+    }
+    try {
+      expect(readLines(run.ledgerFile)).toHaveLength(1);
+      const journal = readLines(join(run.dir, 'journal.jsonl'));
+      const recording = readLines(join(run.dir, 'journal.cassette.jsonl'));
+      expect(journal[0]).toMatchObject({ event: 'journal', payloads: true, redacted: ['guest'] });
+      expect(recording[0]).toMatchObject({ redacted: ['guest'] });
+      // The same arguments in both files: the field's value replaced (a value inside a text block is text, not a field).
+      const sent = { guest: '[REDACTED]', date: '2026-05-01' };
+      expect(journal.find((l) => l['event'] === 'received')!['arguments']).toEqual(sent);
+      const call = recording.find((l) => (l['message'] as Record<string, unknown> | undefined)?.['method'] === 'tools/call');
+      expect((call!['message'] as { params: { arguments: unknown } }).params.arguments).toEqual(sent);
+    } finally {
+      rmSync(run.dir, { recursive: true, force: true });
+    }
+  });
+
   describe('trial --upstream-replay', () => {
     let recorded: TrialOutput;
     let cassette: string;

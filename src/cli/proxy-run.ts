@@ -33,7 +33,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const brokenHints = flags.probeResults === undefined ? [] : await readBrokenHints(resolve(io.cwd, flags.probeResults));
   if (flags.redact.length > 0 && !(flags.journal !== undefined && flags.journalPayloads))
     throw new UsageError(
-      '--redact is for the recording, which the proxy writes with --journal FILE --journal-payloads on: give those too',
+      "--redact is for the recording and the journal's payloads, which the proxy writes with --journal FILE --journal-payloads on: give those too",
     );
   const replay = await loadReplay(flags, io);
   const modelGateway = flags.modelGateway === undefined ? undefined : await startModelGateway(flags.modelGateway, notice);
@@ -61,6 +61,8 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     try {
       journal = await FileJournal.open(resolve(io.cwd, flags.journal), {
         payloads: flags.journalPayloads,
+        // The recording's redactions (a replayed recording's carry over), so no payload file keeps a redacted value.
+        redact: redactedFields(flags, replay),
         harnessVersion: HARNESS_VERSION,
         replayed: replay !== undefined,
         now: () => clock.now(),
@@ -296,8 +298,13 @@ async function recordUpstream(
   return new RecordingUpstreamSide(upstream, file, {
     recorded: 'proxy',
     harnessVersion: HARNESS_VERSION,
-    redact: [...new Set([...(replay?.header.redacted ?? []), ...flags.redact])],
+    redact: redactedFields(flags, replay),
   });
+}
+
+/** `--redact`'s fields and a replayed recording's: the recording and the journal's payloads redact the same ones. */
+function redactedFields(flags: ProxyFlags, replay: Replay | undefined): string[] {
+  return [...new Set([...(replay?.header.redacted ?? []), ...flags.redact])];
 }
 
 /**

@@ -19,7 +19,8 @@ import type { ChatRequest } from '../../ports/chat-model.port.js';
 import type { CassetteLine, ModelRecorder, RecordedMessage, RecordedModelAnswer } from '../../ports/cassette.port.js';
 import { toolCallParams } from '../upstream-core/upstream-core.js';
 import type { CassetteFile } from './cassette-file.js';
-import { headerText, lineText, redact, toolsHash } from './cassette-text.js';
+import { redact } from '../../domain/redaction.js';
+import { headerText, lineText, toolsHash } from './cassette-text.js';
 
 export interface RecordingOptions {
   /** `proxy`, `trial run <id>`. */
