@@ -277,6 +277,87 @@ describe('record and replay', () => {
       }
     });
 
+    it('a run recorded under --model-fault 500 replays under the same fault with the same verdict, executions and attribution; under another fault it is refused in one line', async () => {
+      const withFault = (upstream: string[], model: string[], fault: string[]) =>
+        runCompiledTrialInProcess([
+          '--agent-command',
+          process.execPath,
+          '--agent-arg',
+          EXAMPLE_AGENT,
+          ...model,
+          ...TASK,
+          '--runs',
+          '1',
+          '--scenario',
+          'F1',
+          ...fault,
+          ...upstream,
+        ]);
+      const live = await withFault(
+        ['--upstream-url', booking.url],
+        ['--stub-model', script('booking-naive')],
+        ['--model-fault', '500'],
+      );
+      const faulted = join(work, 'faulted.cassette.jsonl');
+      let first: Record<string, unknown>;
+      try {
+        expect(live.result.exitCode, live.result.stderr).toBe(0);
+        first = live.runs[0] as unknown as Record<string, unknown>;
+        expect(first['modelFault']).toMatchObject({ kind: '500', triggered: true });
+        copyFileSync(join(live.out, 'runs', String(first['run']), 'cassette.jsonl'), faulted);
+      } finally {
+        removeOut(live);
+      }
+      // The header names the fault; the faulted exchange is marked as the harness's own.
+      const lines = readFileSync(faulted, 'utf8').trimEnd().split('\n');
+      expect(JSON.parse(lines[0]!)).toMatchObject({ modelFault: { fault: '500', on: 'after-write' } });
+      expect(lines.filter((l) => l.includes('"modelFault":"500"'))).toHaveLength(1);
+      const sessionsBefore = booking.sessions.length;
+      const replay = (fault: string[]) => withFault(['--upstream-replay', faulted], ['--model-replay', faulted], fault);
+      const same = await replay(['--model-fault', '500']);
+      try {
+        expect(same.result.exitCode, same.result.stderr).toBe(0);
+        expect(booking.sessions.length).toBe(sessionsBefore);
+        const [again] = same.runs as unknown as Array<Record<string, unknown>>;
+        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls', 'modelCalls'])
+          expect(again![field], field).toEqual(first![field]);
+        expect(again!['modelFault']).toEqual(first!['modelFault']);
+        const sources = (r: Record<string, unknown>) =>
+          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
+            ({ operation, attempt, source }) => ({ operation, attempt, source }),
+          );
+        expect(sources(again!)).toEqual(sources(first!));
+        const replayCassette = readFileSync(join(same.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
+        expect(replayCassette).toBe(readFileSync(faulted, 'utf8'));
+      } finally {
+        removeOut(same);
+      }
+      for (const [fault, recordedAs] of [
+        [['--model-fault', '429:1'], 'under --model-fault 500 --model-fault-on after-write'],
+        [['--model-fault', '500', '--model-fault-on', '2'], 'under --model-fault 500 --model-fault-on after-write'],
+      ] as const) {
+        const other = await replay([...fault]);
+        try {
+          expect(other.result.exitCode).toBe(1);
+          const errorLines = String(other.result.stderr).trim().split('\n');
+          expect(errorLines).toHaveLength(1);
+          expect(errorLines[0]).toContain(`was made ${recordedAs}, this trial gives --model-fault ${fault[1]}`);
+        } finally {
+          removeOut(other);
+        }
+      }
+      // A recording made without a model fault is refused under one too.
+      const none = await withFault(['--upstream-replay', cassette], ['--model-replay', cassette], ['--model-fault', '500']);
+      try {
+        expect(none.result.exitCode).toBe(1);
+        expect(String(none.result.stderr).trim()).toMatch(
+          /^[^\n]*was made without --model-fault, this trial gives --model-fault 500 --model-fault-on after-write[^\n]*$/,
+        );
+      } finally {
+        removeOut(none);
+      }
+    });
+
     it('a recording that cannot be replayed exactly is one line and exit 1, before anything starts', async () => {
       const text = readFileSync(cassette, 'utf8');
       const cases: Array<[string, string, RegExp]> = [

@@ -32,6 +32,8 @@ export function headerText(header: Omit<CassetteHeader, 'cassette' | 'v'>): stri
       toolsHash: upstream.toolsHash,
     },
     redacted: [...header.redacted],
+    // Only when the run had one, so a recording without a model fault keeps its bytes.
+    ...(header.modelFault !== undefined ? { modelFault: { fault: header.modelFault.fault, on: header.modelFault.on } } : {}),
   });
 }
 
