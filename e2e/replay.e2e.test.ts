@@ -198,6 +198,17 @@ describe('record and replay', () => {
       }
     });
 
+    it('two live recordings of the same scripted run are the same bytes (a recording committed to git changes only where the exchange did)', async () => {
+      const again = await trial('booking-naive', ['--upstream-url', booking.url]);
+      try {
+        expect(again.result.exitCode, again.result.stderr).toBe(0);
+        const second = readFileSync(join(again.out, 'runs', again.runs[0]!.run, 'cassette.jsonl'), 'utf8');
+        expect(second).toBe(readFileSync(cassette, 'utf8'));
+      } finally {
+        removeOut(again);
+      }
+    });
+
     it('the careful program against the naive run recording: its keyed write and its read miss, so the run is NOT_TESTED "replay miss", never PASS', async () => {
       const replayed = await trial('booking-careful', ['--upstream-replay', cassette]);
       try {
