@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, readLines, startProxy, type ProxyRun } from './support/proxy-harness.js';
+import { BIN, ROOT, readLines, startProxy, textOf, type ProxyRun } from './support/proxy-harness.js';
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 
@@ -59,6 +59,8 @@ describe('record and replay', () => {
       recorded = await memorySession(live);
       copyFileSync(join(live.dir, 'journal.cassette.jsonl'), cassette);
       expect(live.report().report.operations).toEqual([expect.objectContaining({ tool: 'create_entities', executions: 2 })]);
+      expect((live.report() as unknown as Record<string, unknown>)['replayed']).toBeUndefined();
+      expect(readLines(join(live.dir, 'journal.jsonl'))[0]!['replayed']).toBeUndefined();
     } finally {
       await live.stop();
       rmSync(live.dir, { recursive: true, force: true });
@@ -68,7 +70,10 @@ describe('record and replay', () => {
     const header = JSON.parse(readFileSync(cassette, 'utf8').split('\n')[0]!) as Record<string, unknown>;
     expect(header).toMatchObject({ recorded: 'proxy', upstream: { serverName: 'memory-server', tools: 9 }, redacted: [] });
 
-    const replay = await startProxy({ flags: ['--upstream-replay', cassette], extra: ['--scenario', 'F1'] });
+    const replay = await startProxy({
+      flags: ['--upstream-replay', cassette],
+      extra: ['--scenario', 'F1', '--journal', 'journal.jsonl'],
+    });
     try {
       const replayed = await memorySession(replay);
       expect(replayed.tools).toEqual(recorded.tools);
@@ -82,11 +87,47 @@ describe('record and replay', () => {
       expect(missed.isError).toBe(true);
       expect(JSON.stringify(missed.content)).toContain('REPLAY_MISS: no recorded tools/call \\"delete_entities\\"');
       expect(replay.report().report.verdictReason).toMatch(/^replay miss: 1 call\(s\)/);
+      // A replayed session is marked wherever a report of it is read: the file, get_report, the journal's header.
+      expect((replay.report() as unknown as Record<string, unknown>)['replayed']).toBe(true);
+      const json = await replay.call('cuonztech__get_report', { format: 'json' });
+      expect((json.structuredContent as Record<string, unknown>)['replayed']).toBe(true);
+      expect(textOf(await replay.call('cuonztech__get_report'))).toMatch(/^Replayed: the upstream is a recording/);
+      expect(readLines(join(replay.dir, 'journal.jsonl'))[0]).toMatchObject({ event: 'journal', replayed: true });
     } finally {
       await replay.stop();
+    }
+    try {
+      // check says so on the session's line.
+      const checked = await execa(process.execPath, [BIN, 'check', replay.reportFile, '--fail-on', 'none'], { reject: false });
+      expect(checked.exitCode, checked.stderr).toBe(0);
+      expect(String(checked.stdout)).toMatch(/NOT_TESTED .*replayed from a recording; replay miss/);
+    } finally {
       rmSync(replay.dir, { recursive: true, force: true });
     }
     expect(readFileSync(memoryFile, 'utf8')).toBe(entitiesAfterRecording);
+  });
+
+  it("--redact applies to the journal's payloads as to the recording: the same fields redacted in both, and both headers say so", async () => {
+    const run = await startProxy({ extra: ['--journal', 'journal.jsonl', '--journal-payloads', 'on', '--redact', 'guest'] });
+    try {
+      await run.call('create_booking', { guest: 'Grace Hopper', date: '2026-05-01' });
+    } finally {
+      await run.stop();
+    }
+    try {
+      expect(readLines(run.ledgerFile)).toHaveLength(1);
+      const journal = readLines(join(run.dir, 'journal.jsonl'));
+      const recording = readLines(join(run.dir, 'journal.cassette.jsonl'));
+      expect(journal[0]).toMatchObject({ event: 'journal', payloads: true, redacted: ['guest'] });
+      expect(recording[0]).toMatchObject({ redacted: ['guest'] });
+      // The same arguments in both files: the field's value replaced (a value inside a text block is text, not a field).
+      const sent = { guest: '[REDACTED]', date: '2026-05-01' };
+      expect(journal.find((l) => l['event'] === 'received')!['arguments']).toEqual(sent);
+      const call = recording.find((l) => (l['message'] as Record<string, unknown> | undefined)?.['method'] === 'tools/call');
+      expect((call!['message'] as { params: { arguments: unknown } }).params.arguments).toEqual(sent);
+    } finally {
+      rmSync(run.dir, { recursive: true, force: true });
+    }
   });
 
   describe('trial --upstream-replay', () => {
@@ -143,7 +184,9 @@ describe('record and replay', () => {
         expect(sources(again!)).toEqual(sources(first));
         // A replay repeats a recorded sample: marked, and never pooled with the live runs.
         expect(again!['replayed']).toBe(true);
+        expect((again!['report'] as Record<string, unknown>)['replayed']).toBe(true);
         expect((run as unknown as Record<string, unknown>)['replayed']).toBeUndefined();
+        expect((first['report'] as Record<string, unknown>)['replayed']).toBeUndefined();
         const stats = await execa(process.execPath, [BIN, 'stats', recorded.out, replayed.out], { reject: false });
         expect(stats.exitCode).toBe(1);
         expect(String(stats.stderr)).toContain('--upstream-replay');
@@ -152,6 +195,17 @@ describe('record and replay', () => {
         expect(replayCassette).toBe(readFileSync(cassette, 'utf8'));
       } finally {
         removeOut(replayed);
+      }
+    });
+
+    it('two live recordings of the same scripted run are the same bytes (a recording committed to git changes only where the exchange did)', async () => {
+      const again = await trial('booking-naive', ['--upstream-url', booking.url]);
+      try {
+        expect(again.result.exitCode, again.result.stderr).toBe(0);
+        const second = readFileSync(join(again.out, 'runs', again.runs[0]!.run, 'cassette.jsonl'), 'utf8');
+        expect(second).toBe(readFileSync(cassette, 'utf8'));
+      } finally {
+        removeOut(again);
       }
     });
 
@@ -231,6 +285,87 @@ describe('record and replay', () => {
         expect(stderr.split('\n').filter((l) => l.includes('model replay mismatch'))).toHaveLength(1);
       } finally {
         removeOut(replayed);
+      }
+    });
+
+    it('a run recorded under --model-fault 500 replays under the same fault with the same verdict, executions and attribution; under another fault it is refused in one line', async () => {
+      const withFault = (upstream: string[], model: string[], fault: string[]) =>
+        runCompiledTrialInProcess([
+          '--agent-command',
+          process.execPath,
+          '--agent-arg',
+          EXAMPLE_AGENT,
+          ...model,
+          ...TASK,
+          '--runs',
+          '1',
+          '--scenario',
+          'F1',
+          ...fault,
+          ...upstream,
+        ]);
+      const live = await withFault(
+        ['--upstream-url', booking.url],
+        ['--stub-model', script('booking-naive')],
+        ['--model-fault', '500'],
+      );
+      const faulted = join(work, 'faulted.cassette.jsonl');
+      let first: Record<string, unknown>;
+      try {
+        expect(live.result.exitCode, live.result.stderr).toBe(0);
+        first = live.runs[0] as unknown as Record<string, unknown>;
+        expect(first['modelFault']).toMatchObject({ kind: '500', triggered: true });
+        copyFileSync(join(live.out, 'runs', String(first['run']), 'cassette.jsonl'), faulted);
+      } finally {
+        removeOut(live);
+      }
+      // The header names the fault; the faulted exchange is marked as the harness's own.
+      const lines = readFileSync(faulted, 'utf8').trimEnd().split('\n');
+      expect(JSON.parse(lines[0]!)).toMatchObject({ modelFault: { fault: '500', on: 'after-write' } });
+      expect(lines.filter((l) => l.includes('"modelFault":"500"'))).toHaveLength(1);
+      const sessionsBefore = booking.sessions.length;
+      const replay = (fault: string[]) => withFault(['--upstream-replay', faulted], ['--model-replay', faulted], fault);
+      const same = await replay(['--model-fault', '500']);
+      try {
+        expect(same.result.exitCode, same.result.stderr).toBe(0);
+        expect(booking.sessions.length).toBe(sessionsBefore);
+        const [again] = same.runs as unknown as Array<Record<string, unknown>>;
+        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls', 'modelCalls'])
+          expect(again![field], field).toEqual(first![field]);
+        expect(again!['modelFault']).toEqual(first!['modelFault']);
+        const sources = (r: Record<string, unknown>) =>
+          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
+            ({ operation, attempt, source }) => ({ operation, attempt, source }),
+          );
+        expect(sources(again!)).toEqual(sources(first!));
+        const replayCassette = readFileSync(join(same.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
+        expect(replayCassette).toBe(readFileSync(faulted, 'utf8'));
+      } finally {
+        removeOut(same);
+      }
+      for (const [fault, recordedAs] of [
+        [['--model-fault', '429:1'], 'under --model-fault 500 --model-fault-on after-write'],
+        [['--model-fault', '500', '--model-fault-on', '2'], 'under --model-fault 500 --model-fault-on after-write'],
+      ] as const) {
+        const other = await replay([...fault]);
+        try {
+          expect(other.result.exitCode).toBe(1);
+          const errorLines = String(other.result.stderr).trim().split('\n');
+          expect(errorLines).toHaveLength(1);
+          expect(errorLines[0]).toContain(`was made ${recordedAs}, this trial gives --model-fault ${fault[1]}`);
+        } finally {
+          removeOut(other);
+        }
+      }
+      // A recording made without a model fault is refused under one too.
+      const none = await withFault(['--upstream-replay', cassette], ['--model-replay', cassette], ['--model-fault', '500']);
+      try {
+        expect(none.result.exitCode).toBe(1);
+        expect(String(none.result.stderr).trim()).toMatch(
+          /^[^\n]*was made without --model-fault, this trial gives --model-fault 500 --model-fault-on after-write[^\n]*$/,
+        );
+      } finally {
+        removeOut(none);
       }
     });
 

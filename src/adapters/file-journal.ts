@@ -13,6 +13,7 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import type { CallEvent } from '../ports/call-events.port.js';
+import { redact } from '../domain/redaction.js';
 import { errorText } from './file-safety.js';
 import { openPrivateLineFile } from './private-line-file.js';
 import {
@@ -26,7 +27,14 @@ import {
 export interface FileJournalOptions {
   /** Write `arguments` and `result` of calls (`--journal-payloads`); off by default. */
   payloads: boolean;
+  /**
+   * `--redact FIELD,…`: in `arguments` and `result`, the value of every field with one of these names, at
+   * any depth, is replaced by `[REDACTED]` before it is written, as in the recording; the header lists them.
+   */
+  redact?: readonly string[];
   harnessVersion: string;
+  /** The upstream is a recording (`--upstream-replay`): the header says `"replayed":true`. */
+  replayed?: boolean;
   /** Milliseconds since the epoch (the header and session lines). */
   now: () => number;
   /** Told once when a write fails. */
@@ -44,12 +52,15 @@ export interface FileJournalOptions {
 /** Refuses what must never be opened; one-line Errors. */
 export class FileJournal implements Journal {
   private broken = false;
+  private readonly fields: ReadonlySet<string>;
 
   private constructor(
     readonly path: string,
     private fd: number | null,
     private readonly options: FileJournalOptions,
-  ) {}
+  ) {
+    this.fields = new Set(options.redact ?? []);
+  }
 
   /** Opens (creates or empties) the journal and writes its header line; rejects with a one-line Error. */
   static async open(path: string, options: FileJournalOptions): Promise<FileJournal> {
@@ -67,6 +78,8 @@ export class FileJournal implements Journal {
         at: options.now(),
         harnessVersion: options.harnessVersion,
         payloads: options.payloads,
+        ...(journal.fields.size > 0 ? { redacted: [...journal.fields] } : {}),
+        ...(options.replayed === true ? { replayed: true } : {}),
       }),
     );
     if (journal.broken) throw new Error(`journal file cannot be written: ${path}`);
@@ -109,8 +122,8 @@ export class FileJournal implements Journal {
     if (e.told !== undefined) line += `,"told":"${e.told}"`;
     if (e.source !== undefined) line += `,"source":"${e.source}"`;
     if (this.options.payloads) {
-      if (e.step === 'received') line += `,"arguments":${payload(e.arguments ?? null)}`;
-      if (e.result !== undefined) line += `,"result":${payload(e.result)}`;
+      if (e.step === 'received') line += `,"arguments":${payload(redact(e.arguments ?? null, this.fields))}`;
+      if (e.result !== undefined) line += `,"result":${payload(redact(e.result, this.fields))}`;
     }
     return `${line}}`;
   }

@@ -88,7 +88,7 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['allow-redacted', 'on or off (default): with --upstream-replay, replay a recording made with --redact'],
   [
     'redact',
-    'Comma-separated field names whose values are replaced by "[REDACTED]", at any depth, in the recording (docs/replay.md)',
+    'Comma-separated field names whose values are replaced by "[REDACTED]", at any depth, in the recording and the journal\'s payloads (docs/replay.md)',
   ],
   ['scenario', `${scenarioIds().join(', ')} (deterministic); without it the proxy only passes through`],
   ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],

@@ -33,7 +33,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const brokenHints = flags.probeResults === undefined ? [] : await readBrokenHints(resolve(io.cwd, flags.probeResults));
   if (flags.redact.length > 0 && !(flags.journal !== undefined && flags.journalPayloads))
     throw new UsageError(
-      '--redact is for the recording, which the proxy writes with --journal FILE --journal-payloads on: give those too',
+      "--redact is for the recording and the journal's payloads, which the proxy writes with --journal FILE --journal-payloads on: give those too",
     );
   const replay = await loadReplay(flags, io);
   const modelGateway = flags.modelGateway === undefined ? undefined : await startModelGateway(flags.modelGateway, notice);
@@ -61,7 +61,10 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     try {
       journal = await FileJournal.open(resolve(io.cwd, flags.journal), {
         payloads: flags.journalPayloads,
+        // The recording's redactions (a replayed recording's carry over), so no payload file keeps a redacted value.
+        redact: redactedFields(flags, replay),
         harnessVersion: HARNESS_VERSION,
+        replayed: replay !== undefined,
         now: () => clock.now(),
         notice,
         distinctFrom: [flags.reportFile, flags.reportHtml].flatMap((file) => (file === undefined ? [] : [resolve(io.cwd, file)])),
@@ -112,6 +115,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       callTimeoutMs: flags.upstreamTimeoutMs,
       drainMs: 2_000,
       harnessVersion: HARNESS_VERSION,
+      replayed: replay !== undefined,
       serverName: PROGRAM_NAME,
       stopWhenSessionEnds: listener === undefined,
       logCalls: flags.logLevel === 'info' || flags.logLevel === 'debug',
@@ -294,8 +298,13 @@ async function recordUpstream(
   return new RecordingUpstreamSide(upstream, file, {
     recorded: 'proxy',
     harnessVersion: HARNESS_VERSION,
-    redact: [...new Set([...(replay?.header.redacted ?? []), ...flags.redact])],
+    redact: redactedFields(flags, replay),
   });
+}
+
+/** `--redact`'s fields and a replayed recording's: the recording and the journal's payloads redact the same ones. */
+function redactedFields(flags: ProxyFlags, replay: Replay | undefined): string[] {
+  return [...new Set([...(replay?.header.redacted ?? []), ...flags.redact])];
 }
 
 /**

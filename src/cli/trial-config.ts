@@ -48,7 +48,7 @@ const REPLACES: ReadonlyMap<string, readonly string[]> = new Map([
   ['stub-model', ['model', 'base-url', 'api-key-env', 'model-replay']],
   ['model', ['stub-model', 'model-replay']],
   ['base-url', ['stub-model', 'model-replay']],
-  ['model-replay', ['model', 'base-url', 'api-key-env', 'stub-model', 'model-fault', 'model-fault-on']],
+  ['model-replay', ['model', 'base-url', 'api-key-env', 'stub-model']],
 ]);
 
 /** The file's flag for a flag of the command line (`--scenario` and `--scenarios` set the same key). */

@@ -75,11 +75,11 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'model-replay',
-    "Answer the model's requests (the built-in loop's, or your agent program's through its gateway) from this recording (a run's cassette.jsonl), in order; a request that differs ends the run NOT_TESTED (see docs/replay.md). Not with --model, --base-url or --stub-model",
+    "Answer the model's requests (the built-in loop's, or your agent program's through its gateway) from this recording (a run's cassette.jsonl), in order; a request that differs ends the run NOT_TESTED (see docs/replay.md). Not with --model, --base-url or --stub-model; with --model-fault, only the one the recording was made under",
   ],
   [
     'model-fault',
-    'A fault on the model side, once per run: 500, 429[:SECONDS] (Retry-After, default 1), timeout[:MS] (no answer until the client gives up, default 60000) or cut (the answer broken off after its first tool-call chunk, or half-way); the request is never sent to the model. Built-in loop, or --agent-command with --stub-model or --model (see docs/model-gateway.md)',
+    'A fault on the model side, once per run: 500, 429[:SECONDS] (Retry-After, default 1), timeout[:MS] (no answer until the client gives up, default 60000) or cut (the answer broken off after its first tool-call chunk, or half-way); the request is never sent to the model. Built-in loop, or --agent-command with --stub-model or --model (see docs/model-gateway.md); with --model-replay, only the one the recording was made under (docs/replay.md)',
   ],
   [
     'model-fault-on',
@@ -164,9 +164,10 @@ export async function parseTrialFlags(
     for (const flag of ['model', 'base-url', 'stub-model', 'api-key-env'])
       if (has(values, flag))
         throw new UsageError(`give --model-replay (the model answered from a recording) or --${flag}, not both`);
-    if (has(values, 'model-fault'))
+    // A program's gateway cuts the model's own answer, which a recording does not hold (only that it was cut).
+    if (agentCommand !== undefined && get('model-fault')?.trim() === 'cut')
       throw new UsageError(
-        '--model-fault cannot be combined with --model-replay yet: the recording already holds the faulted request',
+        "--model-fault cut cannot be replayed through an agent program's gateway: it cuts the model's own answer, which the recording does not hold (500, 429 and timeout can be replayed)",
       );
   }
   if (model === undefined && agentCommand === undefined && modelReplay === undefined)
@@ -204,8 +205,10 @@ export async function parseTrialFlags(
       if (has(values, flag))
         throw new UsageError(`flag --${flag} needs the model's side: --model, or --agent-command with --stub-model`);
   }
-  if (model === undefined && stubFile === undefined && has(values, 'model-fault'))
-    throw new UsageError("flag --model-fault needs the model's side: --model, or --agent-command with --stub-model or --model");
+  if (model === undefined && stubFile === undefined && modelReplay === undefined && has(values, 'model-fault'))
+    throw new UsageError(
+      "flag --model-fault needs the model's side: --model, or --agent-command with --stub-model, --model or --model-replay",
+    );
   if (has(values, 'model-fault-on') && !has(values, 'model-fault'))
     throw new UsageError('flag --model-fault-on says which request --model-fault hits: give --model-fault KIND too');
   const modelFault = readModelFault(get('model-fault'), get('model-fault-on'));

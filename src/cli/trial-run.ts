@@ -19,6 +19,7 @@ import { ProgressView } from '../app/trial/progress.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
+import { recordedModelFault } from '../app/trial/replay-chat-model.js';
 import { TrialService } from '../app/trial/trial-service.js';
 import { formatStatistics, formatTable, modelFaultLine } from '../app/trial/summary-output.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
@@ -95,7 +96,15 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     store,
     createUpstream: (run, spec) => createUpstream(upstreamFlagsFor(flags, run, spec), io, logger, replay),
     recordUpstream: (upstream, folder, spec) =>
-      recording.recordRun(upstream, folder.dir, spec.id, [...(replay?.header.redacted ?? []), ...flags.proxy.redact], notice),
+      recording.recordRun(
+        upstream,
+        folder.dir,
+        spec.id,
+        [...(replay?.header.redacted ?? []), ...flags.proxy.redact],
+        notice,
+        // The header names the run's model fault: a --model-replay under another one is refused.
+        flags.plan.modelFault === undefined ? undefined : recordedModelFault(flags.plan.modelFault),
+      ),
     randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
     chatModel,
     ...(modelReplay !== undefined ? { modelReplay } : {}),
@@ -175,7 +184,7 @@ async function loadModelReplay(flags: TrialFlags, io: CliIo) {
   const replay = flags.plan.modelReplay;
   if (replay === undefined) return undefined;
   const { readCassette } = await import('../adapters/cassette/cassette-reader.js');
-  const { recordedModelExchanges } = await import('../app/trial/replay-chat-model.js');
+  const { recordedModelExchanges, modelFaultMismatch } = await import('../app/trial/replay-chat-model.js');
   const path = resolve(io.cwd, replay.file);
   try {
     const cassette = await readCassette(path, { allowRedacted: flags.proxy.allowRedacted });
@@ -184,6 +193,8 @@ async function loadModelReplay(flags: TrialFlags, io: CliIo) {
       throw new Error(
         `recording ${path}: it holds no model requests (record a trial run with the built-in loop or --stub-model, or forward mode)`,
       );
+    const mismatch = modelFaultMismatch(cassette.header.modelFault, flags.plan.modelFault);
+    if (mismatch !== null) throw new Error(`recording ${path} ${mismatch}`);
     return exchanges;
   } catch (error) {
     throw new FatalError(`--model-replay: ${errorMessage(error)}`);

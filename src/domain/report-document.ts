@@ -45,6 +45,11 @@ export interface SessionReportFile {
   status: 'running' | 'finished';
   certification: typeof CERTIFICATION;
   harnessVersion: string;
+  /**
+   * The upstream was a recording (`--upstream-replay`, docs/replay.md): the session repeats a recorded
+   * sample, it is not a new one, and nothing pools it with live sessions. Absent in live sessions.
+   */
+  replayed?: true;
   report: Report;
   score: Score;
   patches: Patch[];
@@ -71,6 +76,8 @@ export interface DocumentMeta {
   harnessVersion: string;
   status: ReportStatus;
   toolClassification: readonly ToolClassification[];
+  /** The upstream was a recording (`--upstream-replay`): the document says `"replayed":true`. */
+  replayed?: boolean;
 }
 
 /** The document written before anything is known (R-9.1: NOT_TESTED, status "starting"). */
@@ -137,7 +144,7 @@ export class ReportWriter {
     return [
       `{"schemaVersion":${REPORT_SCHEMA_VERSION},"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
         `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
-        `,"report":${JSON.stringify(head).slice(0, -1)}${timing === '' ? '' : `,"timing":[${timing}]`},"operations":[`,
+        `${meta.replayed === true ? ',"replayed":true' : ''},"report":${JSON.stringify(head).slice(0, -1)}${timing === '' ? '' : `,"timing":[${timing}]`},"operations":[`,
       this.operations.body(),
       '],"violations":[',
       this.violations.body(),

@@ -10,8 +10,8 @@ import type { UpstreamCallOutcome } from './upstream-side.port.js';
 export const CASSETTE_FORMAT = 'cuonztech-agent-harness/cassette';
 /** The format's version (the header's `v`). A reader refuses every other version. */
 export const CASSETTE_VERSION = 1;
-/** What a redacted value is replaced with. */
-export const REDACTED_VALUE = '[REDACTED]';
+/** What a redacted value is replaced with (`src/domain/redaction.ts`). */
+export { REDACTED_VALUE } from '../domain/redaction.js';
 
 /** The first line. */
 export interface CassetteHeader {
@@ -24,6 +24,17 @@ export interface CassetteHeader {
   upstream: { serverName: string | null; serverVersion: string | null; tools: number; toolsHash: string };
   /** The argument, result and message fields whose values were replaced by `[REDACTED]` (`--redact`). */
   redacted: string[];
+  /**
+   * `trial --model-fault`: the model fault the run was recorded under (`fault` and `on` as the flags write
+   * them, `500`, `after-write`). Absent when none. A `--model-replay` with another model fault is refused.
+   */
+  modelFault?: RecordedModelFault;
+}
+
+/** The model fault of a recording's header: `--model-fault` and `--model-fault-on` as written. */
+export interface RecordedModelFault {
+  fault: string;
+  on: string;
 }
 
 /** A JSON-RPC message as recorded: a request, a notification, a result or an error answer. */
@@ -33,7 +44,10 @@ export type RecordedMessage = Record<string, unknown> & { jsonrpc: '2.0' };
 export type NoAnswer = Exclude<UpstreamCallOutcome, { kind: 'result' } | { kind: 'protocol-error' }>;
 
 /** The model's answer to a request as recorded, or why there was none. */
-export type RecordedModelAnswer = Pick<ChatReply, 'content' | 'toolCalls' | 'finishReason'> | { error: string };
+export type RecordedModelAnswer =
+  | Pick<ChatReply, 'content' | 'toolCalls' | 'finishReason'>
+  /** `modelFault`: the harness injected this failure (`--model-fault`, as the flag writes it); absent for a real one. */
+  | { error: string; modelFault?: string };
 
 /** One line after the header. */
 export type CassetteLine =

@@ -43,6 +43,10 @@ export interface JournalHeaderRecord {
   harnessVersion: string;
   /** Whether the call lines carry `arguments` and `result` (`--journal-payloads`). */
   payloads: boolean;
+  /** `--redact`: the fields whose values were replaced by `[REDACTED]` in `arguments` and `result`. Absent when none. */
+  redacted?: string[];
+  /** The upstream was a recording (`--upstream-replay`): the sessions repeat a recorded sample. Absent when live. */
+  replayed?: true;
 }
 
 export interface JournalOpenedRecord {

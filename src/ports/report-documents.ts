@@ -68,6 +68,8 @@ export interface TrialRunDocument {
   transcript: readonly unknown[];
   /** Who sent each repeated write (R-14), from the run file's `attribution`; empty when absent. */
   attribution: readonly RepeatAttribution[];
+  /** The run file's `replayed: true` (docs/replay.md): the run repeats a recorded sample; false when absent. */
+  replayed: boolean;
 }
 
 /** What one file (or one entry of a folder) turned out to be. */

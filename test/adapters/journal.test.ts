@@ -158,4 +158,32 @@ describe('journal file', () => {
     const received = parseJournal(readFileSync(files.path('j.jsonl'), 'utf8')).records[2];
     expect(received).toMatchObject({ event: 'received', arguments: { unserialisable: expect.any(String) } });
   });
+
+  it('--redact: the fields are redacted at any depth in arguments and result, as in the recording, and the header lists them', async () => {
+    files = tempFiles();
+    const journal = await FileJournal.open(files.path('j.jsonl'), { ...options, payloads: true, redact: ['token'] });
+    const session = journal.session('s', { scenario: 'x' });
+    const event = { at: 7, attempt: 1, tool: 't', callClass: 'write' as const, operation: 1, fault: null };
+    session.callEvent({ ...event, step: 'received', arguments: { token: 's3cret-a', keep: 1, deep: [{ token: 's3cret-b' }] } });
+    session.callEvent({
+      ...event,
+      step: 'delivered',
+      told: 'answer',
+      result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { token: 's3cret-c' } },
+    });
+    journal.close();
+    const text = readFileSync(files.path('j.jsonl'), 'utf8');
+    expect(text).not.toContain('s3cret');
+    const records = parseJournal(text).records as unknown as Array<Record<string, unknown>>;
+    expect(records[0]).toMatchObject({ event: 'journal', payloads: true, redacted: ['token'] });
+    expect(records[2]).toMatchObject({ arguments: { token: '[REDACTED]', keep: 1, deep: [{ token: '[REDACTED]' }] } });
+    expect(records[3]).toMatchObject({ result: { structuredContent: { token: '[REDACTED]' } } });
+    // Without --redact the header has no such field and the payloads are verbatim.
+    const plain = await FileJournal.open(files.path('p.jsonl'), { ...options, payloads: true });
+    plain.session('s', { scenario: 'x' }).callEvent({ ...event, step: 'received', arguments: { token: 'visible' } });
+    plain.close();
+    const again = readFileSync(files.path('p.jsonl'), 'utf8');
+    expect(again).toContain('"token":"visible"');
+    expect(JSON.parse(again.split('\n')[0]!)).not.toHaveProperty('redacted');
+  });
 });

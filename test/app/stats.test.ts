@@ -236,3 +236,28 @@ describe('stats refuses what no run can produce, and copies of one session', () 
     ]);
   });
 });
+
+describe('replayed proxy sessions (docs/replay.md: a replay repeats a recorded sample)', () => {
+  const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+  const live = parseReportDocument(JSON.parse(documentOf(carefulF1())) as unknown);
+  const replayed = { ...live, replayed: true as const };
+  const folder = (path: string, docs: Array<typeof live>): ReportFolderInput => ({
+    kind: 'proxy-session',
+    path,
+    items: docs.map((document, i) => ({ type: 'report' as const, path: `${path}/s${i}.json`, document })),
+  });
+
+  it('a folder of replayed reports is never pooled with a live one, and the refusal names the setting', () => {
+    expect(refused(mergeFolders([folder('live', [live]), folder('rep', [replayed])]))).toBe(
+      'cannot merge: live and rep measured different things: --upstream-replay is (not set) in live but replayed (repeats a recorded sample, not a new one) in rep',
+    );
+    expect(refused(mergeFolders([folder('rep1', [replayed]), folder('rep2', [replayed])]))).toBe('');
+    expect(refused(mergeFolders([folder('live1', [live]), folder('live2', [live])]))).toBe('');
+  });
+
+  it('one folder holding a replayed and a live report is refused, naming both', () => {
+    expect(refused(mergeFolders([folder('mixed', [live, replayed])]))).toBe(
+      'cannot merge: mixed/s1.json is a replayed session (--upstream-replay: it repeats a recorded sample) and mixed/s0.json a live one; merge replayed sessions apart from live ones',
+    );
+  });
+});

@@ -3,7 +3,13 @@
  * one (messages and tools, tool-call ids left out); the first that differs stops the model's side.
  */
 import { describe, expect, it } from 'vitest';
-import { ReplayChatModel, recordedModelExchanges, type RecordedModelExchange } from '../../src/app/trial/replay-chat-model.js';
+import {
+  modelFaultMismatch,
+  ReplayChatModel,
+  recordedModelExchanges,
+  withoutInjectedFaults,
+  type RecordedModelExchange,
+} from '../../src/app/trial/replay-chat-model.js';
 import type { ChatRequest } from '../../src/ports/chat-model.port.js';
 import type { CassetteLine } from '../../src/ports/cassette.port.js';
 
@@ -75,5 +81,32 @@ describe('ReplayChatModel', () => {
       { side: 'model', dir: 'send', exchange: 2, request: second('timed out') },
     ];
     expect(recordedModelExchanges(lines)).toEqual([exchanges[0]]);
+  });
+});
+
+describe("replaying under the recording's own --model-fault", () => {
+  const reply = { content: 'ok', toolCalls: [], finishReason: 'stop' };
+  const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
+  it('the injected failure is left out (the fault in front injects it again); a real recorded failure stays', () => {
+    const exchanges = [
+      { request, answer: { error: 'http: model fault 500: HTTP 500 (injected by the harness)', modelFault: '500' } },
+      { request, answer: { error: 'http: HTTP 503 from the endpoint' } },
+      { request, answer: reply },
+    ];
+    expect(withoutInjectedFaults(exchanges)).toEqual(exchanges.slice(1));
+  });
+
+  it("a different model fault than the recording's, or one on a recording made without, is named in one line; the same or none passes", () => {
+    const fault = { fault: { kind: '500' as const }, on: { kind: 'after-write' as const } };
+    const recorded = { fault: '500', on: 'after-write' };
+    expect(modelFaultMismatch(recorded, fault)).toBeNull();
+    expect(modelFaultMismatch(recorded, undefined)).toBeNull();
+    expect(modelFaultMismatch(undefined, undefined)).toBeNull();
+    expect(modelFaultMismatch(recorded, { fault: { kind: '429', retryAfterSeconds: 1 }, on: { kind: 'after-write' } })).toBe(
+      "was made under --model-fault 500 --model-fault-on after-write, this trial gives --model-fault 429:1 --model-fault-on after-write: replay it under the recording's own model fault",
+    );
+    expect(modelFaultMismatch(undefined, { ...fault, on: { kind: 'request', n: 2 } })).toBe(
+      "was made without --model-fault, this trial gives --model-fault 500 --model-fault-on 2: replay it under the recording's own model fault",
+    );
   });
 });

@@ -55,7 +55,10 @@ describe('trial --model-replay', () => {
     [['--model', 'llama3'], /give --model-replay \(the model answered from a recording\) or --model, not both/],
     [['--base-url', 'http://127.0.0.1:1/v1'], /or --base-url, not both/],
     [['--agent-command', 'node', '--stub-model', 'examples/stub-models/booking-naive.yaml'], /or --stub-model, not both/],
-    [['--agent-command', 'node', '--model-fault', '500'], /--model-fault cannot be combined with --model-replay/],
+    [
+      ['--agent-command', 'node', '--model-fault', 'cut'],
+      /--model-fault cut cannot be replayed through an agent program's gateway: it cuts the model's own answer/,
+    ],
   ])('%j: one line, exit 1', async (flags, message) => {
     const { code, stderr } = await runCli([...base, ...flags]);
     expect(code).toBe(1);

@@ -16,10 +16,17 @@ import type {
   UpstreamSide,
 } from '../../ports/upstream-side.port.js';
 import type { ChatRequest } from '../../ports/chat-model.port.js';
-import type { CassetteLine, ModelRecorder, RecordedMessage, RecordedModelAnswer } from '../../ports/cassette.port.js';
+import type {
+  CassetteLine,
+  ModelRecorder,
+  RecordedMessage,
+  RecordedModelAnswer,
+  RecordedModelFault,
+} from '../../ports/cassette.port.js';
 import { toolCallParams } from '../upstream-core/upstream-core.js';
 import type { CassetteFile } from './cassette-file.js';
-import { headerText, lineText, redact, toolsHash } from './cassette-text.js';
+import { redact } from '../../domain/redaction.js';
+import { headerText, lineText, toolsHash } from './cassette-text.js';
 
 export interface RecordingOptions {
   /** `proxy`, `trial run <id>`. */
@@ -27,6 +34,8 @@ export interface RecordingOptions {
   harnessVersion: string;
   /** Fields whose values are replaced by `[REDACTED]` at any depth (`--redact`). */
   redact: readonly string[];
+  /** `trial --model-fault`: named in the header, so a replay with another model fault is refused. */
+  modelFault?: RecordedModelFault;
 }
 
 export class RecordingUpstreamSide implements UpstreamSide {
@@ -84,6 +93,7 @@ export class RecordingUpstreamSide implements UpstreamSide {
           toolsHash: toolsHash(tools),
         },
         redacted: [...this.fields],
+        ...(this.options.modelFault !== undefined ? { modelFault: this.options.modelFault } : {}),
       }),
     );
     this.answer(id, { tools });

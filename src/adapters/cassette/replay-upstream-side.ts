@@ -19,7 +19,8 @@ import type {
 } from '../../ports/upstream-side.port.js';
 import type { Cassette } from './cassette-reader.js';
 import { recordedTools } from './cassette-reader.js';
-import { callKey, redact } from './cassette-text.js';
+import { redact } from '../../domain/redaction.js';
+import { callKey } from './cassette-text.js';
 
 /** One recorded answer of a call: its progress notifications, then how it ended. */
 interface RecordedAnswer {

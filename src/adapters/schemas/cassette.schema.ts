@@ -21,6 +21,10 @@ export const cassetteHeaderSchema = z
       toolsHash: z.string().describe('sha256 of the tool list in canonical JSON (keys sorted), as `sha256:<hex>`.'),
     }),
     redacted: z.array(z.string()).describe('Fields whose values were replaced by "[REDACTED]" (--redact).'),
+    modelFault: z
+      .object({ fault: z.string(), on: z.string() })
+      .optional()
+      .describe('trial --model-fault: the model fault the run was recorded under (as the flags write it). Absent when none.'),
   })
   .meta({ title: 'Recording header', description: 'The first line of a cassette.jsonl (docs/replay.md).' });
 
@@ -79,7 +83,13 @@ const modelAnswer = z.object({
   answer: z
     .union([
       z.object({ content: z.string().nullable(), toolCalls: z.array(toolCall), finishReason: z.string().nullable() }),
-      z.object({ error: z.string() }),
+      z.object({
+        error: z.string(),
+        modelFault: z
+          .string()
+          .optional()
+          .describe('The harness injected this failure (--model-fault, as the flag writes it); absent for a real one.'),
+      }),
     ])
     .describe("The model's answer, or why there was none."),
 });

@@ -17,6 +17,18 @@ const header = z.object({
   at,
   harnessVersion: z.string(),
   payloads: z.boolean().describe('Call lines carry arguments and result (--journal-payloads).'),
+  redacted: z
+    .array(z.string())
+    .optional()
+    .describe(
+      '--redact: the fields whose values were replaced by "[REDACTED]", at any depth, in arguments and result (as in the recording). Absent when none.',
+    ),
+  replayed: z
+    .literal(true)
+    .optional()
+    .describe(
+      'The upstream was a recording (--upstream-replay, docs/replay.md): the sessions repeat a recorded sample. Absent when live.',
+    ),
 });
 const opened = z.object({
   v,

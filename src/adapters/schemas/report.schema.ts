@@ -199,6 +199,12 @@ export const sessionReportSchema = z
     status: z.enum(['running', 'finished']),
     certification: CERTIFICATION,
     harnessVersion: z.string(),
+    replayed: z
+      .literal(true)
+      .optional()
+      .describe(
+        'The upstream was a recording (--upstream-replay, docs/replay.md): the session repeats a recorded sample, it is not a new one; stats never pools it with live sessions. Absent in live sessions.',
+      ),
     report,
     score: scoreSchema,
     patches: z.array(patch),

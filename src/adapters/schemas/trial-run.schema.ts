@@ -271,7 +271,19 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
       throw new Error(`report.${errorMessage(error)}`);
     }
   }
-  const { run, scenario, task, verdict: v, verdictReason, durationMs, facts, honesty, transcript, attribution } = parsed;
+  const {
+    run,
+    scenario,
+    task,
+    verdict: v,
+    verdictReason,
+    durationMs,
+    facts,
+    honesty,
+    transcript,
+    attribution,
+    replayed,
+  } = parsed;
   return {
     runId: run,
     scenario,
@@ -285,6 +297,7 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     lostTransaction: facts?.lostTransaction ?? null,
     transcript: transcript ?? [],
     attribution: attribution ?? [],
+    replayed: replayed === true,
   };
 }
 

@@ -56,6 +56,11 @@ export interface CheckedCase {
   reason: string;
   /** The report was still `running`: the proxy was killed, its verdict is incomplete. */
   incomplete: boolean;
+  /**
+   * The upstream (or the model) was a recording (`replayed: true`, docs/replay.md): the case repeats a
+   * recorded sample, it is not a new one. Every projection says so.
+   */
+  replayed: boolean;
   /** The violations, each with who sent its repeated writes when the file says (see `check-attribution.ts`). */
   violations: CheckedViolation[];
   patches: Patch[];

@@ -27,10 +27,12 @@ export function honestyWords(honesty: CheckedCase['honesty']): string {
 /**
  * What a trial run measured beyond its verdict, as `honesty FALSE_SUCCESS, lost transaction`; empty for
  * a proxy session (honesty is not measured there, R-3.3, and a lost transaction is a trial's notion) and
- * for a run file that records neither. Shared by every projection, so each shows the same words.
+ * for a run file that records neither. A replayed session or run starts with `replayed from a recording`. Shared by every projection, so each shows the same words.
  */
 export function measuredText(c: CheckedCase): string {
   const parts: string[] = [];
+  // docs/replay.md: a replay repeats a recorded sample; every projection says so before anything else.
+  if (c.replayed) parts.push('replayed from a recording');
   if (c.honesty !== null && !(c.honesty === 'NOT_MEASURED' && c.lostTransaction === null))
     parts.push(`honesty ${honestyWords(c.honesty)}`);
   if (c.lostTransaction !== null) parts.push(c.lostTransaction ? 'lost transaction' : 'no lost transaction');

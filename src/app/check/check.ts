@@ -36,6 +36,7 @@ function baseName(path: string): string {
 
 /** A case's fields when the file has nothing of them (a harness error, a benchmark pair, a probed tool). */
 const NOTHING_MORE = {
+  replayed: false,
   incomplete: false,
   violations: [],
   patches: [],
@@ -91,6 +92,7 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     score: score.overall,
     reason: report.verdictReason,
     incomplete: false,
+    replayed: doc.replayed === true,
     violations: withSources(report.violations, attribution, doc),
     patches: doc.patches,
     findings: doc.findings ?? [],
@@ -270,6 +272,7 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
     score: session?.score.overall ?? null,
     reason: run.verdictReason,
     incomplete: false,
+    replayed: run.replayed || session?.replayed === true,
     violations: withSources(session?.report.violations ?? [], attribution, session),
     patches: session?.patches ?? [],
     findings: session?.findings ?? [],

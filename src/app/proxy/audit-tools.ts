@@ -56,6 +56,7 @@ export function answerAuditTool(
   args: unknown,
   session: EvaluationSession,
   tools: readonly ToolClassification[],
+  { replayed = false }: { replayed?: boolean } = {},
 ): ToolCallResult {
   const evaluation = evaluate(session);
   if (name === GET_SCORE) return text(formatScoreAnswer(evaluation.score, evaluation.patches, evaluation.findings));
@@ -66,6 +67,7 @@ export function answerAuditTool(
       : undefined;
   if (format === 'json') {
     const document = {
+      ...(replayed ? { replayed: true } : {}),
       ...report,
       score: evaluation.score,
       patches: evaluation.patches,
@@ -80,8 +82,13 @@ export function answerAuditTool(
       isError: true,
     };
   }
-  return text(formatReportText(report, evaluation.score));
+  const body = formatReportText(report, evaluation.score);
+  return text(replayed ? `${REPLAYED_LINE}\n${body}` : body);
 }
+
+/** `get_report`'s first line when the upstream is a recording: the session is not a new sample. */
+export const REPLAYED_LINE =
+  'Replayed: the upstream is a recording (--upstream-replay); this session repeats a recorded sample, it is not a new one.';
 
 function text(value: string): ToolCallResult {
   return { content: [{ type: 'text', text: value }] };

@@ -37,6 +37,8 @@ export interface JudgedSessionContext {
   auditTools: boolean;
   callTimeoutMs: number;
   harnessVersion: string;
+  /** The upstream is a recording (`--upstream-replay`): the report and `get_report` say `replayed`. */
+  replayed?: boolean;
   sink: ReportSink | null;
   clock: Clock;
   /** Waits for `--latency` and `--hold` (default: the real timer). */
@@ -111,6 +113,7 @@ export class JudgedSession implements AgentSessionHandler {
             writer.document({
               kind: 'proxy',
               harnessVersion: ctx.harnessVersion,
+              replayed: ctx.replayed === true,
               status: this.status,
               toolClassification: ctx.classification,
             }),
@@ -136,7 +139,9 @@ export class JudgedSession implements AgentSessionHandler {
 
   async callTool(request: ToolCallRequest, context: CallContext): Promise<ToolCallResult> {
     if (this.ctx.auditTools && isAuditTool(request.name)) {
-      return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification);
+      return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification, {
+        replayed: this.ctx.replayed === true,
+      });
     }
     if (this.ended !== null) return NOT_FORWARDED_SESSION_ENDING;
     return this.pipeline.call(request, context.signal, context.progress, {

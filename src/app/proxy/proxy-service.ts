@@ -44,6 +44,11 @@ export interface ProxyConfig {
   /** How long answers of calls still in flight may take once the agent has gone (R-8.8: ~2 s). */
   drainMs: number;
   harnessVersion: string;
+  /**
+   * The upstream is a recording (`--upstream-replay`, docs/replay.md): every session's report, its
+   * `get_report` answer and the journal's header say `replayed`, so nothing pools it with live sessions.
+   */
+  replayed?: boolean;
   serverName: string;
   /** stdio: the proxy ends with its one agent. A network listener keeps serving new agents instead. */
   stopWhenSessionEnds: boolean;
@@ -221,6 +226,7 @@ export class ProxyService {
       auditTools: this.config.auditTools,
       callTimeoutMs: this.config.callTimeoutMs,
       harnessVersion: this.config.harnessVersion,
+      replayed: this.config.replayed === true,
       sink: this.deps.sessionSink(sessionId, ordinal),
       clock: this.deps.clock,
       ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),

@@ -171,17 +171,29 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
   };
 }
 
+/** How a replayed proxy session shows among the settings: the name and value a trial's `provenance.settings` uses. */
+const REPLAYED_SETTING = '--upstream-replay';
+const REPLAYED_VALUE = 'replayed (repeats a recorded sample, not a new one)';
+
 function reportSource(input: ReportFolderInput): { source: MergeSource; facts: RunFacts[] } {
   if (input.items.length === 0)
     throw new Refused(`${input.path} is empty: no trial (summary.json, runs/) and no report file (*.json)`);
   const facts: RunFacts[] = [];
   const versions = new Set<string>();
   const scenarios = new Set<string>();
+  let live: string | undefined;
+  let replayed: string | undefined;
   for (const item of input.items) {
     if (item.type === 'unreadable') throw new Refused(`${item.path} ${item.problem}`);
     if (item.type !== 'report')
       throw new Refused(`${item.path} is not a proxy report; stats merges trial folders and proxy report folders (--report-dir)`);
     const doc = item.document;
+    if (doc.shape === 'session' && doc.replayed === true) replayed ??= item.path;
+    else live ??= item.path;
+    if (live !== undefined && replayed !== undefined)
+      throw new Refused(
+        `cannot merge: ${replayed} is a replayed session (--upstream-replay: it repeats a recorded sample) and ${live} a live one; merge replayed sessions apart from live ones`,
+      );
     versions.add(doc.harnessVersion);
     if (doc.shape === 'session') scenarios.add(sessionScenario(doc));
     facts.push(possible(runFactsFromSessionReport(doc), item.path));
@@ -196,7 +208,9 @@ function reportSource(input: ReportFolderInput): { source: MergeSource; facts: R
       kind: 'proxy-session',
       harnessVersion: [...versions][0]!,
       scenarios: [...scenarios],
-      configuration: null,
+      // docs/replay.md: replayed sessions never pool with live ones (rule 4 names the setting).
+      configuration: replayed === undefined ? null : REPLAYED_SETTING,
+      settings: replayed === undefined ? {} : { [REPLAYED_SETTING]: REPLAYED_VALUE },
       shard: null,
     },
     facts,

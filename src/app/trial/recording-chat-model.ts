@@ -20,7 +20,11 @@ export class RecordingChatModel implements ChatModel {
       exchange,
       outcome.ok
         ? { content: outcome.reply.content, toolCalls: outcome.reply.toolCalls, finishReason: outcome.reply.finishReason }
-        : { error: `${outcome.failure.kind}: ${outcome.failure.detail}` },
+        : {
+            error: `${outcome.failure.kind}: ${outcome.failure.detail}`,
+            // The harness's own fault (--model-fault): a replay under the same fault injects it again.
+            ...(outcome.failure.modelFault !== undefined ? { modelFault: outcome.failure.modelFault } : {}),
+          },
     );
     return outcome;
   }
@@ -36,6 +40,9 @@ export function recordGatewayExchange(recorder: ModelRecorder, exchange: ModelEx
   const answer: RecordedModelAnswer =
     exchange.reply !== undefined
       ? { content: exchange.reply.content, toolCalls: exchange.reply.toolCalls, finishReason: exchange.reply.finishReason }
-      : { error: exchange.error ?? `HTTP ${exchange.status}` };
+      : {
+          error: exchange.error ?? `HTTP ${exchange.status}`,
+          ...(exchange.fault !== undefined ? { modelFault: exchange.fault } : {}),
+        };
   recorder.answer(number, answer);
 }

@@ -6,7 +6,8 @@
  * the run is NOT_TESTED with a short account of the first difference ({@link ReplayChatModel.mismatch}).
  */
 import { canonicalJson } from '../../domain/json.js';
-import type { CassetteLine, RecordedModelAnswer } from '../../ports/cassette.port.js';
+import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../domain/model-fault.js';
+import type { CassetteLine, RecordedModelAnswer, RecordedModelFault } from '../../ports/cassette.port.js';
 import type { ChatModel, ChatModelCheck, ChatOutcome, ChatRequest } from '../../ports/chat-model.port.js';
 
 /** One recorded model exchange: the request and its answer. */
@@ -28,6 +29,34 @@ export function recordedModelExchanges(lines: readonly CassetteLine[]): Recorded
     }
   }
   return exchanges;
+}
+
+/**
+ * The exchanges a replay under the recording's own `--model-fault` answers from: the faulted exchange is
+ * left out, because the fault in front of the replay injects it again (the request never reaches the
+ * replay), and the request after it must then be the recorded one after the fault.
+ */
+export function withoutInjectedFaults(exchanges: readonly RecordedModelExchange[]): RecordedModelExchange[] {
+  return exchanges.filter(({ answer }) => !('error' in answer && answer.modelFault !== undefined));
+}
+
+/** A model fault as a recording's header names it: `--model-fault` and `--model-fault-on` as the flags write them. */
+export function recordedModelFault(fault: ModelFault): RecordedModelFault {
+  return { fault: modelFaultKindLabel(fault.fault), on: modelFaultOnLabel(fault.on) };
+}
+
+/**
+ * Why a recording cannot be replayed under the trial's `--model-fault` (the rest of one line after the
+ * recording's name), or null. Under a model fault, the recording must have been made under the same one:
+ * the fault is injected again where it was, and the request after it must be the recorded one. Without
+ * `--model-fault`, any recording replays (a recorded injected failure is replayed as a failure).
+ */
+export function modelFaultMismatch(recorded: RecordedModelFault | undefined, given: ModelFault | undefined): string | null {
+  if (given === undefined) return null;
+  const now = recordedModelFault(given);
+  if (recorded !== undefined && recorded.fault === now.fault && recorded.on === now.on) return null;
+  const text = (f: RecordedModelFault) => `--model-fault ${f.fault} --model-fault-on ${f.on}`;
+  return `was made ${recorded === undefined ? 'without --model-fault' : `under ${text(recorded)}`}, this trial gives ${text(now)}: replay it under the recording's own model fault`;
 }
 
 /** The reason's prefix: the run file's `failure`, and what `replay` looks for. */

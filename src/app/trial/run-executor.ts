@@ -16,7 +16,7 @@ import { runEnv } from './placeholders.js';
 import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
 import type { CommandAgent, ForwardGateway, ModelAgent, ReplayGateway, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
-import { ReplayChatModel } from './replay-chat-model.js';
+import { ReplayChatModel, withoutInjectedFaults } from './replay-chat-model.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { StubModel } from '../stub-model/stub-model.js';
@@ -96,7 +96,14 @@ export class RunExecutor {
         ? undefined
         : modelFaultTrigger(this.plan.modelFault, spec.scenario, (t) => tools.classOf(t));
     // `--model-replay`: each run replays the recorded model side from its start.
-    const replayModel = this.deps.modelReplay === undefined ? undefined : new ReplayChatModel(this.deps.modelReplay);
+    // Under the recording's own --model-fault (checked when the recording was read), the fault is injected
+    // again in front of the replay: the recorded faulted exchange is not replayed.
+    const replayModel =
+      this.deps.modelReplay === undefined
+        ? undefined
+        : new ReplayChatModel(
+            this.plan.modelFault === undefined ? this.deps.modelReplay : withoutInjectedFaults(this.deps.modelReplay),
+          );
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
       const agent = this.plan.agent;
@@ -229,6 +236,8 @@ export class RunExecutor {
       callTimeoutMs: this.plan.callTimeoutMs,
       drainMs: 2_000,
       harnessVersion: this.deps.harnessVersion,
+      // docs/replay.md: a replayed run's session report says so too, like its run file.
+      replayed: this.plan.replayed === true || this.plan.modelReplay !== undefined,
       serverName: this.deps.serverName,
       stopWhenSessionEnds,
     };
