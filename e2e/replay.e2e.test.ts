@@ -8,7 +8,7 @@
  * program replayed against a naive run's recording (a replay miss: NOT_TESTED, never PASS); bad recordings
  * (one line, exit 1).
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -316,6 +316,24 @@ describe('record and replay', () => {
         first = live.runs[0] as unknown as Record<string, unknown>;
         expect(first['modelFault']).toMatchObject({ kind: '500', triggered: true });
         copyFileSync(join(live.out, 'runs', String(first['run']), 'cassette.jsonl'), faulted);
+        // `replay RUN` injects the run's own model fault again (its run file records it): EQUAL, and the
+        // replayed run file says the fault fired where it did.
+        const kept = mkdtempSync(join(tmpdir(), 'replay-fault-out-'));
+        try {
+          const replayed = await execa(
+            process.execPath,
+            [BIN, 'replay', join(live.out, 'runs', String(first['run'])), '--out', kept],
+            { cwd: ROOT, reject: false },
+          );
+          expect(replayed.exitCode, replayed.stderr).toBe(0);
+          expect(replayed.stdout).toMatch(/^EQUAL/m);
+          const runFiles = readdirSync(kept, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('run.json'));
+          expect(runFiles).toHaveLength(1);
+          const again = JSON.parse(readFileSync(join(kept, runFiles[0]!), 'utf8')) as Record<string, unknown>;
+          expect(again['modelFault']).toEqual(first['modelFault']);
+        } finally {
+          rmSync(kept, { recursive: true, force: true });
+        }
       } finally {
         removeOut(live);
       }

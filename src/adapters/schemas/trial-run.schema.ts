@@ -103,6 +103,14 @@ export const replaySettingsSchema = z
           .describe("How the program's model was reached through the harness's gateway; null: it was not."),
       }),
     ]),
+    modelFault: z
+      .object({
+        kind: z.string().describe('As --model-fault writes it: 500, 429:SECONDS, timeout:MS or cut.'),
+        on: z.string().describe('As --model-fault-on writes it: after-write or a request number.'),
+      })
+      .nullable()
+      .optional()
+      .describe('The model-side fault a replay injects again; null without one; absent in older run files.'),
     upstream: z
       .object({
         command: z.string().nullable(),

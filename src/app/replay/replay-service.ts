@@ -15,6 +15,7 @@ import type { CassetteLine } from '../../ports/cassette.port.js';
 import type { UpstreamCallOptions, UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { ToolCallRequest } from '../../ports/mcp-shapes.js';
 import { STUB_MODEL_NAME } from '../../ports/stub-script.js';
+import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../../domain/model-fault.js';
 import { compareRuns, comparedRunOf, type RunDifference } from '../../domain/trial/replay-diff.js';
 import { MODEL_REPLAY_MISMATCH, recordedModelExchanges, type RecordedModelExchange } from '../trial/replay-chat-model.js';
 import type { ReplaySettings } from '../trial/replay-settings.js';
@@ -152,7 +153,24 @@ export function planOf(run: RecordedRun, liveUpstream: boolean): TrialPlan {
     callTimeoutMs: s.callTimeoutMs,
     ...(liveUpstream ? {} : { replayed: true as const }),
     modelReplay: { file: run.cassette.path },
+    ...modelFaultPart(s),
   };
+}
+
+/** The run's model fault, injected again in the replay; checked readable by `unreplayable`. */
+function modelFaultPart(s: ReplaySettings): { modelFault?: ModelFault } {
+  const fault = modelFaultOf(s);
+  return fault === undefined || 'error' in fault ? {} : { modelFault: fault };
+}
+
+/** The model fault a run file records (`--model-fault` as written), undefined without one. */
+function modelFaultOf(s: ReplaySettings): ModelFault | { error: string } | undefined {
+  if (s.modelFault === undefined || s.modelFault === null) return undefined;
+  const fault = parseModelFaultKind(s.modelFault.kind);
+  if ('error' in fault) return fault;
+  const on = parseModelFaultOn(s.modelFault.on);
+  if ('error' in on) return on;
+  return { fault, on };
 }
 
 /** Why a recorded run cannot be replayed at all (bad input: one line, exit 1); null when it can. */
@@ -161,6 +179,11 @@ export function unreplayable(run: Pick<RecordedRun, 'settings' | 'cassette'>): s
   if (a.kind === 'command' && a.gateway === null)
     return "its agent program reached its model directly, not through the harness's model gateway: the recording holds no model requests to replay";
   if (recordedModelExchanges(run.cassette.lines).length === 0) return 'its recording holds no model requests';
+  const fault = modelFaultOf(run.settings);
+  if (fault !== undefined && 'error' in fault) return `its run file's model fault cannot be read: ${fault.error}`;
+  // A program's gateway cut the model's own answer, which the recording does not hold (only that it was cut).
+  if (fault?.fault.kind === 'cut' && a.kind === 'command')
+    return "its model fault `cut` went through the agent program's gateway: the recording does not hold the model's own answer to cut again";
   return null;
 }
 

@@ -8,6 +8,7 @@
  * them from its own environment); the upstream's environment and headers are left out, its URL redacted.
  */
 import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/classification.js';
+import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/model-fault.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import type { IsErrorMode, RunSpec, TrialPlan, TrialTask } from './trial-plan.js';
@@ -47,6 +48,11 @@ export interface ReplaySettings {
   classification: ClassificationRules;
   callTimeoutMs: number;
   agent: ReplayLoopAgent | ReplayProgramAgent;
+  /**
+   * `--model-fault` and `--model-fault-on` as the flags write them (`500`, `after-write`), or null: a replay
+   * injects the fault again where the run had it. Absent in run files written before it was recorded.
+   */
+  modelFault?: { kind: string; on: string } | null;
   /** Where the run's upstream ran; null fields when it was itself a recording. */
   upstream: { command: string | null; args: readonly string[]; cwd: string | null; url: string | null };
 }
@@ -82,6 +88,10 @@ export function replaySettingsOf(plan: TrialPlan, spec: RunSpec, upstream: Upstr
             envNames: Object.keys(agent.env).sort(),
             gateway: agent.gateway?.kind ?? null,
           },
+    modelFault:
+      plan.modelFault === undefined
+        ? null
+        : { kind: modelFaultKindLabel(plan.modelFault.fault), on: modelFaultOnLabel(plan.modelFault.on) },
     upstream: {
       command: upstream?.command ?? null,
       args: upstream?.args ?? [],
