@@ -146,7 +146,17 @@ describe('bench targets', () => {
       reportsOk: true,
     };
     const results = checkTargets(quick);
-    for (const id of ['file-5000', 'file-20000', 'nofile-5000', 'nofile-20000', 'growth-file', 'growth-nofile', 'rss-20000', 'rss-parallel', 'startup'])
+    for (const id of [
+      'file-5000',
+      'file-20000',
+      'nofile-5000',
+      'nofile-20000',
+      'growth-file',
+      'growth-nofile',
+      'rss-20000',
+      'rss-parallel',
+      'startup',
+    ])
       expect(byId(results, id)).toMatchObject({ met: null, value: null });
     expect(verdict(byId(results, 'growth-file'))).toBe('n/a');
     expect(byId(results, 'file-100').met).toBe(true);
