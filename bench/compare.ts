@@ -4,9 +4,10 @@
  * the machine's speed hits both alike. Paths per N: the upstream reached directly, both proxies without a
  * report file (what the pipeline costs) and both with one; then start-up and `benchmark --runs`.
  *
- *   npm run bench:compare -- --before /tmp/before/dist [--calls 1000,5000] [--rounds 3]
+ *   npm run bench:compare -- --before /tmp/before/dist [--calls 1000,5000] [--rounds 3] [--startup 10] [--benchmark 3]
  *
- * `--before` is the other build's `dist` folder (its `src/cli/bin.js` is run). Writes
+ * `--before` is the other build's `dist` folder (its `src/cli/bin.js` is run). `--startup` and `--benchmark` are
+ * the interleaved pairs of start-ups and of `benchmark --runs 1000` (0 skips them). Writes
  * `bench/results/compare.json`; the table goes to stdout.
  */
 import { execFile } from 'node:child_process';
@@ -34,6 +35,8 @@ const { values } = parseArgs({
     before: { type: 'string' },
     calls: { type: 'string', default: '1000,5000' },
     rounds: { type: 'string', default: '3' },
+    startup: { type: 'string', default: '10' },
+    benchmark: { type: 'string', default: '3' },
   },
 });
 if (values.before === undefined) fail('--before <dist folder of the other build> is required');
@@ -43,6 +46,10 @@ const sizes = values.calls.split(',').map(Number);
 const rounds = Number(values.rounds);
 if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(rounds) || rounds < 1)
   fail('--calls and --rounds take positive integers');
+const startupPairs = Number(values.startup);
+const benchmarkPairs = Number(values.benchmark);
+if (![startupPairs, benchmarkPairs].every((n) => Number.isInteger(n) && n >= 0))
+  fail('--startup and --benchmark take whole numbers (0 skips)');
 
 const ARMS: Arm[] = [
   { label: 'direct', path: 'direct', bin: BIN },
@@ -55,10 +62,14 @@ const ARMS: Arm[] = [
 const progress = (line: string): void => void process.stderr.write(`${line}\n`);
 const loadAtStart = loadavg()[0] ?? 0;
 const started = nowMs();
-const results: Record<string, Record<string, { meanMs: number; addedMs: number; cpuMsPerCall: number | null }>> = {};
+const results: Record<
+  string,
+  Record<string, { meanMs: number; addedMs: number; cpuMsPerCall: number | null; peakRssMb: number | null }>
+> = {};
 for (const calls of sizes) {
   const means = new Map<string, number[]>(ARMS.map((arm) => [arm.label, []]));
   const cpu = new Map<string, number[]>(ARMS.map((arm) => [arm.label, []]));
+  const rss = new Map<string, number[]>(ARMS.map((arm) => [arm.label, []]));
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round, so neither build always runs first.
     const order = ARMS.map((_, i) => ARMS[(i + round) % ARMS.length]!);
@@ -66,6 +77,7 @@ for (const calls of sizes) {
       const run = await measurePath(arm.path, calls, [], arm.bin);
       means.get(arm.label)!.push(run.meanMs);
       if (run.cpuMs !== null) cpu.get(arm.label)!.push(run.cpuMs / calls);
+      if (run.peakRssMb !== null) rss.get(arm.label)!.push(run.peakRssMb);
       progress(
         `N=${calls} round ${round + 1}: ${arm.label} ${run.meanMs.toFixed(3)} ms per call, CPU ${run.cpuMs === null ? '?' : (run.cpuMs / calls).toFixed(3)} ms per call`,
       );
@@ -76,7 +88,16 @@ for (const calls of sizes) {
     ARMS.map((arm) => {
       const m = median(means.get(arm.label)!);
       const cpuSamples = cpu.get(arm.label)!;
-      return [arm.label, { meanMs: m, addedMs: m - direct, cpuMsPerCall: cpuSamples.length > 0 ? median(cpuSamples) : null }];
+      const rssSamples = rss.get(arm.label)!;
+      return [
+        arm.label,
+        {
+          meanMs: m,
+          addedMs: m - direct,
+          cpuMsPerCall: cpuSamples.length > 0 ? median(cpuSamples) : null,
+          peakRssMb: rssSamples.length > 0 ? median(rssSamples) : null,
+        },
+      ];
     }),
   );
 }
@@ -87,11 +108,11 @@ const startup: Record<string, number> = {};
     ['before', []],
     ['after', []],
   ]);
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < startupPairs; i++) {
     samples.get(i % 2 === 0 ? 'before' : 'after')!.push(await measureStartup('proxy', i % 2 === 0 ? beforeBin : BIN));
     samples.get(i % 2 === 0 ? 'after' : 'before')!.push(await measureStartup('proxy', i % 2 === 0 ? BIN : beforeBin));
   }
-  for (const [label, values] of samples) startup[label] = median(values);
+  for (const [label, values] of samples) if (values.length > 0) startup[label] = median(values);
 }
 
 function benchmarkWallMs(bin: string, runs: number): Promise<number> {
@@ -109,12 +130,14 @@ const benchmark: Record<string, number> = {};
 {
   const before: number[] = [];
   const after: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < benchmarkPairs; i++) {
     before.push(await benchmarkWallMs(beforeBin, 1000));
     after.push(await benchmarkWallMs(BIN, 1000));
   }
-  benchmark['before'] = median(before);
-  benchmark['after'] = median(after);
+  if (benchmarkPairs > 0) {
+    benchmark['before'] = median(before);
+    benchmark['after'] = median(after);
+  }
 }
 
 const lines = [
@@ -140,8 +163,22 @@ const lines = [
     return `| ${calls} | ${cell('direct')} | ${cell('before, no report file')} | ${cell('after, no report file')} | ${ratio('after, no report file', 'before, no report file')} | ${cell('before, report file')} | ${cell('after, report file')} | ${ratio('after, report file', 'before, report file')} |`;
   }),
   '',
-  `start-up to the first tools/list (median of 10 each, interleaved): before ${startup['before']!.toFixed(0)} ms, after ${startup['after']!.toFixed(0)} ms`,
-  `benchmark --runs 1000 (median of 3 each, interleaved): before ${(benchmark['before'] / 1000).toFixed(2)} s, after ${(benchmark['after'] / 1000).toFixed(2)} s`,
+  'Peak RSS of the process the agent talks to (MB, VmHWM, median of the rounds):',
+  '',
+  '| N | direct | before, no file | after, no file | before, file | after, file |',
+  '|---|---|---|---|---|---|',
+  ...sizes.map((calls) => {
+    const r = results[calls]!;
+    const cell = (label: string): string => r[label]!.peakRssMb?.toFixed(0) ?? '?';
+    return `| ${calls} | ${cell('direct')} | ${cell('before, no report file')} | ${cell('after, no report file')} | ${cell('before, report file')} | ${cell('after, report file')} |`;
+  }),
+  '',
+  startupPairs === 0
+    ? 'start-up: not measured (--startup 0)'
+    : `start-up to the first tools/list (median of ${startupPairs} each, interleaved): before ${startup['before']!.toFixed(0)} ms, after ${startup['after']!.toFixed(0)} ms`,
+  benchmarkPairs === 0
+    ? 'benchmark --runs 1000: not measured (--benchmark 0)'
+    : `benchmark --runs 1000 (median of ${benchmarkPairs} each, interleaved): before ${(benchmark['before']! / 1000).toFixed(2)} s, after ${(benchmark['after']! / 1000).toFixed(2)} s`,
   `total ${((nowMs() - started) / 1000).toFixed(0)} s`,
 ];
 const file = join(ROOT, 'bench/results/compare.json');

@@ -207,7 +207,12 @@ async function runBench(quick: boolean): Promise<void> {
   const growthFigures = growth(bySize);
   const targets = checkTargets({
     sizes: new Map(sizes.map((size) => [size.calls, sizeTargetFigures(size.figures)])),
-    growthOverDirect: growthFigures.proxyOverDirect,
+    growth: {
+      proxy: growthFigures.byPath.proxy ?? null,
+      floorWrites: growthFigures.byPath.floorWrites ?? null,
+      proxyNoFile: growthFigures.byPath.proxyNoFile ?? null,
+      floor: growthFigures.byPath.floor ?? null,
+    },
     startupMedianMs: { proxy: startup.medianMs.proxy ?? null, floor: startup.medianMs.floor ?? null },
     parallel: { calls: parallel.calls, rounds: parallel.rounds, proxyPeakRssMb: parallel.peakRssMb.proxy },
     reportsOk: reportProblems.length === 0,

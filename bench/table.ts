@@ -80,7 +80,9 @@ export function formatTable(input: TableInput): string[] {
   for (const size of input.sizes) lines.push(...sizeLines(size.calls, size.rounds, size.figures, size.reportWrite), '');
   const growth = Object.entries(input.growth.byPath).map(([path, g]) => `${path} ${fixed(g)}`);
   if (growth.length > 0)
-    lines.push(`growth mean(5000)/mean(100): ${growth.join(', ')}; proxy ÷ direct ${fixed(input.growth.proxyOverDirect)}`);
+    lines.push(
+      `growth mean(5000)/mean(100): ${growth.join(', ')}; proxy ÷ direct ${fixed(input.growth.proxyOverDirect)} (information: the targets compare proxy with floorWrites, proxyNoFile with floor)`,
+    );
   const startup = Object.entries(input.startupMedianMs).map(([path, ms]) => `${path} ${fixed(ms, 0)} ms`);
   lines.push(`start-up to first tools/list (median): ${startup.join(', ')}`);
   const { calls, rounds, peakRssMb } = input.parallel;

@@ -7,7 +7,8 @@
 //   src/adapters imports no src/cli and no src/app
 // and one start-up rule: nothing that `src/cli/bin.ts` or the proxy's wiring (`src/cli/proxy-run.ts`,
 // loaded before the upstream is spawned) load statically imports the MCP SDK, zod or pino (type-only and
-// dynamic imports excluded): those load after the spawn, while the upstream boots.
+// dynamic imports excluded): those load after the spawn, while the upstream boots; nor the trial's domain
+// (its index, which loads all of it) or the statistics, which no proxy uses.
 // and one design rule: a fault is one file — no code in src/ outside src/domain/faults/ compares a scenario id
 // with a literal (`=== 'F1'`, `case 'F2':`, `.has('F4')`) or keeps its own list of ids (`['F1', 'F2']`); it reads the fault's
 // declarations (hooks, parameters, texts, reference verdicts) from the registry instead.
@@ -60,6 +61,7 @@ for (const [layer, rule] of Object.entries(rules)) {
   }
 }
 const LATE_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'pino'];
+const LATE_FOLDERS = ['src/domain/trial/index.ts', 'src/domain/statistics/'];
 const staticImport = /(?:^|\n)\s*(import|export)\s(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 const pending = ['src/cli/bin.ts', 'src/cli/proxy-run.ts'].map((file) => join(root, file));
 const loaded = new Set(pending);
@@ -69,7 +71,10 @@ while (pending.length > 0) {
     const spec = match[2] ?? match[3];
     if (spec.startsWith('.')) {
       const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
-      if (!loaded.has(target)) {
+      const late = LATE_FOLDERS.find((folder) => relative(root, target).startsWith(folder));
+      if (late !== undefined)
+        problems.push(`start-up: ${relative(root, file)} imports ${spec} statically; the proxy needs nothing of ${late}`);
+      else if (!loaded.has(target)) {
         loaded.add(target);
         pending.push(target);
       }

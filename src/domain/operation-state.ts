@@ -21,6 +21,14 @@ export interface KeyState {
   lastFailed: boolean;
 }
 
+/**
+ * The empty collections every operation starts with, shared: most operations never use an idempotency key
+ * nor an honoured `idempotentHint`, and a session keeps every operation until it ends, so an operation
+ * allocates its sets and its key map only when it first puts something in them.
+ */
+const NO_STRINGS: ReadonlySet<string> = new Set();
+const NO_KEYS: ReadonlyMap<string, KeyState> = new Map();
+
 export class OperationState {
   /** 1-based number in order of first arrival, set by the session (the report's `id`, the journal's `operation`). */
   ordinal = 0;
@@ -61,10 +69,10 @@ export class OperationState {
   dupParallel = false;
   dupVerifiedBefore = false;
   executedWithoutKey = false;
-  readonly executedKeys = new Set<string>();
+  private executedKeySet: Set<string> | null = null;
   firstFingerprint: string | null = null;
   responsesIdentical = true;
-  readonly keys = new Map<string, KeyState>();
+  private keyStates: Map<string, KeyState> | null = null;
   /**
    * R-8.3.1: the tool is annotated `idempotentHint: true` and the hint is honoured. Then an execution with
    * arguments identical to an earlier execution's (key fields included) is an idempotent repeat: counted
@@ -73,8 +81,8 @@ export class OperationState {
   idempotent = false;
   idempotentRepeats = 0;
   /** R-8.3.1: the full canonical arguments (key fields included) of the executed and of the forwarded attempts. */
-  readonly executedForms = new Set<string>();
-  readonly forwardedForms = new Set<string>();
+  private executedFormSet: Set<string> | null = null;
+  private forwardedFormSet: Set<string> | null = null;
 
   /**
    * R-14: the facts of the operation's latest attempt (the "earlier attempt" of the next repeat), as
@@ -96,8 +104,11 @@ export class OperationState {
    */
   firstSession = 0;
   pendingBySession: Map<number, number> | null = null;
-  /** R-14: the latest JSON-RPC request ids of its attempts (`requestKey`), at most `REMEMBERED_REQUEST_IDS`. */
-  private requestIds: string[] | null = null;
+  /**
+   * R-14: the latest JSON-RPC request ids of its attempts (`requestKey`), at most `REMEMBERED_REQUEST_IDS`:
+   * the only one as a string (most operations have one attempt), a list from the second on.
+   */
+  private requestIds: string | string[] | null = null;
   /**
    * R-14: the two executions first in order of arrival (their arrival seq; -1: none): the first one's
    * runtime behaviour (null: not the runtime's), the second one's source (it is the first extra execution).
@@ -117,11 +128,41 @@ export class OperationState {
     readonly argsPreview: string,
   ) {}
 
+  /** Per idempotency key value used for this operation. */
+  get keys(): ReadonlyMap<string, KeyState> {
+    return this.keyStates ?? NO_KEYS;
+  }
+
+  /** The idempotency key values of the executed attempts (R-2.4 key use). */
+  get executedKeys(): ReadonlySet<string> {
+    return this.executedKeySet ?? NO_STRINGS;
+  }
+
+  /** R-8.3.1: the full canonical arguments of the executed attempts. */
+  get executedForms(): ReadonlySet<string> {
+    return this.executedFormSet ?? NO_STRINGS;
+  }
+
+  /** R-8.3.1: the full canonical arguments of the forwarded attempts. */
+  get forwardedForms(): ReadonlySet<string> {
+    return this.forwardedFormSet ?? NO_STRINGS;
+  }
+
+  /** R-8.3.1: an executed attempt's full canonical arguments. */
+  addExecutedForm(form: string): void {
+    (this.executedFormSet ??= new Set()).add(form);
+  }
+
+  /** R-8.3.1: a forwarded attempt's full canonical arguments. */
+  addForwardedForm(form: string): void {
+    (this.forwardedFormSet ??= new Set()).add(form);
+  }
+
   /** Folds an executed attempt's facts into the duplicate details. */
   recordExecution(attempt: Attempt, fingerprint: string): void {
     this.executions++;
     if (attempt.key === null) this.executedWithoutKey = true;
-    else this.executedKeys.add(attempt.key);
+    else (this.executedKeySet ??= new Set()).add(attempt.key);
     if (this.firstFingerprint === null) this.firstFingerprint = fingerprint;
     else if (this.firstFingerprint !== fingerprint) this.responsesIdentical = false;
     this.dupAfterTimeout ||= attempt.context.afterTimeout;
@@ -157,13 +198,19 @@ export class OperationState {
 
   /** R-14: remembers an attempt's JSON-RPC request id; true when the same id came before in the same MCP session. */
   requestIdSeen(key: string): boolean {
-    if (this.requestIds === null) {
-      this.requestIds = [key];
+    const ids = this.requestIds;
+    if (ids === null) {
+      this.requestIds = key;
       return false;
     }
-    if (this.requestIds.includes(key)) return true;
-    this.requestIds.push(key);
-    if (this.requestIds.length > REMEMBERED_REQUEST_IDS) this.requestIds.shift();
+    if (typeof ids === 'string') {
+      if (ids === key) return true;
+      this.requestIds = [ids, key];
+      return false;
+    }
+    if (ids.includes(key)) return true;
+    ids.push(key);
+    if (ids.length > REMEMBERED_REQUEST_IDS) ids.shift();
     return false;
   }
 
@@ -174,9 +221,9 @@ export class OperationState {
 
   /** An attempt with idempotency key `key` arrived (event seq `seq`; the latest successful read at `lastReadSeq`). */
   keyArrived(key: string, seq: number, lastReadSeq: number): void {
-    const state = this.keys.get(key);
+    const state = this.keyStates?.get(key);
     if (state === undefined) {
-      this.keys.set(key, {
+      (this.keyStates ??= new Map()).set(key, {
         attempts: 1,
         executions: 0,
         firstSeq: seq,
@@ -212,6 +259,8 @@ export type OperationView = Readonly<
     | 'executedForms'
     | 'forwardedForms'
     | 'recordExecution'
+    | 'addExecutedForm'
+    | 'addForwardedForm'
     | 'keyArrived'
     | 'requestIdSeen'
     | 'pendingBySession'

@@ -449,7 +449,7 @@ export class EvaluationSession {
     const target = op;
     this.mutate(target, () => {
       this.applyArrival(target, attempt, now);
-      if (form !== null && forward) target.forwardedForms.add(form);
+      if (form !== null && forward) target.addForwardedForm(form);
     });
     this.recordFindings(this.uncertain.arrived(tool, id, identity.opKey, identity.operationArgs, target.argsPreview, forward));
     if (!forward) this.settle(attempt, { kind: 'unavailable' }, false);
@@ -623,7 +623,7 @@ export class EvaluationSession {
         if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
         this.observationCounter.add('IDEMPOTENT_REPEAT', attempt.tool);
       } else if (outcome.kind === 'executed') {
-        if (form !== undefined) op.executedForms.add(form);
+        if (form !== undefined) op.addExecutedForm(form);
         op.recordExecution(attempt, answerFingerprint(outcome.answer));
         if (attempt.key !== null) op.keys.get(attempt.key)!.executions++;
         if (ghost) op.ghostExecuted = true;

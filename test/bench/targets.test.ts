@@ -16,7 +16,7 @@ function comfortable(): TargetFigures {
   const size: SizeTargetFigures = { proxy: 1.0, proxyNoFile: 0.5, floor: 0.5, floorWrites: 1.0, proxyPeakRssMb: 120 };
   return {
     sizes: new Map(TARGET_SIZES.map((calls) => [calls, { ...size }])),
-    growthOverDirect: 1.0,
+    growth: { proxy: 1.2, floorWrites: 1.2, proxyNoFile: 1.0, floor: 1.0 },
     startupMedianMs: { proxy: 300, floor: 300 },
     parallel: { calls: PARALLEL_WRITES, rounds: 3, proxyPeakRssMb: 240 },
     reportsOk: true,
@@ -47,14 +47,15 @@ describe('bench targets', () => {
       'nofile-1000',
       'nofile-5000',
       'nofile-20000',
-      'growth',
+      'growth-file',
+      'growth-nofile',
       'rss-20000',
       'rss-parallel',
       'startup',
       'reports',
     ]);
     expect(results.every((r) => r.met === true)).toBe(true);
-    expect(tally(results)).toEqual({ met: 13, notMet: 0, notMeasured: 0 });
+    expect(tally(results)).toEqual({ met: 14, notMet: 0, notMeasured: 0 });
   });
 
   it('with the report file: added(proxy) exactly 1.25 × added(floorWrites) is met, a little more is not', () => {
@@ -98,9 +99,20 @@ describe('bench targets', () => {
     expect(byId(bothNegative, 'nofile-100').met).toBe(true);
   });
 
-  it('growth: 1.5 is met, 1.51 is not', () => {
-    expect(byId(checkTargets({ ...comfortable(), growthOverDirect: 1.5 }), 'growth').met).toBe(true);
-    expect(byId(checkTargets({ ...comfortable(), growthOverDirect: 1.51 }), 'growth').met).toBe(false);
+  it('growth with the report file: exactly 1.5 × floorWrites’ growth is met, above is not', () => {
+    const growth = (proxy: number) => ({ ...comfortable(), growth: { ...comfortable().growth, proxy, floorWrites: 2 } });
+    expect(byId(checkTargets(growth(3)), 'growth-file')).toMatchObject({ met: true, value: 1.5, measured: '3.00 = 1.50 × 2.00' });
+    expect(byId(checkTargets(growth(3.01)), 'growth-file').met).toBe(false);
+    expect(byId(checkTargets(growth(3.01)), 'growth-nofile').met).toBe(true);
+  });
+
+  it('growth without the report file compares with the floor’s growth, not with floorWrites’ nor the direct path’s', () => {
+    // The proxy without a file grows 2 × while the floor grows 1.2 ×: not met, however much floorWrites grows.
+    const results = checkTargets({ ...comfortable(), growth: { proxy: 1.2, floorWrites: 3, proxyNoFile: 2, floor: 1.2 } });
+    expect(byId(results, 'growth-nofile')).toMatchObject({ met: false, limit: TARGETS.growthOverBase });
+    expect(byId(results, 'growth-file').met).toBe(true);
+    const met = checkTargets({ ...comfortable(), growth: { proxy: 1.2, floorWrites: 1.2, proxyNoFile: 3, floor: 2 } });
+    expect(byId(met, 'growth-nofile')).toMatchObject({ met: true, value: 1.5 });
   });
 
   it('RSS: 200 MB at 20000 sequential and 300 MB at 10000 parallel are met, above is not', () => {
@@ -128,16 +140,26 @@ describe('bench targets', () => {
   it('a reduced run marks what it did not measure n/a, never met', () => {
     const quick: TargetFigures = {
       sizes: new Map([100, 1000].map((calls) => [calls, comfortable().sizes.get(calls)!])),
-      growthOverDirect: null,
+      growth: { proxy: null, floorWrites: null, proxyNoFile: null, floor: null },
       startupMedianMs: { proxy: 300, floor: null },
       parallel: null,
       reportsOk: true,
     };
     const results = checkTargets(quick);
-    for (const id of ['file-5000', 'file-20000', 'nofile-5000', 'nofile-20000', 'growth', 'rss-20000', 'rss-parallel', 'startup'])
+    for (const id of [
+      'file-5000',
+      'file-20000',
+      'nofile-5000',
+      'nofile-20000',
+      'growth-file',
+      'growth-nofile',
+      'rss-20000',
+      'rss-parallel',
+      'startup',
+    ])
       expect(byId(results, id)).toMatchObject({ met: null, value: null });
-    expect(verdict(byId(results, 'growth'))).toBe('n/a');
+    expect(verdict(byId(results, 'growth-file'))).toBe('n/a');
     expect(byId(results, 'file-100').met).toBe(true);
-    expect(tally(results)).toEqual({ met: 5, notMet: 0, notMeasured: 8 });
+    expect(tally(results)).toEqual({ met: 5, notMet: 0, notMeasured: 9 });
   });
 });

@@ -13,7 +13,9 @@
  * at value ≤ threshold. docs/statistics.md, "Rate gates".
  */
 import type { Proportion } from '../../domain/statistics/index.js';
-import { groupLabel, type RateName, type TrialSummary } from '../../domain/trial/index.js';
+import type { RateName, TrialSummary } from '../../domain/trial/index.js';
+// The label alone, not the trial's domain: these flags load with every command (see group-label.ts).
+import { groupLabel } from '../../domain/trial/group-label.js';
 
 export const RATE_GATE_FLAGS = [
   'min-pass-rate',

@@ -9,6 +9,7 @@
 import { REPEAT_SOURCES, type RepeatSource } from '../attribution.js';
 import type { ArmCount, PassK, Proportion } from '../statistics/index.js';
 import { compareCounts, compareGroups, comparisonSentence, type ArmNames, type RateComparison } from './arm-comparison.js';
+import { groupLabel } from './group-label.js';
 import type { GroupSummary, TrialSummary } from './trial-summary.js';
 
 /** A count of the two sides compared (a rate that is not one of COMPARED_RATES, e.g. a duplicate source). */
@@ -61,10 +62,7 @@ export interface SideComparison {
 
 const counts = (rate: Proportion): ArmCount => ({ count: rate.count, of: rate.of });
 
-/** `F1`, or `F1 (arm patched)` for an arm other than the baseline. */
-export function groupLabel(arm: string, scenario: string): string {
-  return arm === 'baseline' ? scenario : `${scenario} (arm ${arm})`;
-}
+export { groupLabel };
 
 function passKBoth(a: readonly PassK[], b: readonly PassK[]): PassKSideBySide | null {
   const k = Math.min(a.length, b.length);
