@@ -15,7 +15,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           // Pure: no process, no listening socket (pure-guard.ts refuses both). Without isolation: the files
-          // of one worker share its modules, which makes the project about four times faster, so a file
+          // of one worker share its modules, which makes the project three to four times faster, so a file
           // leaves no state behind (leak-guard.ts fails one that does; restoreMocks and unstubEnvs undo
           // spies and vi.stubEnv) and a file that needs fresh modules is a `*.isolated.test.ts`, run by
           // `unit-isolated`. Workers are never shared between projects, so nothing reaches another project.
