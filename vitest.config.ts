@@ -1,5 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/** What the unit projects leave to the others. */
+const UNIT_EXCLUDE = [...configDefaults.exclude, 'test/integration/**', 'test/scale/**'];
+/** A unit test file that needs fresh modules (see the `unit-isolated` project). */
+const ISOLATED = 'test/**/*.isolated.test.ts';
+
 export default defineConfig({
   test: {
     // Most tests wait on real processes (fixture upstreams, the compiled CLI) rather than compute, so four
@@ -9,12 +14,32 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          // Pure: no process, no listening socket (the setup file refuses both; each file runs in a fresh
-          // worker, vitest's `isolate`, so the refusal never reaches another project). See docs/architecture.md.
+          // Pure: no process, no listening socket (pure-guard.ts refuses both). Without isolation: the files
+          // of one worker share its modules, which makes the project three to four times faster, so a file
+          // leaves no state behind (leak-guard.ts fails one that does; restoreMocks and unstubEnvs undo
+          // spies and vi.stubEnv) and a file that needs fresh modules is a `*.isolated.test.ts`, run by
+          // `unit-isolated`. Workers are never shared between projects, so nothing reaches another project.
+          // See docs/development.md, "A unit test leaves no state", and docs/architecture.md.
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/integration/**', 'test/scale/**'],
-          setupFiles: ['test/support/pure-guard.ts'],
+          exclude: [...UNIT_EXCLUDE, ISOLATED],
+          isolate: false,
+          restoreMocks: true,
+          unstubEnvs: true,
+          unstubGlobals: true,
+          setupFiles: ['test/support/pure-guard.ts', 'test/support/leak-guard.ts'],
           // A guard against hangs, not a performance bound.
+          testTimeout: 30_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'unit-isolated',
+          // Unit tests that need a module graph of their own, each file in a fresh worker (vitest's
+          // default): e.g. one that registers a fault before the flag modules load.
+          include: [ISOLATED],
+          exclude: UNIT_EXCLUDE,
+          setupFiles: ['test/support/pure-guard.ts'],
           testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },

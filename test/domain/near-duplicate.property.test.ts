@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { JsonValue } from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isNotationVariant } from '../../src/domain/near-duplicate.js';
-import '../support/property-runs.js';
+import { DEFAULT_RUNS } from '../support/property-runs.js';
 
 type JsonObject = Record<string, JsonValue>;
 
@@ -73,7 +73,10 @@ const nearValue = fc.letrec<{ value: JsonValue }>((tie) => ({
 describe('R-6 properties', () => {
   for (const [name, change] of Object.entries(notationChanges)) {
     it(`R-6: ${name} is recognised`, () => {
-      fc.assert(fc.property(args, (value) => isNotationVariant(value, change(value))));
+      fc.assert(
+        fc.property(args, (value) => isNotationVariant(value, change(value))),
+        DEFAULT_RUNS,
+      );
     });
   }
 
@@ -84,6 +87,7 @@ describe('R-6 properties', () => {
         const key = `added:${Object.keys(value).join('')}`;
         return isNotationVariant(value, { ...value, [key]: added });
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -105,6 +109,7 @@ describe('R-6 properties', () => {
         };
         return !isNotationVariant(wrap(before), wrap(after));
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -113,7 +118,10 @@ describe('R-6 properties', () => {
       .tuple(args, fc.constantFrom(...Object.values(notationChanges)))
       .map(([value, change]): [JsonValue, JsonValue] => [value, change(value)]);
     const pairs = fc.oneof(fc.tuple(nearValue, nearValue), fc.tuple(args, args), changed);
-    fc.assert(fc.property(pairs, ([a, b]) => isNotationVariant(a, b) === isNotationVariant(b, a)));
+    fc.assert(
+      fc.property(pairs, ([a, b]) => isNotationVariant(a, b) === isNotationVariant(b, a)),
+      DEFAULT_RUNS,
+    );
   });
 
   it('R-6: never throws, is deterministic and never pollutes prototypes on any input', () => {
@@ -140,6 +148,7 @@ describe('R-6 properties', () => {
         expect(typeof first).toBe('boolean');
         expect(isNotationVariant(a, b)).toBe(first);
       }),
+      DEFAULT_RUNS,
     );
     expect(prototypeKeys()).toEqual(before);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -151,6 +160,7 @@ describe('R-6 properties', () => {
         const copy = structuredClone(value);
         return isNotationVariant(value, copy) && isNotationVariant({ k: value, extra: 1 }, { k: copy });
       }),
+      DEFAULT_RUNS,
     );
   });
 });

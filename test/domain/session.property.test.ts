@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { Driver, fixedRandom, type Handle, type Upstream } from '../support/session-driver.js';
-import { propertyRuns } from '../support/property-runs.js';
+import { DEFAULT_RUNS, propertyRuns } from '../support/property-runs.js';
 
 type Action =
   | { kind: 'send'; tool: string; n: number; key: string | null }
@@ -305,6 +305,7 @@ describe('judge properties', () => {
           expect(d.verdict).toBe('NOT_TESTED');
         },
       ),
+      DEFAULT_RUNS,
     );
   });
 });

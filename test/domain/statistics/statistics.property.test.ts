@@ -8,7 +8,7 @@ import {
   proportion,
   wilsonInterval,
 } from '../../../src/domain/statistics/index.js';
-import { propertyRuns } from '../../support/property-runs.js';
+import { DEFAULT_RUNS, propertyRuns } from '../../support/property-runs.js';
 
 /** A tally count/of with 1 ≤ of ≤ maxOf. */
 const tally = (maxOf: number) =>
@@ -43,6 +43,7 @@ describe('Wilson interval, properties', () => {
         expect(low).toBeLessThanOrEqual(count / of);
         expect(high).toBeGreaterThanOrEqual(count / of);
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -53,6 +54,7 @@ describe('Wilson interval, properties', () => {
         const large = wilsonInterval(count * times, of * times);
         expect(large.high - large.low).toBeLessThan(small.high - small.low);
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -64,6 +66,7 @@ describe('Wilson interval, properties', () => {
         expect(direct.low).toBeCloseTo(1 - mirrored.high, 12);
         expect(direct.high).toBeCloseTo(1 - mirrored.low, 12);
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -72,6 +75,7 @@ describe('Wilson interval, properties', () => {
       fc.property(tally(100), ({ count, of }) => {
         expect(proportion(count, of)).toEqual({ count, of, rate: count / of, ...wilsonInterval(count, of) });
       }),
+      DEFAULT_RUNS,
     );
   });
 });
@@ -84,6 +88,7 @@ describe("Fisher's exact test, properties", () => {
         const reference = fisherReference(a, b);
         expect(Math.abs(p - reference)).toBeLessThanOrEqual(1e-9 * Math.max(reference, 1e-12));
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -117,6 +122,7 @@ describe('difference of proportions, properties', () => {
         expect(backward.low!).toBeCloseTo(-forward.high!, 12);
         expect(backward.high!).toBeCloseTo(-forward.low!, 12);
       }),
+      DEFAULT_RUNS,
     );
   });
 });
@@ -145,6 +151,7 @@ describe('pass^k, checked by enumeration', () => {
         const passed = runs.filter(Boolean).length;
         expect(passHatK(passed, runs.length, k)).toBeCloseTo(enumerate(runs, k), 12);
       }),
+      DEFAULT_RUNS,
     );
   });
 
@@ -153,6 +160,7 @@ describe('pass^k, checked by enumeration', () => {
       fc.property(tally(50), ({ count, of }) => {
         for (let k = 2; k <= of; k++) expect(passHatK(count, of, k)).toBeLessThanOrEqual(passHatK(count, of, k - 1));
       }),
+      DEFAULT_RUNS,
     );
   });
 });
