@@ -1,7 +1,7 @@
 /**
- * Setup file of the pure vitest projects (`unit`, `unit-isolated`, `scale`): a unit test is pure, it neither starts a process nor opens a
- * listening socket. Either throws here, naming where the test belongs, so a process or a server cannot slip
- * back into the project that runs in seconds. Tests that need them live in `test/integration/` (or `e2e/`
+ * Setup file of the pure vitest projects (`unit`, `unit-isolated`, `scale`): a unit test is pure, it neither
+ * starts a process nor opens a listening socket. Either throws here, naming where the test belongs, so a
+ * process or a server cannot slip back into the projects that run in seconds. Tests that need them live in `test/integration/` (or `e2e/`
  * when they run the compiled CLI). See docs/architecture.md, "Where a test lives".
  */
 import { ChildProcess } from 'node:child_process';
