@@ -157,7 +157,7 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     [
       '--model-fault for an agent program without the gateway',
       ['--agent-command', 'node', '--model-fault', '500', ...BOOKING_UPSTREAM],
-      /flag --model-fault needs the model's side: --model, or --agent-command with --stub-model or --model/,
+      /flag --model-fault needs the model's side: --model, or --agent-command with --stub-model, --model or --model-replay/,
     ],
     ['neither --model nor --agent-command', [...TASK, ...BOOKING_UPSTREAM], /give --model NAME .* or --agent-command CMD/],
     ['--model without a task', ['--model', 'careful', ...BOOKING_UPSTREAM], /--model needs --task TEXT/],
