@@ -11,11 +11,11 @@
  * A write that fails (full disk) is told once on stderr and the journal stops there: the file is then
  * a true prefix of the run, as after a kill.
  */
-import { closeSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import type { CallEvent } from '../ports/call-events.port.js';
 import { redact } from '../domain/redaction.js';
 import { errorText } from './file-safety.js';
-import { openPrivateLineFile } from './private-line-file.js';
+import { closePrivateLineFile, openPrivateLineFile } from './private-line-file.js';
 import {
   JOURNAL_VERSION,
   type Journal,
@@ -103,11 +103,7 @@ export class FileJournal implements Journal {
   /** Closes the file (the proxy's end). */
   close(): void {
     if (this.fd === null) return;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // nothing left to do
-    }
+    closePrivateLineFile(this.fd);
     this.fd = null;
   }
 

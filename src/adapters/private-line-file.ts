@@ -73,3 +73,12 @@ export async function openPrivateLineFile(path: string, options: PrivateLineFile
   }
   return { path: absolute, fd };
 }
+
+/** Closes the file at the end; a close that fails has nothing left to lose (every line was one write). */
+export function closePrivateLineFile(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // nothing left to do
+  }
+}

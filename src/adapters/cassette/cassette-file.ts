@@ -5,10 +5,10 @@
  * torn, which a reader refuses as truncated). Nothing is written before the header: lines that come first
  * wait for it (the upstream's identity and tool list are known only once it has been listed).
  */
-import { closeSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { errorText } from '../file-safety.js';
-import { openPrivateLineFile } from '../private-line-file.js';
+import { closePrivateLineFile, openPrivateLineFile } from '../private-line-file.js';
 
 /** Where `proxy --journal FILE` puts its recording: `x.jsonl` → `x.cassette.jsonl`, any other name + `.cassette.jsonl`. */
 export function cassettePathBesideJournal(journal: string): string {
@@ -55,11 +55,7 @@ export class CassetteFile {
 
   close(): void {
     if (this.fd === null) return;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // nothing left to do
-    }
+    closePrivateLineFile(this.fd);
     this.fd = null;
   }
 
