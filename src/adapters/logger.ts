@@ -1,5 +1,5 @@
 import type { Logger } from '../ports/logger.port.js';
-import type { LogLevel } from './pino-logger.js';
+import type { LogLevel } from './log-levels.js';
 import { silentLogger } from './silent-logger.js';
 
 /**

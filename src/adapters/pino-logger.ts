@@ -1,8 +1,6 @@
 import { pino } from 'pino';
 import type { Logger } from '../ports/logger.port.js';
-
-/** The log levels the CLI accepts; `silent` writes nothing. */
-export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+import type { LogLevel } from './log-levels.js';
 
 /** pino's numeric levels by name, as this project uses them. */
 const LEVEL_NAMES: Readonly<Record<number, string>> = {

@@ -7,7 +7,7 @@ import { IDEMPOTENT_HINT_POLICIES, type ClassificationRules, type IdempotentHint
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { faultOf, isScenarioId, parameterFlags, scenarioIds } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
-import type { LogLevel } from '../adapters/pino-logger.js';
+import { LOG_LEVELS, type LogLevel } from '../adapters/log-levels.js';
 import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
@@ -150,8 +150,6 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export const PROXY_VALUE_FLAGS = PROXY_FLAG_HELP.map(([flag]) => flag);
-
-const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 
 /**
  * What `--seed` seeds: each random feature, named as the user turns it on. A seed while none of them is

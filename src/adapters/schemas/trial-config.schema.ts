@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { parameterFlags, scenarioIds } from '../../domain/faults/index.js';
 import { PATCH_TEXTS } from '../../domain/patches.js';
+import { LOG_LEVELS } from '../log-levels.js';
 import { STUB_SCRIPT_SCHEMA } from '../stub-model-file.js';
 
 /** A value given inline (no flag can carry it): the flag it stands for reads it instead of a file. */
@@ -420,8 +421,8 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
   {
     key: 'log_level',
     flag: 'log-level',
-    codec: choice(['silent', 'error', 'warn', 'info', 'debug']),
-    description: 'Structured logs on stderr (default silent)',
+    codec: choice(LOG_LEVELS),
+    description: 'Log records on stderr, as plain lines like every notice (default silent)',
   },
 ];
 
