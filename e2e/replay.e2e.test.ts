@@ -21,6 +21,22 @@ const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memo
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
 const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
 
+type RunRecord = Record<string, unknown>;
+/** A replayed run gives what the recorded one did: these fields, and who sent each repeat (R-14). */
+function expectSameRun(again: RunRecord, first: RunRecord, fields: readonly string[]): void {
+  for (const field of fields) expect(again[field], field).toEqual(first[field]);
+  const sources = (r: RunRecord) =>
+    (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(({ operation, attempt, source }) => ({
+      operation,
+      attempt,
+      source,
+    }));
+  expect(sources(again)).toEqual(sources(first));
+}
+/** The recording a trial run wrote beside its run file. */
+const recordingOf = (out: string, run: RunRecord) =>
+  readFileSync(join(out, 'runs', String(run['run']), 'cassette.jsonl'), 'utf8');
+
 /** The calls an agent makes against server-memory; the third repeats the write (F1 answered it with a timeout). */
 const ENTITY = { entities: [{ name: 'Ada Lovelace', entityType: 'person', observations: ['wrote the first program'] }] };
 async function memorySession(run: ProxyRun) {
@@ -175,13 +191,7 @@ describe('record and replay', () => {
         expect(booking.sessions.length).toBe(sessionsBefore);
         const [again] = replayed.runs as unknown as Array<Record<string, unknown>>;
         const first = run as unknown as Record<string, unknown>;
-        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls'])
-          expect(again![field], field).toEqual(first[field]);
-        const sources = (r: Record<string, unknown>) =>
-          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
-            ({ operation, attempt, source }) => ({ operation, attempt, source }),
-          );
-        expect(sources(again!)).toEqual(sources(first));
+        expectSameRun(again!, first, ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls']);
         // A replay repeats a recorded sample: marked, and never pooled with the live runs.
         expect(again!['replayed']).toBe(true);
         expect((again!['report'] as Record<string, unknown>)['replayed']).toBe(true);
@@ -191,8 +201,7 @@ describe('record and replay', () => {
         expect(stats.exitCode).toBe(1);
         expect(String(stats.stderr)).toContain('--upstream-replay');
         // The replay's own recording is the same exchange, byte for byte (stable lines: small git diffs).
-        const replayCassette = readFileSync(join(replayed.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
-        expect(replayCassette).toBe(readFileSync(cassette, 'utf8'));
+        expect(recordingOf(replayed.out, again!)).toBe(readFileSync(cassette, 'utf8'));
       } finally {
         removeOut(replayed);
       }
@@ -247,16 +256,9 @@ describe('record and replay', () => {
         expect(booking.sessions.length).toBe(sessionsBefore);
         const [again] = replayed.runs as unknown as Array<Record<string, unknown>>;
         const first = recorded.runs[0] as unknown as Record<string, unknown>;
-        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls', 'modelCalls'])
-          expect(again![field], field).toEqual(first[field]);
-        const sources = (r: Record<string, unknown>) =>
-          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
-            ({ operation, attempt, source }) => ({ operation, attempt, source }),
-          );
-        expect(sources(again!)).toEqual(sources(first));
+        expectSameRun(again!, first, ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls', 'modelCalls']);
         expect(again!['replayed']).toBe(true);
-        const replayCassette = readFileSync(join(replayed.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
-        expect(replayCassette).toBe(readFileSync(cassette, 'utf8'));
+        expect(recordingOf(replayed.out, again!)).toBe(readFileSync(cassette, 'utf8'));
       } finally {
         removeOut(replayed);
       }
@@ -348,16 +350,16 @@ describe('record and replay', () => {
         expect(same.result.exitCode, same.result.stderr).toBe(0);
         expect(booking.sessions.length).toBe(sessionsBefore);
         const [again] = same.runs as unknown as Array<Record<string, unknown>>;
-        for (const field of ['verdict', 'verdictReason', 'executions', 'extraExecutions', 'toolCalls', 'modelCalls'])
-          expect(again![field], field).toEqual(first![field]);
-        expect(again!['modelFault']).toEqual(first!['modelFault']);
-        const sources = (r: Record<string, unknown>) =>
-          (r['attribution'] as Array<{ operation: number; attempt: number; source: string }>).map(
-            ({ operation, attempt, source }) => ({ operation, attempt, source }),
-          );
-        expect(sources(again!)).toEqual(sources(first!));
-        const replayCassette = readFileSync(join(same.out, 'runs', String(again!['run']), 'cassette.jsonl'), 'utf8');
-        expect(replayCassette).toBe(readFileSync(faulted, 'utf8'));
+        expectSameRun(again!, first!, [
+          'verdict',
+          'verdictReason',
+          'executions',
+          'extraExecutions',
+          'toolCalls',
+          'modelCalls',
+          'modelFault',
+        ]);
+        expect(recordingOf(same.out, again!)).toBe(readFileSync(faulted, 'utf8'));
       } finally {
         removeOut(same);
       }
