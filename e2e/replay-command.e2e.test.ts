@@ -18,6 +18,12 @@ import { startInProcessBooking, type InProcessBooking } from '../test/support/bo
 
 const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
 const SCRIPT = join(ROOT, 'examples/stub-models/booking-naive.yaml');
+/** A trial of the SDK agent program with the stub model under F1, `runs` runs, against `upstream`: recorded. */
+const recordF1 = (runs: number, upstream: string[]) =>
+  runCompiledTrialInProcess([
+    ...['--agent-command', process.execPath, '--agent-arg', EXAMPLE_AGENT, '--stub-model', SCRIPT, ...TASK],
+    ...['--runs', String(runs), '--scenario', 'F1', ...upstream],
+  ]);
 
 interface JunitCase {
   '@_classname': string;
@@ -34,21 +40,7 @@ describe('replay a regression suite (compiled CLI)', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'harness-e2e-replaycmd-'));
     booking = await startInProcessBooking();
-    recorded = await runCompiledTrialInProcess([
-      '--agent-command',
-      process.execPath,
-      '--agent-arg',
-      EXAMPLE_AGENT,
-      '--stub-model',
-      SCRIPT,
-      ...TASK,
-      '--runs',
-      '2',
-      '--scenario',
-      'F1',
-      '--upstream-url',
-      booking.url,
-    ]);
+    recorded = await recordF1(2, ['--upstream-url', booking.url]);
     expect(recorded.result.exitCode, recorded.result.stderr).toBe(0);
     suite = join(work, 'recordings');
     for (const name of ['naive', 'again']) cpSync(join(recorded.out, 'runs'), join(suite, name, 'runs'), { recursive: true });
@@ -115,18 +107,7 @@ describe('replay a regression suite (compiled CLI)', () => {
     let live: TrialOutput;
     let runDir: string;
     beforeAll(async () => {
-      live = await runCompiledTrialInProcess([
-        '--agent-command',
-        process.execPath,
-        '--agent-arg',
-        EXAMPLE_AGENT,
-        '--stub-model',
-        SCRIPT,
-        ...TASK,
-        '--runs',
-        '1',
-        '--scenario',
-        'F1',
+      live = await recordF1(1, [
         '--upstream-command',
         process.execPath,
         '--upstream-arg',
