@@ -23,9 +23,15 @@ export interface ReadArgv {
 /**
  * Reads argv. `valueFlags` take a value, `switches` take none; any other long flag is refused with
  * "unknown flag". A value flag without its value (at the end, or followed by a `--` token) is one line
- * saying how to write it — unless help or version is asked for, which wins.
+ * saying how to write it — unless help or version is asked for, which wins. `command`, when the flags are
+ * that command's alone, is named in the refusal of an unknown flag.
  */
-export function readArgv(argv: readonly string[], valueFlags: ReadonlySet<string>, switches: ReadonlySet<string>): ReadArgv {
+export function readArgv(
+  argv: readonly string[],
+  valueFlags: ReadonlySet<string>,
+  switches: ReadonlySet<string>,
+  command?: string,
+): ReadArgv {
   type Option = { type: 'string' | 'boolean'; multiple: true };
   const options = Object.create(null) as Record<string, Option>;
   for (const flag of valueFlags) options[flag] = { type: 'string', multiple: true };
@@ -78,7 +84,12 @@ export function readArgv(argv: readonly string[], valueFlags: ReadonlySet<string
       `flag ${flag} needs a value (write ${flag}=<value>; a value beginning with -- must be written ${flag}=--value)`,
     );
   }
-  if (unknown.length > 0) throw new UsageError(`unknown flag --${unknown[0]}; see --help`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      command === undefined
+        ? `unknown flag --${unknown[0]}; see --help`
+        : `unknown flag --${unknown[0]} for ${command}; see ${command} --help`,
+    );
   return { values: Object.fromEntries(values), forDispatch };
 }
 

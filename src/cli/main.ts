@@ -5,57 +5,34 @@
 import { cac, type CAC } from 'cac';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { readArgv } from './argv.js';
-import { defineBenchmarkCommand } from './benchmark-command.js';
-import { BENCHMARK_VALUE_FLAGS } from './benchmark-flags.js';
-import { defineCheckCommand } from './check-command.js';
-import { CHECK_VALUE_FLAGS } from './check-flags.js';
-import { defineCompareCommand } from './compare-command.js';
-import { COMPARE_VALUE_FLAGS } from './compare-flags.js';
-import { defineDemoCommand } from './demo-command.js';
+import { commandsFor } from './commands.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp } from './help.js';
-import { defineInitCommand, INIT_SWITCHES } from './init-command.js';
 import type { CliIo, CommandContext } from './io.js';
-import { defineProbeCommand, PROBE_VALUE_FLAGS } from './probe-command.js';
-import { defineProxyCommand, PROXY_VALUE_FLAGS } from './proxy-command.js';
-import { defineReplayCommand } from './replay-command.js';
-import { REPLAY_SWITCHES, REPLAY_VALUE_FLAGS } from './replay-flags.js';
-import { defineStatsCommand } from './stats-command.js';
-import { STATS_VALUE_FLAGS } from './stats-flags.js';
-import { defineTrialCommand, TRIAL_VALUE_FLAGS } from './trial-command.js';
-import { defineTrialRelayCommand } from './trial-relay-command.js';
-
-const VALUE_FLAGS = new Set<string>([
-  ...PROXY_VALUE_FLAGS,
-  ...BENCHMARK_VALUE_FLAGS,
-  ...CHECK_VALUE_FLAGS,
-  ...TRIAL_VALUE_FLAGS,
-  ...STATS_VALUE_FLAGS,
-  ...PROBE_VALUE_FLAGS,
-  ...COMPARE_VALUE_FLAGS,
-  ...REPLAY_VALUE_FLAGS,
-]);
-const SWITCHES = new Set<string>([...INIT_SWITCHES, ...REPLAY_SWITCHES, 'help', 'version']);
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const cli = cac(PROGRAM_NAME);
   const context: CommandContext = { io, values: {} };
-  defineProxyCommand(cli, context);
-  defineBenchmarkCommand(cli, context);
-  defineCheckCommand(cli, context);
-  defineDemoCommand(cli, context);
-  defineTrialCommand(cli, context);
-  defineTrialRelayCommand(cli, context);
-  defineStatsCommand(cli, context);
-  defineProbeCommand(cli, context);
-  defineCompareCommand(cli, context);
-  defineReplayCommand(cli, context);
-  defineInitCommand(cli, context);
-  cli.help(topLevelHelp(cli));
-  cli.version(HARNESS_VERSION);
   try {
-    const read = readArgv(argv, VALUE_FLAGS, SWITCHES);
+    const commands = await commandsFor(argv);
+    for (const command of commands) command.define(cli, context);
+    cli.help(topLevelHelp(cli));
+    cli.version(HARNESS_VERSION);
+    const declared = cli.commands.flatMap((command) => command.options);
+    // What the commands declare to cac, and what their parsers read beyond it (trial refuses some proxy flags by name).
+    const valueFlags = new Set([
+      ...commands.flatMap((command) => command.valueFlags),
+      ...declared.filter((option) => option.isBoolean !== true).flatMap((option) => typedNames(option.rawName)),
+    ]);
+    const switches = new Set([
+      ...commands.flatMap((command) => command.switches),
+      ...declared.filter((option) => option.isBoolean === true).flatMap((option) => typedNames(option.rawName)),
+      'help',
+      'version',
+    ]);
+    // One command loaded: the line named it, and an unknown flag is refused for that command.
+    const read = readArgv(argv, valueFlags, switches, commands.length === 1 ? argv[0] : undefined);
     context.values = read.values;
     cli.parse(['node', PROGRAM_NAME, ...read.forDispatch], { run: false });
     if (cli.options['help']) return 0;
@@ -117,6 +94,15 @@ function refuseStrayArguments(cli: CAC): void {
   throw new UsageError(
     `${command.name} takes ${takes}, got "${stray[0]}"; every other value belongs to a flag (see ${command.name} --help)`,
   );
+}
+
+/** The flag names of a cac option as typed (`--report-file <value>` → `report-file`; cac's own names are camelCase). */
+function typedNames(rawName: string): string[] {
+  return rawName
+    .replace(/[<[].*$/, '')
+    .split(',')
+    .map((name) => name.trim().replace(/^-{1,2}/, ''))
+    .filter((name) => name !== '');
 }
 
 function commandNames(cli: CAC): string {

@@ -28,6 +28,10 @@ describe('readArgv (R-8.1)', () => {
 
   it('R-8.1: an unknown flag is refused, names of Object.prototype included, and pollutes nothing', () => {
     expect(() => read('--runs', '1', '--rnus', '2')).toThrow('unknown flag --rnus; see --help');
+    // Read for one command: the refusal names it.
+    expect(() => readArgv(['proxy', '--rnus', '2'], VALUE_FLAGS, SWITCHES, 'proxy')).toThrow(
+      'unknown flag --rnus for proxy; see proxy --help',
+    );
     expect(() => read('--__proto__=x')).toThrow('unknown flag --__proto__');
     expect(() => read('--constructor', 'x')).toThrow('unknown flag --constructor');
   });
