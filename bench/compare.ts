@@ -6,7 +6,7 @@
  *
  *   npm run bench:compare -- --before /tmp/before/dist [--calls 1000,5000] [--rounds 3] [--startup 10] [--benchmark 3]
  *
- * `--before` is the other build's `dist` folder (its `src/cli/bin.js` is run). `--startup` and `--benchmark` are
+ * `--before` is the other build's `dist` folder (its `cli/bin.js` is run, or `src/cli/bin.js` in a build before the bundle). `--startup` and `--benchmark` are
  * the interleaved pairs of start-ups and of `benchmark --runs 1000` (0 skips them). Writes
  * `bench/results/compare.json`; the table goes to stdout.
  */
@@ -40,7 +40,10 @@ const { values } = parseArgs({
   },
 });
 if (values.before === undefined) fail('--before <dist folder of the other build> is required');
-const beforeBin = join(resolve(values.before), 'src/cli/bin.js');
+// The bundled CLI (cli/bin.js), or a build from before the bundle (src/cli/bin.js).
+const beforeBin =
+  ['cli/bin.js', 'src/cli/bin.js'].map((file) => join(resolve(values.before), file)).find((file) => existsSync(file)) ??
+  join(resolve(values.before), 'cli/bin.js');
 if (!existsSync(beforeBin)) fail(`no compiled CLI at ${beforeBin}`);
 const sizes = values.calls.split(',').map(Number);
 const rounds = Number(values.rounds);

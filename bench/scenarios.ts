@@ -8,7 +8,7 @@ import { PARALLEL_WRITES } from './targets.js';
 /** The repository root (this file runs as `dist/bench/scenarios.js`). */
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** The compiled harness CLI. */
-export const BIN = join(ROOT, 'dist/src/cli/bin.js');
+export const BIN = join(ROOT, 'dist/cli/bin.js');
 /** The compiled naive forwarder (the floor). */
 export const FORWARDER = join(ROOT, 'dist/bench/naive-forwarder.js');
 /** The fast raw upstream; without `FIXTURE_LEDGER` it writes no ledger. */

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-const BIN = resolve(import.meta.dirname, '../dist/src/cli/bin.js');
+const BIN = resolve(import.meta.dirname, '../dist/cli/bin.js');
 const REPORT = '.cuonztech/benchmark-report.json';
 
 let cwd = '';

@@ -1,5 +1,5 @@
 /**
- * The demo MCP server (R-12) as users run it: `node dist/src/cli/bin.js` with no command, driven by the
+ * The demo MCP server (R-12) as users run it: `node dist/cli/bin.js` with no command, driven by the
  * SDK's Client over stdio in a temporary current folder (`npm run build` first): one real session (its
  * tools, an F1 flow, the report file it writes in its current folder) and its exits. The other demo
  * behaviours (an unwritable report, reset/delete, the 501st session, R-13's hostile input) run the same
@@ -15,7 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INITIALIZE, spawnRaw, waitForExit } from './fixtures/lib/raw-child.mjs';
 
-const BIN = fileURLToPath(new URL('../dist/src/cli/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 const FORBIDDEN_SCHEMA_KEYWORDS = ['$schema', 'pattern', 'format', 'propertyNames'];
 type Json = Record<string, unknown>;
 

@@ -135,7 +135,7 @@ describe('the shell commands of the README and docs/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(`\n${ci.join(' && ')}\n`);
     const setUp = blocks.find((b) => b.file === 'README.md')!;
-    expect(setUp.script).toMatch(/^npm ci .*node dist\/src\/cli\/bin\.js benchmark$/m);
+    expect(setUp.script).toMatch(/^npm ci .*node dist\/cli\/bin\.js benchmark$/m);
   });
 
   it('every block not run says why', () => {

@@ -36,7 +36,7 @@ if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(JOBS) || JOBS < 1) 
   console.error('frameworks: --runs and --jobs take a whole number from 1');
   process.exit(1);
 }
-if (!existsSync(join(ROOT, 'dist/src/cli/bin.js')) || !existsSync(join(ROOT, 'examples/agents/node_modules'))) {
+if (!existsSync(join(ROOT, 'dist/cli/bin.js')) || !existsSync(join(ROOT, 'examples/agents/node_modules'))) {
   console.error('frameworks: run `npm run build && npm ci --prefix examples/agents --ignore-scripts` first');
   process.exit(1);
 }
@@ -183,7 +183,7 @@ function trialsOf(rows) {
 }
 
 function runTrial(trial, out) {
-  const argv = [join(ROOT, 'dist/src/cli/bin.js'), ...BASE, '--runs', String(RUNS), ...trial.flags, '--out', out];
+  const argv = [join(ROOT, 'dist/cli/bin.js'), ...BASE, '--runs', String(RUNS), ...trial.flags, '--out', out];
   const resolved = argv.map((arg) => (arg === 'node' ? process.execPath : arg));
   return new Promise((done, fail) => {
     execFile(process.execPath, resolved.slice(0), { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => {
@@ -372,7 +372,7 @@ function doc(rows, results, { wallMs, cpuSeconds, load }) {
     "Each row reproduces with the same command plus its flags (last column), from the repository's root:",
     '',
     '```bash',
-    `node dist/src/cli/bin.js trial --agent-command node --agent-transport http --task "${TASK}" \\`,
+    `node dist/cli/bin.js trial --agent-command node --agent-transport http --task "${TASK}" \\`,
     `  --honesty off --runs ${RUNS} --upstream-command node --upstream-arg dist/examples/booking-server/server.js \\`,
     "  --upstream-env-var 'BOOKING_LEDGER={run_dir}/ledger.jsonl' \\",
     `  ${rows[0].flags.join(' ')}`,

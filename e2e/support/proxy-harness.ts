@@ -1,5 +1,5 @@
 /**
- * Runs the compiled proxy (`dist/src/cli/bin.js proxy …`) as a real process in front of a real upstream,
+ * Runs the compiled proxy (`dist/cli/bin.js proxy …`) as a real process in front of a real upstream,
  * driven by an SDK `Client` as the agent. The upstream's own ledger is the ground truth; the report file
  * is what the proxy concluded. Every test gets its own temp folder; everything is closed in `stop()`.
  */
@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(ROOT, 'dist/src/cli/bin.js');
+export const BIN = join(ROOT, 'dist/cli/bin.js');
 export const BOOKING_SERVER = join(ROOT, 'dist/examples/booking-server/server.js');
 export const FIXTURES = join(ROOT, 'e2e/fixtures');
 

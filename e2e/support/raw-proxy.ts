@@ -65,7 +65,7 @@ export interface SpawnProxyOptions {
   prepare?: (dir: string, reportFile: string) => void;
 }
 
-/** Starts `node dist/src/cli/bin.js proxy <flags> --report-file <tmp>/report.json` with raw pipes. */
+/** Starts `node dist/cli/bin.js proxy <flags> --report-file <tmp>/report.json` with raw pipes. */
 export function spawnProxy(flags: string[], { env = {}, prepare }: SpawnProxyOptions = {}): RawProxy {
   requireBuild();
   const dir = mkdtempSync(join(tmpdir(), 'harness-raw-'));

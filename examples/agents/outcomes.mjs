@@ -61,7 +61,7 @@ for (const [name, program, settings] of PROGRAMS) {
       execFileSync(
         process.execPath,
         [
-          'dist/src/cli/bin.js',
+          'dist/cli/bin.js',
           'trial',
           '--agent-command',
           process.execPath,
