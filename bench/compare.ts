@@ -41,9 +41,10 @@ const { values } = parseArgs({
 });
 if (values.before === undefined) fail('--before <dist folder of the other build> is required');
 // The bundled CLI (cli/bin.js), or a build from before the bundle (src/cli/bin.js).
+const beforeDist = resolve(values.before);
 const beforeBin =
-  ['cli/bin.js', 'src/cli/bin.js'].map((file) => join(resolve(values.before), file)).find((file) => existsSync(file)) ??
-  join(resolve(values.before), 'cli/bin.js');
+  ['cli/bin.js', 'src/cli/bin.js'].map((file) => join(beforeDist, file)).find((file) => existsSync(file)) ??
+  join(beforeDist, 'cli/bin.js');
 if (!existsSync(beforeBin)) fail(`no compiled CLI at ${beforeBin}`);
 const sizes = values.calls.split(',').map(Number);
 const rounds = Number(values.rounds);
