@@ -206,7 +206,7 @@ async function runBench(quick: boolean): Promise<void> {
   const bySize = new Map(sizes.map((size) => [size.calls, size.figures]));
   const growthFigures = growth(bySize);
   const targets = checkTargets({
-    sizes: new Map(sizes.map((size) => [size.calls, sizeTargetFigures(size.figures)])),
+    sizes: new Map(sizes.map((size) => [size.calls, sizeTargetFigures(size.figures, size.rounds)])),
     growth: {
       proxy: growthFigures.byPath.proxy ?? null,
       floorWrites: growthFigures.byPath.floorWrites ?? null,

@@ -134,8 +134,10 @@ export function benchPlan(quick: boolean): BenchPlan {
   return {
     mode: 'full',
     sizes: [
-      { calls: 100, rounds: 3, paths: ALL_PATHS },
-      { calls: 1000, rounds: 3, paths: ALL_PATHS },
+      // A run at N = 100 or 1000 lasts a second or two, and its figures move with whatever else the machine
+      // did in those seconds (the ratios moved ±0.2 between full runs at 3 rounds): more rounds, a steadier median.
+      { calls: 100, rounds: 9, paths: ALL_PATHS },
+      { calls: 1000, rounds: 5, paths: ALL_PATHS },
       { calls: 5000, rounds: 3, paths: ALL_PATHS },
       { calls: 20000, rounds: 1, paths: ['direct', 'floor', 'floorWrites', 'proxy', 'proxyNoFile', 'proxyJournal'] },
     ],

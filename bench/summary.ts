@@ -84,13 +84,21 @@ export function growth(bySize: Map<number, SizeFigures>): {
   return { byPath, proxyOverDirect: ratio(byPath.proxy ?? null, byPath.direct ?? null) };
 }
 
-/** What the targets read from one call count's figures. */
-export function sizeTargetFigures(figures: SizeFigures | undefined): SizeTargetFigures {
+/** added(path) ÷ added(base) of each round that measured both (a base adding nothing measurable is left out). */
+export function roundRatios(rounds: readonly Round[], path: PathName, base: PathName): number[] {
+  return rounds
+    .map((round) => addedRatio(added(round, path), added(round, base)))
+    .filter((value): value is number => value !== null && Number.isFinite(value));
+}
+
+/** What the targets read from one call count's figures (and its rounds, for the round-by-round spread). */
+export function sizeTargetFigures(figures: SizeFigures | undefined, rounds: readonly Round[] = []): SizeTargetFigures {
   return {
     proxy: figures?.proxy?.addedMs ?? null,
     proxyNoFile: figures?.proxyNoFile?.addedMs ?? null,
     floor: figures?.floor?.addedMs ?? null,
     floorWrites: figures?.floorWrites?.addedMs ?? null,
     proxyPeakRssMb: figures?.proxy?.peakRssMb ?? null,
+    roundRatios: { file: roundRatios(rounds, 'proxy', 'floorWrites'), noFile: roundRatios(rounds, 'proxyNoFile', 'floor') },
   };
 }

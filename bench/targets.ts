@@ -42,6 +42,11 @@ export interface SizeTargetFigures {
   floorWrites: number | null;
   /** Peak RSS of the proxy (with the report file) in MB. */
   proxyPeakRssMb: number | null;
+  /**
+   * The same ratios round by round (added(proxy) ÷ added(floorWrites), added(proxyNoFile) ÷ added(floor),
+   * each of one round): shown beside the median so a verdict that one noisy round could flip is seen as such.
+   */
+  roundRatios?: { file: readonly number[]; noFile: readonly number[] };
 }
 
 /** Every figure of one run that a target is checked against; null or absent where the run did not measure it. */
@@ -86,6 +91,17 @@ function ms(value: number): string {
   return `${value.toFixed(3)} ms`;
 }
 
+/** ` (rounds 1.05–1.40)`: the lowest and highest ratio of single rounds, where there were two or more. */
+function roundSpread(ratios: readonly number[] | undefined): string {
+  if (ratios === undefined || ratios.length < 2) return '';
+  return ` (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+}
+
+/** A result with the round-by-round spread appended to what was measured (not when n/a). */
+function withSpread(result: TargetResult, ratios: readonly number[] | undefined): TargetResult {
+  return result.met === null ? result : { ...result, measured: `${result.measured}${roundSpread(ratios)}` };
+}
+
 /** `value ≤ factor × base`, read literally; the ratio is shown only where the base is positive. */
 function relative(
   id: string,
@@ -120,12 +136,15 @@ function absolute(
 export function checkTargets(figures: TargetFigures): TargetResult[] {
   const withFile = TARGET_SIZES.map((calls) => {
     const size = figures.sizes.get(calls);
-    const result = relative(
-      `file-${calls}`,
-      `N=${calls}, with report file: added(proxy) ≤ ${TARGETS.withFileOverFloorWrites} × added(floorWrites)`,
-      size?.proxy,
-      TARGETS.withFileOverFloorWrites,
-      size?.floorWrites,
+    const result = withSpread(
+      relative(
+        `file-${calls}`,
+        `N=${calls}, with report file: added(proxy) ≤ ${TARGETS.withFileOverFloorWrites} × added(floorWrites)`,
+        size?.proxy,
+        TARGETS.withFileOverFloorWrites,
+        size?.floorWrites,
+      ),
+      size?.roundRatios?.file,
     );
     // A proxy whose report missed writes skipped what floorWrites pays: its speed meets nothing.
     return result.met === true && !figures.reportsOk
@@ -134,12 +153,15 @@ export function checkTargets(figures: TargetFigures): TargetResult[] {
   });
   const noFile = TARGET_SIZES.map((calls) => {
     const size = figures.sizes.get(calls);
-    return relative(
-      `nofile-${calls}`,
-      `N=${calls}, without report file: added(proxyNoFile) ≤ ${TARGETS.noFileOverFloor} × added(floor)`,
-      size?.proxyNoFile,
-      TARGETS.noFileOverFloor,
-      size?.floor,
+    return withSpread(
+      relative(
+        `nofile-${calls}`,
+        `N=${calls}, without report file: added(proxyNoFile) ≤ ${TARGETS.noFileOverFloor} × added(floor)`,
+        size?.proxyNoFile,
+        TARGETS.noFileOverFloor,
+        size?.floor,
+      ),
+      size?.roundRatios?.noFile,
     );
   });
   const parallel = figures.parallel;

@@ -7,9 +7,6 @@ import { isScenarioId, scenarioIds, type ScenarioId } from '../domain/faults/ind
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
-/** Flags of `benchmark` that take a value. */
-export const BENCHMARK_VALUE_FLAGS = ['scenarios', 'runs', 'jitter', 'junit'] as const;
-
 /** Where the report is written, relative to the current folder. */
 export const BENCHMARK_REPORT_FILE = '.cuonztech/benchmark-report.json';
 

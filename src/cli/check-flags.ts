@@ -8,18 +8,6 @@ import { RATE_GATE_FLAGS, type GateBound, type RateGate } from '../app/check/rat
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
-/** Flags of `check` that take a value. */
-export const CHECK_VALUE_FLAGS = [
-  'junit',
-  'markdown',
-  'html',
-  'journal',
-  'fail-on',
-  'min-score',
-  'bound',
-  ...RATE_GATE_FLAGS,
-] as const;
-
 /** Where the projections go; undefined = not written. */
 export interface CheckOutputs {
   junit?: string;

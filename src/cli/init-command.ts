@@ -6,9 +6,6 @@ import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
 
-/** Flags of `init` that take no value. */
-export const INIT_SWITCHES = ['force'] as const;
-
 export function defineInitCommand(cli: CAC, context: CommandContext): void {
   cli
     .command(

@@ -16,17 +16,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const context: CommandContext = { io, values: {} };
   try {
     const commands = await commandsFor(argv);
-    for (const command of commands) command.define(cli, context);
+    for (const define of commands) define(cli, context);
     cli.help(topLevelHelp(cli));
     cli.version(HARNESS_VERSION);
+    // The flags are those the loaded commands declare to cac: with a value (`--json <file>`) or without.
     const declared = cli.commands.flatMap((command) => command.options);
-    // What the commands declare to cac, and what their parsers read beyond it (trial refuses some proxy flags by name).
-    const valueFlags = new Set([
-      ...commands.flatMap((command) => command.valueFlags),
-      ...declared.filter((option) => option.isBoolean !== true).flatMap((option) => typedNames(option.rawName)),
-    ]);
+    const valueFlags = new Set(
+      declared.filter((option) => option.isBoolean !== true).flatMap((option) => typedNames(option.rawName)),
+    );
     const switches = new Set([
-      ...commands.flatMap((command) => command.switches),
       ...declared.filter((option) => option.isBoolean === true).flatMap((option) => typedNames(option.rawName)),
       'help',
       'version',

@@ -7,8 +7,6 @@ import type { CommandContext } from './io.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
 import { PROBE_FLAG_HELP, PROBE_OWN, PROBE_PROXY_FLAGS } from './probe-flags.js';
 
-export { PROBE_VALUE_FLAGS } from './probe-flags.js';
-
 export function defineProbeCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command(
     'probe',

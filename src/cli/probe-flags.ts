@@ -10,7 +10,7 @@ import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { resolve } from 'node:path';
 import { commaList, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
-import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
+import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 
 /** [flag, description] of every probe flag that takes a value (the proxy's upstream flags come on top). */
 export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
@@ -46,7 +46,6 @@ export const PROBE_PROXY_FLAGS = [
   'log-level',
   'upstream-timeout',
 ];
-export const PROBE_VALUE_FLAGS = PROBE_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
 
 export interface ProbeFlags {
   proxy: ProxyFlags;

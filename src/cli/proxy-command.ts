@@ -7,8 +7,6 @@ import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
 
-export { PROXY_VALUE_FLAGS } from './proxy-flags.js';
-
 export function defineProxyCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command(
     'proxy',

@@ -162,4 +162,17 @@ describe('bench targets', () => {
     expect(byId(results, 'file-100').met).toBe(true);
     expect(tally(results)).toEqual({ met: 5, notMet: 0, notMeasured: 9 });
   });
+
+  it('the latency targets show the spread of the single rounds beside the median; the verdict stays the median', () => {
+    const figures = withSize(comfortable(), 1000, {
+      proxy: 1.2,
+      floorWrites: 1.0,
+      roundRatios: { file: [1.05, 1.4, 1.2], noFile: [0.9] },
+    });
+    const results = checkTargets(figures);
+    expect(byId(results, 'file-1000').measured).toBe('1.200 ms = 1.20 × 1.000 ms (rounds 1.05–1.40)');
+    expect(byId(results, 'file-1000').met).toBe(true);
+    // One round is no spread.
+    expect(byId(results, 'nofile-1000').measured).toBe('0.500 ms = 1.00 × 0.500 ms');
+  });
 });

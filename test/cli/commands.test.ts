@@ -12,8 +12,8 @@ import { runCli } from '../support/in-process-cli.js';
 /** Every flag a command declares to cac, as typed, with whether it takes a value. */
 async function declaredFlags(name: string): Promise<Array<{ flag: string; takesValue: boolean }>> {
   const cli = cac('x');
-  const definition = await COMMANDS.get(name)!();
-  definition.define(cli, {} as CommandContext);
+  const define = await COMMANDS.get(name)!();
+  define(cli, {} as CommandContext);
   return cli.commands
     .flatMap((command) => command.options)
     .map((option) => ({ flag: option.rawName.replace(/[<[].*$/, '').trim(), takesValue: option.isBoolean !== true }));
