@@ -134,17 +134,22 @@ function absolute(
 
 /** Every target checked against one run's figures, in a fixed order (every N of `TARGET_SIZES`, measured or not). */
 export function checkTargets(figures: TargetFigures): TargetResult[] {
+  /** One latency target at one N: its median ratio against the limit, with the spread of its single rounds. */
+  const latency = (
+    calls: number,
+    id: string,
+    target: string,
+    [value, base, ratios]: [number | null | undefined, number | null | undefined, readonly number[] | undefined],
+    factor: number,
+  ): TargetResult => withSpread(relative(`${id}-${calls}`, `N=${calls}, ${target}`, value, factor, base), ratios);
   const withFile = TARGET_SIZES.map((calls) => {
     const size = figures.sizes.get(calls);
-    const result = withSpread(
-      relative(
-        `file-${calls}`,
-        `N=${calls}, with report file: added(proxy) ≤ ${TARGETS.withFileOverFloorWrites} × added(floorWrites)`,
-        size?.proxy,
-        TARGETS.withFileOverFloorWrites,
-        size?.floorWrites,
-      ),
-      size?.roundRatios?.file,
+    const result = latency(
+      calls,
+      'file',
+      `with report file: added(proxy) ≤ ${TARGETS.withFileOverFloorWrites} × added(floorWrites)`,
+      [size?.proxy, size?.floorWrites, size?.roundRatios?.file],
+      TARGETS.withFileOverFloorWrites,
     );
     // A proxy whose report missed writes skipped what floorWrites pays: its speed meets nothing.
     return result.met === true && !figures.reportsOk
@@ -153,15 +158,12 @@ export function checkTargets(figures: TargetFigures): TargetResult[] {
   });
   const noFile = TARGET_SIZES.map((calls) => {
     const size = figures.sizes.get(calls);
-    return withSpread(
-      relative(
-        `nofile-${calls}`,
-        `N=${calls}, without report file: added(proxyNoFile) ≤ ${TARGETS.noFileOverFloor} × added(floor)`,
-        size?.proxyNoFile,
-        TARGETS.noFileOverFloor,
-        size?.floor,
-      ),
-      size?.roundRatios?.noFile,
+    return latency(
+      calls,
+      'nofile',
+      `without report file: added(proxyNoFile) ≤ ${TARGETS.noFileOverFloor} × added(floor)`,
+      [size?.proxyNoFile, size?.floor, size?.roundRatios?.noFile],
+      TARGETS.noFileOverFloor,
     );
   });
   const parallel = figures.parallel;
