@@ -2,8 +2,8 @@
  * The commands, in the order `--help` lists them, each loaded only when it is needed: a command line that
  * names its command (`proxy …`) loads that command's definition alone, so the proxy does not load the
  * definitions of trial, check or replay (their flag tables and the domain they read) before it starts its
- * upstream. The top-level help, `--version` and a line that does not
- * start with a command name load every command.
+ * upstream. The top-level help, `--version` and a line that does not start with a command name load every
+ * command.
  */
 import type { CAC } from 'cac';
 import type { CommandContext } from './io.js';

@@ -83,9 +83,6 @@ function toolAndJson(value: string, flag: string, jsonRequired: boolean): [strin
 
 /** Validates every flag; reads the example file. */
 export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<ProbeFlags> {
-  for (const flag of Object.keys(values))
-    if (!PROBE_OWN.includes(flag) && !PROBE_PROXY_FLAGS.includes(flag))
-      throw new UsageError(`flag --${flag} is not a probe flag; see probe --help`);
   const proxyValues: Record<string, readonly string[]> = {};
   for (const flag of PROBE_PROXY_FLAGS) if (Object.hasOwn(values, flag)) proxyValues[flag] = values[flag]!;
   const proxy = parseProxyFlags(proxyValues);

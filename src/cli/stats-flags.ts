@@ -1,12 +1,10 @@
 /**
- * `stats`'s flags: validated strictly, one clear line (UsageError) for anything wrong. Read by the command
+ * `stats`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command does not declare is refused before, by `readArgv` and cac). Read by the command
  * definition (`stats-command.ts`) and the wiring (`stats-run.ts`), which do not import each other.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { single } from './argv.js';
 import { UsageError } from './errors.js';
-
-export const STATS_VALUE_FLAGS = ['json'] as const;
 
 export interface StatsFlags {
   paths: string[];
@@ -21,10 +19,6 @@ export function parseStatsFlags(
 ): StatsFlags {
   if (paths.length === 0)
     throw new UsageError('stats needs at least one folder: a trial folder (trial --out) or a proxy report folder (--report-dir)');
-  for (const flag of Object.keys(values)) {
-    if (!(STATS_VALUE_FLAGS as readonly string[]).includes(flag) && flag !== 'markdown')
-      throw new UsageError(`flag --${flag} is not a stats flag; see stats --help`);
-  }
   const json = single(values, 'json');
   const markdown = single(values, 'markdown');
   if (json !== undefined && json === markdown) throw new UsageError('--json and --markdown must name different files');

@@ -40,9 +40,15 @@ describe('the command table', () => {
     }
   });
 
-  it('R-8.1: an unknown flag after a command is refused for that command', async () => {
-    const result = await runCli(['check', '--bogus', 'report.json']);
-    expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('[cuonztech-agent-harness] error: unknown flag --bogus for check; see check --help');
+  it('R-8.1: an unknown flag after a command is refused for that command, before the command reads its flags', async () => {
+    for (const name of [...COMMANDS.keys()].filter((command) => command !== '')) {
+      const result = await runCli([name, '--bogus', 'x']);
+      expect(result.code, name).toBe(1);
+      expect(result.stderr.trim()).toBe(`[cuonztech-agent-harness] error: unknown flag --bogus for ${name}; see ${name} --help`);
+    }
+    // A flag of another command, given before the command, is cac's to refuse: named as typed, for the command.
+    const before = await runCli(['--runs', '3', 'stats', 'x']);
+    expect(before.code).toBe(1);
+    expect(before.stderr.trim()).toBe('[cuonztech-agent-harness] error: unknown flag --runs for stats; see stats --help');
   });
 });
