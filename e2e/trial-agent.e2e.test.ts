@@ -160,8 +160,10 @@ describe('R-13 trial --agent-command', () => {
   });
 
   it('a program that exceeds --agent-timeout is killed and NOT_TESTED; one that never connects is NOT_TESTED', async () => {
+    // 3 s, not less: on a loaded machine Node takes over half a second to start, and the
+    // program must have written its stderr line before it is killed.
     const hanging = await runTrial([
-      ...agent(join(AGENTS, 'hanging-agent.mjs'), '--agent-timeout', '0.5'),
+      ...agent(join(AGENTS, 'hanging-agent.mjs'), '--agent-timeout', '3'),
       '--scenario',
       'F1',
       '--runs',
@@ -184,7 +186,7 @@ describe('R-13 trial --agent-command', () => {
     try {
       expect(hanging.runs[0]).toMatchObject({
         verdict: 'NOT_TESTED',
-        verdictReason: 'the agent program exceeded --agent-timeout (0.5 s) and was killed; stderr: thinking forever',
+        verdictReason: 'the agent program exceeded --agent-timeout (3 s) and was killed; stderr: thinking forever',
       });
       expect(idleStdio.runs[0]).toMatchObject({
         verdict: 'NOT_TESTED',
