@@ -124,7 +124,7 @@ describe('compare A B: two trials side by side', () => {
     expect(readFileSync(markdown, 'utf8')).toContain('- B (F1): duplicate executions 10/10 → 0/10');
   });
 
-  it('bad input is one line and exit 1: not a trial folder, an empty side, no common scenario, different tasks, a wrong count of folders', async () => {
+  it('bad input is one line and exit 1: not a trial folder, a file, an empty side, no common scenario, different tasks, a wrong count of folders', async () => {
     const empty = join(scratch, 'empty');
     mkdirSync(empty);
     const tasks = join(scratch, 'tasks.yaml');
@@ -149,6 +149,10 @@ describe('compare A B: two trials side by side', () => {
         [
           [empty, trials.careful.out],
           /is not a trial folder \(summary\.json and runs\/, written by trial --out\); compare takes trial folders\n$/,
+        ],
+        [
+          [join(trials.careful.out, 'summary.json'), trials.naive.out],
+          /summary\.json is not a folder; compare takes trial folders\n$/,
         ],
         [[join(scratch, 'missing'), trials.careful.out], /missing cannot be read: /],
         [[trials.naive.out, '--'], /compare: side B \(after --\) has no trial folder/],

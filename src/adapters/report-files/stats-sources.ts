@@ -1,5 +1,5 @@
 /**
- * Reads one folder named to `stats`: a trial folder (summary.json, runs/) or a folder of proxy report
+ * Reads one folder named to `stats`, `compare` or `check`'s rate gates: a trial folder (summary.json, runs/) or a folder of proxy report
  * files (`--report-dir`). Never throws; what cannot be used says why (the use case refuses the merge).
  */
 import { errorFirstLine } from '../../domain/error-message.js';
@@ -13,7 +13,8 @@ import { looksLikeTrialFolder, readTrialFolder, type TrialFolderRead } from './t
 export type StatsFolderRead =
   | ({ kind: 'trial' } & TrialFolderRead)
   | { kind: 'proxy-session'; path: string; items: LoadedItem[] }
-  | { kind: 'unusable'; path: string; problem: string };
+  /** `notFolder`: the path is a file, so the command that named it can say which folders it takes. */
+  | { kind: 'unusable'; path: string; problem: string; notFolder?: true };
 
 export async function readStatsFolder(path: string): Promise<StatsFolderRead> {
   let entries: string[];
@@ -22,7 +23,8 @@ export async function readStatsFolder(path: string): Promise<StatsFolderRead> {
       return {
         kind: 'unusable',
         path,
-        problem: 'is not a folder: stats takes trial folders (trial --out) and proxy report folders (--report-dir)',
+        problem: 'is not a folder: give trial folders (trial --out) or folders of proxy reports (--report-dir)',
+        notFolder: true,
       };
     }
     entries = await readdir(path);

@@ -38,12 +38,11 @@ function mergeSide(
 ): { ok: true; result: StatsResult } | { ok: false; message: string } {
   if (inputs.length === 0) return { ok: false, message: `cannot compare: side ${name} has no trial folder` };
   for (const input of inputs) {
-    if (input.kind === 'unusable') return { ok: false, message: `${input.path} ${input.problem}` };
-    if (input.kind !== 'trial')
-      return {
-        ok: false,
-        message: `${input.path} is not a trial folder (summary.json and runs/, written by trial --out); compare takes trial folders`,
-      };
+    if (input.kind === 'unusable' && input.notFolder !== true) return { ok: false, message: `${input.path} ${input.problem}` };
+    if (input.kind !== 'trial') {
+      const what = input.kind === 'unusable' ? 'a folder' : 'a trial folder (summary.json and runs/, written by trial --out)';
+      return { ok: false, message: `${input.path} is not ${what}; compare takes trial folders` };
+    }
   }
   const merged = mergeFolders(inputs);
   if (!merged.ok) return { ok: false, message: `side ${name}: ${merged.message}` };

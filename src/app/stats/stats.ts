@@ -42,6 +42,8 @@ export interface UnusableInput {
   kind: 'unusable';
   path: string;
   problem: string;
+  /** The path is a file, not a folder. */
+  notFolder?: true;
 }
 
 export type StatsInput = TrialFolderInput | ReportFolderInput | UnusableInput;
