@@ -24,9 +24,13 @@ export interface OperationIdentity {
 /** Derives the operation of a write call. Never throws, whatever the arguments are. */
 export function identifyOperation(tool: string, args: unknown, keyFields: KeyFieldMatcher): OperationIdentity {
   const { operationArgs, keys } = splitArguments(args, keyFields);
-  const canonicalArgs = canonicalJson(operationArgs);
   const key = keys.length === 0 ? null : joinKeys(keys);
-  return { opKey: `${JSON.stringify(tool)}:${canonicalArgs}`, canonicalArgs, operationArgs, key };
+  // One flat text, and the arguments a slice of it: the session keeps both for the whole session, and a
+  // concatenated text stays a tree of its pieces (five and more per operation) that every garbage
+  // collection walks again.
+  const prefix = `${JSON.stringify(tool)}:`;
+  const opKey = [prefix, canonicalJson(operationArgs)].join('');
+  return { opKey, canonicalArgs: opKey.slice(prefix.length), operationArgs, key };
 }
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -122,6 +122,15 @@ describe('schemaKeyFields', () => {
   });
 });
 
+describe('identifyOperation: the operation texts', () => {
+  it('R-1.1: the operation key is the tool as JSON, a colon and the canonical arguments without key fields, which are the preview', () => {
+    const identity = identifyOperation('create_order', { z: [2, { b: 1, a: 'é"' }], idempotency_key: 'k', a: null }, defaults);
+    expect(identity.canonicalArgs).toBe('{"a":null,"z":[2,{"a":"é\\"","b":1}]}');
+    expect(identity.opKey).toBe(`"create_order":${identity.canonicalArgs}`);
+    expect(identifyOperation('a"b', {}, defaults)).toMatchObject({ opKey: '"a\\"b":{}', canonicalArgs: '{}' });
+  });
+});
+
 describe('identifyOperation: the key of a call with several key fields', () => {
   const ab = new KeyFieldMatcher(['a', 'b']);
   const keyOf = (args: Record<string, unknown>) => identifyOperation('create_order', args, ab).key;
