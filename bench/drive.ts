@@ -3,6 +3,7 @@
  * process, then sends distinct writes one at a time and times each call. Also measures start-up to the
  * first `tools/list`, the spawned process's peak RSS, and checks the proxy's report file.
  */
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +125,10 @@ export interface ParallelResult {
 /** Sends `calls` distinct writes at once through one freshly spawned path; wall time and peak RSS. */
 export async function measureParallel(name: PathName, calls: number): Promise<ParallelResult> {
   const connection = await connectPath(name);
+  // The SDK's stdio client waits for 'drain' once per message written while the pipe is full: with
+  // `calls` messages sent at once, that is up to `calls` listeners on the process's stdin, by design here.
+  const defaultMaxListeners = EventEmitter.defaultMaxListeners;
+  EventEmitter.defaultMaxListeners = calls + 10;
   try {
     const start = nowMs();
     await Promise.all(Array.from({ length: calls }, (_, i) => write(connection.client, i)));
@@ -135,6 +140,7 @@ export async function measureParallel(name: PathName, calls: number): Promise<Pa
       `${name} with ${calls} parallel writes: ${error instanceof Error ? error.message : String(error)}; stderr: ${connection.stderrTail().trim()}`,
     );
   } finally {
+    EventEmitter.defaultMaxListeners = defaultMaxListeners;
     await closePath(connection);
   }
 }
