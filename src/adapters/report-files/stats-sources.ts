@@ -1,6 +1,7 @@
 /**
- * Reads one folder named to `stats`, `compare` or `check`'s rate gates: a trial folder (summary.json, runs/) or a folder of proxy report
- * files (`--report-dir`). Never throws; what cannot be used says why (the use case refuses the merge).
+ * Reads one folder named to `stats`, `compare` or `check`'s rate gates: a trial folder (summary.json,
+ * runs/) or a folder of proxy report files (`--report-dir`). Never throws; what cannot be used says why
+ * (the use case refuses the merge).
  */
 import { errorFirstLine } from '../../domain/error-message.js';
 import { readdir, stat } from 'node:fs/promises';
