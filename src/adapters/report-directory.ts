@@ -47,6 +47,8 @@ export class ReportDirectory {
     try {
       created = await mkdir(path, { recursive: true });
     } catch (error) {
+      // mkdir says EEXIST for a file in the way (mkdir -p succeeds on a folder): name what is there.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`report folder is not a folder: ${path}`);
       throw new Error(`report folder ${path} cannot be created: ${message(error)}`);
     }
     await refusePlanted(path, uid);

@@ -28,6 +28,13 @@ describe('ReportDirectory refuses planted folders and files (R-9.4)', () => {
     expect(JSON.parse(readFileSync(join(folder, 'reports', 'session-0001-abc-123.json'), 'utf8'))).toEqual({ n: 1 });
   });
 
+  it('R-9.4: a file where the folder should be is refused as not a folder, and left as it was', async () => {
+    const file = join(folder, 'reports');
+    writeFileSync(file, 'mine');
+    await expect(ReportDirectory.open(file)).rejects.toThrow(`report folder is not a folder: ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe('mine');
+  });
+
   it('R-9.4: a symbolic link in a world-writable sticky folder is refused as the report folder', async () => {
     const real = join(folder, 'real');
     mkdirSync(real);

@@ -726,4 +726,11 @@ describe('parseListenAddress (--listen <host:port>)', () => {
   ])('%s is refused with a one-line error', (value) => {
     expect(() => parseListenAddress(value)).toThrow(/^invalid listen address "[^\n]*$/);
   });
+
+  it('a port alone is refused with the form that gives it (the port is not missing)', () => {
+    expect(() => parseListenAddress('3000')).toThrow(
+      'invalid listen address "3000": a port alone; write :3000 for 127.0.0.1:3000 (expected <host>:<port>, e.g. 127.0.0.1:3000)',
+    );
+    expect(() => parseListenAddress('localhost')).toThrow('invalid listen address "localhost": the port is missing');
+  });
 });

@@ -20,6 +20,7 @@ function splitHostPort(value: string): { host: string; port: string } {
     return { host, port: value.slice(close + 2) };
   }
   const colon = value.lastIndexOf(':');
+  if (colon === -1 && PORT.test(value)) throw invalid(value, `a port alone; write :${value} for ${DEFAULT_LISTEN_HOST}:${value}`);
   if (colon === -1) throw invalid(value, 'the port is missing');
   const host = value.slice(0, colon);
   if (host.includes(':')) throw invalid(value, 'put an IPv6 host in brackets, e.g. [::1]:8080');
