@@ -144,8 +144,10 @@ describe('R-13 trial --agent-command', () => {
     });
   }
 
-  it('a program that crashes is NOT_TESTED with its exit code and the tail of its stderr', async () => {
+  it("a program that crashes is NOT_TESTED with its exit code and the tail of its stderr; Node's own crash with its Error line", async () => {
     const output = await runTrial([...agent(join(AGENTS, 'crashing-agent.mjs')), '--scenario', 'F1', '--runs', '1']);
+    const missing = join(AGENTS, 'no-such-agent.mjs');
+    const notFound = await runTrial([...agent(missing), '--scenario', 'F1', '--runs', '1']);
     try {
       expect(output.result.exitCode).toBe(0);
       expect(output.summary.groups[0]).toMatchObject({ runs: 1, pass: 0, fail: 0, notTested: 1 });
@@ -154,8 +156,14 @@ describe('R-13 trial --agent-command', () => {
         expect(run.verdictReason).toBe('the agent program failed (exit code 3); stderr: starting | boom: cannot reach the model');
         expect(run.agentProgram).toMatchObject({ exitCode: 3, timedOut: false });
       }
+      // Node ends its crash output with a `{ code: … }` block and its version banner: the reason is the error.
+      expect(notFound.runs[0]).toMatchObject({
+        verdict: 'NOT_TESTED',
+        verdictReason: `the agent program failed (exit code 1); stderr: Error: Cannot find module '${missing}'`,
+      });
     } finally {
       removeOut(output);
+      removeOut(notFound);
     }
   });
 

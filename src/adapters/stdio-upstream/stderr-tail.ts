@@ -2,19 +2,12 @@
  * Keeps the start and the end of the upstream's stderr for crash messages, without ever holding more
  * than a few KB.
  */
+import { stderrReasonLines } from '../../domain/stderr-reason.js';
 
 /** The default size limit of the tail, in characters (about 4 KB). */
 export const STDERR_TAIL_MAX_CHARS = 4096;
 /** The default line limit of the tail. */
 export const STDERR_TAIL_MAX_LINES = 20;
-
-/**
- * A line that says what went wrong: `Error: …`, `TypeError: …`, `ModuleNotFoundError: …` (Python's last
- * line), `error: …`, `fatal: …`, `panic: …`.
- */
-const ERROR_LINE = /^([A-Za-z_.]*(Error|Exception)|error|fatal|panic)\b[^:]{0,40}:/i;
-/** What Node prints last after an uncaught error (`Node.js v20.11.0`): never the reason. */
-const NODE_BANNER = /^Node\.js v\d/;
 
 /** A rolling tail of a text stream, and its first few KB. */
 export class StderrTail {
@@ -46,11 +39,7 @@ export class StderrTail {
    * banner), else the last non-empty line that is not Node's version banner; '' when it wrote nothing.
    */
   reasonLine(): string {
-    const lines = `${this.head}\n${this.tail()}`
-      .split(/\r?\n/)
-      .map((line) => line.trim())
-      .filter((line) => line !== '');
-    return lines.find((line) => ERROR_LINE.test(line)) ?? lines.reverse().find((line) => !NODE_BANNER.test(line)) ?? '';
+    return stderrReasonLines(`${this.head}\n${this.tail()}`)[0] ?? '';
   }
 
   /** The last non-empty line, or '' when the upstream wrote nothing. */

@@ -33,6 +33,7 @@ import { RecordingChatModel, recordGatewayExchange } from './recording-chat-mode
 import type { ModelRecorder } from '../../ports/cassette.port.js';
 import { replaySettingsOf } from './replay-settings.js';
 import type { UpstreamSettings } from './trial-settings.js';
+import { stderrReasonLines } from '../../domain/stderr-reason.js';
 
 /** The run's tool classification, known once its upstream was listed (before any model request). */
 interface RunTools {
@@ -565,8 +566,9 @@ function exitText(exit: ProgramExit): string {
   return exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
 }
 
+/** `; stderr: …`: the line that says why (Node's `Error: …`), else the last three lines; '' when none. */
 function tail(stderrTail: string): string {
-  const text = stderrTail.trim().split('\n').slice(-3).join(' | ');
+  const text = stderrReasonLines(stderrTail, 3).join(' | ');
   return text === '' ? '' : `; stderr: ${text}`;
 }
 
