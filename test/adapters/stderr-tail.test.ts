@@ -3,23 +3,10 @@
  * says why, not the version banner Node prints last.
  */
 import { describe, expect, it } from 'vitest';
+import { nodeModuleNotFound } from '../support/node-crash.js';
 import { StderrTail } from '../../src/adapters/stdio-upstream/stderr-tail.js';
 
-const NODE_MODULE_NOT_FOUND = [
-  'node:internal/modules/cjs/loader:1210',
-  '  throw err;',
-  '  ^',
-  '',
-  "Error: Cannot find module '/no/such/server.js'",
-  '    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)',
-  '    at node:internal/main/run_main_module:28:49 {',
-  "  code: 'MODULE_NOT_FOUND',",
-  '  requireStack: []',
-  '}',
-  '',
-  'Node.js v20.20.2',
-  '',
-].join('\n');
+const NODE_MODULE_NOT_FOUND = nodeModuleNotFound('/no/such/server.js');
 
 function tailOf(...chunks: string[]): StderrTail {
   const tail = new StderrTail();

@@ -1,25 +1,12 @@
 /**
  * The reason a failed process's stderr gives: the upstream that did not start, the agent program that
- * failed. The Node text is what `node /no/such/agent.js` prints (Node 20).
+ * failed.
  */
 import { describe, expect, it } from 'vitest';
+import { nodeModuleNotFound } from '../support/node-crash.js';
 import { stderrReasonLines } from '../../src/domain/stderr-reason.js';
 
-const NODE_MODULE_NOT_FOUND = [
-  'node:internal/modules/cjs/loader:1228',
-  '  throw err;',
-  '  ^',
-  '',
-  "Error: Cannot find module '/no/such/agent.js'",
-  '    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)',
-  '    at node:internal/main/run_main_module:28:49 {',
-  "  code: 'MODULE_NOT_FOUND',",
-  '  requireStack: []',
-  '}',
-  '',
-  'Node.js v20.20.2',
-  '',
-].join('\n');
+const NODE_MODULE_NOT_FOUND = nodeModuleNotFound('/no/such/agent.js');
 
 describe('stderrReasonLines', () => {
   it("Node's uncaught error: its Error line alone, not the block and the version banner after it", () => {
