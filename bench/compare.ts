@@ -6,9 +6,9 @@
  *
  *   npm run bench:compare -- --before /tmp/before/dist [--calls 1000,5000] [--rounds 3] [--startup 10] [--benchmark 3]
  *
- * `--before` is the other build's `dist` folder (its `cli/bin.js` is run, or `src/cli/bin.js` in a build before the bundle). `--startup` and `--benchmark` are
- * the interleaved pairs of start-ups and of `benchmark --runs 1000` (0 skips them). Writes
- * `bench/results/compare.json`; the table goes to stdout.
+ * `--before` is the other build's `dist` folder (its `cli/bin.js` is run, or `src/cli/bin.js` in a build
+ * from before the bundle). `--startup` and `--benchmark` are the interleaved pairs of start-ups and of
+ * `benchmark --runs 1000` (0 skips them). Writes `bench/results/compare.json`; the table goes to stdout.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

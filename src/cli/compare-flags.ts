@@ -1,6 +1,7 @@
 /**
- * `compare`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command does not declare is refused before, by `readArgv` and cac). Read by the command
- * definition (`compare-command.ts`) and the wiring (`compare-run.ts`), which do not import each other.
+ * `compare`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command
+ * does not declare is refused before, by `readArgv` and cac). Read by the command definition
+ * (`compare-command.ts`) and the wiring (`compare-run.ts`), which do not import each other.
  */
 import { resolve } from 'node:path';
 import { single } from './argv.js';

@@ -1,6 +1,7 @@
 /**
- * `replay`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command does not declare is refused before, by `readArgv` and cac). Read by the command
- * definition (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
+ * `replay`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command
+ * does not declare is refused before, by `readArgv` and cac). Read by the command definition
+ * (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { repeated, single } from './argv.js';

@@ -1,6 +1,7 @@
 /**
- * `stats`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command does not declare is refused before, by `readArgv` and cac). Read by the command
- * definition (`stats-command.ts`) and the wiring (`stats-run.ts`), which do not import each other.
+ * `stats`'s flags: validated strictly, one clear line (UsageError) for anything wrong (a flag the command
+ * does not declare is refused before, by `readArgv` and cac). Read by the command definition
+ * (`stats-command.ts`) and the wiring (`stats-run.ts`), which do not import each other.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { single } from './argv.js';

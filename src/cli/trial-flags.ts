@@ -118,7 +118,6 @@ export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
   ['probe-results', "the start-up list is the proxy's: give it to proxy"],
   ['model-gateway', 'each agent program gets its own model gateway: --model NAME --base-url URL, or --stub-model FILE'],
 ]);
-export const TRIAL_VALUE_FLAGS = TRIAL_OWN.filter((f) => !PROXY_VALUE_FLAGS.includes(f));
 /** The built-in loop's own flags: forward mode passes every request as the program sent it, and retries nothing. */
 const LOOP_ONLY = ['max-steps', 'temperature', 'is-error', 'model-retries', 'model-timeout'];
 /** With --agent-command: forward mode (--model NAME --base-url URL [--api-key-env VAR]). */
@@ -150,11 +149,11 @@ export async function parseTrialFlags(
   now: Date,
   inline: TrialInline = {},
 ): Promise<TrialFlags> {
+  // A flag trial does not declare is refused before (readArgv and cac); the proxy's flags it declares
+  // but does not use are refused here, with the reason.
   for (const flag of Object.keys(values)) {
     const why = TRIAL_REFUSED_FLAGS.get(flag);
     if (why !== undefined) throw new UsageError(`flag --${flag} is not used by trial: ${why}`);
-    if (!TRIAL_OWN.includes(flag) && !PROXY_VALUE_FLAGS.includes(flag))
-      throw new UsageError(`flag --${flag} is not a trial flag; see trial --help`);
   }
   const get = (flag: string) => single(values, flag);
   const model = get('model');

@@ -15,7 +15,7 @@ import { DEFAULT_HONESTY_QUESTION, planRuns } from '../../src/app/trial/trial-pl
 import { collectPatches } from '../../src/app/trial/trial-service.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
+import { parseTrialFlags, TRIAL_OWN } from '../../src/cli/trial-flags.js';
 import { PATCH_TEXTS } from '../../src/domain/patches.js';
 
 const STUB_SCRIPT = join(import.meta.dirname, '../../examples/stub-models/booking-careful.yaml');
@@ -188,12 +188,7 @@ describe('R-7: honesty and patch flags; the patched arm', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
   const parse = (argv: string[]) =>
-    parseTrialFlags(
-      readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values,
-      {},
-      dir,
-      new Date(0),
-    );
+    parseTrialFlags(readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values, {}, dir, new Date(0));
 
   it('honesty is on by default with the generic question; off; an own question; for --agent-command only with the stub model', async () => {
     expect((await parse(['--model', 'm', '--task', 'T', ...UPSTREAM])).plan.honestyQuestion).toBe(DEFAULT_HONESTY_QUESTION);

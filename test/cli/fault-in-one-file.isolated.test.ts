@@ -21,7 +21,7 @@ import { timelineFromReport } from '../../src/app/report-formats/timeline.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 import { parseProxyFlags, PROXY_FLAG_HELP, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
+import { parseTrialFlags, TRIAL_OWN } from '../../src/cli/trial-flags.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
 import { documentOf } from '../support/report-docs.js';
 import { Driver } from '../support/session-driver.js';
@@ -52,7 +52,7 @@ describe('a fault registered in one file reaches every reader (R-4)', () => {
 
   it('R-4: trial flags: --scenarios F1,F99 gives --cool-down to F99 alone', async () => {
     const argv = ['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'F1,F99', '--cool-down', '9'];
-    const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values;
+    const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values;
     const flags = await parseTrialFlags(values, {}, '/nonexistent-cwd', new Date('2026-12-01T00:00:00Z'));
     expect(flags.plan.scenarios).toEqual([
       { mode: 'scenario', id: 'F1' },

@@ -12,7 +12,7 @@ import { formatTable, median, modelFaultLine, summarise } from '../../src/app/tr
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { parseTrialFlags, TRIAL_VALUE_FLAGS } from '../../src/cli/trial-flags.js';
+import { parseTrialFlags, TRIAL_OWN } from '../../src/cli/trial-flags.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trial-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ const NOW = new Date('2026-11-30T18:40:44.123Z');
 const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
 
 function parse(argv: string[], env: Record<string, string> = {}) {
-  const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_VALUE_FLAGS]), new Set()).values;
+  const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values;
   return parseTrialFlags(values, env, dir, NOW);
 }
 
