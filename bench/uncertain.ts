@@ -10,7 +10,8 @@
  */
 import { ManualClock } from '../src/adapters/manual-clock.js';
 import { SeededRandom } from '../src/adapters/seeded-random.js';
-import { EvaluationSession, type CallAttempt } from '../src/domain/session.js';
+import type { CallAttempt } from '../src/domain/call-attempt.js';
+import { EvaluationSession } from '../src/domain/session.js';
 import { median, nowMs, p99 } from './measure.js';
 
 export interface UncertainFigures {

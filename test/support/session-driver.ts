@@ -9,7 +9,8 @@ import type { ToolClass } from '../../src/domain/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import type { InjectedResult } from '../../src/domain/faults/index.js';
 import { buildReport, evaluate, type Evaluation, type Report } from '../../src/domain/report.js';
-import { EvaluationSession, type CallAttempt } from '../../src/domain/session.js';
+import type { CallAttempt } from '../../src/domain/call-attempt.js';
+import { EvaluationSession } from '../../src/domain/session.js';
 
 export class TestClock {
   constructor(public t = 1_000_000) {}

@@ -4,7 +4,8 @@
  * deliberately broken judge in place of the real one, to prove the self-test can fail.
  */
 import type { ScenarioId } from '../../domain/faults/index.js';
-import { EvaluationSession, type SessionSettings, type ToolCatalog } from '../../domain/session.js';
+import { EvaluationSession } from '../../domain/session.js';
+import type { SessionSettings, ToolCatalog } from '../../domain/session-state.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';

@@ -5,7 +5,8 @@
  * agent gets what a real agent behind the proxy would get.
  */
 import type { ToolClassification } from '../../domain/classification.js';
-import type { EvaluationSession, ToolCatalog } from '../../domain/session.js';
+import type { EvaluationSession } from '../../domain/session.js';
+import type { ToolCatalog } from '../../domain/session-state.js';
 import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';

@@ -6,7 +6,7 @@ import { DEFAULT_KEY_FIELDS } from '../../domain/key-fields.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
 import { evaluate, scoreInputsOf } from '../../domain/report.js';
 import type { ScoreInputs } from '../../domain/score.js';
-import type { ToolCatalog } from '../../domain/session.js';
+import type { ToolCatalog } from '../../domain/session-state.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';

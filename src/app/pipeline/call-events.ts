@@ -4,7 +4,7 @@
  * happened" and this file decides what an event holds.
  */
 import type { ExecutionOutcome } from '../../domain/attempt.js';
-import type { CallDecision } from '../../domain/session.js';
+import type { CallDecision } from '../../domain/call-attempt.js';
 import type { AgentTold, CallEvent, CallEventSink, CallStep, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';

@@ -21,7 +21,8 @@ import {
   type SeenAnswer,
 } from '../../domain/probe/probe-judge.js';
 import { probesFor, type ProbeDefinition, type ProbeStep, type ToolPromise } from '../../domain/probe/probes.js';
-import { EvaluationSession, type ToolCatalog } from '../../domain/session.js';
+import { EvaluationSession } from '../../domain/session.js';
+import type { ToolCatalog } from '../../domain/session-state.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
