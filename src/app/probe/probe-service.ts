@@ -11,7 +11,8 @@ import { ToolClassifier, type ClassificationRules } from '../../domain/classific
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { globMatch } from '../../domain/glob.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
-import { answerText, countItems, otherArguments, placeKey } from '../../domain/probe/probe-calls.js';
+import { countItems } from '../../domain/effects/answer-records.js';
+import { answerText, otherArguments, placeKey } from '../../domain/probe/probe-calls.js';
 import {
   judgeProbe,
   keyLocation,

@@ -1,7 +1,8 @@
 /**
  * The arguments a probe sends and how it reads answers: the example with its key placed (argument,
- * `_meta`, none), the example with one argument changed (P2), an answer as comparable text, and the
- * items a count tool's answer lists (`--count-with`). Pure.
+ * `_meta`, none), the example with one argument changed (P2) and an answer as comparable text. The items
+ * a count tool's answer lists (`--count-with`) are read by the effects module's one reader
+ * (`../effects/answer-records.ts`). Pure.
  */
 import { canonicalJson, isPlainObject, ownKeys, ownValue } from '../json.js';
 import type { KeyPlacement } from './probes.js';
@@ -67,56 +68,4 @@ export function answerText(result: unknown): string {
   const structured = ownValue(result, 'structuredContent');
   if (structured !== undefined) texts.push(canonicalJson(structured));
   return texts.join('\n');
-}
-
-function countJson(value: unknown): number | null {
-  if (Array.isArray(value)) return value.length;
-  if (!isPlainObject(value)) return null;
-  let total = 0;
-  let arrays = 0;
-  for (const name of ownKeys(value)) {
-    const field = ownValue(value, name);
-    if (Array.isArray(field)) {
-      total += field.length;
-      arrays++;
-    }
-  }
-  return arrays === 0 ? null : total;
-}
-
-/**
- * The number of items a read tool's answer lists: `structuredContent` or the text as JSON — an array's
- * length, or for an object the lengths of its top-level arrays added up (`{entities: [...], relations:
- * [...]}`); a text that is not JSON counts its non-empty lines (one match per line). Null when the answer
- * cannot be counted (an error, a JSON value without an array, no text).
- */
-export function countItems(result: unknown): number | null {
-  if (!isPlainObject(result) || ownValue(result, 'isError') === true) return null;
-  const structured = ownValue(result, 'structuredContent');
-  if (structured !== undefined) {
-    const counted = countJson(structured);
-    if (counted !== null) return counted;
-  }
-  const content = ownValue(result, 'content');
-  if (!Array.isArray(content)) return null;
-  const texts = content
-    .filter((item) => isPlainObject(item) && ownValue(item, 'type') === 'text' && typeof ownValue(item, 'text') === 'string')
-    .map((item) => ownValue(item as object, 'text') as string);
-  if (texts.length === 0) return null;
-  let total = 0;
-  for (const text of texts) {
-    let parsed: unknown;
-    let isJson = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      isJson = false;
-    }
-    if (isJson) {
-      const counted = countJson(parsed);
-      if (counted === null) return null;
-      total += counted;
-    } else total += text.split('\n').filter((line) => line.trim() !== '').length;
-  }
-  return total;
 }

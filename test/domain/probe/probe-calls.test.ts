@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { answerText, countItems, otherArguments, placeKey } from '../../../src/domain/probe/probe-calls.js';
+import { answerText, otherArguments, placeKey } from '../../../src/domain/probe/probe-calls.js';
 
-describe('probe calls: arguments and counting', () => {
+describe('probe calls: arguments and answers', () => {
   it('places the key in the argument, in _meta, or nowhere', () => {
     const example = { amount: 5, idempotency_key: 'old' };
     expect(placeKey(example, 'idempotency_key', 'same', 'k1')).toEqual({
@@ -30,16 +30,6 @@ describe('probe calls: arguments and counting', () => {
     expect(otherArguments({ name: 'a' }, [])).toEqual({ name: 'a-other' });
     expect(otherArguments({ on: true }, [])).toEqual({ on: false });
     expect(otherArguments({ idempotency_key: 'k', list: [1] }, ['idempotency_key'])).toBeNull();
-  });
-
-  it('counts an array, the arrays of an object, or non-JSON lines; null when it cannot', () => {
-    expect(countItems({ content: [{ type: 'text', text: '[1,2,3]' }] })).toBe(3);
-    expect(countItems({ content: [{ type: 'text', text: '{"entities":[1,2],"relations":[3]}' }] })).toBe(3);
-    expect(countItems({ content: [{ type: 'text', text: '[FILE] a.txt\n[FILE] b.txt\n' }] })).toBe(2);
-    expect(countItems({ structuredContent: { items: [1] }, content: [] })).toBe(1);
-    expect(countItems({ content: [{ type: 'text', text: '{"total":3}' }] })).toBeNull();
-    expect(countItems({ content: [{ type: 'text', text: '[1]' }], isError: true })).toBeNull();
-    expect(countItems({ content: [{ type: 'image', data: '' }] })).toBeNull();
   });
 
   it('an answer as text: the text contents and the structured content', () => {

@@ -1,0 +1,89 @@
+/**
+ * A snapshot of the effects view: the records the backend lists at one moment, grouped by effect key.
+ * Bounded: more than {@link SNAPSHOT_MAX_RECORDS} records or {@link SNAPSHOT_MAX_BYTES} bytes of answer,
+ * or a record without a key field, is no snapshot but a reason (the effects verdict is then
+ * EFFECTS_UNKNOWN). What is written to a report is {@link boundedSnapshot}: the count, a hash and the
+ * first records, never the whole listing. Pure.
+ */
+import { canonicalJson, hashText } from '../json.js';
+import type { AnswerItems } from './answer-records.js';
+import { keyIdentity, keyObject, recordKey, type KeyFields } from './effect-key.js';
+
+export const SNAPSHOT_MAX_RECORDS = 100_000;
+export const SNAPSHOT_MAX_BYTES = 10 * 1024 * 1024;
+/** Records of a snapshot kept in its bounded form. */
+export const SNAPSHOT_HEAD = 5;
+/** Characters of one record's JSON kept in the bounded form. */
+export const SNAPSHOT_HEAD_CHARS = 200;
+
+/** The records of one effect key. */
+export interface KeyGroup {
+  key: KeyFields;
+  /** The key's values as stored, in the key's field order. */
+  values: unknown[];
+  /** Each record as canonical JSON, in listing order. */
+  records: string[];
+}
+
+export interface Snapshot {
+  keyFields: string[];
+  count: number;
+  /** Key identity → its records. */
+  groups: Map<string, KeyGroup>;
+  /** Hash of the records' canonical JSON, in listing order. */
+  hash: string;
+  /** The first records' canonical JSON, each cut to {@link SNAPSHOT_HEAD_CHARS}. */
+  head: string[];
+}
+
+export type SnapshotResult = { ok: true; snapshot: Snapshot } | { ok: false; reason: string };
+
+/** Groups what the view listed by effect key, within the bounds. */
+export function takeSnapshot(listed: AnswerItems, keyFields: readonly string[]): SnapshotResult {
+  if (listed.items.length > SNAPSHOT_MAX_RECORDS)
+    return {
+      ok: false,
+      reason: `the effects view listed ${listed.items.length} records, more than the bound of ${SNAPSHOT_MAX_RECORDS}`,
+    };
+  if (listed.bytes > SNAPSHOT_MAX_BYTES)
+    return {
+      ok: false,
+      reason: `the effects view answered ${listed.bytes} bytes, more than the bound of ${SNAPSHOT_MAX_BYTES} (10 MB)`,
+    };
+  const groups = new Map<string, KeyGroup>();
+  const texts: string[] = [];
+  for (let i = 0; i < listed.items.length; i++) {
+    const record = listed.items[i];
+    const key = recordKey(record, keyFields);
+    if (!key.ok) {
+      const what = listed.form === 'lines' ? 'is a line of text, not a JSON record' : `has no field '${key.missing}'`;
+      return { ok: false, reason: `record ${i + 1} of the effects view ${what} (--effect-key ${keyFields.join(',')})` };
+    }
+    const text = canonicalJson(record);
+    texts.push(text);
+    const id = keyIdentity(key.values);
+    const group = groups.get(id);
+    if (group === undefined) groups.set(id, { key: keyObject(keyFields, key.values), values: key.values, records: [text] });
+    else group.records.push(text);
+  }
+  return {
+    ok: true,
+    snapshot: {
+      keyFields: [...keyFields],
+      count: texts.length,
+      groups,
+      hash: hashText(texts.join('\n')),
+      head: texts
+        .slice(0, SNAPSHOT_HEAD)
+        .map((text) => (text.length > SNAPSHOT_HEAD_CHARS ? `${text.slice(0, SNAPSHOT_HEAD_CHARS)}…` : text)),
+    },
+  };
+}
+
+/** What a report holds of a snapshot: count, hash, the first records (bounded), or why there is none. */
+export type BoundedSnapshot = { ok: true; count: number; hash: string; head: string[] } | { ok: false; reason: string };
+
+export function boundedSnapshot(result: SnapshotResult): BoundedSnapshot {
+  if (!result.ok) return { ok: false, reason: result.reason };
+  return { ok: true, count: result.snapshot.count, hash: result.snapshot.hash, head: [...result.snapshot.head] };
+}
