@@ -208,7 +208,7 @@ describe('check: exit codes over real report files', () => {
 
   it('proxy --report-html: the HTML report of the sessions is written at exit (the naive session’s two executions marked)', () => {
     const text = readFileSync(file('proxy-report.html'), 'utf8');
-    expect(text).toContain('<div class="banner FAIL"><b>FAIL</b>');
+    expect(text).toContain('<div class="banner FAIL" id="overall"><b>FAIL</b>');
     expect(text.match(/<tr class="dup">/g)).toHaveLength(2);
     const usage = spawnSync(process.execPath, [BIN, 'proxy', '--upstream-command', 'node', '--report-html', 'x.html'], {
       cwd: dir,

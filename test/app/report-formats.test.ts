@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import { parse } from 'parse5';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSource } from '../../src/adapters/report-files/report-sources.js';
 import type { CheckOptions, CheckResult } from '../../src/app/check/check-model.js';
@@ -10,6 +10,7 @@ import { buildJunit } from '../../src/app/report-formats/junit.js';
 import { buildMarkdown } from '../../src/app/report-formats/markdown.js';
 import { timelineFromReport } from '../../src/app/report-formats/timeline.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import { elementsOf, textOf, type HtmlNode } from '../support/html-dom.js';
 import { DEFAULT_TOOLS, Driver } from '../support/session-driver.js';
 import { baselineOnly, carefulF1, documentOf, F, naiveF1, naiveF2, readsOnly, tempFiles } from '../support/report-docs.js';
 
@@ -70,18 +71,7 @@ function parseJunit(text: string): {
   return xml.parse(text) as ReturnType<typeof parseJunit>;
 }
 
-type Node = DefaultTreeAdapterMap['node'];
-function* walk(node: Node): Generator<Node> {
-  yield node;
-  const children = (node as { childNodes?: Node[] }).childNodes ?? [];
-  for (const child of children) yield* walk(child);
-  const content = (node as { content?: Node }).content;
-  if (content !== undefined) yield* walk(content);
-}
-const elements = (html: string) =>
-  [...walk(parse(html) as unknown as Node)].filter((n): n is DefaultTreeAdapterMap['element'] => 'tagName' in n);
-const textOf = (node: Node): string =>
-  [...walk(node)].map((n) => ('value' in n && n.nodeName === '#text' ? n.value : '')).join('');
+const elements = elementsOf;
 
 describe('JUnit XML', () => {
   it('one testsuite per path, one testcase per session: FAIL → failure with violations and patch ids, NOT_TESTED → skipped, harness error → error', async () => {
@@ -222,7 +212,7 @@ describe('HTML report', () => {
     expect(all.some((e) => e.tagName === 'testcase' || e.tagName === 'failure')).toBe(false);
     expect(html).toContain('&lt;/testcase&gt;&lt;script&gt;alert(1)&lt;/script&gt;]]&gt;\\u0001\\u001b[2J');
     expect(html).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
-    expect(textOf(parse(html) as unknown as Node)).toContain('create_</testcase><script>alert(1)</script>]]>\\u0001');
+    expect(textOf(parse(html) as unknown as HtmlNode)).toContain('create_</testcase><script>alert(1)</script>]]>\\u0001');
   });
 });
 

@@ -16,6 +16,7 @@ import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { documentOf, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
 import { checkRunFiles, runFile, transcriptOf } from '../support/trial-run-fixtures.js';
+import { gatedTrial } from '../support/check-results.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const NOTE = CHROMIUM === undefined ? ' (skipped: no chromium at /usr/bin/chromium; apt-get install chromium)' : '';
@@ -166,21 +167,54 @@ describe('the HTML report of trial runs with transcripts in a real browser', () 
   );
 });
 
+/** A trial that misses `--min-pass-rate 90 %` (and meets a duplicate gate): the overall banner and the gate table. */
+function gatedHtml(): string {
+  return buildHtml(
+    gatedTrial(
+      [
+        { flag: 'min-pass-rate', threshold: 0.9 },
+        { flag: 'max-duplicate-rate', threshold: 0.05 },
+      ],
+      new Set(['FAIL']),
+    ),
+  );
+}
+
+describe('the overall banner and the rate gates in a real browser', () => {
+  it.skipIf(CHROMIUM === undefined)(
+    `at 1280 and 390 px wide the gate table fits (one card per gate when narrow), nothing is off-screen${NOTE}`,
+    async () => {
+      const html = gatedHtml();
+      expect(html).toContain('<table class="gates stack">');
+      const wide = await layoutProblems(html, 1280, 'gates');
+      expect(wide.problems, '1280 px').toEqual([]);
+      const narrow = await layoutProblems(html, 390, 'gates');
+      expect(narrow.problems, `${narrow.width} px`).toEqual([]);
+      expect(narrow.width).toBeLessThan(640);
+    },
+  );
+});
+
 /** For a person to look at: `HTML_SCREENSHOTS=<folder> npx vitest run test/integration/report-formats-browser.test.ts`. */
 describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === undefined)('screenshots', () => {
-  it('writes report-1280.png and report-390.png', async () => {
+  it('writes report-1280.png, report-390.png, gates-1280.png and gates-390.png', async () => {
     const folder = process.env['HTML_SCREENSHOTS']!;
-    const page = join(folder, 'report.html');
-    writeFileSync(page, await reportHtml());
-    for (const width of [1280, 390]) {
-      await execa(CHROMIUM!, [
-        ...chromiumFlags(),
-        '--hide-scrollbars',
-        `--window-size=${width},1400`,
-        `--screenshot=${join(folder, `report-${width}.png`)}`,
-        `file://${page}`,
-      ]);
-      expect(readFileSync(join(folder, `report-${width}.png`)).length).toBeGreaterThan(0);
+    for (const [name, html] of [
+      ['report', await reportHtml()],
+      ['gates', gatedHtml()],
+    ] as const) {
+      const page = join(folder, `${name}.html`);
+      writeFileSync(page, html);
+      for (const width of [1280, 390]) {
+        await execa(CHROMIUM!, [
+          ...chromiumFlags(),
+          '--hide-scrollbars',
+          `--window-size=${width},1400`,
+          `--screenshot=${join(folder, `${name}-${width}.png`)}`,
+          `file://${page}`,
+        ]);
+        expect(readFileSync(join(folder, `${name}-${width}.png`)).length).toBeGreaterThan(0);
+      }
     }
   });
 });

@@ -57,7 +57,8 @@ export interface RateGateOutcome {
   message: string;
 }
 
-const percent = (value: number): string => `${Number((value * 100).toFixed(1))} %`;
+/** A rate in [0, 1] as `12.5 %` (one decimal at most), as the gates' messages write it. */
+export const percent = (value: number): string => `${Number((value * 100).toFixed(1))} %`;
 const points = (value: number): string => `${Number((value * 100).toFixed(2))} pp`;
 
 /** `--max-duplicate-rate 5 %`, with the bound when one is used. */

@@ -16,7 +16,15 @@ code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 .card{border:1px solid var(--line);border-radius:8px;padding:8px 12px;background:var(--soft)}
 .card .v{font-size:1.4rem;font-weight:600}
 .bar{height:8px;background:var(--line);border-radius:4px;overflow:hidden;margin-top:4px}
-.bar>i{display:block;height:100%;background:var(--pass)}
+.bar>i{display:block;height:100%;background:var(--mute)}
+.bar>i.good{background:var(--pass)}.bar>i.mid{background:#d4a72c}.bar>i.low{background:var(--fail)}.bar>i.plain{background:#8c959f}
+.banner ul.why{margin:6px 0 0;padding-left:20px}
+.verdict{border:1px solid var(--line);border-left:6px solid var(--mute);border-radius:8px;padding:8px 12px;margin:8px 0 12px}
+.verdict .badge{font-size:.95em;padding:1px 10px;margin-right:6px}
+.verdict.PASS{background:#dafbe1;border-left-color:var(--pass)}.verdict.FAIL{background:#ffebe9;border-left-color:var(--fail)}
+.verdict.NOT_TESTED{background:#fff8c5;border-left-color:var(--nt)}.verdict.ERROR{background:#fbefff;border-left-color:var(--err)}
+.verdict .measured{font-weight:600}
+tr.gate-failed td{background:#ffebe9}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid var(--line)}
@@ -25,7 +33,7 @@ td.args{overflow-wrap:anywhere}
 table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}
 table.tl .badge{white-space:normal;max-width:100%}
 td a,td.mono{overflow-wrap:anywhere}
-.card .v.t{font-size:1.1rem}.card .bad{color:var(--fail);font-weight:600}.banner .measured{font-weight:600}
+.card .v.t{font-size:1.1rem}.card .bad{color:var(--fail);font-weight:600}
 tr.dup td{background:#ffebe9}tr.dup td:first-child{box-shadow:inset 4px 0 0 var(--fail)}
 tr.fault td:first-child{box-shadow:inset 4px 0 0 var(--nt)}
 .up-executed{color:var(--pass);font-weight:600}.up-rejected{color:var(--fail)}.up-unknown{color:var(--nt);font-weight:600}.up-not{color:var(--mute)}
@@ -67,5 +75,10 @@ details.conv{margin:4px 0;padding:4px 8px}details.conv summary{font-weight:400;f
  table.tl td:nth-child(5)::before{content:"upstream: "}
  table.tl td:nth-child(6)::before{content:"agent was told: "}
  table.tl td.seq{font-weight:600}
+ table.stack thead{display:none}
+ table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+ table.stack tr{border:1px solid var(--line);border-radius:8px;margin:0 0 8px;padding:4px 0}
+ table.stack td{border:0;padding:2px 10px}
+ table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--mute);font-size:.8em}
 }
 `;

@@ -8,12 +8,14 @@
  * of the agent, who sent each repeated write) is drawn by `transcript-view.ts`, within one size budget
  * for the whole page.
  */
-import type { CheckedCase, CheckResult } from '../check/check-model.js';
+import { CHECK_EXIT, type CheckedCase, type CheckResult } from '../check/check-model.js';
+import { gateName, percent, type RateGateOutcome } from '../check/rate-gates.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import { htmlText as h } from './escape.js';
 import { HTML_STYLE } from './html-style.js';
 import { sourceCounts } from './attribution-summary.js';
+import { gateTally, gateVerdict, overallOf } from './overall.js';
 import { timelineFromReport, type Timeline, type TimelineCall } from './timeline.js';
 import { attributionBadge, shortText, TranscriptBudget, transcriptSection } from './transcript-view.js';
 import { violationText } from './words.js';
@@ -33,17 +35,28 @@ function preview(text: string): string {
   return `${h(text.slice(0, ARGUMENT_PREVIEW_CHARS))}<span class="muted">… (${text.length - ARGUMENT_PREVIEW_CHARS} more characters)</span>`;
 }
 
-function banner(c: CheckedCase): string {
-  const extra = c.baseline ? ' <span class="badge outline" style="color:#fff">baseline only — no fault injected</span>' : '';
+/** A session's or run's own verdict: tinted and marked at its side, never a second page-wide banner. */
+function verdictBox(c: CheckedCase): string {
+  const extra = c.baseline ? ' <span class="badge outline">baseline only — no fault injected</span>' : '';
   const measured = measuredText(c);
-  return `<div class="banner ${c.status}"><b>${h(statusLabel(c))}</b>${extra}<div>${h(c.reason)}</div>${measured === '' ? '' : `<div class="measured">${h(measured)}</div>`}</div>`;
+  return `<div class="verdict ${c.status}"><span class="badge ${c.status}">${h(statusLabel(c))}</span>${extra}<div>${h(c.reason)}</div>${measured === '' ? '' : `<div class="measured">${h(measured)}</div>`}</div>`;
 }
 
-function bar(label: string, value: number | null, note = ''): string {
+/**
+ * A bar's colour: red under 50, amber under 80, green at 80 and more only when the case PASSed with a
+ * fault injected (grey otherwise): a bar is never green under a FAIL, and score 30 is never green.
+ */
+function barTone(value: number, c: CheckedCase): string {
+  if (value < 50) return 'low';
+  if (value < 80) return 'mid';
+  return c.status === 'PASS' && !c.baseline ? 'good' : 'plain';
+}
+
+function bar(c: CheckedCase, label: string, value: number | null, note = ''): string {
   const width = value === null ? 0 : Math.max(0, Math.min(100, value));
   return (
     `<div class="card"><div class="muted small">${h(label)}</div><div class="v">${value === null ? 'n/a' : `${value}`}</div>` +
-    `<div class="bar"><i style="width:${width}%"></i></div>${note === '' ? '' : `<div class="muted small">${h(note)}</div>`}</div>`
+    `<div class="bar">${value === null ? '' : `<i class="${barTone(value, c)}" style="width:${width}%"></i>`}</div>${note === '' ? '' : `<div class="muted small">${h(note)}</div>`}</div>`
   );
 }
 
@@ -65,12 +78,14 @@ function scoreCards(c: CheckedCase, doc: SessionReportDocument): string {
   return (
     '<div class="cards">' +
     bar(
+      c,
       'Score (0–100)',
       score.overall,
       score.overall === null ? 'no score with NOT_TESTED' : score.capped ? 'capped at 49 (violation)' : '',
     ) +
-    bar(`Duplicate safety (${score.weights.duplicateSafety} %)`, d.duplicateSafety) +
+    bar(c, `Duplicate safety (${score.weights.duplicateSafety} %)`, d.duplicateSafety) +
     bar(
+      c,
       `Failure handling (${score.weights.failureHandling} %)`,
       d.failureHandling,
       d.failureHandling === null ? 'no faulted operation' : '',
@@ -232,7 +247,7 @@ function attributionSection(c: CheckedCase): string {
 
 function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budget: TranscriptBudget): string {
   const prefix = `case-${index + 1}`;
-  const head = `<section class="case" id="${prefix}"><h2>${h(c.title)}</h2>${banner(c)}`;
+  const head = `<section class="case" id="${prefix}"><h2>${h(c.title)}</h2>${verdictBox(c)}`;
   const doc = c.document;
   const transcript = transcriptSection(c.transcript, { prefix, attribution: c.attribution, document: doc }, budget);
   if (doc === null) return `${head}${transcript}</section>`;
@@ -250,13 +265,62 @@ function summaryTable(cases: readonly CheckedCase[]): string {
   return `<div class="scroll"><table><thead><tr><th>result</th><th>session / run</th><th>score</th><th>honesty</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
+/** Failed gates named in the overall banner; the table below has every gate. */
+const GATES_IN_BANNER = 5;
+
+/** The one page-wide banner: the overall result, why (the counts, the failed gates) and the exit code. */
+function overallBanner(result: CheckResult): string {
+  const { counts } = result;
+  const overall = overallOf(result);
+  const summary = `${counts.total} session(s)/run(s): ${counts.pass} PASS${counts.baseline > 0 ? ` (${counts.baseline} baseline only)` : ''}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s) · exit code ${result.exitCode}`;
+  const failed = result.gates.filter((gate) => !gate.passed);
+  const lines = failed.slice(0, GATES_IN_BANNER).map((gate) => `<li>${h(gate.message)}</li>`);
+  if (failed.length > GATES_IN_BANNER)
+    lines.push(`<li>… and ${failed.length - GATES_IN_BANNER} more failed gate(s) (below)</li>`);
+  // With rate gates the gates decide: single FAIL runs then count only when --fail-on names them.
+  const note =
+    result.gates.length > 0 && failed.length === 0 && counts.fail > 0 && result.exitCode === CHECK_EXIT.pass
+      ? '<div>Every rate gate passed; the single FAIL runs do not fail the check (add --fail-on FAIL to make them).</div>'
+      : '';
+  return (
+    `<div class="banner ${overall.status}" id="overall"><b>${h(overall.label)}</b><div>${h(summary)}</div>` +
+    `${lines.length === 0 ? '' : `<ul class="why">${lines.join('')}</ul>`}${note}</div>`
+  );
+}
+
+/** The rate gates (`--min-pass-rate`, …): one row per gate and group, as the Markdown summary has them. */
+function gatesSection(result: CheckResult): string {
+  if (result.gates.length === 0) return '';
+  const cell = (label: string, content: string, cls = '') =>
+    `<td data-label="${label}"${cls === '' ? '' : ` class="${cls}"`}>${content}</td>`;
+  const interval = (gate: RateGateOutcome) =>
+    gate.rate.low === null || gate.rate.high === null
+      ? ''
+      : ` <span class="muted small">95 % interval ${percent(gate.rate.low)}–${percent(gate.rate.high)}</span>`;
+  const rows = result.gates.map(
+    (gate) =>
+      `<tr class="${gate.passed ? 'gate-ok' : 'gate-failed'}">` +
+      cell('result', `<span class="badge ${gate.passed ? 'PASS' : 'FAIL'}">${gate.passed ? 'passed' : 'FAILED'}</span>`) +
+      cell('gate', h(gateName(gate)), 'mono') +
+      cell('group', h(gate.group)) +
+      cell(
+        'measured',
+        `${gate.rate.count}/${gate.rate.of}${gate.rate.rate === null ? '' : ` = ${percent(gate.rate.rate)}`}${interval(gate)}`,
+      ) +
+      cell('verdict', h(gateVerdict(gate))) +
+      '</tr>',
+  );
+  return (
+    `<h2 id="rate-gates">Rate gates (${gateTally(result)})</h2>` +
+    '<table class="gates stack"><thead><tr><th>result</th><th>gate</th><th>group</th><th>measured</th><th>verdict</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table>`
+  );
+}
+
 /** The whole HTML document. */
 export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc) => timelineFromReport(doc)): string {
   const cases = result.suites.flatMap((s) => s.cases);
-  const { counts } = result;
-  const overall = counts.error > 0 ? 'ERROR' : counts.fail > 0 ? 'FAIL' : counts.notTested > 0 ? 'NOT_TESTED' : 'PASS';
-  const title = `cuonztech-agent-harness: ${overall === 'ERROR' ? 'harness error' : overall}`;
-  const summary = `${counts.total} session(s)/run(s): ${counts.pass} PASS${counts.baseline > 0 ? ` (${counts.baseline} baseline only)` : ''}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s)`;
+  const title = `cuonztech-agent-harness check: ${overallOf(result).label}`;
   const bySource = sourceCounts(cases);
   // One budget for every run's transcript: a page of many long conversations stays a few megabytes.
   const budget = new TranscriptBudget();
@@ -265,7 +329,9 @@ export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">` +
     `<title>${h(title)}</title><style>${HTML_STYLE}</style></head><body><main>` +
-    `<h1>${h(title)}</h1><p>${h(summary)} · exit code ${result.exitCode}</p>` +
+    '<h1>cuonztech-agent-harness check</h1>' +
+    overallBanner(result) +
+    gatesSection(result) +
     (bySource === null ? '' : `<p><b>Repeated writes by source:</b> ${h(bySource)}</p>`) +
     (cases.length > 1 ? summaryTable(cases) : '') +
     cases.map((c, i) => caseSection(c, i, timelineOf, budget)).join('\n') +

@@ -4,42 +4,22 @@
  * prompt patches to copy (each once, in a code block). Every value from a report is escaped.
  */
 import type { Patch } from '../../domain/patches.js';
-import { CHECK_EXIT, type CheckedCase, type CheckResult } from '../check/check-model.js';
+import type { CheckedCase, CheckResult } from '../check/check-model.js';
 import { gateName } from '../check/rate-gates.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import { sourceCounts } from './attribution-summary.js';
 import { mdFence, mdText } from './escape.js';
+import { gateVerdict, overallOf } from './overall.js';
 import { violationText } from './words.js';
 
 const ICON: Record<CheckedCase['status'], string> = { PASS: '✅', FAIL: '❌', NOT_TESTED: '⚠️', ERROR: '💥' };
 
-/** With rate gates the exit code decides (single FAIL runs may not count): it and the gates' tally. */
-function gatedOverall(result: CheckResult): string {
-  const failed = result.gates.filter((gate) => !gate.passed).length;
-  const tally = `${failed} of ${result.gates.length} rate gate(s) failed`;
-  if (result.exitCode === CHECK_EXIT.harnessFailed) return `💥 harness error (${tally})`;
-  if (result.exitCode === CHECK_EXIT.fail) return `❌ FAIL (${tally})`;
-  if (result.exitCode === CHECK_EXIT.notTested) return `⚠️ NOT_TESTED (${tally})`;
-  return `✅ PASS (${tally})`;
-}
-
 function headline(result: CheckResult): string {
   const { counts, exitCode } = result;
-  const overall =
-    result.gates.length > 0
-      ? gatedOverall(result)
-      : counts.error > 0
-        ? '💥 harness error'
-        : counts.fail > 0
-          ? '❌ FAIL'
-          : counts.notTested > 0
-            ? '⚠️ NOT_TESTED'
-            : counts.baseline === counts.total
-              ? '✅ PASS (baseline only)'
-              : '✅ PASS';
+  const overall = overallOf(result);
   const baseline = counts.baseline > 0 ? ` (${counts.baseline} baseline only: no fault was injected)` : '';
   return [
-    `## cuonztech-agent-harness check: ${overall}`,
+    `## cuonztech-agent-harness check: ${ICON[overall.status]} ${overall.label}`,
     '',
     `${counts.total} session(s)/run(s): ${counts.pass} PASS${baseline}, ${counts.fail} FAIL, ${counts.notTested} NOT_TESTED, ${counts.error} harness error(s). Exit code ${exitCode}.`,
   ].join('\n');
@@ -50,9 +30,8 @@ function gateSection(result: CheckResult): string[] {
   if (result.gates.length === 0) return [];
   const lines = ['### Rate gates', '', '| | gate | group | measured | result |', '| --- | --- | --- | --- | --- |'];
   for (const gate of result.gates) {
-    const verdict = gate.message.slice(gate.message.indexOf(': ') + 2);
     lines.push(
-      `| ${gate.passed ? '✅' : '❌'} | ${mdText(gateName(gate))} | ${mdText(gate.group)} | ${gate.rate.count}/${gate.rate.of} | ${mdText(verdict)} |`,
+      `| ${gate.passed ? '✅' : '❌'} | ${mdText(gateName(gate))} | ${mdText(gate.group)} | ${gate.rate.count}/${gate.rate.of} | ${mdText(gateVerdict(gate))} |`,
     );
   }
   return [...lines, ''];
