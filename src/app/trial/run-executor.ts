@@ -3,48 +3,31 @@
  * `proxy`), one agent session — the built-in model loop in this process, or the user's agent program
  * over HTTP (a listener on 127.0.0.1) or stdio (it starts the harness's own `proxy` for the run) — then
  * the run file: the report of that session, the full transcript, the endpoint errors, the user turns.
+ * This is the run's frame; the agent parts are `model-run.ts` (the built-in loop) and `program-run.ts`
+ * (the user's program and its model gateway), the run file's parts from the report `run-file.ts`.
  */
-import { errorMessage } from '../../domain/error-message.js';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
-import { CapturingSink } from './capturing-sink.js';
-import { OneRunAgentSide } from './one-run-agent-side.js';
-import { runConversation, type ConversationEnd } from './model-conversation.js';
-import { runEnv } from './placeholders.js';
-import { parseReport, runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
-import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
-import type { CommandAgent, ForwardGateway, ModelAgent, ReplayGateway, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
-import { ReplayChatModel, withoutInjectedFaults } from './replay-chat-model.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
-import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
-import { StubModel } from '../stub-model/stub-model.js';
-import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-transcript.js';
-import { ModelSideFeed } from '../proxy/model-side-feed.js';
-import { ModelSide, type RepeatAttribution } from '../../domain/attribution.js';
-import { Transcript } from './transcript.js';
-import { honestyRecord, runFacts, type HonestyRecord } from './run-facts-from-session.js';
-import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
-import { redactUrl } from '../../domain/url-redaction.js';
-import type { ModelFaultTrigger } from '../../domain/model-fault.js';
-import { FaultingChatModel, modelFaultTrigger } from './faulting-chat-model.js';
-import { RecordingChatModel, recordGatewayExchange } from './recording-chat-model.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
+import type { ModelSide } from '../../domain/attribution.js';
+import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
+import type { ConversationEnd } from './model-conversation.js';
+import { modelRun } from './model-run.js';
+import { exitText, programRun, stderrTailText } from './program-run.js';
+import { modelFaultTrigger } from './faulting-chat-model.js';
+import { ReplayChatModel, withoutInjectedFaults } from './replay-chat-model.js';
 import { replaySettingsOf } from './replay-settings.js';
+import type { RunContext, RunFault, RunTools } from './run-context.js';
+import { honestyRecord, runFacts, type HonestyRecord } from './run-facts-from-session.js';
+import { attributionOf, describeAgent, gatewayRecord, patchTextsOf, toolCallsOf } from './run-file.js';
+import { runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
+import { Transcript } from './transcript.js';
+import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
+import type { RunSpec, TrialPlan } from './trial-plan.js';
 import type { UpstreamSettings } from './trial-settings.js';
-import { stderrReasonLines } from '../../domain/stderr-reason.js';
-
-/** The run's tool classification, known once its upstream was listed (before any model request). */
-interface RunTools {
-  classOf(tool: string): string | undefined;
-}
-
-/** `--model-fault` in one run: the trigger (undefined without the flag) and where it reads the tools' classes. */
-interface RunFault {
-  tools: RunTools;
-  modelFault: ModelFaultTrigger | undefined;
-}
 
 /** What the summary needs of a finished run; the rest is in its run file. */
 export interface RunRecord {
@@ -107,19 +90,10 @@ export class RunExecutor {
           );
     if (this.plan.resetCommand !== undefined) failure = await this.reset();
     if (failure === null) {
+      const run = this.context(spec, folder, transcript, notices, stopNow, { tools, modelFault }, replayModel);
       const agent = this.plan.agent;
-      if (agent.kind === 'model') {
-        ({ failure, report, conversation } = await this.modelRun(
-          spec,
-          folder,
-          agent,
-          transcript,
-          notices,
-          stopNow,
-          { tools, modelFault },
-          replayModel,
-        ));
-      } else {
+      if (agent.kind === 'model') ({ failure, report, conversation } = await modelRun(run, agent));
+      else
         ({
           failure,
           report,
@@ -127,8 +101,7 @@ export class RunExecutor {
           sessions,
           sessionsClosed,
           honestyAnswer: programHonestyAnswer,
-        } = await this.programRun(spec, folder, agent, transcript, notices, stopNow, { tools, modelFault }, replayModel));
-      }
+        } = await programRun(run, agent));
     }
     // The first request that differs from the recording stopped the model's side: that is why the run
     // ended (printed once, as the run's NOT_TESTED reason).
@@ -226,6 +199,32 @@ export class RunExecutor {
     };
   }
 
+  /** What the run's agent part (`model-run.ts`, `program-run.ts`) gets from this frame. */
+  private context(
+    spec: RunSpec,
+    folder: RunFolder,
+    transcript: Transcript,
+    notices: string[],
+    stopNow: AbortSignal | undefined,
+    fault: RunFault,
+    replayModel: ReplayChatModel | undefined,
+  ): RunContext {
+    return {
+      deps: this.deps,
+      plan: this.plan,
+      spec,
+      folder,
+      transcript,
+      notices,
+      stopNow,
+      fault,
+      replayModel,
+      service: (agentSide, sinkFor, stopWhenSessionEnds, modelSide, callObservers) =>
+        this.service(spec, folder, agentSide, sinkFor, notices, stopWhenSessionEnds, modelSide, callObservers),
+      modelRecorder: () => this.modelRecorders.get(spec.id),
+    };
+  }
+
   private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
     return {
       scenario: spec.scenario,
@@ -300,324 +299,11 @@ export class RunExecutor {
     }
   }
 
-  private async modelRun(
-    spec: RunSpec,
-    folder: RunFolder,
-    agent: ModelAgent,
-    transcript: Transcript,
-    notices: string[],
-    stopNow: AbortSignal | undefined,
-    fault: RunFault,
-    replayModel: ReplayChatModel | undefined,
-  ) {
-    const sink = new CapturingSink(folder.reportSink);
-    const agentSide = this.deps.createInProcessAgentSide();
-    // R-14.2: the built-in loop is the model's side: every repeat's source is decided.
-    const modelSide = new ModelSide();
-    const service = await this.service(spec, folder, agentSide, () => sink, notices, true, modelSide);
-    fault.tools.classOf = (tool) => service.toolClassOf(tool);
-    const inner = replayModel ?? this.deps.chatModel!;
-    const faulted =
-      fault.modelFault === undefined
-        ? inner
-        : new FaultingChatModel(inner, fault.modelFault, this.deps.sleep, agent.requestTimeoutMs ?? 300_000);
-    // Recorded as the loop sees it: a faulted request with the fault's failure.
-    const recorder = this.modelRecorders.get(spec.id);
-    const model = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
-    const started = await startService(service);
-    if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
-    const connection = agentSide.connect(spec.id);
-    let failure: string | null = null;
-    let conversation: ConversationEnd | null = null;
-    // A report that can no longer be written stops the proxy and leaves the agent without answers: stop waiting then.
-    const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
-    // The signal lives as long as the trial: the listener goes with the run (one per run piled up, and
-    // Node warned MaxListenersExceededWarning from the eleventh run on).
-    let onAbort: (() => void) | undefined;
-    const interrupted = new Promise<{ stopped: string }>((resolve) => {
-      if (stopNow === undefined) return;
-      if (stopNow.aborted) resolve({ stopped: 'interrupted' });
-      onAbort = () => resolve({ stopped: 'interrupted' });
-      stopNow.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const conversationDone = runConversation({
-        client: connection,
-        model,
-        agent,
-        task: spec.task,
-        seed: spec.seed,
-        transcript,
-        sleep: this.deps.sleep,
-        honestyQuestion: this.plan.honestyQuestion,
-        signal: stopNow,
-        modelSide,
-      });
-      // Left behind when the harness stopped or the run was interrupted: it ends on its own, unobserved.
-      conversationDone.catch(() => undefined);
-      const ended = await Promise.race([conversationDone, stopped, interrupted]);
-      if ('stopped' in ended) failure = `the harness stopped during the run: ${ended.stopped}`;
-      else {
-        conversation = ended;
-        if (ended.endpointFailure !== undefined) failure = ended.endpointFailure;
-      }
-    } catch (error) {
-      failure = `the agent loop failed: ${errorMessage(error)}`;
-    } finally {
-      if (onAbort !== undefined) stopNow?.removeEventListener('abort', onAbort);
-      connection.disconnect();
-    }
-    const exit = await service.done;
-    if (exit.code !== 0 && failure === null) failure = `the harness stopped during the run: ${exit.reason}`;
-    return { failure, report: parseReport(sink.last), conversation };
-  }
-
-  /**
-   * The user's agent program against a listener for this run: directly over HTTP, or through the stdio
-   * relay; with `--stub-model`, and its model endpoint the run's gateway.
-   */
-  private async programRun(
-    spec: RunSpec,
-    folder: RunFolder,
-    agent: CommandAgent,
-    transcript: Transcript,
-    notices: string[],
-    stopNow: AbortSignal | undefined,
-    fault: RunFault,
-    replayModel: ReplayChatModel | undefined,
-  ) {
-    const sink = new CapturingSink(folder.reportSink);
-    const agentSide = new OneRunAgentSide(await this.deps.createListeningAgentSide());
-    // R-14.2: with the gateway the harness sees the model's side; without it only decisive signals count.
-    const modelSide = agent.gateway === undefined ? undefined : new ModelSide();
-    const service = await this.service(
-      spec,
-      folder,
-      agentSide,
-      () => sink,
-      notices,
-      false,
-      modelSide,
-      (_id, ordinal) => [new McpCallTranscript(transcript, ordinal)],
-    );
-    fault.tools.classOf = (tool) => service.toolClassOf(tool);
-    const started = await startService(service);
-    if (started !== null)
-      return {
-        failure: started,
-        report: parseReport(sink.last),
-        program: null,
-        sessions: 0,
-        sessionsClosed: 0,
-        honestyAnswer: undefined,
-      };
-    const url = agentSide.address.url;
-    const relay = this.deps.relayCommandFor(url);
-    const mcp: Record<string, string> =
-      agent.transport === 'http'
-        ? { CUONZTECH_MCP_TRANSPORT: 'http', CUONZTECH_MCP_URL: url }
-        : {
-            CUONZTECH_MCP_TRANSPORT: 'stdio',
-            CUONZTECH_MCP_COMMAND: relay.command,
-            CUONZTECH_MCP_ARGS: JSON.stringify(relay.args),
-          };
-    const exchanges: ModelExchange[] = [];
-    const gateway =
-      agent.gateway === undefined || modelSide === undefined
-        ? null
-        : await this.startGateway(
-            agent.gateway,
-            transcript,
-            exchanges,
-            modelSide,
-            fault.modelFault,
-            this.modelRecorders.get(spec.id),
-            replayModel,
-          );
-    let program: ProgramExit;
-    try {
-      program = await this.deps.programs.run({
-        ...this.programSpec(spec, folder, agent, {
-          ...mcp,
-          ...(gateway !== null ? gatewayEnv(gateway, agent.gateway!.model) : {}),
-        }),
-        ...(stopNow !== undefined ? { signal: stopNow } : {}),
-      });
-    } finally {
-      await gateway?.close();
-    }
-    await service.stop('the agent program exited');
-    const refused = exchanges.find((e) => e.notServed === true);
-    let failure =
-      refused !== undefined
-        ? `the agent program asked the model gateway for a model it does not serve: ${refused.error ?? refused.model}`
-        : programFailure(program, agent);
-    if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
-    const question = this.plan.honestyQuestion;
-    const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
-    return {
-      failure,
-      report: parseReport(sink.last),
-      program,
-      sessions: agentSide.sessions,
-      sessionsClosed: agentSide.sessionsClosedByAgent,
-      honestyAnswer,
-    };
-  }
-
-  private async startGateway(
-    gateway: StubGateway | ForwardGateway | ReplayGateway,
-    transcript: Transcript,
-    exchanges: ModelExchange[],
-    modelSide: ModelSide,
-    modelFault: ModelFaultTrigger | undefined,
-    recorder: ModelRecorder | undefined,
-    replayModel: ReplayChatModel | undefined,
-  ) {
-    const fault = modelFault !== undefined ? { fault: modelFault } : {};
-    const feed = new ModelSideFeed(modelSide);
-    const onExchange = (exchange: ModelExchange) => {
-      exchanges.push(exchange);
-      feed.exchange(exchange);
-      recordExchange(transcript, exchange);
-      if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
-    };
-    if (gateway.kind === 'forward') {
-      if (this.deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
-      return this.deps.startForwardGateway({ baseUrl: gateway.baseUrl, models: [gateway.model], onExchange, ...fault });
-    }
-    if (this.deps.startModelGateway === undefined)
-      throw new Error('--stub-model and --model-replay need a model gateway (wiring error)');
-    if (gateway.kind === 'replay' && replayModel === undefined)
-      throw new Error('--model-replay needs the recorded model side (wiring error)');
-    return this.deps.startModelGateway({
-      model: gateway.kind === 'replay' ? replayModel! : new StubModel(gateway.script, this.plan.honestyQuestion),
-      models: [gateway.model],
-      onExchange,
-      ...fault,
-    });
-  }
-
-  private programSpec(spec: RunSpec, folder: RunFolder, agent: CommandAgent, mcp: Record<string, string>) {
-    // The user's variables first: the run's own (CUONZTECH_*) cannot be replaced by them.
-    const env: Record<string, string> = { ...agent.env, ...runEnv(folder, spec.scenarioLabel), ...mcp };
-    if (spec.task.task !== '') env['CUONZTECH_TASK'] = spec.task.task;
-    // With the gateway the honesty question is the last user turn: the model's answer to it is the claim.
-    const followUps =
-      agent.gateway !== undefined && this.plan.honestyQuestion !== undefined
-        ? [...spec.task.followUps, this.plan.honestyQuestion]
-        : spec.task.followUps;
-    if (followUps.length > 0) env['CUONZTECH_FOLLOW_UPS'] = JSON.stringify(followUps);
-    if (spec.task.systemPrompt !== undefined) env['CUONZTECH_SYSTEM_PROMPT'] = spec.task.systemPrompt;
-    if (spec.seed !== undefined) env['CUONZTECH_SEED'] = String(spec.seed);
-    // Forward mode: the real key is the gateway's alone; the program gets the run's token only.
-    const keyVariable = agent.gateway?.kind === 'forward' ? agent.gateway.keyVariable : undefined;
-    return {
-      command: agent.command,
-      args: agent.args,
-      env,
-      ...(keyVariable !== undefined ? { withoutEnv: [keyVariable] } : {}),
-      cwd: this.deps.cwd,
-      timeoutMs: agent.timeoutMs,
-      logDir: folder.dir,
-    };
-  }
-
   private async reset(): Promise<string | null> {
     const exit = await this.deps.programs.shell(this.plan.resetCommand!, this.deps.cwd, 120_000);
     if (exit.spawnError !== undefined) return `the reset command could not start: ${exit.spawnError}`;
     if (exit.timedOut) return 'the reset command took longer than 120 s';
-    if (exit.exitCode !== 0) return `the reset command failed (${exitText(exit)})${tail(exit.stderrTail)}`;
+    if (exit.exitCode !== 0) return `the reset command failed (${exitText(exit)})${stderrTailText(exit.stderrTail)}`;
     return null;
   }
-}
-
-/** What frameworks read to find their model: both OpenAI's and Anthropic's variables, the run's own key. */
-function gatewayEnv(gateway: RunningModelGateway, model: string): Record<string, string> {
-  return {
-    OPENAI_BASE_URL: gateway.openAiBaseUrl,
-    OPENAI_API_KEY: gateway.token,
-    ANTHROPIC_BASE_URL: gateway.url,
-    ANTHROPIC_API_KEY: gateway.token,
-    CUONZTECH_MODEL_URL: gateway.url,
-    CUONZTECH_MODEL: model,
-  };
-}
-
-/** The run file's `modelGateway`: the mode, the script (stub) or the endpoint (forward, redacted), the model. */
-function gatewayRecord(gateway: StubGateway | ForwardGateway | ReplayGateway): Record<string, string> {
-  if (gateway.kind === 'replay') return { mode: 'replay', recording: gateway.file, model: gateway.model };
-  return gateway.kind === 'stub'
-    ? { mode: 'stub', script: gateway.file, model: gateway.model }
-    : { mode: 'forward', baseUrl: redactUrl(gateway.baseUrl), model: gateway.model };
-}
-
-async function startService(service: ProxyService): Promise<string | null> {
-  try {
-    await service.start();
-  } catch (error) {
-    return `upstream did not start: ${errorMessage(error)}`;
-  }
-  if (service.stopped) return `the harness could not start the run: ${(await service.done).reason}`;
-  return null;
-}
-
-function exitText(exit: ProgramExit): string {
-  return exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
-}
-
-/** `; stderr: …`: the line that says why (Node's `Error: …`), else the last three lines; '' when none. */
-function tail(stderrTail: string): string {
-  const text = stderrReasonLines(stderrTail, 3).join(' | ');
-  return text === '' ? '' : `; stderr: ${text}`;
-}
-
-/** NOT_TESTED reason for an agent program that did not end normally; null when it exited 0. */
-function programFailure(exit: ProgramExit, agent: CommandAgent): string | null {
-  if (exit.spawnError !== undefined) return `the agent program could not start: ${exit.spawnError}`;
-  if (exit.timedOut)
-    return `the agent program exceeded --agent-timeout (${agent.timeoutMs / 1000} s) and was killed${tail(exit.stderrTail)}`;
-  if (exit.exitCode !== 0) return `the agent program failed (${exitText(exit)})${tail(exit.stderrTail)}`;
-  return null;
-}
-
-/** Tool calls an agent program made, from its report (calls per class); the harness did not see its conversation. */
-function toolCallsOf(report: SessionReport | null): number {
-  const calls = (report?.report as { coverage?: { calls?: Record<string, unknown> } } | undefined)?.coverage?.calls ?? {};
-  return Object.values(calls).reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
-}
-
-/** The report's `attribution[]` (R-14), or none when the run has no report or no repeat. */
-function attributionOf(report: SessionReport | null): RepeatAttribution[] {
-  const list = (report?.report as { attribution?: unknown } | undefined)?.attribution;
-  return Array.isArray(list) ? (list as RepeatAttribution[]) : [];
-}
-
-function patchTextsOf(report: SessionReport | null): Array<{ id: string; text: string }> {
-  return (report?.patches ?? []).flatMap((p) => {
-    const { id, text } = p as { id?: unknown; text?: unknown };
-    return typeof id === 'string' && typeof text === 'string' ? [{ id, text }] : [];
-  });
-}
-
-function describeAgent(agent: ModelAgent | CommandAgent, spec: RunSpec): Record<string, unknown> {
-  if (agent.kind === 'model') {
-    return {
-      kind: 'model',
-      model: agent.model,
-      baseUrl: redactUrl(agent.baseUrl),
-      temperature: agent.temperature ?? null,
-      seed: spec.seed ?? null,
-      isError: agent.isError,
-      maxSteps: spec.task.maxSteps,
-    };
-  }
-  return {
-    kind: 'command',
-    command: agent.command,
-    args: agent.args,
-    transport: agent.transport,
-    timeoutMs: agent.timeoutMs,
-    seed: spec.seed ?? null,
-  };
 }

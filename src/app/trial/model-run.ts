@@ -1,0 +1,80 @@
+/** One run of the built-in model loop in this process, against the run's in-process agent side. */
+import { errorMessage } from '../../domain/error-message.js';
+import { ModelSide } from '../../domain/attribution.js';
+import { CapturingSink } from './capturing-sink.js';
+import { FaultingChatModel } from './faulting-chat-model.js';
+import { runConversation, type ConversationEnd } from './model-conversation.js';
+import { RecordingChatModel } from './recording-chat-model.js';
+import { startService, type RunContext } from './run-context.js';
+import { parseReport, type SessionReport } from './run-outcome.js';
+import type { ModelAgent } from './trial-plan.js';
+
+export interface ModelRunEnd {
+  failure: string | null;
+  report: SessionReport | null;
+  conversation: ConversationEnd | null;
+}
+
+export async function modelRun(run: RunContext, agent: ModelAgent): Promise<ModelRunEnd> {
+  const { deps, spec, folder, transcript, stopNow, fault, replayModel } = run;
+  const sink = new CapturingSink(folder.reportSink);
+  const agentSide = deps.createInProcessAgentSide();
+  // R-14.2: the built-in loop is the model's side: every repeat's source is decided.
+  const modelSide = new ModelSide();
+  const service = await run.service(agentSide, () => sink, true, modelSide);
+  fault.tools.classOf = (tool) => service.toolClassOf(tool);
+  const inner = replayModel ?? deps.chatModel!;
+  const faulted =
+    fault.modelFault === undefined
+      ? inner
+      : new FaultingChatModel(inner, fault.modelFault, deps.sleep, agent.requestTimeoutMs ?? 300_000);
+  // Recorded as the loop sees it: a faulted request with the fault's failure.
+  const recorder = run.modelRecorder();
+  const model = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
+  const started = await startService(service);
+  if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
+  const connection = agentSide.connect(spec.id);
+  let failure: string | null = null;
+  let conversation: ConversationEnd | null = null;
+  // A report that can no longer be written stops the proxy and leaves the agent without answers: stop waiting then.
+  const stopped = service.done.then((exit) => ({ stopped: exit.reason }));
+  // The signal lives as long as the trial: the listener goes with the run (one per run piled up, and
+  // Node warned MaxListenersExceededWarning from the eleventh run on).
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<{ stopped: string }>((resolve) => {
+    if (stopNow === undefined) return;
+    if (stopNow.aborted) resolve({ stopped: 'interrupted' });
+    onAbort = () => resolve({ stopped: 'interrupted' });
+    stopNow.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const conversationDone = runConversation({
+      client: connection,
+      model,
+      agent,
+      task: spec.task,
+      seed: spec.seed,
+      transcript,
+      sleep: deps.sleep,
+      honestyQuestion: run.plan.honestyQuestion,
+      signal: stopNow,
+      modelSide,
+    });
+    // Left behind when the harness stopped or the run was interrupted: it ends on its own, unobserved.
+    conversationDone.catch(() => undefined);
+    const ended = await Promise.race([conversationDone, stopped, interrupted]);
+    if ('stopped' in ended) failure = `the harness stopped during the run: ${ended.stopped}`;
+    else {
+      conversation = ended;
+      if (ended.endpointFailure !== undefined) failure = ended.endpointFailure;
+    }
+  } catch (error) {
+    failure = `the agent loop failed: ${errorMessage(error)}`;
+  } finally {
+    if (onAbort !== undefined) stopNow?.removeEventListener('abort', onAbort);
+    connection.disconnect();
+  }
+  const exit = await service.done;
+  if (exit.code !== 0 && failure === null) failure = `the harness stopped during the run: ${exit.reason}`;
+  return { failure, report: parseReport(sink.last), conversation };
+}
