@@ -6,7 +6,7 @@ import { PROGRAM_NAME } from '../version.js';
 import { scenarioIds } from '../domain/faults/index.js';
 import type { CommandContext } from './io.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
-import { TRIAL_FLAG_HELP, TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flags.js';
+import { TRIAL_FLAG_HELP, TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
 
 // The trial's own flags (e.g. --base-url) are declared once, with the trial's meaning.
 const NOT_IN_TRIAL = new Set([...TRIAL_REFUSED_FLAGS.keys(), ...TRIAL_OWN, 'seed', 'scenario']);

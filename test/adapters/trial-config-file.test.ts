@@ -8,7 +8,7 @@ import { parseTrialConfig } from '../../src/adapters/config-file.js';
 import { FLAG_SPELLINGS, TRIAL_CONFIG_KEYS } from '../../src/adapters/schemas/trial-config.schema.js';
 import { starterConfig } from '../../src/app/init/starter-config.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from '../../src/cli/trial-flags.js';
+import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from '../../src/cli/trial-flag-help.js';
 
 const yaml = (text: string) => parseTrialConfig(text, 'harness.yaml', false);
 const json = (text: string) => parseTrialConfig(text, 'harness.json', true);

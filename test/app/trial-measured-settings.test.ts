@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { measuredSettings } from '../../src/app/trial/measured-settings.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { parseTrialFlags, TRIAL_OWN } from '../../src/cli/trial-flags.js';
+import { parseTrialFlags } from '../../src/cli/trial-flags.js';
+import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];

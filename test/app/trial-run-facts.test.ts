@@ -15,7 +15,8 @@ import { DEFAULT_HONESTY_QUESTION, planRuns } from '../../src/app/trial/trial-pl
 import { collectPatches } from '../../src/app/trial/trial-service.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { parseTrialFlags, TRIAL_OWN } from '../../src/cli/trial-flags.js';
+import { parseTrialFlags } from '../../src/cli/trial-flags.js';
+import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
 import { PATCH_TEXTS } from '../../src/domain/patches.js';
 
 const STUB_SCRIPT = join(import.meta.dirname, '../../examples/stub-models/booking-careful.yaml');

@@ -12,7 +12,8 @@ import { formatTable, median, modelFaultLine, summarise } from '../../src/app/tr
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
-import { parseTrialFlags, TRIAL_OWN } from '../../src/cli/trial-flags.js';
+import { parseTrialFlags } from '../../src/cli/trial-flags.js';
+import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trial-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

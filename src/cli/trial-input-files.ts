@@ -1,0 +1,138 @@
+/**
+ * The files a trial reads before any run — the system prompt, the task file, the stub model's script,
+ * the patch file — each refused in one clear line (UsageError) when it cannot be read or makes no sense.
+ */
+import { stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { readRegularFile } from '../adapters/report-files/regular-file.js';
+import { errorMessage } from '../domain/error-message.js';
+import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
+import { tasksFromFile } from '../app/trial/task-file.js';
+import type { PatchChoice, StubGateway, TrialTask } from '../app/trial/trial-plan.js';
+import { STUB_MODEL_NAME } from '../ports/stub-script.js';
+import { commaList, repeated, type FlagValues } from './argv.js';
+import { UsageError } from './errors.js';
+
+/** `--patch auto|ID,ID` or `--patch-file FILE`. */
+export async function readPatch(
+  value: string | undefined,
+  file: string | undefined,
+  cwd: string,
+): Promise<PatchChoice | undefined> {
+  if (value !== undefined && file !== undefined) throw new UsageError('give --patch or --patch-file, not both');
+  if (file !== undefined) {
+    const path = resolve(cwd, file);
+    let text: string;
+    try {
+      text = await readRegularFile(path);
+    } catch (error) {
+      throw new UsageError(unreadable('patch file', path, error));
+    }
+    if (text.trim() === '') throw new UsageError(`the patch file ${path} is empty`);
+    return { kind: 'texts', label: 'patch file', texts: [text.trim()] };
+  }
+  if (value === undefined) return undefined;
+  if (value.trim().toLowerCase() === 'auto') return { kind: 'auto' };
+  const ids: PatchId[] = [];
+  for (const item of commaList(value, 'patch')) {
+    const id = item.toUpperCase() as PatchId;
+    if (!PATCH_TEXTS.has(id))
+      throw new UsageError(`flag --patch takes auto or patch ids (${[...PATCH_TEXTS.keys()].join(', ')}), got "${item}"`);
+    if (ids.includes(id)) throw new UsageError(`flag --patch names ${id} twice`);
+    ids.push(id);
+  }
+  return { kind: 'texts', label: `${ids.join(' + ')} patch`, texts: ids.map((id) => PATCH_TEXTS.get(id)!) };
+}
+
+/**
+ * Why an input file cannot be read, in one line. A FIFO or a device is refused by its kind (it is opened
+ * non-blocking, never waited on or read without end): a FIFO nobody writes to cannot hang the trial.
+ */
+function unreadable(what: string, path: string, error: unknown): string {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  if (code === 'ENOENT') return `${what} not found: ${path}`;
+  if (code === undefined && error instanceof Error) return `${what} ${path} is ${error.message}`;
+  return `${what} cannot be read: ${path}`;
+}
+
+export async function readSystemPrompt(value: string | undefined, cwd: string): Promise<string | undefined> {
+  if (value === undefined) return undefined;
+  const path = resolve(cwd, value);
+  const info = await stat(path).catch(() => null);
+  if (info === null) return value;
+  if (!info.isFile()) throw new UsageError(`flag --system-prompt names ${path}, which is not a file`);
+  let text: string;
+  try {
+    text = await readRegularFile(path);
+  } catch (error) {
+    throw new UsageError(unreadable('system prompt file', path, error));
+  }
+  if (text.trim() === '') throw new UsageError(`the system prompt file ${path} is empty`);
+  return text;
+}
+
+export async function readTasks(
+  values: FlagValues,
+  get: (flag: string) => string | undefined,
+  systemPrompt: string | undefined,
+  maxSteps: number,
+  cwd: string,
+  needTask: boolean,
+  inlineTasks: unknown,
+): Promise<TrialTask[]> {
+  const file = get('task-file');
+  const task = get('task');
+  if (file === undefined) {
+    if (task === undefined && needTask)
+      throw new UsageError("--model needs --task TEXT (the user's first message) or --task-file FILE");
+    return [{ id: 'default', systemPrompt, task: task ?? '', followUps: repeated(values, 'follow-up'), maxSteps }];
+  }
+  if (task !== undefined || Object.hasOwn(values, 'follow-up'))
+    throw new UsageError('give --task/--follow-up or --task-file, not both');
+  if (inlineTasks !== undefined) {
+    try {
+      return tasksFromFile(inlineTasks, { systemPrompt, maxSteps });
+    } catch (error) {
+      throw new UsageError(`--task-file (the tasks of ${file}): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readRegularFile(path);
+  } catch (error) {
+    throw new UsageError(unreadable('task file', path, error));
+  }
+  let parsed: unknown;
+  try {
+    const ext = extname(path).toLowerCase();
+    parsed = ext === '.yaml' || ext === '.yml' ? (await import('yaml')).parse(text) : JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${errorMessage(error).split('\n')[0]}`,
+    );
+  }
+  try {
+    return tasksFromFile(parsed, { systemPrompt, maxSteps });
+  } catch (error) {
+    throw new UsageError(`task file ${path}: ${errorMessage(error)}`);
+  }
+}
+
+/** `--stub-model FILE`: the script, checked before any run (one line naming the file and the key). */
+export async function readStubGateway(file: string, cwd: string, inlineScript: unknown): Promise<StubGateway> {
+  if (inlineScript !== undefined) {
+    const { stubScriptOf } = await import('../adapters/stub-model-file.js');
+    try {
+      return { kind: 'stub', script: stubScriptOf(inlineScript), file, model: STUB_MODEL_NAME };
+    } catch (error) {
+      throw new UsageError(`--stub-model (the script in ${file}): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  try {
+    const { readStubScript } = await import('../adapters/stub-model-file.js');
+    return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+}
