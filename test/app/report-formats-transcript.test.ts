@@ -13,13 +13,9 @@ import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { buildJunit } from '../../src/app/report-formats/junit.js';
 import { buildMarkdown } from '../../src/app/report-formats/markdown.js';
-import {
-  interleave,
-  linkCalls,
-  TRANSCRIPT_LIMITS,
-  TranscriptBudget,
-  transcriptSection,
-} from '../../src/app/report-formats/transcript-view.js';
+import { TRANSCRIPT_LIMITS, TranscriptBudget } from '../../src/app/report-formats/transcript-budget.js';
+import { interleave, linkCalls } from '../../src/app/report-formats/transcript-entries.js';
+import { transcriptSection } from '../../src/app/report-formats/transcript-view.js';
 import { parseReportDocument } from '../../src/adapters/schemas/report.schema.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
 import { expectMatchesSchema } from '../support/file-schemas.js';

@@ -17,7 +17,9 @@ import { HTML_STYLE } from './html-style.js';
 import { sourceCounts } from './attribution-summary.js';
 import { gateTally, gateVerdict, overallOf } from './overall.js';
 import { timelineFromReport, type Timeline, type TimelineCall } from './timeline.js';
-import { attributionBadge, shortText, TranscriptBudget, transcriptSection } from './transcript-view.js';
+import { attributionBadge, shortText } from './attribution-badge.js';
+import { TranscriptBudget } from './transcript-budget.js';
+import { transcriptSection } from './transcript-view.js';
 import { violationText } from './words.js';
 
 /** Arguments longer than this are cut in the timeline (the report file has them in full). */

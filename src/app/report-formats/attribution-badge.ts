@@ -1,0 +1,57 @@
+/** The badge and evidence of a repeated write in the HTML transcript: who sent it again (R-14), and why it matters. */
+import type { RepeatSource } from '../../domain/attribution.js';
+import type { CheckedAttribution } from '../check/check-model.js';
+import { htmlText as h } from './escape.js';
+import { SOURCE_WORDS } from './words.js';
+
+/** A duration in words: `850 ms`, `1.25 s`. */
+export const seconds = (ms: number): string =>
+  ms < 1000 ? `${Math.round(ms)} ms` : `${(Math.round(ms / 10) / 100).toFixed(2)} s`;
+
+const SOURCE_CLASS: Record<RepeatSource, string> = {
+  model: 'src-model',
+  user: 'src-user',
+  runtime: 'src-runtime',
+  unknown: 'src-unknown',
+};
+
+/** The runtime behaviour a `runtime` repeat's signal names (R-14), in words. */
+const SIGNAL_WORDS: Record<string, string> = {
+  'same-request-id': 'the same JSON-RPC request (same id) was sent again: the client or its transport retried it',
+  'other-session-unanswered': 'sent again in another MCP session while the earlier attempt was unanswered (a second connection)',
+  'same-tool-call-twice': "the model's one tool call was carried out twice",
+  'unrequested-call': 'no model answer asked for this call',
+};
+
+/** A short value (an id, a tool name) escaped and cut to `max` characters. */
+export function shortText(text: string, max = 120): string {
+  return text.length <= max ? h(text) : `${h(text.slice(0, max))}…`;
+}
+
+/**
+ * The badge and evidence of a repeated write: who sent it again, how long after which attempt, and why it
+ * matters; `anchor` links the model answer that asked for it (null: the page does not draw that answer).
+ */
+export function attributionBadge(a: CheckedAttribution, anchor: ((exchange: number) => string) | null): string {
+  const e = a.evidence;
+  const signal = a.runtimeSignal;
+  const facts = [
+    ...(signal === null
+      ? []
+      : [Object.hasOwn(SIGNAL_WORDS, signal) ? SIGNAL_WORDS[signal]! : `signal: ${shortText(signal, 80)}`]),
+    `repeat of attempt ${e.earlierAttempt}${e.earlierSession === a.session ? '' : ` (MCP session ${e.earlierSession})`}, ${seconds(e.sinceEarlierMs)} after it`,
+    e.earlierDelivered ? 'its answer had reached the agent' : 'its answer had not reached the agent yet',
+    ...(e.earlierCancelled ? ['the agent had cancelled it'] : []),
+    ...(e.modelAnswer !== undefined
+      ? [
+          `asked for by ${anchor === null ? '' : `<a href="#${anchor(e.modelAnswer)}">`}model answer #${e.modelAnswer}${anchor === null ? '' : '</a>'}${e.toolCallId === undefined ? '' : ` (tool call <span class="mono">${shortText(e.toolCallId)}</span>)`}`,
+        ]
+      : a.source === 'runtime' && signal === null
+        ? ['no model answer asked for it']
+        : []),
+  ];
+  return (
+    `<div class="attr ${SOURCE_CLASS[a.source]}"><span class="badge ${SOURCE_CLASS[a.source]}">source: ${a.source}</span> ` +
+    `<b>${h(SOURCE_WORDS[a.source])}</b><div class="small">${facts.join('; ')}</div></div>`
+  );
+}
