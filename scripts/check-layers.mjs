@@ -12,6 +12,9 @@
 // and one design rule: a fault is one file — no code in src/ outside src/domain/faults/ compares a scenario id
 // with a literal (`=== 'F1'`, `case 'F2':`, `.has('F4')`) or keeps its own list of ids (`['F1', 'F2']`); it reads the fault's
 // declarations (hooks, parameters, texts, reference verdicts) from the registry instead.
+// and one way to turn a thrown value into text: `errorMessage`, `asError`, `errorCode` of
+// src/domain/error-message.ts; the hand-written `e instanceof Error ? e.message : String(e)` (or
+// `new Error(String(e))`) and `(e as NodeJS.ErrnoException).code` are refused everywhere else in src/.
 // and no import cycle between files of src/ (static, type-only and dynamic imports all count): a command's
 // definition and its wiring share a `-flags.ts` file instead of importing each other.
 // Exit 1 with one line per violation.
@@ -100,6 +103,22 @@ for (const file of files(join(root, 'src'))) {
       if (FAULT_ID_BRANCH.test(code)) {
         problems.push(
           `fault ids: ${where}:${index + 1} compares a scenario id with a literal or lists ids; declare it in the fault's file in src/domain/faults/ instead`,
+        );
+      }
+    });
+}
+
+// Thrown values: the helpers of src/domain/error-message.ts, never the hand-written ternary or cast.
+const HAND_WRITTEN_ERROR = /instanceof Error\s*\?[^;]*\bString\(|\(\w+ as NodeJS\.ErrnoException\)\.code/;
+for (const file of files(join(root, 'src'))) {
+  const where = relative(root, file);
+  if (where === 'src/domain/error-message.ts') continue;
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      if (HAND_WRITTEN_ERROR.test(line.replace(/\/\/.*$/, ''))) {
+        problems.push(
+          `thrown values: ${where}:${index + 1} turns a thrown value into text by hand; use errorMessage, asError or errorCode from src/domain/error-message.ts`,
         );
       }
     });

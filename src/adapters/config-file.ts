@@ -5,6 +5,7 @@
  * node positions, for JSON files too (JSON is YAML's flow notation); the values of a JSON file are
  * JSON.parse's own.
  */
+import { errorCode, errorFirstLine, errorMessage } from '../domain/error-message.js';
 import { extname } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
@@ -30,7 +31,7 @@ export async function readTrialConfig(path: string, file: string): Promise<Trial
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+    const code = errorCode(error);
     if (code === 'ENOENT') throw new Error(`config file not found: ${file}`);
     if (code === undefined && error instanceof Error) throw new Error(`config file ${file} is ${error.message}`);
     throw new Error(`config file cannot be read: ${file}${code === undefined ? '' : ` (${code})`}`);
@@ -48,7 +49,7 @@ export function parseTrialConfig(text: string, file: string, json: boolean): Tri
     try {
       data = JSON.parse(text) as unknown;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       const position = /position (\d+)/.exec(message);
       const line = /line (\d+)/.exec(message)?.[1] ?? (position === null ? undefined : String(lineAt(Number(position[1]))));
       throw new Error(`${file}${line === undefined ? '' : `:${line}`}: not valid JSON: ${message.split('\n')[0]}`);
@@ -66,7 +67,7 @@ export function parseTrialConfig(text: string, file: string, json: boolean): Tri
     try {
       data = doc.toJS({ maxAliasCount: 100 }) as unknown;
     } catch (error) {
-      throw new Error(`${file}: not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      throw new Error(`${file}: not valid YAML: ${errorFirstLine(error)}`);
     }
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data))

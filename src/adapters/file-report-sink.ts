@@ -1,3 +1,4 @@
+import { asError, errorCode } from '../domain/error-message.js';
 import { randomBytes } from 'node:crypto';
 import {
   close,
@@ -16,7 +17,7 @@ import {
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ReportDocument, ReportSink } from '../ports/report-sink.port.js';
-import { errorCode, errorText, isStickyWorldWritable, kindInWords, refusePlantedLinks } from './file-safety.js';
+import { errorText, isStickyWorldWritable, kindInWords, refusePlantedLinks } from './file-safety.js';
 
 /** The file system calls a {@link FileReportSink} makes while publishing (a test seam for faults). */
 export interface SinkFileSystem {
@@ -201,7 +202,7 @@ export class FileReportSink implements ReportSink {
       this.publishSync(document);
       return Promise.resolve();
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
   }
 

@@ -75,12 +75,6 @@ export function errorText(error: unknown): string {
   return errorMessage(error).replace(/\s+/g, ' ');
 }
 
-/** A Node.js system error's code (`ENOENT`, `ENOSPC`, …), read without trusting the error's prototype. */
-export function errorCode(error: unknown): string | undefined {
-  const code: unknown = error instanceof Error ? Object.getOwnPropertyDescriptor(error, 'code')?.value : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /** What a path that is not a regular file is, in words: "a FIFO (named pipe)", "a folder", … */
 export function kindInWords(info: Stats): string {
   if (info.isDirectory()) return 'a folder';

@@ -4,9 +4,10 @@
  * included); an existing one is kept unless `replace`, and then only a regular file is replaced, through
  * an exclusive temp file renamed over it (rename replaces the name, never a link's target).
  */
+import { errorCode } from '../domain/error-message.js';
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
-import { errorCode, kindInWords, refusePlantedLinks } from './file-safety.js';
+import { kindInWords, refusePlantedLinks } from './file-safety.js';
 import { writeOutputFile } from './report-files/output-files.js';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);

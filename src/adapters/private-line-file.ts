@@ -5,10 +5,11 @@
  * link another user planted, a file of another user in a world-writable folder and a file that is one of
  * `distinctFrom` (by identity, links followed) are refused with one line naming what the file is for.
  */
+import { errorCode } from '../domain/error-message.js';
 import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { errorCode, errorText, isStickyWorldWritable, refusePlantedLinks } from './file-safety.js';
+import { errorText, isStickyWorldWritable, refusePlantedLinks } from './file-safety.js';
 
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const NON_BLOCK = constants.O_NONBLOCK ?? 0;

@@ -4,7 +4,7 @@
  * same atomic writes and refusals as `--report-file` (planted links and other users' files are refused,
  * a full disk keeps the last complete report, an in-place write is told once per folder).
  */
-import { errorMessage } from '../domain/error-message.js';
+import { errorCode, errorMessage } from '../domain/error-message.js';
 import { lstat, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
@@ -48,7 +48,7 @@ export class ReportDirectory {
       created = await mkdir(path, { recursive: true });
     } catch (error) {
       // mkdir says EEXIST for a file in the way (mkdir -p succeeds on a folder): name what is there.
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`report folder is not a folder: ${path}`);
+      if (errorCode(error) === 'EEXIST') throw new Error(`report folder is not a folder: ${path}`);
       throw new Error(`report folder ${path} cannot be created: ${message(error)}`);
     }
     await refusePlanted(path, uid);

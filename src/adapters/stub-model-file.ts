@@ -3,6 +3,7 @@
  * into a {@link StubScript}. Every mistake is one line naming the file and the key: an unknown key, a
  * wrong type, a pattern that is no regular expression, a policy that needs a check the script lacks.
  */
+import { errorCode, errorMessage } from '../domain/error-message.js';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_UNCERTAIN_PATTERN, type StubScript } from '../ports/stub-script.js';
@@ -79,11 +80,11 @@ export async function readStubScript(path: string): Promise<StubScript> {
   try {
     source = await readRegularFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     throw new Error(
       code === 'ENOENT'
         ? `stub model script not found: ${path}`
-        : `stub model script cannot be read: ${path} (${code ?? (error as Error).message})`,
+        : `stub model script cannot be read: ${path} (${code ?? errorMessage(error)})`,
     );
   }
   let parsed: unknown;

@@ -2,6 +2,7 @@
  * `init`, run: the starter config (`app/init/starter-config.ts`) with the paths of this install's booking
  * server, example agent and JSON Schema, written without following a link (`adapters/new-file.ts`).
  */
+import { errorMessage } from '../domain/error-message.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +42,7 @@ export async function runInit(file: string | undefined, values: FlagValues, io: 
   try {
     done = await writeNewFile('config file', path, text, Object.hasOwn(values, 'force'));
   } catch (error) {
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
   writeNotice(
     io.stderr,

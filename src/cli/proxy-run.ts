@@ -274,7 +274,7 @@ export async function loadReplay(flags: ProxyFlags, io: CliIo): Promise<Replay |
   try {
     return await readCassette(resolve(io.cwd, flags.upstreamReplay), { allowRedacted: flags.allowRedacted });
   } catch (error) {
-    throw new FatalError(error instanceof Error ? error.message : String(error));
+    throw new FatalError(errorMessage(error));
   }
 }
 

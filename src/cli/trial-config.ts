@@ -4,6 +4,7 @@
  * file and the command line go through the one flag parser (`trial-flags.ts`) and give the same plan.
  * An error of that parser about a flag the file set names the file, the line and the key.
  */
+import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
 import { readTrialConfig } from '../adapters/config-file.js';
 import { FLAG_SPELLINGS, type InlineValue } from '../adapters/schemas/trial-config.schema.js';
@@ -71,7 +72,7 @@ export async function resolveTrialFlags(values: FlagValues, cwd: string): Promis
   try {
     config = await readTrialConfig(path, configName);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   const replaced = new Set<string>();
   for (const flag of fromCommandLine) {

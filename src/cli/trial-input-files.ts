@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
-import { errorMessage } from '../domain/error-message.js';
+import { errorCode, errorMessage } from '../domain/error-message.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
 import type { PatchChoice, StubGateway, TrialTask } from '../app/trial/trial-plan.js';
@@ -49,7 +49,7 @@ export async function readPatch(
  * non-blocking, never waited on or read without end): a FIFO nobody writes to cannot hang the trial.
  */
 function unreadable(what: string, path: string, error: unknown): string {
-  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  const code = errorCode(error);
   if (code === 'ENOENT') return `${what} not found: ${path}`;
   if (code === undefined && error instanceof Error) return `${what} ${path} is ${error.message}`;
   return `${what} cannot be read: ${path}`;
@@ -93,7 +93,7 @@ export async function readTasks(
     try {
       return tasksFromFile(inlineTasks, { systemPrompt, maxSteps });
     } catch (error) {
-      throw new UsageError(`--task-file (the tasks of ${file}): ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(`--task-file (the tasks of ${file}): ${errorMessage(error)}`);
     }
   }
   const path = resolve(cwd, file);
@@ -126,7 +126,7 @@ export async function readStubGateway(file: string, cwd: string, inlineScript: u
     try {
       return { kind: 'stub', script: stubScriptOf(inlineScript), file, model: STUB_MODEL_NAME };
     } catch (error) {
-      throw new UsageError(`--stub-model (the script in ${file}): ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(`--stub-model (the script in ${file}): ${errorMessage(error)}`);
     }
   }
   try {

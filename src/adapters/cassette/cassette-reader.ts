@@ -5,6 +5,7 @@
  * killed), another format or version, a line that is not a recording line, a redacted recording without
  * `allowRedacted`, a recording with no `initialize` or `tools/list` answer.
  */
+import { errorMessage } from '../../domain/error-message.js';
 import type { CassetteHeader, CassetteLine } from '../../ports/cassette.port.js';
 import { CASSETTE_FORMAT, CASSETTE_VERSION } from '../../ports/cassette.port.js';
 import { isPlainObject, ownValue } from '../../domain/json.js';
@@ -28,7 +29,7 @@ export async function readCassette(path: string, options: { allowRedacted: boole
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(errorMessage(error));
   }
   if (text === '') fail('the file is empty (the recorder wrote nothing: the upstream was never listed)');
   const rows = text.split('\n');

@@ -7,6 +7,7 @@
  * seen here, so never stored. `redact` fields are replaced at any depth before a line is written.
  * Everything is passed on unchanged: the tap never alters what the upstream executes or answers.
  */
+import { errorMessage as errorText } from '../../domain/error-message.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
@@ -160,8 +161,4 @@ export class RecordingUpstreamSide implements UpstreamSide {
 
 function errorMessage(id: number, code: number, message: string): RecordedMessage {
   return { jsonrpc: '2.0', id, error: { code, message } };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

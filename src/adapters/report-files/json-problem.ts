@@ -5,6 +5,7 @@
  * those bytes into stdout, JUnit, Markdown, HTML and a CI step summary. Only where the text goes wrong is
  * said (line and column), taken from the message's position when V8 gives one.
  */
+import { errorMessage } from '../../domain/error-message.js';
 
 /** Line and column (1-based) of a UTF-16 offset in the text. */
 function lineColumn(text: string, offset: number): string {
@@ -24,7 +25,7 @@ const VALUE_START = /[{["\-0-9tfn]/;
 
 /** The problem of a `JSON.parse(text)` that threw `error`, without any of the text's content. */
 export function jsonSyntaxProblem(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : '';
+  const message = errorMessage(error);
   if (/Unexpected end of JSON input/.test(message)) return 'it ends before the JSON is complete';
   const position = /at position (\d+)/.exec(message);
   if (position !== null) return `invalid JSON at ${lineColumn(text, Number(position[1]))}`;

@@ -5,7 +5,7 @@
  * decided by the use cases (`src/app/stats`, `src/app/check`); nothing here judges. Never throws: a file
  * that cannot be used is a `problem` naming the file and what is wrong.
  */
-import { errorFirstLine } from '../../domain/error-message.js';
+import { errorCode, errorFirstLine } from '../../domain/error-message.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normaliseTrialRunFile } from '../schemas/trial-run.schema.js';
@@ -45,7 +45,7 @@ async function readKind(
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     const problem =
       error instanceof InputTooLarge
         ? error.message

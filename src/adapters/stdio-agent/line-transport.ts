@@ -1,4 +1,4 @@
-import { errorMessage } from '../../domain/error-message.js';
+import { asError, errorMessage } from '../../domain/error-message.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -227,7 +227,7 @@ export class LineTransport implements Transport {
     try {
       this.io.stdout.write(`${text}\n`);
     } catch (error) {
-      this.onOutputError(error instanceof Error ? error : new Error(String(error)));
+      this.onOutputError(asError(error));
     }
   }
 

@@ -3,6 +3,7 @@
  * `StdioClientTransport` so the adapter controls framing, the message size limit, garbage lines,
  * EPIPE and, through the ledger, which replies really came from the upstream.
  */
+import { asError } from '../../domain/error-message.js';
 import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -127,7 +128,7 @@ export class ProcessTransport implements RecordingTransport {
     try {
       this.onmessage?.(incoming.forward);
     } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.onerror?.(asError(error));
     }
   }
 

@@ -4,7 +4,7 @@
  * the whole group so that wrapper descendants (`sh -c`, `npx`) die too — and, should the proxy die
  * without ending it, by a reaper (`reaper.ts`).
  */
-import { errorMessage } from '../../domain/error-message.js';
+import { errorCode, errorMessage } from '../../domain/error-message.js';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -187,7 +187,7 @@ export class UpstreamProcess {
     try {
       process.kill(-this.pid, signal);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code !== 'ESRCH') this.logDebug(`could not send ${signal} to the upstream group`, error);
     }
   }

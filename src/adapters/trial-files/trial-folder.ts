@@ -3,7 +3,7 @@
  * sink as `proxy --report-file`, its `run.json`, the agent program's logs) and `summary.json`. Every JSON
  * file is written atomically through that sink (exclusive temp file, never through a planted link, rename).
  */
-import { errorMessage } from '../../domain/error-message.js';
+import { errorCode, errorMessage } from '../../domain/error-message.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, mkdir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
@@ -49,7 +49,7 @@ function alive(claim: Claim): boolean {
     process.kill(claim.pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+    return errorCode(error) !== 'ESRCH';
   }
 }
 
@@ -185,7 +185,7 @@ async function claim(root: string): Promise<string | null> {
     try {
       await link(whole, file);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code === 'EEXIST') throw error;
       await writeFile(file, text, { flag: 'wx' });
     } finally {
@@ -198,7 +198,7 @@ async function claim(root: string): Promise<string | null> {
     await create();
     return null;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unusable(error);
+    if (errorCode(error) !== 'EEXIST') throw unusable(error);
   }
   const found = await readFile(file, 'utf8').catch(() => '');
   const owner = parseClaim(found);
@@ -230,7 +230,7 @@ async function claim(root: string): Promise<string | null> {
   try {
     await create();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+    if (errorCode(error) === 'EEXIST')
       throw new Error(`output folder ${root} is taken by another trial starting now (its .trial file); choose another --out`);
     throw unusable(error);
   }
