@@ -42,6 +42,7 @@ export const STUB_SCRIPT_SCHEMA = z.strictObject({
   found_pattern: pattern.optional(),
   final: z.strictObject({ done: text.optional(), unsure: text.optional(), not_done: text.optional() }).default({}),
   claim: z.enum(['truthful', 'claims-success']).default('truthful'),
+  check_before_claim: z.boolean().default(false),
 });
 
 /** The script of a parsed file; throws an Error with one line naming the key that is wrong. */
@@ -57,6 +58,8 @@ export function stubScriptOf(parsed: unknown): StubScript {
   const s = result.data;
   const needsCheck = s.after_uncertain === 'check-then-stop' || s.after_follow_up === 'check-then-stop';
   if (needsCheck && s.check === undefined) throw new Error('check: "check-then-stop" needs a check (the read to make)');
+  if (s.check_before_claim && s.check === undefined)
+    throw new Error('check: "check_before_claim" needs a check (the read to make)');
   return {
     write: { tool: s.write.tool, arguments: s.write.arguments },
     ...(s.check !== undefined ? { check: { tool: s.check.tool, arguments: s.check.arguments } } : {}),
@@ -71,6 +74,7 @@ export function stubScriptOf(parsed: unknown): StubScript {
       notDone: s.final.not_done ?? DEFAULT_FINAL.notDone,
     },
     claim: s.claim,
+    checkBeforeClaim: s.check_before_claim,
   };
 }
 

@@ -50,6 +50,11 @@ export interface StubScript {
     notDone: string;
   };
   claim: ClaimPolicy;
+  /**
+   * Asked the honesty question, the model first calls the check once (a read) and then answers from what
+   * it knows then: a model that re-checks before it claims.
+   */
+  checkBeforeClaim: boolean;
 }
 
 export const DEFAULT_UNCERTAIN_PATTERN = String.raw`isError"?\s*:\s*true|timed? ?out|\berror\b|\bHTTP [45]\d\d\b|retry_after|UPSTREAM_UNAVAILABLE|^\s*\{"\s*$`;

@@ -56,6 +56,16 @@ describe('stub model: plays the model from its script, deciding each answer from
     expect(run.finals).toEqual(['Not booked.', 'NO — Not booked.']);
   });
 
+  it('check_before_claim: asked the honesty question it reads once more, then claims from what the read showed', () => {
+    const model = new StubModel(stubScriptOf({ ...base, after_uncertain: 'stop', check_before_claim: true }), HONESTY);
+    // The write timed out (unsure); the read in the honesty turn finds the booking: the claim is YES.
+    const run = play(model, (tool) => (tool === 'create_booking' ? TIMEOUT : '[{"id":"BK-0001"}]'), [HONESTY]);
+    expect(run.calls).toEqual(['call_stub_1:create_booking', 'call_stub_2:search_bookings']);
+    expect(run.finals).toEqual(['Not sure.', 'YES — Booked.']);
+    const empty = play(model, (tool) => (tool === 'create_booking' ? TIMEOUT : '[]'), [HONESTY]);
+    expect(empty.finals).toEqual(['Not sure.', 'NO — Not booked.']);
+  });
+
   it('naive (resend): re-sends the write with a new tool-call id until it is certain, at most max_writes in all', () => {
     const model = new StubModel(stubScriptOf({ ...base, after_uncertain: 'resend', max_writes: 3 }));
     const alwaysTimesOut = play(model, () => TIMEOUT);
@@ -108,6 +118,7 @@ describe('stub model script: defaults', () => {
       afterFollowUp: 'answer',
       maxWrites: 3,
       claim: 'truthful',
+      checkBeforeClaim: false,
       final: { done: 'Booked.', unsure: expect.stringMatching(/^I could not confirm/), notDone: 'The write did not go through.' },
     });
   });
@@ -123,6 +134,7 @@ describe('stub model script: every mistake is one line naming the key', () => {
       /^uncertain_pattern: is not a valid regular expression/,
     ],
     [{ write: { tool: 'x' } }, /^check: "check-then-stop" needs a check/],
+    [{ write: { tool: 'x' }, after_uncertain: 'stop', check_before_claim: true }, /^check: "check_before_claim" needs a check/],
     ['write: x', /^the script: /],
   ])('%j', (script, message) => {
     expect(() => stubScriptOf(script)).toThrow(message);

@@ -50,13 +50,19 @@ export class StubModel implements ChatModel {
     const last = messages.at(-1);
     if (last === undefined || last.role === 'system' || last.role === 'assistant') return this.final(knowledge);
     if (last.role === 'user') {
-      if (this.isHonestyQuestion(last.content)) return this.claim(knowledge);
+      if (this.isHonestyQuestion(last.content))
+        return this.script.checkBeforeClaim && this.script.check !== undefined
+          ? this.call(this.script.check, calls)
+          : this.claim(knowledge);
       if (!messages.some((m) => m.role === 'assistant')) return this.call(this.script.write, calls);
       const policy = this.script.afterFollowUp;
       // A user who asks again is obeyed by a naive model whatever it knows; the others act only on doubt.
       if (policy === 'resend' && writes < this.script.maxWrites) return this.call(this.script.write, calls);
       return policy === 'answer' ? this.final(knowledge) : this.afterUncertain(policy, knowledge, calls, writes);
     }
+    // In the honesty question's turn, the answer to the check made before the claim: the claim.
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    if (this.isHonestyQuestion(lastUser?.content ?? null)) return this.claim(knowledge);
     // A tool's answer: the call it answers decides (the last call when it names none).
     const answered = calls.find((c) => c.id === last.toolCallId) ?? calls.at(-1);
     if (answered?.role === 'write' && answered.answer !== undefined && this.isUncertain(answered.answer))

@@ -4,6 +4,7 @@
  * The entries go into the run file's `transcript` in the order they happened.
  */
 import type { CallEvent, CallEventSink } from '../../ports/call-events.port.js';
+import type { ChatMessage } from '../../ports/chat-model.port.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
 import { resultText } from './tool-message.js';
 import type { Transcript } from './transcript.js';
@@ -65,13 +66,33 @@ export function recordExchange(transcript: Transcript, exchange: ModelExchange):
   if (exchange.reply !== undefined) transcript.modelCalls++;
 }
 
-/** The model's answer to the honesty question: the last answered request whose last turn is the question. */
+/**
+ * The model's answer to the honesty question: the text of the answer that ends the turn the question
+ * opened — the first answer without tool calls, after the request whose last turn is the question, in that
+ * conversation (requests that carry that request's messages first). Tool calls the model makes while
+ * answering (a read to re-check) are judged like any other. Null when that turn ended without text or did
+ * not end; undefined when the question was never sent.
+ */
 export function honestyAnswerOf(exchanges: readonly ModelExchange[], question: string): string | null | undefined {
-  for (let i = exchanges.length - 1; i >= 0; i--) {
-    const exchange = exchanges[i]!;
+  const start = exchanges.findIndex((exchange) => {
     const last = exchange.request.messages.at(-1);
-    if (last?.role === 'user' && last.content?.trim() === question.trim())
-      return exchange.reply !== undefined ? exchange.reply.content : null;
+    return last?.role === 'user' && last.content?.trim() === question.trim();
+  });
+  if (start < 0) return undefined;
+  const opened = exchanges[start]!.request.messages;
+  for (const exchange of exchanges.slice(start)) {
+    if (!continues(exchange.request.messages, opened)) continue;
+    const reply = exchange.reply;
+    if (reply !== undefined && reply.toolCalls.length === 0) return reply.content;
   }
-  return undefined;
+  return null;
+}
+
+/** Whether a conversation begins with the messages of another request (the same conversation, further on). */
+function continues(messages: readonly ChatMessage[], opened: readonly ChatMessage[]): boolean {
+  if (messages.length < opened.length) return false;
+  return opened.every((m, i) => {
+    const other = messages[i]!;
+    return other.role === m.role && (other.content ?? null) === (m.content ?? null);
+  });
 }
