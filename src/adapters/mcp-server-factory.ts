@@ -1,5 +1,19 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  type JSONRPCRequest,
+  type Result,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { AgentSessionHandler, AgentSideOptions } from '../ports/agent-side.port.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { ToolCallRequest } from '../ports/mcp-shapes.js';
@@ -45,22 +59,82 @@ function cancelOnlySignal(sdkSignal: AbortSignal, isClosed: () => boolean): Abor
 }
 
 /**
+ * R-17: the requests forwarded as they are, by the capability the upstream declared for them. The SDK's
+ * schemas parse each request (its params, `cursor` and `_meta` kept) and its capability check refuses a
+ * handler whose capability is not declared.
+ */
+const FORWARDED_BY_CAPABILITY = {
+  resources: [ListResourcesRequestSchema, ReadResourceRequestSchema, ListResourceTemplatesRequestSchema],
+  prompts: [ListPromptsRequestSchema, GetPromptRequestSchema],
+  completions: [CompleteRequestSchema],
+  logging: [SetLevelRequestSchema],
+} as const;
+
+/**
+ * The capabilities declared to the agent: always `tools` (the proxy serves the tool list itself, without
+ * `listChanged`: the upstream's list-changed notifications are not passed on yet), and of the upstream's
+ * others those whose requests are forwarded, as the upstream declared them, except `subscribe` and
+ * `listChanged`, whose notifications are not passed on yet (so the agent is not promised them).
+ */
+function declaredCapabilities(upstream: Record<string, unknown> | undefined): ServerCapabilities {
+  const declared: Record<string, unknown> = { tools: {} };
+  for (const name of Object.keys(FORWARDED_BY_CAPABILITY)) {
+    const offered = upstream?.[name];
+    if (typeof offered !== 'object' || offered === null) continue;
+    const { subscribe: _subscribe, listChanged: _listChanged, ...rest } = offered as Record<string, unknown>;
+    declared[name] = rest;
+  }
+  return declared;
+}
+
+/** Registers the forwarding handler of every request whose capability is declared, and of `ping`. */
+function forwardDeclared(
+  server: Server,
+  capabilities: ServerCapabilities,
+  handler: AgentSessionHandler,
+  context: ForwardingServerContext,
+): void {
+  const forward = handler.forward?.bind(handler);
+  if (forward === undefined) return;
+  const answer = async (method: string, params: Record<string, unknown> | undefined, sdkSignal: AbortSignal): Promise<Result> => {
+    const answered = await forward(method, params ?? {}, { signal: cancelOnlySignal(sdkSignal, context.isClosed) });
+    if ('error' in answered) {
+      const { code, message, data } = answered.error;
+      throw Object.assign(new Error(message), { code, ...(data !== undefined ? { data } : {}) });
+    }
+    return answered.result;
+  };
+  for (const [name, schemas] of Object.entries(FORWARDED_BY_CAPABILITY)) {
+    if (!(name in capabilities)) continue;
+    for (const schema of schemas) {
+      server.setRequestHandler(schema, (request, extra) => answer(request.method, request.params, extra.signal));
+    }
+  }
+  // The upstream's own answer to `ping` (the SDK would answer for it, even with the upstream gone).
+  server.setRequestHandler(PingRequestSchema, (request, extra) => answer(request.method, request.params, extra.signal));
+}
+
+/**
  * Builds the SDK's low-level `Server` for one agent session, not yet connected. It answers `initialize`
- * (with the upstream's instructions) and `ping` itself; `tools/list` and `tools/call` go to `handler`,
- * `tools/call` through `fallbackRequestHandler` so the SDK neither strips nor re-validates anything.
- * Every other method is answered `-32601 Method not found`. The caller reports the session's end to
- * `handler.closed` and keeps `context.isClosed` true from that moment on.
+ * (with the upstream's instructions and the capabilities of `declaredCapabilities`); `tools/list` and
+ * `tools/call` go to `handler`, `tools/call` through `fallbackRequestHandler` so the SDK neither strips
+ * nor re-validates anything. The requests of the upstream's other capabilities and `ping` go to
+ * `handler.forward` when it has one (else the SDK answers `ping` itself). Every other method is answered
+ * `-32601 Method not found`. The caller reports the session's end to `handler.closed` and keeps
+ * `context.isClosed` true from that moment on.
  */
 export function createForwardingServer(
   handler: AgentSessionHandler,
   options: AgentSideOptions,
   context: ForwardingServerContext,
 ): Server {
+  const capabilities = declaredCapabilities(handler.forward === undefined ? undefined : options.capabilities);
   const server = new Server(
     { name: options.serverName, version: options.serverVersion },
-    { capabilities: { tools: {} }, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
+    { capabilities, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
   );
   server.onerror = (error) => context.logger.debug({ error: error.message }, 'MCP server notice');
+  forwardDeclared(server, capabilities, handler, context);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await handler.listTools() }));
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');

@@ -12,6 +12,12 @@ export interface AgentSessionHandler {
    * in, 1-based, when several MCP sessions share one handler (a trial run of an agent program); absent: 1.
    */
   callTool(request: ToolCallRequest, context: CallContext): Promise<ToolCallResult>;
+  /**
+   * Optional (R-17): answers a request that is not about tools (`resources/list`, `prompts/get`,
+   * `completion/complete`, `logging/setLevel`, `ping`), forwarded to the upstream as it came. Resolves with
+   * the upstream's result, or the error to send back (the upstream's own JSON-RPC error, unchanged).
+   */
+  forward?(method: string, params: Record<string, unknown>, context: { signal: AbortSignal }): Promise<ForwardedAnswer>;
   /** The agent's session ended (disconnect, transport failure, oversized message). */
   closed(reason: AgentCloseReason): void;
 }
@@ -23,6 +29,9 @@ export interface CallContext {
   requestId?: string | number;
   mcpSession?: number;
 }
+
+/** How a forwarded non-tool request ended: the upstream's result, or a JSON-RPC error for the agent. */
+export type ForwardedAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
 export interface AgentCloseReason {
   kind: 'disconnected' | 'transport-error' | 'message-too-large' | 'output-closed';
@@ -36,6 +45,12 @@ export interface AgentSideOptions {
   instructions?: string;
   serverName: string;
   serverVersion: string;
+  /**
+   * R-17: the upstream's capabilities besides tools (`resources`, `prompts`, `completions`, `logging`, …),
+   * declared to the agent as the upstream declared them; the session's `forward` answers their requests.
+   * Absent: tools only.
+   */
+  capabilities?: Record<string, unknown>;
 }
 
 /**

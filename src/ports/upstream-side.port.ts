@@ -6,6 +6,11 @@ export interface UpstreamInfo {
   instructions?: string;
   serverName?: string;
   serverVersion?: string;
+  /**
+   * The capabilities from the upstream's initialize result, verbatim (R-17). Absent: an upstream that offers
+   * tools only (the simulated backend, a replayed recording).
+   */
+  capabilities?: Record<string, unknown>;
 }
 
 /**
@@ -62,6 +67,11 @@ export interface UpstreamSide {
   listTools(): Promise<ToolDescriptor[]>;
   /** Forwards one `tools/call` verbatim. Never rejects: every way a call can end is an outcome. */
   callTool(request: ToolCallRequest, options: UpstreamCallOptions): Promise<UpstreamCallOutcome>;
+  /**
+   * Optional (R-17): forwards one request that is not a tool call (`resources/read`, `prompts/get`, …)
+   * verbatim and tells how it ended, like `callTool`; never rejects. Sides that offer tools only leave it out.
+   */
+  forwardRequest?(method: string, params: Record<string, unknown>, options: UpstreamCallOptions): Promise<UpstreamCallOutcome>;
   /** Registers a listener for the upstream going away (crash, exit, closed connection). */
   onExit(listener: (exit: UpstreamExit) => void): void;
   /** Ends the upstream: for a process, stdin close, grace period, SIGTERM, SIGKILL, whole process group. */

@@ -128,6 +128,20 @@ export class RecordingUpstreamSide implements UpstreamSide {
     return outcome;
   }
 
+  /**
+   * R-17: a request that is not a tool call passes through unrecorded (a replay offers tools only, so its
+   * agent is never told of resources or prompts to ask for).
+   */
+  async forwardRequest(
+    method: string,
+    params: Record<string, unknown>,
+    options: UpstreamCallOptions,
+  ): Promise<UpstreamCallOutcome> {
+    if (this.inner.forwardRequest === undefined)
+      return { kind: 'unavailable', detail: `${method} is not offered by the upstream` };
+    return this.inner.forwardRequest(method, params, options);
+  }
+
   onExit(listener: (exit: UpstreamExit) => void): void {
     this.inner.onExit(listener);
   }

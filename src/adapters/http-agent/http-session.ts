@@ -157,20 +157,23 @@ export class HttpSession {
     this.context.onOpened(sessionId, this);
   }
 
-  /** The handler with its calls counted: a call in flight keeps the session from idling out. */
+  /** The handler with its requests counted: a call (or forwarded request) in flight keeps the session from idling out. */
   private trackCalls(handler: AgentSessionHandler): AgentSessionHandler {
+    const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+      this.callsInFlight++;
+      try {
+        return await work();
+      } finally {
+        this.callsInFlight--;
+        this.lastActivityMs = this.context.clock.now();
+      }
+    };
+    const forward = handler.forward?.bind(handler);
     return {
       listTools: () => handler.listTools(),
       closed: (reason) => handler.closed(reason),
-      callTool: async (request, context) => {
-        this.callsInFlight++;
-        try {
-          return await handler.callTool(request, context);
-        } finally {
-          this.callsInFlight--;
-          this.lastActivityMs = this.context.clock.now();
-        }
-      },
+      callTool: (request, context) => counted(() => handler.callTool(request, context)),
+      ...(forward === undefined ? {} : { forward: (method, params, context) => counted(() => forward(method, params, context)) }),
     };
   }
 

@@ -65,7 +65,7 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
     };
   }
 
-  /** The instructions and server name/version from the initialize result. */
+  /** The instructions, server name/version and capabilities from the initialize result. */
   info(): UpstreamInfo {
     const info: UpstreamInfo = {};
     const instructions = this.client.getInstructions();
@@ -73,6 +73,8 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
     if (instructions !== undefined) info.instructions = instructions;
     if (version?.name !== undefined) info.serverName = version.name;
     if (version?.version !== undefined) info.serverVersion = version.version;
+    const capabilities = this.client.getServerCapabilities();
+    if (capabilities !== undefined) info.capabilities = { ...capabilities };
     return info;
   }
 

@@ -88,6 +88,19 @@ export abstract class UpstreamCore<T extends RecordingTransport, O extends Upstr
     return this.forward('tools/call', toolCallParams(request), options);
   }
 
+  /**
+   * Forwards a request that is not a tool call (R-17: resources, prompts, completions, logging, ping)
+   * verbatim through the same SDK client; never rejects.
+   */
+  async forwardRequest(
+    method: string,
+    params: Record<string, unknown>,
+    options: UpstreamCallOptions,
+  ): Promise<UpstreamCallOutcome> {
+    if (this.state !== 'ready') return { kind: 'unavailable', detail: this.unavailableDetail() };
+    return this.forward(method, params, options);
+  }
+
   /** Registers a listener for the upstream going away; called at once if it is already gone. */
   onExit(listener: (exit: UpstreamExit) => void): void {
     this.exitNotice.listen(listener);

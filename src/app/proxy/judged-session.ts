@@ -15,7 +15,7 @@ import type { JournalSession } from '../../ports/journal.port.js';
 import { EvaluationSession } from '../../domain/session.js';
 import type { ToolCatalog } from '../../domain/session-state.js';
 import type { ModelSide } from '../../domain/attribution.js';
-import type { AgentCloseReason, AgentSessionHandler, CallContext } from '../../ports/agent-side.port.js';
+import type { AgentCloseReason, AgentSessionHandler, CallContext, ForwardedAnswer } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -26,6 +26,7 @@ import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { AUDIT_TOOLS, answerAuditTool, isAuditTool } from './audit-tools.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { ReportPublisher } from './report-publisher.js';
+import { forwardRequest } from './forwarded-request.js';
 
 export interface JudgedSessionContext {
   sessionId: string;
@@ -149,6 +150,11 @@ export class JudgedSession implements AgentSessionHandler {
       session: context.mcpSession ?? 1,
       ...(context.requestId !== undefined ? { requestId: context.requestId } : {}),
     });
+  }
+
+  /** resources, prompts, completions, logging, ping: forwarded as they are, never judged. */
+  forward(method: string, params: Record<string, unknown>, context: { signal: AbortSignal }): Promise<ForwardedAnswer> {
+    return forwardRequest(this.ctx.upstream, method, params, { timeoutMs: this.ctx.callTimeoutMs, signal: context.signal });
   }
 
   closed(reason: AgentCloseReason): void {

@@ -22,7 +22,7 @@ import type { Logger } from '../../ports/logger.port.js';
 import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
-import type { UpstreamExit, UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { UpstreamExit, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { Journal } from '../../ports/journal.port.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import { scenarioName } from '../../domain/verdict.js';
@@ -146,9 +146,9 @@ export class ProxyService {
     // A signal during that first write: stop() has already ended an upstream that was never started.
     if (this.stopping !== null) return;
     this.deps.agentSide.watchBeforeServe?.(() => void this.stop(`${AGENT_DISCONNECTED} during start-up`));
-    let instructions: string | undefined;
+    let info: UpstreamInfo;
     try {
-      ({ instructions } = await this.deps.upstream.connect());
+      info = await this.deps.upstream.connect();
       this.tools = await this.deps.upstream.listTools();
     } catch (error) {
       if (this.stopping !== null) return;
@@ -161,9 +161,12 @@ export class ProxyService {
     this.classify(this.tools);
     this.deps.upstream.onExit((exit) => this.upstreamExited(exit));
     await this.deps.agentSide.serve((sessionId) => this.openSession(sessionId), {
-      serverName: this.config.serverName,
-      serverVersion: this.config.harnessVersion,
-      ...(instructions !== undefined ? { instructions } : {}),
+      // R-17: the agent sees the upstream's server info and capabilities (the proxy's own name only when
+      // the upstream gave none).
+      serverName: info.serverName ?? this.config.serverName,
+      serverVersion: info.serverName !== undefined ? (info.serverVersion ?? '') : this.config.harnessVersion,
+      ...(info.instructions !== undefined ? { instructions: info.instructions } : {}),
+      ...(info.capabilities !== undefined ? { capabilities: info.capabilities } : {}),
     });
   }
 

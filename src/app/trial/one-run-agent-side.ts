@@ -31,6 +31,7 @@ export class OneRunAgentSide implements ListeningAgentSide {
       return {
         listTools: () => handler.listTools(),
         callTool: (request, context) => handler.callTool(request, { ...context, mcpSession }),
+        ...(handler.forward === undefined ? {} : { forward: handler.forward.bind(handler) }),
         closed: (reason) => {
           if (reason.byAgent === true) this.sessionsClosedByAgent++;
         },
