@@ -91,7 +91,12 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       await withSide(upstream(fixture.url), async (side) => {
         const info = await side.connect();
-        expect(info).toEqual({ instructions: 'HTTP FIXTURE INSTRUCTIONS', serverName: 'http-fixture', serverVersion: '2.0.0' });
+        expect(info).toEqual({
+          instructions: 'HTTP FIXTURE INSTRUCTIONS',
+          serverName: 'http-fixture',
+          serverVersion: '2.0.0',
+          capabilities: { tools: {} },
+        });
         const tools = await side.listTools();
         expect(tools.map((tool) => tool.name)).toEqual(['echo', 'fail', 'slow', 'hang']);
         expect(tools[0]).toEqual({

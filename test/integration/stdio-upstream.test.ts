@@ -76,7 +76,12 @@ describe('StdioUpstreamSide', () => {
     const side = upstream({ cwd, env: { CUONZ_EXTRA: 'extra-value' } });
     try {
       const info = await side.connect();
-      expect(info).toEqual({ instructions: 'FIXTURE INSTRUCTIONS', serverName: 'line-fixture', serverVersion: '1.2.3' });
+      expect(info).toEqual({
+        instructions: 'FIXTURE INSTRUCTIONS',
+        serverName: 'line-fixture',
+        serverVersion: '1.2.3',
+        capabilities: { tools: {} },
+      });
       const result = resultOf(await call(side, 'env', { names: ['CUONZ_PARENT_ONLY', 'CUONZ_EXTRA'] }));
       expect(result['structuredContent']).toEqual({
         cwd,

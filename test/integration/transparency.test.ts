@@ -166,7 +166,7 @@ function expectedCapabilities(upstream: Record<string, unknown>): Record<string,
 describe.each([
   { agent: 'stdio', listen: false },
   { agent: '--listen', listen: true },
-])('R-17: server-everything behind the proxy, the agent on $agent', ({ listen }) => {
+])('R-17.1: server-everything behind the proxy, the agent on $agent', ({ listen }) => {
   it.each([{ upstream: 'stdio' }, { upstream: '--upstream-url' }])(
     'the upstream ($upstream): capabilities, instructions, server info and every resource/prompt/completion/logging/ping answer as directly; only tool calls are judged',
     async ({ upstream }) => {
@@ -214,7 +214,7 @@ describe.each([
   );
 });
 
-describe('R-17: cursors, _meta and upstream errors pass unchanged (fixture upstream)', () => {
+describe('R-17.1: cursors, _meta and upstream errors pass unchanged (fixture upstream)', () => {
   it.each([
     { agent: 'stdio', listen: false },
     { agent: '--listen', listen: true },
