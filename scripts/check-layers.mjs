@@ -9,9 +9,11 @@
 // loaded before the upstream is spawned) load statically imports the MCP SDK, zod or pino (type-only and
 // dynamic imports excluded): those load after the spawn, while the upstream boots; nor the trial's domain
 // (its index, which loads all of it) or the statistics, which no proxy uses.
-// and one design rule: a fault is one file — no code in src/ outside src/domain/faults/ compares a scenario id
-// with a literal (`=== 'F1'`, `case 'F2':`, `.has('F4')`) or keeps its own list of ids (`['F1', 'F2']`); it reads the fault's
-// declarations (hooks, parameters, texts, reference verdicts) from the registry instead.
+// and one design rule: a fault is one file, and fault ids are the registry's alone — no code in src/ outside
+// src/domain/faults/ has a string that is a fault id or quotes one (`'F1'`, `case 'F2':`, `['F1', 'F2']`, a type
+// `'F1' | 'F5'`, `{scenario: "F1"}`; scripts/fault-id-literals.mjs), nor compares a fault with the literal
+// `'chaos'`; it asks the registry for what the fault declares (hooks, `tells`, parameters, texts, reference
+// verdicts: `faultServing`, `scenarioIds`, `faultOf`) instead.
 // and one way to turn a thrown value into text: `errorMessage`, `asError`, `errorCode` of
 // src/domain/error-message.ts; the hand-written `e instanceof Error ? e.message : String(e)` (or
 // `new Error(String(e))`) and `(e as NodeJS.ErrnoException).code` are refused everywhere else in src/.
@@ -20,6 +22,7 @@
 // Exit 1 with one line per violation.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
+import { faultIdLiterals } from './fault-id-literals.mjs';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const rules = {
@@ -87,7 +90,8 @@ while (pending.length > 0) {
   }
 }
 
-const ID = `['"](?:F[1-9]\\d*|chaos)['"]`;
+// Chaos is the one fault whose id is a word; the literal ids F1, F2, … are refused outright below.
+const ID = `['"]chaos['"]`;
 const FAULT_ID_BRANCH = new RegExp(
   `[!=]==\\s*${ID}|${ID}\\s*[!=]==|case\\s+${ID}|\\.(?:has|includes|indexOf)\\(\\s*${ID}|${ID}\\s*,\\s*${ID}`,
 );
@@ -96,16 +100,20 @@ const MODE_CHAOS = /\bmode\s*[!=]==\s*['"]chaos['"]/g;
 for (const file of files(join(root, 'src'))) {
   const where = relative(root, file);
   if (where.startsWith('src/domain/faults/')) continue;
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, index) => {
-      const code = line.replace(/\/\/.*$/, '').replace(MODE_CHAOS, '');
-      if (FAULT_ID_BRANCH.test(code)) {
-        problems.push(
-          `fault ids: ${where}:${index + 1} compares a scenario id with a literal or lists ids; declare it in the fault's file in src/domain/faults/ instead`,
-        );
-      }
-    });
+  const text = readFileSync(file, 'utf8');
+  text.split('\n').forEach((line, index) => {
+    const code = line.replace(/\/\/.*$/, '').replace(MODE_CHAOS, '');
+    if (FAULT_ID_BRANCH.test(code)) {
+      problems.push(
+        `fault ids: ${where}:${index + 1} compares a fault with chaos or lists it; declare it in the fault's file in src/domain/faults/ instead`,
+      );
+    }
+  });
+  for (const { line, text: literal } of faultIdLiterals(text, file)) {
+    problems.push(
+      `fault ids: ${where}:${line} names a fault id in a string (${literal}); ask the fault registry (src/domain/faults/index.ts) for the fault by what it declares, or take the id from it`,
+    );
+  }
 }
 
 // Thrown values: the helpers of src/domain/error-message.ts, never the hand-written ternary or cast.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { faultKinds, faultOf, type FaultKind } from '../../src/domain/faults/index.js';
+import { faultKinds, faultOf, faultServing, type FaultKind, type FaultTells } from '../../src/domain/faults/index.js';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
 const booking = { guest: 'Ada', date: '2026-11-03' };
@@ -40,5 +40,44 @@ describe('R-4: every fault does at each step what its file declares (the session
       const d = new Driver({ mode: 'chaos', errorRate: rate }, undefined, { random: fixedRandom(0) });
       expect(d.send('get_booking', { id: 1 }).decision.fault).toBe(expected);
     }
+  });
+});
+
+/** What an answer must show for each word a fault may declare in `tells` (R-10.2: what the agent is told). */
+const TOLD: Record<FaultTells, (text: string) => boolean> = {
+  timeout: (text) => /timed out/i.test(text),
+  'server-error': (text) => /\b500\b/.test(text),
+  'rate-limit': (text) => /\b429\b/.test(text) && /retry_after/.test(text),
+  'truncated-answer': (text) => {
+    try {
+      JSON.parse(text);
+      return false;
+    } catch {
+      return true;
+    }
+  },
+};
+
+describe('R-10.2: a fault is found by what it declares, and its declaration is what the agent hears', () => {
+  for (const fault of faultKinds().map(faultOf)) {
+    if (fault.tells === undefined) continue;
+    it(`R-10.2: ${fault.kind} tells ${fault.tells}: its ${fault.forwards ? 'replaced' : 'injected'} answer says so`, () => {
+      const settings = { parameters: {} };
+      const result = fault.forwards ? fault.replaceExecuted?.(settings) : fault.injected?.(settings);
+      expect(result?.isError).toBe(true);
+      expect(TOLD[fault.tells!](result!.content[0]!.text)).toBe(true);
+    });
+  }
+
+  it('R-4: faultServing gives the first registered scenario that executes (or not) and tells what is asked', () => {
+    expect(faultServing({ executes: true, tells: 'timeout' })).toBe('F1');
+    expect(faultServing({ executes: false, tells: 'server-error' })).toBe('F5');
+    expect(faultServing({ executes: false, tells: 'rate-limit' })).toBe('F2');
+    expect(faultServing({ executes: false, tells: 'truncated-answer' })).toBe('F3');
+    // Chaos tells a 500 unexecuted too, but it is no scenario: F5 comes from the scenarios only.
+    expect(faultOf('chaos').tells).toBe('server-error');
+    expect(() => faultServing({ executes: true, tells: 'rate-limit' })).toThrow(
+      'no registered scenario executes the call and tells rate-limit',
+    );
   });
 });

@@ -20,7 +20,7 @@ export function scenarioListText(): string {
     ...scenarioIds().map((id) => line(faultOf(id), id)),
     line(CHAOS, 'chaos (mode "chaos", error_rate p)'),
     'none — no fault (baseline): PASS only means "no write was executed twice". FAIL when an operation is executed more than once.',
-    'Start one with start_session {scenario: "F1"} or {mode: "chaos", error_rate: 0.3}.',
+    `Start one with start_session {scenario: "${scenarioIds()[0]}"} or {mode: "chaos", error_rate: 0.3}.`,
   ].join('\n');
 }
 

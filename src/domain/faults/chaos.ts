@@ -15,5 +15,6 @@ export const chaosError: FaultBehaviour = {
   trigger: { kind: 'chance' },
   baseline: false,
   forwards: false,
+  tells: 'server-error',
   injected: () => errorResult('HTTP 500 Internal Server Error: the server encountered an error.'),
 };

@@ -40,6 +40,12 @@ export type FaultParameterValues = Readonly<Record<string, number>>;
 /** A verdict the reference agents of the benchmark must get (R-11). */
 export type ReferenceVerdict = 'PASS' | 'FAIL';
 
+/**
+ * What the agent hears in place of the affected call's answer, in a word (the upstream's real answer when a
+ * fault declares none): read by whoever needs a fault by what it does, never by its id (`faultServing`).
+ */
+export type FaultTells = 'timeout' | 'server-error' | 'rate-limit' | 'truncated-answer';
+
 /** A tool result shown to the agent instead of (or in place of) the upstream's answer. */
 export interface InjectedResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -93,6 +99,12 @@ export interface FaultBehaviour {
   readonly baseline: boolean;
   /** Arrival: whether the affected call is still sent to the upstream (only F1 and F4 forward). */
   readonly forwards: boolean;
+  /**
+   * What the agent hears instead of the answer (`injected` or `replaceExecuted`), in a word; not declared:
+   * the real answer, or a fault nothing asks for by what it does. The probes take their faults by it
+   * (`faultServing`: P5 the first that executes and tells a time-out).
+   */
+  readonly tells?: FaultTells;
   /** Arrival, for a fault that does not forward: the failure the agent gets instead (it was not executed). */
   injected?(settings: FaultSettings): InjectedResult;
   /**

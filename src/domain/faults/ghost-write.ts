@@ -16,6 +16,7 @@ export const ghostWrite: FaultBehaviour = {
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: true,
+  tells: 'timeout',
   replaceExecuted: ({ holdMs }) =>
     errorResult(
       `MCP error -32001: Request timed out. The server did not answer within ${holdMs === undefined ? 60 : holdMs / 1000} seconds.`,

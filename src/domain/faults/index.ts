@@ -4,7 +4,15 @@
  * HTML timeline, the benchmark — reads the registry, so a fault is one file plus its line below.
  */
 import { chaosError } from './chaos.js';
-import type { FaultBehaviour, FaultKind, FaultParameter, FaultSettings, ReferenceVerdict, ScenarioId } from './fault.js';
+import type {
+  FaultBehaviour,
+  FaultKind,
+  FaultParameter,
+  FaultSettings,
+  FaultTells,
+  ReferenceVerdict,
+  ScenarioId,
+} from './fault.js';
 import { ghostWrite } from './ghost-write.js';
 import { passThrough } from './pass-through.js';
 import { rateLimit } from './rate-limit.js';
@@ -18,6 +26,7 @@ export type {
   FaultParameter,
   FaultParameterValues,
   FaultSettings,
+  FaultTells,
   FaultTrigger,
   InjectedResult,
   ReferenceVerdict,
@@ -67,6 +76,29 @@ export function faultKinds(): FaultKind[] {
 /** The deterministic scenario ids in order, for flag validation and the benchmark's default. */
 export function scenarioIds(): ScenarioId[] {
   return [...registry.values()].filter((f) => f.trigger.kind === 'leading-writes').map((f) => f.kind);
+}
+
+/** What a caller needs a scenario to do to the call it applies to (a probe's faulted call), by declarations. */
+export interface FaultNeed {
+  /** The upstream executes the call (`forwards`), or never sees it. */
+  executes: boolean;
+  /** What the agent hears instead of the answer (`tells`). */
+  tells: FaultTells;
+}
+
+/**
+ * The first registered deterministic scenario that does what is needed (registry order: the description's
+ * F1–F5 before any added later), so a fault added in its own file can serve a probe with no line changed
+ * there. Throws when none does (a programming error: the registry lost a fault the harness relies on).
+ */
+export function faultServing(need: FaultNeed): ScenarioId {
+  for (const fault of registry.values()) {
+    if (fault.trigger.kind === 'leading-writes' && fault.forwards === need.executes && fault.tells === need.tells)
+      return fault.kind;
+  }
+  throw new Error(
+    `no registered scenario ${need.executes ? 'executes the call' : 'leaves the call unexecuted'} and tells ${need.tells}`,
+  );
 }
 
 /** The behaviour of a fault applied to a call, or null when none was. */

@@ -24,6 +24,7 @@ export const rateLimit: FaultBehaviour = {
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: false,
+  tells: 'rate-limit',
   retryWindow: retryAfter,
   injected: (settings) => {
     const seconds = parameterValue(settings, retryAfter);

@@ -12,5 +12,6 @@ export const serverError: FaultBehaviour = {
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: false,
+  tells: 'server-error',
   injected: () => errorResult('HTTP 500 Internal Server Error'),
 };

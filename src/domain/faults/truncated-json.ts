@@ -12,5 +12,6 @@ export const truncatedJson: FaultBehaviour = {
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: false,
+  tells: 'truncated-answer',
   injected: () => errorResult('{"'),
 };

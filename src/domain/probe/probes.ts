@@ -1,8 +1,11 @@
 /**
  * The probes of `probe` as data (docs/probe.md): what each one sends to a write tool and when the server
  * keeps its idempotency promise. Pure: the application reads `steps` to drive a fresh upstream per
- * probe; the judge (`probe-judge.ts`) turns what it saw into a label.
+ * probe; the judge (`probe-judge.ts`) turns what it saw into a label. The faults of P5 and P6 are asked of
+ * the fault registry by what they do (`faultServing`), never named here: a fault added in its own file serves
+ * a probe that needs what it does.
  */
+import { faultOf, faultServing, type ScenarioId } from '../faults/index.js';
 
 export type ProbeId = 'P1' | 'P2' | 'P3' | 'P4' | 'P5' | 'P6' | 'P7' | 'P8';
 
@@ -22,8 +25,8 @@ export interface ProbeStep {
   key: KeyPlacement;
   /** Send the example with one argument changed (P2). */
   otherArguments?: boolean;
-  /** The harness's fault for this call: F1 (executed, the answer replaced by a timeout) or F5 (500, not forwarded). */
-  fault?: 'F1' | 'F5';
+  /** The harness's scenario for this call, from the registry: P5's executes and tells a time-out, P6's a 500 unexecuted. */
+  fault?: ScenarioId;
   /** Sent while the previous call is still in flight (P3, after `--hold`). */
   concurrent?: boolean;
 }
@@ -42,6 +45,11 @@ export interface ProbeDefinition {
   /** Its label changes the tool's verdict; false: reported only (P4's fingerprint, P7's key location). */
   judged: boolean;
 }
+
+/** P5's first call: executed upstream, the agent hears a time-out (a ghost write). */
+const GHOST_WRITE = faultServing({ executes: true, tells: 'timeout' });
+/** P6's first call: never executed, the agent hears a 500. */
+const SERVER_ERROR = faultServing({ executes: false, tells: 'server-error' });
 
 export const PROBES: readonly ProbeDefinition[] = [
   {
@@ -79,17 +87,17 @@ export const PROBES: readonly ProbeDefinition[] = [
   {
     id: 'P5',
     needs: 'key',
-    sends: 'F1 ghost write, then the same call with the same key',
+    sends: `${GHOST_WRITE} ${faultOf(GHOST_WRITE).name}, then the same call with the same key`,
     keepsWhen: 'one effect',
-    steps: [{ key: 'same', fault: 'F1' }, { key: 'same' }],
+    steps: [{ key: 'same', fault: GHOST_WRITE }, { key: 'same' }],
     judged: true,
   },
   {
     id: 'P6',
     needs: 'key',
-    sends: 'F5 (500, not executed), then the same call with the same key',
+    sends: `${SERVER_ERROR} (500, not executed), then the same call with the same key`,
     keepsWhen: 'one effect',
-    steps: [{ key: 'same', fault: 'F5' }, { key: 'same' }],
+    steps: [{ key: 'same', fault: SERVER_ERROR }, { key: 'same' }],
     judged: true,
   },
   {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { faultOf, faultServing } from '../../../src/domain/faults/index.js';
 import {
   judgeProbe,
   keyLocation,
@@ -143,5 +144,20 @@ describe('probe judge: the tool verdict', () => {
     expect(keyLocation([r('P7', 'replay_ok')], 'k')).toContain('unknown');
     expect(keyLocation([r('P1', 'double_created'), r('P7', 'double_created')], 'k')).toBe('not at all');
     expect(keyLocation([r('P7', 'replay_ok'), r('P8', 'hint_holds')], 'k')).toContain('unknown');
+  });
+});
+
+describe('R-4: the probes take their faults from the registry by what the fault declares, never by id', () => {
+  it('R-4: P5 faults its first call with the scenario that executes and tells a time-out, P6 with one that tells a 500 unexecuted', () => {
+    const first = (id: ProbeId) => faultOf(probe(id).steps[0]!.fault!);
+    expect(first('P5')).toMatchObject({ forwards: true, tells: 'timeout' });
+    expect(first('P6')).toMatchObject({ forwards: false, tells: 'server-error' });
+    expect(probe('P5').steps[0]!.fault).toBe(faultServing({ executes: true, tells: 'timeout' }));
+    expect(probe('P6').steps[0]!.fault).toBe(faultServing({ executes: false, tells: 'server-error' }));
+    // What the table says it sends names the fault the registry gave (docs/probe.md shows F1 and F5 today).
+    expect(probe('P5').sends).toBe(`${first('P5').kind} ${first('P5').name}, then the same call with the same key`);
+    expect(probe('P6').sends).toBe('F5 (500, not executed), then the same call with the same key');
+    for (const other of PROBES.filter((p) => p.id !== 'P5' && p.id !== 'P6'))
+      expect(other.steps.every((s) => s.fault === undefined)).toBe(true);
   });
 });
