@@ -36,6 +36,8 @@ export interface ToolFacts {
   annotations?: unknown;
   /** The tool's input JSON schema, untrusted. */
   inputSchema?: unknown;
+  /** The tool's description, untrusted (read only to tell a SQL `query` argument from a search string). */
+  description?: unknown;
 }
 
 /** The verdict on one listed tool, shown at start-up. */
@@ -48,6 +50,11 @@ export interface ToolClassification {
   reason: string;
   /** The key fields detected among the top-level properties of its input schema. */
   keyFields: string[];
+  /**
+   * Set when the name's read prefix was overruled because the tool runs statements (a bare `query`, or
+   * a SQL argument): it is unclassified, and the start-up warning names `--write-tools` for it.
+   */
+  runsStatements?: true;
 }
 
 /** The default write globs (R-8.2), in the order of the specification. */
@@ -128,7 +135,45 @@ export function snakeForm(name: string): string {
   return out.toLowerCase();
 }
 
-type Verdict = Pick<ToolClassification, 'class' | 'reason'>;
+type Verdict = Pick<ToolClassification, 'class' | 'reason' | 'runsStatements'>;
+
+/**
+ * Input names that hold a statement to run, by their snake form: `sql`, `sql_*` (`sql_query`,
+ * `sqlStatement`), `*_sql` (`raw_sql`). A `query`, `statement` or `command` argument counts only when
+ * its own description or the tool's mentions SQL: `search_nodes(query)` takes a search string, not SQL.
+ */
+const STATEMENT_WORDS: ReadonlySet<string> = new Set(['query', 'statement', 'statements', 'command', 'stmt']);
+const mentionsSql = (text: unknown): boolean => typeof text === 'string' && /\bsql\b/i.test(text);
+
+/** The name of the first input that takes SQL, or undefined; the schema is untrusted. */
+function sqlInput(tool: ToolFacts): string | undefined {
+  if (!isPlainObject(tool.inputSchema)) return undefined;
+  const properties = ownValue(tool.inputSchema, 'properties');
+  if (!isPlainObject(properties)) return undefined;
+  for (const name of Object.keys(properties)) {
+    const snake = snakeForm(name);
+    if (snake === 'sql' || snake.startsWith('sql_') || snake.endsWith('_sql')) return name;
+    if (!STATEMENT_WORDS.has(snake)) continue;
+    const property = ownValue(properties, name);
+    const described = isPlainObject(property) ? ownValue(property, 'description') : undefined;
+    if (mentionsSql(described) || mentionsSql(tool.description)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Why a tool whose name has a read prefix may write all the same (issue 42): a bare `query` (mcp-sqlite's
+ * runs any SQL, `INSERT` included) or a tool that takes SQL (`read_query(query: "SQL …")`). Such a tool
+ * is left unclassified rather than judged read, so its writes are never taken for checks; the user names
+ * it with `--write-tools` (or `--read-tools` when the server refuses anything but `SELECT`). Annotations
+ * and flags come first, so a server's `readOnlyHint: true` is still trusted.
+ */
+function runsStatements(tool: ToolFacts, snake: string): string | undefined {
+  if (snake === 'query') return 'read prefix overruled: a bare "query" can run any statement';
+  const input = sqlInput(tool);
+  if (input !== undefined) return `read prefix overruled: input ${JSON.stringify(input)} takes SQL, which can write`;
+  return undefined;
+}
 
 function matchingGlob(patterns: readonly string[], name: string): string | undefined {
   return patterns.find((pattern) => globMatch(pattern, name));
@@ -205,7 +250,7 @@ export class ToolClassifier {
     return (
       this.byFlags(tool.name) ??
       byAnnotations(tool.annotations) ??
-      this.byName(tool.name) ?? { class: 'unclassified', reason: 'no annotation, no pattern match' }
+      this.byName(tool) ?? { class: 'unclassified', reason: 'no annotation, no pattern match' }
     );
   }
 
@@ -221,15 +266,18 @@ export class ToolClassifier {
   }
 
   /** Default patterns match the literal name or its snake form (camelCase, PascalCase, kebab-case). */
-  private byName(name: string): Verdict | undefined {
+  private byName(tool: ToolFacts): Verdict | undefined {
+    const name = tool.name;
     const snake = snakeForm(name);
     if (this.rules.writeTools === undefined) {
       const write = DEFAULT_WRITE_PATTERNS.some((p) => globMatch(p, name) || globMatch(p, snake));
       if (write) return { class: 'write', reason: 'default write pattern' };
     }
     const firstWord = snake.split('_', 1)[0] ?? '';
-    if (READ_PREFIXES.has(firstWord)) return { class: 'read', reason: 'read prefix' };
-    return undefined;
+    if (!READ_PREFIXES.has(firstWord)) return undefined;
+    const overruled = runsStatements(tool, snake);
+    if (overruled !== undefined) return { class: 'unclassified', reason: overruled, runsStatements: true };
+    return { class: 'read', reason: 'read prefix' };
   }
 }
 
@@ -237,8 +285,57 @@ export class ToolClassifier {
 const printable = escapeTerminalText;
 
 /**
+ * Whether a notice line is one of {@link formatClassificationLines}' (the same for every run of a trial,
+ * so shown once): the header, a tool's line, the unclassified WARNING lines, the key fields.
+ */
+export function isClassificationLine(line: string): boolean {
+  return /^(Upstream tools \(|Key fields detected:|WARNING: tool "|WARNING: \d+ tools (could not be classified|run statements)| {2}(read|write|unclassified) )/.test(
+    line,
+  );
+}
+
+/**
+ * The WARNING lines for unclassified tools: one line naming them all (issues 41 and 42: a server of 14
+ * unannotated tools gave 14 identical pieces of advice), in the description's form for a single tool;
+ * the tools whose read prefix was overruled because they run statements get their own line, which names
+ * `--write-tools`.
+ */
+function unclassifiedWarnings(list: readonly ToolClassification[]): string[] {
+  const unclassified = list.filter((tool) => tool.class === 'unclassified');
+  const plain = unclassified.filter((tool) => tool.runsStatements !== true).map((tool) => printable(tool.name));
+  const statements = unclassified.filter((tool) => tool.runsStatements === true).map((tool) => printable(tool.name));
+  const lines: string[] = [];
+  if (plain.length === 1)
+    lines.push(
+      `WARNING: tool "${plain[0]}" could not be classified as read or write. ` +
+        'It is forwarded but triggers no scenario and is not judged. ' +
+        'Use --write-tools or --read-tools to classify it.',
+    );
+  else if (plain.length > 1)
+    lines.push(
+      `WARNING: ${plain.length} tools could not be classified as read or write: ${plain.join(', ')}. ` +
+        'They are forwarded but trigger no scenario and are not judged. ' +
+        'Use --write-tools or --read-tools to classify them.',
+    );
+  if (statements.length === 1)
+    lines.push(
+      `WARNING: tool "${statements[0]}" runs statements (SQL can write as well as read), so its read prefix is not trusted: ` +
+        'it is forwarded but triggers no scenario and is not judged. ' +
+        'Name it with --write-tools to test its writes (--read-tools if the server runs only SELECT).',
+    );
+  else if (statements.length > 1)
+    lines.push(
+      `WARNING: ${statements.length} tools run statements (SQL can write as well as read), so their read prefix is not trusted: ${statements.join(', ')}. ` +
+        'They are forwarded but trigger no scenario and are not judged. ' +
+        'Name those that can write with --write-tools to test their writes (--read-tools for those the server limits to SELECT).',
+    );
+  return lines;
+}
+
+/**
  * The start-up lines of R-8.4, without the `[cuonztech-agent-harness] ` prefix: the tool count, one line
- * per tool with class and reason, a WARNING per unclassified tool, then the tools with detected key fields.
+ * per tool with class and reason, one WARNING naming the unclassified tools (and one for the tools that
+ * run statements), then the tools with detected key fields.
  */
 export function formatClassificationLines(
   list: readonly ToolClassification[],
@@ -251,14 +348,7 @@ export function formatClassificationLines(
   for (const tool of list) {
     lines.push(`  ${tool.class.padEnd(12)} ${printable(tool.name)}  (${tool.reason})`);
   }
-  for (const tool of list) {
-    if (tool.class !== 'unclassified') continue;
-    lines.push(
-      `WARNING: tool "${printable(tool.name)}" could not be classified as read or write. ` +
-        'It is forwarded but triggers no scenario and is not judged. ' +
-        'Use --write-tools or --read-tools to classify it.',
-    );
-  }
+  lines.push(...unclassifiedWarnings(list));
   const detected = list
     .filter((tool) => tool.keyFields.length > 0)
     .map((tool) => `${printable(tool.name)} (${tool.keyFields.map(printable).join(', ')})`);

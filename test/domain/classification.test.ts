@@ -4,6 +4,7 @@ import {
   DEFAULT_WRITE_PATTERNS,
   ToolClassifier,
   formatClassificationLines,
+  isClassificationLine,
   snakeForm,
   type ClassificationRules,
   type ToolFacts,
@@ -223,5 +224,112 @@ describe('R-8.4 start-up lines', () => {
     const lines = formatClassificationLines(list);
     expect(lines[1]).toBe('  unclassified x\\u000a[cuonztech-agent-harness]   read fake  (no annotation, no pattern match)');
     expect(lines.every((line) => !line.includes('\n'))).toBe(true);
+  });
+});
+
+describe('issue 42: tools that run statements are not read by their prefix', () => {
+  // mcp-sqlite (jparkerweb) lists `query(sql, values)`, which runs any SQL, INSERT included.
+  const sqliteQuery = { name: 'query', inputSchema: { type: 'object', properties: { sql: { type: 'string' }, values: {} } } };
+
+  it('a bare "query" is unclassified, whatever its schema', () => {
+    expect(one(sqliteQuery)).toEqual({
+      class: 'unclassified',
+      reason: 'read prefix overruled: a bare "query" can run any statement',
+    });
+    expect(one('query').class).toBe('unclassified');
+    expect(one('Query').class).toBe('unclassified');
+  });
+
+  it.each([
+    ['sql', { sql: { type: 'string' } }, undefined],
+    ['sql_query', { sql_query: {} }, undefined],
+    ['sqlStatement', { sqlStatement: {} }, undefined],
+    ['raw_sql', { raw_sql: {} }, undefined],
+    // server-sqlite's read_query: the argument is `query`, its description says SQL.
+    ['query', { query: { type: 'string', description: 'SELECT SQL query to execute' } }, undefined],
+    ['statement', { statement: { type: 'string' } }, 'Run a SQL statement against the database'],
+  ])('a read-prefixed tool with input %s takes SQL: unclassified', (input, properties, description) => {
+    const verdict = one({ name: 'read_query', description, inputSchema: { type: 'object', properties } });
+    expect(verdict).toEqual({
+      class: 'unclassified',
+      reason: `read prefix overruled: input ${JSON.stringify(input)} takes SQL, which can write`,
+    });
+  });
+
+  it('a search string named "query" keeps the read prefix (server-memory search_nodes)', () => {
+    const searchNodes = {
+      name: 'search_nodes',
+      description: 'Search for nodes in the knowledge graph based on a query',
+      inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'The search query to match' } } },
+    };
+    expect(one(searchNodes)).toEqual({ class: 'read', reason: 'read prefix' });
+    expect(one('query_status')).toEqual({ class: 'read', reason: 'read prefix' });
+  });
+
+  it('flags and annotations still come first (R-8.3, R-8.3.1 intact)', () => {
+    expect(one(sqliteQuery, { writeTools: ['query'] })).toEqual({ class: 'write', reason: '--write-tools query' });
+    expect(one(sqliteQuery, { readTools: ['query'] })).toEqual({ class: 'read', reason: '--read-tools query' });
+    expect(one({ ...sqliteQuery, annotations: { readOnlyHint: true } })).toEqual({
+      class: 'read',
+      reason: 'annotation readOnlyHint=true',
+    });
+    const hinted = { ...sqliteQuery, annotations: { readOnlyHint: false, idempotentHint: true } };
+    const { classifier } = classify([hinted]);
+    expect(classifier.classOf('query')).toBe('write');
+    expect(classifier.isIdempotent('query')).toBe(true);
+    // A write by the default patterns stays a write with a SQL argument (write is the safe side).
+    expect(one({ name: 'write_query', inputSchema: { properties: { query: { description: 'SQL' } } } }).class).toBe('write');
+  });
+
+  it('an untrusted schema (prototype keys, odd shapes) is read safely', () => {
+    expect(one({ name: 'get_x', inputSchema: { properties: JSON.parse('{"__proto__":{"description":"SQL"}}') } })).toEqual({
+      class: 'read',
+      reason: 'read prefix',
+    });
+    expect(one({ name: 'get_x', inputSchema: { properties: [] } }).class).toBe('read');
+    expect(one({ name: 'get_x', description: 42, inputSchema: { properties: { query: 'SQL' } } }).class).toBe('read');
+  });
+
+  it('the start-up warning names --write-tools for them, in one line', () => {
+    const { list } = classify([
+      sqliteQuery,
+      { name: 'read_query', inputSchema: { properties: { query: { description: 'SELECT SQL query' } } } },
+      { name: 'list_tables' },
+    ]);
+    const warnings = formatClassificationLines(list).filter((line) => line.startsWith('WARNING'));
+    expect(warnings).toEqual([
+      'WARNING: 2 tools run statements (SQL can write as well as read), so their read prefix is not trusted: query, read_query. ' +
+        'They are forwarded but trigger no scenario and are not judged. ' +
+        'Name those that can write with --write-tools to test their writes (--read-tools for those the server limits to SELECT).',
+    ]);
+    const single = formatClassificationLines(classify([sqliteQuery]).list).filter((line) => line.startsWith('WARNING'));
+    expect(single).toEqual([
+      'WARNING: tool "query" runs statements (SQL can write as well as read), so its read prefix is not trusted: ' +
+        'it is forwarded but triggers no scenario and is not judged. ' +
+        'Name it with --write-tools to test its writes (--read-tools if the server runs only SELECT).',
+    ]);
+  });
+});
+
+describe('issues 41/42: unclassified tools get one summary warning', () => {
+  it('several unclassified tools: one line naming them all, not one identical line each', () => {
+    const { list } = classify([{ name: 'sync_ledger' }, { name: 'echo' }, { name: 'get_x' }, { name: 'x\u001b[2J' }]);
+    const warnings = formatClassificationLines(list).filter((line) => line.startsWith('WARNING'));
+    expect(warnings).toEqual([
+      'WARNING: 3 tools could not be classified as read or write: sync_ledger, echo, x\\u001b[2J. ' +
+        'They are forwarded but trigger no scenario and are not judged. Use --write-tools or --read-tools to classify them.',
+    ]);
+  });
+});
+
+describe('isClassificationLine (a trial shows the classification once)', () => {
+  it('every line formatClassificationLines writes is recognised, and no other', () => {
+    const { list } = classify([{ name: 'create_x' }, { name: 'a' }, { name: 'b' }, { name: 'query' }, { name: 'c_x' }]);
+    const lines = formatClassificationLines(list);
+    expect(lines.filter((line) => line.startsWith('WARNING'))).toHaveLength(2);
+    expect(lines.every(isClassificationLine)).toBe(true);
+    expect(formatClassificationLines(classify([{ name: 'a' }]).list).every(isClassificationLine)).toBe(true);
+    expect(isClassificationLine('WARNING: scenario F1 can never trigger')).toBe(false);
+    expect(isClassificationLine('proxy ready: scenario F1')).toBe(false);
   });
 });

@@ -290,7 +290,7 @@ export class ProxyService {
       this.config.idempotentHint ?? 'honour',
     );
     this.classification = classifier.classifyListed(
-      tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
+      tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema, description: t.description })),
     );
     this.classifier = classifier;
     const idempotent = {

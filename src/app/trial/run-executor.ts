@@ -6,6 +6,7 @@
  * This is the run's frame; the agent parts are `model-run.ts` (the built-in loop) and `program-run.ts`
  * (the user's program and its model gateway), the run file's parts from the report `run-file.ts`.
  */
+import { isClassificationLine } from '../../domain/classification.js';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
@@ -291,7 +292,7 @@ export class RunExecutor {
   /** The upstream's tool classification is shown once (the same for every run); other lines name their run. All go in the run file. */
   private notice(spec: RunSpec, line: string, notices: string[]): void {
     notices.push(line);
-    const classification = /^(Upstream tools \(|Key fields detected:|WARNING: tool "| {2}(read|write|unclassified) )/.test(line);
+    const classification = isClassificationLine(line);
     if (!classification) this.deps.notice(`run ${spec.id}: ${line}`);
     else if (!this.shown.has(line)) {
       this.shown.add(line);
