@@ -27,6 +27,12 @@ export interface ModelExchange {
   error?: string;
   /** The gateway itself refused the request: it named a model the gateway does not serve. */
   notServed?: true;
+  /**
+   * The gateway could not carry this request through (an answer past its 32 MiB bound once decompressed,
+   * an endpoint's invalid status line, a failure of its own): the program got an error instead of the
+   * answer, `error` says why, and the run cannot be judged.
+   */
+  gatewayFailure?: true;
   /** `--model-fault`: this request got the fault (as the flag writes it, e.g. `500`, `429:1`) instead of the model's answer. */
   fault?: string;
   /** Milliseconds since the epoch. */

@@ -11,10 +11,18 @@
  * Usable without a trial (`startForwardGateway`): the base URL, the key, the served model names and
  * `onExchange` are all it takes.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  validateHeaderName,
+  validateHeaderValue,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { Transform } from 'node:stream';
 import type { ChatMessage, ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
 import type { ForwardGatewayOptions, ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { redactUrl } from '../../domain/url-redaction.js';
@@ -32,6 +40,7 @@ import {
   type GatewayAddress,
 } from './model-gateway.js';
 import { sendFault } from './fault-wire.js';
+import { BoundedDecoder, codingsOf } from './bounded-decoder.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
 import { errorMessageOf, parseSse, type DecodedReply, type DecodedRequest, type WireFormat } from './wire.js';
 
@@ -87,7 +96,8 @@ export class ForwardGateway {
   }
 
   async start(): Promise<GatewayAddress> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    // Whatever a handler did not expect is that request's failure, never the process's.
+    const server = createServer((req, res) => void this.handle(req, res).catch((error: unknown) => this.failed(req, res, error)));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -167,9 +177,16 @@ export class ForwardGateway {
         answeredAt: this.now(),
       });
     }
-    this.forward(req, res, target, body, (status, answer, contentType, failure) => {
+    this.forward(req, res, target, body, (status, answer, contentType, failure, gatewayFailure) => {
       const answeredAt = this.now();
-      if (failure !== undefined) return this.record({ ...base, status, error: this.scrub(failure), answeredAt });
+      if (failure !== undefined)
+        return this.record({
+          ...base,
+          status,
+          error: this.scrub(failure),
+          ...(gatewayFailure === true ? { gatewayFailure } : {}),
+          answeredAt,
+        });
       const readBack = this.readAnswer(format, status, answer!, contentType);
       if (readBack.ok && read.decoded !== undefined && format.name === 'responses' && readBack.decoded.id !== undefined)
         this.remember(readBack.decoded.id, [...read.request.messages, assistantOf(readBack.decoded.reply)]);
@@ -269,59 +286,133 @@ export class ForwardGateway {
    * One request to the endpoint, its answer piped to the program as it arrives. `done` gets the status,
    * the answer's bytes (decoded from its content-encoding, for reading back) or why there is none.
    */
-  private forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    target: URL,
-    body: Buffer,
-    done: ((status: number, answer: Buffer | undefined, contentType: string, failure?: string) => void) | null,
-  ): void {
+  private forward(req: IncomingMessage, res: ServerResponse, target: URL, body: Buffer, done: Done | null): void {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const upstream = send(target, { method: req.method, headers: this.requestHeaders(req) });
     this.inFlight.add(upstream);
     let settled = false;
-    const settle = (status: number, answer: Buffer | undefined, contentType: string, failure?: string) => {
+    const settle: Done = (status, answer, contentType, failure, gatewayFailure) => {
       if (settled) return;
       settled = true;
       this.inFlight.delete(upstream);
-      done?.(status, answer, contentType, failure);
+      try {
+        done?.(status, answer, contentType, failure, gatewayFailure);
+      } catch (error) {
+        this.failed(req, res, error);
+      }
     };
     upstream.on('response', (answer) => {
-      const status = answer.statusCode ?? 502;
-      res.writeHead(status, answer.statusMessage ?? '', responseHeaders(answer.rawHeaders));
-      res.flushHeaders();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      answer.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= this.limit) chunks.push(chunk);
-      });
-      answer.pipe(res);
       const contentType = String(answer.headers['content-type'] ?? '');
-      answer.on('end', () => {
-        if (size > this.limit)
-          return settle(status, undefined, contentType, `the answer (${size} bytes) is larger than the model gateway reads back`);
-        const bytes = decodeContent(Buffer.concat(chunks), answer.headers['content-encoding']);
-        if (bytes === null)
-          return settle(
-            status,
-            undefined,
-            contentType,
-            `the answer's content-encoding ${String(answer.headers['content-encoding'])} could not be decoded`,
-          );
-        settle(status, bytes, contentType);
+      let failed = false;
+      let decoder: BoundedDecoder | null = null;
+      // The gateway ends the request: a 502 in the program's format while nothing was sent, else the connection is cut.
+      const fail = (why: string) => {
+        if (failed) return;
+        failed = true;
+        decoder?.destroy();
+        upstream.destroy();
+        const status = res.headersSent ? res.statusCode : 502;
+        if (res.headersSent) res.destroy();
+        else refuse(res, this.formatOf(req, done === null), 502, why);
+        settle(status, undefined, contentType, why, true);
+      };
+      const headers = responseHeaders(answer.rawHeaders);
+      const invalid = statusLineProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(headers);
+      if (invalid !== undefined) return fail(invalid);
+      const status = answer.statusCode!;
+      const codings = codingsOf(answer.headers['content-encoding']);
+      // Only an answer that is read back is decoded; a listing (`done` null) passes as it is.
+      decoder = done === null || codings === null ? null : new BoundedDecoder(codings, this.limit);
+      const reader = decoder;
+      const head = () => {
+        if (!res.headersSent) res.writeHead(status, answer.statusMessage ?? '', headers).flushHeaders();
+      };
+      // A compressed answer's head waits for its first chunk to be decoded: a bomb in it still gets a clean 502.
+      if (reader === null || codings!.length === 0) {
+        try {
+          head();
+        } catch (error) {
+          return fail(`the model gateway could not pass the answer on: ${oneLine((error as Error).message)}`);
+        }
+      }
+      // Chunks that decoded to nothing yet (a gzip header) wait with the head, up to HELD_BACK bytes.
+      const held: Buffer[] = [];
+      let heldBytes = 0;
+      const release = () => {
+        head();
+        for (const chunk of held.splice(0)) guard.push(chunk);
+      };
+      const guard = new Transform({
+        transform: (chunk: Buffer, _encoding, callback) => {
+          if (reader === null) return callback(null, chunk);
+          void reader.write(chunk).then(() => {
+            if (reader.state === 'over') return callback(new AnswerTooLarge());
+            if (!res.headersSent && reader.state === 'reading' && reader.size === 0 && heldBytes + chunk.length <= HELD_BACK) {
+              held.push(chunk);
+              heldBytes += chunk.length;
+              return callback();
+            }
+            try {
+              release();
+            } catch (error) {
+              return callback(error as Error);
+            }
+            callback(null, chunk);
+          });
+        },
+        flush: (callback) => {
+          if (reader === null) {
+            callback();
+            if (done !== null)
+              settle(
+                status,
+                undefined,
+                contentType,
+                `the answer's content-encoding ${String(answer.headers['content-encoding'])} could not be decoded`,
+              );
+            return;
+          }
+          void reader.end().then((bytes) => {
+            if (reader.state === 'over') return callback(new AnswerTooLarge());
+            try {
+              release();
+            } catch (error) {
+              return callback(error as Error);
+            }
+            callback();
+            if (bytes === null)
+              return settle(
+                status,
+                undefined,
+                contentType,
+                `the answer's content-encoding ${String(answer.headers['content-encoding'])} could not be decoded`,
+              );
+            settle(status, bytes, contentType);
+          });
+        },
       });
+      guard.on('error', (error) =>
+        fail(
+          error instanceof AnswerTooLarge
+            ? `the model endpoint's answer is larger than the model gateway reads (${sizeLabel(this.limit)}${codings !== null && codings.length > 0 ? ' once decompressed' : ''}): the request was ended`
+            : `the model gateway could not pass the answer on: ${oneLine(error.message)}`,
+        ),
+      );
+      answer.pipe(guard).pipe(res);
       answer.on('error', () => {
+        decoder?.destroy();
+        if (failed) return;
         res.destroy();
         settle(status, undefined, contentType, 'the model endpoint broke off its answer');
       });
-      answer.on('aborted', () => res.destroy());
+      answer.on('aborted', () => {
+        if (!failed) res.destroy();
+      });
     });
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       const why = `the model endpoint ${redactUrl(this.base.href)} could not be reached: ${error.code ?? error.message}`;
       if (!res.headersSent) {
-        const format = done === null ? chatCompletions : (ROUTES.get((req.url ?? '').split('?')[0]!) ?? chatCompletions);
-        refuse(res, format, 502, why);
+        refuse(res, this.formatOf(req, done === null), 502, why);
         return settle(502, undefined, '', why);
       }
       res.destroy();
@@ -340,6 +431,37 @@ export class ForwardGateway {
       }
     });
     upstream.end(body);
+  }
+
+  /** The format an error for this request is written in. */
+  private formatOf(req: IncomingMessage, listing = false): WireFormat {
+    const path = (req.url ?? '').split('?')[0]!;
+    return listing ? chatCompletions : (ROUTES.get(path) ?? (path.endsWith('/messages') ? anthropicMessages : chatCompletions));
+  }
+
+  /** A failure the gateway did not expect: the program gets a 500 (or its connection cut), the run an exchange that says so. */
+  private failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    const why = `the model gateway failed on this request: ${oneLine(error instanceof Error ? error.message : String(error))}`;
+    try {
+      if (res.headersSent) res.destroy();
+      else refuse(res, this.formatOf(req), 500, why);
+      const format = this.formatOf(req);
+      const at = this.now();
+      this.record({
+        ordinal: ++this.ordinal,
+        format: format.name,
+        model: '',
+        stream: false,
+        request: { messages: [], tools: [] },
+        status: res.headersSent ? res.statusCode : 500,
+        error: this.scrub(why),
+        gatewayFailure: true,
+        receivedAt: at,
+        answeredAt: at,
+      });
+    } catch {
+      res.destroy();
+    }
   }
 
   /** The program's headers for the endpoint: the run's token replaced by the real key in the same header; hop-by-hop ones dropped. */
@@ -377,6 +499,45 @@ export class ForwardGateway {
   }
 }
 
+/** What `forward` hands back: the status, the answer's decoded bytes (for reading back) or why there are none. */
+type Done = (status: number, answer: Buffer | undefined, contentType: string, failure?: string, gatewayFailure?: true) => void;
+
+class AnswerTooLarge extends Error {}
+
+/** The most of a compressed answer held back (with its head) while it has decoded to nothing yet. */
+const HELD_BACK = 64 * 1024;
+
+/** `32 MiB` (or bytes when the bound is no whole MiB). */
+function sizeLabel(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * Why an endpoint's status line cannot be passed on, if it cannot: a final answer's status is 200–599
+ * (1xx are interim, never the answer), its message has no control character. Quoted shortened, escaped.
+ */
+function statusLineProblem(code: number | undefined, message: string | undefined): string | undefined {
+  const quoted = JSON.stringify((message ?? '').slice(0, 60));
+  if (code === undefined || !Number.isInteger(code) || code < 200 || code > 599)
+    return `the model endpoint answered with an invalid status line (status ${String(code).slice(0, 6)}, message ${quoted})`;
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(message ?? ''))
+    return `the model endpoint answered with an invalid status line (status ${code}, message ${quoted} has a control character)`;
+  return undefined;
+}
+
+/** Why the endpoint's headers cannot be passed on, if they cannot (the name quoted shortened). */
+function headersProblem(headers: readonly string[]): string | undefined {
+  for (let i = 0; i < headers.length; i += 2) {
+    try {
+      validateHeaderName(headers[i]!);
+      validateHeaderValue(headers[i]!, headers[i + 1]!);
+    } catch {
+      return `the model endpoint answered with an invalid header (${JSON.stringify(headers[i]!.slice(0, 60))})`;
+    }
+  }
+  return undefined;
+}
+
 function refuse(res: ServerResponse, format: WireFormat, status: number, message: string): void {
   sendJson(res, status, format.errorBody(status, message));
 }
@@ -395,27 +556,6 @@ function responseHeaders(raw: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (!dropped.has(raw[i]!.toLowerCase())) kept.push(raw[i]!, raw[i + 1]!);
   return kept;
-}
-
-/** A copy of the answer without its content-encoding, for reading back; null when it cannot be decoded. */
-function decodeContent(bytes: Buffer, encoding: string | undefined): Buffer | null {
-  const codings = String(encoding ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== '' && c !== 'identity')
-    .reverse();
-  try {
-    let out = bytes;
-    for (const coding of codings) {
-      if (coding === 'gzip' || coding === 'x-gzip') out = gunzipSync(out);
-      else if (coding === 'deflate') out = inflateSync(out);
-      else if (coding === 'br') out = brotliDecompressSync(out);
-      else return null;
-    }
-    return out;
-  } catch {
-    return null;
-  }
 }
 
 function assistantOf(reply: ChatReply): ChatMessage {

@@ -64,7 +64,8 @@ export class ModelGateway {
 
   /** Listens on a free port of 127.0.0.1. */
   async start(): Promise<GatewayAddress> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    // Whatever a handler did not expect is that request's failure, never the process's.
+    const server = createServer((req, res) => void this.handle(req, res).catch((error: unknown) => this.failed(req, res, error)));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -189,7 +190,8 @@ export class ModelGateway {
       owned_by: 'cuonztech-agent-harness',
       display_name: id,
     });
-    const one = path.startsWith('/v1/models/') ? decodeURIComponent(path.slice('/v1/models/'.length)) : undefined;
+    const one = path.startsWith('/v1/models/') ? decodedSegment(path.slice('/v1/models/'.length)) : undefined;
+    if (one === null) return this.refuse(res, chatCompletions, 400, 'the model id in the path is not percent-encoded UTF-8');
     if (one !== undefined) {
       if (!this.options.models.includes(one))
         return this.refuse(res, chatCompletions, 404, `the model gateway does not serve ${JSON.stringify(one)}`);
@@ -203,6 +205,32 @@ export class ModelGateway {
       first_id: data[0]?.id ?? null,
       last_id: data.at(-1)?.id ?? null,
     });
+  }
+
+  /** A failure the gateway did not expect: the program gets a 500 (or its connection cut), the run an exchange that says so. */
+  private failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    const why = `the model gateway failed on this request: ${oneLineOf(error)}`;
+    const path = (req.url ?? '/').split('?')[0]!;
+    const format = ROUTES.get(path) ?? (path.endsWith('/messages') ? anthropicMessages : chatCompletions);
+    try {
+      if (res.headersSent) res.destroy();
+      else this.refuse(res, format, 500, why);
+      const at = this.now();
+      this.record({
+        ordinal: ++this.ordinal,
+        format: format.name,
+        model: '',
+        stream: false,
+        request: { messages: [], tools: [] },
+        status: res.headersSent ? res.statusCode : 500,
+        error: why,
+        gatewayFailure: true,
+        receivedAt: at,
+        answeredAt: at,
+      });
+    } catch {
+      res.destroy();
+    }
   }
 
   private refuse(res: ServerResponse, format: WireFormat, status: number, message: string): void {
@@ -221,6 +249,21 @@ function assistantOf(reply: ChatReply): ChatMessage {
   return reply.toolCalls.length > 0
     ? { role: 'assistant', content: reply.content, toolCalls: reply.toolCalls }
     : { role: 'assistant', content: reply.content };
+}
+
+/** A path segment percent-decoded; null when it is no percent-encoded UTF-8 (`%E0%A4%A`). */
+function decodedSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/** An error's message on one line, shortened. */
+export function oneLineOf(error: unknown): string {
+  const line = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** Whether the request carries the run's token (`Authorization: Bearer` or `x-api-key`). */
