@@ -2,14 +2,17 @@
  * `trial` against a hostile model endpoint, in-process (the CLI's `main`) with the scripted model server:
  * a conversation that would grow without end (60 tool calls per reply, 9 MB answers each, from the
  * counting upstream) ends its run NOT_TESTED at the documented 32 MB, the other runs go on and the
- * summary is written; a key in the base URL's query is never written to the trial's files.
+ * summary is written; a key in the base URL's query is never written to the trial's files. An agent
+ * program behind the gateway in forward mode, in front of a hostile endpoint (test/support/hostile-model-endpoint.ts):
+ * each hostile answer is that run's NOT_TESTED with the gateway's reason, and the trial goes on.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readTrialFiles } from '../../e2e/support/trial-harness.js';
-import { COUNTING, runCli } from '../support/in-process-cli.js';
+import { COUNTING, ROOT, runCli } from '../support/in-process-cli.js';
+import { startHostileEndpoint, type HostileShape } from '../support/hostile-model-endpoint.js';
 import { inProcessTrial, modelArgs, TASK, useTrialServers } from '../support/trial-runs.js';
 
 // Whole trials over loopback HTTP, tens of MB through the proxy: seconds on a loaded machine (no duration is asserted).
@@ -87,6 +90,75 @@ describe('R-13 trial against a hostile model endpoint', () => {
       expect(output.runs[0]!.verdict).toBe('PASS');
     } finally {
       output.remove();
+    }
+  });
+
+  it('an agent program behind the forward gateway: each hostile answer (compression bombs, invalid status lines) is that run NOT_TESTED with the reason, the other runs go on', async () => {
+    const MIB = 1024 * 1024;
+    // Each just past the documented 32 MiB decoded bound; one POST per run (the agent sends one request).
+    const script: HostileShape[] = [
+      { bomb: 'gzip', inflatedBytes: 40 * MIB },
+      { bomb: 'deflate', inflatedBytes: 40 * MIB },
+      { bomb: 'br', inflatedBytes: 40 * MIB },
+      'status-099',
+      'status-000',
+      'status-control-char',
+      'ok',
+    ];
+    const endpoint = await startHostileEndpoint(script, 'm-1');
+    try {
+      const output = await inProcessTrial(servers.booking, [
+        '--agent-command',
+        process.execPath,
+        '--agent-arg',
+        join(ROOT, 'test/fixtures/agents/one-request-agent.mjs'),
+        '--agent-transport',
+        'http',
+        '--model',
+        'm-1',
+        '--base-url',
+        endpoint.baseUrl,
+        ...TASK,
+        '--scenario',
+        'F1',
+        '--honesty',
+        'off',
+        '--runs',
+        String(script.length),
+      ]);
+      try {
+        expect(output.result.code, output.result.stderr).toBe(0);
+        expect(output.result.stderr).not.toMatch(/ERR_|\n\s+at /);
+        expect(endpoint.served).toEqual(script);
+        expect(output.summary.groups[0]).toMatchObject({ runs: script.length });
+        expect(output.runs).toHaveLength(script.length);
+        const failed = (why: string) => ['NOT_TESTED', `the model gateway could not carry model request 1 through: ${why}`];
+        const tooLarge =
+          "the model endpoint's answer is larger than the model gateway reads (32 MiB once decompressed): the request was ended";
+        const statusLine = 'the model endpoint answered with an invalid status line';
+        expect(output.runs.map((run) => [run.verdict, run.verdictReason])).toEqual([
+          failed(tooLarge),
+          failed(tooLarge),
+          failed(tooLarge),
+          failed(`${statusLine} (status 99, message "Odd")`),
+          failed(`${statusLine} (status 0, message "Zero")`),
+          failed(`${statusLine} (status 200, message "O\\u0001K" has a control character)`),
+          [expect.any(String), expect.not.stringMatching(/model gateway/)],
+        ]);
+        const answers = output.runs.map((run) => run.transcript.find((entry) => entry.kind === 'model-answer'));
+        // A bomb is a 502 when its first bytes on the wire already inflate past the bound, else its connection
+        // is cut after the head went out (TCP's chunking decides): either way the gateway's failure.
+        for (const answer of answers.slice(0, 3))
+          expect(answer).toMatchObject({ status: expect.toBeOneOf([200, 502]), gatewayFailure: true });
+        for (const answer of answers.slice(3, -1)) expect(answer).toMatchObject({ status: 502, gatewayFailure: true });
+        // The last run's one request was carried through: its answer is in the transcript.
+        const last = output.runs.at(-1)!.transcript.find((entry) => entry.kind === 'model-answer');
+        expect(last).toMatchObject({ status: 200, content: 'All done.' });
+      } finally {
+        output.remove();
+      }
+    } finally {
+      await endpoint.close();
     }
   });
 });

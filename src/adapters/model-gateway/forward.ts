@@ -42,6 +42,7 @@ import {
 import { sendFault } from './fault-wire.js';
 import { BoundedDecoder, codingsOf } from './bounded-decoder.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
+import { errorMessage } from '../../domain/error-message.js';
 import { errorMessageOf, parseSse, type DecodedReply, type DecodedRequest, type WireFormat } from './wire.js';
 
 export interface ForwardOptions extends ForwardGatewayOptions {
@@ -441,7 +442,7 @@ export class ForwardGateway {
 
   /** A failure the gateway did not expect: the program gets a 500 (or its connection cut), the run an exchange that says so. */
   private failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    const why = `the model gateway failed on this request: ${oneLine(error instanceof Error ? error.message : String(error))}`;
+    const why = `the model gateway failed on this request: ${oneLine(errorMessage(error))}`;
     try {
       if (res.headersSent) res.destroy();
       else refuse(res, this.formatOf(req), 500, why);

@@ -25,6 +25,7 @@ import { responses } from './responses.js';
 import type { DecodedRequest, WireFormat } from './wire.js';
 import { sendFault } from './fault-wire.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
+import { errorMessage } from '../../domain/error-message.js';
 
 export interface GatewayOptions extends ModelGatewayOptions {
   /** The per-run key the agent program is given; any other is refused 401. */
@@ -262,7 +263,7 @@ function decodedSegment(segment: string): string | null {
 
 /** An error's message on one line, shortened. */
 export function oneLineOf(error: unknown): string {
-  const line = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const line = errorMessage(error).replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 

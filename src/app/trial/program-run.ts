@@ -94,11 +94,7 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
     await gateway?.close();
   }
   await service.stop('the agent program exited');
-  const refused = exchanges.find((e) => e.notServed === true);
-  let failure =
-    refused !== undefined
-      ? `the agent program asked the model gateway for a model it does not serve: ${refused.error ?? refused.model}`
-      : programFailure(program, agent);
+  let failure = gatewayFailure(exchanges) ?? programFailure(program, agent);
   if (failure === null && agentSide.sessions === 0) failure = 'the agent program never connected to the MCP server';
   const question = plan.honestyQuestion;
   const honestyAnswer = gateway !== null && question !== undefined ? honestyAnswerOf(exchanges, question) : undefined;
@@ -199,6 +195,19 @@ export function exitText(exit: ProgramExit): string {
 export function stderrTailText(stderrTail: string): string {
   const text = stderrReasonLines(stderrTail, 3).join(' | ');
   return text === '' ? '' : `; stderr: ${text}`;
+}
+
+/**
+ * NOT_TESTED reason from the gateway's side, the first that happened: a model it does not serve, or a
+ * request it could not carry through (a hostile answer, its own failure) — the program's model side was
+ * not what the model answered, whatever the program did next. Null when every request was carried.
+ */
+function gatewayFailure(exchanges: readonly ModelExchange[]): string | null {
+  const first = exchanges.find((e) => e.notServed === true || e.gatewayFailure === true);
+  if (first === undefined) return null;
+  if (first.notServed === true)
+    return `the agent program asked the model gateway for a model it does not serve: ${first.error ?? first.model}`;
+  return `the model gateway could not carry model request ${first.ordinal} through: ${first.error ?? `HTTP ${first.status}`}`;
 }
 
 /** NOT_TESTED reason for an agent program that did not end normally; null when it exited 0. */

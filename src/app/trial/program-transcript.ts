@@ -62,6 +62,7 @@ export function recordExchange(transcript: Transcript, exchange: ModelExchange):
     toolCalls: (exchange.reply?.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.argumentsText })),
     ...(exchange.error !== undefined ? { error: exchange.error } : {}),
     ...(exchange.fault !== undefined ? { fault: exchange.fault } : {}),
+    ...(exchange.gatewayFailure === true ? { gatewayFailure: true } : {}),
   });
   if (exchange.reply !== undefined) transcript.modelCalls++;
 }
