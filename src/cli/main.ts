@@ -7,7 +7,7 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { readArgv } from './argv.js';
 import { commandsFor } from './commands.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
-import { topLevelHelp } from './help.js';
+import { topLevelHelp, typedNames } from './help.js';
 import type { CliIo, CommandContext } from './io.js';
 
 /** Runs the CLI with the given arguments (without `node` and the script path). */
@@ -92,15 +92,6 @@ function refuseStrayArguments(cli: CAC): void {
   throw new UsageError(
     `${command.name} takes ${takes}, got "${stray[0]}"; every other value belongs to a flag (see ${command.name} --help)`,
   );
-}
-
-/** The flag names of a cac option as typed (`--report-file <value>` → `report-file`; cac's own names are camelCase). */
-function typedNames(rawName: string): string[] {
-  return rawName
-    .replace(/[<[].*$/, '')
-    .split(',')
-    .map((name) => name.trim().replace(/^-{1,2}/, ''))
-    .filter((name) => name !== '');
 }
 
 function commandNames(cli: CAC): string {
