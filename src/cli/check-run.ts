@@ -7,7 +7,7 @@ import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../
 import { readSource } from '../adapters/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
-import { withRateGates } from '../app/check/check-model.js';
+import { withRateGates, withTrialSummary } from '../app/check/check-model.js';
 import { judgeRateGates } from '../app/check/rate-gates.js';
 import { mergeFolders } from '../app/stats/stats.js';
 import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
@@ -53,6 +53,17 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
       return CHECK_EXIT.harnessFailed;
     }
     result = withRateGates(result, judgeRateGates(merged.result.summary, flags.gates, flags.bound));
+    result = withTrialSummary(result, merged.result.summary);
+  } else if (html !== undefined) {
+    // The page's picture of the rates per scenario: the trial folders named, pooled as `stats` pools
+    // them; none (or folders that cannot be pooled) draws none — without a gate nothing depends on it.
+    const inputs = [];
+    for (const path of flags.paths) {
+      const input = await readStatsFolder(path);
+      if (input.kind === 'trial') inputs.push(input);
+    }
+    const merged = inputs.length === 0 ? null : mergeFolders(inputs);
+    if (merged?.ok === true) result = withTrialSummary(result, merged.result.summary);
   }
   // `check … | head`: a reader that left early loses the lines (EPIPE), never the outputs or the exit code.
   io.stdout.on('error', () => undefined);

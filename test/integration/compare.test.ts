@@ -110,6 +110,9 @@ describe('compare A B: two trials side by side', () => {
     // p < 0.05: the row is bold; p = 1: it is not.
     expect(page).toContain('<tr><td><b>F1</b></td><td><b>duplicate executions</b></td><td><b>10/10 (100 %)</b></td>');
     expect(page).toContain('<tr><td>F1</td><td>lost transactions</td><td>0/10 (0 %)</td>');
+    // The forest plot (issue 42 §5): inline SVG, B − A of the duplicates better with B.
+    expect(page).toContain('<h2 id="forest-plot">Forest plot</h2>');
+    expect(page).toContain('F1 · duplicates</tspan> −100 pp [−100, −61] better');
   });
 
   it('several folders per side (A1 A2 -- B1) merge each side as stats does', async () => {

@@ -17,6 +17,11 @@ import { buildHtml } from '../../src/app/report-formats/html.js';
 import { documentOf, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
 import { checkRunFiles, runFile, transcriptOf } from '../support/trial-run-fixtures.js';
 import { gatedTrial } from '../support/check-results.js';
+import { withTrialSummary } from '../../src/app/check/check-model.js';
+import { formatCompareHtml } from '../../src/app/compare/compare-html.js';
+import { summariseRuns } from '../../src/domain/trial/index.js';
+import { compareOf, DUPLICATED, side } from '../support/compare-results.js';
+import { times } from '../support/run-facts.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const NOTE = CHROMIUM === undefined ? ' (skipped: no chromium at /usr/bin/chromium; apt-get install chromium)' : '';
@@ -55,9 +60,22 @@ const MEASURE = `<script>
     const r = th.getBoundingClientRect();
     if (r.width > 0 && r.right > vw + 1) problems.push('column "' + th.textContent + '" is off-screen (' + Math.round(r.right) + ' > ' + vw + ')');
   }
+  const charts = [];
+  for (const svg of document.querySelectorAll('svg.rate-chart')) {
+    const box = svg.getBoundingClientRect();
+    charts.push({ width: Math.round(box.width), height: Math.round(box.height) });
+    if (box.right > vw + 1) problems.push('a chart reaches past the page (' + Math.round(box.right) + ' > ' + vw + ')');
+    for (const el of svg.querySelectorAll('text, circle, line')) {
+      const r = el.getBoundingClientRect();
+      if (r.right > box.right + 1 || r.left < box.left - 1)
+        problems.push('chart ' + el.tagName + ' "' + el.textContent.slice(0, 40) + '" leaves its chart (' + Math.round(r.left) + '–' + Math.round(r.right) + ' vs ' + Math.round(box.left) + '–' + Math.round(box.right) + ')');
+    }
+    const rows = [...svg.querySelectorAll('g.row > text')].map((t) => t.getBoundingClientRect());
+    for (let i = 1; i < rows.length; i++) if (rows[i].top < rows[i - 1].bottom - 1) problems.push('chart rows overlap: row ' + (i + 1));
+  }
   const out = document.createElement('pre');
   out.id = 'layout';
-  out.textContent = JSON.stringify({ width: vw, problems });
+  out.textContent = JSON.stringify({ width: vw, problems, charts });
   document.body.appendChild(out);
 })();
 </script>`;
@@ -81,7 +99,14 @@ function chromiumFlags(): string[] {
  * `--dump-dom` window is never narrower than about 500 px (the screenshots are exact), so "390 px" is
  * measured at that narrowest width, which is under the report's 640 px phone layout all the same.
  */
-async function layoutProblems(html: string, width: number, label: string): Promise<{ width: number; problems: string[] }> {
+interface Layout {
+  width: number;
+  problems: string[];
+  /** Each rate chart's size on the page, px. */
+  charts: Array<{ width: number; height: number }>;
+}
+
+async function layoutProblems(html: string, width: number, label: string): Promise<Layout> {
   const page = join(scratch, `${label}-${width}.html`);
   writeFileSync(
     page,
@@ -98,7 +123,7 @@ async function layoutProblems(html: string, width: number, label: string): Promi
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
-  return JSON.parse(text) as { width: number; problems: string[] };
+  return JSON.parse(text) as Layout;
 }
 
 /** A report folder of two sessions with long file names: the summary table, a duplicate's badges. */
@@ -195,13 +220,68 @@ describe('the overall banner and the rate gates in a real browser', () => {
   );
 });
 
+/**
+ * `compare --html` of two trials of three scenarios and a patched arm with a long name, settings that
+ * differ with long values: the forest plot's two charts, the table.
+ */
+function compareHtml(): string {
+  const arm = 'patched-with-a-rather-long-arm-name-from-ci';
+  const facts = (dup: number) =>
+    ['F1', 'F2', 'F5'].flatMap((scenario) => [
+      ...times(dup, { ...DUPLICATED, scenario }),
+      ...times(10 - dup, { scenario }),
+      ...times(3, { scenario, arm }),
+    ]);
+  const settings = (model: string) => ({ '--model': model, '--system-prompt-file': `prompts/${model}-${'x'.repeat(60)}.txt` });
+  return formatCompareHtml(
+    compareOf(side(facts(9), 'trials/naive', settings('naive')), side(facts(1), 'trials/careful', settings('careful'))),
+  );
+}
+
+/** `check --html` over a trial of four scenarios (one of a patched arm): the rates per scenario. */
+function trialRatesHtml(): string {
+  const summary = summariseRuns([
+    ...times(3, DUPLICATED),
+    ...times(17, {}),
+    ...times(2, { scenario: 'F2' }),
+    ...times(5, { scenario: 'F3', ...DUPLICATED }),
+    ...times(4, { scenario: 'F1', arm: 'patched-with-a-rather-long-arm-name-from-ci' }),
+  ]);
+  return buildHtml(withTrialSummary(gatedTrial([{ flag: 'min-pass-rate', threshold: 0.9 }], new Set(['FAIL'])), summary));
+}
+
+describe('the pictures (rate charts) in a real browser', () => {
+  for (const [name, page, charts] of [
+    ['compare', compareHtml, 2],
+    ['trial-rates', trialRatesHtml, 1],
+  ] as const) {
+    it.skipIf(CHROMIUM === undefined)(
+      `${name}: at 1280 and 390 px wide every chart fits the page, its text and whiskers stay inside it, rows never overlap${NOTE}`,
+      async () => {
+        const html = page();
+        const wide = await layoutProblems(html, 1280, name);
+        expect(wide.problems, '1280 px').toEqual([]);
+        expect(wide.charts).toHaveLength(charts);
+        for (const chart of wide.charts) expect(chart.width).toBeGreaterThan(400);
+        const narrow = await layoutProblems(html, 390, name);
+        expect(narrow.problems, `${narrow.width} px`).toEqual([]);
+        expect(narrow.width).toBeLessThan(640);
+        // Stacked on a phone: each chart takes the page's width, not a sliver of it.
+        for (const chart of narrow.charts) expect(chart.width).toBeGreaterThan(narrow.width - 40);
+      },
+    );
+  }
+});
+
 /** For a person to look at: `HTML_SCREENSHOTS=<folder> npx vitest run test/integration/report-formats-browser.test.ts`. */
 describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === undefined)('screenshots', () => {
-  it('writes report-1280.png, report-390.png, gates-1280.png and gates-390.png', async () => {
+  it('writes report-, gates-, compare- and trial-rates-1280.png and -390.png', async () => {
     const folder = process.env['HTML_SCREENSHOTS']!;
     for (const [name, html] of [
       ['report', await reportHtml()],
       ['gates', gatedHtml()],
+      ['compare', compareHtml()],
+      ['trial-rates', trialRatesHtml()],
     ] as const) {
       const page = join(folder, `${name}.html`);
       writeFileSync(page, html);

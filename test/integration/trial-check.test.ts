@@ -159,6 +159,9 @@ describe('check shows what a trial run measured beyond its verdict', () => {
     expect(page).not.toContain('not measured');
     expect(page).toMatch(/Honesty<\/div><div class="v t bad">FALSE_SUCCESS</);
     expect(page).toContain('lost transaction: the write never executed');
+    // Over a trial folder without a rate gate, the page draws its rates per scenario (issue 42 §5).
+    expect(page).toContain('<h2 id="trial-rates">Rates per scenario</h2>');
+    expect(page).toMatch(/F3<\/tspan> PASS 100 % \(\d+\/\d+\) · dup 0 %/);
     const markdown = readFileSync(md!, 'utf8');
     expect(markdown).toMatch(/\| 100\/100 \| honesty FALSE\\_SUCCESS, lost transaction \|/);
     expect(markdown).toContain('failure handling 100, honesty FALSE_SUCCESS)');

@@ -5,7 +5,7 @@
 import type { Patch } from '../../domain/patches.js';
 import type { Finding } from '../../domain/findings.js';
 import type { Violation } from '../../domain/report.js';
-import type { HonestyClass } from '../../domain/trial/index.js';
+import type { HonestyClass, TrialSummary } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
@@ -113,6 +113,11 @@ export interface CheckResult {
   counts: CheckCounts;
   /** The rate gates (`--min-pass-rate`, …) and how each group fared; empty without a rate gate. */
   gates: RateGateOutcome[];
+  /**
+   * The trial folders named, pooled as `stats` pools them, for the HTML page's picture of the rates per
+   * scenario; null when no trial folder was named or they cannot be pooled (the gates then say why).
+   */
+  trial: TrialSummary | null;
   exitCode: number;
 }
 
@@ -132,4 +137,9 @@ export function withRateGates(result: CheckResult, gates: readonly RateGateOutco
   const failed = gates.some((gate) => !gate.passed);
   const exitCode = failed && result.exitCode !== CHECK_EXIT.harnessFailed ? CHECK_EXIT.fail : result.exitCode;
   return { ...result, gates: [...gates], exitCode };
+}
+
+/** The check's result with the pooled summary of its trial folders (the HTML page draws its rates). */
+export function withTrialSummary(result: CheckResult, trial: TrialSummary | null): CheckResult {
+  return { ...result, trial };
 }

@@ -373,5 +373,5 @@ function suitesOf(group: LoadedGroup, options: CheckOptions): CheckedSuite[] {
 export function checkGroups(groups: readonly LoadedGroup[], options: CheckOptions): CheckResult {
   const suites = groups.flatMap((g) => suitesOf(g, options));
   const counts = countCases(suites);
-  return { suites, counts, gates: [], exitCode: exitCodeOf(counts, options) };
+  return { suites, counts, gates: [], trial: null, exitCode: exitCodeOf(counts, options) };
 }

@@ -13,7 +13,7 @@ import { alignedRows } from '../report-formats/text-table.js';
 import type { StatsResult } from '../stats/stats.js';
 import type { CompareResult } from './compare.js';
 
-const RATE_TITLES: Record<ComparedRate, string> = {
+export const RATE_TITLES: Record<ComparedRate, string> = {
   pass: 'PASS',
   duplicateExecution: 'duplicate executions',
   falseFailure: 'false failures',
@@ -22,7 +22,7 @@ const RATE_TITLES: Record<ComparedRate, string> = {
   lostTransaction: 'lost transactions',
 };
 /** The table's order: the verdict, the product's main figure, then honesty and lost writes. */
-const ROW_ORDER: readonly ComparedRate[] = [
+export const ROW_ORDER: readonly ComparedRate[] = [
   'pass',
   'duplicateExecution',
   'falseSuccess',

@@ -62,6 +62,10 @@ ol.tx{list-style:none;padding:0;margin:8px 0}
 .tc{margin:2px 0}.tc-id{color:var(--mute)}
 .cut{color:var(--mute);font-size:.85em;font-style:italic}
 details.conv{margin:4px 0;padding:4px 8px}details.conv summary{font-weight:400;font-size:.9em}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:8px 24px}
+figure.chart{margin:8px 0;min-width:0}figure.chart figcaption{font-weight:600;font-size:.9em;margin-bottom:6px}
+svg.rate-chart{display:block}
+.legend{margin:4px 0;color:var(--mute)}.legend-item{white-space:nowrap;margin-right:12px}.legend-item svg{vertical-align:-2px}
 @media (max-width:640px){
  main{padding:10px}
  .tx-row{grid-template-columns:minmax(0,1fr);gap:2px}

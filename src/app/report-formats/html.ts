@@ -21,6 +21,9 @@ import { attributionBadge, shortText } from './attribution-badge.js';
 import { TranscriptBudget } from './transcript-budget.js';
 import { transcriptSection } from './transcript-view.js';
 import { violationText } from './words.js';
+import { groupLabel } from '../../domain/trial/group-label.js';
+import type { Proportion } from '../../domain/statistics/index.js';
+import { chartLegend, rateChartSvg, type ChartMark, type ChartRow, type MarkTone } from './rate-chart.js';
 
 /** Arguments longer than this are cut in the timeline (the report file has them in full). */
 const ARGUMENT_PREVIEW_CHARS = 240;
@@ -319,6 +322,38 @@ function gatesSection(result: CheckResult): string {
   );
 }
 
+const share = (rate: Proportion): string => (rate.rate === null ? '—' : `${percent(rate.rate)} (${rate.count}/${rate.of})`);
+
+function rateMark(series: string, rate: Proportion, tone: MarkTone): ChartMark[] {
+  return rate.rate === null ? [] : [{ series, estimate: rate.rate, low: rate.low!, high: rate.high!, tone }];
+}
+
+/**
+ * The trial's picture: per arm and scenario the PASS rate and the duplicate rate over the judged runs,
+ * each with its 95 % Wilson interval, as `stats` pools the folders named. None without a trial folder.
+ */
+function trialRatesSection(result: CheckResult): string {
+  if (result.trial === null || result.trial.scenarios.length === 0) return '';
+  const rows: ChartRow[] = result.trial.scenarios.map((group) => ({
+    label: groupLabel(group.arm, group.scenario),
+    caption: `PASS ${share(group.rates.pass)} · dup ${share(group.rates.duplicateExecution)}`,
+    marks: [
+      ...rateMark('PASS rate', group.rates.pass, 'second'),
+      ...rateMark('duplicate rate', group.rates.duplicateExecution, 'third'),
+    ],
+  }));
+  const title = 'PASS and duplicate rates per scenario (judged runs, 95 % Wilson interval)';
+  return (
+    '<h2 id="trial-rates">Rates per scenario</h2>' +
+    `<figure class="chart"><figcaption>${h(title)}</figcaption>${rateChartSvg({ title, scale: 'rate', rows, slots: 2 })}` +
+    chartLegend([
+      { tone: 'second', text: 'PASS rate' },
+      { tone: 'third', text: 'duplicate rate' },
+    ]) +
+    '</figure>'
+  );
+}
+
 /** The whole HTML document. */
 export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc) => timelineFromReport(doc)): string {
   const cases = result.suites.flatMap((s) => s.cases);
@@ -334,6 +369,7 @@ export function buildHtml(result: CheckResult, timelineOf: TimelineOf = (_c, doc
     '<h1>cuonztech-agent-harness check</h1>' +
     overallBanner(result) +
     gatesSection(result) +
+    trialRatesSection(result) +
     (bySource === null ? '' : `<p><b>Repeated writes by source:</b> ${h(bySource)}</p>`) +
     (cases.length > 1 ? summaryTable(cases) : '') +
     cases.map((c, i) => caseSection(c, i, timelineOf, budget)).join('\n') +

@@ -32,6 +32,9 @@ const RATE_WORDS: Record<ComparedRate, { label: string; higherIsBetter: boolean 
   evasive: { label: 'evasive answers', higherIsBetter: false },
 };
 
+/** Whether a rise of the rate is an improvement (PASS) or a worsening (every other compared rate). */
+export const higherIsBetter = (rate: ComparedRate): boolean => RATE_WORDS[rate].higherIsBetter;
+
 /** The significance level of the sentence's conclusion. */
 export const ALPHA = 0.05;
 

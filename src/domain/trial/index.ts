@@ -31,6 +31,7 @@ export {
   compareCounts,
   compareGroups,
   comparisonSentence,
+  higherIsBetter,
   type ArmNames,
   formatP,
   type ArmComparison,
