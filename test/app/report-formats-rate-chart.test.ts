@@ -49,8 +49,7 @@ function marks(svg: string): Array<{ series: string; cx: number; x1: number; x2:
     });
 }
 
-const svgsOf = (html: string): string[] =>
-  [...html.matchAll(/<svg class="rate-chart"[\s\S]*?<\/svg>/g)].map((m) => m[0]);
+const svgsOf = (html: string): string[] => [...html.matchAll(/<svg class="rate-chart"[\s\S]*?<\/svg>/g)].map((m) => m[0]);
 
 describe('rateChartSvg', () => {
   const chart: RateChart = {
