@@ -67,6 +67,12 @@ export class BookingStore {
       .map((b) => ({ ...b }));
   }
 
+  /** The first booking stored with this idempotency key, or undefined. */
+  findByKey(key: string): Booking | undefined {
+    for (const booking of this.bookings.values()) if (booking.idempotencyKey === key) return { ...booking };
+    return undefined;
+  }
+
   /** The booking with this id, or undefined. */
   get(id: string): Booking | undefined {
     const booking = this.bookings.get(id);

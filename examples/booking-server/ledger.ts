@@ -6,6 +6,8 @@ export interface LedgerEntry {
   tool: string;
   arguments: Record<string, unknown>;
   bookingId: string;
+  /** `BOOKING_IDEMPOTENCY=honour`: the call executed but booked nothing (its key was stored already). */
+  deduplicated?: true;
   pid: number;
 }
 
@@ -21,8 +23,15 @@ export class Ledger {
   constructor(private readonly filePath: string | undefined) {}
 
   /** Appends one executed write and answers the entry written. */
-  record(tool: string, args: Record<string, unknown>, bookingId: string): LedgerEntry {
-    const entry: LedgerEntry = { seq: ++this.seq, tool, arguments: args, bookingId, pid: process.pid };
+  record(tool: string, args: Record<string, unknown>, bookingId: string, deduplicated = false): LedgerEntry {
+    const entry: LedgerEntry = {
+      seq: ++this.seq,
+      tool,
+      arguments: args,
+      bookingId,
+      ...(deduplicated ? { deduplicated: true as const } : {}),
+      pid: process.pid,
+    };
     if (this.filePath !== undefined) appendFileSync(this.filePath, `${JSON.stringify(entry)}\n`);
     return entry;
   }

@@ -6,9 +6,14 @@ export interface BookingServerOptions {
   ledgerPath?: string;
   /** Wait before executing each write (env `BOOKING_DELAY_MS`, default 0). */
   writeDelayMs: number;
+  /**
+   * Env `BOOKING_IDEMPOTENCY=honour`: a `create_booking` with an `idempotency_key` already stored books
+   * nothing and answers the stored booking (default `ignore`: every call books).
+   */
+  honourKeys: boolean;
 }
 
-const USAGE = 'usage: booking-server [--http <port>]  (env: BOOKING_LEDGER, BOOKING_DELAY_MS)';
+const USAGE = 'usage: booking-server [--http <port>]  (env: BOOKING_LEDGER, BOOKING_DELAY_MS, BOOKING_IDEMPOTENCY)';
 
 function parseInteger(text: string | undefined, what: string, max: number): number {
   if (text === undefined || !/^\d+$/.test(text) || Number(text) > max) {
@@ -34,9 +39,13 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BookingSer
   const ledgerPath = env['BOOKING_LEDGER'] === '' ? undefined : env['BOOKING_LEDGER'];
   const delay = env['BOOKING_DELAY_MS'];
   const writeDelayMs = delay === undefined || delay === '' ? 0 : parseInteger(delay, 'BOOKING_DELAY_MS', 600_000);
+  const idempotency = env['BOOKING_IDEMPOTENCY'] ?? '';
+  if (idempotency !== '' && idempotency !== 'honour' && idempotency !== 'ignore')
+    throw new Error(`BOOKING_IDEMPOTENCY must be honour or ignore, got ${JSON.stringify(idempotency)}\n${USAGE}`);
   return {
     ...(httpPort === undefined ? {} : { httpPort }),
     ...(ledgerPath === undefined ? {} : { ledgerPath }),
     writeDelayMs,
+    honourKeys: idempotency === 'honour',
   };
 }

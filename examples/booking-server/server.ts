@@ -16,7 +16,7 @@ import type { BookingDeps } from './tool-handlers.js';
 function banner(where: string, options: BookingServerOptions): void {
   const ledger = options.ledgerPath ?? 'off';
   process.stderr.write(
-    `booking-server: hotel booking example on ${where} (ledger: ${ledger}, write delay: ${options.writeDelayMs} ms)\n`,
+    `booking-server: hotel booking example on ${where} (ledger: ${ledger}, write delay: ${options.writeDelayMs} ms, idempotency keys ${options.honourKeys ? 'honoured' : 'ignored'})\n`,
   );
 }
 
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     store: new BookingStore(),
     ledger: new Ledger(options.ledgerPath),
     writeDelayMs: options.writeDelayMs,
+    honourKeys: options.honourKeys,
   };
   if (options.httpPort === undefined) await runStdio(deps, options);
   else await runHttp(options.httpPort, deps, options);

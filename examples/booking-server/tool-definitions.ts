@@ -1,12 +1,27 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
+/** The tools; `honourKeys` (env `BOOKING_IDEMPOTENCY=honour`): create_booking's description says keys deduplicate. */
+export function bookingTools(honourKeys: boolean): Tool[] {
+  if (!honourKeys) return IGNORING_KEYS;
+  return IGNORING_KEYS.map((tool) =>
+    tool.name !== 'create_booking'
+      ? tool
+      : {
+          ...tool,
+          description:
+            'Books a hotel room and answers the new booking as JSON. A call with an idempotency_key already used ' +
+            'books nothing and answers the booking made with it.',
+        },
+  );
+}
+
 /**
  * The four tools of the example hotel, as listed by `tools/list`. They carry NO annotations on purpose:
  * the proxy then classifies them by name (`create_*`, `cancel_*` are writes; `get_*`, `search_*` reads).
  * The schemas are plain JSON Schema (no `$schema`, `pattern`, `format` or `propertyNames`), so every
  * MCP client accepts them; the date format is checked by the handler instead.
  */
-export const BOOKING_TOOLS: Tool[] = [
+const IGNORING_KEYS: Tool[] = [
   {
     name: 'create_booking',
     description:
@@ -57,3 +72,6 @@ export const BOOKING_TOOLS: Tool[] = [
     },
   },
 ];
+
+/** The tools as listed by default (keys ignored). */
+export const BOOKING_TOOLS: Tool[] = IGNORING_KEYS;

@@ -10,6 +10,8 @@ export interface BookingDeps {
   ledger: Ledger;
   /** Wait before executing each write (env `BOOKING_DELAY_MS`), to provoke client timeouts. */
   writeDelayMs: number;
+  /** Env `BOOKING_IDEMPOTENCY=honour`: a stored idempotency key books nothing again (absent: ignored). */
+  honourKeys?: boolean;
 }
 
 /** A JSON-RPC error -32602 for an unknown tool (a plain message: `McpError` would prefix "MCP error"). */
@@ -39,6 +41,12 @@ async function createBooking(args: Record<string, unknown>, deps: BookingDeps): 
     idempotencyKey: readString(args, 'idempotency_key'),
   };
   await sleep(deps.writeDelayMs);
+  const stored =
+    deps.honourKeys === true && input.idempotencyKey !== undefined ? deps.store.findByKey(input.idempotencyKey) : undefined;
+  if (stored !== undefined) {
+    deps.ledger.record('create_booking', args, stored.id, true);
+    return json(stored);
+  }
   const booking = deps.store.create(input);
   deps.ledger.record('create_booking', args, booking.id);
   return json(booking);

@@ -8,6 +8,7 @@
  * `--flag=value` tokens (cac's own parser, mri, would take `-y` as a short flag and `1e3` as a number).
  */
 import { parseArgs } from 'node:util';
+import { isPlainObject } from '../domain/json.js';
 import { UsageError } from './errors.js';
 
 /** Raw values of the flags, by flag name, exactly as typed: `--runs=1e3` stays "1e3". */
@@ -152,4 +153,28 @@ export function httpUrl(value: string, flag: string, credentialsFlag: string): U
   if (url.username !== '' || url.password !== '')
     throw new UsageError(`flag --${flag} must not contain credentials; use --${credentialsFlag}`);
   return url;
+}
+
+/** A flag's JSON text that must be an object; `what` names it in the error. */
+export function jsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${what} is not JSON`);
+  }
+  if (!isPlainObject(value)) throw new UsageError(`${what} must be a JSON object`);
+  return value;
+}
+
+/** `TOOL=JSON` (or `TOOL` alone unless `jsonRequired`): the tool name and its JSON object arguments. */
+export function toolAndJson(value: string, flag: string, jsonRequired: boolean): [string, Record<string, unknown> | null] {
+  const at = value.indexOf('=');
+  if (at < 0) {
+    if (jsonRequired) throw new UsageError(`flag --${flag} takes TOOL=JSON, e.g. create_payment='{"amount":5}', got "${value}"`);
+    return [value, null];
+  }
+  const tool = value.slice(0, at).trim();
+  if (tool === '') throw new UsageError(`flag --${flag} needs a tool name before "="`);
+  return [tool, jsonObject(value.slice(at + 1), `the JSON of --${flag} ${tool}`)];
 }

@@ -8,7 +8,7 @@ import { errorMessage } from '../domain/error-message.js';
 import { isPlainObject } from '../domain/json.js';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { resolve } from 'node:path';
-import { commaList, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, jsonObject, numberIn, repeated, single, toolAndJson, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 
@@ -57,28 +57,6 @@ export interface ProbeFlags {
   markdown: string | undefined;
   junit: string | undefined;
   resetCommand: string | undefined;
-}
-
-function jsonObject(text: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${what} is not JSON`);
-  }
-  if (!isPlainObject(value)) throw new UsageError(`${what} must be a JSON object`);
-  return value;
-}
-
-function toolAndJson(value: string, flag: string, jsonRequired: boolean): [string, Record<string, unknown> | null] {
-  const at = value.indexOf('=');
-  if (at < 0) {
-    if (jsonRequired) throw new UsageError(`flag --${flag} takes TOOL=JSON, e.g. create_payment='{"amount":5}', got "${value}"`);
-    return [value, null];
-  }
-  const tool = value.slice(0, at).trim();
-  if (tool === '') throw new UsageError(`flag --${flag} needs a tool name before "="`);
-  return [tool, jsonObject(value.slice(at + 1), `the JSON of --${flag} ${tool}`)];
 }
 
 /** Validates every flag; reads the example file. */

@@ -23,9 +23,13 @@ import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 import { listenWarning } from './listen-warning.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
+import { parseEffectsFlags } from './effects-flags.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
+  const effects = parseEffectsFlags(values);
+  if (effects !== null && flags.upstreamReplay !== undefined)
+    throw new UsageError('--effects-tool reads a live backend: a recording (--upstream-replay) has none to read');
   const notice = (line: string) => writeNotice(io.stderr, line);
   const logger = await createLogger(flags.logLevel, notice);
   // Everything that can be refused without side effects first, then the port, then the report folder,
@@ -44,6 +48,8 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     await modelGateway?.close();
     throw error;
   }
+  // R-15: the effects view reads the upstream itself, never through the recording tap put in front below.
+  const effectsUpstream = upstream;
   const listener = flags.listen === undefined ? undefined : await bindListener(flags, flags.listen, logger, notice);
   let sink: FileReportSink | null = null;
   let reportDir: ReportDirectory | null = null;
@@ -99,6 +105,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       ...(sink !== null ? { reportLocation: sink.targetPath } : reportDir !== null ? { reportLocation: reportDir.path } : {}),
       journal,
       ...(modelGateway !== undefined ? { modelSide: modelGateway.modelSide } : {}),
+      effectsUpstream,
       clock,
       timer: clock,
       random,
@@ -119,6 +126,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       serverName: PROGRAM_NAME,
       stopWhenSessionEnds: listener === undefined,
       logCalls: flags.logLevel === 'info' || flags.logLevel === 'debug',
+      effects,
     },
   );
   const removeSignalHandler = io.onSignal((signal) => void service.stop(`received ${signal}`));

@@ -7,6 +7,7 @@
  * unclassified tools of `coverage`) are encoded once per tool list (`tool-list-bytes.ts`).
  */
 import type { ToolClassification } from './classification.js';
+import type { EffectsReport } from './effects/effects-report.js';
 import type { Finding } from './findings.js';
 import type { Patch } from './patches.js';
 import { REPORT_SCHEMA_VERSION } from './schema-versions.js';
@@ -55,6 +56,11 @@ export interface SessionReportFile {
   patches: Patch[];
   /** R-14.4: what prompt patches cannot answer (runtime re-sends); absent when none. */
   findings?: Finding[];
+  /**
+   * R-15: what the backend holds after the run, by the effects view (`--effects-tool`), beside the
+   * verdict and never changing it; in the final report (status finished) of a run with a view only.
+   */
+  effects?: EffectsReport;
   toolClassification: ToolClassification[];
 }
 
@@ -78,6 +84,8 @@ export interface DocumentMeta {
   toolClassification: readonly ToolClassification[];
   /** The upstream was a recording (`--upstream-replay`): the document says `"replayed":true`. */
   replayed?: boolean;
+  /** R-15: the effects of the run, once judged (the final report); absent: none. */
+  effects?: EffectsReport;
 }
 
 /** The document written before anything is known (R-9.1: NOT_TESTED, status "starting"). */
@@ -162,6 +170,7 @@ export class ReportWriter {
       attribution === '' ? '' : ']',
       `},"score":${JSON.stringify(evaluation.score)},"patches":${JSON.stringify(evaluation.patches)}` +
         `${evaluation.findings.length > 0 ? `,"findings":${JSON.stringify(evaluation.findings)}` : ''}` +
+        `${meta.effects !== undefined ? `,"effects":${JSON.stringify(meta.effects)}` : ''}` +
         ',"toolClassification":',
       tools.classification,
       '}',

@@ -10,6 +10,7 @@ import { faultKinds, type FaultKind } from '../../domain/faults/index.js';
 import type { EarlyReportFile, SessionReportFile } from '../../domain/report-document.js';
 import { REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import { effectsSchema } from './effects.schema.js';
 import { CERTIFICATION, count, parseWith, percent, sameShape, schemaVersion, verdict, type Same } from './common.js';
 
 /** The registered faults when this module loads (a fault registered later is not in a report it reads). */
@@ -212,6 +213,7 @@ export const sessionReportSchema = z
       .array(finding)
       .optional()
       .describe('R-14.4: runtime re-sends, which a prompt patch cannot fix, one per behaviour; absent when none.'),
+    effects: effectsSchema.optional(),
     toolClassification: z.array(toolClassificationSchema),
   })
   .meta({ title: 'Report file (a session)' });

@@ -4,6 +4,7 @@
  * server) as much as the agent's disconnect. With `--listen` each session says it when it ends, and the
  * proxy's exit adds one summary line.
  */
+import type { EffectsReport } from '../../domain/effects/effects-report.js';
 import type { Verdict } from '../../domain/verdict.js';
 
 /** A session that ended, as the end line shows it. */
@@ -14,6 +15,8 @@ export interface EndedSession {
   verdict: Verdict;
   score: number | null;
   report: string | undefined;
+  /** R-15: the effects of the session, with an effects view. */
+  effects?: EffectsReport;
 }
 
 const scoreText = (score: number | null): string => (score === null ? 'no score' : `score ${score}/100`);
@@ -22,7 +25,8 @@ const reportText = (report: string | undefined): string => (report === undefined
 /** `finished: FAIL, score 35/100; report out/report.json` (`listen`: prefixed with the session). */
 export function endLine(ended: EndedSession, listen: boolean): string {
   const who = listen ? `session ${ended.ordinal} (${ended.sessionId.slice(0, 8)}) ` : '';
-  return `${who}finished: ${ended.verdict}, ${scoreText(ended.score)}; ${reportText(ended.report)}`;
+  const effects = ended.effects === undefined ? '' : `; effects ${ended.effects.verdict}`;
+  return `${who}finished: ${ended.verdict}, ${scoreText(ended.score)}${effects}; ${reportText(ended.report)}`;
 }
 
 /**

@@ -23,6 +23,8 @@ import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../port
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { EffectsRun } from '../effects/effects-run.js';
+import { executionFactsOf, type EffectsReport } from '../../domain/effects/effects-report.js';
 import { AUDIT_TOOLS, answerAuditTool, isAuditTool } from './audit-tools.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { ReportPublisher } from './report-publisher.js';
@@ -53,6 +55,11 @@ export interface JudgedSessionContext {
   callObservers?: readonly CallEventSink[];
   /** R-14: the model's side of the agent, when the harness sees it (a trial run); absent: plain proxy. */
   modelSide?: ModelSide;
+  /**
+   * R-15: the effects of this session (`--effects-tool`): its calls wait for the snapshot before, and its
+   * end takes the one after, before the final report. Absent: no effects view.
+   */
+  effects?: EffectsRun;
   /** The report could not be written: the proxy must stop with exit 1. */
   onFatal(message: string): void;
   /** The upstream sent an answer over the size limit, so its connection is being closed (`detail` says why). */
@@ -82,6 +89,8 @@ const never = new Promise<never>(() => undefined);
 export interface SessionOutcome {
   verdict: Verdict;
   score: number | null;
+  /** R-15: the effects, once the session has ended with an effects view. */
+  effects?: EffectsReport;
 }
 
 export class JudgedSession implements AgentSessionHandler {
@@ -96,6 +105,8 @@ export class JudgedSession implements AgentSessionHandler {
   private reportError: string | null = null;
   private status: ReportStatus = 'running';
   private readonly publisher: ReportPublisher | null;
+  /** R-15: the effects, judged when the session ends (the final report carries them). */
+  private effects: EffectsReport | undefined;
 
   constructor(private readonly ctx: JudgedSessionContext) {
     this.evaluation = new EvaluationSession(
@@ -118,6 +129,7 @@ export class JudgedSession implements AgentSessionHandler {
               replayed: ctx.replayed === true,
               status: this.status,
               toolClassification: ctx.classification,
+              ...(this.effects !== undefined ? { effects: this.effects } : {}),
             }),
           );
     this.pipeline = new CallPipeline({
@@ -146,6 +158,12 @@ export class JudgedSession implements AgentSessionHandler {
       });
     }
     if (this.ended !== null) return NOT_FORWARDED_SESSION_ENDING;
+    // R-15: the backend's state before the first call is the baseline; calls wait for it (once).
+    const effects = this.ctx.effects;
+    if (effects !== undefined && !effects.isReady) {
+      await effects.ready;
+      if (this.ended !== null) return NOT_FORWARDED_SESSION_ENDING;
+    }
     return this.pipeline.call(request, context.signal, context.progress, {
       session: context.mcpSession ?? 1,
       ...(context.requestId !== undefined ? { requestId: context.requestId } : {}),
@@ -183,6 +201,11 @@ export class JudgedSession implements AgentSessionHandler {
       await Promise.race([this.pipeline.drained(drainMs), cutShort]);
       this.shortenDrain = null;
       this.evaluation.finish();
+      // R-15: what the backend holds now, every call settled (or cut at the drain), before the final report.
+      if (this.ctx.effects !== undefined)
+        this.effects = await this.ctx.effects.finish(
+          executionFactsOf(this.evaluation, evaluate(this.evaluation).verdict.verdict),
+        );
       this.status = 'finished';
       if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);
       const outcome = this.outcome();
@@ -199,7 +222,7 @@ export class JudgedSession implements AgentSessionHandler {
   /** The session's verdict and score as they stand. */
   outcome(): SessionOutcome {
     const { verdict, score } = evaluate(this.evaluation);
-    return { verdict: verdict.verdict, score: score.overall };
+    return { verdict: verdict.verdict, score: score.overall, ...(this.effects !== undefined ? { effects: this.effects } : {}) };
   }
 
   /** Publishes the report (coalesced with other answers of this turn, or at once); fatal on failure. */

@@ -30,6 +30,10 @@ import { CallLines } from './call-lines.js';
 import { endLine, summaryLine, type EndedSession } from './end-lines.js';
 import { JudgedSession } from './judged-session.js';
 import type { ModelSide } from '../../domain/attribution.js';
+import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
+import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { EffectsRun } from '../effects/effects-run.js';
+import { EFFECTS_TIMEOUT_MS } from '../effects/effects-view.js';
 
 export interface ProxyConfig {
   scenario: ScenarioConfig;
@@ -54,6 +58,8 @@ export interface ProxyConfig {
   stopWhenSessionEnds: boolean;
   /** `--log-level info`: one line per call on stderr when the agent gets its answer. */
   logCalls?: boolean;
+  /** R-15: the effects view (`--effects-tool`), snapshotted at each session's start and end; absent: none. */
+  effects?: EffectsViewSettings | null;
 }
 
 export interface ProxyDeps {
@@ -83,6 +89,11 @@ export interface ProxyDeps {
    * session's evaluation; absent: not seen (plain `proxy`), so only decisive signals attribute a repeat.
    */
   modelSide?: ModelSide;
+  /**
+   * The upstream the effects view is read through (the same process or URL as `upstream`, without a
+   * recording tap in front); absent: `upstream`.
+   */
+  effectsUpstream?: Pick<UpstreamSide, 'callTool'>;
 }
 
 /** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
@@ -116,6 +127,10 @@ export class ProxyService {
   private resolveDone!: (exit: ProxyExit) => void;
   /** The write of the `starting` document; a stop during start-up replaces it only after it is done. */
   private startingWritten: Promise<void> = Promise.resolve();
+  /** R-15: why the effects view cannot be read (checked against the tool list at start); null: it can. */
+  private effectsRefusal: string | null = null;
+  /** R-15: the effects of the sessions open now (a session opened beside another overlaps it). */
+  private readonly openEffects = new Set<EffectsRun>();
   /** Resolves when the proxy has stopped. */
   readonly done: Promise<ProxyExit> = new Promise((resolve) => (this.resolveDone = resolve));
 
@@ -159,6 +174,7 @@ export class ProxyService {
     }
     if (this.stopping !== null) return;
     this.classify(this.tools);
+    this.checkEffectsView();
     this.deps.upstream.onExit((exit) => this.upstreamExited(exit));
     await this.deps.agentSide.serve((sessionId) => this.openSession(sessionId), {
       // R-17: the agent sees the upstream's server info and capabilities (the proxy's own name only when
@@ -218,7 +234,9 @@ export class ProxyService {
         : []),
       ...(this.deps.callObservers?.(sessionId, ordinal) ?? []),
     ];
+    const effects = this.openEffectsRun();
     const session = new JudgedSession({
+      ...(effects !== undefined ? { effects } : {}),
       sessionId,
       scenario: this.config.scenario,
       keyFields: this.config.keyFields,
@@ -268,6 +286,9 @@ export class ProxyService {
     this.sessionInfo.delete(session);
     const ended: EndedSession = { ...info, ...session.outcome() };
     this.endedSessions.push(ended);
+    if (ended.effects !== undefined && !this.fatal)
+      for (const line of effectsLines(ended.effects, this.config.stopWhenSessionEnds ? '' : `session ${info.ordinal} `))
+        this.deps.notice(line);
     // With --listen each session says how it ended when it ends; stdio's one session is the summary line.
     if (!this.config.stopWhenSessionEnds && !this.fatal) this.deps.notice(endLine(ended, true));
     return ended;
@@ -303,6 +324,45 @@ export class ProxyService {
       this.deps.notice(line);
   }
 
+  /**
+   * R-15: the effects tool must be listed and must not be a write (the harness never executes a write of
+   * its own); otherwise every session's effects are EFFECTS_UNKNOWN with that reason, said once here.
+   */
+  private checkEffectsView(): void {
+    const view = this.config.effects;
+    if (view === undefined || view === null) return;
+    const name = escapeTerminalText(view.tool);
+    if (!this.tools.some((t) => t.name === view.tool))
+      this.effectsRefusal = `the effects tool ${name} is not listed by the upstream`;
+    else if (this.classifier?.classOf(view.tool) === 'write')
+      this.effectsRefusal = `the effects tool ${name} is classified as a write; the harness calls only reads of its own (--read-tools ${name} if it only reads)`;
+    const key = view.keyFields.map(escapeTerminalText).join(',');
+    this.deps.notice(
+      this.effectsRefusal === null
+        ? `effects view: ${name}, effect key ${key}${view.expectations.length > 0 ? `, ${view.expectations.length} expected` : ''}`
+        : `warning: ${this.effectsRefusal}: the effects will be EFFECTS_UNKNOWN`,
+    );
+  }
+
+  /** R-15: a session's effects, its snapshot before started now; a session beside another overlaps it. */
+  private openEffectsRun(): EffectsRun | undefined {
+    const view = this.config.effects;
+    if (view === undefined || view === null) return undefined;
+    const run = new EffectsRun(
+      this.deps.effectsUpstream ?? this.deps.upstream,
+      view,
+      this.effectsRefusal,
+      Math.min(EFFECTS_TIMEOUT_MS, this.config.callTimeoutMs),
+    );
+    if (this.openEffects.size > 0) {
+      for (const other of this.openEffects) other.overlapped();
+      run.overlapped();
+    }
+    this.openEffects.add(run);
+    void run.done.then(() => this.openEffects.delete(run));
+    return run;
+  }
+
   /** The class of an upstream tool (`read`, `write`, …) once the upstream is classified; undefined before. */
   toolClassOf(name: string): string | undefined {
     return this.classifier?.classOf(name);
@@ -329,6 +389,14 @@ export class ProxyService {
     const tail = exit.detail.trimEnd();
     if (tail !== '') for (const line of tail.split('\n')) this.deps.notice(`  upstream stderr: ${line}`);
   }
+}
+
+/** `effects: DUPLICATE_EFFECT: <reason>` and, where the verdicts disagree, why. */
+function effectsLines(effects: NonNullable<EndedSession['effects']>, who: string): string[] {
+  return [
+    `${who}effects: ${effects.verdict}: ${effects.reason}`,
+    ...(effects.explanation === null ? [] : [`${who}effects vs executions: ${effects.explanation}`]),
+  ];
 }
 
 function describeClose(reason: AgentCloseReason): string {
