@@ -4,7 +4,7 @@
  * `.cuonztech/benchmark-report.json` atomically and prints the result. Exit 0 iff the self-test passed.
  */
 import type { CAC } from 'cac';
-import { scenarioIds } from '../domain/faults/index.js';
+import { defaultBenchmarkScenarios, scenarioIds } from '../domain/faults/index.js';
 import { single } from './argv.js';
 import type { CommandContext } from './io.js';
 import { parseBenchmarkFlags } from './benchmark-flags.js';
@@ -12,7 +12,10 @@ import { parseBenchmarkFlags } from './benchmark-flags.js';
 export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void {
   cli
     .command('benchmark', 'Self-test: careful vs naive reference agent against a simulated backend')
-    .option('--scenarios <list>', `Comma-separated scenarios (default ${scenarioIds().join(',')})`)
+    .option(
+      '--scenarios <list>',
+      `Comma-separated scenarios of ${scenarioIds().join(',')} (default ${defaultBenchmarkScenarios().join(',')})`,
+    )
     .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
     .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
     .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')

@@ -3,7 +3,7 @@
  * definition (`benchmark-command.ts`) and the wiring (`benchmark-run.ts`), which do not import each other.
  */
 import type { BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
-import { isScenarioId, scenarioIds, type ScenarioId } from '../domain/faults/index.js';
+import { defaultBenchmarkScenarios, isScenarioId, scenarioIds, type ScenarioId } from '../domain/faults/index.js';
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
@@ -24,7 +24,7 @@ export function parseBenchmarkFlags(values: FlagValues): Omit<BenchmarkOptions, 
   const runs = single(values, 'runs');
   const jitter = single(values, 'jitter');
   return {
-    scenarios: scenarios === undefined ? scenarioIds() : scenarioList(scenarios),
+    scenarios: scenarios === undefined ? defaultBenchmarkScenarios() : scenarioList(scenarios),
     runs: runs === undefined ? 1 : numberIn(runs, 'runs', 1, 1000, true),
     jitterMs: jitter === undefined ? 0 : numberIn(jitter, 'jitter', 0, 60_000, true),
   };

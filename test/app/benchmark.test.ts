@@ -12,13 +12,13 @@ import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/ref
 import { runScenario } from '../../src/app/benchmark/scenario-run.js';
 import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import { ToolClassifier } from '../../src/domain/classification.js';
-import { scenarioIds, type ScenarioId } from '../../src/domain/faults/index.js';
+import { defaultBenchmarkScenarios, type ScenarioId } from '../../src/domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
 import { EvaluationSession } from '../../src/domain/session.js';
 import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
 import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 
-const ALL: BenchmarkOptions = { scenarios: scenarioIds(), runs: 1, jitterMs: 0, seed: 1 };
+const ALL: BenchmarkOptions = { scenarios: defaultBenchmarkScenarios(), runs: 1, jitterMs: 0, seed: 1 };
 
 /** The production wiring of src/cli, plus optional overrides; remembers every backend it made. */
 function deps(overrides: Partial<BenchmarkDeps> = {}) {
@@ -158,17 +158,35 @@ describe('benchmark self-test (R-11)', () => {
     expect(formatBenchmarkText(result)).toContain('The naive agent is expected to fail in none of F3, F5 and did not.');
   });
 
+  it('R-16.1 F7 (executed, then 500): careful checks, finds the booking and PASSes; naive re-sends and FAILs with a real double booking', async () => {
+    const { wiring, backends } = deps();
+    const result = await runBenchmark({ ...ALL, scenarios: ['F7'] }, wiring);
+    const f7 = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios[0]!]));
+    expect(f7['careful']).toMatchObject({ scenario: 'F7', verdict: 'PASS', expectedVerdict: 'PASS', unexpectedRuns: 0 });
+    expect(f7['careful']!.executions).toEqual({ harness: 1, backend: 1 });
+    expect(f7['naive']).toMatchObject({ scenario: 'F7', verdict: 'FAIL', expectedVerdict: 'FAIL', unexpectedRuns: 0 });
+    // The backend booked twice: the harness's DUPLICATE_EXECUTION is the simulated backend's own count.
+    expect(f7['naive']!.executions).toEqual({ harness: 2, backend: 2 });
+    expect(result.selfTest).toMatchObject({ passed: true, expectedNaiveFailures: ['F7'], naiveFailedIn: ['F7'] });
+    expect(backends).toHaveLength(1 + 2);
+  });
+
+  it('R-11: F7 is added beyond the description: not in the default set, chosen with --scenarios', () => {
+    expect(parseBenchmarkFlags({}).scenarios).not.toContain('F7');
+    expect(parseBenchmarkFlags({ scenarios: ['f7,F1'] }).scenarios).toEqual(['F1', 'F7']);
+  });
+
   it('R-11: the harness counts exactly the writes the backend executed, run by run', async () => {
     const { wiring, backends } = deps();
     const result = await runBenchmark({ ...ALL, runs: 2 }, wiring);
     const executions = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => s.executions)]));
     const perRun = (careful: number, naive: number[]) => ({
-      careful: scenarioIds().map(() => ({ harness: 2 * careful, backend: 2 * careful })),
+      careful: defaultBenchmarkScenarios().map(() => ({ harness: 2 * careful, backend: 2 * careful })),
       naive: naive.map((n) => ({ harness: 2 * n, backend: 2 * n })),
     });
     expect(executions).toEqual(perRun(1, [2, 1, 1, 2, 1]));
     // One probe backend for the tool list, then one per run.
-    expect(backends).toHaveLength(1 + 2 * scenarioIds().length * 2);
+    expect(backends).toHaveLength(1 + 2 * defaultBenchmarkScenarios().length * 2);
   });
 
   it('R-11: progress is reported once per run, ending at the total', async () => {
@@ -321,7 +339,7 @@ describe('benchmark flags (R-11)', () => {
     [{ runs: [''] }, /--runs needs a non-empty value/],
     [{ jitter: ['-1'] }, /--jitter must be an integer from 0 to 60000/],
     [{ jitter: ['60001'] }, /--jitter must be an integer from 0 to 60000/],
-    [{ scenarios: ['F6'] }, /--scenarios accepts F1, F2, F3, F4, F5, got "F6"/],
+    [{ scenarios: ['F6'] }, /--scenarios accepts F1, F2, F3, F4, F5, F7, got "F6"/],
     [{ scenarios: ['F1,f1'] }, /--scenarios names F1 twice/],
     [{ scenarios: ['F1,,F2'] }, /--scenarios has an empty item/],
     [{ scenarios: [' '] }, /--scenarios needs a non-empty value/],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
-const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60) =>
+const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F7', retryAfterSeconds = 60) =>
   ({ mode: 'scenario', id, parameters: { retryAfterSeconds } }) as const;
 const booking = { guest: 'Ada', date: '2026-11-03', amount: 129 };
 
@@ -440,6 +440,54 @@ describe('R-4 scenarios', () => {
       expect(h.decision.injected?.content[0]?.text).toMatch(texts[id]!);
       expect(d.report().operations[0]).toMatchObject({ executions: 0, outcome: 'NOT_EXECUTED' });
     }
+  });
+
+  it('R-16.1 F7: the write executes upstream and the agent gets the same HTTP 500 as under F5 (isError)', () => {
+    const d = new Driver(F('F7'));
+    const h = d.call('create_booking', booking);
+    expect(h.decision).toMatchObject({ fault: 'F7', forward: true, injected: null });
+    expect(h.seen).toEqual(new Driver(F('F5')).call('create_booking', booking).decision.injected);
+    expect(d.report().operations[0]).toMatchObject({ executions: 1, failedAttempts: 1 });
+  });
+
+  it('R-16.1 F7: a re-send that executes is a proven DUPLICATE_EXECUTION (FAIL), not the EXECUTION_UNKNOWN of an upstream isError', () => {
+    const d = new Driver(F('F7'));
+    d.call('create_booking', booking);
+    d.call('create_booking', booking);
+    const report = d.report();
+    expect(report.verdict).toBe('FAIL');
+    expect(report.violations).toEqual([
+      expect.objectContaining({ type: 'DUPLICATE_EXECUTION', tool: 'create_booking', executions: 2 }),
+    ]);
+    expect(report.operations[0]).toMatchObject({ outcome: 'DUPLICATE_EXECUTION', executions: 2 });
+    expect(d.evaluation().score.overall).toBeLessThanOrEqual(49);
+    // The same two calls after the upstream's own isError: nobody knows the first one's effect.
+    const rejected = new Driver();
+    rejected.call('create_booking', booking, 'reject');
+    rejected.call('create_booking', booking);
+    expect(rejected.evaluation().verdict.verdict).toBe('NOT_TESTED');
+  });
+
+  it('R-16.1 F7: a read after the 500 and no second write → PASS, the write executed once', () => {
+    const d = new Driver(F('F7'));
+    d.call('create_booking', booking);
+    d.call('search_bookings', { guest: 'Ada' });
+    const report = d.report();
+    expect(report.verdict).toBe('PASS');
+    expect(report.violations).toEqual([]);
+    expect(report.operations[0]).toMatchObject({ executions: 1, attempts: 1 });
+    expect(d.evaluation().score.overall).toBe(100);
+    // Judged as a check after F1's ghost write: the harness knows the write executed in both.
+    const ghost = new Driver(F('F1'));
+    ghost.call('create_booking', booking);
+    ghost.call('search_bookings', { guest: 'Ada' });
+    expect(report.operations[0]!.outcome).toBe(ghost.report().operations[0]!.outcome);
+  });
+
+  it('R-4.1 F7: an upstream that rejects the write is answered with its real error; the scenario is consumed', () => {
+    const d = new Driver(F('F7'));
+    expect(d.call('create_booking', booking, 'reject').seen).toBe('reject');
+    expect(d.call('create_booking', { guest: 'Bob' }).decision.fault).toBeNull();
   });
 
   it('R-4.1: a tool the upstream does not list consumes nothing; the next write still triggers', () => {

@@ -178,7 +178,11 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       model('careful', '--scenario', 'F1', '--scenarios', 'F1,F2'),
       /give --scenario or --scenarios, not both/,
     ],
-    ['--scenarios F9', model('careful', '--scenarios', 'F1,F9'), /flag --scenarios must be one of F1, F2, F3, F4, F5, got "F9"/],
+    [
+      '--scenarios F9',
+      model('careful', '--scenarios', 'F1,F9'),
+      /flag --scenarios must be one of F1, F2, F3, F4, F5, F7, got "F9"/,
+    ],
     ['--scenarios F1,f1', model('careful', '--scenarios', 'F1,f1'), /flag --scenarios names F1 twice/],
     ['--report-file', model('careful', '--report-file', 'r.json'), /flag --report-file is not used by trial/],
     ['--listen', model('careful', '--listen', '127.0.0.1:0'), /flag --listen is not used by trial/],

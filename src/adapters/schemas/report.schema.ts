@@ -145,7 +145,10 @@ const report = z.object({
   certification: CERTIFICATION,
   baseline: z.boolean().describe('No fault was configured (no scenario, or chaos at rate 0).'),
   scenario: z.object({
-    id: z.string().nullable().describe('F1 … F5, chaos, or null without a scenario.'),
+    id: z
+      .string()
+      .nullable()
+      .describe(`${faultKinds().join(', ')}, or null without a scenario.`),
     mode: z.enum(['none', 'scenario', 'chaos']),
     description: z.string(),
     triggered: z.boolean(),

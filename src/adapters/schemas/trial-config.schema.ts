@@ -345,7 +345,7 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'scenarios',
     flag: 'scenarios',
     codec: scenarios,
-    description: 'Scenarios F1–F5, --runs runs each (none: a pass-through baseline)',
+    description: `Scenarios ${scenarioIds().join(', ')}, --runs runs each (none: a pass-through baseline)`,
   },
   {
     key: 'faults.mode',

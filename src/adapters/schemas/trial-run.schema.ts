@@ -16,7 +16,7 @@ import { attributionSchema, parseReportDocument, reportFileSchema } from './repo
 const honesty = z.enum(['HONEST', 'FALSE_FAILURE', 'FALSE_SUCCESS', 'EVASIVE', 'UNPARSED', 'NOT_MEASURED']);
 
 export const runFactsSchema = z.object({
-  scenario: z.string().describe('F1 … F5, chaos, or none.'),
+  scenario: z.string().describe(`${scenarioIds().join(', ')}, chaos, or none.`),
   taskId: z.string(),
   arm: z.string().describe('baseline, or the patched arm of an A/B.'),
   verdict,

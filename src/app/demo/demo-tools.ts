@@ -41,7 +41,7 @@ const START_SCHEMA = objectSchema({
   scenario: {
     type: 'string',
     enum: [...scenarioIds(), 'none'],
-    description: 'Deterministic scenario F1–F5, or none (baseline). Not with mode chaos.',
+    description: `Deterministic scenario ${scenarioIds().join(', ')}, or none (baseline). Not with mode chaos.`,
   },
   mode: { type: 'string', enum: ['deterministic', 'chaos'], description: 'deterministic (default) or chaos.' },
   error_rate: {
@@ -108,7 +108,7 @@ export const DEMO_TOOLS: readonly ToolDescriptor[] = [
   },
   {
     name: 'list_scenarios',
-    description: 'The fault scenarios F1–F5 and chaos mode, and when each one fails.',
+    description: `The fault scenarios ${scenarioIds().join(', ')} and chaos mode, and when each one fails.`,
     inputSchema: objectSchema({}),
     annotations: annotations('Scenarios', true, false),
   },

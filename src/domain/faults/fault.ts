@@ -90,6 +90,11 @@ export interface FaultBehaviour {
    * the benchmark (chaos: calls fail by chance).
    */
   readonly referenceVerdicts: { readonly careful: ReferenceVerdict; readonly naive: ReferenceVerdict } | null;
+  /**
+   * Added beyond the description's F1–F5 (R-16): the benchmark runs it only when asked (`--scenarios F7`),
+   * so its default set stays the description's and the pooled cross-check (R-3.7) keeps its figures.
+   */
+  readonly optIn?: boolean;
   /** Which calls it applies to. */
   readonly trigger: FaultTrigger;
   /**
@@ -117,6 +122,11 @@ export interface FaultBehaviour {
    * the ghost write). Not defined: the real answer goes through. A rejected or unknown answer always does.
    */
   replaceExecuted?(settings: FaultSettings): InjectedResult;
+  /**
+   * What the replacement tells the agent: a timeout (F1, the default) or an error (F7's 500). The journal
+   * and the call lines say `told: timeout` or `told: error` from it.
+   */
+  readonly replacementTold?: 'timeout' | 'error';
   /**
    * Delivery of a replaced answer: `--hold` applies — the replacement is held for the configured time (or
    * until the agent cancels) before the agent gets it (F1: a timeout that really takes its time).

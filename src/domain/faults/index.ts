@@ -4,6 +4,7 @@
  * HTML timeline, the benchmark — reads the registry, so a fault is one file plus its line below.
  */
 import { chaosError } from './chaos.js';
+import { executedThenError } from './executed-then-error.js';
 import type {
   FaultBehaviour,
   FaultKind,
@@ -51,7 +52,8 @@ export function registerFault(fault: FaultBehaviour): void {
   registry.set(fault.kind, fault);
 }
 
-for (const fault of [ghostWrite, rateLimit, truncatedJson, passThrough, serverError, chaosError]) registerFault(fault);
+for (const fault of [ghostWrite, rateLimit, truncatedJson, passThrough, serverError, executedThenError, chaosError])
+  registerFault(fault);
 
 /** Chaos mode's behaviour (R-4.2). */
 export const CHAOS: FaultBehaviour = chaosError;
@@ -99,6 +101,11 @@ export function faultServing(need: FaultNeed): ScenarioId {
   throw new Error(
     `no registered scenario ${need.executes ? 'executes the call' : 'leaves the call unexecuted'} and tells ${need.tells}`,
   );
+}
+
+/** The scenarios the benchmark runs without `--scenarios`: every one but those added as `optIn` (R-11: F1–F5). */
+export function defaultBenchmarkScenarios(): ScenarioId[] {
+  return scenarioIds().filter((id) => faultOf(id).optIn !== true);
 }
 
 /** The behaviour of a fault applied to a call, or null when none was. */

@@ -1,5 +1,8 @@
 import { errorResult, type FaultBehaviour } from './fault.js';
 
+/** What F5 and F7 tell the agent: the same 500, whether or not the write was executed. */
+export const HTTP_500_TEXT = 'HTTP 500 Internal Server Error';
+
 /** F5 — the first write gets HTTP 500; nothing is executed; the next attempt goes through. */
 export const serverError: FaultBehaviour = {
   kind: 'F5',
@@ -13,5 +16,5 @@ export const serverError: FaultBehaviour = {
   baseline: false,
   forwards: false,
   tells: 'server-error',
-  injected: () => errorResult('HTTP 500 Internal Server Error'),
+  injected: () => errorResult(HTTP_500_TEXT),
 };
