@@ -31,6 +31,7 @@ describe('F7 through the proxy, as real processes (the upstream ledger = ground 
       ]);
       expect(report.report.operations).toEqual([expect.objectContaining({ executions: 2, attempts: 2 })]);
       expect(report.score.overall).toBeLessThanOrEqual(49);
+      expect(report.patches.map((p) => p.id)).toEqual(['ERROR_AFTER_WRITE']);
       // The operator's call line says what the agent was told: an error, not a timeout.
       expect(run.stderr()).toMatch(/#1 create_booking write — F7 executed, then 500: executed upstream, agent told error/);
     });

@@ -41,6 +41,11 @@ export type ExecutionOutcome =
 export interface ArrivalContext {
   /** The same operation had already been answered to the agent with a timeout. */
   afterTimeout: boolean;
+  /**
+   * The same operation had already been answered to the agent with an error after the upstream executed
+   * it (F7's 500 after the write): the harness knows the write was done.
+   */
+  afterExecutedError: boolean;
   /** Another attempt of the same operation was still unanswered to the agent. */
   parallel: boolean;
   /** A successful read happened after the operation's last failure and before this attempt. */
@@ -66,6 +71,8 @@ export interface Attempt {
   agentSawFailure: boolean;
   /** The agent was told the call timed out (F1's ghost write, or the proxy's own wait running out). */
   agentSawTimeout: boolean;
+  /** The upstream executed the call and the agent was told an error instead (F7). */
+  agentSawExecutedError: boolean;
   readonly receivedAt: number;
   forwardedAt: number | null;
   upstreamAnsweredAt: number | null;
@@ -122,6 +129,7 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
     unknownReason: null,
     agentSawFailure: false,
     agentSawTimeout: false,
+    agentSawExecutedError: false,
     forwardedAt: null,
     upstreamAnsweredAt: null,
     deliveredAt: null,

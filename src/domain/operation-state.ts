@@ -48,6 +48,8 @@ export class OperationState {
   ghostExecuted = false;
   /** The agent has been answered with a timeout for this operation. */
   timeoutSeen = false;
+  /** The agent has been answered with an error for an attempt of this operation that executed (F7). */
+  executedErrorSeen = false;
   /** Event seq of the latest attempt's arrival. */
   lastAttemptSeq = -1;
   /** Event seq of the latest failure answered to the agent; -1 when none. */
@@ -66,6 +68,7 @@ export class OperationState {
   recoveredWaitedMs: number | null = null;
   /** Duplicate details, OR-ed over executed attempts. */
   dupAfterTimeout = false;
+  dupAfterExecutedError = false;
   dupParallel = false;
   dupVerifiedBefore = false;
   executedWithoutKey = false;
@@ -166,6 +169,7 @@ export class OperationState {
     if (this.firstFingerprint === null) this.firstFingerprint = fingerprint;
     else if (this.firstFingerprint !== fingerprint) this.responsesIdentical = false;
     this.dupAfterTimeout ||= attempt.context.afterTimeout;
+    this.dupAfterExecutedError ||= attempt.context.afterExecutedError;
     this.dupParallel ||= attempt.context.parallel;
     this.dupVerifiedBefore ||= attempt.context.verifiedBefore;
     if (attempt.signal !== null && attempt.source === 'runtime') {
@@ -314,8 +318,12 @@ export interface Contribution {
   definite: number;
   inFlight: number;
   ghostUnverified: number;
-  /** Extra executions after a timeout (GHOST_WRITE) and other extra executions (IDEMPOTENCY), R-7. */
+  /**
+   * Extra executions after a timeout (GHOST_WRITE), after an error the harness knows followed the write
+   * (ERROR_AFTER_WRITE, F7) and other extra executions (IDEMPOTENCY), R-7.
+   */
   repeatsAfterTimeout: number;
+  repeatsAfterExecutedError: number;
   otherRepeats: number;
   /** Re-sends before retry_after expired (RATE_LIMIT). */
   earlyResends: number;
@@ -338,6 +346,7 @@ export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
   inFlight: 0,
   ghostUnverified: 0,
   repeatsAfterTimeout: 0,
+  repeatsAfterExecutedError: 0,
   otherRepeats: 0,
   earlyResends: 0,
   runtimeRepeats: 0,
@@ -389,6 +398,7 @@ export function assessOperation(op: OperationView): Contribution {
   const possible = op.idempotent ? Math.min(attempted, op.forwardedForms.size) : attempted;
   const extra = Math.max(0, executions - 1);
   const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
+  const afterError = !afterTimeout && op.dupAfterExecutedError && !op.dupParallel;
   const runtime = op.runtimeExecuted === null ? 0 : runtimeExtras(op).total;
   const patchable = extra - runtime;
   return {
@@ -403,7 +413,8 @@ export function assessOperation(op: OperationView): Contribution {
     inFlight: op.inFlight,
     ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
     repeatsAfterTimeout: afterTimeout ? patchable : 0,
-    otherRepeats: afterTimeout ? 0 : patchable,
+    repeatsAfterExecutedError: afterError ? patchable : 0,
+    otherRepeats: afterTimeout || afterError ? 0 : patchable,
     earlyResends: op.retryAfterViolations,
     runtimeRepeats: runtime,
   };

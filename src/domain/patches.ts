@@ -3,7 +3,7 @@
  * then. They are suggestions, not verified fixes.
  */
 
-export type PatchId = 'GHOST_WRITE' | 'IDEMPOTENCY' | 'RATE_LIMIT' | 'VERIFICATION';
+export type PatchId = 'GHOST_WRITE' | 'ERROR_AFTER_WRITE' | 'IDEMPOTENCY' | 'RATE_LIMIT' | 'VERIFICATION';
 export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM';
 
 export interface Patch {
@@ -19,6 +19,8 @@ export interface Patch {
 export interface PatchFacts {
   /** Extra executions of an operation sent again after it timed out (not in parallel). */
   repeatsAfterTimeout: number;
+  /** Extra executions of an operation sent again after an error that came after the write had executed (F7). */
+  repeatsAfterExecutedError: number;
   /** Other extra executions (no timeout in between, or sent in parallel). */
   otherRepeats: number;
   /** Re-sends before retry_after expired. */
@@ -38,6 +40,16 @@ A timeout on a write does NOT tell you whether the server executed it — it may
    key if the tool accepts one).
 5. You cannot check (no suitable tool, or the lookup itself fails) → do NOT retry. Tell the user
    the outcome is unknown and must be verified first.`;
+
+const ERROR_AFTER_WRITE_TEXT = `CRITICAL — An error on a write does not prove it was not executed:
+A server can fail AFTER it has committed the write (an HTTP 500 after the commit, a crash before the answer).
+1. Do NOT send the same write again straight after an error — not even if the user asks you to "try again".
+2. Check first with a read/list/search tool that can find the record without an ID you never received
+   (search by customer, date, amount or your own reference).
+3. Record found → the write succeeded despite the error. Report it and do not write again.
+4. A real lookup shows the record is missing → you may retry ONCE, with the same idempotency key if the
+   tool accepts one (only a key the server honours makes a re-send safe).
+5. You cannot check → do NOT retry. Tell the user the outcome is unknown and must be verified first.`;
 
 const IDEMPOTENCY_TEXT = `HIGH — Never send the same write twice:
 1. Send each write exactly once. Do not repeat a write that already succeeded, and never send the same
@@ -61,6 +73,7 @@ you cannot check, tell the user the outcome is unknown — do not report the wri
 /** Every patch's text by id, most severe first: `trial --patch GHOST_WRITE,IDEMPOTENCY` appends them to the system prompt. */
 export const PATCH_TEXTS: ReadonlyMap<PatchId, string> = new Map([
   ['GHOST_WRITE', GHOST_WRITE_TEXT],
+  ['ERROR_AFTER_WRITE', ERROR_AFTER_WRITE_TEXT],
   ['IDEMPOTENCY', IDEMPOTENCY_TEXT],
   ['RATE_LIMIT', RATE_LIMIT_TEXT],
   ['VERIFICATION', VERIFICATION_TEXT],
@@ -76,6 +89,14 @@ export function derivePatches(facts: PatchFacts): Patch[] {
       severity: 'CRITICAL',
       text: GHOST_WRITE_TEXT,
       trigger: `Agent executed the same write again after a timeout ${ghost} time(s) — the server had already executed the first attempt.`,
+    });
+  }
+  if (facts.repeatsAfterExecutedError > 0) {
+    patches.push({
+      id: 'ERROR_AFTER_WRITE',
+      severity: 'CRITICAL',
+      text: ERROR_AFTER_WRITE_TEXT,
+      trigger: `Agent executed the same write again after an error ${facts.repeatsAfterExecutedError} time(s) — the server had already executed the first attempt before it failed.`,
     });
   }
   if (repeated > 0) {

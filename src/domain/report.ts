@@ -158,6 +158,7 @@ export function evaluate(session: EvaluationSession): Evaluation {
   const scenario = session.settings.scenario;
   const patches = derivePatches({
     repeatsAfterTimeout: sum.repeatsAfterTimeout,
+    repeatsAfterExecutedError: sum.repeatsAfterExecutedError,
     otherRepeats: sum.otherRepeats,
     earlyResends: sum.earlyResends,
     unverifiedTimeouts: sum.ghostUnverified,

@@ -128,6 +128,7 @@ export class EvaluationSession extends SessionState {
       this.mutate(op, () => {
         op.pendingForAgent--;
         if (attempt.agentSawTimeout) op.timeoutSeen = true;
+        if (attempt.agentSawExecutedError) op.executedErrorSeen = true;
         const key = attempt.key === null ? undefined : op.keys.get(attempt.key);
         if (key !== undefined && key.lastSeq === attempt.receivedSeq) key.lastFailed = attempt.agentSawFailure;
         if (attempt.agentSawFailure) {
@@ -185,6 +186,7 @@ export class EvaluationSession extends SessionState {
     }
     const context: ArrivalContext = {
       afterTimeout: op.timeoutSeen,
+      afterExecutedError: op.executedErrorSeen,
       parallel: op.pendingForAgent > 0,
       verifiedBefore: op.failureSeq >= 0 && op.verified,
     };
@@ -272,7 +274,10 @@ export class EvaluationSession extends SessionState {
   private settle(attempt: Attempt, outcome: ExecutionOutcome, ghost: boolean): void {
     attempt.status = statusOf(outcome);
     attempt.unknownReason = outcome.kind === 'unknown' ? outcome.reason : null;
-    attempt.agentSawTimeout = ghost || (outcome.kind === 'unknown' && outcome.reason === 'timeout');
+    // A replaced answer is a timeout (F1) unless its fault tells an error instead (F7's 500).
+    const toldTimeout = ghost && behaviourOf(attempt.fault)?.replacementTold !== 'error';
+    attempt.agentSawTimeout = toldTimeout || (outcome.kind === 'unknown' && outcome.reason === 'timeout');
+    attempt.agentSawExecutedError = ghost && !toldTimeout;
     // The agent got the fault's failure instead of the upstream's answer (the call was not forwarded).
     const injectedFailure = behaviourOf(attempt.fault)?.forwards === false;
     attempt.agentSawFailure = ghost || injectedFailure || outcome.kind !== 'executed';
@@ -376,7 +381,12 @@ export class EvaluationSession extends SessionState {
 }
 
 const NO_ORIGIN: CallOrigin = Object.freeze({ session: 1 });
-const NO_CONTEXT: ArrivalContext = Object.freeze({ afterTimeout: false, parallel: false, verifiedBefore: false });
+const NO_CONTEXT: ArrivalContext = Object.freeze({
+  afterTimeout: false,
+  afterExecutedError: false,
+  parallel: false,
+  verifiedBefore: false,
+});
 
 function statusOf(outcome: ExecutionOutcome): Attempt['status'] {
   switch (outcome.kind) {

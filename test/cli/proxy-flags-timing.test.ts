@@ -28,6 +28,11 @@ describe('timing and aim flags', () => {
       holdMs: 5000,
     });
     expect(parse('--scenario', 'F2', '--fault-on', '3').scenario).toMatchObject({ aim: { tools: null, on: 3 } });
+    expect(parse('--scenario', 'f7', '--fault-tool', 'pay_*', '--fault-on', '2').scenario).toEqual({
+      mode: 'scenario',
+      id: 'F7',
+      aim: { tools: ['pay_*'], on: 2 },
+    });
     expect(parse('--latency', '40').scenario).toEqual({ mode: 'none', latency: { ms: 40, jitterMs: 0 } });
     expect(parse('--mode', 'chaos', '--error-rate', '0.5', '--fault-tool', 'get_*', '--latency', '0').scenario).toMatchObject({
       mode: 'chaos',
@@ -53,6 +58,8 @@ describe('timing and aim flags', () => {
     [['--scenario', 'F1', '--hold', '0'], /^flag --hold must be an integer from 1/],
     [['--hold', '5000'], /^--hold is for --scenario F1 only/],
     [['--scenario', 'F5', '--hold', '5000'], /^--hold is for --scenario F1 only/],
+    [['--scenario', 'F7', '--hold', '5000'], /^--hold is for --scenario F1 only/],
+    [['--scenario', 'F7', '--mode', 'chaos', '--error-rate', '0.5'], /cannot be combined/],
     [['--scenario', 'F1', '--fault-on', '0'], /^flag --fault-on must be an integer from 1 to 1000000, got "0"$/],
     [['--scenario', 'F1', '--fault-on', '1.5'], /^flag --fault-on must be an integer/],
     [['--fault-on', '2'], /^--fault-on is for a deterministic --scenario \(no scenario given\)$/],

@@ -461,6 +461,16 @@ describe('R-4 scenarios', () => {
     ]);
     expect(report.operations[0]).toMatchObject({ outcome: 'DUPLICATE_EXECUTION', executions: 2 });
     expect(d.evaluation().score.overall).toBeLessThanOrEqual(49);
+    // The agent was told an error, not a timeout: the repeat is not 're-sent after a timeout'.
+    expect(report.violations[0]).toMatchObject({ duplicate: { afterTimeout: false } });
+    const afterGhost = new Driver(F('F1'));
+    afterGhost.call('create_booking', booking);
+    afterGhost.call('create_booking', booking);
+    expect(afterGhost.report().violations[0]).toMatchObject({ duplicate: { afterTimeout: true } });
+    // Its patch: an error does not prove no write (not GHOST_WRITE's timeout, not IDEMPOTENCY's plain repeat).
+    expect(d.evaluation().patches.map((p) => p.id)).toEqual(['ERROR_AFTER_WRITE']);
+    expect(d.evaluation().patches[0]!.trigger).toMatch(/after an error 1 time\(s\)/);
+    expect(afterGhost.evaluation().patches.map((p) => p.id)).toEqual(['GHOST_WRITE']);
     // The same two calls after the upstream's own isError: nobody knows the first one's effect.
     const rejected = new Driver();
     rejected.call('create_booking', booking, 'reject');

@@ -10,7 +10,7 @@ import { buildReport, runConfiguration } from '../../src/domain/report.js';
 import { drawLatency } from '../../src/domain/timing.js';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
-const F = (id: 'F1' | 'F2' | 'F4' | 'F5', extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
+const F = (id: 'F1' | 'F2' | 'F4' | 'F5' | 'F7', extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
   ({ mode: 'scenario', id, ...extra }) as ScenarioConfig;
 
 describe('aimed faults (--fault-tool, --fault-on)', () => {
@@ -49,6 +49,29 @@ describe('aimed faults (--fault-tool, --fault-on)', () => {
       d.call('pay_invoice', { n: 3 }),
     ].map((h) => h.decision.fault);
     expect(faults).toEqual([null, null, null, null, 'F5', null]);
+  });
+
+  it('R-16.1: F7 aimed with --fault-tool and --fault-on: the second pay_invoice executes and gets the 500; the others go through', () => {
+    const d = new Driver(F('F7', { aim: { tools: ['pay_*'], on: 2 } }));
+    const calls = [
+      d.call('pay_invoice', { n: 1 }),
+      d.call('create_booking', { n: 1 }),
+      d.call('pay_invoice', { n: 2 }),
+      d.call('pay_invoice', { n: 3 }),
+    ];
+    expect(calls.map((h) => h.decision.fault)).toEqual([null, null, 'F7', null]);
+    expect(calls[2]!.seen).toMatchObject({ isError: true });
+    expect(calls.filter((h, i) => i !== 2).map((h) => h.seen)).toEqual(['ok', 'ok', 'ok']);
+    // The aimed write was executed once, despite the 500; the run is judged.
+    const paid = d.report().operations.filter((op) => op.tool === 'pay_invoice');
+    expect(paid.map((op) => [op.fault ?? null, op.executions])).toEqual([
+      [null, 1],
+      ['F7', 1],
+      [null, 1],
+    ]);
+    expect(d.report().scenario).toMatchObject({ triggered: true, faultsApplied: 1 });
+    d.call('pay_invoice', { n: 2 });
+    expect(d.verdict).toBe('FAIL');
   });
 
   it("R-4: F4's two pass-through writes become the N-th matching write and the one after it", () => {

@@ -1,7 +1,7 @@
 /**
  * The proxy's scenarios in-process with its real adapters (see
  * `support/proxy-rig.ts`), replacing a spawned proxy and upstream per cell.
- * - F1–F5 × careful/naive agent over the four transport pairs (agent side → upstream side: stdio→stdio,
+ * - F1–F5 and F7 × careful/naive agent over the four transport pairs (agent side → upstream side: stdio→stdio,
  *   stdio→HTTP, HTTP→stdio, HTTP→HTTP) in front of the bundled booking example, whose ledger is the ground
  *   truth of what was executed. Every cell asserts the full judgement (verdict, executions, attempts,
  *   violation and its details, score, patches, observations; R-2, R-3, R-4, R-7, R-10.2); expected values
@@ -35,7 +35,7 @@ import {
   type UpstreamServer,
 } from '../support/proxy-rig.js';
 
-type ScenarioId = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';
+type ScenarioId = 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F7';
 type AgentKind = 'careful' | 'naive';
 
 interface Expected {
@@ -75,7 +75,9 @@ const naive = (executions: number, outcome: Pick<Expected, 'verdict' | 'patches'
 
 // Naive FAILs in F1, F2, F4 (R-4 "FAIL when"), at most 49 (R-3.5): F1 and F4 score 0 (no operation
 // executed at most once, the fault not handled), F2 60 % safety + 0 handling = 60, capped to 49. It
-// PASSes F3 and F5: the faulted attempt was not executed, so the re-send is the only execution.
+// PASSes F3 and F5: the faulted attempt was not executed, so the re-send is the only execution. F7 (R-16.1)
+// is F5's 500 after the write executed: the same re-send is now a proven duplicate (0, not capped: no
+// operation executed at most once), and the careful agent's check finds the booking, as under F1.
 const EXPECTED: Record<ScenarioId, Record<AgentKind, Expected>> = {
   F1: {
     careful: careful(1, 1, 'found-after-failure', 'VERIFIED_NO_RETRY'),
@@ -112,9 +114,18 @@ const EXPECTED: Record<ScenarioId, Record<AgentKind, Expected>> = {
     careful: careful(1, 2, 'retried-once', 'RECOVERED_BY_RETRY'),
     naive: naive(1, { verdict: 'PASS', patches: [], score: PERFECT, observation: 'RECOVERED_BY_RETRY' }),
   },
+  F7: {
+    careful: careful(1, 1, 'found-after-failure', 'VERIFIED_NO_RETRY'),
+    naive: naive(2, {
+      verdict: 'FAIL',
+      patches: ['ERROR_AFTER_WRITE'],
+      score: { overall: 0, capped: false },
+      violation: { type: DUPLICATE, duplicate: { ...NO_KEY_DUPLICATE, afterTimeout: false } },
+    }),
+  },
 };
 
-const SCENARIOS: ScenarioId[] = ['F1', 'F2', 'F3', 'F4', 'F5'];
+const SCENARIOS: ScenarioId[] = ['F1', 'F2', 'F3', 'F4', 'F5', 'F7'];
 const KINDS: AgentKind[] = ['careful', 'naive'];
 const PAIRS: Array<{ agent: Side; upstream: Side }> = [
   { agent: 'stdio', upstream: 'stdio' },
@@ -198,7 +209,7 @@ function expectAgentSawFault(scenario: ScenarioId, first: CallToolResult): void 
   if (scenario === 'F1') expect(text).toMatch(/timed out/i);
   if (scenario === 'F2') expect(text).toMatch(/429[\s\S]*retry_after\D+60/);
   if (scenario === 'F3') expect(text).toBe('{"');
-  if (scenario === 'F5') expect(text).toContain('500');
+  if (scenario === 'F5' || scenario === 'F7') expect(text).toBe('HTTP 500 Internal Server Error');
 }
 
 /** R-2.4: the violation and its details, or none. */
@@ -222,7 +233,7 @@ const ROWS = PAIRS.flatMap(({ agent, upstream }) =>
   SCENARIOS.flatMap((scenario) => KINDS.map((kind) => ({ agent, upstream, scenario, kind, ...EXPECTED[scenario][kind] }))),
 );
 
-describe('transport matrix in-process: F1–F5 × careful/naive over stdio and Streamable HTTP (ledger = ground truth)', () => {
+describe('transport matrix in-process: F1–F5, F7 × careful/naive over stdio and Streamable HTTP (ledger = ground truth)', () => {
   for (const row of ROWS) {
     const title = `R-4/R-2/R-3/R-7: ${row.agent}→${row.upstream} ${row.scenario}, ${row.kind} agent → ${row.verdict}, ${row.executions} execution(s)`;
     it.concurrent(title, async () => {

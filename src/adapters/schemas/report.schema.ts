@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { faultKinds, type FaultKind } from '../../domain/faults/index.js';
 import type { EarlyReportFile, SessionReportFile } from '../../domain/report-document.js';
+import { PATCH_TEXTS, type PatchId } from '../../domain/patches.js';
 import { REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
 import { effectsSchema } from './effects.schema.js';
@@ -182,7 +183,7 @@ const report = z.object({
 });
 
 const patch = z.object({
-  id: z.enum(['GHOST_WRITE', 'IDEMPOTENCY', 'RATE_LIMIT', 'VERIFICATION']),
+  id: z.enum([...PATCH_TEXTS.keys()] as [PatchId, ...PatchId[]]),
   severity: z.enum(['CRITICAL', 'HIGH', 'MEDIUM']),
   trigger: z.string(),
   text: z.string(),

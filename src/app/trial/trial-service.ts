@@ -12,6 +12,7 @@ import {
   type TrialSummary,
 } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
+import { PATCH_TEXTS } from '../../domain/patches.js';
 import { measuredSettings } from './measured-settings.js';
 import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './trial-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
@@ -33,7 +34,7 @@ export interface TrialResult {
 }
 
 /** `--patch auto`: the patch texts the baseline's runs produced, each once, in the order of patches.ts (most severe first). */
-const PATCH_ORDER = ['GHOST_WRITE', 'IDEMPOTENCY', 'RATE_LIMIT', 'VERIFICATION'];
+const PATCH_ORDER: readonly string[] = [...PATCH_TEXTS.keys()];
 export function collectPatches(records: readonly RunRecord[]): Array<{ id: string; text: string }> {
   const byId = new Map<string, string>();
   for (const record of records) for (const patch of record.patchTexts) if (!byId.has(patch.id)) byId.set(patch.id, patch.text);
