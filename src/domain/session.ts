@@ -18,7 +18,7 @@ import {
 import type { CallOrigin, RepeatSource } from './attribution.js';
 import { AttemptHandle, type AttemptEvents, type CallAttempt, type CallDecision } from './call-attempt.js';
 import { ChangeSet } from './change-set.js';
-import { behaviourOf, retryWindowSeconds, type FaultKind, type FaultSettings, type InjectedResult } from './faults/index.js';
+import { behaviourOf, repliesTimeout, retryWindowSeconds, type FaultKind, type FaultSettings, type InjectedResult } from './faults/index.js';
 import { faultSettingsOf } from './faults/fault-plan.js';
 import { canonicalJson } from './json.js';
 import { identifyOperation, previewArgs } from './operation.js';
@@ -275,7 +275,7 @@ export class EvaluationSession extends SessionState {
     attempt.status = statusOf(outcome);
     attempt.unknownReason = outcome.kind === 'unknown' ? outcome.reason : null;
     // A replaced answer is a timeout (F1) unless its fault tells an error instead (F7's 500).
-    const toldTimeout = ghost && behaviourOf(attempt.fault)?.replacementTold !== 'error';
+    const toldTimeout = ghost && repliesTimeout(attempt.fault);
     attempt.agentSawTimeout = toldTimeout || (outcome.kind === 'unknown' && outcome.reason === 'timeout');
     attempt.agentSawExecutedError = ghost && !toldTimeout;
     // The agent got the fault's failure instead of the upstream's answer (the call was not forwarded).

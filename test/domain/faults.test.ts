@@ -74,6 +74,8 @@ describe('R-10.2: a fault is found by what it declares, and its declaration is w
     expect(faultServing({ executes: false, tells: 'server-error' })).toBe('F5');
     expect(faultServing({ executes: false, tells: 'rate-limit' })).toBe('F2');
     expect(faultServing({ executes: false, tells: 'truncated-answer' })).toBe('F3');
+    // R-16.1: F7 executes and tells a 500 (the error after the write).
+    expect(faultServing({ executes: true, tells: 'server-error' })).toBe('F7');
     // Chaos tells a 500 unexecuted too, but it is no scenario: F5 comes from the scenarios only.
     expect(faultOf('chaos').tells).toBe('server-error');
     expect(() => faultServing({ executes: true, tells: 'rate-limit' })).toThrow(

@@ -4,7 +4,7 @@
  * happened" and this file decides what an event holds.
  */
 import type { ExecutionOutcome } from '../../domain/attempt.js';
-import { behaviourOf } from '../../domain/faults/index.js';
+import { repliesTimeout } from '../../domain/faults/index.js';
 import type { CallDecision } from '../../domain/call-attempt.js';
 import type { AgentTold, CallEvent, CallEventSink, CallStep, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -67,7 +67,7 @@ export class CallEvents {
     const event = this.event('delivered', decision, tool);
     event.upstream = upstream;
     // A replaced answer is a timeout unless its fault says it tells an error (F7's 500).
-    const replacedTimeout = replaced && behaviourOf(decision.fault)?.replacementTold !== 'error';
+    const replacedTimeout = replaced && repliesTimeout(decision.fault);
     event.told = cancelled ? 'cancelled' : toldOf(result, replacedTimeout || timedOut);
     event.result = result;
     this.deps.sink.callEvent(event);

@@ -22,6 +22,6 @@ export const executedThenError: FaultBehaviour = {
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: true,
+  tells: 'server-error',
   replaceExecuted: () => errorResult(HTTP_500_TEXT),
-  replacementTold: 'error',
 };

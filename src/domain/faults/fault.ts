@@ -107,7 +107,9 @@ export interface FaultBehaviour {
   /**
    * What the agent hears instead of the answer (`injected` or `replaceExecuted`), in a word; not declared:
    * the real answer, or a fault nothing asks for by what it does. The probes take their faults by it
-   * (`faultServing`: P5 the first that executes and tells a time-out).
+   * (`faultServing`: P5 the first that executes and tells a time-out). A replaced executed answer that
+   * tells anything but a time-out (F7's 500) is no time-out to the session: its repeat is not "re-sent
+   * after a timeout" and the journal says `told: error` (`repliesTimeout`).
    */
   readonly tells?: FaultTells;
   /** Arrival, for a fault that does not forward: the failure the agent gets instead (it was not executed). */
@@ -122,11 +124,6 @@ export interface FaultBehaviour {
    * the ghost write). Not defined: the real answer goes through. A rejected or unknown answer always does.
    */
   replaceExecuted?(settings: FaultSettings): InjectedResult;
-  /**
-   * What the replacement tells the agent: a timeout (F1, the default) or an error (F7's 500). The journal
-   * and the call lines say `told: timeout` or `told: error` from it.
-   */
-  readonly replacementTold?: 'timeout' | 'error';
   /**
    * Delivery of a replaced answer: `--hold` applies — the replacement is held for the configured time (or
    * until the agent cancels) before the agent gets it (F1: a timeout that really takes its time).

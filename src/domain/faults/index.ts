@@ -108,6 +108,14 @@ export function defaultBenchmarkScenarios(): ScenarioId[] {
   return scenarioIds().filter((id) => faultOf(id).optIn !== true);
 }
 
+/**
+ * Whether a fault's replacement of an executed answer tells the agent a time-out (F1's ghost write; also a
+ * replacing fault that declares no `tells`), not an error (F7's 500 after the write).
+ */
+export function repliesTimeout(kind: FaultKind | null): boolean {
+  return (behaviourOf(kind)?.tells ?? 'timeout') === 'timeout';
+}
+
 /** The behaviour of a fault applied to a call, or null when none was. */
 export function behaviourOf(kind: FaultKind | null): FaultBehaviour | null {
   return kind === null ? null : faultOf(kind);
