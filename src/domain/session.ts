@@ -18,7 +18,14 @@ import {
 import type { CallOrigin, RepeatSource } from './attribution.js';
 import { AttemptHandle, type AttemptEvents, type CallAttempt, type CallDecision } from './call-attempt.js';
 import { ChangeSet } from './change-set.js';
-import { behaviourOf, repliesTimeout, retryWindowSeconds, type FaultKind, type FaultSettings, type InjectedResult } from './faults/index.js';
+import {
+  behaviourOf,
+  repliesTimeout,
+  retryWindowSeconds,
+  type FaultKind,
+  type FaultSettings,
+  type InjectedResult,
+} from './faults/index.js';
 import { faultSettingsOf } from './faults/fault-plan.js';
 import { canonicalJson } from './json.js';
 import { identifyOperation, previewArgs } from './operation.js';
