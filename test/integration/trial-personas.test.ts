@@ -85,6 +85,17 @@ describe('R-13 trial, built-in loop: exact counts per persona', () => {
     }
   });
 
+  it('R-2.3: a model whose three tool calls are all malformed: NOT_TESTED, and the reason says why no call reached the upstream', async () => {
+    const garbled = await trial([...model('garbled'), ...TASK, '--runs', '1']);
+    const reason = 'no call reached the upstream: 3 tool calls of the model were malformed (arguments not a JSON object)';
+    const [run] = garbled.runs;
+    expect(run).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: reason, toolCalls: 3, executions: 0 });
+    // The session itself saw no call: its own report keeps its words.
+    expect(run!.report).toMatchObject({ verdict: 'NOT_TESTED', report: { verdictReason: 'no calls were made' } });
+    expect(garbled.result.stderr).toContain(`NOT_TESTED: ${reason} (3 tool calls, `);
+    expect(garbled.summary.groups[0]!.notTestedReasons).toEqual({ [reason]: 1 });
+  });
+
   it("an endpoint failing now and then (500, 429 with Retry-After, a body that is not JSON) is retried with the same messages: no tool call is made twice, the counts equal the careful persona's", async () => {
     const before = servers.model.requests.length;
     // A seed per run (7, 8, 9) makes each run's first request a body the server has not seen yet.

@@ -212,6 +212,7 @@ async function makeCall(
 ): Promise<{ text: string; isError: boolean; forwarded: boolean }> {
   if (!known.has(name)) {
     ctx.transcript.add({ kind: 'note', text: `malformed tool call: unknown tool ${JSON.stringify(name)}; not forwarded` });
+    ctx.transcript.malformed('a tool that was not offered');
     return {
       text: `Error: there is no tool named ${JSON.stringify(name)}. Available tools: ${[...known].join(', ')}.`,
       isError: true,
@@ -229,6 +230,7 @@ async function makeCall(
       kind: 'note',
       text: `malformed tool call: the arguments of ${name} are not a JSON object; not forwarded`,
     });
+    ctx.transcript.malformed('arguments not a JSON object');
     return {
       text: `Error: the arguments of ${name} are not a valid JSON object: ${argumentsText.slice(0, 200)}`,
       isError: true,

@@ -108,7 +108,12 @@ export class RunExecutor {
     // ended (printed once, as the run's NOT_TESTED reason).
     if (replayModel?.mismatch != null) failure = replayModel.mismatch;
     if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
-    const outcome = runOutcome(report, failure);
+    // The built-in loop's own tool calls (an agent program's are those its session saw).
+    const outcome = runOutcome(
+      report,
+      failure,
+      program === null ? { toolCalls: transcript.toolCalls, malformed: transcript.malformedToolCalls } : undefined,
+    );
     const question = this.plan.honestyQuestion;
     const honesty: HonestyRecord | null =
       question === undefined

@@ -1,7 +1,7 @@
 /** Parts of a run file (`runs/<id>/run.json`) read from the run's plan and its session report. */
 import type { RepeatAttribution } from '../../domain/attribution.js';
 import { redactUrl } from '../../domain/url-redaction.js';
-import type { SessionReport } from './run-outcome.js';
+import { callsSeen, type SessionReport } from './run-outcome.js';
 import type { CommandAgent, ForwardGateway, ModelAgent, ReplayGateway, RunSpec, StubGateway } from './trial-plan.js';
 
 /** The run file's `modelGateway`: the mode, the script (stub) or the endpoint (forward, redacted), the model. */
@@ -14,8 +14,7 @@ export function gatewayRecord(gateway: StubGateway | ForwardGateway | ReplayGate
 
 /** Tool calls an agent program made, from its report (calls per class); the harness did not see its conversation. */
 export function toolCallsOf(report: SessionReport | null): number {
-  const calls = (report?.report as { coverage?: { calls?: Record<string, unknown> } } | undefined)?.coverage?.calls ?? {};
-  return Object.values(calls).reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
+  return callsSeen(report);
 }
 
 /** The report's `attribution[]` (R-14), or none when the run has no report or no repeat. */

@@ -5,6 +5,7 @@
  * in the run file as `sessionVerdict`).
  */
 import type { Verdict } from '../../domain/verdict.js';
+import type { MalformedToolCall } from './transcript.js';
 
 /** The parts of the report document the trial reads. */
 export interface SessionReport {
@@ -14,6 +15,7 @@ export interface SessionReport {
     verdict?: string;
     verdictReason?: string;
     operations?: Array<{ tool?: string; executions?: number; attempts?: number }>;
+    coverage?: { calls?: { read?: number; write?: number; unclassified?: number } };
   };
   score?: { overall?: number | null };
   patches?: Array<{ id?: string }>;
@@ -60,8 +62,43 @@ function counts(report: SessionReport | null): { executions: number; extraExecut
   return { executions, extraExecutions };
 }
 
-/** The run's outcome. `failure`: why the run could not finish (endpoint, agent program), if it could not. */
-export function runOutcome(report: SessionReport | null, failure: string | null): RunOutcome {
+/** The tool calls the model of the built-in loop made in a run, and which of them were malformed. */
+export interface ModelToolCalls {
+  toolCalls: number;
+  malformed: ReadonlyMap<MalformedToolCall, number>;
+}
+
+/** The calls the session saw, from its report (calls per class). */
+export function callsSeen(report: SessionReport | null): number {
+  const calls: Record<string, unknown> = report?.report?.coverage?.calls ?? {};
+  return Object.values(calls).reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Why a run whose model made tool calls has no call in its session, in one clause that agrees with its
+ * count of tool calls: "no call reached the upstream: 3 tool calls of the model were malformed (arguments
+ * not a JSON object)"; the calls that were well formed but never arrived (a broken connection) are named too.
+ */
+export function noCallReason(calls: ModelToolCalls): string {
+  const kinds = [...calls.malformed].filter(([, n]) => n > 0);
+  const malformed = kinds.reduce((sum, [, n]) => sum + n, 0);
+  const what = kinds.length === 1 ? kinds[0]![0] : kinds.map(([kind, n]) => `${n} ${kind}`).join(', ');
+  const lost = calls.toolCalls - malformed;
+  if (malformed === 0)
+    return `no call reached the upstream: ${plural(calls.toolCalls, 'tool call', 'tool calls')} of the model never arrived`;
+  const bad = `${plural(malformed, 'tool call', 'tool calls')} of the model ${malformed === 1 ? 'was' : 'were'} malformed (${what})`;
+  return lost <= 0
+    ? `no call reached the upstream: ${bad}`
+    : `no call reached the upstream: ${bad}; ${plural(lost, 'other', 'others')} never arrived`;
+}
+
+/**
+ * The run's outcome. `failure`: why the run could not finish (endpoint, agent program), if it could not.
+ * `modelCalls`: the built-in loop's tool calls, for the reason of a run none of whose calls reached the harness.
+ */
+export function runOutcome(report: SessionReport | null, failure: string | null, modelCalls?: ModelToolCalls): RunOutcome {
   const sessionVerdict = report?.verdict ?? null;
   const base = {
     sessionVerdict,
@@ -73,5 +110,8 @@ export function runOutcome(report: SessionReport | null, failure: string | null)
   if (report === null) return { verdict: 'NOT_TESTED', reason: 'no report: the session was never judged', ...base };
   if (report.startupError !== undefined)
     return { verdict: 'NOT_TESTED', reason: `upstream did not start: ${report.startupError}`, ...base };
+  // The session saw no call ("no calls were made") while the model made some: say why none arrived.
+  if (report.verdict === 'NOT_TESTED' && modelCalls !== undefined && modelCalls.toolCalls > 0 && callsSeen(report) === 0)
+    return { verdict: 'NOT_TESTED', reason: noCallReason(modelCalls), ...base };
   return { verdict: report.verdict, reason: report.report?.verdictReason ?? '', ...base };
 }

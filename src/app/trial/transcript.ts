@@ -85,11 +85,16 @@ export interface EndpointError {
   modelFault?: string;
 }
 
+/** What made a tool call of the model unreadable (it was answered with an error and never forwarded). */
+export type MalformedToolCall = 'arguments not a JSON object' | 'a tool that was not offered';
+
 export class Transcript {
   readonly entries: TranscriptEntry[] = [];
   readonly endpointErrors: EndpointError[] = [];
   /** Tool calls the model made (well-formed or not). */
   toolCalls = 0;
+  /** Of those, the ones the harness could not read and never forwarded, by what was wrong. */
+  readonly malformedToolCalls = new Map<MalformedToolCall, number>();
   /** Model requests that got an answer. */
   modelCalls = 0;
 
@@ -106,6 +111,11 @@ export class Transcript {
   /** An entry that happened at a known time (milliseconds since the epoch), e.g. a gateway exchange's. */
   addAt(at: number, entry: WithoutTime<TranscriptEntry>): void {
     this.entries.push({ at: new Date(at).toISOString(), ...entry });
+  }
+
+  /** Counts a tool call of the model that was malformed. */
+  malformed(kind: MalformedToolCall): void {
+    this.malformedToolCalls.set(kind, (this.malformedToolCalls.get(kind) ?? 0) + 1);
   }
 
   endpointError(error: Omit<EndpointError, 'at'>): void {
