@@ -140,6 +140,32 @@ describe('model gateway: OpenAI Responses with the openai client', () => {
   });
 });
 
+describe('model gateway: the Responses conversations it keeps for previous_response_id', () => {
+  it('keeps the last 64 (docs/model-gateway.md): a continuation of an older answer is a 400 that says so, of a kept one is served', async () => {
+    const address = await start();
+    const ask = (body: Record<string, unknown>) =>
+      fetch(`${address.openAiBaseUrl}/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, ...body }),
+      });
+    const ids: string[] = [];
+    for (let i = 0; i < 65; i++) {
+      const response = await ask({ input: `Book a room for Ann Lee on 2026-05-01 (${i}).` });
+      expect(response.status).toBe(200);
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+    const forgotten = await ask({ previous_response_id: ids[0], input: 'And?' });
+    expect(forgotten.status).toBe(400);
+    expect(((await forgotten.json()) as { error: { message: string } }).error.message).toBe(
+      `the model gateway could not read the request: previous_response_id ${JSON.stringify(ids[0])} is no answer of this gateway (it keeps the last 64)`,
+    );
+    const kept = await ask({ previous_response_id: ids[1], input: 'And?' });
+    expect(kept.status).toBe(200);
+    expect(exchanges.at(-1)!.request.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+});
+
 describe('model gateway: Anthropic Messages with the @anthropic-ai/sdk client', () => {
   it.each([false, true])('stream %s: tool_use, a tool_result with is_error, then the check', async (stream) => {
     const address = await start();

@@ -43,6 +43,7 @@ import { sendFault } from './fault-wire.js';
 import { BoundedDecoder, codingsOf } from './bounded-decoder.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
 import { errorMessage } from '../../domain/error-message.js';
+import { ResponsesConversations } from './responses-conversations.js';
 import { errorMessageOf, parseSse, type DecodedReply, type DecodedRequest, type WireFormat } from './wire.js';
 
 export interface ForwardOptions extends ForwardGatewayOptions {
@@ -59,12 +60,6 @@ export interface ForwardOptions extends ForwardGatewayOptions {
   /** The largest request body read, and the largest answer kept to be read back (bytes). Default 32 MiB. */
   bodyLimitBytes?: number;
 }
-
-/**
- * How many Responses conversations are kept for `previous_response_id` (a long `proxy` session must not
- * keep every conversation it saw); an older id is recorded as sent and still forwarded.
- */
-export const REMEMBERED_CONVERSATIONS = 64;
 
 /** Headers that belong to one connection, not to the message (RFC 9110 §7.6.1), and the host. */
 const HOP_BY_HOP = new Set([
@@ -85,7 +80,8 @@ export class ForwardGateway {
   private ordinal = 0;
   private readonly base: URL;
   /** Responses: each answer's whole conversation by its id, so a request that continues it by `previous_response_id` is recorded whole. */
-  private readonly conversations = new Map<string, ChatMessage[]>();
+  /** An older id than those kept is recorded as sent and still forwarded (the endpoint's to resolve). */
+  private readonly conversations = new ResponsesConversations();
   private readonly inFlight = new Set<{ destroy(): void }>();
   private readonly now: () => number;
   private readonly limit: number;
@@ -190,7 +186,7 @@ export class ForwardGateway {
         });
       const readBack = this.readAnswer(format, status, answer!, contentType);
       if (readBack.ok && read.decoded !== undefined && format.name === 'responses' && readBack.decoded.id !== undefined)
-        this.remember(readBack.decoded.id, [...read.request.messages, assistantOf(readBack.decoded.reply)]);
+        this.conversations.remember(readBack.decoded.id, [...read.request.messages, assistantOf(readBack.decoded.reply)]);
       const error = [read.error, readBack.ok ? undefined : readBack.error].filter((e) => e !== undefined).join('; ');
       this.record({
         ...base,
@@ -200,13 +196,6 @@ export class ForwardGateway {
         answeredAt,
       });
     });
-  }
-
-  /** A Responses answer's conversation, for a later `previous_response_id`; the oldest go first past the limit. */
-  private remember(id: string, conversation: ChatMessage[]): void {
-    this.conversations.set(id, conversation);
-    if (this.conversations.size > REMEMBERED_CONVERSATIONS)
-      this.conversations.delete(this.conversations.keys().next().value as string);
   }
 
   /** The real endpoint's URL for a path after `/v1`: the base URL's own query first, then the request's. */
@@ -246,13 +235,8 @@ export class ForwardGateway {
   }
 
   private withEarlierTurns(decoded: DecodedRequest): ChatRequest {
-    const earlier = decoded.previousResponseId === undefined ? undefined : this.conversations.get(decoded.previousResponseId);
     // An id the gateway never saw (an answer from before this run) is the endpoint's to resolve: the request is recorded as sent.
-    if (earlier === undefined) return decoded.chat;
-    const own = decoded.chat.messages;
-    const system = own.filter((m) => m.role === 'system');
-    const history = system.length > 0 ? earlier.filter((m) => m.role !== 'system') : earlier;
-    return { ...decoded.chat, messages: [...system, ...history, ...own.filter((m) => m.role !== 'system')] };
+    return this.conversations.continued(decoded) ?? decoded.chat;
   }
 
   /** The answer read back: only after it was passed on whole, so reading never changes or delays it. */

@@ -26,6 +26,7 @@ import type { DecodedRequest, WireFormat } from './wire.js';
 import { sendFault } from './fault-wire.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
 import { errorMessage } from '../../domain/error-message.js';
+import { REMEMBERED_CONVERSATIONS, ResponsesConversations } from './responses-conversations.js';
 
 export interface GatewayOptions extends ModelGatewayOptions {
   /** The per-run key the agent program is given; any other is refused 401. */
@@ -56,7 +57,7 @@ export class ModelGateway {
   private server: Server | undefined;
   private ordinal = 0;
   /** Responses: each answer's whole conversation, for requests that continue it by `previous_response_id`. */
-  private readonly conversations = new Map<string, ChatMessage[]>();
+  private readonly conversations = new ResponsesConversations();
   private readonly now: () => number;
 
   constructor(private readonly options: GatewayOptions) {
@@ -153,7 +154,7 @@ export class ModelGateway {
       return this.record({ ...base, status, error: outcome.failure.detail, answeredAt: this.now() });
     }
     const reply = outcome.reply;
-    if (format.name === 'responses') this.conversations.set(`resp_${stamp.id}`, [...request.messages, assistantOf(reply)]);
+    if (format.name === 'responses') this.conversations.remember(`resp_${stamp.id}`, [...request.messages, assistantOf(reply)]);
     if (decoded.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       for (const frame of format.encodeStream(reply, decoded.model, stamp, decoded)) res.write(frame);
@@ -165,15 +166,12 @@ export class ModelGateway {
   }
 
   private withEarlierTurns(decoded: DecodedRequest): ChatRequest {
-    if (decoded.previousResponseId === undefined) return decoded.chat;
-    const earlier = this.conversations.get(decoded.previousResponseId);
-    if (earlier === undefined)
-      throw new Error(`previous_response_id ${JSON.stringify(decoded.previousResponseId)} is no answer of this gateway`);
-    // The instructions of the new request replace the earlier system prompt.
-    const own = decoded.chat.messages;
-    const system = own.filter((m) => m.role === 'system');
-    const history = system.length > 0 ? earlier.filter((m) => m.role !== 'system') : earlier;
-    return { ...decoded.chat, messages: [...system, ...history, ...own.filter((m) => m.role !== 'system')] };
+    const request = this.conversations.continued(decoded);
+    if (request === null)
+      throw new Error(
+        `previous_response_id ${JSON.stringify(decoded.previousResponseId)} is no answer of this gateway (it keeps the last ${REMEMBERED_CONVERSATIONS})`,
+      );
+    return request;
   }
 
   private authorised(req: IncomingMessage): boolean {
