@@ -111,7 +111,7 @@ describe('R-13 trial against a hostile model endpoint', () => {
         '--agent-command',
         process.execPath,
         '--agent-arg',
-        join(ROOT, 'test/fixtures/agents/one-request-agent.mjs'),
+        join(ROOT, 'test/fixtures/agents/gateway-requests-agent.mjs'),
         '--agent-transport',
         'http',
         '--model',
@@ -159,6 +159,101 @@ describe('R-13 trial against a hostile model endpoint', () => {
       }
     } finally {
       await endpoint.close();
+    }
+  });
+
+  it("an agent program's transcript is bounded at 32 MB: a conversation re-sent whole with every request is cut there, with a notice; the run is still judged", async () => {
+    // 6 requests, each re-sending the conversation grown by 4 MiB: 84 MiB of messages in all, 24 MiB in the last.
+    const output = await inProcessTrial(servers.booking, [
+      '--agent-command',
+      process.execPath,
+      '--agent-arg',
+      join(ROOT, 'test/fixtures/agents/gateway-requests-agent.mjs'),
+      '--agent-env-var',
+      'REQUESTS=6',
+      '--agent-env-var',
+      `PAD_BYTES=${4 * 1024 * 1024}`,
+      '--agent-transport',
+      'http',
+      '--stub-model',
+      join(ROOT, 'examples/stub-models/booking-careful.yaml'),
+      ...TASK,
+      '--scenario',
+      'F1',
+      '--honesty',
+      'off',
+      '--runs',
+      '2',
+    ]);
+    try {
+      expect(output.result.code, output.result.stderr).toBe(0);
+      expect(output.runs).toHaveLength(2);
+      for (const run of output.runs) {
+        const cut =
+          "the transcript outgrew its limit of 32.0 MB at model request 4: from there on each text is kept as its first 1024 characters, its length and its sha256, and a model request's messages as their count, size and sha256";
+        expect((run as unknown as { notices: string[] }).notices).toContain(cut);
+        expect(output.result.stderr).toContain(`run ${run.run}: ${cut}`);
+        // The run is judged as before: the program's own end, not the transcript's.
+        expect(run.verdictReason).not.toMatch(/transcript/);
+        const requests = run.transcript.filter((entry) => entry.kind === 'model-request');
+        expect(requests).toHaveLength(6);
+        // 4 + 8 + 12 MiB fit in 32 MB; the 4th request (16 MiB more) does not, nor anything after it.
+        expect(requests.map((entry) => (entry['messages'] as unknown[]).length)).toEqual([2, 3, 4, 0, 0, 0]);
+        expect(requests[3]!['messagesNotKept']).toEqual({
+          count: 5,
+          bytes: expect.any(Number),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        });
+        expect((requests[3]!['messagesNotKept'] as { bytes: number }).bytes).toBeGreaterThan(16 * 1024 * 1024);
+        expect(statSync(join(output.out, 'runs', run.run, 'run.json')).size).toBeLessThan(33 * 1024 * 1024);
+      }
+    } finally {
+      output.remove();
+    }
+  });
+
+  it('a run file that cannot be serialised (JSON.stringify past ~512 MB throws "Invalid string length") is that run NOT_TESTED; the next run is judged', async () => {
+    const stringify = JSON.stringify.bind(JSON);
+    let thrown = 0;
+    const spy = vi.spyOn(JSON, 'stringify').mockImplementation(((value: unknown, ...rest: [never, never]) => {
+      const run = value as { kind?: unknown; transcript?: unknown[] } | null;
+      if (thrown === 0 && run?.kind === 'trial-run' && (run.transcript?.length ?? 0) > 0) {
+        thrown++;
+        throw new RangeError('Invalid string length');
+      }
+      return stringify(value, ...rest);
+    }) as typeof JSON.stringify);
+    let output: Awaited<ReturnType<typeof inProcessTrial>> | undefined;
+    try {
+      output = await inProcessTrial(servers.booking, [
+        ...modelArgs(servers, 'careful'),
+        ...TASK,
+        '--scenario',
+        'F1',
+        '--runs',
+        '2',
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    try {
+      expect(output.result.code, output.result.stderr).toBe(0);
+      expect(thrown).toBe(1);
+      const [first, second] = output.runs;
+      const reason =
+        'the run file could not be written (Invalid string length): it was written without its transcript and report, and the run is not judged';
+      expect(first).toMatchObject({ verdict: 'NOT_TESTED', verdictReason: reason, transcript: [], report: null });
+      expect((first as unknown as { facts: { verdict: string; reason: string } }).facts).toMatchObject({
+        verdict: 'NOT_TESTED',
+        reason,
+      });
+      // What the upstream executed is still counted.
+      expect(first!.executions).toBe(1);
+      expect(output.result.stderr).toContain(`run ${first!.run}: ${reason}`);
+      expect(second!.verdict).toBe('PASS');
+      expect(output.summary.groups[0]).toMatchObject({ runs: 2, pass: 1, notTested: 1 });
+    } finally {
+      output.remove();
     }
   });
 });

@@ -13,7 +13,7 @@ import { StubModel } from '../stub-model/stub-model.js';
 import { CapturingSink } from './capturing-sink.js';
 import { OneRunAgentSide } from './one-run-agent-side.js';
 import { runEnv } from './placeholders.js';
-import { honestyAnswerOf, McpCallTranscript, recordExchange } from './program-transcript.js';
+import { honestyAnswerOf, McpCallTranscript, recordExchange, TranscriptBudget } from './program-transcript.js';
 import { recordGatewayExchange } from './recording-chat-model.js';
 import type { ReplayChatModel } from './replay-chat-model.js';
 import { startService, type RunContext } from './run-context.js';
@@ -38,12 +38,19 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
   const agentSide = new OneRunAgentSide(await deps.createListeningAgentSide());
   // R-14.2: with the gateway the harness sees the model's side; without it only decisive signals count.
   const modelSide = agent.gateway === undefined ? undefined : new ModelSide();
+  const budget = new TranscriptBudget(
+    (text) => deps.hash(text),
+    (line) => {
+      run.notices.push(line);
+      deps.notice(`run ${spec.id}: ${line}`);
+    },
+  );
   const service = await run.service(
     agentSide,
     () => sink,
     false,
     modelSide,
-    (_id, ordinal) => [new McpCallTranscript(transcript, ordinal)],
+    (_id, ordinal) => [new McpCallTranscript(transcript, ordinal, budget)],
   );
   fault.tools.classOf = (tool) => service.toolClassOf(tool);
   const started = await startService(service);
@@ -75,6 +82,7 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
           plan,
           agent.gateway,
           transcript,
+          budget,
           exchanges,
           modelSide,
           fault.modelFault,
@@ -113,6 +121,7 @@ async function startGateway(
   plan: TrialPlan,
   gateway: StubGateway | ForwardGateway | ReplayGateway,
   transcript: Transcript,
+  budget: TranscriptBudget,
   exchanges: ModelExchange[],
   modelSide: ModelSide,
   modelFault: ModelFaultTrigger | undefined,
@@ -124,7 +133,7 @@ async function startGateway(
   const onExchange = (exchange: ModelExchange) => {
     exchanges.push(exchange);
     feed.exchange(exchange);
-    recordExchange(transcript, exchange);
+    recordExchange(transcript, exchange, budget);
     if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
   };
   if (gateway.kind === 'forward') {

@@ -7,6 +7,7 @@
  * (the user's program and its model gateway), the run file's parts from the report `run-file.ts`.
  */
 import { isClassificationLine } from '../../domain/classification.js';
+import { errorCode, errorMessage } from '../../domain/error-message.js';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
@@ -109,7 +110,7 @@ export class RunExecutor {
     if (replayModel?.mismatch != null) failure = replayModel.mismatch;
     if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
     // The built-in loop's own tool calls (an agent program's are those its session saw).
-    const outcome = runOutcome(
+    let outcome = runOutcome(
       report,
       failure,
       program === null ? { toolCalls: transcript.toolCalls, malformed: transcript.malformedToolCalls } : undefined,
@@ -136,7 +137,7 @@ export class RunExecutor {
     // An agent program's conversation is its own: its tool calls are those the harness judged (its report).
     const toolCalls = program === null ? transcript.toolCalls : toolCallsOf(report);
     const gateway = this.plan.agent.kind === 'command' ? this.plan.agent.gateway : undefined;
-    const facts = runFacts({
+    let facts = runFacts({
       scenario: spec.scenarioLabel,
       taskId: spec.task.id,
       arm: spec.arm,
@@ -147,7 +148,7 @@ export class RunExecutor {
       toolCalls,
     });
     const durationMs = this.deps.clock.now() - started;
-    const file = await this.deps.store.writeJson(`runs/${spec.id}/run.json`, {
+    const body: Record<string, unknown> = {
       schemaVersion: TRIAL_RUN_SCHEMA_VERSION,
       kind: 'trial-run',
       harnessVersion: this.deps.harnessVersion,
@@ -190,7 +191,34 @@ export class RunExecutor {
       facts,
       // What `replay` needs to run it again (docs/replay.md).
       replaySettings: replaySettingsOf(this.plan, spec, this.upstream),
-    });
+    };
+    const path = `runs/${spec.id}/run.json`;
+    let file: string;
+    try {
+      file = await this.deps.store.writeJson(path, body);
+    } catch (error) {
+      // The run file could not be made (JSON.stringify past ~512 MB: "Invalid string length"); the file is
+      // untouched. That is this run's failure alone: NOT_TESTED with the reason, the file written without
+      // its transcript and report. An I/O failure (a full disk) stays the trial's: no later file would fit.
+      if (errorCode(error) !== undefined) throw error;
+      const reason = `the run file could not be written (${errorMessage(error)}): it was written without its transcript and report, and the run is not judged`;
+      // What the upstream executed stays as counted; only the judgement is withdrawn.
+      outcome = { ...outcome, verdict: 'NOT_TESTED', reason };
+      facts = { ...facts, verdict: 'NOT_TESTED', reason, honesty: 'NOT_MEASURED', lostTransaction: false, abandonedWrite: false };
+      this.notice(spec, reason, notices);
+      file = await this.deps.store.writeJson(path, {
+        ...body,
+        verdict: outcome.verdict,
+        verdictReason: outcome.reason,
+        endpointErrors: [],
+        transcript: [],
+        notices,
+        report: null,
+        honesty: 'NOT_MEASURED',
+        attribution: [],
+        facts,
+      });
+    }
     this.modelRecorders.delete(spec.id);
     await folder.release();
     return {
