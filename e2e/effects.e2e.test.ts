@@ -14,7 +14,7 @@ interface EffectsFile {
   reason: string;
   explanation: string | null;
   executionVerdict: string;
-  view: { tool: string; keyFields: string[]; expected: string[] };
+  view: { tool?: string; command?: string; args?: string[]; keyFields: string[]; expected: string[] };
   snapshots: {
     before: { ok: boolean; count?: number; reason?: string };
     after: { ok: boolean; count?: number; reason?: string };
@@ -141,5 +141,62 @@ describe.concurrent('proxy --effects-tool: judged by what the backend holds (R-1
     const badJson = run('--effects-tool', 'search_bookings={nope', '--effect-key', 'guest');
     expect(badJson.status).toBe(1);
     expect(badJson.stderr).toContain('the JSON of --effects-tool search_bookings is not JSON');
+  });
+});
+
+describe.concurrent('proxy --effects-command: a program prints the records (R-15.1)', () => {
+  it('R-15.1: the ledger file read by `sh -c cat`, zero records before it exists, judges a naive agent under F1 DUPLICATE_EFFECT', async () => {
+    const ledgerView = [
+      '--effects-command',
+      'sh',
+      '--effects-arg',
+      '-c',
+      '--effects-arg',
+      'cat ledger.jsonl 2>/dev/null || true',
+      '--effects-path',
+      'arguments',
+      '--effect-key',
+      'guest,date',
+    ];
+    await withProxy({ extra: ['--scenario', 'F1', '--audit-tools', 'off', ...ledgerView] }, async (run) => {
+      await naiveAgent(run, bookingTask('Flo', '2026-09-06'));
+      const report = await endSession(run);
+      expect(run.ledger().filter((line) => line['tool'] === 'create_booking')).toHaveLength(2);
+      const effects = effectsOf(report);
+      expect(effects.verdict).toBe('DUPLICATE_EFFECT');
+      expect(effects.view).toMatchObject({ command: 'sh', args: ['-c', 'cat ledger.jsonl 2>/dev/null || true'] });
+      expect(effects.snapshots.before).toMatchObject({ ok: true, count: 0 });
+      expect(effects.snapshots.after).toMatchObject({ ok: true, count: 2 });
+      expect(run.stderr()).toContain('effects view: the command sh, effect key guest,date');
+    });
+  });
+
+  it('R-15.1: a command that fails is EFFECTS_UNKNOWN with its reason; the run and its verdict are unaffected', async () => {
+    await withProxy(
+      {
+        extra: [
+          '--scenario',
+          'F1',
+          '--audit-tools',
+          'off',
+          '--effects-command',
+          'sh',
+          '--effects-arg',
+          '-c',
+          '--effects-arg',
+          'echo "db down" >&2; exit 7',
+          '--effect-key',
+          'guest',
+        ],
+      },
+      async (run) => {
+        await naiveAgent(run, bookingTask('Gus', '2026-10-07'));
+        const report = await endSession(run);
+        expect(report.verdict).toBe('FAIL');
+        const effects = effectsOf(report);
+        expect(effects.verdict).toBe('EFFECTS_UNKNOWN');
+        expect(effects.reason).toBe('the snapshot before the run failed: the effects command sh exited with code 7: db down');
+      },
+    );
   });
 });

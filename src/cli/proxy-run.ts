@@ -29,7 +29,9 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
   const effects = parseEffectsFlags(values);
   if (effects !== null && flags.upstreamReplay !== undefined)
-    throw new UsageError('--effects-tool reads a live backend: a recording (--upstream-replay) has none to read');
+    throw new UsageError(
+      `--effects-${effects.command !== undefined ? 'command' : 'tool'} reads a live backend: a recording (--upstream-replay) has none to read`,
+    );
   const notice = (line: string) => writeNotice(io.stderr, line);
   const logger = await createLogger(flags.logLevel, notice);
   // Everything that can be refused without side effects first, then the port, then the report folder,
@@ -106,6 +108,11 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       journal,
       ...(modelGateway !== undefined ? { modelSide: modelGateway.modelSide } : {}),
       effectsUpstream,
+      ...(effects?.command !== undefined
+        ? {
+            effectsCommand: { runner: new (await import('../adapters/records-command.js')).ProcessRecordsCommand(), cwd: io.cwd },
+          }
+        : {}),
       clock,
       timer: clock,
       random,

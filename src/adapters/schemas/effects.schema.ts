@@ -39,8 +39,10 @@ export const effectsSchema = z
       .describe('Where the two verdicts disagree, why, in the terms of the limits (docs/effects.md); null where they agree.'),
     executionVerdict: verdict.describe('The verdict by executions the explanation was made against.'),
     view: z.object({
-      tool: z.string(),
-      arguments: z.record(z.string(), z.unknown()),
+      tool: z.string().optional().describe('--effects-tool: the read tool (absent for a command view).'),
+      arguments: z.record(z.string(), z.unknown()).optional().describe('--effects-tool: its arguments.'),
+      command: z.string().optional().describe('--effects-command: the program that prints the records.'),
+      args: z.array(z.string()).optional().describe('--effects-arg values, in order.'),
       path: z.array(z.string()).describe('--effects-path as field names; empty: the answer itself.'),
       keyFields: z.array(z.string()),
       expected: z.array(z.string()).describe('The --expect-effect values, as given.'),

@@ -8,10 +8,9 @@ import { errorMessage } from '../../domain/error-message.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
 import type { ExecutionFacts } from '../../domain/effects/disagreement.js';
 import { effectsReport, type EffectsReport } from '../../domain/effects/effects-report.js';
-import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
+import { viewName, type EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import type { SnapshotResult } from '../../domain/effects/snapshot.js';
-import type { UpstreamSide } from '../../ports/upstream-side.port.js';
-import { snapshotEffects } from './effects-view.js';
+import { snapshotView, type EffectsReaders } from './effects-view.js';
 
 export const OVERLAP_REASON = 'another session ran at the same time: the snapshots hold what both did';
 
@@ -27,7 +26,7 @@ export class EffectsRun {
   readonly done: Promise<void> = new Promise((resolve) => (this.settle = resolve));
 
   constructor(
-    private readonly upstream: Pick<UpstreamSide, 'callTool'>,
+    private readonly readers: EffectsReaders,
     private readonly view: EffectsViewSettings,
     /** Why the view cannot be read at all (checked at start); null: read it. */
     private readonly refusal: string | null,
@@ -56,11 +55,11 @@ export class EffectsRun {
   private async snapshot(): Promise<SnapshotResult> {
     if (this.refusal !== null) return { ok: false, reason: this.refusal };
     try {
-      return await snapshotEffects(this.upstream, this.view, this.timeoutMs);
+      return await snapshotView(this.readers, this.view, this.timeoutMs);
     } catch (error) {
       return {
         ok: false,
-        reason: `the effects tool ${escapeTerminalText(this.view.tool)} failed: ${escapeTerminalText(errorMessage(error))}`,
+        reason: `${escapeTerminalText(viewName(this.view))} failed: ${escapeTerminalText(errorMessage(error))}`,
       };
     }
   }

@@ -34,6 +34,7 @@ import type { EffectsViewSettings } from '../../domain/effects/effects-settings.
 import { escapeTerminalText } from '../../domain/terminal-text.js';
 import { EffectsRun } from '../effects/effects-run.js';
 import { EFFECTS_TIMEOUT_MS } from '../effects/effects-view.js';
+import type { RecordsCommand } from '../../ports/records-command.port.js';
 
 export interface ProxyConfig {
   scenario: ScenarioConfig;
@@ -94,6 +95,8 @@ export interface ProxyDeps {
    * recording tap in front); absent: `upstream`.
    */
   effectsUpstream?: Pick<UpstreamSide, 'callTool'>;
+  /** Runs a command view (`--effects-command`) in `cwd`; absent: a command view has no runner. */
+  effectsCommand?: { runner: RecordsCommand; cwd: string };
 }
 
 /** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
@@ -331,15 +334,20 @@ export class ProxyService {
   private checkEffectsView(): void {
     const view = this.config.effects;
     if (view === undefined || view === null) return;
+    const key = view.keyFields.map(escapeTerminalText).join(',');
+    const expected = view.expectations.length > 0 ? `, ${view.expectations.length} expected` : '';
+    if (view.command !== undefined) {
+      this.deps.notice(`effects view: the command ${escapeTerminalText(view.command)}, effect key ${key}${expected}`);
+      return;
+    }
     const name = escapeTerminalText(view.tool);
     if (!this.tools.some((t) => t.name === view.tool))
       this.effectsRefusal = `the effects tool ${name} is not listed by the upstream`;
     else if (this.classifier?.classOf(view.tool) === 'write')
       this.effectsRefusal = `the effects tool ${name} is classified as a write; the harness calls only reads of its own (--read-tools ${name} if it only reads)`;
-    const key = view.keyFields.map(escapeTerminalText).join(',');
     this.deps.notice(
       this.effectsRefusal === null
-        ? `effects view: ${name}, effect key ${key}${view.expectations.length > 0 ? `, ${view.expectations.length} expected` : ''}`
+        ? `effects view: ${name}, effect key ${key}${expected}`
         : `warning: ${this.effectsRefusal}: the effects will be EFFECTS_UNKNOWN`,
     );
   }
@@ -348,8 +356,12 @@ export class ProxyService {
   private openEffectsRun(): EffectsRun | undefined {
     const view = this.config.effects;
     if (view === undefined || view === null) return undefined;
+    const command = this.deps.effectsCommand;
     const run = new EffectsRun(
-      this.deps.effectsUpstream ?? this.deps.upstream,
+      {
+        upstream: this.deps.effectsUpstream ?? this.deps.upstream,
+        ...(command !== undefined ? { command: command.runner, cwd: command.cwd } : {}),
+      },
       view,
       this.effectsRefusal,
       Math.min(EFFECTS_TIMEOUT_MS, this.config.callTimeoutMs),

@@ -18,7 +18,16 @@ export interface EffectsReport {
   explanation: string | null;
   /** The verdict by executions the explanation was made against. */
   executionVerdict: Verdict;
-  view: { tool: string; arguments: Record<string, unknown>; path: string[]; keyFields: string[]; expected: string[] };
+  /** The view: a read tool with its arguments, or a command with its arguments; where the records are, the key. */
+  view: {
+    tool?: string;
+    arguments?: Record<string, unknown>;
+    command?: string;
+    args?: string[];
+    path: string[];
+    keyFields: string[];
+    expected: string[];
+  };
   snapshots: { before: BoundedSnapshot; after: BoundedSnapshot };
   keys: KeyDiff[];
 }
@@ -46,8 +55,9 @@ export function effectsReport(
     explanation: explainDisagreement(execution, judged.verdict),
     executionVerdict: execution.verdict,
     view: {
-      tool: view.tool,
-      arguments: view.arguments,
+      ...(view.command === undefined
+        ? { tool: view.tool, arguments: view.arguments }
+        : { command: view.command, args: [...view.args] }),
       path: [...view.path],
       keyFields: [...view.keyFields],
       expected: view.expectations.map((e) => e.text),

@@ -41,7 +41,7 @@ function backend(records: Array<Record<string, unknown>> = []) {
 describe('EffectsRun: the snapshot before and after one run (R-15.1)', () => {
   it('R-15.2: lists before, lists after, and judges the difference against the execution verdict', async () => {
     const b = backend([{ item: 'old' }]);
-    const run = new EffectsRun(b.side, view, null, 1_000);
+    const run = new EffectsRun({ upstream: b.side }, view, null, 1_000);
     await run.ready;
     expect(run.isReady).toBe(true);
     b.records.push({ item: 'pen' }, { item: 'pen' });
@@ -58,7 +58,7 @@ describe('EffectsRun: the snapshot before and after one run (R-15.1)', () => {
 
   it('R-15.1: a refused view never calls the upstream and is EFFECTS_UNKNOWN with the refusal', async () => {
     const b = backend();
-    const run = new EffectsRun(b.side, view, 'the effects tool list_orders is not listed by the upstream', 1_000);
+    const run = new EffectsRun({ upstream: b.side }, view, 'the effects tool list_orders is not listed by the upstream', 1_000);
     const report = await run.finish(facts('FAIL'));
     expect(b.calls).toEqual([]);
     expect(report).toMatchObject({
@@ -70,7 +70,7 @@ describe('EffectsRun: the snapshot before and after one run (R-15.1)', () => {
 
   it('R-15.1: an overlapped run keeps its snapshots but is EFFECTS_UNKNOWN', async () => {
     const b = backend();
-    const run = new EffectsRun(b.side, view, null, 1_000);
+    const run = new EffectsRun({ upstream: b.side }, view, null, 1_000);
     run.overlapped();
     b.records.push({ item: 'pen' });
     const report = await run.finish(facts('PASS'));
@@ -81,7 +81,7 @@ describe('EffectsRun: the snapshot before and after one run (R-15.1)', () => {
 
   it('R-15.1: a listing that throws is a reason, never a throw', async () => {
     const side = { callTool: () => Promise.reject(new Error('socket \u001b[31mgone')) };
-    const report = await new EffectsRun(side, view, null, 1_000).finish(facts('PASS'));
+    const report = await new EffectsRun({ upstream: side }, view, null, 1_000).finish(facts('PASS'));
     expect(report.verdict).toBe('EFFECTS_UNKNOWN');
     expect(report.reason).toContain('the effects tool list_orders failed: socket');
     expect(report.reason).not.toContain('\u001b');

@@ -37,9 +37,30 @@ describe('effects: the view settings from their flags', () => {
   it('a key, a path or an expectation without a view is one clear error', () => {
     expect(effectsSettings({ key: 'guest', expect: ['guest=a'] })).toEqual({
       ok: false,
-      error: '--effect-key, --expect-effect needs --effects-tool TOOL[=JSON]: the read tool that lists the records',
+      error:
+        '--effect-key, --expect-effect needs --effects-tool TOOL[=JSON] or --effects-command CMD: the view that lists the records',
     });
     expect(effectsSettings({ path: 'a' })).toMatchObject({ ok: false, error: expect.stringMatching(/^--effects-path needs/) });
+  });
+
+  it('R-15.1: a command view with its arguments; one source only; --effects-arg needs the command', () => {
+    expect(effectsSettings({ command: 'sh', args: ['-c', 'cat ledger.jsonl'], key: 'guest' })).toEqual({
+      ok: true,
+      value: { command: 'sh', args: ['-c', 'cat ledger.jsonl'], path: [], keyFields: ['guest'], expectations: [] },
+    });
+    expect(effectsSettings({ command: 'psql' })).toEqual({
+      ok: false,
+      error:
+        '--effects-command psql needs --effect-key FIELDS: the record fields that make two records the same effect (e.g. guest,date)',
+    });
+    expect(effectsSettings({ command: 'sh', tool: { name: 't', arguments: {} }, key: 'a' })).toMatchObject({
+      ok: false,
+      error: 'give --effects-tool or --effects-command, not both: one view lists the records',
+    });
+    expect(effectsSettings({ args: ['-c'], key: 'a' })).toMatchObject({
+      ok: false,
+      error: '--effects-arg is an argument of --effects-command CMD: give --effects-command too',
+    });
   });
 
   it('a bad key or expectation passes its own error on', () => {
