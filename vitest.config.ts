@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import SlowestFilesReporter from './test/support/slowest-files-reporter.js';
 
 /** What the unit projects leave to the others. */
 const UNIT_EXCLUDE = [...configDefaults.exclude, 'test/integration/**', 'test/scale/**'];
@@ -7,6 +8,9 @@ const ISOLATED = 'test/**/*.isolated.test.ts';
 
 export default defineConfig({
   test: {
+    // The ten slowest test files at the end of a run (test/support/slowest-files-reporter.ts), then the
+    // default reporter's summary, which stays the last lines.
+    reporters: [new SlowestFilesReporter(), 'default'],
     // Most tests wait on real processes (fixture upstreams, the compiled CLI) rather than compute, so four
     // workers keep two cores busy (vitest's default is one worker per core minus one: a single worker here).
     maxWorkers: 4,
