@@ -7,7 +7,7 @@
  * Every exit code of `check` over trial folders and `trial --shard` + `stats`, in-process with the same
  * CLI code: test/integration/trial-check.test.ts, test/integration/trial-stats-shards.test.ts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -136,6 +136,39 @@ describe('stats over a proxy --listen --report-dir folder', () => {
       expect(mixed.code).toBe(1);
       expect(mixed.stderr.trim().split('\n')).toHaveLength(1);
       expect(mixed.stderr).toMatch(/cannot merge: .* is a trial and .* a proxy session; their agents are not the same/);
+    } finally {
+      rmSync(proxy.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('issue 42: stats over --listen sessions that made no call', () => {
+  it('each report carries its session id, so distinct sessions are not taken for copies; a copied report is refused', async () => {
+    const proxy = await startListeningProxy(
+      ['--upstream-command', process.execPath, '--upstream-arg', BOOKING_SERVER],
+      ['--scenario', 'F1', '--audit-tools', 'off'],
+    );
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const agent = await connectHttpAgent(proxy.url, `idle-${i}`);
+        ids.push(agent.sessionId);
+        await agent.terminate();
+      }
+      await proxy.proc.stop('SIGTERM');
+      const sessions = ids.map((id) => (proxy.reportOf(id) as { session?: { id: string; ordinal: number } }).session);
+      expect(sessions).toEqual(ids.map((id, i) => ({ id, ordinal: i + 1 })));
+      const r = await cli('stats', proxy.reportDir);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toMatch(/identical reports|remove the copies/);
+      expect(r.stdout).toMatch(/\b4 runs?\b/);
+      const copy = join(scratch, 'copied-reports');
+      mkdirSync(copy, { recursive: true });
+      const first = proxy.reportFiles()[0]!;
+      copyFileSync(join(proxy.reportDir, first), join(copy, 'renamed.json'));
+      const twice = await cli('stats', proxy.reportDir, copy);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toContain(`are copies of one session's report (session ${ids[0]})`);
     } finally {
       rmSync(proxy.dir, { recursive: true, force: true });
     }

@@ -51,6 +51,12 @@ export interface SessionReportFile {
    * sample, it is not a new one, and nothing pools it with live sessions. Absent in live sessions.
    */
   replayed?: true;
+  /**
+   * The agent session behind the report under `--listen` (one proxy, many sessions): its MCP session id
+   * and its number in the proxy's order (the `--report-dir` file's). Two sessions' reports never have the
+   * same id, so `stats` tells distinct sessions from copies of one file. Absent over stdio (one session).
+   */
+  session?: ReportSession;
   report: Report;
   score: Score;
   patches: Patch[];
@@ -62,6 +68,12 @@ export interface SessionReportFile {
    */
   effects?: EffectsReport;
   toolClassification: ToolClassification[];
+}
+
+/** A `--listen` session's identity in its report (see {@link SessionReportFile.session}). */
+export interface ReportSession {
+  id: string;
+  ordinal: number;
 }
 
 /** The report file before any session: `starting`, or `failed` with the start-up error (R-9.1). */
@@ -86,6 +98,8 @@ export interface DocumentMeta {
   replayed?: boolean;
   /** R-15: the effects of the run, once judged (the final report); absent: none. */
   effects?: EffectsReport;
+  /** The `--listen` session behind the document (`"session":{…}`); absent over stdio. */
+  session?: ReportSession;
 }
 
 /** The document written before anything is known (R-9.1: NOT_TESTED, status "starting"). */
@@ -152,7 +166,9 @@ export class ReportWriter {
     return [
       `{"schemaVersion":${REPORT_SCHEMA_VERSION},"verdict":${JSON.stringify(evaluation.verdict.verdict)},"status":${JSON.stringify(meta.status)}` +
         `,"certification":"${CERTIFICATION}","harnessVersion":${JSON.stringify(meta.harnessVersion)}` +
-        `${meta.replayed === true ? ',"replayed":true' : ''},"report":${JSON.stringify(head).slice(0, -1)}${timing === '' ? '' : `,"timing":[${timing}]`},"operations":[`,
+        `${meta.replayed === true ? ',"replayed":true' : ''}` +
+        `${meta.session === undefined ? '' : `,"session":${JSON.stringify({ id: meta.session.id, ordinal: meta.session.ordinal })}`}` +
+        `,"report":${JSON.stringify(head).slice(0, -1)}${timing === '' ? '' : `,"timing":[${timing}]`},"operations":[`,
       this.operations.body(),
       '],"violations":[',
       this.violations.body(),

@@ -237,6 +237,42 @@ describe('stats refuses what no run can produce, and copies of one session', () 
   });
 });
 
+describe('issue 42: a --listen session report carries its session id', () => {
+  const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
+  const doc = parseReportDocument(JSON.parse(documentOf(carefulF1())) as unknown);
+  const ofSession = (id: string, ordinal: number) => ({ ...doc, session: { id, ordinal } });
+  const folder = (path: string, docs: Array<{ name: string; document: unknown }>): ReportFolderInput => ({
+    kind: 'proxy-session',
+    path,
+    items: docs.map(({ name, document }) => ({ type: 'report' as const, path: `${path}/${name}`, document: document as never })),
+  });
+
+  it('20 sessions with the same calls (none) are 20 runs, not identical reports', () => {
+    const sessions = Array.from({ length: 20 }, (_, i) => ({
+      name: `session-${String(i + 1).padStart(4, '0')}-${String(i).padStart(8, '0')}.json`,
+      document: ofSession(`${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, i + 1),
+    }));
+    const merged = mergeFolders([folder('reports', sessions)]);
+    if (!merged.ok) throw new Error(merged.message);
+    expect(merged.result.runs).toBe(20);
+    expect(merged.result.warnings).toEqual([]);
+  });
+
+  it('a copy of one session report is refused whatever its file name: the id says it is one session', () => {
+    const one = ofSession('1a2b3c4d-0000-4000-8000-000000000000', 1);
+    expect(
+      refused(
+        mergeFolders([
+          folder('ci-1', [{ name: 'session-0001-1a2b3c4d.json', document: one }]),
+          folder('ci-2', [{ name: 'renamed.json', document: one }]),
+        ]),
+      ),
+    ).toBe(
+      "cannot merge: ci-1/session-0001-1a2b3c4d.json and ci-2/renamed.json are copies of one session's report (session 1a2b3c4d-0000-4000-8000-000000000000); its run would be counted twice",
+    );
+  });
+});
+
 describe('replayed proxy sessions (docs/replay.md: a replay repeats a recorded sample)', () => {
   const refused = (outcome: ReturnType<typeof mergeFolders>) => (outcome.ok ? '' : outcome.message);
   const live = parseReportDocument(JSON.parse(documentOf(carefulF1())) as unknown);

@@ -194,6 +194,12 @@ export const toolClassificationSchema = z.object({
   class: z.enum(['read', 'write', 'unclassified']),
   reason: z.string(),
   keyFields: z.array(z.string()),
+  runsStatements: z
+    .literal(true)
+    .optional()
+    .describe(
+      'Set when the read prefix of the name was overruled because the tool runs statements (a bare "query", a SQL input): the tool is unclassified.',
+    ),
 });
 
 /** A report file with a session behind it (`status` running or finished). */
@@ -209,6 +215,12 @@ export const sessionReportSchema = z
       .optional()
       .describe(
         'The upstream was a recording (--upstream-replay, docs/replay.md): the session repeats a recorded sample, it is not a new one; stats never pools it with live sessions. Absent in live sessions.',
+      ),
+    session: z
+      .object({ id: z.string(), ordinal: z.number().int().positive() })
+      .optional()
+      .describe(
+        "Under --listen: the agent session behind this report, its MCP session id and its number in the proxy's order (the --report-dir file's). Distinct sessions never share an id, so stats tells them from copies of one file. Absent over stdio.",
       ),
     report,
     score: scoreSchema,

@@ -7,7 +7,7 @@
 import { errorMessage } from '../../domain/error-message.js';
 import type { ToolClassification } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { ReportWriter, type ReportStatus } from '../../domain/report-document.js';
+import { ReportWriter, type ReportSession, type ReportStatus } from '../../domain/report-document.js';
 import { evaluate } from '../../domain/report.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
@@ -43,6 +43,8 @@ export interface JudgedSessionContext {
   harnessVersion: string;
   /** The upstream is a recording (`--upstream-replay`): the report and `get_report` say `replayed`. */
   replayed?: boolean;
+  /** Under `--listen`: the session's id and number, written in its report; absent over stdio. */
+  reportSession?: ReportSession;
   sink: ReportSink | null;
   clock: Clock;
   /** Waits for `--latency` and `--hold` (default: the real timer). */
@@ -127,6 +129,7 @@ export class JudgedSession implements AgentSessionHandler {
               kind: 'proxy',
               harnessVersion: ctx.harnessVersion,
               replayed: ctx.replayed === true,
+              ...(ctx.reportSession !== undefined ? { session: ctx.reportSession } : {}),
               status: this.status,
               toolClassification: ctx.classification,
               ...(this.effects !== undefined ? { effects: this.effects } : {}),

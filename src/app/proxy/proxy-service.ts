@@ -251,6 +251,7 @@ export class ProxyService {
       callTimeoutMs: this.config.callTimeoutMs,
       harnessVersion: this.config.harnessVersion,
       replayed: this.config.replayed === true,
+      ...(listen ? { reportSession: { id: sessionId, ordinal } } : {}),
       sink: this.deps.sessionSink(sessionId, ordinal),
       clock: this.deps.clock,
       ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),

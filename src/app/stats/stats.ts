@@ -15,7 +15,7 @@ import {
   type RunFacts,
   type TrialSummary,
 } from '../../domain/trial/index.js';
-import { canonicalJson } from '../../domain/json.js';
+import { canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 import type { LoadedItem } from '../../ports/report-documents.js';
 import { runFactsFromRunFile, runFactsFromSessionReport, sessionScenario } from './run-facts-from-file.js';
 
@@ -261,25 +261,32 @@ const fileName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
 
 /**
  * Copies of one session's report (a `--report-dir` folder downloaded twice, a file copied): every copy
- * would count as one more run. A report holds no session id, and two sessions of a deterministic agent
- * can write the same report, so identical content alone proves nothing: identical reports under the
- * same `--report-dir` file name (it carries the session id) are refused; identical reports under other
- * names are counted, with a warning naming them.
+ * would count as one more run. A `--listen` session's report carries its session id (`session.id`), so
+ * two distinct sessions never have identical reports, and identical reports with an id are copies:
+ * refused. A report without an id (stdio, or a harness before ids) proves nothing by its content — two
+ * sessions of a deterministic agent can write the same report — so identical reports under the same
+ * `--report-dir` file name (it carries the session id) are refused, and under other names they are
+ * counted, with a warning naming them.
  */
 function sessionCopies(inputs: readonly StatsInput[], warnings: string[]): void {
-  const byContent = new Map<string, string[]>();
+  const byContent = new Map<string, { document: unknown; paths: string[] }>();
   for (const input of inputs) {
     if (input.kind !== 'proxy-session') continue;
     for (const item of input.items) {
       if (item.type !== 'report') continue;
       const key = canonicalJson(item.document);
-      const paths = byContent.get(key);
-      if (paths === undefined) byContent.set(key, [item.path]);
-      else paths.push(item.path);
+      const same = byContent.get(key);
+      if (same === undefined) byContent.set(key, { document: item.document, paths: [item.path] });
+      else same.paths.push(item.path);
     }
   }
-  for (const paths of byContent.values()) {
+  for (const { document, paths } of byContent.values()) {
     if (paths.length < 2) continue;
+    const id = sessionIdOf(document);
+    if (id !== null)
+      throw new Refused(
+        `cannot merge: ${paths[0]} and ${paths[1]} are copies of one session's report (session ${id}); its run would be counted twice`,
+      );
     const named = new Map<string, string>();
     for (const path of paths) {
       const name = fileName(path);
@@ -294,6 +301,13 @@ function sessionCopies(inputs: readonly StatsInput[], warnings: string[]): void 
       `${paths.join(', ')} are identical reports: counted as ${paths.length} runs (if they are copies of one session, remove the copies)`,
     );
   }
+}
+
+/** The `session.id` of a report document, or null when it carries none. */
+function sessionIdOf(document: unknown): string | null {
+  const session = isPlainObject(document) ? ownValue(document, 'session') : undefined;
+  const id = isPlainObject(session) ? ownValue(session, 'id') : undefined;
+  return typeof id === 'string' ? id : null;
 }
 
 /** Merges the folders into one summary, or refuses with one line. */
