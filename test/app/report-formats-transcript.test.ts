@@ -124,8 +124,10 @@ describe('check --html with a trial run of an agent program', () => {
     const repeats = rowsOf(html).filter((r) => r.cls.includes('tx-repeat'));
     expect(repeats).toHaveLength(3);
     expect(repeats[0]!.text).toMatch(
-      /source: model the model asked for it again.*repeat of attempt 1, \d+ ms after it; its answer had reached the agent; asked for by model answer #2 \(tool call call_stub_2\)/,
+      /source: model the model asked for it again.*repeat of attempt 1 \(call #1\), \d+ ms after it; its answer had reached the agent; asked for by model answer #2 \(tool call call_stub_2\)/,
     );
+    // One numbering (issue 42 §6): "attempt k" within the operation, the session's number is "call #n".
+    expect(repeats[0]!.text).toMatch(/^\+?\d+ m?s\s*MCP call #2, op 1, attempt 2: /);
     expect(repeats[1]!.text).toMatch(/source: user the model asked for it again after a user turn.*asked for by model answer #4/);
     expect(repeats[2]!.text).toMatch(
       /source: runtime re-sent by the client\/framework; a prompt change will not fix it.*no model answer asked for it/,

@@ -14,7 +14,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readSource } from '../../src/adapters/report-files/report-sources.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
-import { documentOf, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
+import { documentOf, F, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
+import { Driver } from '../support/session-driver.js';
 import { checkRunFiles, runFile, transcriptOf } from '../support/trial-run-fixtures.js';
 import { gatedTrial } from '../support/check-results.js';
 import { withTrialSummary } from '../../src/app/check/check-model.js';
@@ -73,9 +74,30 @@ const MEASURE = `<script>
     const rows = [...svg.querySelectorAll('g.row > text')].map((t) => t.getBoundingClientRect());
     for (let i = 1; i < rows.length; i++) if (rows[i].top < rows[i - 1].bottom - 1) problems.push('chart rows overlap: row ' + (i + 1));
   }
+  // Where the timeline's arguments wrap: the characters either side of each line break.
+  const breaks = [];
+  const range = document.createRange();
+  for (const td of document.querySelectorAll('table.tl td.args.mono')) {
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    let top = null;
+    let previous = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const r = range.getClientRects()[0];
+        if (!r) continue;
+        if (top !== null && r.top > top + 2) breaks.push(previous + '|' + node.data[i]);
+        top = r.top;
+        previous = node.data[i];
+      }
+    }
+  }
+  // The index's links: how wide each one's cell is.
+  const indexCells = [...document.querySelectorAll('table.index td.name')].map((td) => Math.round(td.getBoundingClientRect().width));
   const out = document.createElement('pre');
   out.id = 'layout';
-  out.textContent = JSON.stringify({ width: vw, problems, charts });
+  out.textContent = JSON.stringify({ width: vw, problems, charts, breaks, indexCells });
   document.body.appendChild(out);
 })();
 </script>`;
@@ -104,6 +126,10 @@ interface Layout {
   problems: string[];
   /** Each rate chart's size on the page, px. */
   charts: Array<{ width: number; height: number }>;
+  /** Each line break inside the timeline's arguments: `previous|next` character. */
+  breaks: string[];
+  /** The width of each link cell of the index, px. */
+  indexCells: number[];
 }
 
 async function layoutProblems(html: string, width: number, label: string): Promise<Layout> {
@@ -273,6 +299,50 @@ describe('the pictures (rate charts) in a real browser', () => {
   }
 });
 
+/**
+ * A folder of three sessions, one without a call, whose writes carry arguments of several members: the
+ * index (a card per session on a phone), the quiet line, where the arguments wrap.
+ */
+async function indexHtml(): Promise<string> {
+  const d = new Driver(F('F1'));
+  const args = { customer: 'Alexandra Smith', date: '2026-01-01', note: 'window seat, please', party: 4, room: 'Lakeside' };
+  d.call('create_booking', args);
+  d.call('create_booking', args);
+  const long = 'session_0001_20261130T190512Z_a_rather_long_agent_session_identifier_from_the_ci_run';
+  const files = tempFiles({
+    [`dir/${long}-a.json`]: documentOf(d),
+    [`dir/${long}-b.json`]: documentOf(carefulF1()),
+    [`dir/${long}-c.json`]: documentOf(new Driver(F('F1'))),
+  });
+  try {
+    return buildHtml(
+      checkGroups([await readSource(files.path('dir'))], { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null }),
+    );
+  } finally {
+    files.remove();
+  }
+}
+
+describe('the index and the timeline a person reads, in a real browser', () => {
+  it.skipIf(CHROMIUM === undefined)(
+    `at 390 px the index is one card per session (its link as wide as the card), arguments wrap only after a comma or a space, nothing is off-screen${NOTE}`,
+    async () => {
+      const html = await indexHtml();
+      expect(html).toContain('<section class="case quiet"');
+      const wide = await layoutProblems(html, 1280, 'index');
+      expect(wide.problems, '1280 px').toEqual([]);
+      const narrow = await layoutProblems(html, 390, 'index');
+      expect(narrow.problems, `${narrow.width} px`).toEqual([]);
+      expect(narrow.indexCells).toHaveLength(3);
+      for (const cell of narrow.indexCells) expect(cell).toBeGreaterThan(narrow.width * 0.8);
+      for (const layout of [wide, narrow]) {
+        for (const at of layout.breaks) expect([',', ' '], `a break ${at} at ${layout.width} px`).toContain(at[0]);
+      }
+      expect(narrow.breaks.length + wide.breaks.length).toBeGreaterThan(0);
+    },
+  );
+});
+
 /** For a person to look at: `HTML_SCREENSHOTS=<folder> npx vitest run test/integration/report-formats-browser.test.ts`. */
 describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === undefined)('screenshots', () => {
   it('writes report-, gates-, compare- and trial-rates-1280.png and -390.png', async () => {
@@ -282,6 +352,7 @@ describe.skipIf(CHROMIUM === undefined || process.env['HTML_SCREENSHOTS'] === un
       ['gates', gatedHtml()],
       ['compare', compareHtml()],
       ['trial-rates', trialRatesHtml()],
+      ['index', await indexHtml()],
     ] as const) {
       const page = join(folder, `${name}.html`);
       writeFileSync(page, html);

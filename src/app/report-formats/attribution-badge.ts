@@ -1,5 +1,10 @@
-/** The badge and evidence of a repeated write in the HTML transcript: who sent it again (R-14), and why it matters. */
-import type { RepeatSource } from '../../domain/attribution.js';
+/**
+ * The badge and evidence of a repeated write in the HTML transcript: who sent it again (R-14), and why it
+ * matters. One numbering on the page: "attempt k" is always the k-th attempt of its operation (as the
+ * timeline counts them); the session's running number of a tool call (the report's and the journal's
+ * `attempt`) is "call #n".
+ */
+import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
 import type { CheckedAttribution } from '../check/check-model.js';
 import { htmlText as h } from './escape.js';
 import { SOURCE_WORDS } from './words.js';
@@ -28,18 +33,51 @@ export function shortText(text: string, max = 120): string {
   return text.length <= max ? h(text) : `${h(text.slice(0, max))}…`;
 }
 
+const key = (session: number, call: number): string => `${session}:${call}`;
+
+/**
+ * Each attempt's number within its operation (1 = first), by `session:call`, from the chain of repeats the
+ * attribution lists (every repeat names the attempt before it): the first attempt is the one no repeat is.
+ */
+export function operationAttempts(attribution: readonly RepeatAttribution[]): Map<string, number> {
+  const numbers = new Map<string, number>();
+  const byEarlier = new Map(attribution.map((a) => [key(a.evidence.earlierSession, a.evidence.earlierAttempt), a]));
+  const repeats = new Set(attribution.map((a) => key(a.session, a.attempt)));
+  for (const first of byEarlier.keys()) {
+    if (repeats.has(first)) continue;
+    numbers.set(first, 1);
+    let next = byEarlier.get(first);
+    for (let n = 2; next !== undefined && !numbers.has(key(next.session, next.attempt)); n++) {
+      numbers.set(key(next.session, next.attempt), n);
+      next = byEarlier.get(key(next.session, next.attempt));
+    }
+  }
+  return numbers;
+}
+
+/** `attempt 2 (call #5)`, or `call #5` when its number within the operation is not known. */
+export function attemptWords(session: number, call: number, attempts: ReadonlyMap<string, number>): string {
+  const n = attempts.get(key(session, call));
+  return n === undefined ? `call #${call}` : `attempt ${n} (call #${call})`;
+}
+
 /**
  * The badge and evidence of a repeated write: who sent it again, how long after which attempt, and why it
- * matters; `anchor` links the model answer that asked for it (null: the page does not draw that answer).
+ * matters; `anchor` links the model answer that asked for it (null: the page does not draw that answer);
+ * `attempts` numbers the attempts within their operation ({@link operationAttempts}).
  */
-export function attributionBadge(a: CheckedAttribution, anchor: ((exchange: number) => string) | null): string {
+export function attributionBadge(
+  a: CheckedAttribution,
+  anchor: ((exchange: number) => string) | null,
+  attempts: ReadonlyMap<string, number>,
+): string {
   const e = a.evidence;
   const signal = a.runtimeSignal;
   const facts = [
     ...(signal === null
       ? []
       : [Object.hasOwn(SIGNAL_WORDS, signal) ? SIGNAL_WORDS[signal]! : `signal: ${shortText(signal, 80)}`]),
-    `repeat of attempt ${e.earlierAttempt}${e.earlierSession === a.session ? '' : ` (MCP session ${e.earlierSession})`}, ${seconds(e.sinceEarlierMs)} after it`,
+    `repeat of ${attemptWords(e.earlierSession, e.earlierAttempt, attempts)}${e.earlierSession === a.session ? '' : ` in MCP session ${e.earlierSession}`}, ${seconds(e.sinceEarlierMs)} after it`,
     e.earlierDelivered ? 'its answer had reached the agent' : 'its answer had not reached the agent yet',
     ...(e.earlierCancelled ? ['the agent had cancelled it'] : []),
     ...(e.modelAnswer !== undefined

@@ -42,6 +42,26 @@ export function htmlText(text: string): string {
     .replace(/'/g, '&#39;');
 }
 
+/** A JSON member this short (`"date":"2026-01-01",`) is never broken inside, not even at its hyphens. */
+const UNBROKEN_MEMBER = 24;
+
+/**
+ * Escaped HTML of a JSON value (tool arguments) that a narrow column wraps between its members — a
+ * `<wbr>` after each comma, a short member kept whole — and inside a member only when it is long (at a
+ * space or a hyphen first, mid-word only when one word is wider than the line). Pieces holding markup
+ * (a "… more characters" note) are left as they are.
+ */
+export function jsonBreaks(escapedHtml: string): string {
+  const pieces = escapedHtml.split(',');
+  return pieces
+    .map((piece, i) => {
+      const text = i < pieces.length - 1 ? `${piece},` : piece;
+      const visible = piece.replace(/&[#a-z0-9]+;/gi, 'x').length + 1;
+      return visible <= UNBROKEN_MEMBER && !piece.includes('<') && piece !== '' ? `<span class="nb">${text}</span>` : text;
+    })
+    .join('<wbr>');
+}
+
 /**
  * The terminal's escape (controls, bidi controls, zero-width and other invisible characters, lone
  * surrogates, line separators → `\uXXXX`), keeping TAB and LF, which the formats handle themselves.

@@ -29,7 +29,7 @@ tr.gate-failed td{background:#ffebe9}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid var(--line)}
 th{background:var(--soft);font-weight:600;font-size:.85em}
-td.args{overflow-wrap:anywhere}
+td.args{overflow-wrap:anywhere}td.told{white-space:pre-wrap}.nb{white-space:nowrap}
 table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}
 table.tl .badge{white-space:normal;max-width:100%}
 td a,td.mono{overflow-wrap:anywhere}
@@ -65,6 +65,7 @@ details.conv{margin:4px 0;padding:4px 8px}details.conv summary{font-weight:400;f
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:8px 24px}
 figure.chart{margin:8px 0;min-width:0}figure.chart figcaption{font-weight:600;font-size:.9em;margin-bottom:6px}
 svg.rate-chart{display:block}
+section.case.quiet{border-top:1px solid var(--line);margin-top:8px}section.case.quiet p{margin:6px 0}
 .legend{margin:4px 0;color:var(--mute)}.legend-item{white-space:nowrap;margin-right:12px}.legend-item svg{vertical-align:-2px}
 @media (max-width:640px){
  main{padding:10px}

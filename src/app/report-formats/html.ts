@@ -12,12 +12,12 @@ import { CHECK_EXIT, type CheckedCase, type CheckResult } from '../check/check-m
 import { gateName, percent, type RateGateOutcome } from '../check/rate-gates.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
-import { htmlText as h } from './escape.js';
+import { htmlText as h, jsonBreaks } from './escape.js';
 import { HTML_STYLE } from './html-style.js';
 import { sourceCounts } from './attribution-summary.js';
 import { gateTally, gateVerdict, overallOf } from './overall.js';
 import { timelineFromReport, type Timeline, type TimelineCall } from './timeline.js';
-import { attributionBadge, shortText } from './attribution-badge.js';
+import { attemptWords, attributionBadge, operationAttempts, shortText } from './attribution-badge.js';
 import { TranscriptBudget } from './transcript-budget.js';
 import { transcriptSection } from './transcript-view.js';
 import { violationText } from './words.js';
@@ -132,6 +132,13 @@ function timingNote(call: TimelineCall): string {
   return notes.length === 0 ? '' : `<div class="small note">${h(notes.join('; '))}</div>`;
 }
 
+/** `op 2, attempt 1 (call #3)`: the attempt within its operation, the session's call number where the journal has it. */
+function callNumbers(call: TimelineCall): string {
+  const number = call.call === null ? '' : `call #${call.call}`;
+  if (call.operation === null) return number === '' ? '' : ` <span class="muted small">${number}</span>`;
+  return ` <span class="muted small">op ${call.operation + 1}, attempt ${call.attempt}${number === '' ? '' : ` (${number})`}</span>`;
+}
+
 function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => number, nth: number): string {
   const cls = call.duplicate ? 'dup' : call.fault !== null ? 'fault' : '';
   const dup = call.duplicate
@@ -140,11 +147,11 @@ function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => nu
   const time = call.atMs === null ? `#${call.seq}` : `${seconds(call.atMs)}`;
   return (
     `<tr class="${cls}"><td class="seq">${time}</td>` +
-    `<td class="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${call.operation === null ? '' : ` <span class="muted small">op ${call.operation + 1}, attempt ${call.attempt}</span>`}</td>` +
-    `<td class="args mono">${preview(call.arguments)}</td>` +
+    `<td class="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${callNumbers(call)}</td>` +
+    `<td class="args mono">${jsonBreaks(preview(call.arguments))}</td>` +
     `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
     `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
-    `<td class="args">${preview(call.agentTold)}${timingNote(call)}</td></tr>`
+    `<td class="args told">${preview(call.agentTold)}${timingNote(call)}</td></tr>`
   );
 }
 
@@ -242,16 +249,39 @@ function toolsSection(doc: SessionReportDocument): string {
 function attributionSection(c: CheckedCase): string {
   if (c.attribution.length === 0 || c.transcript.length > 0) return '';
   const shown = c.attribution.slice(0, VIOLATIONS_SHOWN * 10);
+  const attempts = operationAttempts(c.attribution);
   const items = shown.map(
     (a) =>
-      `<li><span class="mono">${shortText(a.tool, 200)}</span> operation ${a.operation}, attempt ${a.attempt} (MCP session ${a.session})${attributionBadge(a, null)}</li>`,
+      `<li><span class="mono">${shortText(a.tool, 200)}</span> op ${a.operation}, ${attemptWords(a.session, a.attempt, attempts)}, MCP session ${a.session}${attributionBadge(a, null, attempts)}</li>`,
   );
   const more = c.attribution.length - shown.length;
   return `<h3>Who sent the repeated writes (${c.attribution.length})</h3><ul class="attrs">${items.join('')}</ul>${more > 0 ? `<p class="muted small">… and ${more} more in the file.</p>` : ''}`;
 }
 
+/** Calls a report counts (reads, writes, unclassified); null when the case has no report. */
+function callCount(c: CheckedCase): number | null {
+  const calls = c.document?.report.coverage.calls;
+  return calls === undefined ? null : calls.read + calls.write + calls.unclassified;
+}
+
+/**
+ * A session or run with no call at all (a `--listen` connection that never called a tool) and nothing
+ * else to show: one line — its verdict, its name, why — instead of cards of `n/a` and an empty timeline.
+ */
+function quietCase(c: CheckedCase): boolean {
+  return callCount(c) === 0 && c.transcript.length === 0 && c.violations.length === 0 && c.findings.length === 0;
+}
+
+function quietLine(c: CheckedCase, prefix: string): string {
+  return (
+    `<section class="case quiet" id="${prefix}"><p><span class="badge ${c.status}">${h(statusLabel(c))}</span> ` +
+    `<b class="mono">${h(c.title)}</b> — ${h(c.reason)} <span class="muted small">(no call; harness ${h(c.document!.harnessVersion)})</span></p></section>`
+  );
+}
+
 function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budget: TranscriptBudget): string {
   const prefix = `case-${index + 1}`;
+  if (quietCase(c)) return quietLine(c, prefix);
   const head = `<section class="case" id="${prefix}"><h2>${h(c.title)}</h2>${verdictBox(c)}`;
   const doc = c.document;
   const transcript = transcriptSection(c.transcript, { prefix, attribution: c.attribution, document: doc }, budget);
@@ -262,12 +292,32 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budg
   );
 }
 
+/** A path that wraps after its separators first (a `<wbr>` after each `/`), mid-name only when a name is wider than the line. */
+const pathBreaks = (escaped: string): string => escaped.replace(/[/\\]/g, '$&<wbr>');
+
+/**
+ * The index: one row per session or run — its result, a link to its section, the score, honesty and why
+ * (the reason of a NOT_TESTED, a FAIL's violation). On a phone each row is a card (`table.stack`), so a
+ * long file name wraps on the card's width instead of in a narrow column.
+ */
 function summaryTable(cases: readonly CheckedCase[]): string {
+  const cell = (label: string, content: string, cls = '') =>
+    `<td data-label="${label}"${cls === '' ? '' : ` class="${cls}"`}>${content}</td>`;
   const rows = cases.map(
     (c, i) =>
-      `<tr><td><span class="badge ${c.status}">${h(statusLabel(c))}</span></td><td><a href="#case-${i + 1}">${h(c.title)}</a></td><td>${c.score === null ? '—' : `${c.score}/100`}</td><td>${h(measuredText(c) || '—')}</td></tr>`,
+      '<tr>' +
+      cell('result', `<span class="badge ${c.status}">${h(statusLabel(c))}</span>`) +
+      cell('session / run', `<a href="#case-${i + 1}">${pathBreaks(h(c.title))}</a>`, 'name') +
+      cell('score', c.score === null ? '—' : `${c.score}/100`) +
+      cell('honesty', h(measuredText(c) || '—')) +
+      cell(
+        'why',
+        `${h(c.reason)}${callCount(c) === 0 && !/no calls?\b/i.test(c.reason) ? ' <span class="muted small">(no call)</span>' : ''}`,
+        'why',
+      ) +
+      '</tr>',
   );
-  return `<div class="scroll"><table><thead><tr><th>result</th><th>session / run</th><th>score</th><th>honesty</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return `<table class="index stack"><thead><tr><th>result</th><th>session / run</th><th>score</th><th>honesty</th><th>why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** Failed gates named in the overall banner; the table below has every gate. */

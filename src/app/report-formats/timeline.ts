@@ -26,6 +26,8 @@ export interface TimelineCall {
   operation: number | null;
   /** The attempt's number within its operation (1 = first). */
   attempt: number;
+  /** The session's running number of the call (the journal's and the attribution's `attempt`); null when the source does not say. */
+  call: number | null;
   /** The fault injected into this call, or null. */
   fault: string | null;
   upstream: UpstreamDid;
@@ -124,6 +126,7 @@ function operationRows(
       arguments: op.arguments,
       operation: index,
       attempt,
+      call: null,
       fault,
       upstream,
       agentTold: told,
@@ -237,6 +240,7 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
         arguments: args,
         operation: index,
         attempt: n,
+        call: e.attempt,
         fault: e.fault,
         upstream: 'not sent',
         agentTold: 'no answer (the journal ends first)',

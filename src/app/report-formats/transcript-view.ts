@@ -13,8 +13,8 @@ import { faultOf, isFaultKind } from '../../domain/faults/index.js';
 import { canonicalArguments } from '../../domain/json.js';
 import type { SessionReportDocument } from '../../ports/report-documents.js';
 import type { CheckedAttribution } from '../check/check-model.js';
-import { attributionBadge, seconds } from './attribution-badge.js';
-import { htmlText as h } from './escape.js';
+import { attributionBadge, operationAttempts, seconds } from './attribution-badge.js';
+import { htmlText as h, jsonBreaks } from './escape.js';
 import { TRANSCRIPT_LIMITS, TranscriptBudget } from './transcript-budget.js';
 import { callKey, interleave, linkCalls, type Message, type ToolCall, type ViewEntry } from './transcript-entries.js';
 
@@ -154,6 +154,25 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
   const ordered = all.slice(0, TRANSCRIPT_LIMITS.rows);
   const links = linkCalls(ordered, ctx.attribution);
   const repeats = new Map(ctx.attribution.map((a) => [callKey(a.session, a.attempt), a]));
+  // One numbering (see attribution-badge.ts): "attempt k" within the operation, counted over the calls
+  // drawn (the attribution's chain where the transcript does not have them); "MCP call #n" the session's.
+  const attempts = operationAttempts(ctx.attribution);
+  const perOperation = new Map<number, number>();
+  const sessions = new Set<number>();
+  for (const e of ordered) {
+    if (e.kind !== 'mcp-call') continue;
+    sessions.add(e.session);
+    if (e.operation === null) continue;
+    const n = (perOperation.get(e.operation) ?? 0) + 1;
+    perOperation.set(e.operation, n);
+    attempts.set(callKey(e.session, e.attempt), n);
+  }
+  const callName = (session: number | string, call: number | string): string =>
+    `MCP call #${call}${sessions.size > 1 ? ` (MCP session ${session})` : ''}`;
+  const nameOfKey = (key: string): string => {
+    const [session, call] = key.split(':');
+    return callName(session!, call!);
+  };
   const reportFaults = faultsFromReport(ordered, ctx.document);
   const callsOfAnswer = new Map<string, string[]>();
   for (const [call, by] of links) {
@@ -201,7 +220,7 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
               result === undefined
                 ? '<span class="muted small">→ no result</span>'
                 : `<span class="small">→ <a href="#${entryAnchor(result)}">its result</a></span>`;
-            return `<div class="tc"><span class="mono tc-id">${budget.text(c.id, 120)}</span> <b class="mono">${budget.text(c.name, 200)}</b> <span class="mono">${budget.text(c.arguments)}</span> ${to}</div>`;
+            return `<div class="tc"><span class="mono tc-id">${budget.text(c.id, 120)}</span> <b class="mono">${budget.text(c.name, 200)}</b> <span class="mono">${jsonBreaks(budget.text(c.arguments))}</span> ${to}</div>`;
           })
           .join('');
         const label = `model answer${e.toolCalls.length > 0 ? `: ${e.toolCalls.length} tool call(s)` : e.content !== '' ? ': text' : ''}`;
@@ -252,8 +271,8 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
             const to =
               carried.length === 0
                 ? '<span class="muted small">→ no MCP call carried it out</span>'
-                : `<span class="small">→ ${carried.map((k) => `<a href="#${callAnchor(k)}">MCP call ${h(k.replace(':', '·'))}</a>`).join(', ')}</span>`;
-            return `<div class="tc"><span class="mono tc-id">${budget.text(c.id, 120)}</span> <b class="mono">${budget.text(c.name, 200)}</b> <span class="mono">${budget.text(c.arguments)}</span> ${to}</div>`;
+                : `<span class="small">→ ${carried.map((k) => `<a href="#${callAnchor(k)}">${h(nameOfKey(k))}</a>`).join(', ')}</span>`;
+            return `<div class="tc"><span class="mono tc-id">${budget.text(c.id, 120)}</span> <b class="mono">${budget.text(c.name, 200)}</b> <span class="mono">${jsonBreaks(budget.text(c.arguments))}</span> ${to}</div>`;
           })
           .join('');
         const label = `model answer #${e.exchange}${e.toolCalls.length > 0 ? `: ${e.toolCalls.length} tool call(s)` : e.content !== '' ? ': text' : ''}`;
@@ -274,8 +293,8 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
         rows.push(
           row(
             `tx-call${repeat === undefined ? '' : ' tx-repeat'}`,
-            `MCP call ${e.session}·${e.attempt}: <b class="mono">${budget.text(e.tool, 200)}</b>`,
-            `<div class="mono args">${budget.text(e.arguments)}</div>${parts.length === 0 ? '' : `<div>${parts.join(' ')}</div>`}${repeat === undefined ? '' : attributionBadge(repeat, anchor)}`,
+            `${callName(e.session, e.attempt)}${e.operation === null ? '' : `, op ${e.operation}, attempt ${attempts.get(key) ?? '?'}`}: <b class="mono">${budget.text(e.tool, 200)}</b>`,
+            `<div class="mono args">${jsonBreaks(budget.text(e.arguments))}</div>${parts.length === 0 ? '' : `<div>${parts.join(' ')}</div>`}${repeat === undefined ? '' : attributionBadge(repeat, anchor, attempts)}`,
             callAnchor(key),
           ),
         );
@@ -288,7 +307,7 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
         const id = `<span class="mono">${budget.text(e.callId, 120)}</span>`;
         const of =
           program !== null
-            ? `<a href="#${callAnchor(`${program[1]}:${program[2]}`)}">MCP call ${program[1]}·${program[2]}</a>`
+            ? `<a href="#${callAnchor(`${program[1]}:${program[2]}`)}">${h(callName(program[1]!, program[2]!))}</a>`
             : asked !== undefined
               ? `<a href="#${entryAnchor(asked)}">tool call</a> ${id}`
               : `tool call ${id}`;
