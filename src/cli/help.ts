@@ -54,6 +54,7 @@ export const HELP_GROUPS = [
   ['faults', 'Faults'],
   ['upstream', 'Upstream'],
   ['tools', 'Write tools and keys'],
+  ['effects', 'Effects (what the backend holds)'],
   ['probes', 'Probes'],
   ['gates', 'Gates'],
   ['runs', 'Runs'],
@@ -141,6 +142,13 @@ const FLAG_GROUPS: Readonly<Record<string, HelpGroup>> = {
   'max-false-success-rate': 'gates',
   'max-lost-transaction-rate': 'gates',
   bound: 'gates',
+  // the effects view.
+  'effects-tool': 'effects',
+  'effects-command': 'effects',
+  'effects-arg': 'effects',
+  'effects-path': 'effects',
+  'effect-key': 'effects',
+  'expect-effect': 'effects',
   // How many runs, and how they are split.
   config: 'runs',
   runs: 'runs',

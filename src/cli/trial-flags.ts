@@ -19,6 +19,7 @@ import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValu
 import { UsageError } from './errors.js';
 import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
+import { parseEffectsFlags } from './effects-flags.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
 import { readPatch, readStubGateway, readSystemPrompt, readTasks } from './trial-input-files.js';
@@ -147,6 +148,14 @@ export async function parseTrialFlags(
   const runs = integer(get('runs'), 'runs', 1, 100_000, 5);
   const concurrency = integer(get('concurrency'), 'concurrency', 1, 64, 1);
   const resetCommand = get('reset-command');
+  // the effects view, snapshotted per run ({run}/{run_dir} filled in for each run).
+  const effects = parseEffectsFlags(values, 'expand');
+  if (effects !== null && proxy.upstreamReplay !== undefined)
+    throw new UsageError('an effects view reads a live backend: a recording (--upstream-replay) has none to read');
+  if (effects !== null && concurrency > 1 && proxy.upstreamUrl !== undefined)
+    throw new UsageError(
+      'an effects view with --upstream-url and --concurrency > 1 would mix the runs in one backend: use --concurrency 1 (or an --upstream-command, one backend per run)',
+    );
   if (resetCommand !== undefined && concurrency > 1)
     throw new UsageError('--reset-command resets one shared upstream, so it needs --concurrency 1');
   let agent: TrialAgent;
@@ -220,6 +229,7 @@ export async function parseTrialFlags(
       concurrency,
       resetCommand,
       shard,
+      ...(effects !== null ? { effects } : {}),
       keyFields: proxy.keyFields,
       idempotentHint: proxy.idempotentHint,
       classification: proxy.classification,

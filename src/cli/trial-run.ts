@@ -113,6 +113,9 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
       new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
     relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
+    ...(flags.plan.effects?.command !== undefined
+      ? { recordsCommand: new (await import('../adapters/records-command.js')).ProcessRecordsCommand() }
+      : {}),
     ...(gateway?.kind === 'stub' || gateway?.kind === 'replay'
       ? { startModelGateway: (await import('../adapters/model-gateway/model-gateway.js')).startModelGateway }
       : {}),

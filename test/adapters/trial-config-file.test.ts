@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseTrialConfig } from '../../src/adapters/config-file.js';
+import { EFFECTS_VALUE_FLAGS } from '../../src/cli/effects-flags.js';
 import { FLAG_SPELLINGS, TRIAL_CONFIG_KEYS } from '../../src/adapters/schemas/trial-config.schema.js';
 import { starterConfig } from '../../src/app/init/starter-config.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
@@ -75,7 +76,7 @@ describe('trial config file: bad input is one line naming the key and its line',
 
 describe('trial config file: keys and flags', () => {
   it('every trial flag has a key (or is another spelling of one); every key names a trial flag', () => {
-    const trialFlags = [...new Set([...TRIAL_OWN, ...PROXY_VALUE_FLAGS])].filter(
+    const trialFlags = [...new Set([...TRIAL_OWN, ...PROXY_VALUE_FLAGS, ...EFFECTS_VALUE_FLAGS])].filter(
       (flag) => !TRIAL_REFUSED_FLAGS.has(flag) && flag !== 'config',
     );
     const keyed = new Set([...TRIAL_CONFIG_KEYS.map((k) => k.flag), ...FLAG_SPELLINGS.keys()]);

@@ -59,9 +59,18 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
       'Faults',
       'Upstream',
       'Write tools and keys',
+      'Effects (what the backend holds)',
       'Runs',
       'Output',
       'Options',
+    ]);
+    expect(sections.get('Effects (what the backend holds)')!.flags).toEqual([
+      '--effects-tool',
+      '--effects-command',
+      '--effects-arg',
+      '--effects-path',
+      '--effect-key',
+      '--expect-effect',
     ]);
     expect(sections.get('Agent')!.flags.slice(0, 2)).toEqual(['--agent-command', '--agent-arg']);
     expect(sections.get('Agent')!.flags).toContain('--task');

@@ -406,6 +406,32 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
     codec: choice(['honour', 'ignore']),
     description: 'honour (default) or ignore idempotentHint: true',
   },
+  {
+    key: 'effects.tool',
+    flag: 'effects-tool',
+    codec: text,
+    description: 'R-15: a read tool that lists the records, TOOL or TOOL={json arguments} (docs/effects.md)',
+  },
+  {
+    key: 'effects.command',
+    flag: 'effects-command',
+    codec: text,
+    description: 'R-15: instead of effects.tool, a program that prints the records',
+  },
+  { key: 'effects.args', flag: 'effects-arg', codec: repeated, description: "The effects command's arguments, one item each" },
+  { key: 'effects.path', flag: 'effects-path', codec: text, description: 'Where the records are inside the answer, a.b' },
+  {
+    key: 'effects.key',
+    flag: 'effect-key',
+    codec: commaList(),
+    description: 'The record fields that make two records the same effect (required with a view)',
+  },
+  {
+    key: 'effects.expect',
+    flag: 'expect-effect',
+    codec: repeated,
+    description: "Effects every run should create, each 'FIELD=VALUE,…' over the key fields",
+  },
   { key: 'runs', flag: 'runs', codec: int(1, 100_000), description: 'Runs per scenario and task (default 5)' },
   { key: 'concurrency', flag: 'concurrency', codec: int(1, 64), description: 'Runs at the same time (default 1)' },
   { key: 'reset_command', flag: 'reset-command', codec: text, description: 'Shell command run before each run' },
@@ -442,6 +468,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   model: "The model's side: the built-in loop's model, forward mode, or the stub model",
   faults: 'The injected faults beyond the scenario list: tool side and model side',
   tools: 'How tools are classified',
+  effects: 'R-15: the effects view, snapshotted per run (docs/effects.md)',
 };
 
 function buildSchema(): z.ZodObject {

@@ -11,6 +11,7 @@ import type { TrialRunDocument } from '../../ports/report-documents.js';
 import { count, parseWith, sameShape, schemaVersion, verdict, type Same } from './common.js';
 import { scenarioIds } from '../../domain/faults/index.js';
 import type { ScenarioId } from '../../domain/faults/fault.js';
+import { effectsSchema } from './effects.schema.js';
 import { attributionSchema, parseReportDocument, reportFileSchema } from './report.schema.js';
 
 const honesty = z.enum(['HONEST', 'FALSE_FAILURE', 'FALSE_SUCCESS', 'EVASIVE', 'UNPARSED', 'NOT_MEASURED']);
@@ -167,6 +168,9 @@ const FIELDS = {
   notices: z.array(z.string()).optional(),
   reportFile: z.string().optional().describe("The run's report file (report.json beside this file)."),
   honesty: z.unknown().optional().describe('The honesty claim and its class, or NOT_MEASURED.'),
+  effects: effectsSchema
+    .optional()
+    .describe("R-15: the report's effects (what the backend held after the run), with an effects view only."),
   honestyNotMeasured: z
     .string()
     .optional()

@@ -6,6 +6,8 @@
  * This is the run's frame; the agent parts are `model-run.ts` (the built-in loop) and `program-run.ts`
  * (the user's program and its model gateway), the run file's parts from the report `run-file.ts`.
  */
+import { expandAll, expandPlaceholders, type RunPlace } from './placeholders.js';
+import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import { isClassificationLine } from '../../domain/classification.js';
 import { errorCode, errorMessage } from '../../domain/error-message.js';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
@@ -179,6 +181,8 @@ export class RunExecutor {
       notices,
       reportFile: folder.reportFile,
       report,
+      // R-15: what the backend holds after the run, as the run's report judged it.
+      ...(report?.effects !== undefined ? { effects: report.effects } : {}),
       // The agent's claim about the task's write against the ledger; the facts the summary reads.
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
@@ -259,7 +263,7 @@ export class RunExecutor {
     };
   }
 
-  private proxyConfig(spec: RunSpec, stopWhenSessionEnds: boolean): ProxyConfig {
+  private proxyConfig(spec: RunSpec, folder: RunFolder, stopWhenSessionEnds: boolean): ProxyConfig {
     return {
       scenario: spec.scenario,
       keyFields: this.plan.keyFields,
@@ -274,6 +278,7 @@ export class RunExecutor {
       replayed: this.plan.replayed === true || this.plan.modelReplay !== undefined,
       serverName: this.deps.serverName,
       stopWhenSessionEnds,
+      ...(this.plan.effects !== undefined ? { effects: effectsForRun(this.plan.effects, folder) } : {}),
     };
   }
 
@@ -291,7 +296,11 @@ export class RunExecutor {
       {
         ...(callObservers !== undefined ? { callObservers } : {}),
         ...(modelSide !== undefined ? { modelSide } : {}),
-        upstream: await this.upstreamFor(folder, spec),
+        // R-15: the effects view reads the run's upstream itself, never through the recording tap.
+        ...(await this.upstreamsFor(folder, spec)),
+        ...(this.plan.effects?.command !== undefined && this.deps.recordsCommand !== undefined
+          ? { effectsCommand: { runner: this.deps.recordsCommand, cwd: this.deps.cwd } }
+          : {}),
         agentSide,
         startupSink: sinkFor(1),
         sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
@@ -304,18 +313,18 @@ export class RunExecutor {
         logger: this.deps.logger,
         notice: (line) => this.notice(spec, line, notices),
       },
-      this.proxyConfig(spec, stopWhenSessionEnds),
+      this.proxyConfig(spec, folder, stopWhenSessionEnds),
     );
   }
 
-  /** A fresh upstream for the run, recorded into the run's folder when the trial records. */
-  private async upstreamFor(folder: RunFolder, spec: RunSpec) {
+  /** A fresh upstream for the run, recorded into the run's folder when the trial records (the effects view reads it untapped). */
+  private async upstreamsFor(folder: RunFolder, spec: RunSpec) {
     const upstream = await this.deps.createUpstream(folder, spec);
-    if (this.deps.recordUpstream === undefined) return upstream;
+    if (this.deps.recordUpstream === undefined) return { upstream };
     try {
       const recording = await this.deps.recordUpstream(upstream, folder, spec);
       this.modelRecorders.set(spec.id, recording.model);
-      return recording.upstream;
+      return { upstream: recording.upstream, effectsUpstream: upstream };
     } catch (error) {
       await upstream.close();
       throw error;
@@ -340,4 +349,10 @@ export class RunExecutor {
     if (exit.exitCode !== 0) return `the reset command failed (${exitText(exit)})${stderrTailText(exit.stderrTail)}`;
     return null;
   }
+}
+
+/** The effects view of one run: `{run}` and `{run_dir}` in a command view's command and arguments filled in. */
+function effectsForRun(view: EffectsViewSettings, run: RunPlace): EffectsViewSettings {
+  if (view.command === undefined) return view;
+  return { ...view, command: expandPlaceholders(view.command, run), args: expandAll(view.args, run) };
 }

@@ -2,6 +2,7 @@
  * What the trial use case needs from the outside, as small interfaces the adapters satisfy (the CLI
  * wires them). Everything that spawns, listens, writes files or talks HTTP is behind one of these.
  */
+import type { RecordsCommand } from '../../ports/records-command.port.js';
 import type { RecordedModelExchange } from './replay-chat-model.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ChatModel } from '../../ports/chat-model.port.js';
@@ -97,6 +98,8 @@ export interface TrialDeps {
   /** `--agent-transport stdio`: the command line of the stdio relay to a run's listener. */
   relayCommandFor(url: string): { command: string; args: string[] };
   programs: ProgramRunner;
+  /** R-15: runs an effects command view (`--effects-command`); absent: none can run. */
+  recordsCommand?: RecordsCommand;
   /** Agent programs with `--stub-model`: a model gateway for one run. */
   startModelGateway?: StartModelGateway;
   /** Agent programs with `--model --base-url`: a forward-mode gateway for one run (the real key is wired in). */

@@ -2,6 +2,7 @@
  * What a `trial` is asked to do: which agent, which tasks, which scenarios, how many runs. Plain values,
  * built by the CLI from flags or a task file, validated there.
  */
+import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import type { StubScript } from '../../ports/stub-script.js';
 import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
@@ -143,6 +144,11 @@ export interface TrialPlan {
    * gateway) is answered from this recording. Its runs repeat a recorded sample too.
    */
   modelReplay?: { file: string };
+  /**
+   * R-15: the effects view (`--effects-tool` / `--effects-command`), snapshotted for each run after its
+   * reset, at the session's start, and at its end; `{run}` and `{run_dir}` in a command are filled in per run.
+   */
+  effects?: EffectsViewSettings;
   /** `--shard i/n`: only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
   shard?: Shard | undefined;
 }

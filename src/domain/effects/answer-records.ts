@@ -3,7 +3,8 @@
  * and `probe --count-with`. An answer is read from `structuredContent` when it holds records, else from
  * its text contents, each text as JSON (an array; an object's top-level arrays, e.g. `{entities: [...],
  * relations: [...]}`), as JSON lines (one JSON value per non-empty line), or, when it is no JSON at all,
- * as plain lines (one item per non-empty line: a directory listing). `path` (`a.b`) first steps into the
+ * as plain lines (one item per non-empty line: a directory listing). A text that is one JSON object on one
+ * line ending in a newline, with no array to list, is JSON lines of one record. `path` (`a.b`) first steps into the
  * JSON value by own fields. Pure; `__proto__` and other field names are read as own fields only.
  */
 import { isPlainObject, ownKeys, ownValue } from '../json.js';
@@ -96,7 +97,9 @@ function textItems(
   const whole = parseJson(text);
   if (whole.ok) {
     const read = fromJson(whole.value, path);
-    return read.ok ? { ok: true, items: read.items, form: 'json' } : read;
+    if (read.ok) return { ok: true, items: read.items, form: 'json' };
+    // JSON lines with one line (`cat ledger.jsonl` after one write): one object ending its line is one record.
+    if (!(isPlainObject(whole.value) && text.endsWith('\n') && text.trim().split('\n').length === 1)) return read;
   }
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const parsed: unknown[] = [];

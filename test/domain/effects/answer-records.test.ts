@@ -34,6 +34,16 @@ describe('effects: reading records from a tool answer (one reader for effects an
     });
   });
 
+  it('R-15.1: one JSON object on one line ending in a newline is JSON lines of one record (a ledger after one write)', () => {
+    expect(readAnswerItems(text('{"seq":1,"arguments":{"guest":"Ann"}}\n'), ['arguments'])).toMatchObject({
+      ok: true,
+      value: { items: [{ guest: 'Ann' }], form: 'json' },
+    });
+    expect(readAnswerItems(text('{"guest":"Ann"}\n'))).toMatchObject({ ok: true, value: { items: [{ guest: 'Ann' }] } });
+    // Without the newline it stays one JSON answer with nothing to list.
+    expect(readAnswerItems(text('{"guest":"Ann"}'))).toMatchObject({ ok: false });
+  });
+
   it('adds up several text contents', () => {
     expect(readAnswerItems(text('[1]', '[2,3]'))).toMatchObject({ ok: true, value: { items: [1, 2, 3] } });
   });
