@@ -1,9 +1,11 @@
 /**
- * `replay`, run: reads and checks every recorded run first (one line and exit 1 for any that cannot be
- * replayed, nothing written), then wires each one's replay — its recording as the upstream (or, with
+ * `replay`, run: reads and checks every recorded run first — a run that cannot be replayed is reported in
+ * its place (`REFUSED`, its reason) and the others are replayed; when none can be, one line and exit 1,
+ * nothing written — then wires each one's replay — its recording as the upstream (or, with
  * `--live-upstream`, the real one, started as `trial` starts it) and as the model's side, the in-process or program agent side, a trial folder for its files — to the replay use
  * case, prints one line per run (and its differences), writes `--junit`, and exits 0 (every run equal),
- * 2 (a run differs) or 3 (a run left its recording). No logic beyond wiring.
+ * 2 (a run differs), 3 (a run left its recording) or 1 (a run could not be replayed; it wins, since the
+ * suite did not run whole). No logic beyond wiring.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { ProgramRunner } from '../adapters/agent-program/index.js';
 import { ReplayUpstreamSide } from '../adapters/cassette/replay-upstream-side.js';
 import { InMemoryAgentSide } from '../adapters/in-memory-agent/index.js';
-import { findRunFolders, readRecordedRun, type RecordedRunFiles } from '../adapters/report-files/recorded-runs.js';
+import {
+  findRunFolders,
+  readRecordedRun,
+  RecordedRunError,
+  type RecordedRunFiles,
+} from '../adapters/report-files/recorded-runs.js';
 import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { silentLogger } from '../adapters/silent-logger.js';
@@ -38,7 +45,9 @@ const BIN = fileURLToPath(new URL('./bin.js', import.meta.url));
 export const REPLAY_EXIT = { equal: 0, badInput: 1, differs: 2, miss: 3 } as const;
 
 export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> {
-  const runs = await readRuns(flags, io);
+  const entries = await readRuns(flags, io);
+  const runs = entries.filter((entry): entry is ReadRun => entry.kind === 'run');
+  const refused = entries.filter((entry): entry is RefusedRun => entry.kind === 'refused');
   const clock = new SystemClock();
   const files = new Map(runs.map((r) => [r.run, r.files]));
   const service = new ReplayService({
@@ -97,7 +106,12 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
     if (!stop.signal.aborted) stop.abort(signal);
   });
   try {
-    for (const { run } of runs) {
+    for (const entry of entries) {
+      if (entry.kind === 'refused') {
+        io.stdout.write(escapeTerminalLines(`REFUSED  ${entry.name}: ${entry.why}\n`));
+        continue;
+      }
+      const { run } = entry;
       let outcome: ReplayOutcome;
       try {
         outcome = await service.replay(run, stop.signal);
@@ -114,71 +128,112 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
   }
   const count = (status: ReplayOutcome['status']) => outcomes.filter((o) => o.status === status).length;
   io.stdout.write(
-    `${outcomes.length} run(s) replayed: ${count('equal')} equal, ${count('differs')} differ, ${count('miss')} left their recording\n`,
+    `${outcomes.length} run(s) replayed: ${count('equal')} equal, ${count('differs')} differ, ${count('miss')} left their recording` +
+      `${refused.length > 0 ? `; ${refused.length} could not be replayed (REFUSED above)` : ''}\n`,
   );
   if (flags.junit !== undefined) {
     try {
-      await writeOutputFile('JUnit XML', flags.junit, replayJunit(outcomes));
+      await writeOutputFile('JUnit XML', flags.junit, replayJunit(outcomes, refused));
     } catch (error) {
       io.stderr.write(`${formatFatal(error)}\n`);
       return REPLAY_EXIT.badInput;
     }
   }
+  if (refused.length > 0) return REPLAY_EXIT.badInput;
   return count('miss') > 0 ? REPLAY_EXIT.miss : count('differs') > 0 ? REPLAY_EXIT.differs : REPLAY_EXIT.equal;
 }
 
-/** Every run read and checked before any runs: bad input is one line, exit 1, nothing written. */
-async function readRuns(flags: ReplayFlags, io: CliIo): Promise<Array<{ run: RecordedRun; files: RecordedRunFiles }>> {
+interface ReadRun {
+  kind: 'run';
+  run: RecordedRun;
+  files: RecordedRunFiles;
+}
+
+/** A run folder that cannot be replayed, and why (one line). */
+interface RefusedRun {
+  kind: 'refused';
+  dir: string;
+  name: string;
+  why: string;
+}
+
+/**
+ * Every run read and checked before any runs, in order. A run that cannot be replayed is kept as
+ * refused, so the others still replay; when none can be (or the arguments are wrong), one line, exit 1,
+ * nothing written.
+ */
+async function readRuns(flags: ReplayFlags, io: CliIo): Promise<Array<ReadRun | RefusedRun>> {
   let dirs: string[];
   try {
     dirs = await findRunFolders(flags.paths, io.cwd);
   } catch (error) {
     throw new FatalError(errorMessage(error));
   }
-  const runs: Array<{ run: RecordedRun; files: RecordedRunFiles }> = [];
+  const entries: Array<ReadRun | RefusedRun> = [];
   for (const dir of dirs) {
-    let files: RecordedRunFiles;
     try {
-      files = await readRecordedRun(dir, io.cwd, flags.allowRedacted);
+      entries.push(await readRun(dir, flags, io));
     } catch (error) {
-      throw new FatalError(errorMessage(error));
+      if (!(error instanceof RecordedRunError)) throw new FatalError(errorMessage(error));
+      entries.push({ kind: 'refused', dir, name: error.run, why: error.why });
     }
-    const agent = files.settings.agent;
-    const agentEnv: Record<string, string> = {};
-    if (agent.kind === 'command')
-      for (const name of agent.envNames) {
-        const value = io.env[name];
-        if (value === undefined)
-          throw new FatalError(
-            `run ${files.name}: its agent program was given --agent-env-var ${name} (the value is not recorded): set ${name} in the environment of replay`,
-          );
-        agentEnv[name] = value;
-      }
-    const run: RecordedRun = {
-      dir,
-      name: files.name,
-      runFile: files.runFile,
-      settings: files.settings,
-      cassette: { path: files.cassette.path, lines: files.cassette.lines },
-      agentEnv,
-    };
-    const why = unreplayable(run);
-    if (why !== null) throw new FatalError(`run ${files.name}: ${why}`);
-    if (flags.liveUpstream && liveUpstreamOf(run, flags) === null)
-      throw new FatalError(
-        `run ${files.name}: its run file names no upstream command line or URL to start (its upstream was a recording, or a URL with secrets): give --upstream-command`,
-      );
-    runs.push({ run, files });
+  }
+  const refused = entries.filter((entry) => entry.kind === 'refused');
+  if (refused.length === entries.length) {
+    const first = refused[0]!;
+    throw new FatalError(
+      `run ${first.name}: ${first.why}` +
+        (refused.length > 1
+          ? `; no run can be replayed (${refused.length} refused: ${refused.map((r) => r.name).join(', ')})`
+          : ''),
+    );
   }
   if (flags.junit !== undefined) {
-    const read = runs.flatMap(({ run }) => [join(run.dir, 'run.json'), run.cassette.path]);
+    const read = entries.flatMap((entry) => {
+      const dir = entry.kind === 'run' ? entry.run.dir : entry.dir;
+      return [join(dir, 'run.json'), join(dir, 'cassette.jsonl')];
+    });
     try {
       await refuseOutputsOverInputs([{ flag: '--junit', path: flags.junit }], read, 'a file replay reads');
     } catch (error) {
       throw new FatalError(errorMessage(error));
     }
   }
-  return runs;
+  return entries;
+}
+
+/** One run folder read and checked; throws a {@link RecordedRunError} when it cannot be replayed. */
+async function readRun(dir: string, flags: ReplayFlags, io: CliIo): Promise<ReadRun> {
+  const files = await readRecordedRun(dir, io.cwd, flags.allowRedacted);
+  const refuse = (why: string): never => {
+    throw new RecordedRunError(files.name, why);
+  };
+  const agent = files.settings.agent;
+  const agentEnv: Record<string, string> = {};
+  if (agent.kind === 'command')
+    for (const name of agent.envNames) {
+      const value = io.env[name];
+      if (value === undefined)
+        refuse(
+          `its agent program was given --agent-env-var ${name} (the value is not recorded): set ${name} in the environment of replay`,
+        );
+      else agentEnv[name] = value;
+    }
+  const run: RecordedRun = {
+    dir,
+    name: files.name,
+    runFile: files.runFile,
+    settings: files.settings,
+    cassette: { path: files.cassette.path, lines: files.cassette.lines },
+    agentEnv,
+  };
+  const why = unreplayable(run);
+  if (why !== null) refuse(why);
+  if (flags.liveUpstream && liveUpstreamOf(run, flags) === null)
+    refuse(
+      'its run file names no upstream command line or URL to start (its upstream was a recording, or a URL with secrets): give --upstream-command',
+    );
+  return { kind: 'run', run, files };
 }
 
 /**

@@ -8,6 +8,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer } from '../fixtures/model-server/model-server.js';
 import { startInProcessBooking } from '../support/booking-http.js';
@@ -211,12 +212,40 @@ describe('replay', () => {
       expect(existsSync(join(dir, 'replayed'))).toBe(false);
     });
 
-    it('a suite with one bad run among good ones is refused before any runs', async () => {
-      const suite = join(work, 'suite');
-      cpSync(runDir, join(suite, 'a', 'F1-001'), { recursive: true });
-      cpSync(runDir, join(suite, 'b', 'F1-001'), { recursive: true });
-      rmSync(join(suite, 'b', 'F1-001', 'cassette.jsonl'));
-      await refused(suite, /run \S*b\/F1-001: no cassette\.jsonl/);
+    it('a suite whose every run cannot be replayed is one line naming them all', async () => {
+      const suite = join(work, 'all-bad');
+      for (const name of ['a', 'b']) {
+        cpSync(runDir, join(suite, name, 'F1-001'), { recursive: true });
+        rmSync(join(suite, name, 'F1-001', 'cassette.jsonl'));
+      }
+      await refused(
+        suite,
+        /run \S*a\/F1-001: no cassette\.jsonl beside run\.json; no run can be replayed \(2 refused: \S*a\/F1-001, \S*b\/F1-001\)/,
+      );
     });
+  });
+
+  it('issue 42: a suite with one run that cannot be replayed among good ones replays the others, reports that run, exit 1', async () => {
+    const suite = join(work, 'suite');
+    cpSync(runDir, join(suite, 'a', 'F1-001'), { recursive: true });
+    cpSync(runDir, join(suite, 'b', 'F1-001'), { recursive: true });
+    cpSync(runDir, join(suite, 'c', 'F1-001'), { recursive: true });
+    rmSync(join(suite, 'b', 'F1-001', 'cassette.jsonl'));
+    const junit = join(work, 'suite-junit.xml');
+    const result = await runCli(['replay', suite, '--junit', junit]);
+    expect(result.code, result.stderr).toBe(1);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^EQUAL {4}\S*a\/F1-001 \(FAIL, /);
+    expect(lines[1]).toMatch(/^REFUSED {2}\S*b\/F1-001: no cassette\.jsonl beside run\.json$/);
+    expect(lines[2]).toMatch(/^EQUAL {4}\S*c\/F1-001 \(FAIL, /);
+    expect(lines.at(-1)).toBe(
+      '2 run(s) replayed: 2 equal, 0 differ, 0 left their recording; 1 could not be replayed (REFUSED above)',
+    );
+    const xml = readFileSync(junit, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).toMatch(/<testsuites [^>]*tests="3" failures="0" errors="1"/);
+    expect(xml).toMatch(
+      /<testcase [^>]*file="\S*b\/F1-001">\s*<error message="no cassette\.jsonl beside run\.json" type="REPLAY_REFUSED">/,
+    );
   });
 });

@@ -61,12 +61,27 @@ async function collect(dir: string, into: string[]): Promise<void> {
     if (entry.isDirectory()) await collect(join(dir, entry.name), into);
 }
 
-/** Reads one run folder; throws an Error of one line starting `run <name>:`. */
-export async function readRecordedRun(dir: string, cwd: string, allowRedacted: boolean): Promise<RecordedRunFiles> {
+/** Why one recorded run cannot be replayed: `run <name>: <why>`, with both parts kept. */
+export class RecordedRunError extends Error {
+  constructor(
+    readonly run: string,
+    readonly why: string,
+  ) {
+    super(`run ${run}: ${why}`);
+  }
+}
+
+/** How a run folder is named in lines and in the JUnit file: its path relative to `cwd` (absolute outside it). */
+export function runNameOf(dir: string, cwd: string): string {
   const rel = relative(cwd, dir);
-  const name = (rel === '' || rel.startsWith('..') ? dir : rel).split(sep).join('/');
+  return (rel === '' || rel.startsWith('..') ? dir : rel).split(sep).join('/');
+}
+
+/** Reads one run folder; throws a {@link RecordedRunError} of one line starting `run <name>:`. */
+export async function readRecordedRun(dir: string, cwd: string, allowRedacted: boolean): Promise<RecordedRunFiles> {
+  const name = runNameOf(dir, cwd);
   const fail = (why: string): never => {
-    throw new Error(`run ${name}: ${why}`);
+    throw new RecordedRunError(name, why);
   };
   let runFile: Record<string, unknown> = {};
   try {
