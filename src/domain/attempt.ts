@@ -73,6 +73,11 @@ export interface Attempt {
   agentSawTimeout: boolean;
   /** The upstream executed the call and the agent was told an error instead (F7). */
   agentSawExecutedError: boolean;
+  /**
+   * A late-landing write (F6): the agent got its time-out at once, the call reached the upstream later
+   * (`forwardedAt`) and the upstream answered at `upstreamAnsweredAt` (the landing).
+   */
+  landsLate: boolean;
   readonly receivedAt: number;
   forwardedAt: number | null;
   upstreamAnsweredAt: number | null;
@@ -130,6 +135,7 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
     agentSawFailure: false,
     agentSawTimeout: false,
     agentSawExecutedError: false,
+    landsLate: false,
     forwardedAt: null,
     upstreamAnsweredAt: null,
     deliveredAt: null,

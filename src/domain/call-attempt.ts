@@ -21,6 +21,11 @@ export interface CallDecision {
   delayMs: number;
   /** `--hold`: hold a replaced answer this long before delivering it, in ms (0: at once). */
   holdMs: number;
+  /**
+   * A late-landing write (F6's `--land-after`): answer the agent at once with `injected`, and forward the
+   * call only this many ms later (0: not late). `forwarded()` and `answered()` then come after `delivered()`.
+   */
+  landAfterMs: number;
   /** R-14: who sent a repeated write attempt; null for an operation's first attempt and for other calls. */
   source: RepeatSource | null;
 }
@@ -90,12 +95,16 @@ export class AttemptHandle implements CallAttempt {
   get holdMs(): number {
     return this.decision.holdMs;
   }
+  get landAfterMs(): number {
+    return this.decision.landAfterMs;
+  }
   get source(): RepeatSource | null {
     return this.decision.source;
   }
 
   forwarded(): void {
-    if (!this.decision.forward || this.wasForwarded || this.wasDelivered) this.outOfOrder('forwarded');
+    const late = this.decision.landAfterMs > 0;
+    if (!this.decision.forward || this.wasForwarded || (this.wasDelivered && !late)) this.outOfOrder('forwarded');
     this.wasForwarded = true;
     this.events.forwarded(this.decision.attemptId);
   }

@@ -20,6 +20,7 @@ import { AttemptHandle, type AttemptEvents, type CallAttempt, type CallDecision 
 import { ChangeSet } from './change-set.js';
 import {
   behaviourOf,
+  parameterValue,
   repliesTimeout,
   retryWindowSeconds,
   type FaultKind,
@@ -81,7 +82,14 @@ export class EvaluationSession extends SessionState {
     const fault = callClass === 'unclassified' ? null : this.faultPlan.decide(callClass, tool);
     const behaviour = behaviourOf(fault);
     const forward = behaviour === null || behaviour.forwards;
-    const injected = forward ? null : (behaviour?.injected?.(this.faultSettings()) ?? null);
+    // F6: a write that lands late is answered at once (its `lateAnswer`) and forwarded after `landAfterMs`.
+    const landAfterMs =
+      forward && behaviour?.landsAfter !== undefined ? parameterValue(this.faultSettings(), behaviour.landsAfter) : 0;
+    const injected = forward
+      ? landAfterMs > 0
+        ? (behaviour?.lateAnswer?.(this.faultSettings()) ?? null)
+        : null
+      : (behaviour?.injected?.(this.faultSettings()) ?? null);
     // Drawn on arrival, in arrival order, from the seeded source: the same seed repeats the same latencies.
     const delayMs = forward && scenario.latency !== undefined ? drawLatency(scenario.latency, this.random) : 0;
     const holdMs = behaviour?.holdsReplacement === true ? (scenario.holdMs ?? 0) : 0;
@@ -92,7 +100,15 @@ export class EvaluationSession extends SessionState {
     let source: RepeatSource | null = null;
     if (callClass === 'write') ({ operation, source } = this.receiveWrite(id, tool, args, fault, forward, now, origin));
     else this.receiveOther(id, tool, callClass, args, fault, forward, now, origin);
-    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, source };
+    if (landAfterMs > 0) {
+      this.timingLog.arrivedLate(id, tool, now);
+      // The agent hears the time-out before the upstream has the write: a failure it saw, as under F1.
+      const attempt = this.open.get(id)!;
+      attempt.agentSawTimeout = true;
+      attempt.agentSawFailure = true;
+      attempt.landsLate = true;
+    }
+    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, landAfterMs, source };
   }
 
   private forwardedEvent(attemptId: number): void {
@@ -108,6 +124,7 @@ export class EvaluationSession extends SessionState {
       outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
     if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
     this.settle(attempt, outcome, replacement !== null);
+    if (attempt.landsLate) this.timingLog.landed(attemptId, attempt.forwardedAt, attempt.upstreamAnsweredAt, attempt.status);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
     return replacement;
   }

@@ -28,6 +28,12 @@ export interface TimingEntry {
   heldMs?: number;
   /** The agent cancelled the call this long after it arrived. */
   cancelledAfterMs?: number;
+  /**
+   * F6: the agent was told the write timed out `toldAfterMs` after it arrived; it reached the upstream
+   * `forwardedAfterMs` after arrival (null: never, the session ended first) and the upstream answered it
+   * (its landing) `landedAfterMs` after arrival. The entry is final at the landing, not at the delivery.
+   */
+  landedLate?: { toldAfterMs: number; forwardedAfterMs: number | null; landedAfterMs: number };
   /** What the upstream really did, as known when the agent got (or gave up on) its answer. */
   outcome: AttemptStatus;
 }
@@ -39,6 +45,8 @@ interface OpenTiming {
   holdMs: number;
   answeredAt: number | null;
   cancelledAt: number | null;
+  /** F6: the entry waits for the landing; the delivery (the time-out) came first, at this time. */
+  late?: { deliveredAt: number | null };
 }
 
 /** The timing entries of a session, built as attempts are delivered; the JSON text is kept alongside. */
@@ -62,6 +70,39 @@ export class TimingLog {
     this.open.set(id, { tool, receivedAt, latencyMs, holdMs, answeredAt: null, cancelledAt: null });
   }
 
+  /** A late-landing write (F6) arrived: its entry is final at its landing (`landed`), not its delivery. */
+  arrivedLate(id: number, tool: string, receivedAt: number): void {
+    this.open.set(id, {
+      tool,
+      receivedAt,
+      latencyMs: null,
+      holdMs: 0,
+      answeredAt: null,
+      cancelledAt: null,
+      late: { deliveredAt: null },
+    });
+  }
+
+  /** A late-landing write was answered by the upstream (or given up as unknown): its entry is final. */
+  landed(id: number, forwardedAt: number | null, answeredAt: number, outcome: AttemptStatus): void {
+    const timing = this.open.get(id);
+    if (timing?.late === undefined) return;
+    this.open.delete(id);
+    const since = (at: number) => Math.round(at - timing.receivedAt);
+    const toldAt = timing.late.deliveredAt ?? answeredAt;
+    this.push({
+      attempt: id,
+      tool: timing.tool,
+      ...(timing.cancelledAt !== null ? { cancelledAfterMs: since(timing.cancelledAt) } : {}),
+      landedLate: {
+        toldAfterMs: since(toldAt),
+        forwardedAfterMs: forwardedAt === null ? null : since(forwardedAt),
+        landedAfterMs: since(answeredAt),
+      },
+      outcome,
+    });
+  }
+
   /** The upstream's answer was replaced (F1): a hold, if any, starts now. */
   replaced(id: number, answeredAt: number | null): void {
     const timing = this.open.get(id);
@@ -83,6 +124,10 @@ export class TimingLog {
     if (this.open.size === 0) return;
     const timing = this.open.get(id);
     if (timing === undefined) return;
+    if (timing.late !== undefined) {
+      timing.late.deliveredAt = deliveredAt;
+      return;
+    }
     this.open.delete(id);
     if (timing.latencyMs === null && timing.answeredAt === null && timing.cancelledAt === null) return;
     const entry: TimingEntry = {
@@ -93,6 +138,10 @@ export class TimingLog {
       ...(timing.cancelledAt !== null ? { cancelledAfterMs: Math.round(timing.cancelledAt - timing.receivedAt) } : {}),
       outcome,
     };
+    this.push(entry);
+  }
+
+  private push(entry: TimingEntry): void {
     this.list.push(entry);
     this.text += (this.text === '' ? '' : ',') + JSON.stringify(entry);
   }

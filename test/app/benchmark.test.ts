@@ -171,6 +171,18 @@ describe('benchmark self-test (R-11)', () => {
     expect(backends).toHaveLength(1 + 2);
   });
 
+  it('R-16.1 F6 (late ghost write): the careful check comes before the landing, finds nothing and books again → FAIL; naive FAILs; the backend holds both bookings', async () => {
+    const { wiring } = deps();
+    const result = await runBenchmark({ ...ALL, scenarios: ['F6'] }, wiring);
+    const f6 = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios[0]!]));
+    expect(f6['careful']).toMatchObject({ scenario: 'F6', verdict: 'FAIL', expectedVerdict: 'FAIL', unexpectedRuns: 0 });
+    // The late write landed before the run was judged: harness and backend count it.
+    expect(f6['careful']!.executions).toEqual({ harness: 2, backend: 2 });
+    expect(f6['naive']).toMatchObject({ scenario: 'F6', verdict: 'FAIL', expectedVerdict: 'FAIL', unexpectedRuns: 0 });
+    expect(f6['naive']!.executions).toEqual({ harness: 2, backend: 2 });
+    expect(parseBenchmarkFlags({}).scenarios).not.toContain('F6');
+  });
+
   it('R-11: F7 is added beyond the description: not in the default set, chosen with --scenarios', () => {
     expect(parseBenchmarkFlags({}).scenarios).not.toContain('F7');
     expect(parseBenchmarkFlags({ scenarios: ['f7,F1'] }).scenarios).toEqual(['F1', 'F7']);
@@ -339,7 +351,7 @@ describe('benchmark flags (R-11)', () => {
     [{ runs: [''] }, /--runs needs a non-empty value/],
     [{ jitter: ['-1'] }, /--jitter must be an integer from 0 to 60000/],
     [{ jitter: ['60001'] }, /--jitter must be an integer from 0 to 60000/],
-    [{ scenarios: ['F6'] }, /--scenarios accepts F1, F2, F3, F4, F5, F7, got "F6"/],
+    [{ scenarios: ['F8'] }, /--scenarios accepts F1, F2, F3, F4, F5, F6, F7, got "F8"/],
     [{ scenarios: ['F1,f1'] }, /--scenarios names F1 twice/],
     [{ scenarios: ['F1,,F2'] }, /--scenarios has an empty item/],
     [{ scenarios: [' '] }, /--scenarios needs a non-empty value/],

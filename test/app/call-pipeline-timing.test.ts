@@ -210,3 +210,102 @@ describe('timing in the call pipeline (manual clock)', () => {
     expect(await resend({ mode: 'none', latency: { ms: 500, jitterMs: 0 } }, false, 10)).toBe('PASS');
   });
 });
+
+describe('F6 late ghost write in the call pipeline (manual clock)', () => {
+  const F6 = (landAfterMs?: number): ScenarioConfig => ({
+    mode: 'scenario',
+    id: 'F6',
+    ...(landAfterMs === undefined ? {} : { parameters: { landAfterMs } }),
+  });
+  const booking = { name: 'create_booking', arguments: { guest: 'Ada' } };
+  const executed = { kind: 'result', result: okResult('{"id":"BK-1"}') } as const;
+
+  it('R-16.1: the time-out comes at once; a read in between reaches the upstream, the write only after --land-after', async () => {
+    const { clock, upstream, pipeline, report } = setup(F6(3000));
+    const told = await pipeline.call(booking);
+    expect(told).toMatchObject({ isError: true });
+    expect(JSON.stringify(told)).toMatch(/timed out/);
+    const read = pipeline.call({ name: 'search_bookings', arguments: { guest: 'Ada' } });
+    await flush();
+    expect(upstream.calls.map((c) => c.request.name)).toEqual(['search_bookings']);
+    upstream.calls[0]!.answer({ kind: 'result', result: okResult('[]') });
+    await read;
+    clock.advance(2999);
+    await flush();
+    expect(upstream.calls).toHaveLength(1);
+    expect(pipeline.callsInFlight).toBe(1);
+    clock.advance(1);
+    await flush();
+    expect(upstream.calls.map((c) => [c.request.name, c.at])).toEqual([
+      ['search_bookings', 1000],
+      ['create_booking', 4000],
+    ]);
+    clock.advance(250);
+    upstream.calls[1]!.answer(executed);
+    await flush();
+    expect(pipeline.callsInFlight).toBe(0);
+    expect(report().timing).toEqual([
+      {
+        attempt: 1,
+        tool: 'create_booking',
+        landedLate: { toldAfterMs: 0, forwardedAfterMs: 3000, landedAfterMs: 3250 },
+        outcome: 'executed',
+      },
+    ]);
+    // Checked after the time-out, but before the landing: no second write, PASS (the write executed once).
+    expect(report()).toMatchObject({ verdict: 'PASS', operations: [expect.objectContaining({ executions: 1 })] });
+  });
+
+  it('R-16.1: a re-send while the late write is pending executes first; the late one lands second → FAIL, the timing says which was which', async () => {
+    const { clock, upstream, pipeline, report } = setup(F6());
+    await pipeline.call(booking);
+    const resend = pipeline.call(booking);
+    await flush();
+    expect(upstream.calls.map((c) => c.at)).toEqual([1000]);
+    upstream.calls[0]!.answer(executed);
+    await resend;
+    // In flight: an unknown write re-sent is not judged yet.
+    expect(report().verdict).toBe('NOT_TESTED');
+    clock.advance(5000);
+    await flush();
+    upstream.calls[1]!.answer(executed);
+    await flush();
+    expect(report()).toMatchObject({
+      verdict: 'FAIL',
+      operations: [expect.objectContaining({ executions: 2, attempts: 2 })],
+      violations: [
+        expect.objectContaining({ type: 'DUPLICATE_EXECUTION', duplicate: expect.objectContaining({ afterTimeout: true }) }),
+      ],
+    });
+    expect(report().timing).toEqual([
+      {
+        attempt: 1,
+        tool: 'create_booking',
+        landedLate: { toldAfterMs: 0, forwardedAfterMs: 5000, landedAfterMs: 5000 },
+        outcome: 'executed',
+      },
+    ]);
+  });
+
+  it('R-16.1: landPending lands a waiting write at once (the session is ending); the upstream dying first leaves it EXECUTION_UNKNOWN', async () => {
+    const landed = setup(F6(600_000));
+    await landed.pipeline.call(booking);
+    const done = landed.pipeline.landPending();
+    await flush();
+    expect(landed.upstream.calls.map((c) => c.at)).toEqual([1000]);
+    landed.upstream.calls[0]!.answer(executed);
+    await done;
+    landed.session.finish();
+    expect(landed.report().operations).toEqual([expect.objectContaining({ executions: 1 })]);
+
+    const lost = setup(F6(100));
+    await lost.pipeline.call(booking);
+    lost.clock.advance(100);
+    await flush();
+    lost.upstream.calls[0]!.answer({ kind: 'connection-lost', detail: 'the upstream exited' });
+    await flush();
+    lost.session.finish();
+    expect(lost.report().operations).toEqual([expect.objectContaining({ outcome: 'EXECUTION_UNKNOWN', executions: 0 })]);
+    expect(lost.report().timing).toEqual([expect.objectContaining({ attempt: 1, outcome: 'unknown' })]);
+  });
+});

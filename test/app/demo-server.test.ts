@@ -286,7 +286,7 @@ describe('demo input validation', () => {
     ['retry_after without F2', { scenario: 'F1', retry_after: 10 }, 'retry_after is only used with scenario F2'],
     ['retry_after not an integer', { scenario: 'F2', retry_after: 1.5 }, 'retry_after must be an integer from 1 to 86400'],
     ['retry_after above 86400', { scenario: 'F2', retry_after: 86_401 }, 'retry_after must be an integer'],
-    ['an unknown scenario', { scenario: 'F9' }, 'scenario must be one of F1, F2, F3, F4, F5, F7, none'],
+    ['an unknown scenario', { scenario: 'F9' }, 'scenario must be one of F1, F2, F3, F4, F5, F6, F7, none'],
     ['an unknown mode', { mode: 'random' }, 'mode must be one of deterministic, chaos'],
     ['an empty key_fields list', { key_fields: [] }, 'key_fields must be a non-empty list'],
     ['a non-string glob', { write_tools: [1] }, 'write_tools must be a non-empty list of non-empty strings'],

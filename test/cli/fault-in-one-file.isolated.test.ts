@@ -44,7 +44,7 @@ describe('a fault registered in one file reaches every reader (R-4)', () => {
       '--retry-after is for --scenario F2 only',
     );
     expect(() => proxy(...UPSTREAM, '--scenario', 'F99', '--cool-down', '601')).toThrow(/--cool-down/);
-    expect(() => proxy(...UPSTREAM, '--scenario', 'F100')).toThrow('one of F1, F2, F3, F4, F5, F7, F99');
+    expect(() => proxy(...UPSTREAM, '--scenario', 'F100')).toThrow('one of F1, F2, F3, F4, F5, F6, F7, F99');
     expect(PROXY_FLAG_HELP).toContainEqual([
       'cool-down',
       'F99 only: seconds the 503 asks the agent to wait (default 7, max 600)',

@@ -92,6 +92,7 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
       '--mode',
       '--error-rate',
       '--retry-after',
+      '--land-after',
       '--fault-tool',
       '--fault-on',
       '--latency',

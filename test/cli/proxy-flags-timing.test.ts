@@ -28,6 +28,10 @@ describe('timing and aim flags', () => {
       holdMs: 5000,
     });
     expect(parse('--scenario', 'F2', '--fault-on', '3').scenario).toMatchObject({ aim: { tools: null, on: 3 } });
+    expect(parse('--scenario', 'F6', '--land-after', '1500').scenario).toMatchObject({
+      id: 'F6',
+      parameters: { landAfterMs: 1500 },
+    });
     expect(parse('--scenario', 'f7', '--fault-tool', 'pay_*', '--fault-on', '2').scenario).toEqual({
       mode: 'scenario',
       id: 'F7',
@@ -59,6 +63,11 @@ describe('timing and aim flags', () => {
     [['--hold', '5000'], /^--hold is for --scenario F1 only/],
     [['--scenario', 'F5', '--hold', '5000'], /^--hold is for --scenario F1 only/],
     [['--scenario', 'F7', '--hold', '5000'], /^--hold is for --scenario F1 only/],
+    [['--scenario', 'F6', '--hold', '5000'], /^--hold is for --scenario F1 only/],
+    [['--scenario', 'F6', '--land-after', '0'], /^flag --land-after must be an integer from 1 to 600000, got "0"$/],
+    [['--scenario', 'F6', '--land-after', '600001'], /^flag --land-after must be an integer from 1 to 600000, got "600001"$/],
+    [['--scenario', 'F6', '--land-after', '1.5'], /^flag --land-after must be an integer from 1 to 600000, got "1.5"$/],
+    [['--scenario', 'F1', '--land-after', '5'], /^--land-after is for --scenario F6 only$/],
     [['--scenario', 'F7', '--mode', 'chaos', '--error-rate', '0.5'], /cannot be combined/],
     [['--scenario', 'F1', '--fault-on', '0'], /^flag --fault-on must be an integer from 1 to 1000000, got "0"$/],
     [['--scenario', 'F1', '--fault-on', '1.5'], /^flag --fault-on must be an integer/],

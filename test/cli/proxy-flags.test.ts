@@ -52,7 +52,7 @@ describe('R-8.1 proxy flags', () => {
 
   it.each([
     [['--scenario', 'F1'], /--upstream-command is required/],
-    [['--upstream-command', 'n', '--scenario', 'F6'], /--scenario must be one of/],
+    [['--upstream-command', 'n', '--scenario', 'F8'], /--scenario must be one of/],
     [['--upstream-command', 'n', '--scenario='], /non-empty value/],
     [['--upstream-command', 'n', '--scenario', 'F1', '--mode', 'chaos'], /cannot be combined/],
     [['--upstream-command', 'n', '--error-rate', '0.5'], /chaos only/],

@@ -181,7 +181,7 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
     [
       '--scenarios F9',
       model('careful', '--scenarios', 'F1,F9'),
-      /flag --scenarios must be one of F1, F2, F3, F4, F5, F7, got "F9"/,
+      /flag --scenarios must be one of F1, F2, F3, F4, F5, F6, F7, got "F9"/,
     ],
     ['--scenarios F1,f1', model('careful', '--scenarios', 'F1,f1'), /flag --scenarios names F1 twice/],
     ['--report-file', model('careful', '--report-file', 'r.json'), /flag --report-file is not used by trial/],

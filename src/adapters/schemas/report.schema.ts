@@ -123,6 +123,14 @@ const timing = z.object({
   latencyMs: z.number().optional(),
   heldMs: z.number().optional(),
   cancelledAfterMs: z.number().optional(),
+  landedLate: z
+    .object({
+      toldAfterMs: z.number().describe('ms after arrival the agent got its time-out'),
+      forwardedAfterMs: z.number().nullable().describe('ms after arrival the write reached the upstream; null: never'),
+      landedAfterMs: z.number().describe('ms after arrival the upstream answered it (or it was given up as unknown)'),
+    })
+    .optional()
+    .describe('F6: a write the agent was told had timed out, and that reached the upstream later'),
   outcome: z.enum(['in-flight', 'executed', 'rejected', 'unknown', 'not-executed']),
 });
 

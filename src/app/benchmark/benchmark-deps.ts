@@ -8,10 +8,11 @@ import { EvaluationSession } from '../../domain/session.js';
 import type { SessionSettings, ToolCatalog } from '../../domain/session-state.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 
-/** A clock the benchmark drives by hand: waiting costs no real time. */
-export interface VirtualClock extends Clock {
+/** A clock the benchmark drives by hand: waiting costs no real time (its sleeps end as it advances: F6). */
+export interface VirtualClock extends Clock, Timer {
   /** Moves time forward by `ms` (0 or more); returns the new reading. */
   advance(ms: number): number;
 }

@@ -8,6 +8,7 @@ import type { ToolClassification } from '../../domain/classification.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { ToolCatalog } from '../../domain/session-state.js';
 import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 
@@ -33,8 +34,16 @@ export function harnessPipeline(
   session: EvaluationSession,
   upstream: UpstreamSide,
   outputSchemaTools: ReadonlySet<string>,
+  timer?: Timer,
 ): CallPipeline {
-  return new CallPipeline({ session, upstream, callTimeoutMs: UPSTREAM_TIMEOUT_MS, outputSchemaTools, publish: null });
+  return new CallPipeline({
+    session,
+    upstream,
+    callTimeoutMs: UPSTREAM_TIMEOUT_MS,
+    outputSchemaTools,
+    publish: null,
+    ...(timer ? { timer } : {}),
+  });
 }
 
 /** The names of the listed tools that declare an `outputSchema`. */

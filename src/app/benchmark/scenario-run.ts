@@ -55,7 +55,7 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
     keyFields: DEFAULT_KEY_FIELDS,
   } as const;
   const session = open(settings, spec.catalog, clock, spec.random);
-  const pipeline = harnessPipeline(session, backend, spec.outputSchemaTools);
+  const pipeline = harnessPipeline(session, backend, spec.outputSchemaTools, clock);
   const context: AgentContext = {
     booking: BENCHMARK_BOOKING,
     key: `${spec.agent.id}-${spec.scenario}-${spec.run}`,
@@ -68,6 +68,8 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
     wait: (ms) => void clock.advance(ms),
   };
   await spec.agent.run(context);
+  // F6: a late write still waiting lands before the run is judged, as behind the proxy.
+  await pipeline.landPending();
   session.finish();
   await backend.close();
   const { verdict } = evaluate(session);

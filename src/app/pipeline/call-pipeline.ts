@@ -15,11 +15,17 @@
  * and end when the agent cancels; a cancelled call is reported to the session (`attempt.cancelled()`), and
  * the upstream is told by the upstream side (the signal aborts the forwarded request).
  *
+ * A late-landing write (F6's `--land-after`): the agent gets its time-out at once (delivered first); the
+ * call waits its landing time through the `Timer` and is forwarded then, whatever the agent does meanwhile
+ * (an agent's cancellation does not call back a write a queue has accepted). `landPending()` cuts every
+ * such wait short, so the writes land before the session's end is judged; they count as calls in flight.
+ *
  * The step order itself is guarded by the domain's `CallAttempt`; this class adds what the application
  * owns: the upstream port, the answer judging, the report writes and the count of calls in flight.
  */
 import type { CallClass, ExecutionOutcome } from '../../domain/attempt.js';
 import type { FaultKind } from '../../domain/faults/index.js';
+import type { CallAttempt } from '../../domain/call-attempt.js';
 import type { EvaluationSession } from '../../domain/session.js';
 import type { CallOrigin } from '../../domain/attribution.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
@@ -94,6 +100,8 @@ export class CallPipeline {
   private readonly events: CallEvents | null;
 
   private readonly timer: Timer;
+  /** F6: late-landing writes not yet answered by the upstream, each with the switch that lands it now. */
+  private readonly late = new Map<number, { landNow: AbortController; landed: Promise<void> }>();
 
   constructor(private readonly deps: CallPipelineDeps) {
     this.events = deps.events === undefined ? null : new CallEvents(deps.events);
@@ -101,7 +109,56 @@ export class CallPipeline {
     if ((latency !== undefined || (holdMs ?? 0) > 0) && deps.timer === undefined) {
       throw new Error('a scenario with --latency or --hold needs a Timer (wiring error)');
     }
+    // Without a Timer (the demo) a late write lands as soon as its time-out has been answered.
     this.timer = deps.timer ?? NO_WAIT;
+  }
+
+  /**
+   * Lands every late write at once (their waits cut short) and resolves when the upstream has answered
+   * each: called before a session's end is judged, so its final report counts them.
+   */
+  landPending(): Promise<void> {
+    const landings = [...this.late.values()];
+    for (const late of landings) late.landNow.abort();
+    return Promise.all(landings.map((late) => late.landed)).then(() => undefined);
+  }
+
+  /** F6: forwards a write the agent has already been told timed out, after its landing time. */
+  private land(attempt: CallAttempt, request: ToolCallRequest): void {
+    const { session, publish } = this.deps;
+    const landNow = new AbortController();
+    this.inFlight++;
+    const landed = (async () => {
+      try {
+        await this.timer.sleep(attempt.landAfterMs, landNow.signal);
+        // Ended without landPending (a driver that judged without landing): the write stays unknown.
+        if (session.finished) return;
+        if (publish !== null) await publish(false);
+        attempt.forwarded();
+        this.events?.forwarded(attempt, request.name);
+        const outcome = await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs });
+        this.deps.onUpstreamOutcome?.(request.name, outcome);
+        const judged = judgeUpstreamAnswer(
+          outcome,
+          this.deps.outputSchemaTools.has(request.name),
+          this.deps.callTimeoutMs / 1000,
+        );
+        const replaced = attempt.answered(judged.execution) !== null;
+        this.events?.answered(
+          attempt,
+          request.name,
+          judged.execution,
+          replaced,
+          outcome.kind === 'result' ? outcome.result : undefined,
+        );
+        if (publish !== null) await publish(this.inFlight === 1);
+      } finally {
+        this.late.delete(attempt.attemptId);
+        this.inFlight--;
+        if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+      }
+    })();
+    this.late.set(attempt.attemptId, { landNow, landed });
   }
 
   /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
@@ -141,6 +198,10 @@ export class CallPipeline {
     if (!attempt.forward) {
       record = recordOf(attempt, attempt.injected!, null, false);
       events?.injected(attempt, request.name, record.result);
+    } else if (attempt.landAfterMs > 0) {
+      // F6: the time-out now, the write later.
+      record = recordOf(attempt, attempt.injected!, null, true);
+      this.land(attempt, request);
     } else {
       this.inFlight++;
       try {

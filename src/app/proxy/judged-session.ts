@@ -201,6 +201,8 @@ export class JudgedSession implements AgentSessionHandler {
     const cutShort = new Promise<void>((resolve) => (cut = resolve));
     this.shortenDrain = (ms) => void delay(ms).then(cut);
     this.ended = (async () => {
+      // F6: late writes still waiting land now, before the upstream is closed and the end is judged.
+      void this.pipeline.landPending();
       await Promise.race([this.pipeline.drained(drainMs), cutShort]);
       this.shortenDrain = null;
       this.evaluation.finish();

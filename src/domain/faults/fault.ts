@@ -112,6 +112,15 @@ export interface FaultBehaviour {
    * after a timeout" and the journal says `told: error` (`repliesTimeout`).
    */
   readonly tells?: FaultTells;
+  /**
+   * Arrival, for a forwarding fault whose write lands late (F6): the agent is answered at once with
+   * `lateAnswer`, and the call reaches the upstream only this parameter's ms later (the pipeline waits
+   * through its `Timer`; every late write still pending lands when the session ends, before the upstream
+   * is closed and the final report written).
+   */
+  readonly landsAfter?: FaultParameter;
+  /** What the agent gets at once for a late-landing write (F6: F1's time-out). */
+  lateAnswer?(settings: FaultSettings): InjectedResult;
   /** Arrival, for a fault that does not forward: the failure the agent gets instead (it was not executed). */
   injected?(settings: FaultSettings): InjectedResult;
   /**

@@ -15,6 +15,7 @@ import type {
   ScenarioId,
 } from './fault.js';
 import { ghostWrite } from './ghost-write.js';
+import { lateGhostWrite } from './late-ghost-write.js';
 import { passThrough } from './pass-through.js';
 import { rateLimit } from './rate-limit.js';
 import { serverError } from './server-error.js';
@@ -52,7 +53,16 @@ export function registerFault(fault: FaultBehaviour): void {
   registry.set(fault.kind, fault);
 }
 
-for (const fault of [ghostWrite, rateLimit, truncatedJson, passThrough, serverError, executedThenError, chaosError])
+for (const fault of [
+  ghostWrite,
+  rateLimit,
+  truncatedJson,
+  passThrough,
+  serverError,
+  lateGhostWrite,
+  executedThenError,
+  chaosError,
+])
   registerFault(fault);
 
 /** Chaos mode's behaviour. */
