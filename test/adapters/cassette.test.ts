@@ -11,9 +11,10 @@ import { CassetteFile, cassettePathBesideJournal } from '../../src/adapters/cass
 import { readCassette } from '../../src/adapters/cassette/cassette-reader.js';
 import { lineText, redact } from '../../src/adapters/cassette/cassette-text.js';
 import { RecordingUpstreamSide } from '../../src/adapters/cassette/recording-upstream-side.js';
-import { ReplayUpstreamSide } from '../../src/adapters/cassette/replay-upstream-side.js';
+import { ReplayIndex, ReplayUpstreamSide } from '../../src/adapters/cassette/replay-upstream-side.js';
 import { cassetteLineSchema } from '../../src/adapters/schemas/cassette.schema.js';
 import { RecordingChatModel } from '../../src/app/trial/recording-chat-model.js';
+import { CASSETTE_FORMAT, CASSETTE_VERSION, type CassetteHeader } from '../../src/ports/cassette.port.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 
@@ -254,5 +255,76 @@ describe('reading a recording back: anything that cannot be replayed exactly is 
   it('proxy --journal FILE puts its recording beside the journal', () => {
     expect(cassettePathBesideJournal('/w/run.jsonl')).toBe('/w/run.cassette.jsonl');
     expect(cassettePathBesideJournal('/w/journal')).toBe('/w/journal.cassette.jsonl');
+  });
+});
+
+describe('replay index: progress notifications (issue 41 §5)', () => {
+  const header: CassetteHeader = {
+    cassette: CASSETTE_FORMAT,
+    v: CASSETTE_VERSION,
+    harnessVersion: 'test',
+    recorded: 'proxy',
+    upstream: { serverName: null, serverVersion: null, tools: 0, toolsHash: '' },
+    redacted: [],
+  };
+  const send = (id: number, token: unknown) => ({
+    side: 'upstream' as const,
+    dir: 'send' as const,
+    message: {
+      jsonrpc: '2.0' as const,
+      id,
+      method: 'tools/call',
+      params: { name: 'create_booking', arguments: { n: id }, _meta: { progressToken: token } },
+    },
+  });
+  const progress = (token: unknown, n: number) => ({
+    side: 'upstream' as const,
+    dir: 'receive' as const,
+    message: { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: token, progress: n } },
+  });
+  const result = (id: number) => ({
+    side: 'upstream' as const,
+    dir: 'receive' as const,
+    message: { jsonrpc: '2.0' as const, id, result: { content: [{ type: 'text', text: `BK-${id}` }] } },
+  });
+
+  it('each notification goes to one open call: 2000 open calls sharing a token and 2000 notifications index 2000 entries, not 4 million', () => {
+    const N = 2000;
+    const ids = Array.from({ length: N }, (_, i) => i + 1);
+    const index = new ReplayIndex({
+      path: 'shared-token.jsonl',
+      header,
+      lines: [...ids.map((id) => send(id, 'T')), ...ids.map((id) => progress('T', id)), ...ids.map(result)],
+    });
+    const answers = ids.map((id) => index.take('create_booking', { n: id }));
+    const delivered = answers.map((a) => ('miss' in a ? -1 : a.progress.length));
+    expect(delivered.reduce((sum, n) => sum + n, 0)).toBe(N);
+    // The first open call with the token gets them, in recorded order.
+    expect(delivered[0]).toBe(N);
+    expect(answers.every((a) => !('miss' in a) && a.outcome.kind === 'result')).toBe(true);
+  });
+
+  it('distinct tokens: each call gets its own notifications; a settled call gets none sent after its answer', () => {
+    const index = new ReplayIndex({
+      path: 'tokens.jsonl',
+      header,
+      lines: [
+        send(1, 'a'),
+        send(2, 'b'),
+        progress('a', 1),
+        progress('b', 1),
+        progress('b', 2),
+        result(1),
+        progress('a', 9),
+        result(2),
+      ],
+    });
+    const first = index.take('create_booking', { n: 1 });
+    const second = index.take('create_booking', { n: 2 });
+    expect('miss' in first ? null : first.progress).toEqual([{ progressToken: 'a', progress: 1 }]);
+    expect('miss' in second ? null : second.progress).toEqual([
+      { progressToken: 'b', progress: 1 },
+      { progressToken: 'b', progress: 2 },
+    ]);
   });
 });

@@ -28,6 +28,13 @@ interface RecordedAnswer {
   outcome: UpstreamCallOutcome;
 }
 
+/** A `tools/call` of the recording not answered yet, while it is indexed. */
+interface OpenCall {
+  key: string;
+  answer: RecordedAnswer;
+  token: unknown;
+}
+
 /** The recording's exchanges, indexed once: identical calls queue in recorded order. */
 export class ReplayIndex {
   readonly info: UpstreamInfo;
@@ -39,14 +46,18 @@ export class ReplayIndex {
   constructor(readonly cassette: Cassette) {
     this.redacted = new Set(cassette.header.redacted);
     this.tools = (recordedTools(cassette.lines) ?? []) as ToolDescriptor[];
-    const calls = new Map<unknown, { key: string; answer: RecordedAnswer; token: unknown }>();
+    const calls = new Map<unknown, OpenCall>();
+    // The open calls by progress token, in the order they were sent: a notification goes to one call only,
+    // the first open one with its token (tokens are unique among open requests; a recording that shares one
+    // still costs one look-up per notification, never one per open call).
+    const byToken = new Map<unknown, Set<OpenCall>>();
     let info: UpstreamInfo | undefined;
     let initializeId: unknown;
     for (const line of cassette.lines) {
       if (line.side !== 'upstream') continue;
       if ('noAnswer' in line) {
         const call = calls.get(line.id);
-        if (call !== undefined) this.settle(line.id, calls, line.noAnswer);
+        if (call !== undefined) this.settle(line.id, calls, byToken, line.noAnswer);
         continue;
       }
       const { message } = line;
@@ -56,17 +67,25 @@ export class ReplayIndex {
         if (message['method'] === 'initialize') initializeId = id;
         if (message['method'] !== 'tools/call') continue;
         const meta = ownValue(params, '_meta');
-        calls.set(id, {
+        const call: OpenCall = {
           key: callKey(String(ownValue(params, 'name')), ownValue(params, 'arguments')),
           answer: { progress: [], outcome: { kind: 'replay-miss', detail: 'the recording ends before its answer' } },
           token: isPlainObject(meta) ? ownValue(meta, 'progressToken') : undefined,
-        });
-        this.queue(calls.get(id)!);
+        };
+        // A request id sent again replaces the open call it named (as a live answer would settle the newest).
+        if (calls.has(id)) this.settle(id, calls, byToken, calls.get(id)!.answer.outcome);
+        calls.set(id, call);
+        if (call.token !== undefined) {
+          const open = byToken.get(call.token) ?? new Set<OpenCall>();
+          open.add(call);
+          byToken.set(call.token, open);
+        }
+        this.queue(call);
       } else if (message['method'] === 'notifications/progress') {
         const params = isPlainObject(message['params']) ? message['params'] : {};
         const token = ownValue(params, 'progressToken');
-        for (const call of calls.values())
-          if (call.token !== undefined && call.token === token) call.answer.progress.push(params);
+        const first = token === undefined ? undefined : byToken.get(token)?.values().next().value;
+        first?.answer.progress.push(params);
       } else if (id === initializeId && info === undefined && isPlainObject(message['result'])) {
         info = infoOf(message['result']);
       } else if (calls.has(id)) {
@@ -74,6 +93,7 @@ export class ReplayIndex {
         this.settle(
           id,
           calls,
+          byToken,
           isPlainObject(error)
             ? {
                 kind: 'protocol-error',
@@ -116,9 +136,19 @@ export class ReplayIndex {
     return (this.recorded.get(key) ?? 0) - (this.answers.get(key)?.length ?? 0);
   }
 
-  private settle(id: unknown, calls: Map<unknown, { answer: RecordedAnswer }>, outcome: UpstreamCallOutcome): void {
-    calls.get(id)!.answer.outcome = outcome;
+  private settle(
+    id: unknown,
+    calls: Map<unknown, OpenCall>,
+    byToken: Map<unknown, Set<OpenCall>>,
+    outcome: UpstreamCallOutcome,
+  ): void {
+    const call = calls.get(id)!;
+    call.answer.outcome = outcome;
     calls.delete(id);
+    if (call.token === undefined) return;
+    const open = byToken.get(call.token);
+    open?.delete(call);
+    if (open?.size === 0) byToken.delete(call.token);
   }
 }
 
