@@ -5,11 +5,12 @@
  * node positions, for JSON files too (JSON is YAML's flow notation); the values of a JSON file are
  * JSON.parse's own.
  */
-import { errorCode, errorFirstLine, errorMessage } from '../domain/error-message.js';
+import { errorCode, errorFirstLine } from '../domain/error-message.js';
 import { extname } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { readRegularFile } from './report-files/regular-file.js';
+import { jsonSyntaxProblem } from './report-files/json-problem.js';
 import { configSettings, trialConfigSchema, type ConfigSetting } from './schemas/trial-config.schema.js';
 
 /** A config file that passed the schema. */
@@ -49,10 +50,10 @@ export function parseTrialConfig(text: string, file: string, json: boolean): Tri
     try {
       data = JSON.parse(text) as unknown;
     } catch (error) {
-      const message = errorMessage(error);
-      const position = /position (\d+)/.exec(message);
-      const line = /line (\d+)/.exec(message)?.[1] ?? (position === null ? undefined : String(lineAt(Number(position[1]))));
-      throw new Error(`${file}${line === undefined ? '' : `:${line}`}: not valid JSON: ${message.split('\n')[0]}`);
+      // Where it goes wrong, never what it says: V8's message quotes the file's first characters (a key).
+      const problem = jsonSyntaxProblem(error, text);
+      const line = /at line (\d+)/.exec(problem)?.[1];
+      throw new Error(`${file}${line === undefined ? '' : `:${line}`}: not valid JSON: ${problem}`);
     }
     // A key given twice: JSON.parse keeps the last, silently; the YAML parser names it.
     const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
@@ -93,21 +94,37 @@ function duplicateLine(text: string, file: string, offset: number, lineAt: (offs
 /** One line for the first issue: the file, the key's line, the key and what is wrong with it. */
 function issueLine(error: z.ZodError, file: string, lineOf: (path: Path) => number | undefined): string {
   const issue = deepest(error.issues[0]!);
-  let path: Path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const path: Path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     const unknown = issue.keys[0]!;
-    path = [...path, unknown];
     const known = knownKeys(issue.path.map(String));
     const near = known.find((k) => similar(k, unknown));
     message = `unknown key${near === undefined ? '' : ` (did you mean ${near}?)`}; the keys are in docs/config.md`;
+    const line = lineOf([...path, unknown]);
+    const at = `${file}${line === undefined ? '' : `:${line}`}`;
+    const parent = keyPath(path);
+    // The key is quoted only when it looks like one (a file that is no config — a link to /etc/shadow, a
+    // .env with an API key — is never echoed into a CI log): else its line says where.
+    if (!looksLikeKey(unknown)) return `${at}: ${parent === '' ? 'the config' : parent}: ${message}`;
+    return `${at}: ${keyPath([...path, unknown])}: ${message}`;
   }
   const line = lineOf(path);
-  const key = path
+  const key = keyPath(path);
+  return `${file}${line === undefined ? '' : `:${line}`}: ${key === '' ? 'the config' : key}: ${message}`;
+}
+
+/** `agent.env[2]`: a key's path as the config writes it. */
+function keyPath(path: Path): string {
+  return path
     .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
     .join('')
     .replace(/^\./, '');
-  return `${file}${line === undefined ? '' : `:${line}`}: ${key === '' ? 'the config' : key}: ${message}`;
+}
+
+/** A short name of letters, digits, `_`, `-` and `.` (at most 40): what a config key looks like. */
+function looksLikeKey(key: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/.test(key);
 }
 
 /**

@@ -3,7 +3,8 @@
  * the patch file — each refused in one clear line (UsageError) when it cannot be read or makes no sense.
  */
 import { stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { jsonSyntaxProblem } from '../adapters/report-files/json-problem.js';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { errorCode, errorMessage } from '../domain/error-message.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
@@ -104,12 +105,13 @@ export async function readTasks(
     throw new UsageError(unreadable('task file', path, error));
   }
   let parsed: unknown;
+  const yaml = /\.ya?ml$/i.test(path);
   try {
-    const ext = extname(path).toLowerCase();
-    parsed = ext === '.yaml' || ext === '.yml' ? (await import('yaml')).parse(text) : JSON.parse(text);
+    parsed = yaml ? (await import('yaml')).parse(text) : JSON.parse(text);
   } catch (error) {
+    // Where it goes wrong, never what it says: V8's JSON message quotes the file's first characters.
     throw new UsageError(
-      `task file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${errorMessage(error).split('\n')[0]}`,
+      `task file ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${yaml ? errorMessage(error).split('\n')[0] : jsonSyntaxProblem(error, text)}`,
     );
   }
   try {

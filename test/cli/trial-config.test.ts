@@ -241,6 +241,29 @@ describe('trial --config: bad input is one line, exit 1, nothing started', () =>
     );
   });
 
+  it('a file that is no config is never quoted back (issue 41 §8): a key that does not look like one, a JSON text, say the line only', async () => {
+    const SECRET = 'sk-live-SECRET-4242';
+    // A shadow-like line ends with ":": YAML reads the whole line as a key.
+    expectOneLine(
+      await trial(['--config', config('shadow.yaml', `root:$y$j9T$${SECRET}:19000:0:99999:7::\n`)]),
+      'shadow.yaml:1: the config: unknown key; the keys are in docs/config.md',
+    );
+    expectOneLine(
+      await trial(['--config', config('env.json', `OPENAI_API_KEY=${SECRET}\n`)]),
+      'env.json:1: not valid JSON: invalid JSON at line 1, column 1',
+    );
+    // V8 gives no position for this one: the line says that much and no more.
+    expectOneLine(
+      await trial(['--config', config('tail.json', `{"runs": 2, "x": ${SECRET}}\n`)]),
+      /^\S+ error: tail\.json(:1)?: not valid JSON: invalid JSON( at line 1, column \d+)?$/,
+    );
+    // A key that looks like one is still named.
+    expectOneLine(
+      await trial(['--config', config('near.yaml', 'runz: 2\n')]),
+      'near.yaml:1: runz: unknown key (did you mean runs?); the keys are in docs/config.md',
+    );
+  });
+
   it('an unreadable file: missing, a folder (a FIFO: test/integration/trial-config-fifo.test.ts)', async () => {
     expectOneLine(await trial(['--config', 'missing.yaml']), 'config file not found: missing.yaml');
     mkdirSync(join(dir, 'folder.yaml'), { recursive: true });

@@ -267,6 +267,12 @@ describe.concurrent('R-13 trial: bad input is one line and exit 1, before any ru
       await trial(['--model', 'careful', '--base-url', server.baseUrl, '--task-file', bad, ...BOOKING_UPSTREAM]),
       /task file .*bad\.yaml is not valid YAML/,
     );
+    // A JSON task file is never quoted back (issue 41 §8): a .env given by mistake says where only.
+    const env = join(dir, 'tasks.json');
+    writeFileSync(env, 'OPENAI_API_KEY=sk-live-SECRET-4242\n');
+    const quoted = await trial(['--model', 'careful', '--base-url', server.baseUrl, '--task-file', env, ...BOOKING_UPSTREAM]);
+    expectOneLineError(quoted, /task file .*tasks\.json is not valid JSON: invalid JSON at line 1, column 1$/);
+    expect(quoted.result.stderr).not.toContain('SECRET');
     const empty = join(dir, 'empty.json');
     writeFileSync(empty, '{"tasks": []}');
     expectOneLineError(
