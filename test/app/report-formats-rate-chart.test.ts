@@ -133,6 +133,10 @@ describe('rateChartSvg', () => {
       caption: 'A 40 %',
       cut: false,
     });
+    // The rate after the group's name stays: `F1 (arm patc… · duplicates`.
+    const rated = rowLine({ label: `F1 (arm ${'p'.repeat(80)}) · duplicates`, caption: 'A 90 % · B 10 %', marks: [] });
+    expect(rated.label).toMatch(/^F1 \(arm p+… · duplicates$/);
+    expect([...`${rated.label} ${rated.caption}`].length).toBeLessThanOrEqual(LINE_CHARS);
   });
 });
 
@@ -179,6 +183,18 @@ describe('compare --html: the forest plot', () => {
     expect(differences).not.toContain(' better');
     expect(differences).not.toContain(' worse');
     expect(differences).toContain('stroke="#59636e"');
+  });
+});
+
+describe('compare --html: the headline findings', () => {
+  it('under their own heading, each marked better, worse or no difference, as its sentence says', () => {
+    const better = formatCompareHtml(naiveAgainstCareful());
+    expect(better).toContain('<h2 id="findings">Headline findings (B against A)</h2>');
+    expect(better).toMatch(/<li class="finding-better"><span class="badge PASS">better<\/span> B \(F1\): .*better with B/);
+    const worse = formatCompareHtml(compareOf(side(times(10, {}), 'careful'), side(times(10, DUPLICATED), 'naive')));
+    expect(worse).toMatch(/<li class="finding-worse"><span class="badge FAIL">worse<\/span> B \(F1\): .*worse with B/);
+    const even = formatCompareHtml(compareOf(side(times(3, {}), 'a'), side(times(3, {}), 'b')));
+    expect(even).toMatch(/<li><span class="badge outline">no difference shown<\/span> B \(F1\): .*no difference shown/);
   });
 });
 

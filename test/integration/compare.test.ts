@@ -106,10 +106,16 @@ describe('compare A B: two trials side by side', () => {
     expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
     expect(page).not.toMatch(/<script|<link|<img|https?:\/\//i);
     expect(page).toContain('<li><code>--model</code>: naive → careful</li>');
-    expect(page).toContain(`<li>${f1!.sentence}</li>`);
+    // The headline findings under their own heading, each marked (issue 42 §6).
+    expect(page).toContain('<h2 id="findings">Headline findings (B against A)</h2>');
+    expect(page).toContain(`<li class="finding-better"><span class="badge PASS">better</span> ${f1!.sentence}</li>`);
     // p < 0.05: the row is bold; p = 1: it is not.
-    expect(page).toContain('<tr><td><b>F1</b></td><td><b>duplicate executions</b></td><td><b>10/10 (100 %)</b></td>');
-    expect(page).toContain('<tr><td>F1</td><td>lost transactions</td><td>0/10 (0 %)</td>');
+    expect(page).toContain(
+      '<tr><td data-label="scenario"><b>F1</b></td><td data-label="rate"><b>duplicate executions</b></td><td data-label="A"><b>10/10 (100 %)</b></td>',
+    );
+    expect(page).toContain(
+      '<tr><td data-label="scenario">F1</td><td data-label="rate">lost transactions</td><td data-label="A">0/10 (0 %)</td>',
+    );
     // The forest plot (issue 42 §5): inline SVG, B − A of the duplicates better with B.
     expect(page).toContain('<h2 id="forest-plot">Forest plot</h2>');
     expect(page).toContain('F1 · duplicates</tspan> −100 pp [−100, −61] better');

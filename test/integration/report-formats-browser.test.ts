@@ -95,9 +95,11 @@ const MEASURE = `<script>
   }
   // The index's links: how wide each one's cell is.
   const indexCells = [...document.querySelectorAll('table.index td.name')].map((td) => Math.round(td.getBoundingClientRect().width));
+  // The compare table's cells: as wide as the page on a phone (a card per row), none off-screen.
+  const compareCells = [...document.querySelectorAll('table.compare td')].map((td) => Math.round(td.getBoundingClientRect().width));
   const out = document.createElement('pre');
   out.id = 'layout';
-  out.textContent = JSON.stringify({ width: vw, problems, charts, breaks, indexCells });
+  out.textContent = JSON.stringify({ width: vw, problems, charts, breaks, indexCells, compareCells });
   document.body.appendChild(out);
 })();
 </script>`;
@@ -130,6 +132,8 @@ interface Layout {
   breaks: string[];
   /** The width of each link cell of the index, px. */
   indexCells: number[];
+  /** The width of each cell of compare's table, px. */
+  compareCells: number[];
 }
 
 async function layoutProblems(html: string, width: number, label: string): Promise<Layout> {
@@ -294,6 +298,12 @@ describe('the pictures (rate charts) in a real browser', () => {
         expect(narrow.width).toBeLessThan(640);
         // Stacked on a phone: each chart takes the page's width, not a sliver of it.
         for (const chart of narrow.charts) expect(chart.width).toBeGreaterThan(narrow.width - 40);
+        // compare's table: a card per row on a phone, every column on screen with its name.
+        if (name === 'compare') {
+          expect(narrow.compareCells.length).toBeGreaterThan(6);
+          for (const cell of narrow.compareCells) expect(cell).toBeGreaterThan(narrow.width * 0.8);
+          expect(html).toContain('<td data-label="B − A (95 % CI)">');
+        }
       },
     );
   }

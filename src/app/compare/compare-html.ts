@@ -5,7 +5,7 @@
  * value from a folder (paths, settings, task ids) is escaped.
  */
 import { proportion } from '../../domain/statistics/index.js';
-import { ALPHA, groupLabel, higherIsBetter, type CountComparison } from '../../domain/trial/index.js';
+import { ALPHA, groupLabel, headlineOf, higherIsBetter, type CountComparison, type Direction } from '../../domain/trial/index.js';
 import { htmlText as h } from '../report-formats/escape.js';
 import { HTML_STYLE } from '../report-formats/html-style.js';
 import { chartLegend, rateChartSvg, type ChartMark, type ChartRow, type MarkTone } from '../report-formats/rate-chart.js';
@@ -13,6 +13,8 @@ import { allRows, formatDifference, ROW_ORDER, settingLines, sideLine, tailLines
 import type { CompareResult } from './compare.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'";
+
+const COLUMNS = ['scenario', 'rate', 'A', 'B', 'B − A (95 % CI)', 'p'] as const;
 
 /** Whether a row's p (as formatted) is below the 5 % level: the rows a reader should look at first. */
 function significant(p: string): boolean {
@@ -102,6 +104,24 @@ export function forestPlot(result: CompareResult): string {
   );
 }
 
+const DIRECTION_MARK: Record<Direction, { cls: string; badge: string }> = {
+  better: { cls: 'PASS', badge: 'better' },
+  worse: { cls: 'FAIL', badge: 'worse' },
+  'no difference shown': { cls: 'outline', badge: 'no difference shown' },
+  'nothing to compare': { cls: 'outline', badge: 'nothing to compare' },
+};
+
+/** The headline findings, one per scenario, under their own heading, each marked better, worse or neither. */
+function headlineFindings(result: CompareResult): string {
+  const items = result.comparison.scenarios.map((s) => {
+    const { direction } = headlineOf(s.rates);
+    const mark = DIRECTION_MARK[direction];
+    const cls = direction === 'better' || direction === 'worse' ? ` class="finding-${direction}"` : '';
+    return `<li${cls}><span class="badge ${mark.cls}">${h(mark.badge)}</span> ${h(s.sentence)}</li>`;
+  });
+  return `<h2 id="findings">Headline findings (B against A)</h2><ul class="findings">${items.join('')}</ul>`;
+}
+
 export function formatCompareHtml(result: CompareResult): string {
   const settings = settingLines(result);
   const settingsHtml =
@@ -110,15 +130,18 @@ export function formatCompareHtml(result: CompareResult): string {
       : `<h2>${h(settings[0]!.replace(/:$/, ''))}</h2><ul>${result.settings
           .map((d) => `<li><code>${h(d.setting)}</code>: ${h(d.a)} → ${h(d.b)}</li>`)
           .join('')}</ul>`;
-  const sentences = `<ul>${result.comparison.scenarios.map((s) => `<li>${h(s.sentence)}</li>`).join('')}</ul>`;
+  const sentences = headlineFindings(result);
   const rows = allRows(result).map((r) => {
     const mark = significant(r.p);
-    const cells = [r.group, r.rate.trim(), r.a, r.b, r.difference, r.p].map((c) => `<td>${mark ? `<b>${h(c)}</b>` : h(c)}</td>`);
+    const cells = [r.group, r.rate.trim(), r.a, r.b, r.difference, r.p].map(
+      (c, i) => `<td data-label="${COLUMNS[i]!}">${mark ? `<b>${h(c)}</b>` : h(c)}</td>`,
+    );
     return `<tr>${cells.join('')}</tr>`;
   });
   const table =
-    '<div class="scroll"><table><thead><tr><th>scenario</th><th>rate</th><th>A</th><th>B</th><th>B − A (95 % CI)</th><th>p</th></tr></thead>' +
-    `<tbody>${rows.join('')}</tbody></table></div>`;
+    // On a phone each row is a card (every column on screen, each value labelled), not a table to scroll.
+    `<table class="compare stack"><thead><tr>${COLUMNS.map((c) => `<th>${c}</th>`).join('')}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table>`;
   const tail = tailLines(result);
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +

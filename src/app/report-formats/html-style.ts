@@ -65,6 +65,8 @@ details.conv{margin:4px 0;padding:4px 8px}details.conv summary{font-weight:400;f
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:8px 24px}
 figure.chart{margin:8px 0;min-width:0}figure.chart figcaption{font-weight:600;font-size:.9em;margin-bottom:6px}
 svg.rate-chart{display:block}
+ul.findings{list-style:none;padding-left:0}ul.findings li{margin:4px 0;padding:4px 8px;border-left:4px solid var(--line)}
+ul.findings li.finding-better{border-left-color:var(--pass)}ul.findings li.finding-worse{border-left-color:var(--fail);background:#ffebe9}
 section.case.quiet{border-top:1px solid var(--line);margin-top:8px}section.case.quiet p{margin:6px 0}
 .legend{margin:4px 0;color:var(--mute)}.legend-item{white-space:nowrap;margin-right:12px}.legend-item svg{vertical-align:-2px}
 @media (max-width:640px){

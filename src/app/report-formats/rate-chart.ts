@@ -90,8 +90,13 @@ export function rowLine(row: ChartRow): { label: string; caption: string; cut: b
   const total = label.length + 1 + caption.length;
   if (total <= LINE_CHARS) return { label: row.label, caption: row.caption, cut: false };
   // The figures matter more than a long group name: cut the label first, down to a dozen characters.
+  // A label's last part after ` · ` (the rate of `F1 (arm …) · PASS`) is kept; the group name before it is cut.
   const labelRoom = Math.max(12, LINE_CHARS - 1 - caption.length);
-  const shownLabel = label.length > labelRoom ? `${label.slice(0, labelRoom - 1).join('')}…` : row.label;
+  const split = row.label.lastIndexOf(' · ');
+  const tail = split < 0 ? [] : [...row.label.slice(split)];
+  const head = split < 0 ? label : [...row.label.slice(0, split)];
+  const headRoom = Math.max(4, labelRoom - tail.length);
+  const shownLabel = label.length <= labelRoom ? row.label : `${head.slice(0, headRoom - 1).join('')}…${tail.join('')}`;
   const captionRoom = LINE_CHARS - 1 - [...shownLabel].length;
   const shownCaption = caption.length > captionRoom ? `${caption.slice(0, Math.max(0, captionRoom - 1)).join('')}…` : row.caption;
   return { label: shownLabel, caption: shownCaption, cut: true };

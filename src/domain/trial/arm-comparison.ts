@@ -89,6 +89,26 @@ export interface ArmNames {
   treatment: string;
 }
 
+/** What a group's headline says: the treatment is better, worse, or no difference is shown (or nothing could be compared). */
+export type Direction = 'better' | 'worse' | 'no difference shown' | 'nothing to compare';
+
+/**
+ * The headline of a group's comparison: the rate with the smallest p (ties broken in {@link COMPARED_RATES}
+ * order), and whether the treatment is better or worse with it at the 5 % level. The sentence and the
+ * HTML page's mark both come from here.
+ */
+export function headlineOf(rates: readonly RateComparison[]): {
+  best: (RateComparison & { p: number }) | null;
+  direction: Direction;
+} {
+  const withP = rates.filter((entry): entry is RateComparison & { p: number } => entry.p !== null);
+  if (withP.length === 0) return { best: null, direction: 'nothing to compare' };
+  const best = withP.reduce((current, entry) => (entry.p < current.p ? entry : current));
+  if (best.p >= ALPHA) return { best, direction: 'no difference shown' };
+  const better = best.difference.difference! > 0 === RATE_WORDS[best.rate].higherIsBetter;
+  return { best, direction: better ? 'better' : 'worse' };
+}
+
 /** The sentence: the rate with the smallest p, its counts in both arms, p, its interval, and what it means. */
 export function comparisonSentence(
   names: ArmNames,
@@ -97,18 +117,17 @@ export function comparisonSentence(
   judged: [number, number],
 ): string {
   const label = names.treatment;
-  const withP = rates.filter((entry): entry is RateComparison & { p: number } => entry.p !== null);
-  if (withP.length === 0) {
+  const { best, direction } = headlineOf(rates);
+  if (best === null) {
     return `${label} (${scenario}): nothing to compare — judged runs: ${names.baseline} ${judged[0]}, ${label} ${judged[1]}.`;
   }
-  const best = withP.reduce((current, entry) => (entry.p < current.p ? entry : current));
   const words = RATE_WORDS[best.rate];
   const change = `${words.label} ${best.baseline.count}/${best.baseline.of} → ${best.treatment.count}/${best.treatment.of}`;
   const { difference, low, high } = best.difference;
   const interval = `${points(difference!)}, 95 % CI ${points(low!)} to ${points(high!)}`;
   let meaning: string;
-  if (best.p >= ALPHA) meaning = 'no difference shown at this number of runs; run more to tell';
-  else if (difference! > 0 === words.higherIsBetter) meaning = `better with ${label} (significant at the 5 % level)`;
+  if (direction === 'no difference shown') meaning = 'no difference shown at this number of runs; run more to tell';
+  else if (direction === 'better') meaning = `better with ${label} (significant at the 5 % level)`;
   else meaning = `worse with ${label} (significant at the 5 % level)`;
   return `${label} (${scenario}): ${change}, p = ${formatP(best.p)} (${interval}) — ${meaning}.`;
 }
