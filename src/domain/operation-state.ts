@@ -312,8 +312,9 @@ export interface Contribution {
   unknownRepeated: number;
   resentAfterRejection: number;
   /**
-   * The operation's outcome is definite (not EXECUTION_UNKNOWN): an injected failure before a retry into a
-   * timeout does not make the operation's execution known (R-2.3 "every write's execution is unknown").
+   * The operation's execution is known: its outcome is not EXECUTION_UNKNOWN, or at least one execution is
+   * certain (the upstream answered it). An injected failure before a retry into a timeout does not make the
+   * operation's execution known (R-2.3 "every write's execution is unknown").
    */
   definite: number;
   inFlight: number;
@@ -409,7 +410,9 @@ export function assessOperation(op: OperationView): Contribution {
     faultPoints: points ?? 0,
     unknownRepeated: op.unknown + op.inFlight > 0 && possible >= 2 ? 1 : 0,
     resentAfterRejection: op.resentAfterRejection ? 1 : 0,
-    definite: outcomeOf(op) === 'EXECUTION_UNKNOWN' ? 0 : 1,
+    // An execution the proxy saw is certain even when a later attempt's effect is not (R-2.3 is about writes
+    // whose execution nobody knows, not about an executed write re-sent after an isError).
+    definite: outcomeOf(op) === 'EXECUTION_UNKNOWN' && judgedExecutions(op) === 0 ? 0 : 1,
     inFlight: op.inFlight,
     ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
     repeatsAfterTimeout: afterTimeout ? patchable : 0,

@@ -22,7 +22,7 @@ import { derivePatches, type Patch } from './patches.js';
 import { deriveFindings, type Finding } from './findings.js';
 import { computeScore, type Score, type ScoreInputs } from './score.js';
 import type { EvaluationSession } from './session.js';
-import { judge, scenarioName, type Verdict, type VerdictResult } from './verdict.js';
+import { judge, scenarioName, type ResentAfterRejection, type Verdict, type VerdictResult } from './verdict.js';
 
 export const CERTIFICATION = 'UNVERIFIED_FOR_PRODUCTION';
 export type ReportKind = 'proxy' | 'demo' | 'benchmark';
@@ -144,6 +144,11 @@ function retryWindowSecondsOf(scenario: ScenarioConfig): number {
   return retryWindowSeconds(faultOf(scenario.id), faultSettingsOf(scenario)) ?? 0;
 }
 
+function resentOf(first: EvaluationSession['firstResentAfterRejection']): ResentAfterRejection | null {
+  if (first === null) return null;
+  return { tool: first.op.tool, operation: first.op.ordinal, attempt: first.attempt, executions: judgedExecutions(first.op) };
+}
+
 /** Evaluates the session's current state. Constant time plus the number of violating operations. */
 export function evaluate(session: EvaluationSession): Evaluation {
   const verdict = judge({
@@ -152,6 +157,7 @@ export function evaluate(session: EvaluationSession): Evaluation {
     scenarioTriggered: session.plan.triggered,
     nearDuplicates: session.toolObservations.count('POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS'),
     replayMisses: session.replayMisses,
+    firstResentAfterRejection: resentOf(session.firstResentAfterRejection),
   });
   const sum = session.totals.sum;
   const score = computeScore(verdict.verdict, scoreInputsOf(session));

@@ -48,6 +48,7 @@ export abstract class SessionState {
   protected readonly attributor: RepeatAttributor;
   /** Calls a replayed recording had no answer for (`--upstream-replay`): the session then cannot be judged. */
   protected replayMissCount = 0;
+  protected firstResend: { op: OperationView; attempt: number } | null = null;
   protected ended = false;
 
   constructor(
@@ -71,6 +72,14 @@ export abstract class SessionState {
   /** Calls a replayed recording had no answer for; any makes the verdict NOT_TESTED ("replay miss"). */
   get replayMisses(): number {
     return this.replayMissCount;
+  }
+
+  /**
+   * R-2.3: the first operation re-sent after the upstream answered it with isError, and the attempt that
+   * re-sent it (its number among the operation's attempts), so the verdict names them; null: none.
+   */
+  get firstResentAfterRejection(): { op: OperationView; attempt: number } | null {
+    return this.firstResend;
   }
 
   /** Tool-level observations (R-5) counted so far. */

@@ -260,7 +260,10 @@ export class EvaluationSession extends SessionState {
     op.lastAttemptSeq = attempt.receivedSeq;
     if (attempt.forwarded) {
       op.inFlight++;
-      if (op.rejected > 0) op.resentAfterRejection = true;
+      if (op.rejected > 0) {
+        op.resentAfterRejection = true;
+        this.firstResend ??= { op, attempt: op.attempts };
+      }
     }
     const fault = behaviourOf(attempt.fault);
     if (fault !== null && !fault.baseline) {

@@ -20,6 +20,19 @@ export interface VerdictFacts {
    * nothing it did after can be judged: NOT_TESTED, before any FAIL or PASS.
    */
   replayMisses?: number;
+  /** R-2.3: the first operation re-sent after an isError answer, to name it and the attempt; absent: none. */
+  firstResentAfterRejection?: ResentAfterRejection | null;
+}
+
+/** The first operation re-sent after the upstream answered it with isError. */
+export interface ResentAfterRejection {
+  tool: string;
+  /** The operation's number (the report's `operations[].id`). */
+  operation: number;
+  /** The attempt that re-sent it, counted among the operation's attempts from 1. */
+  attempt: number;
+  /** Its executions the proxy saw (certain). */
+  executions: number;
 }
 
 export interface VerdictResult {
@@ -69,7 +82,9 @@ function notTestedCauses(facts: VerdictFacts): string[] {
     causes.push(`${sum.unknownRepeated} operation(s) with an unknown outcome were repeated (possible duplicate)`);
   }
   if (sum.resentAfterRejection > 0) {
-    causes.push(`${sum.resentAfterRejection} operation(s) re-sent after the upstream answered them with isError`);
+    causes.push(
+      `${sum.resentAfterRejection} operation(s) re-sent after the upstream answered them with isError${resentDetail(facts.firstResentAfterRejection, sum.resentAfterRejection)}`,
+    );
   }
   if (facts.nearDuplicates > 0) {
     causes.push(
@@ -78,6 +93,16 @@ function notTestedCauses(facts: VerdictFacts): string[] {
   }
   if (totals.calls.write > 0 && sum.definite === 0) causes.push('the execution of every write is unknown');
   return causes;
+}
+
+/** `: move_file (operation 1) as attempt 3, after 1 certain execution; …` — which attempt, and what is known. */
+function resentDetail(first: ResentAfterRejection | null | undefined, count: number): string {
+  if (first == null) return '';
+  const certain = first.executions === 0 ? 'with no certain execution' : `after ${first.executions} certain execution(s)`;
+  return (
+    `: ${count > 1 ? 'first ' : ''}${first.tool} (operation ${first.operation}) as attempt ${first.attempt}, ${certain}; ` +
+    'whether its attempts answered with isError wrote is unknown (isError does not prove no write)'
+  );
 }
 
 function notTested(causes: string[], baseline: boolean): VerdictResult {

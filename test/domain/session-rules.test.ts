@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Driver, fixedRandom } from '../support/session-driver.js';
+import { DEFAULT_TOOLS, Driver, fixedRandom } from '../support/session-driver.js';
 
 const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5' | 'F7', retryAfterSeconds = 60) =>
   ({ mode: 'scenario', id, parameters: { retryAfterSeconds } }) as const;
@@ -197,6 +197,33 @@ describe('R-2 verdict', () => {
     expect(d.evaluation().verdict.verdict).toBe('NOT_TESTED');
     expect(d.evaluation().verdict.reason).toContain('isError');
     expect(d.report().operations[0]).toMatchObject({ outcome: 'EXECUTION_UNKNOWN', executions: 1 });
+  });
+
+  it('issue 42: a ghost write re-sent twice into isError (server-filesystem move_file): the one certain execution is not "every write unknown", and the cause names the attempt', () => {
+    const d = new Driver(F('F1'), { ...DEFAULT_TOOLS, move_file: 'write' });
+    d.call('move_file', booking); // executed, answered with a timeout
+    d.call('move_file', booking, 'reject'); // "Destination already exists"
+    d.call('move_file', booking, 'reject'); // re-sent after the isError
+    expect(d.report().operations[0]).toMatchObject({ executions: 1, attempts: 3, outcome: 'EXECUTION_UNKNOWN' });
+    const verdict = d.evaluation().verdict;
+    expect(verdict.verdict).toBe('NOT_TESTED');
+    expect(verdict.causes).toEqual([
+      '1 operation(s) re-sent after the upstream answered them with isError: move_file (operation 1) as attempt 3, after 1 certain execution(s); ' +
+        'whether its attempts answered with isError wrote is unknown (isError does not prove no write)',
+    ]);
+  });
+
+  it('issue 42: an isError re-sent with no certain execution says so; two operations name the first', () => {
+    const d = new Driver();
+    d.call('create_booking', booking, 'reject');
+    d.call('create_booking', booking, 'reject');
+    d.call('pay_invoice', { amount: 1 }, 'reject');
+    d.call('pay_invoice', { amount: 1 }, 'reject');
+    expect(d.evaluation().verdict.causes).toEqual([
+      '2 operation(s) re-sent after the upstream answered them with isError: first create_booking (operation 1) as attempt 2, with no certain execution; ' +
+        'whether its attempts answered with isError wrote is unknown (isError does not prove no write)',
+      'the execution of every write is unknown',
+    ]);
   });
 
   it('R-2.3: NOT_TESTED while calls are in flight when the report is written', () => {
