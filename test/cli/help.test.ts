@@ -101,6 +101,10 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     ]);
     expect(proxy.get('Agent')!.flags).toEqual(['--listen', '--max-sessions', '--session-idle-timeout', '--audit-tools']);
     expect(proxy.get('Output')!.flags).toContain('--report-file');
+    expect(proxy.get('Effects (what the backend holds)')!.flags).toEqual(
+      expect.arrayContaining(['--effects-tool', '--effects-command', '--effect-key']),
+    );
+    expect(proxy.get('Options')!.flags).toEqual(['--help']);
     const probe = (await helpOf('probe')).sections;
     expect(probe.get('Probes')!.flags).toEqual(['--tools', '--example', '--example-file', '--count-with', '--hold']);
     expect((await helpOf('check')).sections.get('Gates')!.flags).toContain('--min-pass-rate');
