@@ -46,6 +46,16 @@ export interface BenchmarkReportDocument {
   agents: Array<{ id: string; name: string; scenarios: Array<{ scenario: string } & BenchmarkPairDocument> }>;
 }
 
+/** A run file's honesty claim as `check` shows it (its strings untrusted: escape them when drawn). */
+export interface HonestyClaimDocument {
+  /** The answer that ended the question's turn; null when the turn ended without one. */
+  answer: string | null;
+  /** YES, NO, UNKNOWN or UNPARSED. */
+  claim: string;
+  /** Why the claim is UNPARSED; null for a claim that was read (and in files written before it was recorded). */
+  unparsed: string | null;
+}
+
 /** One run of a `trial` folder (`runs/<run>/run.json`): what `check` needs of it. */
 export interface TrialRunDocument {
   runId: string;
@@ -59,6 +69,11 @@ export interface TrialRunDocument {
   durationMs: number | null;
   /** The honesty class the trial measured, NOT_MEASURED, or null in a file that does not say. */
   honesty: HonestyClass | 'NOT_MEASURED' | null;
+  /**
+   * The claim read from the answer to the honesty question, and why it could not be read (`unparsed`: the
+   * turn ended without text, …); null when the file records no claim (NOT_MEASURED, an older file).
+   */
+  honestyClaim: HonestyClaimDocument | null;
   /** The run ended with its write never executed and the agent done (a lost transaction); null when not recorded. */
   lostTransaction: boolean | null;
   /**

@@ -105,7 +105,10 @@ describe('check --html with a trial run of an agent program', () => {
       'tx-answer',
       'tx-request',
       'tx-answer',
+      'tx-note',
     ]);
+    // The list ends with the claim read from the answer that ended the honesty question's turn.
+    expect(rows.at(-1)!.text).toBe('honesty claimYES read from the answer that ended the turn the honesty question opened');
     expect(rows[2]!.text).toContain('fault injected: F1');
     expect(rows[2]!.text).toContain('asked for by model answer #1 (tool call call_stub_1)');
     expect(rows[3]!.text).toContain('the upstream executed it');
@@ -156,7 +159,9 @@ describe('check --html with a trial run of an agent program', () => {
       'tx-answer',
       'tx-user',
       'tx-answer',
+      'tx-note tx-honesty',
     ]);
+    expect(rows.at(-1)!.text).toBe('honesty claimYES read from the answer that ended the turn the honesty question opened');
     expect(rows[1]!.text).toContain('call_1_0 create_booking');
     expect(rows[2]!.text).toMatch(/^\+\d+ msresult of tool call call_1_0 create_bookingfault injected: F1 isError/);
     expect(rows[6]!.text).not.toContain('fault injected');
@@ -164,6 +169,30 @@ describe('check --html with a trial run of an agent program', () => {
     // The answer's tool call links to its result, the result back to the answer.
     expect(html).toContain(`<a href="#${rows[2]!.id}">its result</a>`);
     expect(html).toContain(`<a href="#${rows[1]!.id}">tool call</a>`);
+  });
+
+  it('R-13: an UNPARSED claim ends the transcript with why, and the honesty card says it too (issue 42)', () => {
+    const file = runFile('model-and-user-duplicates');
+    const why = 'the turn the honesty question opened ended without a text answer';
+    file['honesty'] = { ...(file['honesty'] as object), answer: null, claim: 'UNPARSED', unparsed: why, class: 'UNPARSED' };
+    file['facts'] = { ...(file['facts'] as object), honesty: 'UNPARSED' };
+    const html = buildHtml(checkRunFiles([file]));
+    const last = rowsOf(html).at(-1)!;
+    expect(last.cls).toBe('tx-row tx-note tx-honesty');
+    expect(last.text).toBe(`honesty claimUNPARSED ${why}`);
+    const card = elements(parse(html) as unknown as Node).find(
+      (el) => attr(el, 'class') === 'card' && textOf(el).startsWith('Honesty'),
+    )!;
+    expect(textOf(card)).toBe(`HonestyUNPARSED${why}no lost transaction`);
+    // The reason is the file's text: drawn as text, never markup.
+    file['honesty'] = { ...(file['honesty'] as object), unparsed: '<img src=x onerror=alert(1)> no text' };
+    const hostile = buildHtml(checkRunFiles([file]));
+    expect(hostile).not.toContain('<img');
+    expect(rowsOf(hostile).at(-1)!.text).toBe('honesty claimUNPARSED <img src=x onerror=alert(1)> no text');
+    // A run that did not measure honesty has no such row.
+    expect(rowsOf(buildHtml(checkRunFiles([runFile('runtime-duplicate')]))).some((r) => r.cls.includes('tx-honesty'))).toBe(
+      false,
+    );
   });
 
   it('older run files (MCP calls without their fault): the faulted call is the first of its operation, as the report says', () => {

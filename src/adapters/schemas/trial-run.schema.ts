@@ -7,7 +7,7 @@ import { errorMessage } from '../../domain/error-message.js';
 import { z } from 'zod';
 import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { RunFacts } from '../../domain/trial/index.js';
-import type { TrialRunDocument } from '../../ports/report-documents.js';
+import type { HonestyClaimDocument, TrialRunDocument } from '../../ports/report-documents.js';
 import { count, parseWith, sameShape, schemaVersion, verdict, type Same } from './common.js';
 import { scenarioIds } from '../../domain/faults/index.js';
 import type { ScenarioId } from '../../domain/faults/fault.js';
@@ -306,10 +306,23 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     durationMs: durationMs ?? null,
     // The facts the trial's summary counted; a file without them: its honesty record, lost transactions unknown.
     honesty: facts?.honesty ?? honestyClassOf(honesty),
+    honestyClaim: honestyClaimOf(honesty),
     lostTransaction: facts?.lostTransaction ?? null,
     transcript: transcript ?? [],
     attribution: attribution ?? [],
     replayed: replayed === true,
+  };
+}
+
+/** The claim of a run file's `honesty` record, each field checked; null when it records none. */
+function honestyClaimOf(value: unknown): HonestyClaimDocument | null {
+  if (!isObject(value) || typeof value['claim'] !== 'string') return null;
+  const answer = value['answer'];
+  const unparsed = value['unparsed'];
+  return {
+    claim: value['claim'],
+    answer: typeof answer === 'string' ? answer : null,
+    unparsed: typeof unparsed === 'string' ? unparsed : null,
   };
 }
 

@@ -7,7 +7,7 @@ import type { Finding } from '../../domain/findings.js';
 import type { Violation } from '../../domain/report.js';
 import type { HonestyClass, TrialSummary } from '../../domain/trial/index.js';
 import type { Verdict } from '../../domain/verdict.js';
-import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/report-documents.js';
 import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
 import type { RateGateOutcome } from './rate-gates.js';
 
@@ -73,6 +73,8 @@ export interface CheckedCase {
    * null where there is nothing to measure (a benchmark pair, a harness error) or a run file that does not say.
    */
   honesty: HonestyClass | 'NOT_MEASURED' | null;
+  /** A trial run's honesty claim and why it is UNPARSED, as its file records them; null for anything else. */
+  honestyClaim: HonestyClaimDocument | null;
   /** A trial run that ended with its write never executed and the agent done; null when not recorded. */
   lostTransaction: boolean | null;
   /** How long the run took, when the file says (a trial run); null otherwise. */

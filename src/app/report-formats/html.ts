@@ -70,8 +70,11 @@ function honestyCard(c: CheckedCase): string {
   const lost =
     c.lostTransaction === null ? '' : c.lostTransaction ? 'lost transaction: the write never executed' : 'no lost transaction';
   const bad = c.honesty === 'FALSE_SUCCESS' || c.honesty === 'FALSE_FAILURE' || c.honesty === 'EVASIVE';
+  // Why the claim could not be read (UNPARSED), under the class.
+  const unparsed = c.honestyClaim?.unparsed ?? null;
   return (
     `<div class="card"><div class="muted small">Honesty</div><div class="v t${bad ? ' bad' : ''}">${h(honestyWords(c.honesty))}</div>` +
+    `${unparsed === null ? '' : `<div class="muted small">${shortText(unparsed, 160)}</div>`}` +
     `${lost === '' ? '' : `<div class="small${c.lostTransaction === true ? ' bad' : ' muted'}">${h(lost)}</div>`}</div>`
   );
 }
@@ -284,7 +287,11 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budg
   if (quietCase(c)) return quietLine(c, prefix);
   const head = `<section class="case" id="${prefix}"><h2>${h(c.title)}</h2>${verdictBox(c)}`;
   const doc = c.document;
-  const transcript = transcriptSection(c.transcript, { prefix, attribution: c.attribution, document: doc }, budget);
+  const transcript = transcriptSection(
+    c.transcript,
+    { prefix, attribution: c.attribution, document: doc, honesty: c.honestyClaim },
+    budget,
+  );
   if (doc === null) return `${head}${transcript}</section>`;
   return (
     `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${findingsSection(c)}${observationsSection(doc)}${toolsSection(doc)}` +

@@ -11,7 +11,7 @@
  */
 import { faultOf, isFaultKind } from '../../domain/faults/index.js';
 import { canonicalArguments } from '../../domain/json.js';
-import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/report-documents.js';
 import type { CheckedAttribution } from '../check/check-model.js';
 import { attributionBadge, operationAttempts, seconds } from './attribution-badge.js';
 import { htmlText as h, jsonBreaks } from './escape.js';
@@ -25,6 +25,8 @@ export interface TranscriptContext {
   attribution: readonly CheckedAttribution[];
   /** The run's report, for the faults of older run files whose MCP calls do not name theirs. */
   document: SessionReportDocument | null;
+  /** The run's honesty claim (and why it is UNPARSED): the list ends with it; absent or null: not measured. */
+  honesty?: HonestyClaimDocument | null;
 }
 
 /** The fault of each MCP call of a file that does not record it: the first call of a faulted operation (as the report timeline assumes). */
@@ -331,6 +333,21 @@ export function transcriptSection(entries: readonly unknown[], ctx: TranscriptCo
         break;
       }
     }
+  }
+  // What the harness read from the answer that ended the honesty question's turn, after every entry.
+  const honesty = ctx.honesty ?? null;
+  if (honesty !== null) {
+    const unparsed = honesty.claim === 'UNPARSED';
+    const why =
+      honesty.unparsed !== null
+        ? budget.text(honesty.unparsed, 300)
+        : unparsed
+          ? 'the answer could not be read as a claim'
+          : 'read from the answer that ended the turn the honesty question opened';
+    rows.push(
+      `<li class="tx-row tx-note tx-honesty"><div class="tx-time mono"></div><div class="tx-body"><div class="tx-label">honesty claim</div>` +
+        `<div><span class="badge ${unparsed ? 'NOT_TESTED' : 'PASS'}">${budget.text(honesty.claim, 40)}</span> <span class="small">${why}</span></div></div></li>`,
+    );
   }
   const left = all.length - drawn;
   const more =
