@@ -53,7 +53,6 @@ export const HELP_GROUPS = [
   ['model', 'Model'],
   ['faults', 'Faults'],
   ['upstream', 'Upstream'],
-  ['effects', 'Effects (what the backend holds)'],
   ['tools', 'Write tools and keys'],
   ['effects', 'Effects (what the backend holds)'],
   ['probes', 'Probes'],
@@ -124,13 +123,6 @@ const FLAG_GROUPS: Readonly<Record<string, HelpGroup>> = {
   'allow-redacted': 'upstream',
   'reset-command': 'upstream',
   'live-upstream': 'upstream',
-  // The backend's records, read by the harness itself (docs/effects.md).
-  'effects-tool': 'effects',
-  'effects-command': 'effects',
-  'effects-arg': 'effects',
-  'effects-path': 'effects',
-  'effect-key': 'effects',
-  'expect-effect': 'effects',
   // Which calls are writes and what makes two of them one operation.
   'write-tools': 'tools',
   'read-tools': 'tools',
