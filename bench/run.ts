@@ -7,6 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { measureDomain } from './domain.js';
+import { formatEffects, measureEffects } from './effects.js';
 import { formatHttp, measureHttp } from './http.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,6 +199,7 @@ async function runBench(quick: boolean): Promise<void> {
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
   const domain = await measureDomain();
+  const effects = measureEffects();
   const journal = await measureJournalWrite(quick ? 1000 : 5000);
   progress(
     `--journal alone: ${journal.medianMicros.toFixed(1)} µs per call (median), ${journal.payloadsMedianMicros.toFixed(1)} µs with payloads`,
@@ -246,6 +248,7 @@ async function runBench(quick: boolean): Promise<void> {
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
     transports: http,
     domain,
+    effects,
     journal,
     targets: targets.map((t) => ({ ...t, verdict: verdict(t) })),
     targetsTally: tally(targets),
@@ -272,7 +275,7 @@ async function runBench(quick: boolean): Promise<void> {
     warnings,
   });
   process.stdout.write(
-    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation, 50,000 operations kept either way): the call pipeline ${domain.pipelineMeanMicros[100]!.toFixed(2)} µs in sessions of 100, ${domain.pipelineMeanMicros[50_000]!.toFixed(2)} µs in one of 50,000 (ratio ${domain.pipelineRatio.toFixed(2)}); the session's call handle alone ${domain.meanMicros[100]!.toFixed(2)} / ${domain.meanMicros[50_000]!.toFixed(2)} µs (ratio ${domain.ratio.toFixed(2)})`, `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
+    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation, 50,000 operations kept either way): the call pipeline ${domain.pipelineMeanMicros[100]!.toFixed(2)} µs in sessions of 100, ${domain.pipelineMeanMicros[50_000]!.toFixed(2)} µs in one of 50,000 (ratio ${domain.pipelineRatio.toFixed(2)}); the session's call handle alone ${domain.meanMicros[100]!.toFixed(2)} / ${domain.meanMicros[50_000]!.toFixed(2)} µs (ratio ${domain.ratio.toFixed(2)})`, formatEffects(effects), `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
   );
 }
 

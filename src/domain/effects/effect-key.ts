@@ -88,7 +88,9 @@ export function recordKey(
 
 /** The identity of a key: its values compared as stored (129 ≠ "129"; objects by canonical JSON). */
 export function keyIdentity(values: readonly unknown[]): string {
-  return canonicalJson(values);
+  // The usual key (strings, finite numbers): JSON.stringify writes the same text canonicalJson would.
+  const flat = values.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)));
+  return flat ? JSON.stringify(values) : canonicalJson(values);
 }
 
 /** A stored value as text, for matching an expectation: a string as itself, anything else as JSON. */

@@ -5,7 +5,7 @@
  * EFFECTS_UNKNOWN). What is written to a report is {@link boundedSnapshot}: the count, a hash and the
  * first records, never the whole listing. Pure.
  */
-import { canonicalJson, hashText } from '../json.js';
+import { canonicalJson, hashText, isPlainObject } from '../json.js';
 import type { AnswerItems } from './answer-records.js';
 import { keyIdentity, keyObject, recordKey, type KeyFields } from './effect-key.js';
 
@@ -18,7 +18,7 @@ export const SNAPSHOT_HEAD_CHARS = 200;
 
 /** The records of one effect key. */
 export interface KeyGroup {
-  key: KeyFields;
+  readonly key: KeyFields;
   /** The key's values as stored, in the key's field order. */
   values: unknown[];
   /** Each record as canonical JSON, in listing order. */
@@ -37,6 +37,43 @@ export interface Snapshot {
 }
 
 export type SnapshotResult = { ok: true; snapshot: Snapshot } | { ok: false; reason: string };
+
+function isPrimitive(value: unknown): boolean {
+  const t = typeof value;
+  return value === null || t === 'string' || t === 'boolean' || (t === 'number' && Number.isFinite(value));
+}
+
+/**
+ * A record's canonical JSON ({@link canonicalJson}), written directly for the usual flat record (every
+ * value a string, a finite number, a boolean or null) by JSON.stringify with the sorted keys as its property
+ * list — the same text canonicalJson gives, at a fraction of its cost for 100,000 records. Keys come
+ * from Object.keys, so each is an own property and reading it never reaches the prototype (`__proto__`
+ * included). Anything else takes canonicalJson itself.
+ */
+function recordText(record: unknown): string {
+  if (!isPlainObject(record)) return canonicalJson(record);
+  const keys = Object.keys(record).sort();
+  for (let i = 0; i < keys.length; i++)
+    if (!isPrimitive((record)[keys[i]!])) return canonicalJson(record);
+  // The sorted key list as JSON.stringify's property list: the keys in that order, natively.
+  return JSON.stringify(record, keys);
+}
+
+/** A key's group; its `{field: value}` object is built when read (only changed keys are), not per record. */
+class Group implements KeyGroup {
+  readonly records: string[];
+  constructor(
+    private readonly fields: readonly string[],
+    readonly values: unknown[],
+    first: string,
+  ) {
+    this.records = [first];
+  }
+
+  get key(): KeyFields {
+    return keyObject(this.fields, this.values);
+  }
+}
 
 /** Groups what the view listed by effect key, within the bounds. */
 export function takeSnapshot(listed: AnswerItems, keyFields: readonly string[]): SnapshotResult {
@@ -59,11 +96,11 @@ export function takeSnapshot(listed: AnswerItems, keyFields: readonly string[]):
       const what = listed.form === 'lines' ? 'is a line of text, not a JSON record' : `has no field '${key.missing}'`;
       return { ok: false, reason: `record ${i + 1} of the effects view ${what} (--effect-key ${keyFields.join(',')})` };
     }
-    const text = canonicalJson(record);
+    const text = recordText(record);
     texts.push(text);
     const id = keyIdentity(key.values);
     const group = groups.get(id);
-    if (group === undefined) groups.set(id, { key: keyObject(keyFields, key.values), values: key.values, records: [text] });
+    if (group === undefined) groups.set(id, new Group(keyFields, key.values, text));
     else group.records.push(text);
   }
   return {
