@@ -53,8 +53,7 @@ function isPrimitive(value: unknown): boolean {
 function recordText(record: unknown): string {
   if (!isPlainObject(record)) return canonicalJson(record);
   const keys = Object.keys(record).sort();
-  for (let i = 0; i < keys.length; i++)
-    if (!isPrimitive((record)[keys[i]!])) return canonicalJson(record);
+  for (let i = 0; i < keys.length; i++) if (!isPrimitive(record[keys[i]!])) return canonicalJson(record);
   // The sorted key list as JSON.stringify's property list: the keys in that order, natively.
   return JSON.stringify(record, keys);
 }
