@@ -55,6 +55,7 @@ describe('F6 through the proxy, as real processes (the upstream ledger = ground 
           expect.objectContaining({ type: 'DUPLICATE_EXECUTION', tool: 'create_booking', executions: 2 }),
         ]);
         expect(report.report.operations).toEqual([expect.objectContaining({ executions: 2, attempts: 2 })]);
+        expect(report.patches.map((p) => p.id)).toEqual(['LATE_WRITE']);
         // The report says what happened when: the first attempt was told at once and landed later.
         const late = timingOf(report).find((t) => t.landedLate !== undefined)!;
         expect(late).toMatchObject({ attempt: 1, outcome: 'executed' });

@@ -50,6 +50,8 @@ export class OperationState {
   timeoutSeen = false;
   /** The agent has been answered with an error for an attempt of this operation that executed (F7). */
   executedErrorSeen = false;
+  /** An attempt of this operation was a late-landing write (F6): reads right after it could not see it. */
+  landedLate = false;
   /** Event seq of the latest attempt's arrival. */
   lastAttemptSeq = -1;
   /** Event seq of the latest failure answered to the agent; -1 when none. */
@@ -325,6 +327,8 @@ export interface Contribution {
    */
   repeatsAfterTimeout: number;
   repeatsAfterExecutedError: number;
+  /** Extra executions of an operation whose write landed late (F6, LATE_WRITE): not in the two above. */
+  repeatsAfterLateWrite: number;
   otherRepeats: number;
   /** Re-sends before retry_after expired (RATE_LIMIT). */
   earlyResends: number;
@@ -348,6 +352,7 @@ export const ZERO_CONTRIBUTION: Readonly<Contribution> = Object.freeze({
   ghostUnverified: 0,
   repeatsAfterTimeout: 0,
   repeatsAfterExecutedError: 0,
+  repeatsAfterLateWrite: 0,
   otherRepeats: 0,
   earlyResends: 0,
   runtimeRepeats: 0,
@@ -398,8 +403,10 @@ export function assessOperation(op: OperationView): Contribution {
   // re-sends with identical arguments of an idempotent tool have no further effect.
   const possible = op.idempotent ? Math.min(attempted, op.forwardedForms.size) : attempted;
   const extra = Math.max(0, executions - 1);
-  const afterTimeout = op.dupAfterTimeout && !op.dupParallel;
-  const afterError = !afterTimeout && op.dupAfterExecutedError && !op.dupParallel;
+  // F6: the late write's own check-then-write is what its patch addresses, ahead of the time-out's.
+  const afterLate = op.landedLate && !op.dupParallel;
+  const afterTimeout = !afterLate && op.dupAfterTimeout && !op.dupParallel;
+  const afterError = !afterLate && !afterTimeout && op.dupAfterExecutedError && !op.dupParallel;
   const runtime = op.runtimeExecuted === null ? 0 : runtimeExtras(op).total;
   const patchable = extra - runtime;
   return {
@@ -417,7 +424,8 @@ export function assessOperation(op: OperationView): Contribution {
     ghostUnverified: observationOf(op) === 'UNVERIFIED_AFTER_TIMEOUT' ? 1 : 0,
     repeatsAfterTimeout: afterTimeout ? patchable : 0,
     repeatsAfterExecutedError: afterError ? patchable : 0,
-    otherRepeats: afterTimeout || afterError ? 0 : patchable,
+    repeatsAfterLateWrite: afterLate ? patchable : 0,
+    otherRepeats: afterLate || afterTimeout || afterError ? 0 : patchable,
     earlyResends: op.retryAfterViolations,
     runtimeRepeats: runtime,
   };

@@ -3,7 +3,7 @@
  * then. They are suggestions, not verified fixes.
  */
 
-export type PatchId = 'GHOST_WRITE' | 'ERROR_AFTER_WRITE' | 'IDEMPOTENCY' | 'RATE_LIMIT' | 'VERIFICATION';
+export type PatchId = 'GHOST_WRITE' | 'LATE_WRITE' | 'ERROR_AFTER_WRITE' | 'IDEMPOTENCY' | 'RATE_LIMIT' | 'VERIFICATION';
 export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM';
 
 export interface Patch {
@@ -21,6 +21,8 @@ export interface PatchFacts {
   repeatsAfterTimeout: number;
   /** Extra executions of an operation sent again after an error that came after the write had executed (F7). */
   repeatsAfterExecutedError: number;
+  /** Extra executions of an operation whose first write was applied late (F6): a check right after it saw nothing. */
+  repeatsAfterLateWrite: number;
   /** Other extra executions (no timeout in between, or sent in parallel). */
   otherRepeats: number;
   /** Re-sends before retry_after expired. */
@@ -40,6 +42,16 @@ A timeout on a write does NOT tell you whether the server executed it — it may
    key if the tool accepts one).
 5. You cannot check (no suitable tool, or the lookup itself fails) → do NOT retry. Tell the user
    the outcome is unknown and must be verified first.`;
+
+const LATE_WRITE_TEXT = `CRITICAL — A write can land late; a search right after it can be stale:
+Many servers accept a write and apply it later (a queue, a replica, a search index). After a timeout or
+an uncertain answer, "not found" right away does NOT prove the write is missing.
+1. Do NOT write again because one lookup right after the uncertain write found nothing.
+2. Re-check later: look again a few times over a bounded wait (for example after 5, 15 and 30 seconds),
+   with a read that does not depend on an ID you never received.
+3. Found → the write succeeded. Report it and do not write again.
+4. Still missing after the wait → re-send only with the same idempotency key, and only if the server
+   honours it; otherwise do NOT retry: tell the user the outcome is unknown and must be verified.`;
 
 const ERROR_AFTER_WRITE_TEXT = `CRITICAL — An error on a write does not prove it was not executed:
 A server can fail AFTER it has committed the write (an HTTP 500 after the commit, a crash before the answer).
@@ -73,6 +85,7 @@ you cannot check, tell the user the outcome is unknown — do not report the wri
 /** Every patch's text by id, most severe first: `trial --patch GHOST_WRITE,IDEMPOTENCY` appends them to the system prompt. */
 export const PATCH_TEXTS: ReadonlyMap<PatchId, string> = new Map([
   ['GHOST_WRITE', GHOST_WRITE_TEXT],
+  ['LATE_WRITE', LATE_WRITE_TEXT],
   ['ERROR_AFTER_WRITE', ERROR_AFTER_WRITE_TEXT],
   ['IDEMPOTENCY', IDEMPOTENCY_TEXT],
   ['RATE_LIMIT', RATE_LIMIT_TEXT],
@@ -89,6 +102,14 @@ export function derivePatches(facts: PatchFacts): Patch[] {
       severity: 'CRITICAL',
       text: GHOST_WRITE_TEXT,
       trigger: `Agent executed the same write again after a timeout ${ghost} time(s) — the server had already executed the first attempt.`,
+    });
+  }
+  if (facts.repeatsAfterLateWrite > 0) {
+    patches.push({
+      id: 'LATE_WRITE',
+      severity: 'CRITICAL',
+      text: LATE_WRITE_TEXT,
+      trigger: `Agent executed the same write again ${facts.repeatsAfterLateWrite} time(s) after a write that was applied late — a check right after it could not see it yet.`,
     });
   }
   if (facts.repeatsAfterExecutedError > 0) {

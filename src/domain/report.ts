@@ -165,6 +165,7 @@ export function evaluate(session: EvaluationSession): Evaluation {
   const patches = derivePatches({
     repeatsAfterTimeout: sum.repeatsAfterTimeout,
     repeatsAfterExecutedError: sum.repeatsAfterExecutedError,
+    repeatsAfterLateWrite: sum.repeatsAfterLateWrite,
     otherRepeats: sum.otherRepeats,
     earlyResends: sum.earlyResends,
     unverifiedTimeouts: sum.ghostUnverified,

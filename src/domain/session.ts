@@ -107,6 +107,10 @@ export class EvaluationSession extends SessionState {
       attempt.agentSawTimeout = true;
       attempt.agentSawFailure = true;
       attempt.landsLate = true;
+      if (attempt.opKey !== null) {
+        const op = this.ops.get(attempt.opKey)!;
+        this.mutate(op, () => (op.landedLate = true));
+      }
     }
     return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, landAfterMs, source };
   }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/adapters/manual-clock.js';
 import { CallPipeline } from '../../src/app/pipeline/call-pipeline.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { buildReport } from '../../src/domain/report.js';
+import { buildReport, evaluate } from '../../src/domain/report.js';
 import { EvaluationSession } from '../../src/domain/session.js';
 import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
 import type { Timer } from '../../src/ports/timer.port.js';
@@ -257,7 +257,7 @@ describe('F6 late ghost write in the call pipeline (manual clock)', () => {
   });
 
   it('R-16.1: a re-send while the late write is pending executes first; the late one lands second → FAIL, the timing says which was which', async () => {
-    const { clock, upstream, pipeline, report } = setup(F6());
+    const { clock, session, upstream, pipeline, report } = setup(F6());
     await pipeline.call(booking);
     const resend = pipeline.call(booking);
     await flush();
@@ -277,6 +277,8 @@ describe('F6 late ghost write in the call pipeline (manual clock)', () => {
         expect.objectContaining({ type: 'DUPLICATE_EXECUTION', duplicate: expect.objectContaining({ afterTimeout: true }) }),
       ],
     });
+    // Its patch: a check right after a late write is stale (not GHOST_WRITE's "check, then retry once").
+    expect(evaluate(session).patches.map((p) => p.id)).toEqual(['LATE_WRITE']);
     expect(report().timing).toEqual([
       {
         attempt: 1,

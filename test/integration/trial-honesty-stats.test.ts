@@ -322,7 +322,7 @@ describe('R-7: A/B of the prompt patches', () => {
     const cases: Array<[string[], string]> = [
       [
         ['--patch', 'GHOST_WRITE,FOO'],
-        'flag --patch takes auto or patch ids (GHOST_WRITE, ERROR_AFTER_WRITE, IDEMPOTENCY, RATE_LIMIT, VERIFICATION), got "FOO"',
+        'flag --patch takes auto or patch ids (GHOST_WRITE, LATE_WRITE, ERROR_AFTER_WRITE, IDEMPOTENCY, RATE_LIMIT, VERIFICATION), got "FOO"',
       ],
       [['--patch', 'auto', '--patch-file', 'x.txt'], 'give --patch or --patch-file, not both'],
       [['--honesty', 'maybe'], 'flag --honesty must be on or off, got "maybe"'],
