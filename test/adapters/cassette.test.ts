@@ -157,6 +157,31 @@ describe('recording and replaying an upstream', () => {
     expect((await replay.callTool(call, OPTIONS)).kind).toBe('result');
   });
 
+  it.each([
+    ['null', null],
+    ['an entry without a name', { description: 'no name' }],
+    ['a name that is no string', { name: 7 }],
+  ])('a tools/list entry that is %s: one line naming the entry, never a TypeError (issue 41 §7)', async (_what, entry) => {
+    const path = join(dir, 'bad-tools.jsonl');
+    const header = {
+      cassette: CASSETTE_FORMAT,
+      v: CASSETTE_VERSION,
+      harnessVersion: 'test',
+      recorded: 'proxy',
+      upstream: { serverName: null, serverVersion: null, tools: 2, toolsHash: 'sha256:0' },
+      redacted: [],
+    };
+    const lines = [
+      header,
+      { side: 'upstream', dir: 'send', message: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } },
+      { side: 'upstream', dir: 'receive', message: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'ok' }, entry] } } },
+    ];
+    writeFileSync(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    await expect(readCassette(path, { allowRedacted: false })).rejects.toThrow(
+      new Error(`recording ${path}: its tools/list answer's entry 2 is not a tool (an object with a string "name")`),
+    );
+  });
+
   it('redaction copies an own __proto__ key as a key and takes no stack on a deep value', () => {
     const hostile = JSON.parse('{"__proto__":{"token":"x","polluted":true}}') as object;
     const copy = redact(hostile, new Set(['token'])) as Record<string, unknown>;

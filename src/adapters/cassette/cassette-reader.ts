@@ -63,6 +63,9 @@ export async function readCassette(path: string, options: { allowRedacted: boole
   });
   const tools = recordedTools(lines);
   if (tools === undefined) fail('it holds no tools/list answer');
+  // As a live tools/list would be refused: an entry that is no tool (null, no name) is never served.
+  const notTool = tools!.findIndex((tool) => !isPlainObject(tool) || typeof ownValue(tool, 'name') !== 'string');
+  if (notTool >= 0) fail(`its tools/list answer's entry ${notTool + 1} is not a tool (an object with a string "name")`);
   const hash = toolsHash(tools!);
   if (hash !== head.upstream.toolsHash || tools!.length !== head.upstream.tools)
     fail(
