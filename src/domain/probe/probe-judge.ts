@@ -7,6 +7,7 @@
  * Without it the answers alone decide, and the reason says so: an identical answer is a replay, a
  * different one a new result.
  */
+import { errorGist } from './error-gist.js';
 import type { ProbeDefinition, ProbeId, ToolPromise } from './probes.js';
 
 export type ProbeLabel =
@@ -61,7 +62,7 @@ export interface ProbeResult {
 const result = (probe: ProbeId, label: ProbeLabel, reason: string): ProbeResult => ({ probe, label, reason });
 const inconclusive = (probe: ProbeId, reason: string): ProbeResult => result(probe, 'inconclusive', reason);
 const BY_ANSWERS = ' (judged by the answers: no --count-with)';
-const cut = (text: string): string => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+const cut = (text: string): string => errorGist(text, 200);
 
 /** The first forwarded call must have done its work: otherwise nothing can be judged (a rejected example). */
 function firstFailed(probe: ProbeId, answers: readonly SeenAnswer[], counts: number[] | null): ProbeResult | null {
