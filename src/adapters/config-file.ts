@@ -122,9 +122,9 @@ function keyPath(path: Path): string {
     .replace(/^\./, '');
 }
 
-/** A short name of letters, digits, `_`, `-` and `.` (at most 40): what a config key looks like. */
+/** A short name of a letter or `_`, then letters, digits, `_`, `-` and `.` (at most 40): what a config key looks like. */
 function looksLikeKey(key: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/.test(key);
+  return /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/.test(key);
 }
 
 /**
