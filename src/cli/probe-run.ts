@@ -90,6 +90,6 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
       throw new FatalError(errorMessage(error));
     }
   }
-  io.stdout.write(escapeTerminalLines(formatProbeTable(report)));
+  io.stdout.write(escapeTerminalLines(formatProbeTable(report, { reset: flags.resetCommand !== undefined })));
   return probeExitCode(report);
 }

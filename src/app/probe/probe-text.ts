@@ -17,7 +17,15 @@ export function probeExitCode(report: ProbeReport): number {
   return PROBE_EXIT.ok;
 }
 
-export function formatProbeTable(report: ProbeReport): string {
+/** Reasons a stateful server gives when it still holds what an earlier call (or probe run) made. */
+const STALE_STATE = /^(the server refused the example|the first call made no effect)/;
+
+/**
+ * `reset`: whether `--reset-command` was given. Without it, a tool left INCONCLUSIVE because the server
+ * refused the example or the first call made no effect gets a hint line: a second probe run of a stateful
+ * server finds what the first one made.
+ */
+export function formatProbeTable(report: ProbeReport, { reset = false }: { reset?: boolean } = {}): string {
   const rows: string[][] = [['tool', 'probe', 'label', 'reason']];
   for (const tool of report.tools) {
     for (const probe of tool.probes)
@@ -44,5 +52,10 @@ export function formatProbeTable(report: ProbeReport): string {
     '',
     `probe: ${report.tools.length} tool(s): ${count('KEEPS')} KEEPS, ${count('BREAKS')} BREAKS, ${count('NO_PROMISE')} NO_PROMISE, ${count('INCONCLUSIVE')} INCONCLUSIVE; effects ${report.countWith === null ? 'judged by the answers (no --count-with)' : `counted with ${report.countWith}`} → exit ${probeExitCode(report)}`,
   );
+  const stale = report.tools.some((t) => t.verdict === 'INCONCLUSIVE' && t.probes.some((p) => STALE_STATE.test(p.reason)));
+  if (stale && !reset)
+    lines.push(
+      'hint: a stateful server keeps what earlier calls made, an earlier probe run included: give --reset-command CMD to restore it before each probe (docs/commands/probe.md)',
+    );
   return `${lines.join('\n')}\n`;
 }
