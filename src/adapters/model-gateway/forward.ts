@@ -44,7 +44,15 @@ import { BoundedDecoder, codingsOf } from './bounded-decoder.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
 import { errorMessage } from '../../domain/error-message.js';
 import { ResponsesConversations } from './responses-conversations.js';
-import { errorMessageOf, parseSse, type DecodedReply, type DecodedRequest, type WireFormat } from './wire.js';
+import {
+  errorMessageOf,
+  gatewayFailureExchange,
+  oneLine,
+  parseSse,
+  type DecodedReply,
+  type DecodedRequest,
+  type WireFormat,
+} from './wire.js';
 
 export interface ForwardOptions extends ForwardGatewayOptions {
   /** The real key (from `--api-key-env`); undefined: the requests go without one (a local endpoint). */
@@ -430,20 +438,8 @@ export class ForwardGateway {
     try {
       if (res.headersSent) res.destroy();
       else refuse(res, this.formatOf(req), 500, why);
-      const format = this.formatOf(req);
-      const at = this.now();
-      this.record({
-        ordinal: ++this.ordinal,
-        format: format.name,
-        model: '',
-        stream: false,
-        request: { messages: [], tools: [] },
-        status: res.headersSent ? res.statusCode : 500,
-        error: this.scrub(why),
-        gatewayFailure: true,
-        receivedAt: at,
-        answeredAt: at,
-      });
+      const status = res.headersSent ? res.statusCode : 500;
+      this.record(gatewayFailureExchange(++this.ordinal, this.formatOf(req).name, status, this.scrub(why), this.now()));
     } catch {
       res.destroy();
     }
@@ -525,11 +521,6 @@ function headersProblem(headers: readonly string[]): string | undefined {
 
 function refuse(res: ServerResponse, format: WireFormat, status: number, message: string): void {
   sendJson(res, status, format.errorBody(status, message));
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** The answer's headers as the endpoint sent them (names as written, repeated ones kept), but hop-by-hop ones. */

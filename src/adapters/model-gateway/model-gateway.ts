@@ -22,7 +22,7 @@ import type {
 import { anthropicMessages } from './anthropic-messages.js';
 import { chatCompletions } from './chat-completions.js';
 import { responses } from './responses.js';
-import type { DecodedRequest, WireFormat } from './wire.js';
+import { gatewayFailureExchange, oneLine, type DecodedRequest, type WireFormat } from './wire.js';
 import { sendFault } from './fault-wire.js';
 import { modelFaultKindLabel } from '../../domain/model-fault.js';
 import { errorMessage } from '../../domain/error-message.js';
@@ -208,25 +208,14 @@ export class ModelGateway {
 
   /** A failure the gateway did not expect: the program gets a 500 (or its connection cut), the run an exchange that says so. */
   private failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    const why = `the model gateway failed on this request: ${oneLineOf(error)}`;
+    const why = `the model gateway failed on this request: ${oneLine(errorMessage(error))}`;
     const path = (req.url ?? '/').split('?')[0]!;
     const format = ROUTES.get(path) ?? (path.endsWith('/messages') ? anthropicMessages : chatCompletions);
     try {
       if (res.headersSent) res.destroy();
       else this.refuse(res, format, 500, why);
-      const at = this.now();
-      this.record({
-        ordinal: ++this.ordinal,
-        format: format.name,
-        model: '',
-        stream: false,
-        request: { messages: [], tools: [] },
-        status: res.headersSent ? res.statusCode : 500,
-        error: why,
-        gatewayFailure: true,
-        receivedAt: at,
-        answeredAt: at,
-      });
+      const status = res.headersSent ? res.statusCode : 500;
+      this.record(gatewayFailureExchange(++this.ordinal, format.name, status, why, this.now()));
     } catch {
       res.destroy();
     }
@@ -257,12 +246,6 @@ function decodedSegment(segment: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** An error's message on one line, shortened. */
-export function oneLineOf(error: unknown): string {
-  const line = errorMessage(error).replace(/\s+/g, ' ').trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** Whether the request carries the run's token (`Authorization: Bearer` or `x-api-key`). */

@@ -7,7 +7,7 @@
  */
 import type { ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
 
-import type { WireFormatName } from '../../ports/model-gateway.port.js';
+import type { ModelExchange, WireFormatName } from '../../ports/model-gateway.port.js';
 
 export type { WireFormatName };
 
@@ -161,4 +161,35 @@ export function openAiErrorBody(status: number, message: string): unknown {
           ? 'server_error'
           : 'invalid_request_error';
   return { error: { message, type, param: null, code: status === 404 ? 'model_not_found' : null } };
+}
+
+/** A text on one line (runs of white space become one space), shortened to 300 characters. */
+export function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/**
+ * The exchange a request leaves in the run when the gateway itself failed on it (forward and stub gateway
+ * alike): no model, no messages, the status the program got and why (`gatewayFailure`, issue 41 §2).
+ */
+export function gatewayFailureExchange(
+  ordinal: number,
+  format: WireFormatName,
+  status: number,
+  error: string,
+  at: number,
+): ModelExchange {
+  return {
+    ordinal,
+    format,
+    model: '',
+    stream: false,
+    request: { messages: [], tools: [] },
+    status,
+    error,
+    gatewayFailure: true,
+    receivedAt: at,
+    answeredAt: at,
+  };
 }
