@@ -32,7 +32,7 @@ import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js'
 import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallEvents, type CallEventsDeps } from './call-events.js';
-import { judgeUpstreamAnswer } from './upstream-answer.js';
+import { judgeUpstreamAnswer, type JudgedAnswer } from './upstream-answer.js';
 
 /**
  * Publishes the report. `soon`: no other call of the session can join this write (nothing else is in
@@ -134,31 +134,47 @@ export class CallPipeline {
         // Ended without landPending (a driver that judged without landing): the write stays unknown.
         if (session.finished) return;
         if (publish !== null) await publish(false);
-        attempt.forwarded();
-        this.events?.forwarded(attempt, request.name);
-        const outcome = await this.deps.upstream.callTool(request, { timeoutMs: this.deps.callTimeoutMs });
-        this.deps.onUpstreamOutcome?.(request.name, outcome);
-        const judged = judgeUpstreamAnswer(
-          outcome,
-          this.deps.outputSchemaTools.has(request.name),
-          this.deps.callTimeoutMs / 1000,
-        );
-        const replaced = attempt.answered(judged.execution) !== null;
-        this.events?.answered(
-          attempt,
-          request.name,
-          judged.execution,
-          replaced,
-          outcome.kind === 'result' ? outcome.result : undefined,
-        );
+        await this.forwardAndJudge(attempt, request, { timeoutMs: this.deps.callTimeoutMs });
         if (publish !== null) await publish(this.inFlight === 1);
       } finally {
         this.late.delete(attempt.attemptId);
-        this.inFlight--;
-        if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+        this.settled();
       }
     })();
     this.late.set(attempt.attemptId, { landNow, landed });
+  }
+
+  /**
+   * The step every forwarded call shares, on time or landing late (F6): sends the call to the upstream
+   * (unless `options` is null: the agent cancelled it during its latency, so it never left), tells the
+   * listeners of the outcome, judges it (R-1.3), lets the session replace the answer (F1, F7) and tells
+   * the events. The caller publishes the report before and after.
+   */
+  private async forwardAndJudge(
+    attempt: CallAttempt,
+    request: ToolCallRequest,
+    options: UpstreamCallOptions | null,
+  ): Promise<{ outcome: UpstreamCallOutcome; judged: JudgedAnswer; replacement: ToolCallResult | null }> {
+    attempt.forwarded();
+    if (options !== null) this.events?.forwarded(attempt, request.name);
+    const outcome = options === null ? CANCELLED_BEFORE_FORWARDING : await this.deps.upstream.callTool(request, options);
+    this.deps.onUpstreamOutcome?.(request.name, outcome);
+    const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
+    const replacement = attempt.answered(judged.execution);
+    this.events?.answered(
+      attempt,
+      request.name,
+      judged.execution,
+      replacement !== null,
+      outcome.kind === 'result' ? outcome.result : undefined,
+    );
+    return { outcome, judged, replacement };
+  }
+
+  /** One forwarded call is done with the upstream: wakes `drained()` waiters when it was the last. */
+  private settled(): void {
+    this.inFlight--;
+    if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
@@ -213,37 +229,24 @@ export class CallPipeline {
         if (session.finished) {
           record = recordOf(attempt, NOT_FORWARDED_SESSION_ENDED, null, false);
         } else {
-          attempt.forwarded();
           // An aborted signal makes the upstream side cancel the request upstream (MCP cancellation); the
           // outcome is what the upstream really did: a result if it answered, unknown otherwise.
-          if (!cancelledEarly) events?.forwarded(attempt, request.name);
-          const outcome = cancelledEarly
-            ? CANCELLED_BEFORE_FORWARDING
-            : await this.deps.upstream.callTool(request, {
-                timeoutMs: this.deps.callTimeoutMs,
-                ...(signal ? { signal } : {}),
-                ...(progress ? { onProgress: progress } : {}),
-              });
-          this.deps.onUpstreamOutcome?.(request.name, outcome);
-          const judged = judgeUpstreamAnswer(
-            outcome,
-            this.deps.outputSchemaTools.has(request.name),
-            this.deps.callTimeoutMs / 1000,
+          const { outcome, judged, replacement } = await this.forwardAndJudge(
+            attempt,
+            request,
+            cancelledEarly
+              ? null
+              : {
+                  timeoutMs: this.deps.callTimeoutMs,
+                  ...(signal ? { signal } : {}),
+                  ...(progress ? { onProgress: progress } : {}),
+                },
           );
-          const replacement = attempt.answered(judged.execution);
           record = recordOf(attempt, replacement ?? judged.result, outcome, replacement !== null);
           upstreamDid = judged.execution.kind;
-          events?.answered(
-            attempt,
-            request.name,
-            judged.execution,
-            record.replaced,
-            outcome.kind === 'result' ? outcome.result : undefined,
-          );
         }
       } finally {
-        this.inFlight--;
-        if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+        this.settled();
       }
     }
     // --hold: a replaced answer (F1's timeout) comes only after the hold, or not at all if the agent cancels.
