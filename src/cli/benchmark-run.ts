@@ -11,7 +11,7 @@ import { SeededRandom } from '../adapters/seeded-random.js';
 import { SimulatedBackend } from '../adapters/simulated-backend.js';
 import { benchmarkDocument, formatBenchmarkText } from '../app/benchmark/benchmark-output.js';
 import { runBenchmark } from '../app/benchmark/benchmark.js';
-import { REFERENCE_AGENTS } from '../app/benchmark/reference-agents.js';
+import { referenceAgentsFor } from '../app/benchmark/reference-agents.js';
 import { CERTIFICATION } from '../domain/report.js';
 import type { BenchmarkDeps, BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
@@ -73,7 +73,7 @@ async function writeJunit(file: string, reportPath: string, json: string): Promi
 
 export async function runBenchmarkCommand(flags: Omit<BenchmarkOptions, 'seed'>, io: CliIo, junitFile?: string): Promise<number> {
   const options: BenchmarkOptions = { ...flags, seed: BENCHMARK_SEED };
-  const progress = progressReporter(io, REFERENCE_AGENTS.length * options.scenarios.length * options.runs);
+  const progress = progressReporter(io, referenceAgentsFor(options.scenarios).length * options.scenarios.length * options.runs);
   const deps: BenchmarkDeps = {
     newClock: () => new ManualClock(),
     newRandom: (seed) => SeededRandom.fromSeed(seed),

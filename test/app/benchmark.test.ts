@@ -5,11 +5,12 @@ import { ManualClock } from '../../src/adapters/manual-clock.js';
 import { SeededRandom } from '../../src/adapters/seeded-random.js';
 import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
 import type { BenchmarkDeps, BenchmarkOptions, SessionFactory } from '../../src/app/benchmark/benchmark-deps.js';
-import { benchmarkDocument, formatBenchmarkText } from '../../src/app/benchmark/benchmark-output.js';
+import { benchmarkDocument, carefulPatientDifferIn, formatBenchmarkText } from '../../src/app/benchmark/benchmark-output.js';
 import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benchmark.js';
 import { catalogOf, outputSchemaToolsOf } from '../../src/app/benchmark/harness-call.js';
-import { CAREFUL, NAIVE, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
+import { CAREFUL, NAIVE, PATIENT, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
 import { runScenario } from '../../src/app/benchmark/scenario-run.js';
+import { PATIENT_RECHECK_WAITS_MS } from '../../src/app/benchmark/patient-agent.js';
 import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import { ToolClassifier } from '../../src/domain/classification.js';
 import { defaultBenchmarkScenarios, type ScenarioId } from '../../src/domain/faults/index.js';
@@ -167,8 +168,11 @@ describe('benchmark self-test (R-11)', () => {
     expect(f7['naive']).toMatchObject({ scenario: 'F7', verdict: 'FAIL', expectedVerdict: 'FAIL', unexpectedRuns: 0 });
     // The backend booked twice: the harness's DUPLICATE_EXECUTION is the simulated backend's own count.
     expect(f7['naive']!.executions).toEqual({ harness: 2, backend: 2 });
+    expect(f7['patient']).toMatchObject({ scenario: 'F7', verdict: 'PASS', expectedVerdict: 'PASS', unexpectedRuns: 0 });
+    expect(f7['patient']!.executions).toEqual({ harness: 1, backend: 1 });
     expect(result.selfTest).toMatchObject({ passed: true, expectedNaiveFailures: ['F7'], naiveFailedIn: ['F7'] });
-    expect(backends).toHaveLength(1 + 2);
+    // The probe backend, then one run for each of the three agents (F7 brings the patient one).
+    expect(backends).toHaveLength(1 + 3);
   });
 
   it('R-16.1 F6 (late ghost write): the careful check comes before the landing, finds nothing and books again → FAIL; naive FAILs; the backend holds both bookings', async () => {
@@ -181,6 +185,65 @@ describe('benchmark self-test (R-11)', () => {
     expect(f6['naive']).toMatchObject({ scenario: 'F6', verdict: 'FAIL', expectedVerdict: 'FAIL', unexpectedRuns: 0 });
     expect(f6['naive']!.executions).toEqual({ harness: 2, backend: 2 });
     expect(parseBenchmarkFlags({}).scenarios).not.toContain('F6');
+  });
+
+  it('R-16.2 F6: the patient agent re-checks until the late write has landed and never books again → PASS, one booking', async () => {
+    const result = await run({ scenarios: ['F6'] });
+    const f6 = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios[0]!]));
+    expect(f6['patient']).toMatchObject({ scenario: 'F6', verdict: 'PASS', expectedVerdict: 'PASS', unexpectedRuns: 0 });
+    expect(f6['patient']!.executions).toEqual({ harness: 1, backend: 1 });
+    expect(result.selfTest.passed).toBe(true);
+  });
+
+  it('R-16.2: over F1–F7 the patient agent gets the careful verdict everywhere but F6; the text and the report say so', async () => {
+    const scenarios = ['F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7'] as const;
+    const result = await run({ scenarios: [...scenarios] });
+    expect(result.agents.map((a) => a.agent.id)).toEqual(['careful', 'naive', 'patient']);
+    const verdicts = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => s.verdict)]));
+    expect(verdicts).toEqual({
+      careful: ['PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'FAIL', 'PASS'],
+      naive: ['FAIL', 'FAIL', 'PASS', 'FAIL', 'PASS', 'FAIL', 'FAIL'],
+      patient: ['PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS'],
+    });
+    // The backend's own count agrees with the harness's for every patient run (R-11's cross-check).
+    for (const s of result.agents[2]!.scenarios) expect(s.executions.harness, s.scenario).toBe(s.executions.backend);
+    expect(result.selfTest.passed).toBe(true);
+    expect(carefulPatientDifferIn(result)).toEqual(['F6']);
+    const text = formatBenchmarkText(result);
+    expect(text).toContain('Benchmark: the harness checks itself against three built-in reference agents');
+    expect(text).toContain(
+      'Reference agent 3/3: PATIENT (re-checks over a bounded wait after an uncertain write, never re-sends it)',
+    );
+    expect(text).toContain('The careful and the patient agent differ only in F6.');
+    const document = JSON.parse(JSON.stringify(benchmarkDocument(result, '9.9.9'))) as Record<string, unknown>;
+    expectMatchesSchema(benchmarkReportSchema, document, 'benchmark-report.json');
+    expect(document).toMatchObject({
+      carefulPatientDifferIn: ['F6'],
+      patient: {
+        certification: 'UNVERIFIED_FOR_PRODUCTION',
+        name: 'PATIENT',
+        expectedToFailIn: [],
+        scenarios: { F6: { verdict: 'PASS', expectedVerdict: 'PASS', executions: { harness: 1, backend: 1 } } },
+      },
+      careful: { scenarios: { F6: { verdict: 'FAIL', expectedVerdict: 'FAIL' } } },
+    });
+  });
+
+  it('R-11: the default benchmark (F1–F5) runs the two agents of the description only; its report has no patient section', async () => {
+    const result = await run();
+    expect(result.agents.map((a) => a.agent.id)).toEqual(['careful', 'naive']);
+    const text = formatBenchmarkText(result);
+    expect(text).toContain('Reference agent 2/2: NAIVE');
+    expect(text).not.toContain('patient');
+    expect(benchmarkDocument(result, '9.9.9')).not.toHaveProperty('patient');
+    expect(benchmarkDocument(result, '9.9.9')).not.toHaveProperty('carefulPatientDifferIn');
+  });
+
+  it('R-16.2: jitter up to 60000 ms changes no patient verdict (a late write lands only while an agent waits)', async () => {
+    const plain = verdictTable(await run({ scenarios: ['F1', 'F6', 'F7'] }));
+    const jittered = await run({ scenarios: ['F1', 'F6', 'F7'], runs: 5, jitterMs: 60_000, seed: 7 });
+    expect(jittered.selfTest.passed).toBe(true);
+    expect(verdictTable(jittered)).toEqual(plain);
   });
 
   it('R-11: F7 is added beyond the description: not in the default set, chosen with --scenarios', () => {
@@ -266,6 +329,31 @@ describe('reference agents against the simulated backend', () => {
       expect(tools).toEqual(['search_bookings', 'create_booking']);
       expect(ledger).toHaveLength(1);
     }
+  });
+
+  it('R-16.2 F6: the patient agent searches at once, re-checks after 2 s and 4 s of virtual time, finds the landed booking by id and stops', async () => {
+    const { outcome, tools, ledger, clock } = await play(PATIENT, 'F6');
+    // Nothing at once nor after 2 s; the write lands at 5 s; the re-check at 6 s finds it and confirms it.
+    expect(tools).toEqual(['search_bookings', 'search_bookings', 'create_booking', 'search_bookings', 'get_booking']);
+    expect(clock.now()).toBe(6000);
+    expect(ledger).toEqual([{ tool: 'create_booking', bookingId: 'BK-0001', idempotencyKey: 'patient-F6-1' }]);
+    expect(outcome).toMatchObject({ verdict: 'PASS', executions: { harness: 1, backend: 1 } });
+  });
+
+  it('R-16.2 F5: the patient agent never re-sends an uncertain write — it re-checks over its bounded wait (30 s) and stops', async () => {
+    const { outcome, tools, ledger, clock } = await play(PATIENT, 'F5');
+    expect(tools).toEqual(Array(5).fill('search_bookings'));
+    expect(clock.now()).toBe(PATIENT_RECHECK_WAITS_MS.reduce((a, b) => a + b, 0));
+    expect(ledger).toEqual([]);
+    expect(outcome.verdict).toBe('PASS');
+  });
+
+  it('R-16.2 F2: a refusal with retry_after is not uncertain — the patient agent waits it, checks and sends once with the key', async () => {
+    const { outcome, tools, ledger, clock } = await play(PATIENT, 'F2');
+    expect(tools).toEqual(['search_bookings', 'create_booking']);
+    expect(clock.now()).toBe(60_000);
+    expect(ledger.map((e) => e.idempotencyKey)).toEqual(['patient-F2-1']);
+    expect(outcome.verdict).toBe('PASS');
   });
 
   it('R-2: the naive agent double-submits without a key; F1 and F4 become real duplicate bookings', async () => {

@@ -121,4 +121,21 @@ describe('a fault registered in one file reaches every reader (R-4)', () => {
     ]);
     expect(result.selfTest).toMatchObject({ passed: true, expectedNaiveFailures: ['F99'], naiveFailedIn: ['F99'] });
   });
+
+  it('R-16.2: benchmark: with an added scenario (F6) the patient agent runs too and gets the verdict F99 declares for it', async () => {
+    const result = await runBenchmark(
+      { scenarios: ['F99', 'F6'], runs: 1, jitterMs: 0, seed: 1 },
+      {
+        newClock: () => new ManualClock(),
+        newRandom: (seed) => SeededRandom.fromSeed(seed),
+        newBackend: () => new SimulatedBackend(),
+      },
+    );
+    const patient = result.agents.find((a) => a.agent.id === 'patient');
+    expect(patient?.scenarios.map((s) => [s.scenario, s.verdict, s.expectedVerdict])).toEqual([
+      ['F99', 'PASS', 'PASS'],
+      ['F6', 'PASS', 'PASS'],
+    ]);
+    expect(result.selfTest.passed).toBe(true);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * `.cuonztech/benchmark-report.json` (R-11), written by `src/app/benchmark/benchmark-output.ts`: the head,
- * then one section per reference agent under its id (`careful`, `naive`). `check` reads it with this
+ * then one section per reference agent under its id (`careful`, `naive`, `patient`). `check` reads it with this
  * schema; tests parse what the writer builds with it.
  */
 import { z } from 'zod';
@@ -36,6 +36,10 @@ const HEAD = {
   kind: z.literal('benchmark'),
   harnessVersion: z.string(),
   selfTest: z.object({ passed: z.boolean(), unexpectedCount: count }).loose(),
+  carefulPatientDifferIn: z
+    .array(z.string())
+    .optional()
+    .describe('The scenarios in which the careful and the patient agent got different verdicts (R-16.2: F6).'),
   options: z.unknown().optional().describe('The options of the run (scenarios, runs, jitter).'),
   note: z.string().optional(),
   toolClassification: z.array(toolClassificationSchema).optional(),

@@ -1,7 +1,7 @@
 /**
  * What a reference agent of the benchmark (R-11) gets to play one run with: the booking it is asked for,
  * its idempotency key, a way to call a tool through the harness and to wait. The agents' scripts
- * (`careful-agent.ts`, `naive-agent.ts`) and the run (`scenario-run.ts`) use it; the agents' list
+ * (`careful-agent.ts`, `naive-agent.ts`, `patient-agent.ts`) and the run (`scenario-run.ts`) use it; the agents' list
  * (`reference-agents.ts`) imports the scripts, so the shape lives apart from both.
  */
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
@@ -22,6 +22,6 @@ export interface AgentContext {
   readonly key: string;
   /** Sends one `tools/call` through the harness (after the run's jitter delay); resolves with the answer. */
   call(tool: string, args: Record<string, unknown>): Promise<ToolCallResult>;
-  /** Waits, in virtual time. */
-  wait(ms: number): void;
+  /** Waits, in virtual time; resolves once what lands meanwhile (F6's late write) has reached the backend. */
+  wait(ms: number): Promise<void>;
 }

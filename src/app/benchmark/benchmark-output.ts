@@ -16,6 +16,7 @@ export const NAIVE_NOTE = 'The naive reference agent fails on purpose; this is p
 /** How many unexpected runs the text names (the JSON lists more). */
 const UNEXPECTED_PRINTED = 10;
 
+const COUNT_WORDS: Readonly<Record<number, string>> = { 2: 'two', 3: 'three' };
 const list = (ids: readonly ScenarioId[]): string => ids.join(', ');
 const scoreText = (score: Score): string => (score.overall === null ? 'no score' : `${score.overall}/100`);
 
@@ -53,10 +54,36 @@ function unexpectedLine(run: UnexpectedRun): string {
   return `  ${name} ${run.scenario} run ${run.run}: ${run.verdict} (expected ${run.expectedVerdict}) — ${run.reason}`;
 }
 
+/**
+ * The scenarios in which the careful and the patient agent got different verdicts (R-16.2: F6 alone, the
+ * write that lands late), in the order run; null when the patient agent was not run.
+ */
+export function carefulPatientDifferIn(result: BenchmarkResult): ScenarioId[] | null {
+  const careful = result.agents.find((a) => a.agent.id === 'careful');
+  const patient = result.agents.find((a) => a.agent.id === 'patient');
+  if (careful === undefined || patient === undefined) return null;
+  return careful.scenarios
+    .filter((s) => patient.scenarios.find((p) => p.scenario === s.scenario)?.verdict !== s.verdict)
+    .map((s) => s.scenario);
+}
+
+/** What tells the careful and the patient agent apart; none when the patient agent was not run. */
+function patientLines(result: BenchmarkResult): string[] {
+  const differ = carefulPatientDifferIn(result);
+  if (differ === null) return [];
+  if (differ.length === 0)
+    return [`The careful and the patient agent get the same verdicts in ${list(result.options.scenarios)}.`];
+  return [`The careful and the patient agent differ only in ${list(differ)}.`];
+}
+
 function selfTestLines(result: BenchmarkResult): string[] {
   const { selfTest, options } = result;
   if (selfTest.passed)
-    return ['Self-test PASSED: every run got the verdict expected for its reference agent.', naiveLine(result)];
+    return [
+      'Self-test PASSED: every run got the verdict expected for its reference agent.',
+      naiveLine(result),
+      ...patientLines(result),
+    ];
   const total = result.agents.length * options.scenarios.length * options.runs;
   const lines = [
     `Self-test FAILED: ${selfTest.unexpectedCount} of ${total} runs did not get the verdict expected for their reference agent:`,
@@ -64,7 +91,7 @@ function selfTestLines(result: BenchmarkResult): string[] {
   lines.push(...selfTest.unexpected.slice(0, UNEXPECTED_PRINTED).map(unexpectedLine));
   const more = selfTest.unexpectedCount - Math.min(UNEXPECTED_PRINTED, selfTest.unexpected.length);
   if (more > 0) lines.push(`  … and ${more} more`);
-  lines.push(naiveLine(result));
+  lines.push(naiveLine(result), ...patientLines(result));
   return lines;
 }
 
@@ -72,7 +99,7 @@ function selfTestLines(result: BenchmarkResult): string[] {
 export function formatBenchmarkText(result: BenchmarkResult): string {
   const { scenarios, runs, jitterMs } = result.options;
   const head = [
-    'Benchmark: the harness checks itself against two built-in reference agents (it does not measure your agent).',
+    `Benchmark: the harness checks itself against ${COUNT_WORDS[result.agents.length] ?? result.agents.length} built-in reference agents (it does not measure your agent).`,
     `Scenarios ${list(scenarios)}; ${runs} run(s) per agent and scenario; jitter up to ${jitterMs} ms (virtual time).`,
     '',
   ];
@@ -115,6 +142,8 @@ export function benchmarkDocument(result: BenchmarkResult, harnessVersion: strin
     note: NAIVE_NOTE,
     toolClassification: result.tools,
   };
+  const differ = carefulPatientDifferIn(result);
+  if (differ !== null) document['carefulPatientDifferIn'] = differ;
   for (const agent of result.agents) document[agent.agent.id] = agentSection(agent);
   return document;
 }

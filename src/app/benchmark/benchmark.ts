@@ -1,6 +1,6 @@
 /**
- * The benchmark (R-11): both reference agents, every chosen scenario, `runs` times each, pooled per
- * scenario and per agent with the domain's own pooling rules. The self-test passes when every run got
+ * The benchmark (R-11): the reference agents (careful and naive; patient too with F6 or F7, R-16.2), every
+ * chosen scenario, `runs` times each, pooled per scenario and per agent with the domain's own pooling rules. The self-test passes when every run got
  * the verdict expected for its reference agent and the harness counted exactly the writes the backend
  * executed. Scores are whatever the rules compute; nothing here knows what they should be.
  */
@@ -12,7 +12,7 @@ import { addScoreInputs, computeScore, type Score, type ScoreInputs } from '../.
 import type { Verdict } from '../../domain/verdict.js';
 import type { BenchmarkDeps, BenchmarkOptions } from './benchmark-deps.js';
 import { catalogOf, outputSchemaToolsOf } from './harness-call.js';
-import { NAIVE, REFERENCE_AGENTS, type AgentId, type ReferenceAgent } from './reference-agents.js';
+import { NAIVE, referenceAgentsFor, type AgentId, type ReferenceAgent } from './reference-agents.js';
 import { runScenario, type RunOutcome } from './scenario-run.js';
 
 /** One (agent, scenario) pair over all its runs. */
@@ -127,12 +127,13 @@ export async function runBenchmark(options: BenchmarkOptions, deps: BenchmarkDep
   const { tools, outputSchemaTools } = await classifyBackend(deps);
   const catalog = catalogOf(tools);
   const random = deps.newRandom(options.seed);
-  const total = REFERENCE_AGENTS.length * options.scenarios.length * options.runs;
+  const referenceAgents = referenceAgentsFor(options.scenarios);
+  const total = referenceAgents.length * options.scenarios.length * options.runs;
   const unexpected: UnexpectedRun[] = [];
   let unexpectedCount = 0;
   let done = 0;
   const agents: AgentResult[] = [];
-  for (const agent of REFERENCE_AGENTS) {
+  for (const agent of referenceAgents) {
     const scenarios: ScenarioResult[] = [];
     for (const scenario of options.scenarios) {
       const tally = new PairTally();

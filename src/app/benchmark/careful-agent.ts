@@ -7,7 +7,8 @@
 import type { ToolCallResult } from '../../ports/mcp-shapes.js';
 import type { AgentContext, BookingRequest } from './agent-context.js';
 
-type Check = 'found' | 'missing' | 'unknown';
+/** What a check after a failed write found (the patient agent checks the same way). */
+export type Check = 'found' | 'missing' | 'unknown';
 
 /** The text of the first text block of a result ('' when there is none). */
 function textOf(result: ToolCallResult): string {
@@ -27,7 +28,7 @@ function jsonOf(result: ToolCallResult): unknown {
 }
 
 /** The seconds of a `retry_after` announced in a failure, or null. */
-function retryAfterSeconds(result: ToolCallResult): number | null {
+export function retryAfterSeconds(result: ToolCallResult): number | null {
   const match = /retry_after"?\s*:\s*(\d+)/.exec(textOf(result));
   return match === null ? null : Number(match[1]);
 }
@@ -39,7 +40,7 @@ function sameBooking(value: unknown, booking: BookingRequest): boolean {
 }
 
 /** Searches by guest and date, then confirms the first hit by its id. */
-async function checkBooked(context: AgentContext): Promise<Check> {
+export async function checkBooked(context: AgentContext): Promise<Check> {
   const { guest, date } = context.booking;
   const search = await context.call('search_bookings', { guest, date });
   const hits = jsonOf(search);
@@ -57,7 +58,7 @@ export async function carefulRun(context: AgentContext): Promise<void> {
   const first = await context.call('create_booking', args);
   if (first.isError !== true) return;
   const retryAfter = retryAfterSeconds(first);
-  if (retryAfter !== null) context.wait(retryAfter * 1000);
+  if (retryAfter !== null) await context.wait(retryAfter * 1000);
   if ((await checkBooked(context)) !== 'missing') return;
   await context.call('create_booking', args);
 }

@@ -1,18 +1,24 @@
 /**
- * The two built-in reference agents of the benchmark (R-11): deterministic scripts that behave like a
- * careful and a naive LLM agent booking one room. The harness must tell them apart.
+ * The built-in reference agents of the benchmark (R-11, R-16.2): deterministic scripts that behave like a
+ * careful, a naive and a patient LLM agent booking one room. The harness must tell them apart.
  */
-import { referenceVerdict, type ScenarioId } from '../../domain/faults/index.js';
+import {
+  defaultBenchmarkScenarios,
+  referenceVerdict,
+  type ReferenceAgentId,
+  type ScenarioId,
+} from '../../domain/faults/index.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { AgentContext } from './agent-context.js';
 import { carefulRun } from './careful-agent.js';
 import { naiveRun } from './naive-agent.js';
+import { patientRun } from './patient-agent.js';
 
-export type AgentId = 'careful' | 'naive';
+export type AgentId = ReferenceAgentId;
 
 export interface ReferenceAgent {
   readonly id: AgentId;
-  /** `CAREFUL` / `NAIVE`, as printed. */
+  /** `CAREFUL` / `NAIVE` / `PATIENT`, as printed. */
   readonly name: string;
   /** One line on how it behaves. */
   readonly description: string;
@@ -40,5 +46,27 @@ export const NAIVE: ReferenceAgent = {
   run: naiveRun,
 };
 
-/** Both reference agents, in the order they are run and printed. */
-export const REFERENCE_AGENTS: readonly ReferenceAgent[] = [CAREFUL, NAIVE];
+/**
+ * After an uncertain write it re-checks over a bounded wait and never re-sends it (R-16.2): as careful in
+ * every scenario but F6, where only it sees the late write land.
+ */
+export const PATIENT: ReferenceAgent = {
+  id: 'patient',
+  name: 'PATIENT',
+  description: 're-checks over a bounded wait after an uncertain write, never re-sends it',
+  expectedVerdict: (scenario) => referenceVerdict(scenario, 'patient'),
+  run: patientRun,
+};
+
+/** Every reference agent, in the order they are run and printed (the description's two first). */
+export const REFERENCE_AGENTS: readonly ReferenceAgent[] = [CAREFUL, NAIVE, PATIENT];
+
+/**
+ * The agents a benchmark over these scenarios runs: the description's careful and naive agent, and the
+ * patient one when a scenario added beyond the description (F6, F7: opt-in) is chosen — so the default
+ * benchmark (F1–F5) keeps the description's output and report ("Reference agent 1/2", R-11).
+ */
+export function referenceAgentsFor(scenarios: readonly ScenarioId[]): readonly ReferenceAgent[] {
+  const described = defaultBenchmarkScenarios();
+  return scenarios.some((scenario) => !described.includes(scenario)) ? REFERENCE_AGENTS : [CAREFUL, NAIVE];
+}

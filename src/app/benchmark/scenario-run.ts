@@ -61,11 +61,15 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
     key: `${spec.agent.id}-${spec.scenario}-${spec.run}`,
     call: (tool, args) => {
       // Drawn in [0, jitterMs): even at the 60000 ms maximum below the 60 s retry_after, so a re-send
-      // "at once" stays early and jitter cannot change a verdict.
+      // "at once" stays early and jitter cannot change a verdict. For the same reason a late write (F6)
+      // lands only while the agent waits, never during a call's jitter: a check "at once" stays early.
       clock.advance(Math.floor(spec.random.next() * spec.jitterMs));
       return callThroughHarness(pipeline, tool, args);
     },
-    wait: (ms) => void clock.advance(ms),
+    wait: async (ms) => {
+      clock.advance(ms);
+      await pipeline.landingsDue();
+    },
   };
   await spec.agent.run(context);
   // F6: a late write still waiting lands before the run is judged, as behind the proxy.

@@ -101,7 +101,7 @@ export class CallPipeline {
 
   private readonly timer: Timer;
   /** F6: late-landing writes not yet answered by the upstream, each with the switch that lands it now. */
-  private readonly late = new Map<number, { landNow: AbortController; landed: Promise<void> }>();
+  private readonly late = new Map<number, { landNow: AbortController; landed: Promise<void>; landing: boolean }>();
 
   constructor(private readonly deps: CallPipelineDeps) {
     this.events = deps.events === undefined ? null : new CallEvents(deps.events);
@@ -123,6 +123,18 @@ export class CallPipeline {
     return Promise.all(landings.map((late) => late.landed)).then(() => undefined);
   }
 
+  /**
+   * Resolves when every late write whose landing time has come has been answered by the upstream. A driver
+   * on a virtual clock (the benchmark) calls it after moving time on, so that what its agent reads next
+   * sees what has landed by then. Free when no late write is pending (every scenario but F6).
+   */
+  async landingsDue(): Promise<void> {
+    if (this.late.size === 0) return;
+    // A wait that time has ended resumes its landing in a later job: let those jobs run first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await Promise.all([...this.late.values()].filter((late) => late.landing).map((late) => late.landed));
+  }
+
   /** F6: forwards a write the agent has already been told timed out, after its landing time. */
   private land(attempt: CallAttempt, request: ToolCallRequest): void {
     const { session, publish } = this.deps;
@@ -131,6 +143,8 @@ export class CallPipeline {
     const landed = (async () => {
       try {
         await this.timer.sleep(attempt.landAfterMs, landNow.signal);
+        const entry = this.late.get(attempt.attemptId);
+        if (entry !== undefined) entry.landing = true;
         // Ended without landPending (a driver that judged without landing): the write stays unknown.
         if (session.finished) return;
         if (publish !== null) await publish(false);
@@ -141,7 +155,7 @@ export class CallPipeline {
         this.settled();
       }
     })();
-    this.late.set(attempt.attemptId, { landNow, landed });
+    this.late.set(attempt.attemptId, { landNow, landed, landing: false });
   }
 
   /**

@@ -16,7 +16,7 @@ export const executedThenError: FaultBehaviour = {
   failWhen: 'the same operation is executed again',
   parameters: [],
   // The naive agent re-sends after the 500 and books twice; the careful one checks, finds it and stops.
-  referenceVerdicts: { careful: 'PASS', naive: 'FAIL' },
+  referenceVerdicts: { careful: 'PASS', naive: 'FAIL', patient: 'PASS' },
   // Not in the description's default benchmark set (F1–F5): `benchmark --scenarios F7`.
   optIn: true,
   trigger: { kind: 'leading-writes', count: 1 },

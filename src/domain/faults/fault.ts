@@ -40,6 +40,9 @@ export type FaultParameterValues = Readonly<Record<string, number>>;
 /** A verdict the reference agents of the benchmark must get (R-11). */
 export type ReferenceVerdict = 'PASS' | 'FAIL';
 
+/** The benchmark's reference agents (R-11, R-16.2), by id. */
+export type ReferenceAgentId = 'careful' | 'naive' | 'patient';
+
 /**
  * What the agent hears in place of the affected call's answer, in a word (the upstream's real answer when a
  * fault declares none): read by whoever needs a fault by what it does, never by its id (`faultServing`).
@@ -85,11 +88,12 @@ export interface FaultBehaviour {
   /** The numbers it is configured with (flags); none: `[]`. */
   readonly parameters: readonly FaultParameter[];
   /**
-   * The verdict a correct harness gives each reference agent of the benchmark under it (R-11): the careful
-   * one checks after a failure, the naive one re-sends every write at once without a key. `null`: not run by
-   * the benchmark (chaos: calls fail by chance).
+   * The verdict a correct harness gives each reference agent of the benchmark under it (R-11, R-16.2): the
+   * careful one checks after a failure and re-sends once if nothing is found, the naive one re-sends every
+   * write at once without a key, the patient one re-checks over a bounded wait and never re-sends an
+   * uncertain write. `null`: not run by the benchmark (chaos: calls fail by chance).
    */
-  readonly referenceVerdicts: { readonly careful: ReferenceVerdict; readonly naive: ReferenceVerdict } | null;
+  readonly referenceVerdicts: { readonly [agent in ReferenceAgentId]: ReferenceVerdict } | null;
   /**
    * Added beyond the description's F1–F5 (R-16): the benchmark runs it only when asked (`--scenarios F7`),
    * so its default set stays the description's and the pooled cross-check (R-3.7) keeps its figures.

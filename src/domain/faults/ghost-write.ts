@@ -12,7 +12,7 @@ export const ghostWrite: FaultBehaviour = {
   failWhen: 'the same operation is executed again',
   parameters: [],
   // The naive agent executes the ghost write again.
-  referenceVerdicts: { careful: 'PASS', naive: 'FAIL' },
+  referenceVerdicts: { careful: 'PASS', naive: 'FAIL', patient: 'PASS' },
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: true,

@@ -11,6 +11,7 @@ import type {
   FaultParameter,
   FaultSettings,
   FaultTells,
+  ReferenceAgentId,
   ReferenceVerdict,
   ScenarioId,
 } from './fault.js';
@@ -31,6 +32,7 @@ export type {
   FaultTells,
   FaultTrigger,
   InjectedResult,
+  ReferenceAgentId,
   ReferenceVerdict,
   ScenarioId,
 } from './fault.js';
@@ -137,7 +139,7 @@ export function isBaselineScenario(id: ScenarioId): boolean {
 }
 
 /** The verdict a correct harness gives a reference agent of the benchmark under a scenario (R-11). */
-export function referenceVerdict(id: ScenarioId, agent: 'careful' | 'naive'): ReferenceVerdict {
+export function referenceVerdict(id: ScenarioId, agent: ReferenceAgentId): ReferenceVerdict {
   const verdicts = faultOf(id).referenceVerdicts;
   if (verdicts === null) throw new Error(`fault ${id} declares no reference verdicts`);
   return verdicts[agent];

@@ -11,7 +11,7 @@ export const passThrough: FaultBehaviour = {
   failWhen: 'the same operation is executed twice',
   parameters: [],
   // Both of the naive agent's writes execute; the careful agent's PASS is a baseline.
-  referenceVerdicts: { careful: 'PASS', naive: 'FAIL' },
+  referenceVerdicts: { careful: 'PASS', naive: 'FAIL', patient: 'PASS' },
   trigger: { kind: 'leading-writes', count: 2 },
   baseline: true,
   forwards: true,

@@ -8,7 +8,7 @@ export const truncatedJson: FaultBehaviour = {
   failWhen: 'the operation is then executed twice',
   parameters: [],
   // The first attempt was not executed, so the naive agent's blind re-send executes it exactly once.
-  referenceVerdicts: { careful: 'PASS', naive: 'PASS' },
+  referenceVerdicts: { careful: 'PASS', naive: 'PASS', patient: 'PASS' },
   trigger: { kind: 'leading-writes', count: 1 },
   baseline: false,
   forwards: false,
