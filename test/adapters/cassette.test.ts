@@ -353,3 +353,82 @@ describe('replay index: progress notifications (issue 41 §5)', () => {
     ]);
   });
 });
+
+describe('replayed answers are judged as live ones (issue 41 §7)', () => {
+  const header: CassetteHeader = {
+    cassette: CASSETTE_FORMAT,
+    v: CASSETTE_VERSION,
+    harnessVersion: 'test',
+    recorded: 'proxy',
+    upstream: { serverName: null, serverVersion: null, tools: 0, toolsHash: '' },
+    redacted: [],
+  };
+  /** A recording of one call to `create_booking` answered with `answer` (a `result` or an `error` member). */
+  const replayed = (answer: Record<string, unknown>): UpstreamCallOutcome => {
+    const index = new ReplayIndex({
+      path: 'answers.jsonl',
+      header,
+      lines: [
+        {
+          side: 'upstream',
+          dir: 'send',
+          message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_booking', arguments: {} } },
+        },
+        { side: 'upstream', dir: 'receive', message: { jsonrpc: '2.0', id: 1, ...answer } },
+      ],
+    });
+    const taken = index.take('create_booking', {});
+    if ('miss' in taken) throw new Error(taken.miss);
+    return taken.outcome;
+  };
+
+  it.each([
+    ['a string', { result: 'str' }, 'the result is a string, not an object'],
+    ['an array', { result: [1, 2] }, 'the result is an array, not an object'],
+    [
+      'content not an array',
+      { result: { content: 'notarray', isError: 'yes' } },
+      "the tool result's content is a string, not an array",
+    ],
+    [
+      'isError not a boolean',
+      { result: { content: [], isError: 'yes' } },
+      "the tool result's isError is a string, not a boolean",
+    ],
+    [
+      'structuredContent not an object',
+      { result: { content: [], structuredContent: [1] } },
+      "the tool result's structuredContent is an array, not an object",
+    ],
+    [
+      'an error with object-valued code and message',
+      { error: { code: { a: 1 }, message: { b: 2 } } },
+      'the error object lacks an integer code or a string message',
+    ],
+    ['neither result nor error', {}, 'the result is absent, not an object'],
+  ])('%s is an invalid answer, never served verbatim', (_what, answer, detail) => {
+    expect(replayed(answer)).toEqual({ kind: 'invalid-answer', detail });
+  });
+
+  it('a real result and a real error are served as recorded; "error": null beside a result is the result (as live)', () => {
+    const result = { content: [{ type: 'text', text: 'BK-1' }], isError: false, structuredContent: { id: 'BK-1' } };
+    expect(replayed({ result })).toEqual({ kind: 'result', result });
+    expect(replayed({ result, error: null })).toEqual({ kind: 'result', result });
+    expect(replayed({ error: { code: -32042, message: 'locked', data: { why: 1 } } })).toEqual({
+      kind: 'protocol-error',
+      code: -32042,
+      message: 'locked',
+      data: { why: 1 },
+    });
+  });
+
+  it('the recorder writes an invalid answer as how the call ended, which the reader accepts and replays as an invalid answer', async () => {
+    const invalid: UpstreamCallOutcome = {
+      kind: 'invalid-answer',
+      detail: "the tool result's content is a string, not an array",
+    };
+    const path = await record(new ScriptedUpstream(() => invalid), [{ name: 'create_booking', arguments: {} }]);
+    const side = new ReplayUpstreamSide(await readCassette(path, { allowRedacted: false }));
+    expect(await side.callTool({ name: 'create_booking', arguments: {} }, OPTIONS)).toEqual(invalid);
+  });
+});

@@ -340,6 +340,25 @@ describe('the shared client connection (scripted transport)', () => {
   });
 });
 
+describe('a tools/call result that is no MCP tool result is an invalid answer, live as replayed (issue 41 §7)', () => {
+  it('content not an array, isError not a boolean: invalid-answer for tools/call; the same result of another method passes verbatim', async () => {
+    const odd = { content: 'notarray', isError: 'yes' };
+    const connection = await scripted((request, transport) => transport.deliver(request.id, { result: odd }));
+    try {
+      expect(await connection.forward('tools/call', { name: 'book' }, { timeoutMs: 5000 })).toEqual({
+        kind: 'invalid-answer',
+        detail: "the tool result's content is a string, not an array",
+      });
+      expect(await connection.forward('resources/read', { uri: 'x:1' }, { timeoutMs: 5000 })).toEqual({
+        kind: 'result',
+        result: odd,
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
 describe('classifyLine: an upstream reply that carries both result and error (JSON-RPC 1.0 style)', () => {
   const result = { content: [{ type: 'text', text: 'booked BK-1' }] };
 

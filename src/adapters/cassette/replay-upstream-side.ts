@@ -9,7 +9,7 @@
  * server. A recorded answer is the recorded execution: the judge counts it as the upstream's.
  */
 import { isPlainObject, ownValue } from '../../domain/json.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
   UpstreamCallOutcome,
@@ -21,6 +21,8 @@ import type { Cassette } from './cassette-reader.js';
 import { recordedTools } from './cassette-reader.js';
 import { redact } from '../../domain/redaction.js';
 import { callKey } from './cassette-text.js';
+import { outcomeOfReply } from '../upstream-core/call-outcome.js';
+import { classifyReply, toolCallReply, type RequestId } from '../upstream-core/incoming-message.js';
 
 /** One recorded answer of a call: its progress notifications, then how it ended. */
 interface RecordedAnswer {
@@ -89,20 +91,9 @@ export class ReplayIndex {
       } else if (id === initializeId && info === undefined && isPlainObject(message['result'])) {
         info = infoOf(message['result']);
       } else if (calls.has(id)) {
-        const error = message['error'];
-        this.settle(
-          id,
-          calls,
-          byToken,
-          isPlainObject(error)
-            ? {
-                kind: 'protocol-error',
-                code: Number(ownValue(error, 'code')),
-                message: String(ownValue(error, 'message')),
-                ...(ownValue(error, 'data') !== undefined ? { data: ownValue(error, 'data') } : {}),
-              }
-            : { kind: 'result', result: (message['result'] ?? {}) as ToolCallResult },
-        );
+        // Judged exactly as a live answer is (incoming-message.ts): one that is no MCP tool result is an
+        // invalid answer, never served verbatim.
+        this.settle(id, calls, byToken, outcomeOfReply(toolCallReply(classifyReply(id as RequestId, message).reply)));
       }
     }
     this.info = info ?? {};

@@ -29,9 +29,7 @@ export interface EndedRequest {
 /** The outcome of one request. */
 export function outcomeOfRequest(ended: EndedRequest): UpstreamCallOutcome {
   const { reply, settled } = ended;
-  if (reply?.kind === 'result') return { kind: 'result', result: reply.result };
-  if (reply?.kind === 'error') return { kind: 'protocol-error', ...reply.error };
-  if (reply?.kind === 'invalid') return { kind: 'invalid-answer', detail: reply.detail };
+  if (reply !== undefined) return outcomeOfReply(reply);
   if (settled.ok) return { kind: 'result', result: settled.result };
   const { error } = settled;
   if (ended.aborted) return { kind: 'connection-lost', detail: 'the call was cancelled before the upstream answered' };
@@ -44,6 +42,13 @@ export function outcomeOfRequest(ended: EndedRequest): UpstreamCallOutcome {
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: 'timeout', afterMs: ended.timeoutMs };
   return ended.lostOutcome(error);
+}
+
+/** The outcome of a reply that arrived (live, or replayed from a recording). */
+export function outcomeOfReply(reply: RawReply): UpstreamCallOutcome {
+  if (reply.kind === 'result') return { kind: 'result', result: reply.result };
+  if (reply.kind === 'error') return { kind: 'protocol-error', ...reply.error };
+  return { kind: 'invalid-answer', detail: reply.detail };
 }
 
 /** A lost answer when the transport knows nothing more: the SDK's message, e.g. `Connection closed`. */

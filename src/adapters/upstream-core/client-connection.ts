@@ -10,6 +10,7 @@ import type { Logger } from '../../ports/logger.port.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamInfo } from '../../ports/upstream-side.port.js';
 import { outcomeOfRequest, type SettledRequest } from './call-outcome.js';
 import type { ReplyLedger } from './reply-ledger.js';
+import { toolCallReply } from './incoming-message.js';
 import { idKey } from '../json-rpc-id-token.js';
 
 /** An SDK client transport that records the upstream's raw replies and can tell why an answer was lost. */
@@ -93,7 +94,8 @@ export class ClientConnection<T extends RecordingTransport = RecordingTransport>
       (error: unknown): SettledRequest => ({ ok: false, error }),
     );
     if (token !== undefined && this.progress.get(token) === onProgress) this.progress.delete(token);
-    const { reply } = ledger.release(params);
+    const released = ledger.release(params).reply;
+    const reply = method === 'tools/call' && released !== undefined ? toolCallReply(released) : released;
     const aborted = signal?.aborted ?? false;
     return outcomeOfRequest({ settled, reply, aborted, timeoutMs, lostOutcome: (error) => this.transport.lostOutcome(error) });
   }

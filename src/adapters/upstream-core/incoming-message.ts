@@ -10,6 +10,8 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+
+export type { RequestId };
 import { isPlainObject, ownValue } from '../../domain/json.js';
 
 /** A reply exactly as the upstream sent it. */
@@ -47,7 +49,11 @@ export function classifyLine(line: string): IncomingMessage {
   return parsed.success ? { kind: 'message', forward: parsed.data } : { kind: 'ignored', reason: 'not JSON-RPC' };
 }
 
-function classifyReply(id: RequestId, value: Record<string, unknown>): IncomingMessage {
+/**
+ * Classifies one reply (an object with a `result` or an `error`): the one rule for every answer, live on
+ * both transports and replayed from a recording (`replay-upstream-side.ts`). Never throws.
+ */
+export function classifyReply(id: RequestId, value: Record<string, unknown>): Extract<IncomingMessage, { kind: 'reply' }> {
   // `"error": null` next to a result (JSON-RPC 1.0 style) is no error: the result is the answer.
   const isError = hasOwn(value, 'error') && (ownValue(value, 'error') !== null || !hasOwn(value, 'result'));
   const candidate = isError
@@ -68,7 +74,28 @@ function classifyReply(id: RequestId, value: Record<string, unknown>): IncomingM
   return { kind: 'reply', id, reply, forward: parsed.data };
 }
 
-function invalidReply(id: RequestId, detail: string): IncomingMessage {
+/**
+ * A `tools/call` reply checked as an answer to a tool call: a result whose `content` is not an array, whose
+ * `isError` is not a boolean or whose `structuredContent` is not an object is no MCP tool result (the
+ * agent's SDK would refuse it), so it is an invalid answer, as a result that is no object is. Content
+ * blocks themselves are not checked (a newer block type passes). Other replies are returned as they are.
+ */
+export function toolCallReply(reply: RawReply): RawReply {
+  if (reply.kind !== 'result') return reply;
+  const { result } = reply;
+  const content = ownValue(result, 'content');
+  if (content !== undefined && !Array.isArray(content))
+    return { kind: 'invalid', detail: `the tool result's content is ${kindOf(content)}, not an array` };
+  const isError = ownValue(result, 'isError');
+  if (isError !== undefined && typeof isError !== 'boolean')
+    return { kind: 'invalid', detail: `the tool result's isError is ${kindOf(isError)}, not a boolean` };
+  const structured = ownValue(result, 'structuredContent');
+  if (structured !== undefined && !isPlainObject(structured))
+    return { kind: 'invalid', detail: `the tool result's structuredContent is ${kindOf(structured)}, not an object` };
+  return reply;
+}
+
+function invalidReply(id: RequestId, detail: string): Extract<IncomingMessage, { kind: 'reply' }> {
   const forward: JSONRPCMessage = {
     jsonrpc: '2.0',
     id,
@@ -86,6 +113,7 @@ function describeInvalid(candidate: Record<string, unknown>): string {
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'absent';
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
