@@ -192,7 +192,9 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
     const proxy = await startListeningProxy(['--upstream-url', everything.url]);
     try {
       const stderr = proxy.proc.stderr();
-      expect(stderr).toContain('Upstream tools (13):');
+      // the proxy declares sampling, elicitation and roots upstream (the agent answers them), so
+      // server-everything adds its four tools for them to its 13.
+      expect(stderr).toContain('Upstream tools (17):');
       expect(stderr).toMatch(/\bread\s+echo\s+\(annotation readOnlyHint=true\)/);
       expect(stderr).toMatch(/\bread\s+get-sum\s+\(annotation readOnlyHint=true\)/);
       expect(stderr).toMatch(/\bwrite\s+toggle-simulated-logging\s+\(annotation readOnlyHint=false\)/);
@@ -200,7 +202,7 @@ describe('real servers and upstream failures over Streamable HTTP', () => {
       const agent = await connectHttpAgent(proxy.url);
       expect(agent.client.getInstructions()).toMatch(/^# Everything Server/);
       const names = (await agent.client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toHaveLength(15);
+      expect(names).toHaveLength(19);
       expect(names).toEqual(
         expect.arrayContaining(['echo', 'get-sum', 'gzip-file-as-resource', 'cuonztech__get_report', 'cuonztech__get_score']),
       );

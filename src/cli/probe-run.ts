@@ -31,7 +31,7 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
   const resetCommand = flags.resetCommand;
   const service = new ProbeService(
     {
-      createUpstream: () => createUpstream(flags.proxy, io, logger),
+      createUpstream: () => createUpstream(flags.proxy, io, logger, undefined, { relayToAgent: false }),
       ...(resetCommand === undefined
         ? {}
         : {

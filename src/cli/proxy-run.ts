@@ -326,9 +326,17 @@ function redactedFields(flags: ProxyFlags, replay: Replay | undefined): string[]
  * The upstream adapter the flags ask for: a spawned stdio process, a remote Streamable HTTP server, or
  * (`--upstream-replay`) the recording `replay`, read by {@link loadReplay}.
  */
-export async function createUpstream(flags: ProxyFlags, io: CliIo, logger: Logger, replay?: Replay): Promise<UpstreamSide> {
+export async function createUpstream(
+  flags: ProxyFlags,
+  io: CliIo,
+  logger: Logger,
+  replay?: Replay,
+  { relayToAgent = true }: { relayToAgent?: boolean } = {},
+): Promise<UpstreamSide> {
   if (replay !== undefined) return new (await import('../adapters/cassette/replay-upstream-side.js')).ReplayUpstreamSide(replay);
   const common = {
+    // R-17: the upstream's notifications and requests reach the agent (probe has no agent to ask).
+    relayToAgent,
     callTimeoutMs: flags.upstreamTimeoutMs,
     connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),
     clientName: PROGRAM_NAME,

@@ -17,7 +17,21 @@ export interface AgentSessionHandler {
    * `completion/complete`, `logging/setLevel`, `ping`), forwarded to the upstream as it came. Resolves with
    * the upstream's result, or the error to send back (the upstream's own JSON-RPC error, unchanged).
    */
-  forward?(method: string, params: Record<string, unknown>, context: { signal: AbortSignal }): Promise<ForwardedAnswer>;
+  forward?(
+    method: string,
+    params: Record<string, unknown>,
+    context: { signal: AbortSignal; peer?: AgentPeer },
+  ): Promise<ForwardedAnswer>;
+  /**
+   * Optional (R-17): the agent has initialized its session; `peer` sends it what the upstream sends that
+   * belongs to no call in flight (logging, list changes, resource updates, requests such as `roots/list`).
+   */
+  attach?(peer: AgentPeer): void;
+  /**
+   * Optional (R-17): a notification the agent sent that the upstream should get (`notifications/roots/list_changed`);
+   * cancellations are not among them (they abort the request's signal).
+   */
+  notified?(method: string, params: Record<string, unknown> | undefined): void;
   /** The agent's session ended (disconnect, transport failure, oversized message). */
   closed(reason: AgentCloseReason): void;
 }
@@ -28,6 +42,27 @@ export interface CallContext {
   progress?: (params: Record<string, unknown>) => void;
   requestId?: string | number;
   mcpSession?: number;
+  /**
+   * R-17: the agent, as seen from this call: what the upstream sends while the call is in flight goes out
+   * related to it (over Streamable HTTP: on the call's own stream). Absent: the agent side relates nothing.
+   */
+  peer?: AgentPeer;
+}
+
+/**
+ * R-17: what the proxy sends the agent on the upstream's behalf. `notify` passes a notification on;
+ * `request` asks the agent (`sampling/createMessage`, `elicitation/create`, `roots/list`) and resolves with
+ * its answer or the error to give the upstream, never rejecting: a capability the agent did not declare
+ * gets the SDK's own refusal at once, an agent that does not answer gets the time-out after `timeoutMs`,
+ * and an aborted `signal` (the upstream cancelled) cancels the request at the agent.
+ */
+export interface AgentPeer {
+  notify(method: string, params: Record<string, unknown> | undefined): Promise<void>;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<ForwardedAnswer>;
 }
 
 /** How a forwarded non-tool request ended: the upstream's result, or a JSON-RPC error for the agent. */
@@ -47,8 +82,8 @@ export interface AgentSideOptions {
   serverVersion: string;
   /**
    * R-17: the upstream's capabilities besides tools (`resources`, `prompts`, `completions`, `logging`, …),
-   * declared to the agent as the upstream declared them; the session's `forward` answers their requests.
-   * Absent: tools only.
+   * declared to the agent as the upstream declared them (with `listChanged` and `subscribe`: their
+   * notifications are passed on); the session's `forward` answers their requests. Absent: tools only.
    */
   capabilities?: Record<string, unknown>;
 }

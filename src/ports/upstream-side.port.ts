@@ -1,3 +1,4 @@
+import type { AgentPeer } from './agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './mcp-shapes.js';
 
 /** What the upstream told us about itself when the connection was made. */
@@ -41,6 +42,11 @@ export interface UpstreamCallOptions {
    * agent gave it), with its params as sent, while the call is in flight.
    */
   onProgress?: (params: Record<string, unknown>) => void;
+  /**
+   * R-17: the agent of this call. The upstream's notifications and requests (logging, sampling,
+   * elicitation, roots) sent while this is the request in flight go to it, related to the call.
+   */
+  peer?: AgentPeer;
 }
 
 /** Why the upstream went away. `expected` is true when we closed it ourselves. */
@@ -72,6 +78,14 @@ export interface UpstreamSide {
    * verbatim and tells how it ended, like `callTool`; never rejects. Sides that offer tools only leave it out.
    */
   forwardRequest?(method: string, params: Record<string, unknown>, options: UpstreamCallOptions): Promise<UpstreamCallOutcome>;
+  /**
+   * Optional (R-17): where the upstream's notifications and requests go when they belong to no request in
+   * flight (or to one sent without a `peer`). Until it is set, they are dropped (notifications) or refused
+   * (requests). Sides that offer tools only leave it out.
+   */
+  setPeer?(peer: AgentPeer): void;
+  /** Optional (R-17): passes a notification of the agent's on (`notifications/roots/list_changed`). */
+  notify?(method: string, params: Record<string, unknown> | undefined): Promise<void>;
   /** Registers a listener for the upstream going away (crash, exit, closed connection). */
   onExit(listener: (exit: UpstreamExit) => void): void;
   /** Ends the upstream: for a process, stdin close, grace period, SIGTERM, SIGKILL, whole process group. */

@@ -17,7 +17,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { waitFor } from '../../e2e/fixtures/lib/raw-child.mjs';
@@ -34,6 +42,14 @@ interface Proxied {
   report(): ReportFile;
   /** The agent leaves (stdio: its stdin ends; HTTP: the session is deleted), the proxy stops. */
   stop(): Promise<number>;
+  /** What the proxy wrote to stderr so far. */
+  stderr(): string;
+}
+
+/** The agent's client capabilities, and its handlers set before it connects. */
+interface AgentSetup {
+  capabilities?: ClientCapabilities;
+  setup?: (client: Client) => void;
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -49,7 +65,7 @@ function tempDir(): string {
 }
 
 /** Runs `proxy <flags> …` in-process over `--listen` (listen) or stdio pipes, and connects an SDK client. */
-async function startProxied(flags: string[], listen: boolean): Promise<Proxied> {
+async function startProxied(flags: string[], listen: boolean, agent: AgentSetup = {}): Promise<Proxied> {
   const dir = tempDir();
   const stdin = new PassThrough();
   const stdout = new PassThrough();
@@ -79,7 +95,8 @@ async function startProxied(flags: string[], listen: boolean): Promise<Proxied> 
     // The SDK's stream transport, read from the proxy's stdout and written to its stdin: an SDK client.
     transport = new StdioServerTransport(stdout, stdin);
   }
-  const client = new Client({ name: 'transparency-agent', version: '1.0.0' });
+  const client = new Client({ name: 'transparency-agent', version: '1.0.0' }, { capabilities: agent.capabilities ?? {} });
+  agent.setup?.(client);
   await client.connect(transport, { timeout: 30_000 });
   const reportPath = (): string => {
     if (!listen) return join(dir, 'report.json');
@@ -105,7 +122,12 @@ async function startProxied(flags: string[], listen: boolean): Promise<Proxied> 
     stdin.end();
     await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   });
-  return { client, report: () => JSON.parse(readFileSync(reportPath(), 'utf8')) as ReportFile, stop };
+  return {
+    client,
+    report: () => JSON.parse(readFileSync(reportPath(), 'utf8')) as ReportFile,
+    stop,
+    stderr: () => stderrText,
+  };
 }
 
 /** The session report files in `dir` (none yet: []). */
@@ -148,16 +170,13 @@ async function everythingOffer(client: Client) {
   return { resources, templates, read, dynamic, prompts, prompt, completion, setLevel, ping };
 }
 
-/** The capabilities the proxy declares for server-everything's: its own, but no promise of notifications it does not pass on yet. */
+/** The capabilities the proxy declares for server-everything's: its own (tasks aside: not forwarded). */
 function expectedCapabilities(upstream: Record<string, unknown>): Record<string, unknown> {
-  const strip = (value: unknown) => {
-    const { subscribe: _s, listChanged: _l, ...rest } = value as Record<string, unknown>;
-    return rest;
-  };
+  const tools = upstream['tools'] as Record<string, unknown>;
   return {
-    tools: {},
-    resources: strip(upstream['resources']),
-    prompts: strip(upstream['prompts']),
+    tools: tools['listChanged'] === true ? { listChanged: true } : {},
+    resources: upstream['resources'],
+    prompts: upstream['prompts'],
     completions: upstream['completions'],
     logging: upstream['logging'],
   };
@@ -224,7 +243,11 @@ describe('R-17.1: cursors, _meta and upstream errors pass unchanged (fixture ups
       const { client, report, stop } = await startProxied([...RESOURCES_FIXTURE, '--scenario', 'F1'], listen);
       expect(client.getServerVersion()).toMatchObject({ name: 'resources-fixture', version: '3.1.4' });
       expect(client.getInstructions()).toBe('Read fixture://a first.');
-      expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {} });
+      expect(client.getServerCapabilities()).toEqual({
+        tools: {},
+        resources: { subscribe: true, listChanged: true },
+        prompts: {},
+      });
       const page1 = await client.listResources({ _meta: { 'example.com/trace': 't-1' } });
       expect(page1.nextCursor).toBe('r2');
       expect(page1._meta).toEqual({ 'example.com/received': { _meta: { 'example.com/trace': 't-1' } } });
@@ -256,4 +279,137 @@ describe('R-17.1: cursors, _meta and upstream errors pass unchanged (fixture ups
     },
     60_000,
   );
+});
+
+const RELAYING_FIXTURE = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'relaying-server.mjs')];
+
+/** The fixture's ledger lines (what it executed and what it was asked), parsed. */
+function ledgerOf(path: string): Array<Record<string, unknown>> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe.each([
+  { agent: 'stdio', listen: false },
+  { agent: '--listen', listen: true },
+])('R-17.2: what the upstream sends the agent passes the proxy (relaying fixture), the agent on $agent', ({ listen }) => {
+  it('log messages during a call, a changed tool list (classified again), resource updates of a subscription', async () => {
+    const ledger = join(tempDir(), 'ledger.jsonl');
+    const logs: unknown[] = [];
+    let toolListChanged = 0;
+    const updated: unknown[] = [];
+    const proxied = await startProxied([...RELAYING_FIXTURE, '--upstream-env-var', `FIXTURE_LEDGER=${ledger}`], listen, {
+      setup(client) {
+        client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolListChanged++);
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params));
+      },
+    });
+    const { client } = proxied;
+    expect(client.getServerCapabilities()).toEqual({
+      tools: { listChanged: true },
+      logging: {},
+      resources: { subscribe: true, listChanged: true },
+    });
+    // Logging: the three messages the upstream sent while the call was in flight, before its answer.
+    expect(await client.callTool({ name: 'log_during', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'logged 3' }],
+    });
+    expect(logs).toEqual([1, 2, 3].map((n) => ({ level: 'info', logger: 'fixture', data: `step ${n}` })));
+    // A changed tool list: read and classified again (the start-up output says so), then the agent is told.
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('refund_order');
+    await client.callTool({ name: 'add_tool', arguments: {} });
+    await waitFor(() => (toolListChanged > 0 ? true : undefined), 10_000, 'notifications/tools/list_changed');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('refund_order');
+    expect(proxied.stderr()).toMatch(
+      /the upstream's tool list changed \(8 tools\); classified again:\n[\s\S]*write +refund_order/,
+    );
+    await client.callTool({ name: 'refund_order', arguments: {} });
+    // Subscribe / unsubscribe reach the upstream; its update for the subscribed resource reaches the agent.
+    await client.subscribeResource({ uri: 'fixture://watched' });
+    expect(await client.callTool({ name: 'touch', arguments: { uri: 'fixture://watched' } })).toEqual({
+      content: [{ type: 'text', text: 'notified' }],
+    });
+    await waitFor(() => (updated.length > 0 ? true : undefined), 10_000, 'notifications/resources/updated');
+    expect(updated).toEqual([{ uri: 'fixture://watched' }]);
+    await client.unsubscribeResource({ uri: 'fixture://watched' });
+    expect(ledgerOf(ledger).filter((e) => 'subscribed' in e || 'unsubscribed' in e)).toEqual([
+      expect.objectContaining({ subscribed: 'fixture://watched' }),
+      expect.objectContaining({ unsubscribed: 'fixture://watched' }),
+    ]);
+    // The write that appeared with the new list is judged as a write.
+    const report = await waitFor(
+      () => {
+        const current = proxied.report();
+        return current.report.operations.length >= 2 ? current : undefined;
+      },
+      10_000,
+      'both writes in the report',
+    );
+    expect(report.report.operations.map((o) => o.tool)).toEqual(['add_tool', 'refund_order']);
+    await proxied.stop();
+  }, 60_000);
+
+  it('a flood of notifications is bounded: the excess is dropped and counted, the call still answers', async () => {
+    let received = 0;
+    const proxied = await startProxied(RELAYING_FIXTURE, listen, {
+      setup(client) {
+        client.setNotificationHandler(LoggingMessageNotificationSchema, () => void received++);
+      },
+    });
+    expect(await proxied.client.callTool({ name: 'flood', arguments: { count: 5000 } })).toEqual({
+      content: [{ type: 'text', text: 'flooded 5000' }],
+    });
+    await waitFor(
+      () => (/notifications a second; the excess is dropped/.test(proxied.stderr()) ? true : undefined),
+      10_000,
+      'the drop notice',
+    );
+    await proxied.stop();
+    await waitFor(() => /(\d+) upstream notifications were dropped/.exec(proxied.stderr())?.[1], 10_000, 'the dropped count');
+    const dropped = Number(/(\d+) upstream notifications were dropped/.exec(proxied.stderr())![1]);
+    expect(dropped).toBeGreaterThan(0);
+    expect(received).toBeLessThan(5000);
+    expect(received + dropped).toBeLessThanOrEqual(5000);
+    expect(received).toBeGreaterThanOrEqual(1000);
+  }, 60_000);
+
+  it('elicitation, sampling and roots asked during a call: answered by the agent, refused by the SDK when undeclared', async () => {
+    const ledger = join(tempDir(), 'ledger.jsonl');
+    const asked: unknown[] = [];
+    const proxied = await startProxied([...RELAYING_FIXTURE, '--upstream-env-var', `FIXTURE_LEDGER=${ledger}`], listen, {
+      capabilities: { elicitation: { form: {} }, roots: {} },
+      setup(client) {
+        client.setRequestHandler(ElicitRequestSchema, async (request) => {
+          asked.push(request.params);
+          return { action: 'accept', content: { confirm: true } };
+        });
+        client.setRequestHandler(ListRootsRequestSchema, async () => ({
+          roots: [{ uri: 'file:///work/a' }, { uri: 'file:///work/b' }],
+        }));
+      },
+    });
+    const { client } = proxied;
+    expect(await client.callTool({ name: 'confirm_payment', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'paid' }],
+    });
+    expect(asked).toEqual([expect.objectContaining({ mode: 'form', message: 'Confirm the payment of 42 EUR?' })]);
+    expect(ledgerOf(ledger).filter((e) => e['tool'] === 'confirm_payment')).toEqual([
+      expect.objectContaining({ elicited: { action: 'accept', content: { confirm: true } } }),
+    ]);
+    expect(await client.callTool({ name: 'list_roots', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'roots: file:///work/a,file:///work/b' }],
+    });
+    // The agent declared no sampling: the SDK refuses at once, the upstream gets the error (no hang).
+    const started = Date.now();
+    expect(await client.callTool({ name: 'ask_model', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: expect.stringMatching(/sampling failed: .*Client does not support sampling/) }],
+      isError: true,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await proxied.stop();
+  }, 60_000);
 });

@@ -8,6 +8,7 @@
  * Everything is passed on unchanged: the tap never alters what the upstream executes or answers.
  */
 import { errorMessage as errorText } from '../../domain/error-message.js';
+import type { AgentPeer } from '../../ports/agent-side.port.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
@@ -140,6 +141,15 @@ export class RecordingUpstreamSide implements UpstreamSide {
     if (this.inner.forwardRequest === undefined)
       return { kind: 'unavailable', detail: `${method} is not offered by the upstream` };
     return this.inner.forwardRequest(method, params, options);
+  }
+
+  /** R-17: the upstream's own notifications and requests pass through unrecorded, like non-tool requests. */
+  setPeer(peer: AgentPeer): void {
+    this.inner.setPeer?.(peer);
+  }
+
+  async notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    await this.inner.notify?.(method, params);
   }
 
   onExit(listener: (exit: UpstreamExit) => void): void {

@@ -174,6 +174,8 @@ export class HttpSession {
       closed: (reason) => handler.closed(reason),
       callTool: (request, context) => counted(() => handler.callTool(request, context)),
       ...(forward === undefined ? {} : { forward: (method, params, context) => counted(() => forward(method, params, context)) }),
+      ...(handler.attach === undefined ? {} : { attach: handler.attach.bind(handler) }),
+      ...(handler.notified === undefined ? {} : { notified: handler.notified.bind(handler) }),
     };
   }
 

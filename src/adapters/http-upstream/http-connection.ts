@@ -7,7 +7,7 @@ import { errorMessage } from '../../domain/error-message.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { ClientConnection } from '../upstream-core/client-connection.js';
+import { ClientConnection, type UpstreamRelay } from '../upstream-core/client-connection.js';
 import type { FailedAttempt } from './connect-failure.js';
 import { HttpRecordingTransport } from './recording-transport.js';
 
@@ -25,6 +25,8 @@ export interface ConnectionSpec {
   /** Largest accepted upstream message, in bytes. */
   maxMessageBytes: number;
   logger?: Logger;
+  /** relay the upstream's notifications and requests to the agent through this. */
+  relay?: UpstreamRelay;
 }
 
 /** How one attempt ended. */

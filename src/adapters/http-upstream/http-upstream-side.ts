@@ -60,7 +60,16 @@ export class HttpUpstreamSide extends UpstreamCore<HttpRecordingTransport, HttpU
   private attempt(channel: 'streamable' | 'sse'): Promise<ConnectAttempt> {
     const { url, headers, clientName, clientVersion, logger } = this.options;
     const maxMessageBytes = this.options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    const spec = { url, headers, clientName, clientVersion, timeoutMs: this.connectTimeoutMs(), maxMessageBytes, logger };
+    const spec = {
+      url,
+      headers,
+      clientName,
+      clientVersion,
+      timeoutMs: this.connectTimeoutMs(),
+      maxMessageBytes,
+      logger,
+      ...(this.relay !== undefined ? { relay: this.relay } : {}),
+    };
     return connectOver(channel, spec, (connection) => (this.connection = connection));
   }
 

@@ -90,7 +90,10 @@ export class StdioUpstreamSide extends UpstreamCore<ProcessTransport, StdioUpstr
       this.stdinBroken = true;
       void this.end(false);
     };
-    this.connection = new kit.ClientConnection(transport, this.options);
+    this.connection = new kit.ClientConnection(transport, {
+      ...this.options,
+      ...(this.relay !== undefined ? { relay: this.relay } : {}),
+    });
     return this.connection;
   }
 

@@ -6,6 +6,7 @@
  * how it ends (`shutDown`, `goneDetail`). Free of the MCP SDK at run time (type imports only), so the
  * stdio side can spawn its process before the SDK is loaded.
  */
+import type { AgentPeer } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type {
@@ -15,7 +16,7 @@ import type {
   UpstreamInfo,
   UpstreamSide,
 } from '../../ports/upstream-side.port.js';
-import type { ClientConnection, RecordingTransport } from './client-connection.js';
+import type { ClientConnection, RecordingTransport, UpstreamRelay } from './client-connection.js';
 import { ExitNotice } from './exit-notice.js';
 import { describeOutcome, oneLine } from './outcome-text.js';
 import { collectToolPages } from './tool-pages.js';
@@ -41,6 +42,11 @@ export interface UpstreamCoreOptions {
   clientName: string;
   clientVersion: string;
   logger?: Logger;
+  /**
+   * R-17: relay the upstream's notifications and requests to the agent (`setPeer`): the client declares the
+   * capabilities an agent may answer for (sampling, elicitation, roots). Off (probe, check): it declares none.
+   */
+  relayToAgent?: boolean;
 }
 
 /** Where the side is in its life. Calls are forwarded only when `ready`; `gone` is final (no reconnect). */
@@ -56,9 +62,25 @@ export abstract class UpstreamCore<T extends RecordingTransport, O extends Upstr
   /** The end under way, once there is one: every later end waits for it. */
   protected ending: Promise<void> | undefined;
   private readonly exitNotice: ExitNotice;
+  /** R-17: where the connection relays the upstream's messages to (its peer set by `setPeer`); absent: none. */
+  protected readonly relay: UpstreamRelay | undefined;
 
   protected constructor(protected readonly options: O) {
     this.exitNotice = new ExitNotice(options.logger);
+    if (options.relayToAgent === true) this.relay = { timeoutMs: options.callTimeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs };
+  }
+
+  /** R-17: where the upstream's notifications and requests go that belong to no request in flight. */
+  setPeer(peer: AgentPeer): void {
+    if (this.relay !== undefined) this.relay.peer = peer;
+  }
+
+  /** R-17: a notification of the agent's (`notifications/roots/list_changed`), passed on; dropped when not ready. */
+  async notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    if (this.state !== 'ready') return;
+    await (this.connection as ClientConnection<T>).notify(method, params).catch((error: unknown) => {
+      this.options.logger?.debug({ method, err: String(error) }, 'agent notification not passed on');
+    });
   }
 
   /** Connects and completes the MCP handshake; rejects with a one-line reason. */

@@ -94,6 +94,9 @@ function recordOf(
   return { result, callClass: attempt.callClass, fault: attempt.fault, upstream, replaced };
 }
 
+/** Where the upstream's messages about one forwarded call go: its progress, and (R-17) the agent of the call. */
+export type CallRelay = Pick<UpstreamCallOptions, 'onProgress' | 'peer'>;
+
 export class CallPipeline {
   private inFlight = 0;
   private idle: Array<() => void> = [];
@@ -197,28 +200,18 @@ export class CallPipeline {
   }
 
   /**
-   * Runs one call through the session; resolves with what the agent gets. `progress` receives the
-   * upstream's progress notifications for a forwarded call.
+   * Runs one call through the session; resolves with what the agent gets. `relay`: where the upstream's
+   * progress notifications for a forwarded call go, and (R-17) the agent its other messages go to.
    */
-  async call(
-    request: ToolCallRequest,
-    signal?: AbortSignal,
-    progress?: UpstreamCallOptions['onProgress'],
-    origin?: CallOrigin,
-  ): Promise<ToolCallResult> {
-    return (await this.run(request, signal, progress, origin)).result;
+  async call(request: ToolCallRequest, signal?: AbortSignal, relay?: CallRelay, origin?: CallOrigin): Promise<ToolCallResult> {
+    return (await this.run(request, signal, relay, origin)).result;
   }
 
   /**
    * Runs one call through the session; resolves with the answer and what happened on the way. `origin`:
    * its MCP session and JSON-RPC request id (R-14.2), when the agent side knows them.
    */
-  async run(
-    request: ToolCallRequest,
-    signal?: AbortSignal,
-    progress?: UpstreamCallOptions['onProgress'],
-    origin?: CallOrigin,
-  ): Promise<CallRecord> {
+  async run(request: ToolCallRequest, signal?: AbortSignal, relay?: CallRelay, origin?: CallOrigin): Promise<CallRecord> {
     const { session, publish } = this.deps;
     const attempt = session.receive(request.name, request.arguments, origin);
     const events = this.events;
@@ -253,7 +246,8 @@ export class CallPipeline {
               : {
                   timeoutMs: this.deps.callTimeoutMs,
                   ...(signal ? { signal } : {}),
-                  ...(progress ? { onProgress: progress } : {}),
+                  ...(relay?.onProgress ? { onProgress: relay.onProgress } : {}),
+                  ...(relay?.peer ? { peer: relay.peer } : {}),
                 },
           );
           record = recordOf(attempt, replacement ?? judged.result, outcome, replacement !== null);

@@ -4,7 +4,7 @@
  * is not an operation and not a check.
  */
 import type { ForwardedAnswer } from '../../ports/agent-side.port.js';
-import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 
 /** JSON-RPC codes the proxy answers with when the upstream gave no answer of its own. */
 const REQUEST_TIMEOUT = -32001;
@@ -35,7 +35,7 @@ export async function forwardRequest(
   upstream: UpstreamSide,
   method: string,
   params: Record<string, unknown>,
-  options: { timeoutMs: number; signal: AbortSignal },
+  options: UpstreamCallOptions & { signal: AbortSignal },
 ): Promise<ForwardedAnswer> {
   if (upstream.forwardRequest === undefined) {
     return method === 'ping' ? { result: {} } : { error: { code: METHOD_NOT_FOUND, message: 'Method not found' } };

@@ -15,7 +15,13 @@ import type { JournalSession } from '../../ports/journal.port.js';
 import { EvaluationSession } from '../../domain/session.js';
 import type { ToolCatalog } from '../../domain/session-state.js';
 import type { ModelSide } from '../../domain/attribution.js';
-import type { AgentCloseReason, AgentSessionHandler, CallContext, ForwardedAnswer } from '../../ports/agent-side.port.js';
+import type {
+  AgentCloseReason,
+  AgentPeer,
+  AgentSessionHandler,
+  CallContext,
+  ForwardedAnswer,
+} from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
@@ -29,6 +35,7 @@ import { AUDIT_TOOLS, answerAuditTool, isAuditTool } from './audit-tools.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { ReportPublisher } from './report-publisher.js';
 import { forwardRequest } from './forwarded-request.js';
+import { budgeted, NotificationBudget, type AgentRelay } from './agent-relay.js';
 
 export interface JudgedSessionContext {
   sessionId: string;
@@ -67,6 +74,13 @@ export interface JudgedSessionContext {
   /** The upstream sent an answer over the size limit, so its connection is being closed (`detail` says why). */
   onUpstreamTooLarge(detail: string): void;
   onClosed(reason: AgentCloseReason): void;
+  /**
+   * R-17: the proxy's relay of the upstream's messages that belong to no call; the session's agent joins it
+   * once initialized and leaves it at the end. Absent: nothing is relayed.
+   */
+  relay?: AgentRelay;
+  /** R-17: the upstream sent more notifications than the budget lets through: at the first drop, and at the end. */
+  onNotificationsDropped?(dropped: number, ended: boolean): void;
 }
 
 /**
@@ -97,7 +111,13 @@ export interface SessionOutcome {
 
 export class JudgedSession implements AgentSessionHandler {
   readonly evaluation: EvaluationSession;
-  private readonly listed: ToolDescriptor[];
+  private listed: ToolDescriptor[];
+  /** The upstream's classification as it stands (R-17: classified again when the upstream's list changes). */
+  private classification: readonly ToolClassification[];
+  /** The tools with an output schema, shared with the pipeline (updated in place when the list changes). */
+  private readonly outputSchemaTools = new Set<string>();
+  /** R-17: the upstream's notifications to this session's agent, bounded. */
+  private readonly budget: NotificationBudget;
   private readonly pipeline: CallPipeline;
   private ended: Promise<void> | null = null;
   /** While `end` waits for calls in flight: ends that wait after at most `ms`. */
@@ -118,8 +138,10 @@ export class JudgedSession implements AgentSessionHandler {
       ctx.random,
       ctx.modelSide ?? null,
     );
-    const upstream = ctx.auditTools ? ctx.upstreamTools.filter((t) => !isAuditTool(t.name)) : ctx.upstreamTools;
-    this.listed = ctx.auditTools ? [...upstream, ...AUDIT_TOOLS] : [...upstream];
+    this.listed = this.listOf(ctx.upstreamTools);
+    this.classification = ctx.classification;
+    for (const tool of ctx.upstreamTools) if (tool.outputSchema !== undefined) this.outputSchemaTools.add(tool.name);
+    this.budget = new NotificationBudget(ctx.clock, () => ctx.onNotificationsDropped?.(1, false));
     const writer = new ReportWriter(this.evaluation);
     this.publisher =
       ctx.sink === null
@@ -131,7 +153,7 @@ export class JudgedSession implements AgentSessionHandler {
               replayed: ctx.replayed === true,
               ...(ctx.reportSession !== undefined ? { session: ctx.reportSession } : {}),
               status: this.status,
-              toolClassification: ctx.classification,
+              toolClassification: this.classification,
               ...(this.effects !== undefined ? { effects: this.effects } : {}),
             }),
           );
@@ -139,7 +161,7 @@ export class JudgedSession implements AgentSessionHandler {
       session: this.evaluation,
       upstream: ctx.upstream,
       callTimeoutMs: ctx.callTimeoutMs,
-      outputSchemaTools: new Set(ctx.upstreamTools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
+      outputSchemaTools: this.outputSchemaTools,
       publish: this.publisher === null ? null : (soon) => this.publish(false, soon),
       ...(ctx.timer !== undefined ? { timer: ctx.timer } : {}),
       onUpstreamOutcome: (tool, outcome) => {
@@ -154,9 +176,33 @@ export class JudgedSession implements AgentSessionHandler {
     return this.listed;
   }
 
+  /** R-17: the upstream's tool list changed and was classified again; later calls and lists use the new one. */
+  toolsChanged(tools: readonly ToolDescriptor[], classification: readonly ToolClassification[]): void {
+    this.listed = this.listOf(tools);
+    this.classification = classification;
+    this.outputSchemaTools.clear();
+    for (const tool of tools) if (tool.outputSchema !== undefined) this.outputSchemaTools.add(tool.name);
+  }
+
+  /** R-17: the agent has initialized; the upstream's messages that belong to no call reach it from now on. */
+  attach(peer: AgentPeer): void {
+    if (this.ended === null) this.ctx.relay?.attach(this, budgeted(peer, this.budget));
+  }
+
+  /** R-17: `notifications/roots/list_changed` from the agent, passed on to the upstream. */
+  notified(method: string, params: Record<string, unknown> | undefined): void {
+    void this.ctx.upstream.notify?.(method, params);
+  }
+
+  /** The tools the agent is offered: the upstream's (one of the audit tools' names shadowed) and the audit tools. */
+  private listOf(tools: readonly ToolDescriptor[]): ToolDescriptor[] {
+    if (!this.ctx.auditTools) return [...tools];
+    return [...tools.filter((t) => !isAuditTool(t.name)), ...AUDIT_TOOLS];
+  }
+
   async callTool(request: ToolCallRequest, context: CallContext): Promise<ToolCallResult> {
     if (this.ctx.auditTools && isAuditTool(request.name)) {
-      return answerAuditTool(request.name, request.arguments, this.evaluation, this.ctx.classification, {
+      return answerAuditTool(request.name, request.arguments, this.evaluation, this.classification, {
         replayed: this.ctx.replayed === true,
       });
     }
@@ -167,15 +213,27 @@ export class JudgedSession implements AgentSessionHandler {
       await effects.ready;
       if (this.ended !== null) return NOT_FORWARDED_SESSION_ENDING;
     }
-    return this.pipeline.call(request, context.signal, context.progress, {
+    const relay = {
+      ...(context.progress !== undefined ? { onProgress: context.progress } : {}),
+      ...(context.peer !== undefined ? { peer: budgeted(context.peer, this.budget) } : {}),
+    };
+    return this.pipeline.call(request, context.signal, relay, {
       session: context.mcpSession ?? 1,
       ...(context.requestId !== undefined ? { requestId: context.requestId } : {}),
     });
   }
 
   /** R-17: resources, prompts, completions, logging, ping: forwarded as they are, never judged. */
-  forward(method: string, params: Record<string, unknown>, context: { signal: AbortSignal }): Promise<ForwardedAnswer> {
-    return forwardRequest(this.ctx.upstream, method, params, { timeoutMs: this.ctx.callTimeoutMs, signal: context.signal });
+  forward(
+    method: string,
+    params: Record<string, unknown>,
+    context: { signal: AbortSignal; peer?: AgentPeer },
+  ): Promise<ForwardedAnswer> {
+    return forwardRequest(this.ctx.upstream, method, params, {
+      timeoutMs: this.ctx.callTimeoutMs,
+      signal: context.signal,
+      ...(context.peer !== undefined ? { peer: budgeted(context.peer, this.budget) } : {}),
+    });
   }
 
   closed(reason: AgentCloseReason): void {
@@ -200,7 +258,9 @@ export class JudgedSession implements AgentSessionHandler {
     let cut!: () => void;
     const cutShort = new Promise<void>((resolve) => (cut = resolve));
     this.shortenDrain = (ms) => void delay(ms).then(cut);
+    this.ctx.relay?.detach(this);
     this.ended = (async () => {
+      if (this.budget.dropped > 0) this.ctx.onNotificationsDropped?.(this.budget.dropped, true);
       // F6: late writes still waiting land now, before the upstream is closed and the end is judged.
       void this.pipeline.landPending();
       await Promise.race([this.pipeline.drained(drainMs), cutShort]);

@@ -29,6 +29,7 @@ import { scenarioName } from '../../domain/verdict.js';
 import { CallLines } from './call-lines.js';
 import { endLine, summaryLine, type EndedSession } from './end-lines.js';
 import { JudgedSession } from './judged-session.js';
+import { AgentRelay, NOTIFICATIONS_PER_SECOND } from './agent-relay.js';
 import type { ModelSide } from '../../domain/attribution.js';
 import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
@@ -120,6 +121,8 @@ export class ProxyService {
   private readonly endedSessions: EndedSession[] = [];
   private readonly sessionInfo = new WeakMap<JudgedSession, { sessionId: string; ordinal: number; report: string | undefined }>();
   private classification: ToolClassification[] = [];
+  /** The tools with key fields, of `classification`. */
+  private keyed = new Set<string>();
   private classifier: ToolClassifier | null = null;
   private tools: ToolDescriptor[] = [];
   private opened = 0;
@@ -134,13 +137,20 @@ export class ProxyService {
   private effectsRefusal: string | null = null;
   /** R-15: the effects of the sessions open now (a session opened beside another overlaps it). */
   private readonly openEffects = new Set<EffectsRun>();
+  /** R-17: the agent sessions that get what the upstream sends outside any call. */
+  private readonly relay: AgentRelay;
+  /** R-17: a re-read of the upstream's changed tool list under way, and whether another change came meanwhile. */
+  private relisting: Promise<void> | null = null;
+  private relistAgain = false;
   /** Resolves when the proxy has stopped. */
   readonly done: Promise<ProxyExit> = new Promise((resolve) => (this.resolveDone = resolve));
 
   constructor(
     private readonly deps: ProxyDeps,
     private readonly config: ProxyConfig,
-  ) {}
+  ) {
+    this.relay = new AgentRelay(deps.clock);
+  }
 
   /** True once `stop` was called (e.g. the agent left during start-up). */
   get stopped(): boolean {
@@ -164,6 +174,13 @@ export class ProxyService {
     // A signal during that first write: stop() has already ended an upstream that was never started.
     if (this.stopping !== null) return;
     this.deps.agentSide.watchBeforeServe?.(() => void this.stop(`${AGENT_DISCONNECTED} during start-up`));
+    // R-17: what the upstream sends outside any call reaches the sessions open (a changed tool list is
+    // classified again first); set before the handshake, which may already bring a request (roots/list).
+    this.deps.upstream.setPeer?.({
+      notify: (method, params) =>
+        method === 'notifications/tools/list_changed' ? this.toolsChanged() : this.relay.notify(method, params),
+      request: (method, params, options) => this.relay.request(method, params, options),
+    });
     let info: UpstreamInfo;
     try {
       info = await this.deps.upstream.connect();
@@ -263,6 +280,15 @@ export class ProxyService {
       onFatal: (message) => this.reportFailed(message),
       onUpstreamTooLarge: (detail) => (this.closedByProxy ??= detail),
       onClosed: (reason) => this.sessionClosed(session, reason),
+      relay: this.relay,
+      onNotificationsDropped: (dropped, ended) => {
+        const who = listen ? `session ${ordinal}: ` : '';
+        this.deps.notice(
+          ended
+            ? `${who}${dropped} upstream notification${dropped === 1 ? ' was' : 's were'} dropped (more than ${NOTIFICATIONS_PER_SECOND} a second)`
+            : `${who}warning: the upstream sends more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the excess is dropped and counted`,
+        );
+      },
     });
     this.sessions.add(session);
     this.sessionInfo.set(session, { sessionId, ordinal, report });
@@ -318,6 +344,7 @@ export class ProxyService {
       tools.map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema, description: t.description })),
     );
     this.classifier = classifier;
+    this.keyed = new Set(this.classification.filter((t) => t.keyFields.length > 0).map((t) => t.name));
     const idempotent = {
       names: classifier.idempotentHinted,
       policy: classifier.idempotentHint,
@@ -326,6 +353,41 @@ export class ProxyService {
     for (const line of formatClassificationLines(this.classification, idempotent)) this.deps.notice(line);
     for (const line of classificationWarnings(this.config.classification, this.config.scenario, this.classification))
       this.deps.notice(line);
+  }
+
+  /**
+   * R-17: the upstream's tool list changed: read it again, classify it again (the lines say so), give it
+   * to every session, then tell the agents. Changes that come while it is read are read once more after.
+   */
+  private toolsChanged(): Promise<void> {
+    if (this.classifier === null || this.stopping !== null) return Promise.resolve();
+    if (this.relisting !== null) {
+      this.relistAgain = true;
+      return this.relisting;
+    }
+    this.relisting = (async () => {
+      do {
+        this.relistAgain = false;
+        let tools: ToolDescriptor[];
+        try {
+          tools = await this.deps.upstream.listTools();
+        } catch (error) {
+          this.deps.notice(
+            `warning: the upstream's tool list changed but could not be read again (${errorMessage(error)}); the earlier list stays`,
+          );
+          continue;
+        }
+        if (this.stopping !== null) return;
+        this.deps.notice(
+          `the upstream's tool list changed (${tools.length} tool${tools.length === 1 ? '' : 's'}); classified again:`,
+        );
+        this.tools = tools;
+        this.classify(tools);
+        for (const session of this.sessions) session.toolsChanged(tools, this.classification);
+        await this.relay.notify('notifications/tools/list_changed', undefined);
+      } while (this.relistAgain);
+    })().finally(() => (this.relisting = null));
+    return this.relisting;
   }
 
   /**
@@ -381,13 +443,12 @@ export class ProxyService {
     return this.classifier?.classOf(name);
   }
 
+  /** The classification as it stands at each call (R-17: the upstream's list may change). */
   private catalog() {
-    const classifier = this.classifier!;
-    const keyed = new Set(this.classification.filter((t) => t.keyFields.length > 0).map((t) => t.name));
     return {
-      classOf: (name: string) => classifier.classOf(name),
-      acceptsKey: (name: string) => keyed.has(name),
-      isIdempotent: (name: string) => classifier.isIdempotent(name),
+      classOf: (name: string) => this.classifier!.classOf(name),
+      acceptsKey: (name: string) => this.keyed.has(name),
+      isIdempotent: (name: string) => this.classifier!.isIdempotent(name),
     };
   }
 

@@ -32,6 +32,8 @@ export class OneRunAgentSide implements ListeningAgentSide {
         listTools: () => handler.listTools(),
         callTool: (request, context) => handler.callTool(request, { ...context, mcpSession }),
         ...(handler.forward === undefined ? {} : { forward: handler.forward.bind(handler) }),
+        ...(handler.attach === undefined ? {} : { attach: handler.attach.bind(handler) }),
+        ...(handler.notified === undefined ? {} : { notified: handler.notified.bind(handler) }),
         closed: (reason) => {
           if (reason.byAgent === true) this.sessionsClosedByAgent++;
         },
