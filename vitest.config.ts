@@ -5,6 +5,18 @@ import SlowestFilesReporter from './test/support/slowest-files-reporter.js';
 const UNIT_EXCLUDE = [...configDefaults.exclude, 'test/integration/**', 'test/scale/**'];
 /** A unit test file that needs fresh modules (see the `unit-isolated` project). */
 const ISOLATED = 'test/**/*.isolated.test.ts';
+/**
+ * What the docs and the examples show, run as a user would (the `examples` project): every shell block of
+ * the README and docs/, the CI pipelines of examples/ci, the framework agent programs of examples/agents and
+ * the slice of docs/frameworks.md. Together a good half of the suite's time, so `npm test` leaves them to
+ * `npm run test:examples`, which `.ci/run` (the README's test command) runs after it.
+ */
+const EXAMPLES = [
+  'e2e/docs-commands.e2e.test.ts',
+  'e2e/ci-examples.e2e.test.ts',
+  'e2e/trial-frameworks.e2e.test.ts',
+  'e2e/frameworks-doc.e2e.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -78,9 +90,20 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...EXAMPLES],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // e2e tests spawn the compiled CLI; they run after the unit and integration tests.
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          // Not run by `npm test` (`--project '!examples'`): `npm run test:examples`, after it in `.ci/run`.
+          name: 'examples',
+          include: EXAMPLES,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           sequence: { groupOrder: 1 },
         },
       },
