@@ -166,6 +166,26 @@ describe('HttpUpstreamSide over Streamable HTTP', () => {
     });
   }
 
+  it('issue 41 §10: a call whose SSE stream the upstream closes before answering (SSE polling) is resumed and answered', async () => {
+    // The upstream sends a priming event (an id, empty data), closes the POST stream, answers later on
+    // the GET the client resumes with Last-Event-ID: the call gets that answer, not a time-out.
+    await withFixture(
+      () => startStreamableFixture({ resumable: true }),
+      async (fixture) => {
+        await withSide(upstream(fixture.url, { callTimeoutMs: 4000 }), async (side) => {
+          await side.connect();
+          const outcome = await bounded(call(side, 'poll', { n: 1 }, 4000), 3500, 'the polled call');
+          expect(resultOf(outcome)['structuredContent']).toEqual({ tool: 'poll', arguments: { n: 1 } });
+          expect(fixture.executed.get('poll')).toBe(1);
+          const resumed = fixture.requests.filter((r) => r.method === 'GET' && r.headers['last-event-id'] !== undefined);
+          expect(resumed).toHaveLength(1);
+          // The upstream is still usable afterwards.
+          expect(resultOf(await call(side, 'echo', {}))['vendorField']).toEqual([1, 2]);
+        });
+      },
+    );
+  });
+
   it('a 404 for the session marks the upstream gone after that call', async () => {
     await withFixture(startStreamableFixture, async (fixture) => {
       await withSide(upstream(fixture.url), async (side) => {
@@ -694,7 +714,7 @@ describe('SseRewriter', () => {
   it('events split anywhere, CRLF/CR/LF line ends and comments give the same rewritten events', () => {
     const stream =
       ': keep-alive\r\nid: 1\r\nevent: message\r\ndata: {"a":1}\r\n\r\nevent: endpoint\rdata: /messages?x=1\r\rid: 7\ndata: drop\n\n';
-    const expected = 'id: 1\nevent: message\ndata: {"A":1}\n\nevent: endpoint\ndata: /messages?x=1\n\nid: 7\n\n';
+    const expected = 'id: 1\nevent: message\ndata: {"A":1}\n\nevent: endpoint\ndata: /messages?x=1\n\nid: 7\ndata: \n\n';
     for (let size = 1; size <= stream.length; size += 1) {
       const rewriter = new SseRewriter(upper);
       let out = '';
@@ -719,6 +739,15 @@ describe('SseRewriter', () => {
     expect(endless.overflowed).toBe(false);
     expect(endless.push('6')).toBe('');
     expect(endless.overflowed).toBe(true);
+  });
+
+  it('issue 41 §10: a priming event (an id, empty data) keeps its id and an empty data line, so the SDK can resume', () => {
+    // The SDK's SSE parser dispatches no event without a data line: the id of a priming event whose data
+    // was dropped would never reach it, and a stream the upstream closes before answering would be lost.
+    const dropsEverything = new SseRewriter(() => undefined);
+    expect(dropsEverything.push('id: p-1\nretry: 300\ndata: \n\n')).toBe('id: p-1\nretry: 300\ndata: \n\n');
+    expect(dropsEverything.sawEventId).toBe(true);
+    expect(dropsEverything.push('data: no id\n\n')).toBe('');
   });
 
   it('multi-line data is joined with newlines; an unfinished last event is dropped', () => {

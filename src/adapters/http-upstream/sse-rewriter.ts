@@ -125,8 +125,12 @@ export class SseRewriter {
     const isMessage = event.event === undefined || event.event === '' || event.event === 'message';
     if (isMessage && event.dataLines !== undefined) {
       const data = this.rewrite(event.dataLines.join('\n'));
-      if (data === undefined) delete event.dataLines;
-      else event.dataLines = data.split('\n');
+      // An event whose data is dropped keeps its id, with empty data: without a data line the SDK's parser
+      // would not dispatch it and never learn its id, so a priming event (an id, empty data, then the
+      // upstream closes the stream) would leave the SDK unable to resume the stream with Last-Event-ID.
+      if (data !== undefined) event.dataLines = data.split('\n');
+      else if (event.id !== undefined) event.dataLines = [''];
+      else delete event.dataLines;
     }
     return serialiseEvent(event);
   }
