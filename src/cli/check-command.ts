@@ -25,7 +25,7 @@ export function defineCheckCommand(cli: CAC, context: CommandContext): void {
     )
     .option(
       '--fail-on <list>',
-      "What fails the check: FAIL, NOT_TESTED (both by default), a trial run's FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION; or none",
+      "What fails the check: FAIL, NOT_TESTED (both by default), a trial run's FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION, an effects verdict DUPLICATE_EFFECT, LOST_EFFECT, EFFECTS_UNKNOWN; or none",
     )
     .option('--min-score <n>', 'A PASS scoring below n (0–100) counts as FAIL')
     .option(

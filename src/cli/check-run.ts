@@ -11,7 +11,7 @@ import { withRateGates, withTrialSummary } from '../app/check/check-model.js';
 import { judgeRateGates } from '../app/check/rate-gates.js';
 import { mergeFolders } from '../app/stats/stats.js';
 import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
-import { formatCheckText } from '../app/check/check-text.js';
+import { effectsGateNotice, formatCheckText } from '../app/check/check-text.js';
 import { resolve } from 'node:path';
 import { readJournal } from '../adapters/report-files/journal-reader.js';
 import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
@@ -68,6 +68,8 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
   // `check … | head`: a reader that left early loses the lines (EPIPE), never the outputs or the exit code.
   io.stdout.on('error', () => undefined);
   io.stdout.write(formatCheckText(result));
+  const effectsNotice = effectsGateNotice(result, flags.options.failOn);
+  if (effectsNotice !== null) writeNotice(io.stderr, effectsNotice);
   try {
     if (junit !== undefined) await writeOutputFile('JUnit XML', junit, buildJunit(result.suites, undefined, result.gates));
     if (markdown !== undefined) await writeOutputFile('Markdown summary', markdown, buildMarkdown(result));

@@ -5,6 +5,7 @@
  * may add some) and ignored.
  */
 import type { RepeatAttribution } from '../domain/attribution.js';
+import type { EffectsReport } from '../domain/effects/effects-report.js';
 import type { EarlyReportFile, SessionReportFile } from '../domain/report-document.js';
 import type { OperationEntry, Report } from '../domain/report.js';
 import type { ProbeResultsFile } from './probe-results.js';
@@ -85,6 +86,8 @@ export interface TrialRunDocument {
   attribution: readonly RepeatAttribution[];
   /** The run file's `replayed: true` (docs/replay.md): the run repeats a recorded sample; false when absent. */
   replayed: boolean;
+  /** R-15: the run file's `effects` (what the backend held after the run); null without an effects view. */
+  effects: EffectsReport | null;
 }
 
 /** What one file (or one entry of a folder) turned out to be. */

@@ -16,7 +16,7 @@ describe('check flags', () => {
     expect([...parseCheckFlags(['a'], { 'fail-on': ['not-tested,FAIL'] }).options.failOn]).toEqual(['NOT_TESTED', 'FAIL']);
     expect(parseCheckFlags(['a'], { 'fail-on': ['none'] }).options.failOn.size).toBe(0);
     expect(() => parseCheckFlags(['a'], { 'fail-on': ['PASS'] })).toThrow(
-      'flag --fail-on accepts FAIL, NOT_TESTED, FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION or none, got "PASS"',
+      'flag --fail-on accepts FAIL, NOT_TESTED, FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION, DUPLICATE_EFFECT, LOST_EFFECT, EFFECTS_UNKNOWN or none, got "PASS"',
     );
     expect(() => parseCheckFlags(['a'], { 'fail-on': ['FAIL,,NOT_TESTED'] })).toThrow('empty item');
   });
@@ -28,6 +28,15 @@ describe('check flags', () => {
       'LOST_TRANSACTION',
     ]);
     expect([...parseCheckFlags(['a'], {}).options.failOn]).toEqual(['FAIL', 'NOT_TESTED']);
+  });
+
+  it('--fail-on takes the effects verdicts that mean trouble (R-15): DUPLICATE_EFFECT, LOST_EFFECT, EFFECTS_UNKNOWN; opt-in', () => {
+    expect([
+      ...parseCheckFlags(['a'], { 'fail-on': ['FAIL,duplicate-effect,lost_effect,EFFECTS_UNKNOWN'] }).options.failOn,
+    ]).toEqual(['FAIL', 'DUPLICATE_EFFECT', 'LOST_EFFECT', 'EFFECTS_UNKNOWN']);
+    expect(() => parseCheckFlags(['a'], { 'fail-on': ['EXACTLY_ONCE'] })).toThrow(
+      /accepts .*DUPLICATE_EFFECT.* or none, got "EXACTLY_ONCE"/,
+    );
   });
 
   it('--min-score 0–100; outputs must differ; at least one path', () => {

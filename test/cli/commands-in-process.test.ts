@@ -184,7 +184,7 @@ describe('check: the exit code from the command line (in-process)', () => {
     const bad = await check('--fail-on', 'PASS', 'careful-f1.json');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(
-      /^\[cuonztech-agent-harness\] error: flag --fail-on accepts FAIL, NOT_TESTED, FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION or none, got "PASS"\n$/,
+      /^\[cuonztech-agent-harness\] error: flag --fail-on accepts FAIL, NOT_TESTED, FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION, DUPLICATE_EFFECT, LOST_EFFECT, EFFECTS_UNKNOWN or none, got "PASS"\n$/,
     );
     expect((await check()).code).toBe(1);
   });

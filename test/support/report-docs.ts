@@ -9,6 +9,10 @@ import type { ToolClass, ToolClassification } from '../../src/domain/classificat
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { serializeDocument, type ReportStatus } from '../../src/domain/report-document.js';
 import { DEFAULT_TOOLS, Driver } from './session-driver.js';
+import { effectsReport, executionFactsOf } from '../../src/domain/effects/effects-report.js';
+import { effectsSettings } from '../../src/domain/effects/effects-settings.js';
+import { takeSnapshot } from '../../src/domain/effects/snapshot.js';
+import { evaluate } from '../../src/domain/report.js';
 
 export const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60): ScenarioConfig => ({
   mode: 'scenario',
@@ -96,3 +100,32 @@ export function tempFiles(files: Record<string, string> = {}): {
   for (const [name, text] of Object.entries(files)) write(name, text);
   return { dir, path: (name) => join(dir, name), write, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * The document of a driven session with the effects (R-15) its view would have judged: the bookings listed
+ * before and after the session, keyed by guest and date, through the domain's own snapshot, diff and
+ * verdict (so the file holds what a proxy with `--effects-tool search_bookings --effect-key guest,date` writes).
+ */
+export function documentWithEffects(
+  d: Driver,
+  records: { before: readonly object[]; after: readonly object[] },
+  expect: readonly string[] = [],
+): string {
+  const view = effectsSettings({ tool: { name: 'search_bookings', arguments: {} }, key: 'guest,date', expect });
+  if (!view.ok || view.value === null) throw new Error('the test view did not parse');
+  const listed = (items: readonly object[]) => takeSnapshot({ items: [...items], form: 'json', bytes: 1 }, view.value!.keyFields);
+  const verdict = evaluate(d.session).verdict.verdict;
+  const effects = effectsReport(view.value, listed(records.before), listed(records.after), executionFactsOf(d.session, verdict));
+  const toolClassification: ToolClassification[] = Object.entries(DEFAULT_TOOLS).map(([name, cls]) => ({
+    name,
+    class: cls,
+    reason: 'test',
+    keyFields: [],
+  }));
+  return serializeDocument(d.session, { kind: 'proxy', harnessVersion: 'test', status: 'finished', toolClassification, effects });
+}
+
+/** Two bookings for Ann on 2026-01-01 after the run: what a backend without idempotency holds after naiveF1. */
+export const DOUBLED = { before: [], after: [booking, { ...booking, id: 2 }] } as const;
+/** One booking after the run: what a de-duplicating backend holds. */
+export const ONCE = { before: [], after: [booking] } as const;

@@ -295,6 +295,7 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     transcript,
     attribution,
     replayed,
+    effects,
   } = parsed;
   return {
     runId: run,
@@ -311,6 +312,8 @@ export function parseTrialRunDocument(value: unknown): TrialRunDocument {
     transcript: transcript ?? [],
     attribution: attribution ?? [],
     replayed: replayed === true,
+    // The run file's own copy; a file whose report carries one (written before the copy) is read too.
+    effects: effects ?? (report?.shape === 'session' ? (report.effects ?? null) : null),
   };
 }
 

@@ -10,6 +10,8 @@ import type { Verdict } from '../../domain/verdict.js';
 import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/report-documents.js';
 import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
 import type { RateGateOutcome } from './rate-gates.js';
+import type { EffectsReport } from '../../domain/effects/effects-report.js';
+import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
 
 /**
  * An attribution entry as `check` shows it: with, for a `runtime` repeat, the decisive signal a newer
@@ -21,14 +23,28 @@ export type CheckedAttribution = RepeatAttribution & { runtimeSignal: string | n
 /** A case's result: a verdict, or ERROR when the harness itself failed (the file tells nothing reliable). */
 export type CaseStatus = 'PASS' | 'FAIL' | 'NOT_TESTED' | 'ERROR';
 
+/** The effects verdicts `--fail-on` can gate on (R-15): what the backend holds says the run went wrong, or cannot say. */
+export type GatedEffect = Extract<EffectsVerdict, 'DUPLICATE_EFFECT' | 'LOST_EFFECT' | 'EFFECTS_UNKNOWN'>;
+
 /**
- * What `--fail-on` can gate on: the verdicts, and what a trial run measured beyond its verdict — its
- * honesty class (FALSE_SUCCESS, FALSE_FAILURE) and a lost transaction.
+ * What `--fail-on` can gate on: the verdicts, what a trial run measured beyond its verdict — its
+ * honesty class (FALSE_SUCCESS, FALSE_FAILURE) and a lost transaction —, and the effects verdict of a
+ * session or run with an effects view (R-15).
  */
-export type GatedVerdict = 'FAIL' | 'NOT_TESTED' | 'FALSE_SUCCESS' | 'FALSE_FAILURE' | 'LOST_TRANSACTION';
+export type GatedVerdict = 'FAIL' | 'NOT_TESTED' | 'FALSE_SUCCESS' | 'FALSE_FAILURE' | 'LOST_TRANSACTION' | GatedEffect;
+
+/** The effects verdicts among the `--fail-on` values. */
+export const GATED_EFFECTS: readonly GatedEffect[] = ['DUPLICATE_EFFECT', 'LOST_EFFECT', 'EFFECTS_UNKNOWN'];
 
 /** Every value `--fail-on` takes besides `none`, in the order the help names them. */
-export const GATED_VALUES: readonly GatedVerdict[] = ['FAIL', 'NOT_TESTED', 'FALSE_SUCCESS', 'FALSE_FAILURE', 'LOST_TRANSACTION'];
+export const GATED_VALUES: readonly GatedVerdict[] = [
+  'FAIL',
+  'NOT_TESTED',
+  'FALSE_SUCCESS',
+  'FALSE_FAILURE',
+  'LOST_TRANSACTION',
+  ...GATED_EFFECTS,
+];
 
 export interface CheckOptions {
   /** Which results make `check` exit non-zero (default both). */
@@ -79,7 +95,12 @@ export interface CheckedCase {
   lostTransaction: boolean | null;
   /** How long the run took, when the file says (a trial run); null otherwise. */
   durationMs: number | null;
-  /** The `--fail-on` values beyond the verdicts that this case hit (FALSE_SUCCESS, …); it is then a FAIL. */
+  /**
+   * R-15: what the backend held after the session or run, by its effects view (the report's or run file's
+   * `effects`); null without a view. It stands beside the verdict and changes `status` only through `--fail-on`.
+   */
+  effects: EffectsReport | null;
+  /** The `--fail-on` values beyond the verdicts that this case hit (FALSE_SUCCESS, DUPLICATE_EFFECT, …); it is then a FAIL. */
   gatedBy: GatedVerdict[];
   /** Who sent each repeated write (R-14): the run file's `attribution`, else the report's; empty when neither says. */
   attribution: readonly CheckedAttribution[];
@@ -106,8 +127,10 @@ export interface CheckCounts {
   fail: number;
   notTested: number;
   error: number;
-  /** FAIL cases made so by a `--fail-on` honesty value (FALSE_SUCCESS, FALSE_FAILURE, LOST_TRANSACTION); included in `fail`. */
+  /** FAIL cases made so by a `--fail-on` honesty or effects value (FALSE_SUCCESS, LOST_TRANSACTION, DUPLICATE_EFFECT, …); included in `fail`. */
   gated: number;
+  /** Cases with an effects view (a report or run file with `effects`). */
+  withEffects: number;
 }
 
 export interface CheckResult {

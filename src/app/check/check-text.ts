@@ -5,7 +5,7 @@
  * hostile file name can neither rewrite the terminal nor pass for another name.
  */
 import { escapeTerminalText } from '../../domain/terminal-text.js';
-import type { CaseStatus, CheckedCase, CheckResult } from './check-model.js';
+import { GATED_EFFECTS, type CaseStatus, type CheckedCase, type CheckResult, type GatedVerdict } from './check-model.js';
 
 /** What could drive the terminal or hide itself shown as `\uXXXX`, so a line stays one honest line. */
 export const printable = escapeTerminalText;
@@ -36,7 +36,24 @@ export function measuredText(c: CheckedCase): string {
   if (c.honesty !== null && !(c.honesty === 'NOT_MEASURED' && c.lostTransaction === null))
     parts.push(`honesty ${honestyWords(c.honesty)}`);
   if (c.lostTransaction !== null) parts.push(c.lostTransaction ? 'lost transaction' : 'no lost transaction');
+  // R-15: what the backend held, beside the verdict (its reason and explanation are in each projection's details).
+  if (c.effects !== null) parts.push(`effects ${c.effects.verdict}`);
   return parts.join(', ');
+}
+
+/**
+ * `--fail-on DUPLICATE_EFFECT` (or another effects value) over cases without an effects view: those cases
+ * cannot hit the gate, and a CI job that believes it gates on the backend should hear so. Null when every
+ * case had a view or no effects value was named.
+ */
+export function effectsGateNotice(result: CheckResult, failOn: ReadonlySet<GatedVerdict>): string | null {
+  const named = GATED_EFFECTS.filter((v) => failOn.has(v));
+  const without = result.counts.total - result.counts.withEffects - result.counts.error;
+  if (named.length === 0 || without <= 0) return null;
+  return (
+    `--fail-on ${named.join(',')}: ${without} of ${result.counts.total} session(s)/run(s) had no effects view, ` +
+    'so nothing was judged of them (give --effects-tool or --effects-command with --effect-key, docs/effects.md)'
+  );
 }
 
 function caseLine(c: CheckedCase): string {

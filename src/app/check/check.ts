@@ -23,6 +23,8 @@ import {
   type CheckedSuite,
   type CheckOptions,
   type CheckResult,
+  GATED_EFFECTS,
+  type GatedEffect,
   type GatedVerdict,
 } from './check-model.js';
 
@@ -49,6 +51,7 @@ const NOTHING_MORE = {
   gatedBy: [],
   attribution: [],
   transcript: [],
+  effects: null,
 } as const satisfies Partial<CheckedCase>;
 
 function errorCase(path: string, reason: string, extra: Partial<CheckedCase> = {}): CheckedCase {
@@ -105,6 +108,7 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
     gatedBy: [],
     attribution,
     transcript: [],
+    effects: doc.effects ?? null,
   };
   if (report.kind === 'demo') {
     return {
@@ -131,7 +135,7 @@ function sessionCase(path: string, doc: SessionReportDocument, options: CheckOpt
       reason: `incomplete: the report is still status "running" (the proxy was killed before it finished); its verdict so far, ${report.verdict}, is not final`,
     };
   }
-  return withMinScoreAndBaseline(base, report.verdictReason, options);
+  return withMeasuredGates(withMinScoreAndBaseline(base, report.verdictReason, options), options);
 }
 
 /**
@@ -286,27 +290,36 @@ function trialRunCase(path: string, run: TrialRunDocument, options: CheckOptions
     gatedBy: [],
     attribution,
     transcript: run.transcript,
+    effects: run.effects,
   };
   if (/^the harness (stopped|could not start)/.test(run.verdictReason))
     return { ...base, status: 'ERROR', baseline: false, reason: `the harness failed in this run: ${run.verdictReason}` };
-  return withHonestyGate(withMinScoreAndBaseline(base, run.verdictReason, options), options);
+  return withMeasuredGates(withMinScoreAndBaseline(base, run.verdictReason, options), options);
 }
 
+const isGatedEffect = (verdict: string): verdict is GatedEffect => (GATED_EFFECTS as readonly string[]).includes(verdict);
+
 /**
- * `--fail-on FALSE_SUCCESS,FALSE_FAILURE,LOST_TRANSACTION`: a run whose file records one of them is a
- * FAIL whatever its verdict, and says which (a PASS that told the user a lost booking was made is not a pass).
+ * `--fail-on FALSE_SUCCESS,FALSE_FAILURE,LOST_TRANSACTION` and `--fail-on DUPLICATE_EFFECT,LOST_EFFECT,EFFECTS_UNKNOWN`:
+ * a run whose file records one of them is a FAIL whatever its verdict, and says which (a PASS that told the
+ * user a lost booking was made is not a pass; nor is one after which the backend holds the booking twice).
+ * The effects' own reason follows, so the line names the key.
  */
-function withHonestyGate(c: CheckedCase, options: CheckOptions): CheckedCase {
+function withMeasuredGates(c: CheckedCase, options: CheckOptions): CheckedCase {
   const hit: GatedVerdict[] = [];
   if ((c.honesty === 'FALSE_SUCCESS' || c.honesty === 'FALSE_FAILURE') && options.failOn.has(c.honesty)) hit.push(c.honesty);
   if (c.lostTransaction === true && options.failOn.has('LOST_TRANSACTION')) hit.push('LOST_TRANSACTION');
+  const effect = c.effects?.verdict;
+  const effectHit = effect !== undefined && isGatedEffect(effect) && options.failOn.has(effect);
+  if (effectHit) hit.push(effect);
   if (hit.length === 0 || c.status === 'ERROR') return c;
+  const effectReason = effectHit ? ` (effects: ${c.effects!.reason})` : '';
   return {
     ...c,
     status: 'FAIL',
     baseline: false,
     gatedBy: hit,
-    reason: `${hit.join(' and ')} (--fail-on ${hit.join(',')}): ${c.reason}`,
+    reason: `${hit.join(' and ')} (--fail-on ${hit.join(',')})${effectReason}: ${c.reason}`,
   };
 }
 
@@ -329,7 +342,7 @@ function casesOf(item: LoadedItem, options: CheckOptions): CheckedCase[] {
 
 /** Counts the cases by status. */
 function countCases(suites: readonly CheckedSuite[]): CheckCounts {
-  const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0, gated: 0 };
+  const counts: CheckCounts = { total: 0, pass: 0, baseline: 0, fail: 0, notTested: 0, error: 0, gated: 0, withEffects: 0 };
   for (const c of suites.flatMap((s) => s.cases)) {
     counts.total += 1;
     if (c.status === 'PASS') counts.pass += 1;
@@ -338,6 +351,7 @@ function countCases(suites: readonly CheckedSuite[]): CheckCounts {
     if (c.status === 'NOT_TESTED') counts.notTested += 1;
     if (c.status === 'ERROR') counts.error += 1;
     if (c.gatedBy.length > 0) counts.gated += 1;
+    if (c.effects !== null) counts.withEffects += 1;
   }
   return counts;
 }

@@ -35,6 +35,7 @@ table.tl .badge{white-space:normal;max-width:100%}
 td a,td.mono{overflow-wrap:anywhere}
 .card .v.t{font-size:1.1rem}.card .bad{color:var(--fail);font-weight:600}
 tr.dup td{background:#ffebe9}tr.dup td:first-child{box-shadow:inset 4px 0 0 var(--fail)}
+tr.snap td{background:var(--soft);font-size:.9em}tr.snap td:first-child{box-shadow:inset 4px 0 0 #0969da}
 tr.fault td:first-child{box-shadow:inset 4px 0 0 var(--nt)}
 .up-executed{color:var(--pass);font-weight:600}.up-rejected{color:var(--fail)}.up-unknown{color:var(--nt);font-weight:600}.up-not{color:var(--mute)}
 .window{position:relative;height:10px;background:#fff8c5;border:1px solid #d4a72c;border-radius:3px;margin-top:4px;min-width:120px}

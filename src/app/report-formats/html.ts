@@ -20,7 +20,9 @@ import { timelineFromReport, type Timeline, type TimelineCall } from './timeline
 import { attemptWords, attributionBadge, operationAttempts, shortText } from './attribution-badge.js';
 import { TranscriptBudget } from './transcript-budget.js';
 import { transcriptSection } from './transcript-view.js';
-import { violationText } from './words.js';
+import { EFFECT_KEYS_LISTED, violationText } from './words.js';
+import type { EffectsReport } from '../../domain/effects/effects-report.js';
+import { keyText } from '../../domain/effects/effects-verdict.js';
 import { groupLabel } from '../../domain/trial/group-label.js';
 import type { Proportion } from '../../domain/statistics/index.js';
 import { chartLegend, rateChartSvg, type ChartMark, type ChartRow, type MarkTone } from './rate-chart.js';
@@ -158,7 +160,63 @@ function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => nu
   );
 }
 
-function timelineSection(doc: SessionReportDocument, timeline: Timeline): string {
+/** R-15: a snapshot of the effects view as a timeline row, before the first call or after the last. */
+function snapshotRow(when: 'before' | 'after', e: EffectsReport | null): string {
+  if (e === null) return '';
+  const s = e.snapshots[when];
+  const what = s.ok ? `${s.count} record(s)` : `no listing: ${s.reason}`;
+  const label = when === 'before' ? 'before the first call' : 'after the last answer';
+  return `<tr class="snap"><td class="seq">${when === 'before' ? 'start' : 'end'}</td><td colspan="5"><b>effects view</b> <span class="muted small">${h(viewLabel(e))}</span> listed the backend ${label}: <b>${h(what)}</b></td></tr>`;
+}
+
+/** The effects view as its flags name it: the tool, or the command. */
+function viewLabel(e: EffectsReport): string {
+  return e.view.command !== undefined ? `command ${e.view.command}` : `tool ${e.view.tool ?? '?'}`;
+}
+
+const EFFECT_TONE: Record<EffectsReport['verdict'], string> = {
+  EXACTLY_ONCE: 'PASS',
+  NO_EFFECT: 'PASS',
+  DUPLICATE_EFFECT: 'FAIL',
+  LOST_EFFECT: 'FAIL',
+  EFFECTS_UNKNOWN: 'NOT_TESTED',
+};
+
+/**
+ * R-15: what the backend held — the effects verdict with its reason, why it differs from the execution
+ * verdict, the two snapshots (count, hash, the first records as the report keeps them) and the keys that
+ * changed or were expected. The verdict box above keeps the execution verdict.
+ */
+function effectsSection(e: EffectsReport): string {
+  const snap = (label: string, s: EffectsReport['snapshots']['before']) =>
+    `<div class="card"><div class="muted small">${h(label)}</div>` +
+    (s.ok
+      ? `<div class="v">${s.count}</div><div class="muted small mono">hash ${h(s.hash.slice(0, 16))}</div>` +
+        (s.head.length === 0
+          ? ''
+          : `<details><summary>first ${s.head.length} record(s)</summary><pre>${h(s.head.join('\n'))}</pre></details>`)
+      : `<div class="v t bad">none</div><div class="small">${h(s.reason)}</div>`) +
+    '</div>';
+  const keys = e.keys.slice(0, EFFECT_KEYS_LISTED * 10);
+  const rows = keys.map(
+    (k) =>
+      `<tr${k.created >= 2 ? ' class="dup"' : ''}><td class="mono">${h(keyText(k.key))}</td><td>${k.before}</td><td>${k.after}</td>` +
+      `<td>${k.created}</td><td>${k.removed}</td><td>${k.changed}</td><td>${k.expected.length > 0 ? 'yes' : ''}</td></tr>`,
+  );
+  const more = e.keys.length - keys.length;
+  return (
+    `<h3>Effects: what the backend holds</h3><div class="verdict ${EFFECT_TONE[e.verdict]}"><span class="badge ${EFFECT_TONE[e.verdict]}">${h(e.verdict)}</span>` +
+    `<div>${h(e.reason)}</div>${e.explanation === null ? '' : `<div class="measured">${h(e.explanation)}</div>`}</div>` +
+    `<div class="cards">${snap('Records before (start)', e.snapshots.before)}${snap('Records after (end)', e.snapshots.after)}` +
+    `<div class="card"><div class="muted small">View</div><div class="v t mono">${h(viewLabel(e))}</div><div class="muted small">key ${h(e.view.keyFields.join(', '))}</div></div></div>` +
+    (rows.length === 0
+      ? ''
+      : `<div class="scroll"><table class="effects"><thead><tr><th>effect key</th><th>before</th><th>after</th><th>created</th><th>removed</th><th>changed</th><th>expected</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`) +
+    (more > 0 ? `<p class="muted small">… and ${more} more key(s) in the report file.</p>` : '')
+  );
+}
+
+function timelineSection(doc: SessionReportDocument, timeline: Timeline, effects: EffectsReport | null): string {
   const ops = doc.report.operations;
   const executionsOf = (op: number | null) => (op === null ? 0 : (ops[op]?.executions ?? 0));
   const note = timeline.exact
@@ -182,7 +240,8 @@ function timelineSection(doc: SessionReportDocument, timeline: Timeline): string
       return timelineRow(c, executionsOf, nth);
     })
     .join('\n');
-  return `<h3>Timeline: ${timeline.calls.length + timeline.omitted} ${timeline.exact ? 'call(s)' : 'write attempt(s)'}</h3>${note}${more}${omitted}<div class="scroll"><table class="tl"><colgroup><col style="width:4.5em"><col style="width:17%"><col style="width:24%"><col style="width:17%"><col style="width:13%"><col></colgroup><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
+  const withSnapshots = [snapshotRow('before', effects), rows, snapshotRow('after', effects)].filter((r) => r !== '').join('\n');
+  return `<h3>Timeline: ${timeline.calls.length + timeline.omitted} ${timeline.exact ? 'call(s)' : 'write attempt(s)'}</h3>${note}${more}${omitted}<div class="scroll"><table class="tl"><colgroup><col style="width:4.5em"><col style="width:17%"><col style="width:24%"><col style="width:17%"><col style="width:13%"><col></colgroup><thead><tr><th>${timeline.exact ? 'time' : '#'}</th><th>tool</th><th>arguments</th><th>fault injected</th><th>upstream</th><th>agent was told</th></tr></thead><tbody>\n${withSnapshots}\n</tbody></table></div>`;
 }
 
 /** Violations listed before the fold; the rest are one click away. */
@@ -272,7 +331,9 @@ function callCount(c: CheckedCase): number | null {
  * else to show: one line — its verdict, its name, why — instead of cards of `n/a` and an empty timeline.
  */
 function quietCase(c: CheckedCase): boolean {
-  return callCount(c) === 0 && c.transcript.length === 0 && c.violations.length === 0 && c.findings.length === 0;
+  return (
+    callCount(c) === 0 && c.transcript.length === 0 && c.violations.length === 0 && c.findings.length === 0 && c.effects === null
+  );
 }
 
 function quietLine(c: CheckedCase, prefix: string): string {
@@ -294,7 +355,7 @@ function caseSection(c: CheckedCase, index: number, timelineOf: TimelineOf, budg
   );
   if (doc === null) return `${head}${transcript}</section>`;
   return (
-    `${head}${scoreCards(c, doc)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc))}${transcript}${patchesSection(doc)}${findingsSection(c)}${observationsSection(doc)}${toolsSection(doc)}` +
+    `${head}${scoreCards(c, doc)}${c.effects === null ? '' : effectsSection(c.effects)}${violationsSection(c)}${attributionSection(c)}${timelineSection(doc, timelineOf(c, doc), c.effects)}${transcript}${patchesSection(doc)}${findingsSection(c)}${observationsSection(doc)}${toolsSection(doc)}` +
     `<p class="muted small">harness ${h(doc.harnessVersion)} · report status ${h(doc.status)} · UNVERIFIED_FOR_PRODUCTION</p></section>`
   );
 }

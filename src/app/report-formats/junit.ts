@@ -9,7 +9,7 @@ import type { CheckedCase, CheckedSuite } from '../check/check-model.js';
 import type { RateGateOutcome } from '../check/rate-gates.js';
 import { measuredText, statusLabel } from '../check/check-text.js';
 import { xmlAttr, xmlText } from './escape.js';
-import { violationText } from './words.js';
+import { effectsLines, violationText } from './words.js';
 
 const TOOL = 'cuonztech-agent-harness';
 
@@ -17,6 +17,7 @@ function failureBody(c: CheckedCase): string {
   const lines = [c.reason, ...c.violations.map(violationText)];
   if (c.patches.length > 0) lines.push(`Prompt patches: ${c.patches.map((p) => p.id).join(', ')}`);
   for (const f of c.findings) lines.push(`Finding ${f.id} (${f.behaviour}): ${f.trigger} A prompt change will not fix it.`);
+  if (c.effects !== null) lines.push(...effectsLines(c.effects));
   return lines.join('\n');
 }
 
@@ -43,6 +44,7 @@ function testcase(c: CheckedCase, name: string): string {
   const out = [
     `${statusLabel(c)}${c.score === null ? '' : ` — score ${c.score}/100`}${measured === '' ? '' : ` — ${measured}`}`,
     c.reason,
+    ...(c.effects === null ? [] : effectsLines(c.effects)),
   ].join('\n');
   return (
     `    <testcase classname="${xmlAttr(c.classname)}" name="${xmlAttr(c.baseline ? `${name} [baseline only]` : name)}" time="${secondsOf(c)}" file="${xmlAttr(c.path)}">\n` +

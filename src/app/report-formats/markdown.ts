@@ -10,7 +10,7 @@ import { honestyWords, measuredText, statusLabel } from '../check/check-text.js'
 import { sourceCounts } from './attribution-summary.js';
 import { mdFence, mdText } from './escape.js';
 import { gateVerdict, overallOf } from './overall.js';
-import { violationText } from './words.js';
+import { effectsLines, violationText } from './words.js';
 
 const ICON: Record<CheckedCase['status'], string> = { PASS: '✅', FAIL: '❌', NOT_TESTED: '⚠️', ERROR: '💥' };
 
@@ -65,9 +65,19 @@ function violationLines(c: CheckedCase): string[] {
   return more > 0 ? [...listed, '', `… and ${more} more violation(s) (all of them are in the report file)`] : listed;
 }
 
-/** A run whose honesty or transaction went wrong gets its details even when its verdict is PASS. */
+/** A run whose honesty, transaction or effects went wrong gets its details even when its verdict is PASS. */
 const dishonest = (c: CheckedCase): boolean =>
-  c.honesty === 'FALSE_SUCCESS' || c.honesty === 'FALSE_FAILURE' || c.lostTransaction === true;
+  c.honesty === 'FALSE_SUCCESS' ||
+  c.honesty === 'FALSE_FAILURE' ||
+  c.lostTransaction === true ||
+  (c.effects !== null && c.effects.verdict !== 'EXACTLY_ONCE' && c.effects.verdict !== 'NO_EFFECT');
+
+/** R-15: the effects verdict, why it differs from the execution verdict, the snapshots and the keys. */
+function effectsDetail(c: CheckedCase): string[] {
+  if (c.effects === null) return [];
+  const [verdict, ...rest] = effectsLines(c.effects);
+  return ['', `**${mdText(verdict!)}**`, '', ...rest.map((line) => `- ${mdText(line)}`)];
+}
 
 function details(c: CheckedCase): string[] {
   if (c.status === 'PASS' && !c.baseline && !dishonest(c)) return [];
@@ -78,6 +88,7 @@ function details(c: CheckedCase): string[] {
     `**Why:** ${mdText(c.reason)}`,
   ];
   if (c.lostTransaction === true) lines.push('', '**Lost transaction:** the write never executed and the agent ended the run.');
+  lines.push(...effectsDetail(c));
   if (c.violations.length > 0) lines.push('', `**Violations (${c.violations.length}):**`, '', ...violationLines(c));
   if (c.patches.length > 0) lines.push('', `**Prompt patches:** ${c.patches.map((p) => mdText(p.id)).join(', ')} (texts below)`);
   for (const f of c.findings)

@@ -4,6 +4,9 @@
  */
 import type { RepeatSource } from '../../domain/attribution.js';
 import type { Violation } from '../../domain/report.js';
+import type { EffectsReport } from '../../domain/effects/effects-report.js';
+import { keyText, type KeyDiff } from '../../domain/effects/effects-verdict.js';
+import type { BoundedSnapshot } from '../../domain/effects/snapshot.js';
 
 const seconds = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`);
 
@@ -51,4 +54,36 @@ export function violationText(v: Violation & { sources?: readonly RepeatSource[]
         ].join(', ');
   const source = sourceText(v.sources);
   return `DUPLICATE_EXECUTION — ${v.tool} ${v.arguments} was executed ${v.executions} times${how === '' ? '' : ` (${how})`}${source === '' ? '' : ` (${source})`}.`;
+}
+
+/** Keys listed per case in every projection (the report file has them all). */
+export const EFFECT_KEYS_LISTED = 10;
+
+/** `before 3 records, after 5` — or why a snapshot is missing. */
+function snapshotWords(s: BoundedSnapshot): string {
+  return s.ok ? `${s.count} record(s)` : `none (${s.reason})`;
+}
+
+/**
+ * R-15: the effects of a session or run in words, one line each: the verdict with its reason, why it
+ * disagrees with the execution verdict (when it does), the two snapshots, and the first keys that changed
+ * or were expected (`guest=Ann Lee,date=2026-05-01: 0 → 2, 2 new (expected)`). Raw strings: each format escapes them.
+ */
+export function effectsLines(e: EffectsReport): string[] {
+  const lines = [`Effects ${e.verdict}: ${e.reason}`];
+  if (e.explanation !== null) lines.push(`Why the two verdicts differ: ${e.explanation}`);
+  lines.push(`Backend before the run: ${snapshotWords(e.snapshots.before)}; after it: ${snapshotWords(e.snapshots.after)}`);
+  for (const k of e.keys.slice(0, EFFECT_KEYS_LISTED)) lines.push(effectKeyText(k));
+  if (e.keys.length > EFFECT_KEYS_LISTED)
+    lines.push(`… and ${e.keys.length - EFFECT_KEYS_LISTED} more key(s) in the report file`);
+  return lines;
+}
+
+/** One key's change: `guest=Ann Lee,date=2026-05-01: 0 → 2, 2 new, 1 changed (expected)`. */
+export function effectKeyText(k: KeyDiff): string {
+  const parts = [`${k.before} → ${k.after}`];
+  if (k.created > 0) parts.push(`${k.created} new`);
+  if (k.removed > 0) parts.push(`${k.removed} removed`);
+  if (k.changed > 0) parts.push(`${k.changed} changed`);
+  return `${keyText(k.key)}: ${parts.join(', ')}${k.expected.length > 0 ? ' (expected)' : ''}`;
 }
