@@ -49,13 +49,29 @@ export type RecordedModelAnswer =
   /** `modelFault`: the harness injected this failure (`--model-fault`, as the flag writes it); absent for a real one. */
   | { error: string; modelFault?: string };
 
+/**
+ * A body the recording did not keep whole, past its size budget (`docs/replay.md`, Limits): the size of
+ * the line it would have been, the sha256 of that line and its first characters. A replay that reaches it
+ * is a miss, never a guess.
+ */
+export interface NotKept {
+  bytes: number;
+  sha256: string;
+  preview: string;
+}
+
 /** One line after the header. */
 export type CassetteLine =
-  | { side: 'upstream'; dir: 'send' | 'receive'; message: RecordedMessage }
+  /** `notKept`: the message's body (params, result, error) was not kept; `id`, `method` and a call's tool name are. */
+  | { side: 'upstream'; dir: 'send' | 'receive'; message: RecordedMessage; notKept?: NotKept }
   | { side: 'upstream'; dir: 'receive'; id: number; noAnswer: NoAnswer }
   /** A model request the harness saw (the built-in loop's, or an agent program's through the gateway). */
   | { side: 'model'; dir: 'send'; exchange: number; request: ChatRequest }
-  | { side: 'model'; dir: 'receive'; exchange: number; answer: RecordedModelAnswer };
+  | { side: 'model'; dir: 'receive'; exchange: number; answer: RecordedModelAnswer }
+  /** A model request or answer not kept (past the size budget). */
+  | { side: 'model'; dir: 'send' | 'receive'; exchange: number; notKept: NotKept }
+  /** The recording reached its size limit: nothing after this line was recorded. */
+  | { side: 'recording'; stopped: string };
 
 /**
  * Where the model's side of a run goes into its recording, in the order it happens: each request, then

@@ -432,3 +432,102 @@ describe('replayed answers are judged as live ones (issue 41 §7)', () => {
     expect(await side.callTool({ name: 'create_booking', arguments: {} }, OPTIONS)).toEqual(invalid);
   });
 });
+
+describe('a recording stays within its size budget (issue 41 §3)', () => {
+  const limits = { keptBytes: 8 * 1024, stopBytes: 16 * 1024 };
+  const big = (n: number): UpstreamCallOutcome => ({
+    kind: 'result',
+    result: { content: [{ type: 'text', text: `${n}:${'x'.repeat(3000)}` }] },
+  });
+
+  async function recordBudgeted(calls: number): Promise<string> {
+    const path = join(dir, 'budget.cassette.jsonl');
+    const tap = new RecordingUpstreamSide(
+      new ScriptedUpstream((_r, n) => big(n)),
+      await CassetteFile.open(path, () => undefined),
+      {
+        recorded: 'proxy',
+        harnessVersion: 'test',
+        redact: [],
+        limits,
+      },
+    );
+    await tap.connect();
+    await tap.listTools();
+    for (let n = 1; n <= calls; n++) await tap.callTool({ name: 'create_booking', arguments: { n } }, OPTIONS);
+    tap.model.answer(tap.model.request({ messages: [{ role: 'user', content: 'y'.repeat(9000) }], tools: [] }), {
+      content: 'ok',
+      toolCalls: [],
+      finishReason: 'stop',
+    });
+    await tap.close();
+    return path;
+  }
+
+  it('past the budget a body becomes size, sha256 and preview (the file says so); past the limit one line says it stopped; the reader takes it', async () => {
+    const path = await recordBudgeted(30);
+    const text = readFileSync(path, 'utf8');
+    // The limit counts the lines after the header; the header and the last line are small.
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(limits.stopBytes + 1024);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const line of lines) expect(cassetteLineSchema.safeParse(line).success).toBe(true);
+    const cut = lines.filter((l) => 'notKept' in l);
+    expect(cut.length).toBeGreaterThan(0);
+    expect(cut[0]).toMatchObject({
+      notKept: { bytes: expect.any(Number), sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+    });
+    // A cut call keeps its id, method and tool name, never its arguments.
+    expect(cut.find((l) => l['dir'] === 'send')).toMatchObject({
+      message: { method: 'tools/call', params: { name: 'create_booking' } },
+    });
+    expect(lines.at(-1)).toMatchObject({
+      side: 'recording',
+      stopped: expect.stringMatching(/^the recording reached its size limit/),
+    });
+    // The model exchange came after the stop: not written at all.
+    expect(lines.some((l) => l['side'] === 'model')).toBe(false);
+    await expect(readCassette(path, { allowRedacted: false })).resolves.toBeDefined();
+  });
+
+  it('replaying past a cut body is a replay miss that says why; a call kept whole is served', async () => {
+    const side = new ReplayUpstreamSide(await readCassette(await recordBudgeted(30), { allowRedacted: false }));
+    await side.connect();
+    expect(await side.listTools()).toEqual(TOOLS);
+    expect(await side.callTool({ name: 'create_booking', arguments: { n: 1 } }, OPTIONS)).toEqual(big(1));
+    const outcomes = [];
+    for (let n = 2; n <= 30; n++) outcomes.push(await side.callTool({ name: 'create_booking', arguments: { n } }, OPTIONS));
+    const details = outcomes.map((o) => (o.kind === 'replay-miss' ? o.detail : o.kind));
+    expect(details.some((d) => d.includes('the recording did not keep this answer whole'))).toBe(true);
+    expect(details.at(-1)).toMatch(
+      /no recorded tools\/call "create_booking" with these arguments .*the recording stopped early: the recording reached its size limit/,
+    );
+  });
+
+  it('a model request not kept whole is a model replay mismatch, never a guessed answer', async () => {
+    const { recordedModelExchanges, ReplayChatModel } = await import('../../src/app/trial/replay-chat-model.js');
+    const path = join(dir, 'model.cassette.jsonl');
+    const tap = new RecordingUpstreamSide(
+      new ScriptedUpstream((_r, n) => booked(n)),
+      await CassetteFile.open(path, () => undefined),
+      {
+        recorded: 'trial run 1',
+        harnessVersion: 'test',
+        redact: [],
+        limits: { keptBytes: 4096, stopBytes: 64 * 1024 },
+      },
+    );
+    await tap.connect();
+    await tap.listTools();
+    const request = { messages: [{ role: 'user' as const, content: 'y'.repeat(9000) }], tools: [] };
+    tap.model.answer(tap.model.request(request), { content: 'ok', toolCalls: [], finishReason: 'stop' });
+    await tap.close();
+    const exchanges = recordedModelExchanges((await readCassette(path, { allowRedacted: false })).lines);
+    expect(exchanges).toEqual([{ request: null, answer: { content: 'ok', toolCalls: [], finishReason: 'stop' } }]);
+    const model = new ReplayChatModel(exchanges);
+    expect(await model.complete(request)).toMatchObject({ ok: false });
+    expect(model.mismatch).toMatch(/model request 1 is not the recorded one: the recording did not keep it whole/);
+  });
+});

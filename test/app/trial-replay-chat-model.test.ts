@@ -77,7 +77,7 @@ describe('ReplayChatModel', () => {
     const lines: CassetteLine[] = [
       { side: 'upstream', dir: 'send', message: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
       { side: 'model', dir: 'send', exchange: 1, request: first },
-      { side: 'model', dir: 'receive', exchange: 1, answer: exchanges[0]!.answer },
+      { side: 'model', dir: 'receive', exchange: 1, answer: exchanges[0]!.answer! },
       { side: 'model', dir: 'send', exchange: 2, request: second('timed out') },
     ];
     expect(recordedModelExchanges(lines)).toEqual([exchanges[0]]);

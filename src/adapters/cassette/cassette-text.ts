@@ -39,13 +39,18 @@ export function headerText(header: Omit<CassetteHeader, 'cassette' | 'v'>): stri
 
 /** One line (without the line feed): `side`, `dir` first, then the message in canonical JSON. */
 export function lineText(line: CassetteLine): string {
+  if (line.side === 'recording') return `{"side":"recording","stopped":${JSON.stringify(line.stopped)}}`;
   const head = `{"side":"${line.side}","dir":"${line.dir}"`;
-  if (line.side === 'model')
+  if (line.side === 'model') {
+    const exchange = `${head},"exchange":${line.exchange}`;
+    if ('notKept' in line) return `${exchange},"notKept":${canonicalJson(line.notKept)}}`;
     return 'request' in line
-      ? `${head},"exchange":${line.exchange},"request":${canonicalJson(line.request)}}`
-      : `${head},"exchange":${line.exchange},"answer":${canonicalJson(line.answer)}}`;
+      ? `${exchange},"request":${canonicalJson(line.request)}}`
+      : `${exchange},"answer":${canonicalJson(line.answer)}}`;
+  }
   if ('noAnswer' in line) return `${head},"id":${line.id},"noAnswer":${canonicalJson(line.noAnswer)}}`;
-  return `${head},"message":${canonicalJson(line.message)}}`;
+  const notKept = line.notKept === undefined ? '' : `,"notKept":${canonicalJson(line.notKept)}`;
+  return `${head},"message":${canonicalJson(line.message)}${notKept}}`;
 }
 
 /** The matching key of a `tools/call`: the tool name and its arguments in canonical JSON (absent = `{}`). */

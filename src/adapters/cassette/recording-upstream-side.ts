@@ -28,7 +28,8 @@ import type {
 import { toolCallParams } from '../upstream-core/upstream-core.js';
 import type { CassetteFile } from './cassette-file.js';
 import { redact } from '../../domain/redaction.js';
-import { headerText, lineText, toolsHash } from './cassette-text.js';
+import { headerText, toolsHash } from './cassette-text.js';
+import { CassetteBudget } from './cassette-budget.js';
 
 export interface RecordingOptions {
   /** `proxy`, `trial run <id>`. */
@@ -38,6 +39,8 @@ export interface RecordingOptions {
   redact: readonly string[];
   /** `trial --model-fault`: named in the header, so a replay with another model fault is refused. */
   modelFault?: RecordedModelFault;
+  /** The recording's size budget (default `CASSETTE_LIMITS`, `cassette-budget.ts`); a test seam. */
+  limits?: { keptBytes: number; stopBytes: number };
 }
 
 export class RecordingUpstreamSide implements UpstreamSide {
@@ -47,6 +50,7 @@ export class RecordingUpstreamSide implements UpstreamSide {
   private nextExchange = 1;
   private info: UpstreamInfo = {};
   private readonly fields: ReadonlySet<string>;
+  private readonly budget: CassetteBudget;
 
   constructor(
     private readonly inner: UpstreamSide,
@@ -54,6 +58,7 @@ export class RecordingUpstreamSide implements UpstreamSide {
     private readonly options: RecordingOptions,
   ) {
     this.fields = new Set(options.redact);
+    this.budget = new CassetteBudget(options.limits);
     this.model = {
       request: (request: ChatRequest) => {
         const exchange = this.nextExchange++;
@@ -66,22 +71,23 @@ export class RecordingUpstreamSide implements UpstreamSide {
   }
 
   async connect(): Promise<UpstreamInfo> {
-    const id = this.send('initialize', {});
+    const id = this.send('initialize', {}, true);
     this.info = await this.inner.connect();
     const serverInfo: Record<string, string> = {};
     if (this.info.serverName !== undefined) serverInfo['name'] = this.info.serverName;
     if (this.info.serverVersion !== undefined) serverInfo['version'] = this.info.serverVersion;
-    this.answer(id, { serverInfo, ...(this.info.instructions !== undefined ? { instructions: this.info.instructions } : {}) });
+    const result = { serverInfo, ...(this.info.instructions !== undefined ? { instructions: this.info.instructions } : {}) };
+    this.answer(id, result, true);
     return this.info;
   }
 
   async listTools(): Promise<ToolDescriptor[]> {
-    const id = this.send('tools/list', {});
+    const id = this.send('tools/list', {}, true);
     let tools: ToolDescriptor[];
     try {
       tools = await this.inner.listTools();
     } catch (error) {
-      this.write({ side: 'upstream', dir: 'receive', message: errorMessage(id, -32603, errorText(error)) });
+      this.write({ side: 'upstream', dir: 'receive', message: errorMessage(id, -32603, errorText(error)) }, true);
       throw error;
     }
     this.file.header(
@@ -98,7 +104,7 @@ export class RecordingUpstreamSide implements UpstreamSide {
         ...(this.options.modelFault !== undefined ? { modelFault: this.options.modelFault } : {}),
       }),
     );
-    this.answer(id, { tools });
+    this.answer(id, { tools }, true);
     return tools;
   }
 
@@ -164,22 +170,26 @@ export class RecordingUpstreamSide implements UpstreamSide {
     }
   }
 
-  private send(method: string, params: Record<string, unknown>): number {
+  private send(method: string, params: Record<string, unknown>, opening = false): number {
     const id = this.nextId++;
-    this.write({ side: 'upstream', dir: 'send', message: { jsonrpc: '2.0', id, method, params: this.redacted(params) } });
+    this.write(
+      { side: 'upstream', dir: 'send', message: { jsonrpc: '2.0', id, method, params: this.redacted(params) } },
+      opening,
+    );
     return id;
   }
 
-  private answer(id: number, result: unknown): void {
-    this.write({ side: 'upstream', dir: 'receive', message: { jsonrpc: '2.0', id, result: this.redacted(result) } });
+  private answer(id: number, result: unknown, opening = false): void {
+    this.write({ side: 'upstream', dir: 'receive', message: { jsonrpc: '2.0', id, result: this.redacted(result) } }, opening);
   }
 
   private redacted(value: unknown): unknown {
     return redact(value, this.fields);
   }
 
-  private write(line: CassetteLine): void {
-    this.file.line(lineText(line));
+  /** Writes a line within the recording's size budget; `opening` (initialize, tools/list): always whole. */
+  private write(line: CassetteLine, opening = false): void {
+    for (const text of this.budget.texts(line, opening)) this.file.line(text);
   }
 }
 

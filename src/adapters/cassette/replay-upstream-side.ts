@@ -44,6 +44,10 @@ export class ReplayIndex {
   readonly redacted: ReadonlySet<string>;
   private readonly answers = new Map<string, RecordedAnswer[]>();
   private readonly recorded = new Map<string, number>();
+  /** Calls whose arguments the recording did not keep (past its size budget), by tool name. */
+  private readonly notKept = new Map<string, number>();
+  /** Why the recording stopped early (its size limit), if it did. */
+  private stopped: string | undefined;
 
   constructor(readonly cassette: Cassette) {
     this.redacted = new Set(cassette.header.redacted);
@@ -56,6 +60,7 @@ export class ReplayIndex {
     let info: UpstreamInfo | undefined;
     let initializeId: unknown;
     for (const line of cassette.lines) {
+      if (line.side === 'recording') this.stopped = line.stopped;
       if (line.side !== 'upstream') continue;
       if ('noAnswer' in line) {
         const call = calls.get(line.id);
@@ -69,8 +74,11 @@ export class ReplayIndex {
         if (message['method'] === 'initialize') initializeId = id;
         if (message['method'] !== 'tools/call') continue;
         const meta = ownValue(params, '_meta');
+        const name = String(ownValue(params, 'name'));
+        // A call whose arguments were not kept is never matched: a live call cannot be told to be it.
+        if (line.notKept !== undefined) this.notKept.set(name, (this.notKept.get(name) ?? 0) + 1);
         const call: OpenCall = {
-          key: callKey(String(ownValue(params, 'name')), ownValue(params, 'arguments')),
+          key: line.notKept !== undefined ? `not kept ${String(id)}` : callKey(name, ownValue(params, 'arguments')),
           answer: { progress: [], outcome: { kind: 'replay-miss', detail: 'the recording ends before its answer' } },
           token: isPlainObject(meta) ? ownValue(meta, 'progressToken') : undefined,
         };
@@ -90,6 +98,10 @@ export class ReplayIndex {
         first?.answer.progress.push(params);
       } else if (id === initializeId && info === undefined && isPlainObject(message['result'])) {
         info = infoOf(message['result']);
+      } else if (calls.has(id) && line.notKept !== undefined) {
+        const { bytes, sha256 } = line.notKept;
+        const detail = `the recording did not keep this answer whole (${bytes} bytes, ${sha256}: it had outgrown its size budget)`;
+        this.settle(id, calls, byToken, { kind: 'replay-miss', detail });
       } else if (calls.has(id)) {
         // Judged exactly as a live answer is (incoming-message.ts): one that is no MCP tool result is an
         // invalid answer, never served verbatim.
@@ -105,6 +117,16 @@ export class ReplayIndex {
     const list = this.answers.get(key);
     const next = list?.shift();
     if (next !== undefined) return next;
+    const found = this.missOf(name, key, list);
+    const cut = this.notKept.get(name) ?? 0;
+    const notes = [
+      ...(cut > 0 ? [`the recording's size budget left the arguments of ${cut} call(s) of this tool unkept`] : []),
+      ...(this.stopped !== undefined ? [`the recording stopped early: ${this.stopped}`] : []),
+    ];
+    return notes.length === 0 ? found : { miss: `${found.miss} (${notes.join('; ')})` };
+  }
+
+  private missOf(name: string, key: string, list: RecordedAnswer[] | undefined): { miss: string } {
     if (list !== undefined)
       return { miss: `every recorded answer to tools/call ${JSON.stringify(name)} with these arguments was already used` };
     const prefix = `${JSON.stringify(name)} `;

@@ -30,10 +30,33 @@ export const cassetteHeaderSchema = z
 
 const jsonRpc = z.object({ jsonrpc: z.literal('2.0') }).catchall(z.unknown());
 
+const notKept = z
+  .object({
+    bytes: count.describe('The size of the line it would have been, in bytes.'),
+    sha256: z.string().describe('sha256 of that line, as `sha256:<hex>`.'),
+    preview: z.string().describe('Its first characters.'),
+  })
+  .describe(
+    'The body was not kept: the recording had outgrown its size budget (docs/replay.md). A replay that reaches it is a miss.',
+  );
+
 const message = z.object({
   side: z.literal('upstream'),
   dir: z.enum(['send', 'receive']),
   message: jsonRpc.describe('The JSON-RPC message (a request, a notification, a result or an error), keys sorted.'),
+  notKept: notKept.optional(),
+});
+
+const modelNotKept = z.object({
+  side: z.literal('model'),
+  dir: z.enum(['send', 'receive']),
+  exchange: z.number().int().positive(),
+  notKept,
+});
+
+const stopped = z.object({
+  side: z.literal('recording'),
+  stopped: z.string().describe('Why the recording stopped here: nothing after this line was recorded.'),
 });
 
 const detail = z.string();
@@ -95,10 +118,10 @@ const modelAnswer = z.object({
 });
 
 /** A line after the header. */
-export const cassetteBodyLineSchema = z.union([message, noAnswer, modelRequest, modelAnswer]);
+export const cassetteBodyLineSchema = z.union([message, noAnswer, modelRequest, modelAnswer, modelNotKept, stopped]);
 
 export const cassetteLineSchema = z
-  .union([cassetteHeaderSchema, message, noAnswer, modelRequest, modelAnswer])
+  .union([cassetteHeaderSchema, message, noAnswer, modelRequest, modelAnswer, modelNotKept, stopped])
   .meta({ title: 'Recording line', description: 'One JSON line of a cassette.jsonl (docs/replay.md).' });
 
 sameShape<Same<z.output<typeof cassetteHeaderSchema>, CassetteHeader>>();

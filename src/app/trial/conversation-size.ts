@@ -7,12 +7,13 @@
  * every message's content and tool-call arguments and of the tools offered. A run whose conversation
  * would outgrow it ends there, NOT_TESTED (see `model-conversation.ts`); the other runs go on.
  */
+import { PREVIEW_CHARS } from '../../domain/kept-text.js';
 
 /** The largest conversation (messages and tools, as JSON text, UTF-8 bytes) a run may send. */
 export const MAX_CONVERSATION_BYTES = 32 * 1024 * 1024;
 
 /** How much of a text that does not fit is kept in the transcript, so the run file says what it was. */
-export const PREVIEW_CHARS = 1024;
+export { PREVIEW_CHARS };
 
 /** UTF-8 bytes of a JSON string holding `text` (its escapes included), without building the bytes. */
 export function jsonBytes(text: string): number {

@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../ports/chat-model.port.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
 import { jsonBytes, MAX_CONVERSATION_BYTES, megabytes, PREVIEW_CHARS } from './conversation-size.js';
 import { resultText } from './tool-message.js';
+import { notKeptText } from '../../domain/kept-text.js';
 import type { Transcript } from './transcript.js';
 
 /**
@@ -53,8 +54,7 @@ export class TranscriptBudget {
 
   /** A text past the bound: its head, how much was left out and the hash of the whole. */
   preview(text: string): string {
-    if (text.length <= PREVIEW_CHARS) return text;
-    return `${text.slice(0, PREVIEW_CHARS)}… (${text.length - PREVIEW_CHARS} more characters not kept: the transcript outgrew its limit; sha256:${this.hash(text)})`;
+    return text.length <= PREVIEW_CHARS ? text : notKeptText(text, this.hash(text), 'the transcript outgrew its limit');
   }
 
   /** A request's messages past the bound: how many, their size and the hash of their JSON. */

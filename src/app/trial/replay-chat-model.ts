@@ -10,22 +10,25 @@ import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../d
 import type { CassetteLine, RecordedModelAnswer, RecordedModelFault } from '../../ports/cassette.port.js';
 import type { ChatModel, ChatModelCheck, ChatOutcome, ChatRequest } from '../../ports/chat-model.port.js';
 
-/** One recorded model exchange: the request and its answer. */
+/**
+ * One recorded model exchange: the request and its answer; null for one the recording did not keep whole
+ * (it had outgrown its size budget), which a replay cannot answer.
+ */
 export interface RecordedModelExchange {
-  request: ChatRequest;
-  answer: RecordedModelAnswer;
+  request: ChatRequest | null;
+  answer: RecordedModelAnswer | null;
 }
 
 /** The model exchanges of a recording, in order; an exchange without its answer line is left out. */
 export function recordedModelExchanges(lines: readonly CassetteLine[]): RecordedModelExchange[] {
-  const requests = new Map<number, ChatRequest>();
+  const requests = new Map<number, ChatRequest | null>();
   const exchanges: RecordedModelExchange[] = [];
   for (const line of lines) {
     if (line.side !== 'model') continue;
-    if (line.dir === 'send') requests.set(line.exchange, line.request);
+    if (line.dir === 'send') requests.set(line.exchange, 'notKept' in line ? null : line.request);
     else {
       const request = requests.get(line.exchange);
-      if (request !== undefined) exchanges.push({ request, answer: line.answer });
+      if (request !== undefined) exchanges.push({ request, answer: 'notKept' in line ? null : line.answer });
     }
   }
   return exchanges;
@@ -37,7 +40,7 @@ export function recordedModelExchanges(lines: readonly CassetteLine[]): Recorded
  * replay), and the request after it must then be the recorded one after the fault.
  */
 export function withoutInjectedFaults(exchanges: readonly RecordedModelExchange[]): RecordedModelExchange[] {
-  return exchanges.filter(({ answer }) => !('error' in answer && answer.modelFault !== undefined));
+  return exchanges.filter(({ answer }) => !(answer !== null && 'error' in answer && answer.modelFault !== undefined));
 }
 
 /** A model fault as a recording's header names it: `--model-fault` and `--model-fault-on` as the flags write them. */
@@ -80,13 +83,15 @@ export class ReplayChatModel implements ChatModel {
     const difference =
       recorded === undefined
         ? `the recording holds ${this.exchanges.length} model request(s), none more`
-        : firstDifference(recorded.request, request);
+        : recorded.request === null || recorded.answer === null
+          ? 'the recording did not keep it whole (it had outgrown its size budget), so it cannot be replayed'
+          : firstDifference(recorded.request, request);
     if (difference !== null) {
       this.stopped = `${MODEL_REPLAY_MISMATCH}: model request ${number} is not the recorded one: ${difference}`;
       return Promise.resolve(refused(this.stopped));
     }
     this.next += 1;
-    const answer = recorded!.answer;
+    const answer = recorded!.answer!;
     if ('error' in answer)
       // Live, the run asked again only if the recording goes on: the recorded failure is retryable then.
       return Promise.resolve({
