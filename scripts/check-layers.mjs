@@ -66,7 +66,8 @@ for (const [layer, rule] of Object.entries(rules)) {
     }
   }
 }
-const LATE_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'pino'];
+// OpenTelemetry loads only with --otel (a dynamic import of src/adapters/otel/), never at start-up.
+const LATE_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'pino', '@opentelemetry'];
 const LATE_FOLDERS = ['src/domain/trial/index.ts', 'src/domain/statistics/'];
 const staticImport = /(?:^|\n)\s*(import|export)\s(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 const pending = ['src/cli/bin.ts', 'src/cli/proxy-run.ts'].map((file) => join(root, file));
