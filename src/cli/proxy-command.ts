@@ -7,14 +7,16 @@ import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
 import { EFFECTS_FLAG_HELP } from './effects-flags.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
+import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineProxyCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command(
     'proxy',
     "Chaos proxy in front of a real MCP server (a stdio command or an HTTP URL); put it in your agent's MCP config",
   );
-  for (const [flag, description] of [...PROXY_FLAG_HELP, ...EFFECTS_FLAG_HELP])
+  for (const [flag, description] of [...PROXY_FLAG_HELP, ...EFFECTS_FLAG_HELP, ...OTEL_FLAG_HELP])
     command.option(`--${flag} <value>`, description, { type: [String] });
+  command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
   command.example(`${PROGRAM_NAME} proxy --upstream-command node --upstream-arg dist/server.js --scenario F1`);
   command.action(async () => (await import('./proxy-run.js')).runProxy(context.values, context.io));
 }

@@ -24,10 +24,13 @@ import { writeNotice, type CliIo } from './io.js';
 import { listenWarning } from './listen-warning.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import { parseEffectsFlags } from './effects-flags.js';
+import { parseOtelFlags } from './otel-flags.js';
+import { startTracer, stopTracer, TRACE_SHUTDOWN_MS } from './otel-run.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
   const effects = parseEffectsFlags(values);
+  const otel = parseOtelFlags(values, io.env);
   if (effects !== null && flags.upstreamReplay !== undefined)
     throw new UsageError(
       `--effects-${effects.command !== undefined ? 'command' : 'tool'} reads a live backend: a recording (--upstream-replay) has none to read`,
@@ -42,6 +45,9 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       "--redact is for the recording and the journal's payloads, which the proxy writes with --journal FILE --journal-payloads on: give those too",
     );
   const replay = await loadReplay(flags, io);
+  // --otel: OpenTelemetry loads while the upstream starts (and not at all without it).
+  const tracerLoading = startTracer(otel);
+  tracerLoading.catch(() => undefined);
   const modelGateway = flags.modelGateway === undefined ? undefined : await startModelGateway(flags.modelGateway, notice);
   let upstream: UpstreamSide;
   try {
@@ -93,6 +99,16 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       async () =>
         new (await import('../adapters/stdio-agent/index.js')).StdioAgentSide({ stdin: io.stdin, stdout: io.stdout }, { logger }),
     );
+  let tracer: Awaited<typeof tracerLoading>;
+  try {
+    tracer = await tracerLoading;
+  } catch (error) {
+    journal?.close();
+    await listener?.close();
+    await modelGateway?.close();
+    await reportDir?.removeIfUnused();
+    throw new FatalError(`--otel: the OpenTelemetry exporter could not be loaded: ${errorMessage(error)}`);
+  }
   const random = flags.seed === undefined ? systemRandom() : SeededRandom.fromSeed(flags.seed);
   // The seed is part of the report's configuration block whenever something draws from it.
   const seeded = flags.scenario.mode === 'chaos' || flags.scenario.latency !== undefined;
@@ -118,6 +134,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
       random,
       logger,
       notice,
+      ...(tracer !== undefined ? { tracer, tracePayloads: otel?.payloads === true } : {}),
     },
     {
       scenario,
@@ -152,6 +169,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     if (ready) printReady();
     const exit = await service.done;
     if (exit.code !== 0 || exit.reason !== AGENT_DISCONNECTED) notice(`stopped: ${exit.reason}`);
+    await stopTracer(tracer, notice);
     if (exit.endLine !== null) notice(exit.endLine);
     if (flags.reportHtml !== undefined) {
       const report = sink?.targetPath ?? reportDir?.path;
@@ -165,6 +183,8 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     }
     return exit.code;
   } finally {
+    // A start that failed: whatever spans there are still leave (the summary line is for a run).
+    await tracer?.shutdown(TRACE_SHUTDOWN_MS);
     await modelGateway?.close();
     journal?.close();
     removeSignalHandler();

@@ -48,6 +48,10 @@ export interface CallEvent {
   source?: RepeatSource;
   /** `received`: the call's arguments, verbatim (a reference). */
   arguments?: unknown;
+  /** `received`: the request's `params._meta`, when it has one (a reference; `--otel` reads its `traceparent`). */
+  meta?: Record<string, unknown>;
+  /** `received`: the JSON-RPC id of the agent's request, when the agent side knows it. */
+  requestId?: string | number;
   /** `injected`, `answered` (the upstream's result, when it sent one) and `delivered`: the result (a reference). */
   result?: ToolCallResult;
 }

@@ -6,6 +6,7 @@
 import type { ExecutionOutcome } from '../../domain/attempt.js';
 import { repliesTimeout } from '../../domain/faults/index.js';
 import type { CallDecision } from '../../domain/call-attempt.js';
+import type { CallOrigin } from '../../domain/attribution.js';
 import type { AgentTold, CallEvent, CallEventSink, CallStep, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
@@ -19,9 +20,11 @@ export interface CallEventsDeps {
 export class CallEvents {
   constructor(private readonly deps: CallEventsDeps) {}
 
-  received(decision: CallDecision, request: ToolCallRequest): void {
+  received(decision: CallDecision, request: ToolCallRequest, origin?: CallOrigin): void {
     const event = this.event('received', decision, request.name);
     event.arguments = request.arguments;
+    if (request.meta !== undefined) event.meta = request.meta;
+    if (origin?.requestId !== undefined) event.requestId = origin.requestId;
     this.deps.sink.callEvent(event);
   }
 

@@ -56,6 +56,11 @@ export interface CallPipelineDeps {
   events?: CallEventsDeps;
   /** Waits for `--latency` and `--hold`; required when the session's scenario has either. */
   timer?: Timer;
+  /**
+   * `--otel`: the `_meta` fields that carry a forwarded attempt's trace context to the upstream
+   * (`traceparent`, `tracestate`), asked right after its `forwarded` event; absent: `_meta` goes as it came.
+   */
+  upstreamMeta?(attempt: number): Record<string, string> | undefined;
 }
 
 /** The timer of a session that never waits (no latency, no hold): the pipeline does not call it. */
@@ -174,7 +179,10 @@ export class CallPipeline {
   ): Promise<{ outcome: UpstreamCallOutcome; judged: JudgedAnswer; replacement: ToolCallResult | null }> {
     attempt.forwarded();
     if (options !== null) this.events?.forwarded(attempt, request.name);
-    const outcome = options === null ? CANCELLED_BEFORE_FORWARDING : await this.deps.upstream.callTool(request, options);
+    const outcome =
+      options === null
+        ? CANCELLED_BEFORE_FORWARDING
+        : await this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), options);
     this.deps.onUpstreamOutcome?.(request.name, outcome);
     const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
     const replacement = attempt.answered(judged.execution);
@@ -192,6 +200,12 @@ export class CallPipeline {
   private settled(): void {
     this.inFlight--;
     if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** The request as the upstream gets it: with `--otel`, the trace context of its client span in `_meta`. */
+  private outgoing(attempt: number, request: ToolCallRequest): ToolCallRequest {
+    const trace = this.deps.upstreamMeta?.(attempt);
+    return trace === undefined ? request : { ...request, meta: { ...request.meta, ...trace } };
   }
 
   /** Forwarded calls not yet answered by the upstream (including those waiting for their report write). */
@@ -215,7 +229,7 @@ export class CallPipeline {
     const { session, publish } = this.deps;
     const attempt = session.receive(request.name, request.arguments, origin);
     const events = this.events;
-    events?.received(attempt, request);
+    events?.received(attempt, request, origin);
     let record: CallRecord;
     let upstreamDid: ExecutionOutcome['kind'] | null = null;
     if (!attempt.forward) {

@@ -36,6 +36,7 @@ import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { ReportPublisher } from './report-publisher.js';
 import { forwardRequest } from './forwarded-request.js';
 import { budgeted, NotificationBudget, type AgentRelay } from './agent-relay.js';
+import type { SessionTrace } from '../tracing/session-trace.js';
 
 export interface JudgedSessionContext {
   sessionId: string;
@@ -62,6 +63,8 @@ export interface JudgedSessionContext {
   journal?: JournalSession | null;
   /** Other observers of the call events (the per-call lines of `--log-level info`). */
   callObservers?: readonly CallEventSink[];
+  /** `--otel`: this session's spans (docs/traces.md); absent: no traces. */
+  trace?: SessionTrace;
   /** R-14: the model's side of the agent, when the harness sees it (a trial run); absent: plain proxy. */
   modelSide?: ModelSide;
   /**
@@ -169,6 +172,7 @@ export class JudgedSession implements AgentSessionHandler {
         if (outcome.kind === 'too-large') ctx.onUpstreamTooLarge(outcome.detail);
       },
       ...eventsOf(ctx),
+      ...(ctx.trace !== undefined ? { upstreamMeta: (attempt: number) => ctx.trace!.upstreamMeta(attempt) } : {}),
     });
   }
 
@@ -280,6 +284,7 @@ export class JudgedSession implements AgentSessionHandler {
           ? { verdict: outcome.verdict, score: outcome.score }
           : { verdict: 'NOT_TESTED', score: null, reportError: this.reportError },
       );
+      this.ctx.trace?.ended(this.evaluation, this.effects, this.reportError ?? undefined);
     })();
     return this.ended;
   }
@@ -312,7 +317,11 @@ function delay(ms: number): Promise<void> {
 
 /** The pipeline's call-event observers: the journal first, then the others; nothing when none. */
 function eventsOf(ctx: JudgedSessionContext) {
-  const sinks: CallEventSink[] = [...(ctx.journal ? [ctx.journal] : []), ...(ctx.callObservers ?? [])];
+  const sinks: CallEventSink[] = [
+    ...(ctx.journal ? [ctx.journal] : []),
+    ...(ctx.callObservers ?? []),
+    ...(ctx.trace ? [ctx.trace] : []),
+  ];
   if (sinks.length === 0) return {};
   const sink: CallEventSink = sinks.length === 1 ? sinks[0]! : { callEvent: (event) => sinks.forEach((s) => s.callEvent(event)) };
   return { events: { sink, clock: ctx.clock } };

@@ -24,6 +24,8 @@ import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamExit, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { Journal } from '../../ports/journal.port.js';
+import type { Tracer } from '../../ports/tracer.port.js';
+import { SessionTrace } from '../tracing/session-trace.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import { scenarioName } from '../../domain/verdict.js';
 import { CallLines } from './call-lines.js';
@@ -98,6 +100,10 @@ export interface ProxyDeps {
   effectsUpstream?: Pick<UpstreamSide, 'callTool'>;
   /** Runs a command view (`--effects-command`) in `cwd`; absent: a command view has no runner. */
   effectsCommand?: { runner: RecordsCommand; cwd: string };
+  /** `--otel`: where each session's spans go (docs/traces.md); absent: no traces, nothing loaded. */
+  tracer?: Tracer;
+  /** `--otel-payloads on`: the spans also hold the calls' arguments and answers. */
+  tracePayloads?: boolean;
 }
 
 /** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
@@ -255,7 +261,19 @@ export class ProxyService {
       ...(this.deps.callObservers?.(sessionId, ordinal) ?? []),
     ];
     const effects = this.openEffectsRun();
+    const tracer = this.deps.tracer;
+    const trace =
+      tracer === undefined
+        ? undefined
+        : new SessionTrace(tracer, {
+            ordinal,
+            scenario: this.config.scenario,
+            transport: listen ? 'tcp' : 'pipe',
+            payloads: this.deps.tracePayloads === true,
+            ...(listen ? { mcpSessionId: sessionId } : {}),
+          });
     const session = new JudgedSession({
+      ...(trace !== undefined ? { trace } : {}),
       ...(effects !== undefined ? { effects } : {}),
       sessionId,
       scenario: this.config.scenario,

@@ -1,0 +1,238 @@
+/**
+ * One agent session in the user's traces (`--otel`, `docs/traces.md`): a span for the session and, for
+ * each of its tool calls, a server span (what the agent's request got from the proxy) and a client span
+ * (the request the proxy sent on to the upstream), named and attributed by the OpenTelemetry MCP
+ * conventions (`{mcp.method.name} {gen_ai.tool.name}`: `tools/call create_booking`), with the harness's
+ * own facts in `cuonztech.*` (the fault, whether the upstream executed the call, the operation, the
+ * attempt). When the session ends, its verdicts are the GenAI conventions' evaluation events
+ * (`gen_ai.evaluation.result`) on the session span, so the viewer tells the report's story.
+ *
+ * Context: a `traceparent` in the agent's `_meta` makes the call's server span its child (the session span
+ * becomes a link); a malformed one is ignored and the call nests under the session span. The client
+ * span's own context goes to the upstream in `_meta` ({@link upstreamMeta}).
+ *
+ * It is an observer of the call pipeline (a {@link CallEventSink}): cheap, synchronous, never throws into
+ * a call. Arguments and answers are never put in a span unless `payloads` is on (`--otel-payloads on`).
+ */
+import { canonicalJson } from '../../domain/json.js';
+import type { EvaluationSession } from '../../domain/session.js';
+import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { evaluate, violationsOf } from '../../domain/report.js';
+import type { EffectsReport } from '../../domain/effects/effects-report.js';
+import type { CallEvent, CallEventSink, UpstreamVerdict } from '../../ports/call-events.port.js';
+import type { Attributes, TraceSpan, Tracer } from '../../ports/tracer.port.js';
+
+/** The longest argument or answer text put in a span with `--otel-payloads on`. */
+export const PAYLOAD_LIMIT = 8_192;
+
+export interface SessionTraceInfo {
+  /** The MCP session id (Streamable HTTP); absent over stdio, which has none. */
+  mcpSessionId?: string;
+  /** The session's number in the proxy's run (from 1). */
+  ordinal: number;
+  scenario: ScenarioConfig;
+  /** `pipe` for stdio, `tcp` for HTTP (the conventions' `network.transport`). */
+  transport: 'pipe' | 'tcp';
+  /** Put the calls' arguments and answers in the spans (`--otel-payloads on`). */
+  payloads: boolean;
+}
+
+interface CallSpans {
+  server: TraceSpan;
+  client: TraceSpan | null;
+  /** The agent has its answer (the server span has ended). */
+  delivered: boolean;
+  /** Nothing more will reach the upstream: injected, answered, or never sent. */
+  settled: boolean;
+}
+
+/** `cuonztech.executed`: whether the upstream executed the call, as far as the proxy knows. */
+function executedOf(upstream: UpstreamVerdict | null | undefined): 'true' | 'false' | 'unknown' {
+  if (upstream === 'executed') return 'true';
+  if (upstream === 'rejected' || upstream === 'unavailable' || upstream === null) return 'false';
+  return 'unknown';
+}
+
+function payloadText(value: unknown): string {
+  const text = canonicalJson(value);
+  return text.length > PAYLOAD_LIMIT ? `${text.slice(0, PAYLOAD_LIMIT)}…` : text;
+}
+
+const MCP_CALL = 'tools/call';
+
+export class SessionTrace implements CallEventSink {
+  private readonly span: TraceSpan;
+  private readonly calls = new Map<number, CallSpans>();
+  private finished = false;
+
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly info: SessionTraceInfo,
+  ) {
+    this.span = tracer.startSpan('cuonztech.session', {
+      kind: 'internal',
+      attributes: {
+        // The fault's id, or the mode without one (`chaos`, `none`).
+        'cuonztech.scenario': info.scenario.mode === 'scenario' ? info.scenario.id : info.scenario.mode,
+        'cuonztech.session.ordinal': info.ordinal,
+        ...(info.mcpSessionId !== undefined ? { 'mcp.session.id': info.mcpSessionId } : {}),
+      },
+    });
+  }
+
+  /** The W3C context of the session span (a trial run's spans nest under it). */
+  get sessionSpan(): TraceSpan {
+    return this.span;
+  }
+
+  callEvent(event: CallEvent): void {
+    switch (event.step) {
+      case 'received':
+        return this.received(event);
+      case 'injected':
+        return this.injected(event);
+      case 'forwarded':
+        return this.forwarded(event);
+      case 'answered':
+        return this.answered(event);
+      case 'delivered':
+        return this.delivered(event);
+    }
+  }
+
+  /** The `_meta` fields that carry the client span of `attempt` to the upstream; undefined: none. */
+  upstreamMeta(attempt: number): Record<string, string> | undefined {
+    return this.calls.get(attempt)?.client?.context();
+  }
+
+  private common(event: CallEvent): Attributes {
+    const attributes: Attributes = {
+      'mcp.method.name': MCP_CALL,
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': event.tool,
+      'cuonztech.attempt': event.attempt,
+      'cuonztech.call.class': event.callClass,
+    };
+    if (this.info.mcpSessionId !== undefined) attributes['mcp.session.id'] = this.info.mcpSessionId;
+    if (event.operation !== null) attributes['cuonztech.operation.id'] = event.operation;
+    if (event.fault !== null) attributes['cuonztech.fault'] = event.fault;
+    return attributes;
+  }
+
+  private received(event: CallEvent): void {
+    const attributes = this.common(event);
+    attributes['network.transport'] = this.info.transport;
+    if (event.requestId !== undefined) attributes['jsonrpc.request.id'] = String(event.requestId);
+    if (this.info.payloads && event.arguments !== undefined)
+      attributes['gen_ai.tool.call.arguments'] = payloadText(event.arguments);
+    const server = this.tracer.startSpan(`${MCP_CALL} ${event.tool}`, {
+      kind: 'server',
+      parent: this.span,
+      ...(event.meta !== undefined ? { remoteParent: event.meta } : {}),
+      attributes,
+    });
+    // R-14: who sent this write again.
+    if (event.source !== undefined) server.addEvent('cuonztech.repeat', { 'cuonztech.repeat.source': event.source });
+    this.calls.set(event.attempt, { server, client: null, delivered: false, settled: false });
+  }
+
+  private injected(event: CallEvent): void {
+    const call = this.calls.get(event.attempt);
+    if (call === undefined) return;
+    call.settled = true;
+    call.server.setAttributes({ 'cuonztech.injected': true, 'cuonztech.executed': 'false' });
+  }
+
+  private forwarded(event: CallEvent): void {
+    const call = this.calls.get(event.attempt);
+    if (call === undefined) return;
+    call.client = this.tracer.startSpan(`${MCP_CALL} ${event.tool}`, {
+      kind: 'client',
+      parent: call.server,
+      attributes: this.common(event),
+    });
+  }
+
+  private answered(event: CallEvent): void {
+    const call = this.calls.get(event.attempt);
+    if (call === undefined) return;
+    const executed = executedOf(event.upstream);
+    const facts: Attributes = { 'cuonztech.executed': executed, 'cuonztech.upstream.outcome': event.upstream ?? 'unknown' };
+    if (event.replaced === true) facts['cuonztech.answer.replaced'] = true;
+    call.server.setAttributes(facts);
+    const client = call.client;
+    if (client !== null) {
+      client.setAttributes(facts);
+      if (this.info.payloads && event.result !== undefined)
+        client.setAttributes({ 'gen_ai.tool.call.result': payloadText(event.result) });
+      if (event.upstream === 'unknown') client.fail(event.reason ?? 'unknown', 'the upstream gave no usable answer');
+      else if (event.result?.isError === true) client.fail('tool_error');
+      else if (event.upstream === 'unavailable') client.fail('unavailable', 'the upstream was not reachable');
+      client.end();
+    }
+    call.settled = true;
+    if (call.delivered) this.calls.delete(event.attempt);
+  }
+
+  private delivered(event: CallEvent): void {
+    const call = this.calls.get(event.attempt);
+    if (call === undefined) return;
+    const server = call.server;
+    // A late write (land-after) is told its time-out before it is forwarded: it reaches the upstream later.
+    const lands = call.client === null && !call.settled && event.replaced === true;
+    server.setAttributes({
+      'cuonztech.agent.told': event.told ?? 'answer',
+      ...(lands ? {} : { 'cuonztech.executed': executedOf(event.upstream) }),
+    });
+    if (event.told === 'timeout') server.fail('timeout', 'the agent was told the call timed out');
+    else if (event.told === 'error') server.fail('tool_error');
+    else if (event.told === 'cancelled') server.fail('cancelled', 'the agent cancelled the call');
+    server.end();
+    call.delivered = true;
+    if (!lands) {
+      call.client?.end();
+      this.calls.delete(event.attempt);
+    }
+  }
+
+  /**
+   * The session has ended: its verdicts as evaluation events and attributes on the session span, then the
+   * spans still open (calls the end cut short) and the session span end.
+   */
+  ended(session: EvaluationSession, effects: EffectsReport | undefined, reportError?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const call of this.calls.values()) {
+      call.client?.setAttributes({ 'cuonztech.executed': 'unknown' });
+      call.client?.end();
+      call.server.end();
+    }
+    this.calls.clear();
+    if (reportError !== undefined) {
+      this.span.fail('report_error', reportError);
+      this.span.end();
+      return;
+    }
+    const { verdict, score, patches } = evaluate(session);
+    this.span.setAttributes({
+      'cuonztech.verdict': verdict.verdict,
+      ...(score.overall !== null ? { 'cuonztech.score': score.overall } : {}),
+      ...(patches.length > 0 ? { 'cuonztech.patches': patches.map((p) => p.id) } : {}),
+    });
+    this.evaluation('duplicate_execution', verdict.verdict, verdict.reason, score.overall);
+    const sources = new Set<string>();
+    for (const v of violationsOf(session.violating)) if (v.duplicate !== undefined) sources.add(v.duplicate.source ?? 'unknown');
+    for (const source of sources) this.evaluation('duplicate_source', source, `a duplicate execution sent again by: ${source}`);
+    if (effects !== undefined) this.evaluation('effects', effects.verdict, effects.explanation ?? effects.reason);
+    this.span.end();
+  }
+
+  private evaluation(name: string, label: string, explanation: string, score: number | null = null): void {
+    this.span.addEvent('gen_ai.evaluation.result', {
+      'gen_ai.evaluation.name': name,
+      'gen_ai.evaluation.score.label': label,
+      ...(score !== null ? { 'gen_ai.evaluation.score.value': score } : {}),
+      'gen_ai.evaluation.explanation': explanation,
+    });
+  }
+}
