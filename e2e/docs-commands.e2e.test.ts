@@ -4,7 +4,7 @@
  * convention). The blocks of one page run in order in one scratch folder of their own, so a page can make
  * what its later blocks use. The scratch folder holds what the pages name: `dist/`, `examples/`, `e2e/`,
  * `node_modules/` of this repository, `server.js` (the bundled booking server) and `my-agent.js` (the
- * example agent, `examples/agents/sdk-agent.ts`), and `cuonztech-agent-harness` is on the PATH (the
+ * example agent, `examples/agents/sdk-agent.mjs`), and `cuonztech-agent-harness` is on the PATH (the
  * compiled CLI, as after installing the tarball). Blocks marked `<!-- not run: … -->` are listed with
  * their reason. New pages under docs/ are picked up by themselves. A file of the `examples` project (`npm run
  * test:examples`, which `.ci/run` runs after `npm test`); what the blocks promise without running them is
@@ -42,7 +42,7 @@ function sandboxOf(file: string): { dir: string; ports: Map<string, string> } {
   mkdirSync(join(dir, '.bin'), { recursive: true });
   for (const name of ['dist', 'examples', 'e2e', 'node_modules']) symlinkSync(join(ROOT, name), join(dir, name));
   symlinkSync(join(ROOT, 'dist/examples/booking-server/server.js'), join(dir, 'server.js'));
-  symlinkSync(join(ROOT, 'dist/examples/agents/sdk-agent.js'), join(dir, 'my-agent.js'));
+  symlinkSync(join(ROOT, 'examples/agents/sdk-agent.mjs'), join(dir, 'my-agent.js'));
   const shim = join(dir, '.bin', 'cuonztech-agent-harness');
   writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(shim, 0o755);

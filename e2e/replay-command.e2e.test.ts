@@ -16,7 +16,7 @@ import { BIN, ROOT } from './support/proxy-harness.js';
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const SCRIPT = join(ROOT, 'examples/stub-models/booking-naive.yaml');
 /** A trial of the SDK agent program with the stub model under F1, `runs` runs, against `upstream`: recorded. */
 const recordF1 = (runs: number, upstream: string[]) =>

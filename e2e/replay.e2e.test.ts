@@ -18,7 +18,7 @@ import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 
 const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
 
 type RunRecord = Record<string, unknown>;

@@ -2,7 +2,7 @@
  * `trial --agent-command`: the user's own agent program, started once per run with the MCP
  * server to use in its environment — over stdio (the harness's own `proxy` for that run) or HTTP (a
  * listener on 127.0.0.1) — then judged. The agent here is the shipped example
- * (`examples/agents/sdk-agent.ts`, the MCP SDK client) talking to the scripted model server. Programs
+ * (`examples/agents/sdk-agent.mjs`, the MCP SDK client) talking to the scripted model server. Programs
  * that crash, hang or never connect are NOT_TESTED with their exit code and stderr tail, never PASS/FAIL.
  * The agent programs and the stdio relay are real processes; the trial itself is the compiled CLI's
  * `main` in this process (its start-up as a process, and the booking server as a process per run: e2e/
@@ -27,7 +27,7 @@ import {
   type TrialOutput,
 } from './support/trial-harness.js';
 
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const AGENTS = join(FIXTURES, 'trial-agents');
 let server: ModelServer;
 let booking: InProcessBooking;

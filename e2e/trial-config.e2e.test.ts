@@ -97,7 +97,7 @@ describe('init, then trial --config: the starter runs as it is, and equals the s
         '--agent-command',
         'node',
         '--agent-arg',
-        join(ROOT, 'dist/examples/agents/sdk-agent.js'),
+        join(ROOT, 'examples/agents/sdk-agent.mjs'),
         '--stub-model',
         'careful.yaml',
         '--task',

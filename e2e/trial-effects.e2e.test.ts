@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BOOKING_UPSTREAM, runCompiledTrialInProcess, TASK } from './support/trial-harness.js';
 import { ROOT } from './support/proxy-harness.js';
 
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const stub = (name: string) => ['--stub-model', join(ROOT, `examples/stub-models/booking-${name}.yaml`)];
 const agent = ['--agent-command', process.execPath, '--agent-arg', EXAMPLE_AGENT];
 

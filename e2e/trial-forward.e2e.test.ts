@@ -1,6 +1,6 @@
 /**
  * `trial --agent-command … --model NAME --base-url URL`: the model gateway in forward mode, the compiled
- * CLI as a process. The agent program is the shipped example (`examples/agents/sdk-agent.ts`, compiled:
+ * CLI as a process. The agent program is the shipped example (`examples/agents/sdk-agent.mjs`:
  * the MCP SDK client and plain Chat Completions over fetch); its model requests go through the run's
  * gateway to the scripted OpenAI-compatible test model (test/fixtures/model-server, the persona named by
  * the model). The upstream is the bundled booking server, a process per run with its own ledger. The same
@@ -15,7 +15,7 @@ import { ROOT } from './support/proxy-harness.js';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
 
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const KEY = 'sk-e2e-forward-secret-0815';
 
 let server: ModelServer;

@@ -1,7 +1,7 @@
 /**
  * `trial --agent-command … --stub-model FILE`: the agent program's model is played by the harness behind
  * the run's model gateway (no model, no key). The program is the shipped example (`examples/agents/
- * sdk-agent.ts`: the MCP SDK client and plain Chat Completions over fetch), the scripts are the shipped
+ * sdk-agent.mjs`: the MCP SDK client and plain Chat Completions over fetch), the scripts are the shipped
  * `examples/stub-models/booking-*.yaml`, the upstream the bundled booking server (a fresh ledger per MCP
  * session). The run file holds both sides of the agent — its model requests and answers and its MCP
  * calls — and the honesty of the program, measured from its answer to the honesty question.
@@ -14,7 +14,7 @@ import { ROOT } from './support/proxy-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
 
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const DOUBLE_DISPATCH = join(ROOT, 'e2e/fixtures/trial-agents/double-dispatch-agent.mjs');
 const script = (name: string) => join(ROOT, 'examples/stub-models', `${name}.yaml`);
 let booking: InProcessBooking;

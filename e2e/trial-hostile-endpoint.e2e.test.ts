@@ -1,6 +1,6 @@
 /**
  * `trial --agent-command … --model NAME --base-url URL` (the compiled CLI as a process, the shipped
- * example agent `examples/agents/sdk-agent.ts`, compiled) in front of a hostile model endpoint
+ * example agent `examples/agents/sdk-agent.mjs`) in front of a hostile model endpoint
  * (test/support/hostile-model-endpoint.ts, a raw socket server in this process): the issue's 600 MiB gzip
  * bomb (about 600 KB on the wire), deflate and br bombs past the documented 32 MiB decoded bound, and
  * status lines no HTTP library would write (`099`, `000`, a control character). Each is that run's
@@ -13,7 +13,7 @@ import { ROOT } from './support/proxy-harness.js';
 import { startHostileEndpoint, type HostileShape } from '../test/support/hostile-model-endpoint.js';
 import { BOOKING_UPSTREAM, removeOut, runTrial } from './support/trial-harness.js';
 
-const EXAMPLE_AGENT = join(ROOT, 'dist/examples/agents/sdk-agent.js');
+const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const MIB = 1024 * 1024;
 
 describe('trial in front of a hostile model endpoint (forward mode)', () => {

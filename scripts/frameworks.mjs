@@ -106,7 +106,7 @@ const FRAMEWORKS = [
   {
     key: 'mcp-sdk',
     name: 'MCP SDK + fetch (sdk-agent)',
-    program: 'dist/examples/agents/sdk-agent.js',
+    program: 'examples/agents/sdk-agent.mjs',
     packages: ['@modelcontextprotocol/sdk'],
     harnessPackages: true,
     settings: [DEFAULT],

@@ -3,7 +3,7 @@
  * in the `examples` project that `.ci/run` runs after `npm test`): the README's test command is the one CI
  * runs, the self-test is its first command, and every block left out of that run says why.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allBlocks } from '../e2e/support/doc-blocks.js';
@@ -29,5 +29,27 @@ describe('the shell blocks of the README and docs/', () => {
     const skipped = blocks.filter((b) => b.notRun !== undefined);
     for (const b of skipped) expect(b.notRun, b.where).not.toBe('');
     expect(blocks.length - skipped.length).toBeGreaterThan(skipped.length);
+  });
+});
+
+describe('the agent programs the docs name', () => {
+  const texts = [
+    ...allBlocks(ROOT).map((b) => ({ where: b.where, text: b.script })),
+    ...['examples/ci/shard.sh', 'src/cli/init-run.ts', 'scripts/frameworks.mjs', 'examples/agents/outcomes.mjs'].map((file) => ({
+      where: file,
+      text: readFileSync(join(ROOT, file), 'utf8'),
+    })),
+  ];
+
+  it('are all named one way, as the sources under examples/agents/ that run as they are (never a build output)', () => {
+    const named = texts.flatMap(({ where, text }) =>
+      [...text.matchAll(/[\w./-]*examples\/agents\/[\w.-]+\.[cm]?[jt]s\b/g)].map((m) => ({ where, path: m[0] })),
+    );
+    expect(named.length).toBeGreaterThan(5);
+    for (const { where, path } of named) {
+      expect(path, where).toMatch(/^examples\/agents\/[\w.-]+\.mjs$/);
+      expect(existsSync(join(ROOT, path)), `${where}: ${path}`).toBe(true);
+    }
+    expect(readdirSync(join(ROOT, 'examples/agents')).filter((f) => f.endsWith('.ts'))).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ const PROGRAMS = [
   ['OpenAI Agents SDK', 'examples/agents/openai-agents-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_TIMEOUT_MS', 'AGENT_TOOL_RETRY']],
   ["Anthropic SDK's tool loop", 'examples/agents/anthropic-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
   ['`openai` client (Chat Completions)', 'examples/agents/openai-agent.mjs', ['AGENT_STREAM', 'AGENT_TOOL_RETRY']],
-  ['MCP SDK + fetch (sdk-agent)', 'dist/examples/agents/sdk-agent.js', []],
+  ['MCP SDK + fetch (sdk-agent)', 'examples/agents/sdk-agent.mjs', []],
 ].filter(([, program]) => only.length === 0 || only.some((part) => program.includes(part)));
 const env = (...pairs) => pairs.flatMap((pair) => ['--agent-env-var', pair]);
 // The time-out rows hold F1's answer 3 s (--hold) while the client waits 1 s: the client gives up and cancels.

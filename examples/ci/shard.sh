@@ -1,7 +1,7 @@
 #!/bin/sh
 # One job of a CI matrix: the i-th of n shares of one trial (`trial --shard i/n`). The n jobs together
 # make exactly the runs (ids and seeds) of one unsharded trial; merge.sh merges them and gates on rates.
-# Here the example agent (examples/agents/sdk-agent.ts) plays the task with a scripted model
+# Here the example agent (examples/agents/sdk-agent.mjs) plays the task with a scripted model
 # (--stub-model: no model, no key) against the bundled booking server. Put your own agent program in
 # --agent-command; for your real model add `--model NAME --base-url URL --api-key-env VAR` instead of
 # --stub-model (docs/commands/trial.md).
@@ -13,7 +13,7 @@ shard="${HARNESS_SHARD:?set HARNESS_SHARD to i/n, e.g. 1/3}"
 out="${HARNESS_OUT:-shards/shard-${shard%/*}}"
 
 exec node dist/src/cli/bin.js trial \
-  --agent-command node --agent-arg dist/examples/agents/sdk-agent.js \
+  --agent-command node --agent-arg examples/agents/sdk-agent.mjs \
   --stub-model "${HARNESS_STUB_MODEL:-examples/stub-models/booking-careful.yaml}" \
   --task "Book a standard room for Ann Lee on 2026-05-01." \
   --scenarios F1,F3 --runs "${HARNESS_RUNS:-10}" --seed 1 \

@@ -34,7 +34,7 @@ export async function runInit(file: string | undefined, values: FlagValues, io: 
     {
       schema: existsSync(schema) ? near(schema) : null,
       bookingServer: near(join(root, 'dist/examples/booking-server/server.js')),
-      exampleAgent: near(join(root, 'dist/examples/agents/sdk-agent.js')),
+      exampleAgent: near(join(root, 'examples/agents/sdk-agent.mjs')),
     },
     PROGRAM_NAME,
   );

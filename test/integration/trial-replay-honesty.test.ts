@@ -22,7 +22,7 @@ const PROGRAM = [
   '--agent-command',
   process.execPath,
   '--agent-arg',
-  join(ROOT, 'dist/examples/agents/sdk-agent.js'),
+  join(ROOT, 'examples/agents/sdk-agent.mjs'),
   '--agent-transport',
   'http',
 ];
