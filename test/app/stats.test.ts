@@ -6,6 +6,7 @@ import { parseReportDocument } from '../../src/adapters/report-files/report-sche
 import { carefulF1, documentOf } from '../support/report-docs.js';
 import { runFactsFromRunFile } from '../../src/app/stats/run-facts-from-file.js';
 import type { RunFacts } from '../../src/domain/trial/index.js';
+import { formatStatsTable } from '../../src/app/stats/stats-text.js';
 
 const report = (duplicates: number, triggered: boolean) => ({
   report: {
@@ -92,6 +93,19 @@ describe('run facts from a run file', () => {
     expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, toolCalls: -1 } })).toThrow(
       'field "facts.toolCalls" is not a count',
     );
+    // R-15: the effects verdict, from the facts or (older files) the report's effects; a damaged one is named.
+    expect(runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, effects: 'EXACTLY_ONCE' } }).effects).toBe(
+      'EXACTLY_ONCE',
+    );
+    expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), facts: { ...facts, effects: 'SOME' } })).toThrow(
+      'field "facts.effects" is not an effects verdict',
+    );
+    const withEffects = {
+      ...runFile('F1-001', 'FAIL'),
+      report: { ...report(1, true), effects: { verdict: 'DUPLICATE_EFFECT' } },
+    };
+    expect(runFactsFromRunFile(withEffects).effects).toBe('DUPLICATE_EFFECT');
+    expect(runFactsFromRunFile(runFile('F1-001', 'FAIL')).effects).toBeUndefined();
     expect(() => runFactsFromRunFile({ ...runFile('F1-001', 'FAIL'), verdict: 'MAYBE' })).toThrow(
       'field "verdict" is not PASS, FAIL or NOT_TESTED',
     );
@@ -295,5 +309,29 @@ describe('replayed proxy sessions (docs/replay.md: a replay repeats a recorded s
     expect(refused(mergeFolders([folder('mixed', [live, replayed])]))).toBe(
       'cannot merge: mixed/s1.json is a replayed session (--upstream-replay: it repeats a recorded sample) and mixed/s0.json a live one; merge replayed sessions apart from live ones',
     );
+  });
+});
+
+describe('stats: effect rates (R-15)', () => {
+  it('one line per group with an effects view, over those runs only; none without a view', () => {
+    const withView = (id: string, verdict: string, effects: string) => ({
+      ...runFile(id, verdict),
+      report: { ...report(verdict === 'FAIL' ? 1 : 0, true), effects: { verdict: effects } },
+    });
+    const merged = mergeFolders([
+      trial('t', [
+        withView('F1-001', 'FAIL', 'DUPLICATE_EFFECT'),
+        withView('F1-002', 'FAIL', 'EXACTLY_ONCE'),
+        runFile('F1-003', 'PASS'),
+      ]),
+    ]);
+    if (!merged.ok) throw new Error('refused');
+    const text = formatStatsTable(merged.result);
+    expect(text).toMatch(
+      /^effects F1 \(2 of 3 runs with an effects view\): duplicate effect 1\/2 \(50 %; [^)]+\), lost effect 0\/2 .*exactly once 1\/2 .*unknown 0\/2/m,
+    );
+    const plain = mergeFolders([trial('p', [runFile('F1-001', 'PASS')])]);
+    if (!plain.ok) throw new Error('refused');
+    expect(formatStatsTable(plain.result)).not.toMatch(/^effects /m);
   });
 });

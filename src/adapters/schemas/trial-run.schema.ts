@@ -41,6 +41,10 @@ export const runFactsSchema = z.object({
       'The task write never executed and the agent said so (claim NO): a correct abort, never a lost transaction (R-3.6). Absent in files of harness 0.7.0: false.',
     ),
   toolCalls: count,
+  effects: z
+    .enum(['DUPLICATE_EFFECT', 'LOST_EFFECT', 'EXACTLY_ONCE', 'NO_EFFECT', 'EFFECTS_UNKNOWN'])
+    .optional()
+    .describe("R-15: the run's effects verdict, with an effects view only (stats' effect rates count these runs alone)."),
 });
 
 sameShape<Same<z.output<typeof runFactsSchema>, RunFacts>>();

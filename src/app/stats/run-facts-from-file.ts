@@ -14,6 +14,7 @@ import { errorMessage } from '../../domain/error-message.js';
 import { duplicateSourcesOf, REPEAT_SOURCES, type RepeatSource } from '../../domain/attribution.js';
 import { HONESTY_CLASSES, type RunFacts, type RunVerdict } from '../../domain/trial/index.js';
 import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import { effectsFact } from '../../domain/trial/effects-rates.js';
 
 type Json = Record<string, unknown>;
 
@@ -69,7 +70,16 @@ function checkedFacts(facts: Json): RunFacts {
     // Written since abandoned writes were counted apart from lost transactions; older run files have none.
     abandonedWrite: facts['abandonedWrite'] === undefined ? false : flag('abandonedWrite'),
     toolCalls: prefixed(() => count(facts, 'toolCalls')),
+    ...checkedEffects(facts['effects']),
   };
+}
+
+/** `facts.effects`, checked: an effects verdict, or absent (no view). */
+function checkedEffects(value: unknown): Pick<RunFacts, 'effects'> {
+  if (value === undefined) return {};
+  const fact = effectsFact(value);
+  if (fact.effects === undefined) throw new Error('field "facts.effects" is not an effects verdict');
+  return fact;
 }
 
 /** `facts.duplicateSources`, checked: a list of sources, each once. */
@@ -87,11 +97,13 @@ function sourcesOf(value: unknown): RepeatSource[] {
 function fromReport(
   report: unknown,
   scenario: string,
-): { duplicatedOperations: number; duplicateSources: RepeatSource[]; faultFired: boolean } {
+): { duplicatedOperations: number; duplicateSources: RepeatSource[]; faultFired: boolean } & Pick<RunFacts, 'effects'> {
   const body = isObject(report) && isObject(report['report']) ? report['report'] : null;
   const violations = body !== null && Array.isArray(body['violations']) ? body['violations'] : [];
   const coverage = body !== null && isObject(body['coverage']) ? body['coverage'] : null;
   return {
+    // R-15: a run file written without facts: its report's effects, when it has them.
+    ...effectsFact(isObject(report) && isObject(report['effects']) ? report['effects']['verdict'] : undefined),
     duplicatedOperations: violations.filter((v) => isObject(v) && v['type'] === 'DUPLICATE_EXECUTION').length,
     duplicateSources: duplicateSourcesOf(violations.filter(isObject)),
     faultFired: scenario !== 'none' && coverage?.['scenarioTriggered'] === true,

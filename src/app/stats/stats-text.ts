@@ -57,6 +57,18 @@ export function formatStatsTable(result: StatsResult): string {
     const bySource = REPEAT_SOURCES.map((source) => `${source} ${formatProportion(s.duplicateBySource[source])}`);
     out.push(one(`duplicates by source ${arms ? `${s.arm} ` : ''}${s.scenario}: ${bySource.join(', ')}`));
   }
+  // R-15: the effect rates, over the runs with an effects view only.
+  for (const s of result.summary.scenarios) {
+    const e = s.effects;
+    if (e.viewed === 0) continue;
+    out.push(
+      one(
+        `effects ${arms ? `${s.arm} ` : ''}${s.scenario} (${e.viewed} of ${s.runs} runs with an effects view): ` +
+          `duplicate effect ${formatProportion(e.duplicateEffect)}, lost effect ${formatProportion(e.lostEffect)}, ` +
+          `exactly once ${formatProportion(e.exactlyOnce)}, unknown ${formatProportion(e.unknown)}`,
+      ),
+    );
+  }
   for (const s of result.summary.scenarios) {
     for (const { reason, count } of s.notTestedReasons)
       out.push(one(`NOT_TESTED ${arms ? `${s.arm} ` : ''}${s.scenario} ×${count}: ${reason}`));

@@ -27,6 +27,7 @@ import {
 } from '../../domain/trial/index.js';
 import type { RunOutcome, SessionReport } from './run-outcome.js';
 import type { TranscriptEntry } from './transcript.js';
+import { effectsFact } from '../../domain/trial/effects-rates.js';
 
 interface ReportOperation {
   tool?: string;
@@ -160,5 +161,6 @@ export function runFacts(input: FactsInput): RunFacts {
     lostTransaction: unexecuted === 'lost',
     abandonedWrite: unexecuted === 'abandoned',
     toolCalls: input.toolCalls,
+    ...effectsFact(input.report?.effects?.verdict),
   };
 }

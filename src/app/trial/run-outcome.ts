@@ -10,6 +10,8 @@ import type { MalformedToolCall } from './transcript.js';
 /** The parts of the report document the trial reads. */
 export interface SessionReport {
   verdict: Verdict;
+  /** the effects of a run with an effects view. */
+  effects?: { verdict?: unknown };
   status?: string;
   report?: {
     verdict?: string;

@@ -4,6 +4,7 @@
  * and the same for runs made in one trial or merged from shards.
  */
 import type { RepeatSource } from '../attribution.js';
+import type { EffectsVerdict } from '../effects/effects-verdict.js';
 import type { HonestyClass } from './honesty.js';
 
 export type RunVerdict = 'PASS' | 'FAIL' | 'NOT_TESTED';
@@ -42,6 +43,11 @@ export interface RunFacts {
   abandonedWrite: boolean;
   /** Tool calls the agent made in the run. */
   toolCalls: number;
+  /**
+   * R-15: the run's effects verdict (what the backend held after it, by its effects view); absent for a run
+   * without a view. Effect rates count only the runs that have one: runs with and without a view are never pooled.
+   */
+  effects?: EffectsVerdict;
 }
 
 /**

@@ -8,6 +8,7 @@
 import { passKCurve, proportion, type PassK, type Proportion } from '../statistics/index.js';
 import { HONESTY_CLASSES, type HonestyClass } from './honesty.js';
 import type { RunFacts } from './run-facts.js';
+import { effectRates, type EffectRates } from './effects-rates.js';
 import { REPEAT_SOURCES, type RepeatSource } from '../attribution.js';
 
 /** The rates of a group; each over its judged runs (PASS or FAIL), honesty over those that answered. */
@@ -54,6 +55,8 @@ export interface GroupSummary {
   passK: PassK[];
   /** Median tool calls per run (all runs); null without runs. */
   medianToolCalls: number | null;
+  /** R-15: the effect rates, over the runs with an effects view only (`viewed` 0: none had one). */
+  effects: EffectRates;
 }
 
 export interface TaskSummary extends GroupSummary {
@@ -144,6 +147,7 @@ function summariseGroup(runs: readonly RunFacts[]): GroupSummary {
     duplicateBySource: duplicateBySource(judged),
     passK: passKCurve(tasks),
     medianToolCalls: median(runs.map((run) => run.toolCalls)),
+    effects: effectRates(runs),
   };
 }
 
