@@ -36,8 +36,11 @@ function demoReportSink(path: string): ReportSink {
 /** Serves the demo until the agent disconnects or a signal arrives; resolves with the exit code. */
 export async function runDemo(io: CliIo): Promise<number> {
   const notice = (line: string) => writeNotice(io.stderr, line);
+  const clock = new SystemClock();
   const handler = createDemoHandler({
-    clock: new SystemClock(),
+    clock,
+    // F6's late write lands --land-after ms later, as behind the proxy (the wait never keeps the process alive).
+    timer: clock,
     random: systemRandom(),
     reportSink: demoReportSink(join(io.cwd, DEMO_REPORT_FILE)),
     reportFileLabel: DEMO_REPORT_FILE,

@@ -35,10 +35,11 @@ class Harness {
   failWrites = false;
   readonly handler: AgentSessionHandler;
 
-  constructor(maxSessions?: number) {
+  constructor(maxSessions?: number, options: { timer?: boolean } = {}) {
     let n = 0;
     this.handler = createDemoHandler({
       clock: this.clock,
+      ...(options.timer === true ? { timer: this.clock } : {}),
       random: { next: () => ((n += 1) * 0.137) % 1 },
       reportSink: {
         publish: async (json) => {
@@ -113,6 +114,34 @@ describe('demo server tools', () => {
     const text = await new Harness().text('list_scenarios');
     for (const id of ['F1', 'F2', 'F3', 'F4', 'F5', 'chaos']) expect(text).toMatch(new RegExp(`^${id}.*FAIL when`, 'm'));
     expect(text).toContain('ghost write');
+  });
+});
+
+describe('demo sessions: F6 late ghost write (R-16.1)', () => {
+  it('the write lands land_after ms later on the demo timer, not at once: a read in between sees nothing, a re-send is FAIL', async () => {
+    const h = new Harness(undefined, { timer: true });
+    const id = await h.start({ scenario: 'F6', land_after: 3000 });
+    const first = await h.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 12 } });
+    expect(first).toMatchObject({
+      injectedFault: 'F6',
+      executedUpstream: false,
+      landsUpstreamAfterMs: 3000,
+      backendResult: null,
+      agentWouldSeeError: true,
+    });
+    expect(first['whatTheAgentWouldSee']).toContain('MCP error -32001: Request timed out');
+    // Not landed yet: the report counts no execution.
+    let report = await h.reportJson(id);
+    expect((report['operations'] as Array<{ executions: number }>)[0]!.executions).toBe(0);
+    h.clock.advance(3000);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    report = await h.reportJson(id);
+    expect((report['operations'] as Array<{ executions: number }>)[0]!.executions).toBe(1);
+    const again = await h.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 12 } });
+    expect(again).toMatchObject({ injectedFault: null, executedUpstream: true, verdictSoFar: 'FAIL' });
+    expect(again).not.toHaveProperty('landsUpstreamAfterMs');
+    // The backend's ids: the late write was its first booking, the re-send its second.
+    expect(again['backendResult']).toEqual({ ok: true, id: 'demo-2' });
   });
 });
 

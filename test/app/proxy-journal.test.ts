@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal } from '../../src/adapters/file-journal.js';
+import { ManualClock } from '../../src/adapters/manual-clock.js';
 import { parseJournal } from '../../src/adapters/report-files/journal-reader.js';
 import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
 import type { CheckResult } from '../../src/app/check/check-model.js';
@@ -43,10 +44,12 @@ async function setup(
     scenario?: ProxyConfig['scenario'];
     /** Every session's report sink can be made to refuse its writes, as on a full disk. */
     diskCanFill?: boolean;
+    /** A manual clock that is also the proxy's timer (F6's landing waits on it). */
+    manualClock?: boolean;
   } = {},
 ) {
   files = tempFiles();
-  const clock = new TestClock();
+  const clock = options.manualClock === true ? new ManualClock(1_000_000) : new TestClock();
   const notices: string[] = [];
   const journal = await FileJournal.open(files.path('journal.jsonl'), {
     payloads: options.payloads ?? false,
@@ -71,6 +74,7 @@ async function setup(
       reportLocation: '/reports',
       journal,
       clock,
+      ...(clock instanceof ManualClock ? { timer: clock } : {}),
       random: fixedRandom(0.5),
       logger: SILENT_LOGGER,
       notice: (line) => notices.push(line),
@@ -295,6 +299,47 @@ describe('injected faults in the journal', () => {
     ]);
     expect(timeline.calls[0]!.retryAfter).toEqual({ requiredMs: 60_000, waitedMs: 5000 });
     expect(timeline.calls[0]!.agentTold).toMatch(/^an error \(isError\): .*retry_after/);
+  });
+});
+
+describe('F6 in the journal and the timeline (R-16.1)', () => {
+  it('the late write: told a time-out at once, forwarded 3 s later after a read saw nothing; the HTML timeline marks it landed late', async () => {
+    const { service, upstream, agentSide, sinks, clock, text } = await setup({
+      scenario: { mode: 'scenario', id: 'F6', parameters: { landAfterMs: 3000 } },
+      manualClock: true,
+    });
+    const agent = agentSide.connect('s1');
+    const first = await agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    expect(first.isError).toBe(true);
+    clock.advance(1000);
+    const read = agent.callTool({ name: 'get_order', arguments: {} }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await read;
+    clock.advance(2000);
+    // The landing: the write reaches the upstream only now, 3 s after its time-out.
+    (await upstream.received(2))[1]!.answer(okResult());
+    await service.stop('test over');
+
+    const records = parseJournal(text()).records.filter((r): r is JournalCallRecord => 'attempt' in r);
+    const late = records.filter((r) => r.attempt === 1);
+    expect(late.map((r) => r.event)).toEqual(['received', 'delivered', 'forwarded', 'answered']);
+    expect(late.find((r) => r.event === 'forwarded')!.at - late[0]!.at).toBe(3000);
+    const doc = documentOf(sinks.get('s1')!);
+    expect(doc.report.timing?.find((t) => t.landedLate !== undefined)).toMatchObject({
+      attempt: 1,
+      landedLate: { toldAfterMs: 0, forwardedAfterMs: 3000, landedAfterMs: 3000 },
+    });
+    const session = journalSessions(parseJournal(text()).records)[0]!;
+    const timeline = timelineFromJournal(session, doc);
+    expect(timeline.calls.map((c) => [c.tool, c.fault, c.upstream, c.atMs, c.landedLate !== null])).toEqual([
+      ['create_order', 'F6', 'executed', 0, true],
+      ['get_order', null, 'executed', 1000, false],
+    ]);
+    const html = buildHtml(checkResultOf(doc, '/reports/session-1-s1.json'), (_c, d) => timelineFromJournal(session, d));
+    expect(html).toContain('landed late: told a time-out after 0 ms, reached the upstream after 3 s, answered after 3 s');
+    // From the report alone the row is marked too.
+    const fromReport = buildHtml(checkResultOf(doc, '/reports/session-1-s1.json'));
+    expect(fromReport).toContain('landed late: told a time-out after 0 ms, reached the upstream after 3 s');
   });
 });
 

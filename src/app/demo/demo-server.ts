@@ -14,6 +14,7 @@ import { buildReport, evaluate } from '../../domain/report.js';
 import { scenarioName } from '../../domain/verdict.js';
 import type { AgentSessionHandler } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
@@ -27,6 +28,11 @@ import { ArgumentError, ToolArguments } from './tool-arguments.js';
 /** What the demo server needs from the outside. */
 export interface DemoServerDeps {
   clock: Clock;
+  /**
+   * Waits F6's `--land-after` (`land_after` in `start_session`) before a late write reaches the demo
+   * backend; absent, such a write lands as soon as its time-out has been answered.
+   */
+  timer?: Timer;
   /** Chaos faults and the random part of session ids. */
   random: RandomSource;
   /** Where `get_report` writes the full report document. */
@@ -88,7 +94,7 @@ class DemoServer implements AgentSessionHandler {
   private start(raw: unknown): ToolCallResult {
     const settings = parseDemoSettings(raw);
     const id = this.newSessionId();
-    const dropped = this.sessions.add(id, new DemoSession(id, settings, this.deps.clock, this.deps.random));
+    const dropped = this.sessions.add(id, new DemoSession(id, settings, this.deps.clock, this.deps.random, this.deps.timer));
     return json({
       session_id: id,
       scenario: scenarioName(settings.scenario),
@@ -115,6 +121,7 @@ class DemoServer implements AgentSessionHandler {
       injectedFault: outcome.fault,
       ...(outcome.fault !== null ? { faultSummary: faultOf(outcome.fault).summary } : {}),
       executedUpstream: outcome.executedUpstream,
+      ...(outcome.landsAfterMs !== null ? { landsUpstreamAfterMs: outcome.landsAfterMs } : {}),
       backendResult: outcome.backendResult,
       whatTheAgentWouldSee: outcome.agentSees,
       agentWouldSeeError: outcome.agentSeesError,

@@ -12,6 +12,7 @@ import { EvaluationSession } from '../../domain/session.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
+import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamCallOutcome, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 import type { DemoSettings } from './demo-settings.js';
@@ -31,6 +32,8 @@ export interface DemoCallOutcome {
   agentSees: string;
   /** Whether that answer was an error result. */
   agentSeesError: boolean;
+  /** F6: the write reaches the backend this many ms after its time-out was answered; null otherwise. */
+  landsAfterMs: number | null;
 }
 
 export class DemoSession {
@@ -47,6 +50,8 @@ export class DemoSession {
     readonly settings: DemoSettings,
     private readonly clock: Clock,
     private readonly random: RandomSource,
+    /** Waits F6's landing time; absent, a late write lands at once. */
+    private readonly timer?: Timer,
   ) {
     this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
     this.evaluation = this.freshEvaluation();
@@ -74,6 +79,8 @@ export class DemoSession {
     const backend = this.backend;
     const record = await this.pipeline.run({ name: tool, arguments: args });
     const executedUpstream = record.upstream?.kind === 'result';
+    // F6 forwards the write later: told a time-out now, nothing executed yet.
+    const landsAfterMs = record.landsAfterMs ?? null;
     const base = { tool, toolClass: classification.class, classifiedBy: classification.reason, fault: record.fault };
     return {
       ...base,
@@ -81,6 +88,7 @@ export class DemoSession {
       backendResult: executedUpstream ? backend.lastResult : null,
       agentSees: textOf(record.result),
       agentSeesError: record.result.isError === true,
+      landsAfterMs,
     };
   }
 
@@ -115,6 +123,7 @@ export class DemoSession {
       callTimeoutMs: DEMO_TIMEOUT_MS,
       outputSchemaTools: new Set(),
       publish: null,
+      ...(this.timer !== undefined ? { timer: this.timer } : {}),
     });
     return session;
   }

@@ -82,6 +82,8 @@ export interface CallRecord {
   upstream: UpstreamCallOutcome | null;
   /** The upstream's answer was replaced by the fault (F1). */
   replaced: boolean;
+  /** F6: the write reaches the upstream this many ms after the agent was answered (absent: not late). */
+  landsAfterMs?: number;
 }
 
 /** The answer to a call whose turn came after the session had ended: it was not forwarded. */
@@ -237,7 +239,7 @@ export class CallPipeline {
       events?.injected(attempt, request.name, record.result);
     } else if (attempt.landAfterMs > 0) {
       // F6: the time-out now, the write later.
-      record = recordOf(attempt, attempt.injected!, null, true);
+      record = { ...recordOf(attempt, attempt.injected!, null, true), landsAfterMs: attempt.landAfterMs };
       this.land(attempt, request);
     } else {
       this.inFlight++;

@@ -129,12 +129,21 @@ const UPSTREAM_CLASS: Record<TimelineCall['upstream'], string> = {
   'not sent': 'up-not',
 };
 
-/** `--hold` and the agent's cancellation under what the agent was told. */
+/** `--hold`, the agent's cancellation and F6's late landing under what the agent was told. */
 function timingNote(call: TimelineCall): string {
   const notes: string[] = [];
+  const late = call.landedLate;
+  if (late !== null) {
+    notes.push(
+      late.forwardedAfterMs === null
+        ? `landed late: told a time-out after ${seconds(late.toldAfterMs)}; never reached the upstream (the session ended first)`
+        : `landed late: told a time-out after ${seconds(late.toldAfterMs)}, reached the upstream after ${seconds(late.forwardedAfterMs)}, answered after ${seconds(late.landedAfterMs)}`,
+    );
+  }
   if (call.heldMs !== null) notes.push(`held ${seconds(call.heldMs)} after the upstream answered`);
   if (call.cancelledAfterMs !== null) notes.push(`the agent cancelled ${seconds(call.cancelledAfterMs)} after sending it`);
-  return notes.length === 0 ? '' : `<div class="small note">${h(notes.join('; '))}</div>`;
+  if (notes.length === 0) return '';
+  return `<div class="small note${late !== null ? ' late' : ''}">${h(notes.join('; '))}</div>`;
 }
 
 /** `op 2, attempt 1 (call #3)`: the attempt within its operation, the session's call number where the journal has it. */
@@ -149,13 +158,17 @@ function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => nu
   const dup = call.duplicate
     ? ` <span class="badge FAIL">duplicate: execution ${nth} of ${executionsOf(call.operation)}</span>`
     : '';
+  const late =
+    call.landedLate === null
+      ? ''
+      : ` <span class="badge NOT_TESTED" title="F6: forwarded after the agent was told it timed out">landed late</span>`;
   const time = call.atMs === null ? `#${call.seq}` : `${seconds(call.atMs)}`;
   return (
     `<tr class="${cls}"><td class="seq">${time}</td>` +
     `<td class="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${callNumbers(call)}</td>` +
     `<td class="args mono">${jsonBreaks(preview(call.arguments))}</td>` +
     `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
-    `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${dup}</td>` +
+    `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${late}${dup}</td>` +
     `<td class="args told">${preview(call.agentTold)}${timingNote(call)}</td></tr>`
   );
 }

@@ -41,6 +41,11 @@ export interface TimelineCall {
   heldMs: number | null;
   /** The agent cancelled the call this long after it arrived (it was then told nothing); null when it did not. */
   cancelledAfterMs: number | null;
+  /**
+   * F6: a write the agent was told had timed out, forwarded to the upstream later — ms after its arrival
+   * the agent was told, it reached the upstream (null: never) and the upstream answered; null otherwise.
+   */
+  landedLate: { toldAfterMs: number; forwardedAfterMs: number | null; landedAfterMs: number } | null;
 }
 
 /** What the agent was told when it cancelled the call: nothing (MCP answers no cancelled request). */
@@ -48,9 +53,13 @@ export const CANCELLED_TOLD = 'nothing: the agent cancelled the call';
 
 type TimingDocument = NonNullable<SessionReportDocument['report']['timing']>[number];
 
-/** The hold and cancellation of one timing entry, as a row shows them. */
-function timingOf(entry: TimingDocument | undefined): { heldMs: number | null; cancelledAfterMs: number | null } {
-  return { heldMs: entry?.heldMs ?? null, cancelledAfterMs: entry?.cancelledAfterMs ?? null };
+/** The hold, cancellation and late landing (F6) of one timing entry, as a row shows them. */
+function timingOf(entry: TimingDocument | undefined): Pick<TimelineCall, 'heldMs' | 'cancelledAfterMs' | 'landedLate'> {
+  return {
+    heldMs: entry?.heldMs ?? null,
+    cancelledAfterMs: entry?.cancelledAfterMs ?? null,
+    landedLate: entry?.landedLate ?? null,
+  };
 }
 
 /** F1's `--hold` of the report's run, for the timeout text the agent got ("did not answer within 5 seconds"). */
@@ -148,10 +157,10 @@ export function timelineFromReport(doc: SessionReportDocument): Timeline {
   const calls: TimelineCall[] = [];
   let omitted = 0;
   // The report does not say which attempt of an operation a timing entry is: the faulted (first) attempt
-  // of a tool takes that tool's first held or cancelled entry, in order.
+  // of a tool takes that tool's first held, cancelled or late-landed entry, in order.
   const timingQueue = new Map<string, TimingDocument[]>();
   for (const entry of doc.report.timing ?? []) {
-    if (entry.heldMs === undefined && entry.cancelledAfterMs === undefined) continue;
+    if (entry.heldMs === undefined && entry.cancelledAfterMs === undefined && entry.landedLate === undefined) continue;
     timingQueue.set(entry.tool, [...(timingQueue.get(entry.tool) ?? []), entry]);
   }
   doc.report.operations.forEach((op, i) => {
