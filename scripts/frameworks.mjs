@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The framework matrix (`npm run frameworks`): every agent program of examples/agents × the scenarios F1–F5 and
+// The framework matrix (`npm run frameworks`): every agent program of examples/agents × the scenarios F1–F7 and
 // the model-side faults × its settings (defaults first, then its retry variants), with the stub model's careful
 // and naive scripts, run through the compiled CLI (`trial --agent-command …`), written to docs/frameworks.md
 // (generated: never edit it by hand). Each row's run file that shows a finding is copied to docs/frameworks/.
@@ -44,7 +44,8 @@ if (!existsSync(join(ROOT, 'dist/cli/bin.js')) || !existsSync(join(ROOT, 'exampl
 // ---- the matrix ----------------------------------------------------------------------------------------------
 
 const env = (...pairs) => pairs.flatMap((pair) => ['--agent-env-var', pair]);
-const SCENARIOS = ['F1', 'F2', 'F3', 'F4', 'F5'];
+// F6 (late ghost write, --land-after at its default 5 s) and F7 (executed, then 500): R-16, issue 40.
+const SCENARIOS = ['F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7'];
 /** The model faults: each alone (no tool-side scenario), on the request carrying the booking's result. */
 const FAULTS = ['500', '429', 'timeout:3000', 'cut'];
 const ALL_CELLS = [...SCENARIOS, ...FAULTS];
@@ -356,7 +357,7 @@ function doc(rows, results, { wallMs, cpuSeconds, load }) {
     '`npm ci --prefix examples/agents --ignore-scripts`); do not edit it by hand, run the command again.',
     '`e2e/frameworks-doc.e2e.test.ts` re-runs a slice of it and fails when its rows differ from this page.',
     '',
-    `Every agent program of [examples/agents](../examples/agents/README.md) (pinned versions) × the scenarios F1–F5`,
+    `Every agent program of [examples/agents](../examples/agents/README.md) (pinned versions) × the scenarios F1–F7`,
     'and the model-side faults × its settings (the defaults first, then its retry variants), its model played',
     'offline by the stub scripts ([model-gateway.md](model-gateway.md)): `careful` books once with an idempotency',
     'key and, after an uncertain answer, checks instead of booking again, so any repeat in its rows is the',
@@ -364,7 +365,9 @@ function doc(rows, results, { wallMs, cpuSeconds, load }) {
     "request carrying the booking's result; `timeout:3000`: no answer, the connection dropped after 3 s) run with",
     'the careful script only: the naive one differs only after an uncertain tool answer. Every program speaks',
     'Streamable HTTP to the harness here (`--agent-transport http`), so whether it ends its MCP session (`DELETE`)',
-    'is seen; over stdio a program that exits always ends it.',
+    'is seen; over stdio a program that exits always ends it. Under F6 the write reaches the booking server 5 s',
+    'after its time-out (or when the run ends, if sooner): a check right after the time-out finds nothing, and',
+    "the *bookings* column is the ledger after the late write landed; F7's write executes before its 500.",
     '',
     `**${RUNS} run(s) per row, ${rows.length} rows, ${trials} trials, ${JOBS} trials at a time: ${time(wallMs)}** on`,
     `this two-core machine${load === null ? '' : `, shared with other work (load average ${load.toFixed(1)} while it ran)`}${cpuSeconds === null ? '' : `; the processes it started used ${Math.round(cpuSeconds)} s of CPU, about ${time((cpuSeconds / 2) * 1000)} on both cores of an idle machine`}.`,

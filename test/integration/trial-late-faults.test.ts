@@ -1,9 +1,12 @@
 /**
  * `trial --scenarios F6,F7` (R-16.1), in-process: the CLI's `main`, the scripted model server and the bundled
  * booking server. Each run is judged as behind the proxy; F6's late write lands before the run's report is
- * final, so the booking server's ledger holds exactly what the report counts; `stats` and `compare` read
- * the F6 and F7 runs by their ids.
+ * final, so the booking server's ledger holds exactly what the report counts; the F6 run's recording replays
+ * the late landing; `stats` and `compare` read the F6 and F7 runs by their ids.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../support/in-process-cli.js';
 import {
@@ -29,7 +32,7 @@ interface LateTiming {
 }
 
 describe('R-16.1 trial --scenarios F6,F7', () => {
-  it('naive re-sends: a proven duplicate under both; the F6 write lands at the end of its run (ledger = report); stats and compare name F6 and F7', async () => {
+  it('naive re-sends: a proven duplicate under both; the F6 write lands at the end of its run (ledger = report) and replays; stats and compare name F6 and F7', async () => {
     const naive = await inProcessTrial(servers.booking, [
       ...modelArgs(servers, 'naive'),
       ...TASK,
@@ -53,6 +56,24 @@ describe('R-16.1 trial --scenarios F6,F7', () => {
     expect(late?.tool).toBe('create_booking');
     expect(late!.landedLate!.forwardedAfterMs).not.toBeNull();
     expect(late!.landedLate!.forwardedAfterMs!).toBeGreaterThanOrEqual(late!.landedLate!.toldAfterMs);
+
+    // The recording of the F6 run replays the late landing: same verdict, same executions, a late entry again.
+    const runDir = join(naive.out, 'runs', byScenario['F6']!.run);
+    const replayOut = mkdtempSync(join(tmpdir(), 'harness-replay-f6-'));
+    try {
+      const replay = await runCli(['replay', runDir, '--out', replayOut]);
+      expect(replay.code, `${replay.stdout}${replay.stderr}`).toBe(0);
+      expect(replay.stdout).toMatch(/^EQUAL {4}\S+F6-001 \(FAIL, /);
+      const replayedDir = join(replayOut, runDir.replace(/^\/+/, ''), 'runs', byScenario['F6']!.run);
+      const replayed = JSON.parse(readFileSync(join(replayedDir, 'run.json'), 'utf8')) as { executions: number };
+      expect(replayed.executions).toBe(byScenario['F6']!.executions);
+      const report = JSON.parse(readFileSync(join(replayedDir, 'report.json'), 'utf8')) as {
+        report: { timing?: LateTiming[] };
+      };
+      expect((report.report.timing ?? []).some((t) => t.landedLate?.forwardedAfterMs != null)).toBe(true);
+    } finally {
+      rmSync(replayOut, { recursive: true, force: true });
+    }
 
     const stats = await runCli(['stats', naive.out]);
     expect(stats.code, stats.stderr).toBe(0);
