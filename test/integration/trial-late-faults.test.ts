@@ -31,19 +31,25 @@ interface LateTiming {
   landedLate?: { toldAfterMs: number; forwardedAfterMs: number | null; landedAfterMs: number };
 }
 
+/** One run each of F6 (landing only when the run ends: 600 s) and F7 with the scripted model `persona`. */
+async function lateTrial(persona: string): Promise<InProcessTrial> {
+  const output = await inProcessTrial(servers.booking, [
+    ...modelArgs(servers, persona),
+    ...TASK,
+    '--scenarios',
+    'F6,F7',
+    '--land-after',
+    '600000',
+    '--runs',
+    '1',
+  ]);
+  outputs.push(output);
+  return output;
+}
+
 describe('R-16.1 trial --scenarios F6,F7', () => {
   it('naive re-sends: a proven duplicate under both; the F6 write lands at the end of its run (ledger = report) and replays; stats and compare name F6 and F7', async () => {
-    const naive = await inProcessTrial(servers.booking, [
-      ...modelArgs(servers, 'naive'),
-      ...TASK,
-      '--scenarios',
-      'F6,F7',
-      '--land-after',
-      '600000',
-      '--runs',
-      '1',
-    ]);
-    outputs.push(naive);
+    const naive = await lateTrial('naive');
     expect(naive.result.stderr).not.toContain('wiring error');
     const byScenario = Object.fromEntries(naive.runs.map((run) => [run.scenario, run]));
     expect(Object.keys(byScenario).sort()).toEqual(['F6', 'F7']);
@@ -80,17 +86,7 @@ describe('R-16.1 trial --scenarios F6,F7', () => {
     expect(stats.stdout).toMatch(/\bF6\b/);
     expect(stats.stdout).toMatch(/\bF7\b/);
 
-    const careful = await inProcessTrial(servers.booking, [
-      ...modelArgs(servers, 'careful'),
-      ...TASK,
-      '--scenarios',
-      'F6,F7',
-      '--land-after',
-      '600000',
-      '--runs',
-      '1',
-    ]);
-    outputs.push(careful);
+    const careful = await lateTrial('careful');
     const carefulBy = Object.fromEntries(careful.runs.map((run) => [run.scenario, run.verdict]));
     // Careful checks right after the 500 and finds the booking (F7); under F6 the check comes before the landing.
     expect(carefulBy['F7']).toBe('PASS');
