@@ -275,6 +275,35 @@ describe('benchmark --junit and check (in-process CLI)', () => {
   });
 });
 
+describe('benchmark with the patient agent (in-process CLI)', () => {
+  it('R-16.2: benchmark --scenarios F1,F6 --junit: the patient agent testcases beside the others, its F6 PASS and the careful F6 FAIL as expected; check agrees', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-benchmark-patient-'));
+    try {
+      const result = await runCli(['benchmark', '--scenarios', 'F1,F6', '--junit', 'bench.xml'], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('Reference agent 3/3: PATIENT');
+      expect(result.stdout).toContain('The careful and the patient agent differ only in F6.');
+      const xml = readFileSync(join(dir, 'bench.xml'), 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(xml).toMatch(/<testsuites name="cuonztech-agent-harness benchmark" tests="6" failures="0" errors="0" skipped="0"/);
+      expect(xml).toContain('classname="benchmark.patient" name="PATIENT F6"');
+      const report = JSON.parse(readFileSync(join(dir, '.cuonztech/benchmark-report.json'), 'utf8')) as Record<string, unknown>;
+      expect(report).toMatchObject({
+        carefulPatientDifferIn: ['F6'],
+        careful: { scenarios: { F6: { verdict: 'FAIL', expectedVerdict: 'FAIL' } } },
+        patient: { scenarios: { F6: { verdict: 'PASS', expectedVerdict: 'PASS' } } },
+      });
+      const checked = await runCli(['check', join(dir, '.cuonztech/benchmark-report.json')], {
+        cwd: dir,
+        env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+      });
+      expect(checked.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('benchmark --junit paths (in-process CLI)', () => {
   it('R-11: an absolute --junit path is written where it names, not under the current folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-benchmark-junit-abs-'));
