@@ -16,9 +16,12 @@ export function textHead(text: string, chars: number = PREVIEW_CHARS): string {
   return text.slice(0, end);
 }
 
-/** The text itself when it is short; else its head, `… (N more characters not kept: <why>; sha256:<hex>)`. */
-export function notKeptText(text: string, sha256Hex: string, why: string): string {
+/**
+ * The text itself when it is short; else its head, `… (N more characters not kept: <why>; <hash>)`.
+ * `hash` names its kind: `sha256:<hex>`, or `hash:<cyrb53>` where only equality matters.
+ */
+export function notKeptText(text: string, hash: string, why: string): string {
   if (text.length <= PREVIEW_CHARS) return text;
   const head = textHead(text);
-  return `${head}… (${text.length - head.length} more characters not kept: ${why}; sha256:${sha256Hex})`;
+  return `${head}… (${text.length - head.length} more characters not kept: ${why}; ${hash})`;
 }

@@ -71,6 +71,46 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     expect(result.stdout).toContain('effects judged by the answers (no --count-with)');
   });
 
+  it('a count tool with a huge listing: the --json evidence keeps its head, count and hash, so check reads the file and exits 2 (issue 41 §9)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probe-huge-listing-'));
+    try {
+      // 400 KB per listing, about 20 listings: the old evidence kept every one whole (8 MB).
+      const argv = [
+        ...server('key-ignoring-server.mjs'),
+        ...PAYMENT,
+        '--upstream-env',
+        'FIXTURE_LIST_PADDING=200000',
+        '--count-with',
+        'list_items',
+        '--json',
+        'p.json',
+      ];
+      const result = await runCli(argv, { cwd: dir });
+      expect(result.code, result.stderr).toBe(2);
+      const text = readFileSync(join(dir, 'p.json'), 'utf8');
+      expect(Buffer.byteLength(text)).toBeLessThan(100_000);
+      const rows = (
+        JSON.parse(text) as {
+          tools: Array<{
+            probes: Array<{
+              label: string;
+              evidence: { counts: number[]; listings: Array<{ count: number; hash: string; head: string[] }> };
+            }>;
+          }>;
+        }
+      ).tools[0]!.probes;
+      const p1 = rows[0]!;
+      expect(p1.label).toBe('double_created');
+      expect(p1.evidence.counts[0]).toBe(200_000);
+      expect(p1.evidence.listings[0]).toEqual({ count: 2, hash: expect.any(String), head: ['[]', `[${'0,'.repeat(99)}0…`] });
+      expect(p1.evidence.listings[1]!.hash).not.toBe(p1.evidence.listings[0]!.hash);
+      const check = await runCli(['check', join(dir, 'p.json')], { cwd: dir });
+      expect(check.code, check.stderr).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--markdown and --junit: the same labels; a probe that breaks the promise is a JUnit failure, exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'probe-formats-'));
     try {

@@ -35,7 +35,16 @@ const probeRow = z.object({
       .array(count)
       .nullable()
       .describe('Items the count tool saw: before the probe, then after each forwarded call; null without --count-with.'),
-    listings: z.array(z.string()).nullable(),
+    listings: z
+      .array(
+        z.object({
+          count: count.describe('Lines of the answer.'),
+          hash: z.string().describe('Hash of the whole answer (cyrb53): equal listings have equal hashes.'),
+          head: z.array(z.string()).describe('Its first 5 lines, each cut to 200 characters (… when cut).'),
+        }),
+      )
+      .nullable()
+      .describe("The count tool's answers at the same points, bounded (never the whole answer); null without --count-with."),
     concurrent: z.boolean().optional(),
     sent: z.array(
       z.object({ arguments: z.unknown(), meta: z.record(z.string(), z.unknown()).optional(), fault: z.string().optional() }),

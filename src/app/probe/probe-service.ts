@@ -13,6 +13,9 @@ import { globMatch } from '../../domain/glob.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { countItems } from '../../domain/effects/answer-records.js';
 import { answerText, otherArguments, placeKey } from '../../domain/probe/probe-calls.js';
+import { boundedListing, type BoundedListing } from '../../domain/bounded-listing.js';
+import { notKeptText, PREVIEW_CHARS } from '../../domain/kept-text.js';
+import { hashText } from '../../domain/json.js';
 import {
   judgeProbe,
   keyLocation,
@@ -70,12 +73,23 @@ function seen(record: CallRecord): SeenAnswer | null {
   const outcome = record.upstream;
   if (outcome === null) return null;
   if (outcome.kind === 'result')
-    return { kind: outcome.result.isError === true ? 'error' : 'ok', text: answerText(outcome.result) };
+    return { kind: outcome.result.isError === true ? 'error' : 'ok', text: keptAnswer(answerText(outcome.result)) };
   if (outcome.kind === 'protocol-error') return { kind: 'error', text: `JSON-RPC error ${outcome.code}: ${outcome.message}` };
   return {
     kind: 'none',
     text: outcome.kind === 'timeout' ? `no answer after ${outcome.afterMs} ms` : `${outcome.kind}: ${outcome.detail}`,
   };
+}
+
+/**
+ * An answer as the evidence keeps it: whole up to {@link PREVIEW_CHARS} characters, else its head, how
+ * much was left out and a hash of the whole, so two answers compare equal exactly when they were, and a
+ * probe file of a server with huge answers stays readable by `check` (64 MiB input limit).
+ */
+function keptAnswer(text: string): string {
+  return text.length <= PREVIEW_CHARS
+    ? text
+    : notKeptText(text, `hash:${hashText(text)}`, 'the evidence keeps an answer to its head');
 }
 
 interface Listing {
@@ -234,7 +248,7 @@ export class ProbeService {
     });
     const countWith = this.settings.countWith;
     const counts: number[] = [];
-    const listings: string[] = [];
+    const listings: BoundedListing[] = [];
     const problems: string[] = [];
     const snapshot = async (): Promise<void> => {
       if (countWith === null) return;
@@ -242,7 +256,7 @@ export class ProbeService {
       const n = countItems(record.result);
       if (n === null) problems.push(answerText(record.result).slice(0, 120));
       counts.push(n ?? 0);
-      listings.push(answerText(record.result));
+      listings.push(boundedListing(answerText(record.result).split('\n')));
     };
     const firstKey = this.deps.newKey();
     const request = (step: ProbeStep): ToolCallRequest => {

@@ -54,7 +54,9 @@ export class TranscriptBudget {
 
   /** A text past the bound: its head, how much was left out and the hash of the whole. */
   preview(text: string): string {
-    return text.length <= PREVIEW_CHARS ? text : notKeptText(text, this.hash(text), 'the transcript outgrew its limit');
+    return text.length <= PREVIEW_CHARS
+      ? text
+      : notKeptText(text, `sha256:${this.hash(text)}`, 'the transcript outgrew its limit');
   }
 
   /** A request's messages past the bound: how many, their size and the hash of their JSON. */

@@ -5,16 +5,17 @@
  * EFFECTS_UNKNOWN). What is written to a report is {@link boundedSnapshot}: the count, a hash and the
  * first records, never the whole listing. Pure.
  */
-import { canonicalJson, hashText, isPlainObject } from '../json.js';
+import { boundedListing, LISTING_HEAD, LISTING_HEAD_CHARS } from '../bounded-listing.js';
+import { canonicalJson, isPlainObject } from '../json.js';
 import type { AnswerItems } from './answer-records.js';
 import { keyIdentity, keyObject, recordKey, type KeyFields } from './effect-key.js';
 
 export const SNAPSHOT_MAX_RECORDS = 100_000;
 export const SNAPSHOT_MAX_BYTES = 10 * 1024 * 1024;
-/** Records of a snapshot kept in its bounded form. */
-export const SNAPSHOT_HEAD = 5;
+/** Records of a snapshot kept in its bounded form (`src/domain/bounded-listing.ts`, shared with probe's listings). */
+export const SNAPSHOT_HEAD = LISTING_HEAD;
 /** Characters of one record's JSON kept in the bounded form. */
-export const SNAPSHOT_HEAD_CHARS = 200;
+export const SNAPSHOT_HEAD_CHARS = LISTING_HEAD_CHARS;
 
 /** The records of one effect key. */
 export interface KeyGroup {
@@ -102,18 +103,7 @@ export function takeSnapshot(listed: AnswerItems, keyFields: readonly string[]):
     if (group === undefined) groups.set(id, new Group(keyFields, key.values, text));
     else group.records.push(text);
   }
-  return {
-    ok: true,
-    snapshot: {
-      keyFields: [...keyFields],
-      count: texts.length,
-      groups,
-      hash: hashText(texts.join('\n')),
-      head: texts
-        .slice(0, SNAPSHOT_HEAD)
-        .map((text) => (text.length > SNAPSHOT_HEAD_CHARS ? `${text.slice(0, SNAPSHOT_HEAD_CHARS)}…` : text)),
-    },
-  };
+  return { ok: true, snapshot: { keyFields: [...keyFields], groups, ...boundedListing(texts) } };
 }
 
 /** What a report holds of a snapshot: count, hash, the first records (bounded), or why there is none. */

@@ -7,6 +7,7 @@
  * Without it the answers alone decide, and the reason says so: an identical answer is a replay, a
  * different one a new result.
  */
+import type { BoundedListing } from '../bounded-listing.js';
 import { errorGist } from './error-gist.js';
 import type { ProbeDefinition, ProbeId, ToolPromise } from './probes.js';
 
@@ -47,8 +48,11 @@ export interface ProbeEvidence {
    * without `--count-with`.
    */
   counts: number[] | null;
-  /** The count tool's answers at the same points, canonical (an overwrite changes it without a new item). */
-  listings: string[] | null;
+  /**
+   * The count tool's answers at the same points, bounded (`src/domain/bounded-listing.ts`: the answer's
+   * lines counted, hashed, the first few kept): an overwrite changes the hash without a new item.
+   */
+  listings: BoundedListing[] | null;
   /** P3: the second call was sent before the first was answered. */
   concurrent?: boolean;
 }
@@ -112,7 +116,7 @@ function otherArguments(evidence: ProbeEvidence): ProbeResult {
   if (added !== null) {
     if (added >= 1) return result('P2', 'silent_new_result', `answered as new, ${added} more effect(s) under the reused key`);
     const listings = evidence.listings;
-    if (listings !== null && listings.length >= 3 && listings[2] !== listings[1])
+    if (listings !== null && listings.length >= 3 && listings[2]!.hash !== listings[1]!.hash)
       return result(
         'P2',
         'overwrote_first',

@@ -1,3 +1,4 @@
+import { boundedListing } from '../../../src/domain/bounded-listing.js';
 import { describe, expect, it } from 'vitest';
 import { faultOf, faultServing } from '../../../src/domain/faults/index.js';
 import {
@@ -61,9 +62,16 @@ describe('probe judge: one label per probe from answers and counted effects', ()
   it('P2: refused_ok, silent_new_result, overwrote_first, or the first answer replayed', () => {
     expect(label('P2', ev([ok('id 1'), err('422 other arguments')], [0, 1, 1]))).toBe('refused_ok');
     expect(label('P2', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('silent_new_result');
-    const overwritten = ev([ok('id 1 amount 5'), ok('id 1 amount 6')], [0, 1, 1], { listings: ['[]', '[5]', '[6]'] });
+    const overwritten = ev([ok('id 1 amount 5'), ok('id 1 amount 6')], [0, 1, 1], {
+      listings: ['[]', '[5]', '[6]'].map((text) => boundedListing([text])),
+    });
     expect(label('P2', overwritten)).toBe('overwrote_first');
-    expect(label('P2', ev([ok('id 1'), ok('id 1')], [0, 1, 1], { listings: ['[]', '[5]', '[5]'] }))).toBe('replay_ok');
+    expect(
+      label(
+        'P2',
+        ev([ok('id 1'), ok('id 1')], [0, 1, 1], { listings: ['[]', '[5]', '[5]'].map((text) => boundedListing([text])) }),
+      ),
+    ).toBe('replay_ok');
   });
 
   it('P3: conflict_ok, wait_replay_ok, double_created; not concurrent is inconclusive', () => {
