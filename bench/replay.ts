@@ -99,6 +99,9 @@ export async function measureSharedTokenRecording(calls: number) {
       recorded: 'proxy',
       harnessVersion: 'bench',
       redact: [],
+      // Every line whole up to the input cap: a hostile recording need not come from the harness's own
+      // recorder, whose size budget would cut its lines past 48 MiB (CASSETTE_LIMITS).
+      limits: { keptBytes: Number.POSITIVE_INFINITY, stopBytes: Number.POSITIVE_INFINITY },
     });
     await tap.connect();
     await tap.listTools();
