@@ -123,6 +123,7 @@ const FLAG_GROUPS: Readonly<Record<string, HelpGroup>> = {
   'allow-redacted': 'upstream',
   'reset-command': 'upstream',
   'live-upstream': 'upstream',
+  'allow-command': 'runs',
   // Which calls are writes and what makes two of them one operation.
   'write-tools': 'tools',
   'read-tools': 'tools',

@@ -26,8 +26,13 @@ export function defineReplayCommand(cli: CAC, context: CommandContext): void {
     )
     .option('--upstream-command <cmd>', 'With --live-upstream: the upstream to start in place of the recorded one')
     .option('--upstream-arg <arg>', 'With --live-upstream: one argument for --upstream-command; repeatable')
+    .option(
+      '--allow-command <program>',
+      'Replay only runs whose recorded programs (the agent program; with --live-upstream the upstream command) are this one, exactly as recorded; repeatable; others are REFUSED (a recording is code)',
+    )
     .example(`${PROGRAM_NAME} replay out/runs/F1-001`)
     .example(`${PROGRAM_NAME} replay tests/recordings --junit replay-junit.xml`)
+    .example(`${PROGRAM_NAME} replay tests/recordings --allow-command node --junit replay-junit.xml`)
     .example(`${PROGRAM_NAME} replay out/runs/F1-001 --live-upstream --upstream-command node --upstream-arg server.js`)
     .action((paths: string[]) => {
       const extra = Array.isArray(cli.options['--']) ? (cli.options['--'] as string[]) : [];

@@ -18,6 +18,8 @@ export interface ReplayFlags {
   liveUpstream: boolean;
   /** `--upstream-command` / `--upstream-arg` (with `--live-upstream`): in place of the recorded command line. */
   upstream: { command: string; args: string[] } | undefined;
+  /** `--allow-command PROGRAM` (repeatable): only recordings whose programs are on it are replayed; undefined: no list. */
+  allowCommands: string[] | undefined;
 }
 
 export function parseReplayFlags(
@@ -40,15 +42,23 @@ export function parseReplayFlags(
   const junit = single(values, 'junit');
   const allow = single(values, 'allow-redacted') ?? 'off';
   if (allow !== 'on' && allow !== 'off') throw new UsageError(`flag --allow-redacted must be on or off, got "${allow}"`);
-  // Kept inside a folder being replayed, the replayed runs would join the suite the next time.
+  // Kept inside a folder being replayed, the replayed runs would join the suite the next time; kept in a
+  // folder that holds one being replayed, they would be written beside (or into) the recorded runs.
   if (out !== undefined) {
-    const inside = paths.find((folder) => {
-      const rel = relative(resolve(cwd, folder), resolve(cwd, out));
+    const within = (inner: string, outer: string): boolean => {
+      const rel = relative(resolve(cwd, outer), resolve(cwd, inner));
       return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-    });
+    };
+    const inside = paths.find((folder) => within(out, folder));
     if (inside !== undefined)
       throw new UsageError(`--out ${out} is inside ${inside}, a folder being replayed; keep it elsewhere`);
+    const holds = paths.find((folder) => within(folder, out));
+    if (holds !== undefined)
+      throw new UsageError(
+        `--out ${out} holds ${holds}, a folder being replayed: the replayed runs would be kept among the recorded ones and join the suite; keep it elsewhere`,
+      );
   }
+  const allowCommands = Object.hasOwn(values, 'allow-command') ? repeated(values, 'allow-command') : undefined;
   return {
     paths: [...paths],
     out: out === undefined ? undefined : resolve(cwd, out),
@@ -56,5 +66,6 @@ export function parseReplayFlags(
     allowRedacted: allow === 'on',
     liveUpstream,
     upstream: command === undefined ? undefined : { command, args },
+    allowCommands,
   };
 }

@@ -27,6 +27,7 @@ import { silentLogger } from '../adapters/silent-logger.js';
 import { SystemClock } from '../adapters/system-clock.js';
 import { TrialFolder } from '../adapters/trial-files/index.js';
 import { ReplayService, unreplayable, type RecordedRun, type ReplayOutcome } from '../app/replay/replay-service.js';
+import { commandNotAllowed, startedCommandText, type StartedCommand } from '../app/replay/recorded-commands.js';
 import { replayJunit } from '../app/report-formats/replay-junit.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
 import { expandAll, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
@@ -112,6 +113,9 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
         continue;
       }
       const { run } = entry;
+      // A recording is code: say which programs it makes replay start, before they start.
+      for (const started of startedCommands(run, flags))
+        io.stderr.write(escapeTerminalLines(`replay: ${run.name} starts its ${startedCommandText(started)}\n`));
       let outcome: ReplayOutcome;
       try {
         outcome = await service.replay(run, stop.signal);
@@ -227,7 +231,7 @@ async function readRun(dir: string, flags: ReplayFlags, io: CliIo): Promise<Read
     cassette: { path: files.cassette.path, lines: files.cassette.lines },
     agentEnv,
   };
-  const why = unreplayable(run);
+  const why = unreplayable(run) ?? commandNotAllowed(startedCommands(run, flags), flags.allowCommands);
   if (why !== null) refuse(why);
   if (flags.liveUpstream && liveUpstreamOf(run, flags) === null)
     refuse(
@@ -266,6 +270,17 @@ function outcomeLines(outcome: ReplayOutcome): string[] {
   if (outcome.status === 'differs')
     return [`DIFFERS  ${outcome.run.name} (${seconds})`, ...formatDifferences(outcome.differences).map((l) => `  ${l}`)];
   return [`MISS     ${outcome.run.name} (${seconds})`, ...outcome.misses.map((l) => `  ${l}`)];
+}
+
+/** The programs a replay of `run` starts: its agent program, and with `--live-upstream` a command-line upstream. */
+function startedCommands(run: RecordedRun, flags: ReplayFlags): StartedCommand[] {
+  const started: StartedCommand[] = [];
+  const agent = run.settings.agent;
+  if (agent.kind === 'command') started.push({ role: 'agent program', command: agent.command, args: agent.args, recorded: true });
+  const upstream = flags.liveUpstream ? liveUpstreamOf(run, flags) : null;
+  if (upstream !== null && 'command' in upstream)
+    started.push({ role: 'upstream', command: upstream.command, args: upstream.args, recorded: flags.upstream === undefined });
+  return started;
 }
 
 /** `--live-upstream`: the upstream given, or the one the run recorded; null when there is none to start. */

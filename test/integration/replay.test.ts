@@ -5,7 +5,7 @@
  * A run file whose verdict was edited differs (exit 2, the diff); a recording with a line removed leaves its
  * recording (exit 3, the call named); bad input is one line, exit 1, nothing written.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
@@ -222,6 +222,50 @@ describe('replay', () => {
         suite,
         /run \S*a\/F1-001: no cassette\.jsonl beside run\.json; no run can be replayed \(2 refused: \S*a\/F1-001, \S*b\/F1-001\)/,
       );
+    });
+  });
+
+  describe('issue 41 §11: a recording is code', () => {
+    /** A copy of the run whose run file says its agent was this program (the recording is the built-in loop's). */
+    const programRun = (name: string, command: string, args: string[]) => {
+      const dir = copyRun(name);
+      const file = runFileOf(dir);
+      const settings = file['replaySettings'] as Record<string, unknown>;
+      const agent = { kind: 'command', command, args, transport: 'stdio', timeoutMs: 5000, envNames: [], gateway: 'stub' };
+      writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...file, replaySettings: { ...settings, agent } }));
+      return dir;
+    };
+
+    it('--allow-command: a recorded program not on it (matched exactly) is refused before anything starts, exit 1', async () => {
+      const dir = programRun('evil', 'evil-program', ['--steal', 'a b']);
+      const result = await runCli(['replay', dir, '--allow-command', 'node', '--allow-command', 'python3']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /run \S*evil: its agent program "evil-program" is not on --allow-command \("node", "python3"\): a recording is code/,
+      );
+      expect(result.stderr).not.toContain('starts its agent program');
+      expect(result.stdout).toBe('');
+    });
+
+    it('each recorded command line is printed before it starts; one on --allow-command is started', async () => {
+      const dir = programRun('printed', process.execPath, ['-e', 'process.exit(0)']);
+      for (const allow of [[], ['--allow-command', process.execPath]]) {
+        const result = await runCli(['replay', dir, ...allow]);
+        expect(result.stderr).toContain(`printed starts its agent program: ${process.execPath} -e 'process.exit(0)'\n`);
+        expect(result.stderr).toMatch(/^replay: \S*printed starts its agent program: /m);
+        // It ran (and, being no agent, did not give the recorded run): not refused.
+        expect(result.stdout).not.toContain('REFUSED');
+        expect(result.stdout).toContain('1 run(s) replayed');
+      }
+    });
+
+    it('--out holding a folder being replayed is refused too (the replayed runs would join the suite)', async () => {
+      const suite = join(work, 'holds');
+      cpSync(runDir, join(suite, 'F1-001'), { recursive: true });
+      const result = await runCli(['replay', join(suite, 'F1-001'), '--out', suite]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/--out \S+ holds \S+F1-001, a folder being replayed: .*keep it elsewhere/);
+      expect(readdirSync(suite)).toEqual(['F1-001']);
     });
   });
 
