@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'dist/cli/bin.js');
@@ -64,6 +64,10 @@ export interface StartOptions {
   /** Extra flags appended to the default booking-server flags. */
   extra?: string[];
   env?: Record<string, string>;
+  /** The agent's client capabilities (default: none). */
+  capabilities?: ClientCapabilities;
+  /** Sets the agent's handlers (elicitation, sampling, …) before it connects. */
+  setup?: (client: Client) => void;
 }
 
 /** Starts the proxy in front of an upstream (default: the bundled booking server) with a report file. */
@@ -82,7 +86,8 @@ export async function startProxy(options: StartOptions = {}): Promise<ProxyRun> 
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  options.setup?.(client);
   await client.connect(transport, { timeout: 30_000 });
   return {
     client,

@@ -12,8 +12,12 @@ import type { FaultKind } from '../domain/faults/index.js';
 import type { RepeatSource } from '../domain/attribution.js';
 import type { ToolCallResult } from './mcp-shapes.js';
 
-/** The steps of one call, in the order they can happen (`injected` and `forwarded` exclude each other). */
-export type CallStep = 'received' | 'injected' | 'forwarded' | 'answered' | 'delivered';
+/**
+ * The steps of one call, in the order they can happen (`injected` and `forwarded` exclude each other;
+ * `asked`, R-17: the upstream asked the agent something while the forwarded call was in flight, between
+ * `forwarded` and `answered`, as often as it asked).
+ */
+export type CallStep = 'received' | 'injected' | 'forwarded' | 'asked' | 'answered' | 'delivered';
 
 /** What the upstream did with a forwarded call (R-1.3), as judged. */
 export type UpstreamVerdict = 'executed' | 'rejected' | 'unknown' | 'unavailable';
@@ -46,6 +50,12 @@ export interface CallEvent {
   told?: AgentTold;
   /** `received` of a repeated write attempt: who sent it again (R-14.1); absent on other lines. */
   source?: RepeatSource;
+  /**
+   * `asked` (R-17): the upstream's request to the agent during the call (`elicitation/create`,
+   * `sampling/createMessage`, `roots/list`) and how the agent answered: an elicitation's `action`
+   * (`accept`, `decline`, `cancel`), otherwise `answered`, or `error <code>`. Never the payload.
+   */
+  asked?: { method: string; answer: string };
   /** `received`: the call's arguments, verbatim (a reference). */
   arguments?: unknown;
   /** `received`: the request's `params._meta`, when it has one (a reference; `--otel` reads its `traceparent`). */

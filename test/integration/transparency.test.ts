@@ -18,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -137,8 +138,9 @@ function readdirSessions(dir: string): string[] {
 }
 
 /** An SDK client connected to server-everything directly (stdio, or its Streamable HTTP URL). */
-async function direct(url?: string): Promise<Client> {
-  const client = new Client({ name: 'transparency-direct', version: '1.0.0' });
+async function direct(url?: string, agent: AgentSetup = {}): Promise<Client> {
+  const client = new Client({ name: 'transparency-direct', version: '1.0.0' }, { capabilities: agent.capabilities ?? {} });
+  agent.setup?.(client);
   const transport =
     url === undefined
       ? new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' })
@@ -325,7 +327,7 @@ describe.each([
     await waitFor(() => (toolListChanged > 0 ? true : undefined), 10_000, 'notifications/tools/list_changed');
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('refund_order');
     expect(proxied.stderr()).toMatch(
-      /the upstream's tool list changed \(8 tools\); classified again:\n[\s\S]*write +refund_order/,
+      /the upstream's tool list changed \(9 tools\); classified again:\n[\s\S]*write +refund_order/,
     );
     await client.callTool({ name: 'refund_order', arguments: {} });
     // Subscribe / unsubscribe reach the upstream; its update for the subscribed resource reaches the agent.
@@ -413,3 +415,103 @@ describe.each([
     await proxied.stop();
   }, 60_000);
 });
+
+/** The agent's answers to server-everything's sampling, elicitation and roots requests, the same directly and through the proxy. */
+const TALKING_AGENT: AgentSetup = {
+  capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+  setup(client) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      model: 'agent-model',
+      role: 'assistant',
+      content: { type: 'text', text: `agent saw ${request.params.messages.length} message(s)` },
+    }));
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      request.params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { name: 'Ada', check: true } },
+    );
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [{ uri: 'file:///srv/agent-root', name: 'agent root' }],
+    }));
+  },
+};
+
+/** What server-everything's tools for sampling, elicitation and roots answer (the URL elicitation's random id masked). */
+async function talkBack(client: Client) {
+  const call = async (name: string, args: Record<string, unknown>) =>
+    JSON.stringify(await client.callTool({ name, arguments: args })).replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<uuid>');
+  return {
+    sampling: await call('trigger-sampling-request', { prompt: 'Say hi', maxTokens: 5 }),
+    elicitation: await call('trigger-elicitation-request', {}),
+    url: await call('trigger-url-elicitation', { url: 'https://example.com/pay' }),
+    roots: await call('get-roots-list', {}),
+  };
+}
+
+describe.each([
+  { agent: 'stdio', listen: false },
+  { agent: '--listen', listen: true },
+])('R-17.2: cancellation and an agent that never answers (relaying fixture), the agent on $agent', ({ listen }) => {
+  it('the upstream cancels its elicitation: the agent is told (its handler aborted); an unanswered elicitation holds only its call, up to --upstream-timeout', async () => {
+    let aborted = false;
+    const proxied = await startProxied([...RELAYING_FIXTURE, '--upstream-timeout', '2'], listen, {
+      capabilities: { elicitation: { form: {} }, roots: {} },
+      setup(client) {
+        client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [] }));
+        client.setRequestHandler(
+          ElicitRequestSchema,
+          (request, extra) =>
+            new Promise((resolve) => {
+              // 'cancel me' waits for the upstream's cancellation; the payment is never answered.
+              if (request.params.message === 'cancel me')
+                extra.signal.addEventListener('abort', () => {
+                  aborted = true;
+                  resolve({ action: 'cancel' });
+                });
+            }),
+        );
+      },
+    });
+    const { client } = proxied;
+    // The MCP SDK (1.32) ignores a cancellation of request id 0 (a falsy check), so the first request the
+    // upstream (and the proxy) sends, with id 0, is one that gets answered.
+    await client.callTool({ name: 'list_roots', arguments: {} });
+    expect(await client.callTool({ name: 'ask_then_cancel', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'cancelled ask' }],
+    });
+    await waitFor(() => (aborted ? true : undefined), 10_000, "the agent's handler aborted by notifications/cancelled");
+    // Never answered: that call ends after the upstream time-out (2 s); another call meanwhile answers at once.
+    const started = Date.now();
+    const stuck = client.callTool({ name: 'confirm_payment', arguments: {} }, undefined, { timeout: 30_000 });
+    expect(await client.callTool({ name: 'log_during', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'logged 3' }],
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    const ended = await stuck;
+    expect(ended.isError).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await proxied.stop();
+  }, 60_000);
+});
+
+describe.each([
+  { agent: 'stdio', listen: false },
+  { agent: '--listen', listen: true },
+])(
+  'R-17.2: server-everything asks the agent (sampling, elicitation, roots) through the proxy, the agent on $agent',
+  ({ listen }) => {
+    it.each([{ upstream: 'stdio' }, { upstream: '--upstream-url' }])(
+      'the upstream ($upstream): its sampling, elicitation (form, URL) and roots tools answer as directly, the agent answering',
+      async ({ upstream }) => {
+        const url = upstream === 'stdio' ? undefined : (await startEverythingHttp()).url;
+        const flags = url === undefined ? EVERYTHING_STDIO : ['--upstream-url', url];
+        const directly = await talkBack(await direct(url, TALKING_AGENT));
+        expect(directly.sampling).toContain('agent saw 1 message(s)');
+        expect(directly.elicitation).toContain('- Name: Ada');
+        expect(directly.roots).toContain('file:///srv/agent-root');
+        const proxied = await startProxied(flags, listen, TALKING_AGENT);
+        expect(await talkBack(proxied.client)).toEqual(directly);
+        await proxied.stop();
+      },
+      60_000,
+    );
+  },
+);

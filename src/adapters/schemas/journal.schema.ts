@@ -48,7 +48,7 @@ const ended = z.object({
 });
 const call = z.object({
   v,
-  event: z.enum(['received', 'injected', 'forwarded', 'answered', 'delivered']),
+  event: z.enum(['received', 'injected', 'forwarded', 'asked', 'answered', 'delivered']),
   at,
   session: z.string(),
   attempt: positive,
@@ -64,6 +64,10 @@ const call = z.object({
     .enum(['model', 'user', 'runtime', 'unknown'])
     .optional()
     .describe('`received` of a repeated write attempt: who sent it again (R-14.1).'),
+  asked: z
+    .object({ method: z.string(), answer: z.string() })
+    .optional()
+    .describe('`asked` (R-17): the request the upstream sent the agent during the call, and how the agent answered.'),
   arguments: z.unknown().optional(),
   result: z.unknown().optional(),
 });

@@ -9,6 +9,7 @@ import type { CallDecision } from '../../domain/call-attempt.js';
 import type { CallOrigin } from '../../domain/attribution.js';
 import type { AgentTold, CallEvent, CallEventSink, CallStep, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Clock } from '../../ports/clock.port.js';
+import type { AgentPeer, ForwardedAnswer } from '../../ports/agent-side.port.js';
 import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
 
 /** Where a pipeline's call events go, and the clock that stamps them. */
@@ -36,6 +37,24 @@ export class CallEvents {
 
   forwarded(decision: CallDecision, tool: string): void {
     this.deps.sink.callEvent(this.event('forwarded', decision, tool));
+  }
+
+  /**
+   * R-17: `peer` with each request the upstream sends the agent through it recorded as an `asked` step of
+   * this call, once the agent has answered (an elicitation confirmed during a faulted write is on the
+   * attempt's timeline).
+   */
+  askedThrough(peer: AgentPeer, decision: CallDecision, tool: string): AgentPeer {
+    return {
+      notify: (method, params) => peer.notify(method, params),
+      request: async (method, params, options) => {
+        const answer = await peer.request(method, params, options);
+        const event = this.event('asked', decision, tool);
+        event.asked = { method, answer: answerWord(method, answer) };
+        this.deps.sink.callEvent(event);
+        return answer;
+      },
+    };
   }
 
   answered(
@@ -95,4 +114,11 @@ export class CallEvents {
 function toldOf(result: ToolCallResult, timeout: boolean): AgentTold {
   if (result.isError !== true) return 'answer';
   return timeout ? 'timeout' : 'error';
+}
+
+/** How the agent answered the upstream's request: an elicitation's action, `answered`, or `error <code>`. */
+function answerWord(method: string, answer: ForwardedAnswer): string {
+  if ('error' in answer) return `error ${answer.error.code}`;
+  const action = answer.result['action'];
+  return method === 'elicitation/create' && typeof action === 'string' ? action : 'answered';
 }

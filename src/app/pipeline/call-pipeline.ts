@@ -181,10 +181,13 @@ export class CallPipeline {
   ): Promise<{ outcome: UpstreamCallOutcome; judged: JudgedAnswer; replacement: ToolCallResult | null }> {
     attempt.forwarded();
     if (options !== null) this.events?.forwarded(attempt, request.name);
-    const outcome =
-      options === null
-        ? CANCELLED_BEFORE_FORWARDING
-        : await this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), options);
+    // what the upstream asks the agent during the call is a step of this attempt.
+    const events = this.events;
+    const sent =
+      options?.peer !== undefined && events
+        ? { ...options, peer: events.askedThrough(options.peer, attempt, request.name) }
+        : options;
+    const outcome = sent === null ? CANCELLED_BEFORE_FORWARDING : await this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), sent);
     this.deps.onUpstreamOutcome?.(request.name, outcome);
     const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
     const replacement = attempt.answered(judged.execution);

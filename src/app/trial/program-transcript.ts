@@ -86,6 +86,12 @@ export class McpCallTranscript implements CallEventSink {
         fault: event.fault,
       });
     }
+    if (event.step === 'asked' && event.asked !== undefined) {
+      this.transcript.addAt(event.at, {
+        kind: 'note',
+        text: `MCP session ${this.session}, attempt ${event.attempt}: during ${event.tool} the upstream asked ${event.asked.method}; the agent answered ${event.asked.answer}`,
+      });
+    }
     if (event.step === 'delivered' && event.result !== undefined) {
       const text = resultText(event.result);
       const content =
