@@ -187,7 +187,10 @@ export class CallPipeline {
       options?.peer !== undefined && events
         ? { ...options, peer: events.askedThrough(options.peer, attempt, request.name) }
         : options;
-    const outcome = sent === null ? CANCELLED_BEFORE_FORWARDING : await this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), sent);
+    const outcome =
+      sent === null
+        ? CANCELLED_BEFORE_FORWARDING
+        : await this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), sent);
     this.deps.onUpstreamOutcome?.(request.name, outcome);
     const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
     const replacement = attempt.answered(judged.execution);
