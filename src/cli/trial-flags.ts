@@ -22,7 +22,7 @@ import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseEffectsFlags } from './effects-flags.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
-import { readPatch, readStubGateway, readSystemPrompt, readTasks } from './trial-input-files.js';
+import { inputSettingFiles, readPatch, readStubGateway, readSystemPrompt, readTasks } from './trial-input-files.js';
 
 /** What the file gives that no flag value can carry: the tasks' list, the stub model's script. */
 export interface TrialInline {
@@ -142,7 +142,8 @@ export async function parseTrialFlags(
   const scenarios = matrix ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues) : [proxy.scenario];
   const seedText = get('seed');
   const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
-  const systemPrompt = await readSystemPrompt(get('system-prompt'), cwd);
+  const prompt = await readSystemPrompt(get('system-prompt'), cwd);
+  const systemPrompt = prompt?.text;
   const maxSteps = integer(get('max-steps'), 'max-steps', 1, 1000, 10);
   const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, builtIn, inline.tasks);
   const runs = integer(get('runs'), 'runs', 1, 100_000, 5);
@@ -237,6 +238,7 @@ export async function parseTrialFlags(
       ...(modelFault !== undefined ? { modelFault } : {}),
       ...(proxy.upstreamReplay !== undefined ? { replayed: true as const } : {}),
       ...(modelReplay !== undefined ? { modelReplay: { file: modelReplay } } : {}),
+      settingFiles: inputSettingFiles(tasks, prompt, get('task-file'), get('patch-file')),
     },
     proxy,
     apiKey,

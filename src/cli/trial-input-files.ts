@@ -8,6 +8,7 @@ import { jsonSyntaxProblem } from '../adapters/report-files/json-problem.js';
 import { readRegularFile } from '../adapters/report-files/regular-file.js';
 import { errorCode, errorMessage } from '../domain/error-message.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
+import { settingFileNames } from '../app/trial/measured-settings.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
 import type { PatchChoice, StubGateway, TrialTask } from '../app/trial/trial-plan.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
@@ -56,11 +57,17 @@ function unreadable(what: string, path: string, error: unknown): string {
   return `${what} cannot be read: ${path}`;
 }
 
-export async function readSystemPrompt(value: string | undefined, cwd: string): Promise<string | undefined> {
+/** `--system-prompt FILE|TEXT`: the text, and the file (as given) when it was read from one. */
+export interface SystemPromptInput {
+  text: string;
+  file?: string;
+}
+
+export async function readSystemPrompt(value: string | undefined, cwd: string): Promise<SystemPromptInput | undefined> {
   if (value === undefined) return undefined;
   const path = resolve(cwd, value);
   const info = await stat(path).catch(() => null);
-  if (info === null) return value;
+  if (info === null) return { text: value };
   if (!info.isFile()) throw new UsageError(`flag --system-prompt names ${path}, which is not a file`);
   let text: string;
   try {
@@ -69,7 +76,32 @@ export async function readSystemPrompt(value: string | undefined, cwd: string): 
     throw new UsageError(unreadable('system prompt file', path, error));
   }
   if (text.trim() === '') throw new UsageError(`the system prompt file ${path} is empty`);
-  return text;
+  return { text, file: value };
+}
+
+/**
+ * TrialPlan.settingFiles: the file each task's texts and the patch texts came from, as given. A task's
+ * system prompt came from `--system-prompt FILE` when it is that file's text, else from the task file
+ * (its own `system_prompt`); one given as text on the command line names no file.
+ */
+export function inputSettingFiles(
+  tasks: readonly TrialTask[],
+  prompt: SystemPromptInput | undefined,
+  taskFile: string | undefined,
+  patchFile: string | undefined,
+): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const task of tasks) {
+    if (taskFile !== undefined) {
+      files[settingFileNames.task(task.id)] = taskFile;
+      if (task.followUps.length > 0) files[settingFileNames.followUps(task.id)] = taskFile;
+    }
+    if (task.systemPrompt === undefined) continue;
+    const source = prompt !== undefined && task.systemPrompt === prompt.text ? prompt.file : taskFile;
+    if (source !== undefined) files[settingFileNames.systemPrompt(task.id)] = source;
+  }
+  if (patchFile !== undefined) files[settingFileNames.patchTexts] = patchFile;
+  return files;
 }
 
 export async function readTasks(

@@ -106,6 +106,44 @@ describe('R-13 trial flags', () => {
     expect(asText.plan.tasks[0]!.systemPrompt).toBe('Be brief.');
   });
 
+  it('records the file each text setting came from (plan.settingFiles, by setting name): the prompt file, the task file, the patch file; a prompt given as text names none', async () => {
+    writeFileSync(join(dir, 'careful.txt'), 'You are careful.\n');
+    writeFileSync(
+      join(dir, 'two.yaml'),
+      [
+        'tasks:',
+        '  - id: own',
+        '    task: A',
+        '    system_prompt: Mine.',
+        '  - id: plain',
+        '    task: B',
+        '    follow_ups: [again]',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'patch.txt'), 'Check before you re-send.\n');
+    const flags = await parse([
+      '--model',
+      'm',
+      ...UPSTREAM,
+      '--system-prompt',
+      'careful.txt',
+      '--task-file',
+      'two.yaml',
+      '--patch-file',
+      'patch.txt',
+    ]);
+    expect(flags.plan.settingFiles).toEqual({
+      'task own: system prompt': 'two.yaml',
+      'task own: task': 'two.yaml',
+      'task plain: system prompt': 'careful.txt',
+      'task plain: task': 'two.yaml',
+      'task plain: follow-ups': 'two.yaml',
+      'patch texts': 'patch.txt',
+    });
+    const asText = await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--system-prompt', 'Be brief.']);
+    expect(asText.plan.settingFiles).toEqual({});
+  });
+
   it('a YAML task file with several tasks, defaults at the top and per task', async () => {
     writeFileSync(
       join(dir, 'tasks.yaml'),

@@ -121,6 +121,57 @@ describe('compare A B: two trials side by side', () => {
     expect(page).toContain('F1 · duplicates</tspan> −100 pp [−100, −61] better');
   });
 
+  it('a system prompt that differs is named by its file beside its hash (the file recorded beside configurationHash, not in it); a trial without the record still compares', async () => {
+    const prompts = join(scratch, 'prompts');
+    mkdirSync(prompts, { recursive: true });
+    const [first, second, copy] = ['careful.txt', 'terse.txt', 'careful-copy.txt'].map((name) => join(prompts, name));
+    writeFileSync(first!, 'You are careful.\n');
+    writeFileSync(second!, 'Be terse.\n');
+    writeFileSync(copy!, 'You are careful.\n');
+    const [a, b, c] = await Promise.all(
+      [first, second, copy].map((file) => trial('careful', '--scenario', 'F1', '--runs', '1', '--system-prompt', file!)),
+    );
+    try {
+      const setting = 'task default: system prompt';
+      const provenance = (t: InProcessTrial) =>
+        t.summary['provenance'] as {
+          configurationHash: string;
+          settings: Record<string, string>;
+          settingFiles: Record<string, string>;
+        };
+      expect(provenance(a!).settingFiles).toEqual({ [setting]: first });
+      // The same text from another file: the same configuration (stats pools them), only the record of the file differs.
+      expect(provenance(c!).configurationHash).toBe(provenance(a!).configurationHash);
+      expect(provenance(c!).settingFiles).toEqual({ [setting]: copy });
+      const json = join(scratch, 'prompts.json');
+      const html = join(scratch, 'prompts.html');
+      const markdown = join(scratch, 'prompts.md');
+      const result = await runCli(['compare', a!.out, b!.out, '--json', json, '--html', html, '--markdown', markdown]);
+      expect(result.code, result.stderr).toBe(0);
+      const [hashA, hashB] = [provenance(a!).settings[setting]!, provenance(b!).settings[setting]!];
+      expect(hashA).toMatch(/^sha256:[0-9a-f]{16}$/);
+      expect(result.stdout).toContain(`  ${setting}: ${hashA} (from ${first}) → ${hashB} (from ${second})\n`);
+      const doc = JSON.parse(readFileSync(json, 'utf8')) as { settingsThatDiffer: unknown };
+      expectMatchesSchema(compareOutputSchema, doc, 'compare output');
+      expect(doc.settingsThatDiffer).toEqual([{ setting, a: hashA, b: hashB, aFile: first, bFile: second }]);
+      expect(readFileSync(html, 'utf8')).toContain(
+        `<li><code>${setting}</code>: ${hashA} <span class="file">(from <code>${first}</code>)</span> → ${hashB} <span class="file">(from <code>${second}</code>)</span></li>`,
+      );
+      expect(readFileSync(markdown, 'utf8')).toContain(`(from ${first})`);
+      // A trial from before the record: its summary has no settingFiles; it compares, its side names no file.
+      const old = join(scratch, 'old-trial');
+      cpSync(a!.out, old, { recursive: true });
+      const summary = JSON.parse(readFileSync(join(old, 'summary.json'), 'utf8')) as { provenance: Record<string, unknown> };
+      delete summary.provenance['settingFiles'];
+      writeFileSync(join(old, 'summary.json'), JSON.stringify(summary));
+      const withOld = await runCli(['compare', old, b!.out]);
+      expect(withOld.code, withOld.stderr).toBe(0);
+      expect(withOld.stdout).toContain(`  ${setting}: ${hashA} → ${hashB} (from ${second})\n`);
+    } finally {
+      for (const t of [a, b, c]) t?.remove();
+    }
+  });
+
   it('several folders per side (A1 A2 -- B1) merge each side as stats does', async () => {
     const result = await runCli(['compare', trials.naive.out, trials.carefulF2.out, '--', trials.careful.out]);
     // The two folders of side A ran different scenario sets: stats would refuse to pool them, so compare does.

@@ -14,6 +14,7 @@ export function side(
   facts: readonly RunFacts[],
   path: string,
   settings: Record<string, string> = { '--model': path },
+  settingFiles: Record<string, string> = {},
 ): StatsResult {
   return {
     sources: [{ path, harnessVersion: '1.0.0' } as StatsResult['sources'][number]],
@@ -22,12 +23,18 @@ export function side(
     summary: summariseRuns(facts),
     comparisons: [],
     settings,
+    settingFiles,
   };
 }
 
 /** B against A, as `compareFolders` puts them together. */
 export function compareOf(a: StatsResult, b: StatsResult): CompareResult {
-  return { a, b, settings: settingDifferences(a.settings, b.settings), comparison: compareSides(a.summary, b.summary) };
+  return {
+    a,
+    b,
+    settings: settingDifferences(a.settings, b.settings, a.settingFiles, b.settingFiles),
+    comparison: compareSides(a.summary, b.summary),
+  };
 }
 
 /** Naive (10 of 10 duplicated) against careful (none), under F1. */

@@ -25,8 +25,19 @@ export const compareOutputSchema = z
     a: side.describe('Side A (the baseline of every difference).'),
     b: side.describe('Side B.'),
     settingsThatDiffer: z
-      .array(z.object({ setting: z.string(), a: z.string(), b: z.string() }))
-      .describe('Each setting whose value differs between the sides, with both values.'),
+      .array(
+        z.object({
+          setting: z.string(),
+          a: z.string(),
+          b: z.string(),
+          aFile: z
+            .string()
+            .optional()
+            .describe("The file side A's value was read from (provenance.settingFiles), when recorded."),
+          bFile: z.string().optional().describe("The file side B's value was read from, when recorded."),
+        }),
+      )
+      .describe('Each setting whose value differs between the sides, with both values and the files they came from.'),
     comparison: z
       .unknown()
       .describe(

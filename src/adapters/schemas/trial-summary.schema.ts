@@ -62,7 +62,16 @@ export const trialSummarySchema = z
         "--model-fault as given (kind with its value, and --model-fault-on); each run file's modelFault says whether it triggered.",
       ),
     provenance: z
-      .object({ agent: agent.optional(), configurationHash: z.string().optional() })
+      .object({
+        agent: agent.optional(),
+        configurationHash: z.string().optional(),
+        settingFiles: z
+          .record(z.string(), z.string())
+          .optional()
+          .describe(
+            'The file each text setting (a system prompt, a task, the stub script, the patch texts) was read from, as given, by its name in settings; beside configurationHash, not in it (older trials: absent).',
+          ),
+      })
       .loose()
       .optional()
       .describe('What makes runs comparable; stats merges only folders with the same configurationHash.'),

@@ -5,7 +5,15 @@
  * value from a folder (paths, settings, task ids) is escaped.
  */
 import { proportion } from '../../domain/statistics/index.js';
-import { ALPHA, groupLabel, headlineOf, higherIsBetter, type CountComparison, type Direction } from '../../domain/trial/index.js';
+import {
+  ALPHA,
+  groupLabel,
+  headlineOf,
+  higherIsBetter,
+  type CountComparison,
+  type Direction,
+  type SettingDifference,
+} from '../../domain/trial/index.js';
 import { htmlText as h } from '../report-formats/escape.js';
 import { HTML_STYLE } from '../report-formats/html-style.js';
 import { chartLegend, rateChartSvg, type ChartMark, type ChartRow, type MarkTone } from '../report-formats/rate-chart.js';
@@ -122,13 +130,19 @@ function headlineFindings(result: CompareResult): string {
   return `<h2 id="findings">Headline findings (B against A)</h2><ul class="findings">${items.join('')}</ul>`;
 }
 
+/** A differing setting's value on one side, and the file it came from (escaped), when recorded. */
+function valueHtml(d: SettingDifference, side: 'a' | 'b'): string {
+  const file = side === 'a' ? d.aFile : d.bFile;
+  return file === undefined ? h(d[side]) : `${h(d[side])} <span class="file">(from <code>${h(file)}</code>)</span>`;
+}
+
 export function formatCompareHtml(result: CompareResult): string {
   const settings = settingLines(result);
   const settingsHtml =
     settings.length === 1
       ? `<p>${h(settings[0]!)}</p>`
       : `<h2>${h(settings[0]!.replace(/:$/, ''))}</h2><ul>${result.settings
-          .map((d) => `<li><code>${h(d.setting)}</code>: ${h(d.a)} → ${h(d.b)}</li>`)
+          .map((d) => `<li><code>${h(d.setting)}</code>: ${valueHtml(d, 'a')} → ${valueHtml(d, 'b')}</li>`)
           .join('')}</ul>`;
   const sentences = headlineFindings(result);
   const rows = allRows(result).map((r) => {

@@ -8,7 +8,14 @@ import { REPEAT_SOURCES } from '../../domain/attribution.js';
 import { markdownInline } from '../../domain/markdown-text.js';
 import { COMPARE_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
-import { formatP, groupLabel, type ComparedRate, type CountComparison, type GroupComparison } from '../../domain/trial/index.js';
+import {
+  formatP,
+  groupLabel,
+  type ComparedRate,
+  type CountComparison,
+  type GroupComparison,
+  type SettingDifference,
+} from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { StatsResult } from '../stats/stats.js';
 import type { CompareResult } from './compare.js';
@@ -107,11 +114,20 @@ export function allRows(result: CompareResult): Row[] {
 export const sideLine = (name: string, side: StatsResult): string =>
   `${name} = ${side.sources.map((source) => source.path).join(', ')} (${side.runs} run${side.runs === 1 ? '' : 's'}, harness ${side.sources[0]!.harnessVersion})`;
 
+/** A differing setting's value on one side, with the file it came from when recorded: `sha256:… (from a.txt)`. */
+export const settingValue = (d: SettingDifference, side: 'a' | 'b'): string => {
+  const file = side === 'a' ? d.aFile : d.bFile;
+  return file === undefined ? d[side] : `${d[side]} (from ${file})`;
+};
+
 export function settingLines(result: CompareResult): string[] {
   if (result.a.settings === null || result.b.settings === null)
     return ['settings: not recorded by every folder (an older trial); only the figures are compared'];
   if (result.settings.length === 0) return ['settings: none differs between A and B'];
-  return ['settings that differ (A → B):', ...result.settings.map((d) => `  ${d.setting}: ${d.a} → ${d.b}`)];
+  return [
+    'settings that differ (A → B):',
+    ...result.settings.map((d) => `  ${d.setting}: ${settingValue(d, 'a')} → ${settingValue(d, 'b')}`),
+  ];
 }
 
 export function tailLines(result: CompareResult): string[] {
@@ -152,7 +168,7 @@ export function formatCompareMarkdown(result: CompareResult): string {
       : [
           `### ${md(settings[0]!.replace(/:$/, ''))}`,
           '',
-          ...result.settings.map((d) => `- ${md(d.setting)}: ${md(d.a)} → ${md(d.b)}`),
+          ...result.settings.map((d) => `- ${md(d.setting)}: ${md(settingValue(d, 'a'))} → ${md(settingValue(d, 'b'))}`),
         ].join('\n'),
   );
   parts.push(result.comparison.scenarios.map((s) => `- ${md(s.sentence)}`).join('\n'));

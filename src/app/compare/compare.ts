@@ -73,6 +73,11 @@ export function compareFolders(sideA: readonly StatsInput[], sideB: readonly Sta
     );
   return {
     ok: true,
-    result: { a: a.result, b: b.result, settings: settingDifferences(a.result.settings, b.result.settings), comparison },
+    result: {
+      a: a.result,
+      b: b.result,
+      settings: settingDifferences(a.result.settings, b.result.settings, a.result.settingFiles, b.result.settingFiles),
+      comparison,
+    },
   };
 }

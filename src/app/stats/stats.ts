@@ -69,6 +69,18 @@ export interface StatsResult {
    * when a folder recorded none (proxy sessions, older trials). For `compare`; not in `stats --json`.
    */
   settings: Readonly<Record<string, string>> | null;
+  /**
+   * The file each text setting was read from (`provenance.settingFiles`), by setting name; the folders'
+   * distinct files joined with ", " when they differ. Empty when no folder recorded one (older trials).
+   */
+  settingFiles: Readonly<Record<string, string>>;
+}
+
+/** What one folder gives the merge: its source, its runs, and (a trial's) the files of its settings. */
+interface Loaded {
+  source: MergeSource;
+  facts: RunFacts[];
+  settingFiles?: Readonly<Record<string, string>>;
 }
 
 export type StatsOutcome = { ok: true; result: StatsResult } | { ok: false; message: string };
@@ -126,7 +138,7 @@ function possible(facts: RunFacts, path: string): RunFacts {
   return facts;
 }
 
-function trialSource(input: TrialFolderInput, warnings: string[]): { source: MergeSource; facts: RunFacts[] } {
+function trialSource(input: TrialFolderInput, warnings: string[]): Loaded {
   const { summary, path } = input;
   if (summary === null) throw new Refused(`${path}/summary.json ${input.summaryProblem ?? 'cannot be read'}`);
   const broken = input.runs.find((run) => run.value === null);
@@ -170,14 +182,35 @@ function trialSource(input: TrialFolderInput, warnings: string[]): { source: Mer
       shard,
     },
     facts,
+    settingFiles: settingFilesOf(summary),
   };
+}
+
+/** `provenance.settingFiles` (the file each text setting came from), when the trial recorded it. */
+function settingFilesOf(summary: Json): Record<string, string> {
+  const provenance = summary['provenance'];
+  const files = isObject(provenance) ? provenance['settingFiles'] : undefined;
+  if (!isObject(files)) return {};
+  return Object.fromEntries(Object.entries(files).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+/** The merged folders' setting files: per setting, its distinct files in folder order, joined with ", ". */
+function mergedSettingFiles(loaded: readonly Loaded[]): Record<string, string> {
+  const byName = new Map<string, string[]>();
+  for (const { settingFiles } of loaded)
+    for (const [name, file] of Object.entries(settingFiles ?? {})) {
+      const files = byName.get(name) ?? [];
+      if (!files.includes(file)) files.push(file);
+      byName.set(name, files);
+    }
+  return Object.fromEntries([...byName].map(([name, files]) => [name, files.join(', ')]));
 }
 
 /** How a replayed proxy session shows among the settings: the name and value a trial's `provenance.settings` uses. */
 const REPLAYED_SETTING = '--upstream-replay';
 const REPLAYED_VALUE = 'replayed (repeats a recorded sample, not a new one)';
 
-function reportSource(input: ReportFolderInput): { source: MergeSource; facts: RunFacts[] } {
+function reportSource(input: ReportFolderInput): Loaded {
   if (input.items.length === 0)
     throw new Refused(`${input.path} is empty: no trial (summary.json, runs/) and no report file (*.json)`);
   const facts: RunFacts[] = [];
@@ -313,7 +346,7 @@ function sessionIdOf(document: unknown): string | null {
 /** Merges the folders into one summary, or refuses with one line. */
 export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
   const warnings: string[] = [];
-  const loaded: Array<{ source: MergeSource; facts: RunFacts[] }> = [];
+  const loaded: Loaded[] = [];
   try {
     for (const input of inputs) {
       if (input.kind === 'unusable') throw new Refused(`${input.path} ${input.problem}`);
@@ -353,6 +386,7 @@ export function mergeFolders(inputs: readonly StatsInput[]): StatsOutcome {
       summary,
       comparisons,
       settings: loaded.every((l) => l.source.settings) ? (loaded[0]!.source.settings ?? null) : null,
+      settingFiles: mergedSettingFiles(loaded),
     },
   };
 }

@@ -20,6 +20,15 @@ import { scenarioLabel, type TrialPlan } from './trial-plan.js';
 
 export type MeasuredSettings = Record<string, string>;
 
+/** The names of the settings whose texts may come from a file (TrialPlan.settingFiles is keyed by them). */
+export const settingFileNames = {
+  systemPrompt: (taskId: string) => `task ${taskId}: system prompt`,
+  task: (taskId: string) => `task ${taskId}: task`,
+  followUps: (taskId: string) => `task ${taskId}: follow-ups`,
+  stubModel: '--stub-model',
+  patchTexts: 'patch texts',
+} as const;
+
 /** `sha256:` and the first 16 hex digits of the hash: enough to tell two texts apart in a message. */
 const digest = (hash: (text: string) => string, text: string): string => `sha256:${hash(text).slice(0, 16)}`;
 const list = (values: readonly string[] | undefined): string => (values === undefined ? '(default)' : JSON.stringify(values));
@@ -69,7 +78,7 @@ export function measuredSettings(
     // With the model gateway the model's side is measured: the stub script, or (forward mode) the real
     // endpoint and model, so runs of two models are never pooled; and the honesty question.
     const gateway = agent.gateway;
-    s['--stub-model'] = gateway?.kind === 'stub' ? digest(hash, JSON.stringify(gateway.script)) : '(none)';
+    s[settingFileNames.stubModel] = gateway?.kind === 'stub' ? digest(hash, JSON.stringify(gateway.script)) : '(none)';
     if (gateway?.kind === 'forward') {
       s['--model'] = gateway.model;
       s['--base-url'] = redactUrl(gateway.baseUrl);
@@ -81,14 +90,14 @@ export function measuredSettings(
   s['--runs'] = String(plan.runs);
   s['tasks'] = plan.tasks.map((task) => task.id).join(', ');
   for (const task of plan.tasks) {
-    const name = `task ${task.id}`;
-    s[`${name}: system prompt`] = task.systemPrompt === undefined ? '(none)' : digest(hash, task.systemPrompt);
-    s[`${name}: task`] = digest(hash, task.task);
-    s[`${name}: follow-ups`] = task.followUps.length === 0 ? '(none)' : digest(hash, JSON.stringify(task.followUps));
-    s[`${name}: --max-steps`] = String(task.maxSteps);
+    s[settingFileNames.systemPrompt(task.id)] = task.systemPrompt === undefined ? '(none)' : digest(hash, task.systemPrompt);
+    s[settingFileNames.task(task.id)] = digest(hash, task.task);
+    s[settingFileNames.followUps(task.id)] =
+      task.followUps.length === 0 ? '(none)' : digest(hash, JSON.stringify(task.followUps));
+    s[`task ${task.id}: --max-steps`] = String(task.maxSteps);
   }
   s['--patch'] = plan.patch === undefined ? '(none)' : plan.patch.kind === 'auto' ? 'auto' : plan.patch.label;
-  if (patchTexts !== null) s['patch texts'] = digest(hash, JSON.stringify(patchTexts));
+  if (patchTexts !== null) s[settingFileNames.patchTexts] = digest(hash, JSON.stringify(patchTexts));
   s['--key-fields'] = JSON.stringify(plan.keyFields);
   s['--write-tools'] = list(plan.classification.writeTools);
   s['--read-tools'] = list(plan.classification.readTools);
@@ -104,4 +113,19 @@ export function measuredSettings(
     s['--model-fault-on'] = modelFaultOnLabel(plan.modelFault.on);
   }
   return s;
+}
+
+/**
+ * `provenance.settingFiles`: for each recorded setting whose text was read from a file, that file (as given;
+ * the stub script's from the plan's gateway). Beside the settings and their hash, never in either.
+ */
+export function settingFilesOf(plan: TrialPlan, settings: MeasuredSettings): Record<string, string> {
+  const files: Record<string, string> = { ...plan.settingFiles };
+  const gateway = plan.agent.kind === 'command' ? plan.agent.gateway : undefined;
+  if (gateway?.kind === 'stub') files[settingFileNames.stubModel] = gateway.file;
+  return Object.fromEntries(
+    Object.entries(files)
+      .filter(([name]) => Object.hasOwn(settings, name))
+      .sort(),
+  );
 }

@@ -151,6 +151,13 @@ export interface TrialPlan {
   effects?: EffectsViewSettings;
   /** `--shard i/n`: only run k (0-based, in plan order) with k mod n = i − 1; absent = every run. */
   shard?: Shard | undefined;
+  /**
+   * The file each text setting was read from, by its name in `provenance.settings` (`settingFileNames`
+   * of measured-settings.ts), as given: the system prompt, the task file's texts, the stub script, the
+   * patch file. Provenance only: recorded beside the settings (`provenance.settingFiles`) so `compare`
+   * can name the file beside a hash, never in a hash (a task file and the same tasks inline hash alike).
+   */
+  settingFiles?: Readonly<Record<string, string>>;
 }
 
 /** One of n deterministic shares of a trial's runs (1 ≤ index ≤ count). */

@@ -13,7 +13,7 @@ import {
 } from '../../domain/trial/index.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 import { PATCH_TEXTS } from '../../domain/patches.js';
-import { measuredSettings } from './measured-settings.js';
+import { measuredSettings, settingFilesOf } from './measured-settings.js';
 import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './trial-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';
 import type { TrialDeps } from './trial-deps.js';
@@ -272,6 +272,8 @@ export class TrialService {
       ...provenance,
       settings,
       configurationHash: this.deps.hash(JSON.stringify({ ...comparable, patch: this.plan.patch?.kind ?? null, settings })),
+      // Beside the hash, never in it: the file each text setting came from, so compare names it.
+      settingFiles: settingFilesOf(this.plan, settings),
       // Every resolved setting, from a config file or flags alike (docs/config.md), and where each came from.
       ...(this.settings !== undefined
         ? {

@@ -47,7 +47,8 @@ export function resolvedSettings(plan: TrialPlan, upstream: UpstreamSettings): u
     agent.kind === 'command' && agent.gateway?.kind === 'stub'
       ? { ...agent, gateway: { ...agent.gateway, file: undefined } }
       : agent;
-  return { plan: { ...plan, agent: withoutFileName }, upstream };
+  const { settingFiles: _files, ...withoutFiles } = plan;
+  return { plan: { ...withoutFiles, agent: withoutFileName }, upstream };
 }
 
 /** sha256 (hex) of the canonical JSON of {@link resolvedSettings}. */

@@ -49,6 +49,9 @@ export interface SettingDifference {
   /** The value in side A and side B; `(not set)` when the side did not record the setting. */
   a: string;
   b: string;
+  /** The file the value was read from in side A and side B (`provenance.settingFiles`), when recorded. */
+  aFile?: string;
+  bFile?: string;
 }
 
 export interface SideComparison {
@@ -117,10 +120,15 @@ export function compareSides(
   return { names, scenarios, onlyA, onlyB };
 }
 
-/** The settings whose values differ between the sides, by name; empty when either side recorded none. */
+/**
+ * The settings whose values differ between the sides, by name, each with the file its value came from on
+ * either side when that side recorded one; empty when either side recorded no settings.
+ */
 export function settingDifferences(
   a: Readonly<Record<string, string>> | null,
   b: Readonly<Record<string, string>> | null,
+  filesA: Readonly<Record<string, string>> = {},
+  filesB: Readonly<Record<string, string>> = {},
 ): SettingDifference[] {
   if (a === null || b === null) return [];
   const value = (settings: Readonly<Record<string, string>>, name: string): string =>
@@ -128,5 +136,11 @@ export function settingDifferences(
   const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   return names
     .filter((name) => value(a, name) !== value(b, name))
-    .map((setting) => ({ setting, a: value(a, setting), b: value(b, setting) }));
+    .map((setting) => ({
+      setting,
+      a: value(a, setting),
+      b: value(b, setting),
+      ...(Object.hasOwn(filesA, setting) ? { aFile: filesA[setting]! } : {}),
+      ...(Object.hasOwn(filesB, setting) ? { bFile: filesB[setting]! } : {}),
+    }));
 }
