@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
 import type { Attributes, SpanOptions, TraceSpan, TraceSummary, Tracer } from '../../src/ports/tracer.port.js';
+import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
 import { HeldUpstream, InMemoryAgentSide, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
 
@@ -69,10 +70,28 @@ class RecordingTracer implements Tracer {
   }
 }
 
+/** An upstream that also answers requests other than tool calls, keeping the params it got. */
+class ForwardingUpstream extends HeldUpstream {
+  readonly forwarded: Array<{ method: string; params: Record<string, unknown> }> = [];
+
+  async forwardRequest(method: string, params: Record<string, unknown>): Promise<UpstreamCallOutcome> {
+    this.forwarded.push({ method, params });
+    return method === 'resources/read'
+      ? { kind: 'protocol-error', code: -32002, message: 'Resource not found' }
+      : { kind: 'result', result: { messages: [] } };
+  }
+}
+
 async function setup(
-  options: { tracer?: Tracer; payloads?: boolean; scenario?: ProxyConfig['scenario']; listen?: boolean } = {},
+  options: {
+    tracer?: Tracer;
+    payloads?: boolean;
+    scenario?: ProxyConfig['scenario'];
+    listen?: boolean;
+    upstream?: HeldUpstream;
+  } = {},
 ) {
-  const upstream = new HeldUpstream(TOOLS);
+  const upstream = options.upstream ?? new HeldUpstream(TOOLS);
   const agentSide = new InMemoryAgentSide();
   const service = new ProxyService(
     {
@@ -209,5 +228,36 @@ describe('SessionTrace: the proxy in the user’s traces', () => {
     agentSide.disconnect('s');
     await service.stop('test over');
     expect(upstream.held[0]!.request).toBe(request);
+  });
+
+  it('R-17: a request that is not a tool call gets its server and client spans, the prompt in the name, the error code as error.type; without a tracer its params go as they came', async () => {
+    const tracer = new RecordingTracer();
+    const upstream = new ForwardingUpstream(TOOLS);
+    const { service, agentSide } = await setup({ tracer, upstream });
+    const agent = agentSide.connect('s');
+    const meta = { traceparent: AGENT, 'example.com/x': 1 };
+    await agent.forward!('prompts/get', { name: 'summarise', _meta: meta }, { signal });
+    expect(await agent.forward!('resources/read', { uri: 'file:///secret/plan.md' }, { signal })).toMatchObject({
+      error: { code: -32002 },
+    });
+    agentSide.disconnect('s');
+    await service.stop('test over');
+    const [prompt] = tracer.named('prompts/get summarise', 'server');
+    expect(prompt!.options.remoteParent).toEqual(meta);
+    expect(prompt!.attributes).toMatchObject({ 'mcp.method.name': 'prompts/get', 'gen_ai.prompt.name': 'summarise' });
+    const [promptClient] = tracer.named('prompts/get summarise', 'client');
+    expect(upstream.forwarded[0]!.params['_meta']).toEqual({ ...meta, ...promptClient!.context() });
+    const [read] = tracer.named('resources/read', 'server');
+    expect(read!.attributes['mcp.resource.uri']).toBe('file:///secret/plan.md');
+    expect(read!.error).toEqual({ type: '-32002', description: 'Resource not found' });
+    expect([prompt!.ended, read!.ended, promptClient!.ended]).toEqual([1, 1, 1]);
+
+    const plainUpstream = new ForwardingUpstream(TOOLS);
+    const plain = await setup({ upstream: plainUpstream });
+    const params = { name: 'summarise', _meta: meta };
+    await plain.agentSide.connect('s').forward!('prompts/get', params, { signal });
+    plain.agentSide.disconnect('s');
+    await plain.service.stop('test over');
+    expect(plainUpstream.forwarded[0]!.params).toBe(params);
   });
 });

@@ -233,11 +233,24 @@ export class JudgedSession implements AgentSessionHandler {
     params: Record<string, unknown>,
     context: { signal: AbortSignal; peer?: AgentPeer },
   ): Promise<ForwardedAnswer> {
-    return forwardRequest(this.ctx.upstream, method, params, {
+    // --otel: its spans, and their context in the upstream's `_meta`; without it the params go as they came.
+    const trace = this.ctx.trace?.forwarding(method, params);
+    const answer = forwardRequest(this.ctx.upstream, method, trace?.params ?? params, {
       timeoutMs: this.ctx.callTimeoutMs,
       signal: context.signal,
       ...(context.peer !== undefined ? { peer: budgeted(context.peer, this.budget) } : {}),
     });
+    if (trace === undefined) return answer;
+    return answer.then(
+      (forwarded) => {
+        trace.done(forwarded);
+        return forwarded;
+      },
+      (error: unknown) => {
+        trace.done();
+        throw error;
+      },
+    );
   }
 
   closed(reason: AgentCloseReason): void {

@@ -21,6 +21,7 @@ import { evaluate, violationsOf } from '../../domain/report.js';
 import type { EffectsReport } from '../../domain/effects/effects-report.js';
 import type { CallEvent, CallEventSink, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Attributes, TraceSpan, Tracer } from '../../ports/tracer.port.js';
+import type { ForwardedAnswer } from '../../ports/agent-side.port.js';
 
 /** The longest argument or answer text put in a span with `--otel-payloads on`. */
 export const PAYLOAD_LIMIT = 8_192;
@@ -103,6 +104,50 @@ export class SessionTrace implements CallEventSink {
   /** The `_meta` fields that carry the client span of `attempt` to the upstream; undefined: none. */
   upstreamMeta(attempt: number): Record<string, string> | undefined {
     return this.calls.get(attempt)?.client?.context();
+  }
+
+  /**
+   * R-17: a request that is not a tool call (resources, prompts, completions, ping), forwarded as it came:
+   * its server span (parented by the agent's `_meta.traceparent`, else the session span) and its client
+   * span. Returns the params the upstream gets (the client span's context in `_meta`, the rest as they
+   * came) and the end of both spans with the answer.
+   */
+  forwarding(
+    method: string,
+    params: Record<string, unknown>,
+  ): { params: Record<string, unknown>; done(answer?: ForwardedAnswer): void } {
+    const meta = params['_meta'];
+    const agentMeta =
+      typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+    const attributes: Attributes = { 'mcp.method.name': method };
+    if (this.info.mcpSessionId !== undefined) attributes['mcp.session.id'] = this.info.mcpSessionId;
+    const uri = params['uri'];
+    if (method.startsWith('resources/') && typeof uri === 'string') attributes['mcp.resource.uri'] = uri;
+    const prompt = params['name'];
+    const promptName = method === 'prompts/get' && typeof prompt === 'string' ? prompt : undefined;
+    if (promptName !== undefined) attributes['gen_ai.prompt.name'] = promptName;
+    // The resource's URI stays out of the name (the conventions: a low-cardinality name).
+    const name = promptName === undefined ? method : `${method} ${promptName}`;
+    const server = this.tracer.startSpan(name, {
+      kind: 'server',
+      parent: this.span,
+      ...(agentMeta !== undefined ? { remoteParent: agentMeta } : {}),
+      attributes: { ...attributes, 'network.transport': this.info.transport },
+    });
+    const client = this.tracer.startSpan(name, { kind: 'client', parent: server, attributes });
+    return {
+      params: { ...params, _meta: { ...agentMeta, ...client.context() } },
+      done: (answer) => {
+        for (const span of [client, server]) {
+          if (answer === undefined) span.fail('_OTHER', 'no answer');
+          else if ('error' in answer) {
+            span.setAttributes({ 'rpc.response.status_code': String(answer.error.code) });
+            span.fail(String(answer.error.code), answer.error.message);
+          }
+          span.end();
+        }
+      },
+    };
   }
 
   private common(event: CallEvent): Attributes {
