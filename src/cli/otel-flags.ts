@@ -45,29 +45,28 @@ function tracesUrl(base: URL): string {
   return url.href;
 }
 
+/** `value` as an http(s) URL, or null when it is none. */
+function httpUrlOrNull(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An endpoint variable's URL (its value is never printed: it may hold a token); undefined when unset. */
 function envUrl(env: Record<string, string | undefined>, name: string): URL | undefined {
   const value = env[name]?.trim();
   if (value === undefined || value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${name} must be an http(s) URL (it is what --otel exports to)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`${name} must be an http(s) URL (it is what --otel exports to)`);
+  const url = httpUrlOrNull(value);
+  if (url === null) throw new UsageError(`${name} must be an http(s) URL (it is what --otel exports to)`);
   return url;
 }
 
 function flagUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`flag --otel-endpoint must be an http(s) URL, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`flag --otel-endpoint must be an http(s) URL, got "${value}"`);
+  const url = httpUrlOrNull(value);
+  if (url === null) throw new UsageError(`flag --otel-endpoint must be an http(s) URL, got "${value}"`);
   if (url.username !== '' || url.password !== '')
     throw new UsageError('flag --otel-endpoint must not contain credentials: put them in OTEL_EXPORTER_OTLP_HEADERS');
   return url;
