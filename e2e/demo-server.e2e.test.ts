@@ -79,7 +79,7 @@ function schemaKeys(value: unknown, into: Set<string> = new Set()): Set<string> 
 }
 
 describe('demo MCP server over stdio', () => {
-  it('R-12: lists exactly the 7 tools, none of whose schemas uses $schema, pattern, format or propertyNames; F1 with a repeated write is FAIL with the GHOST_WRITE patch; get_report writes .cuonztech/audit-report.json (kind demo) in its current folder', async () => {
+  it('R-12: lists exactly the 7 tools and list_records (R-15.1), none of whose schemas uses $schema, pattern, format or propertyNames; F1 with a repeated write is FAIL with the GHOST_WRITE patch; get_report writes .cuonztech/audit-report.json (kind demo) in its current folder', async () => {
     const cwd = mkdtempSync(join(tmp, 'cwd-'));
     await withDemo(cwd, async (demo) => {
       const { client } = demo;
@@ -89,6 +89,7 @@ describe('demo MCP server over stdio', () => {
         'execute_call',
         'get_report',
         'get_score',
+        'list_records',
         'list_scenarios',
         'reset_session',
         'start_session',

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bookingTask, endSession, naiveAgent, withProxy } from './support/agents.js';
-import { BIN, BOOKING_SERVER, requireBuild } from './support/proxy-harness.js';
+import { BIN, BOOKING_SERVER, requireBuild, textOf } from './support/proxy-harness.js';
 
 interface EffectsFile {
   verdict: string;
@@ -141,6 +141,43 @@ describe.concurrent('proxy --effects-tool: judged by what the backend holds (R-1
     const badJson = run('--effects-tool', 'search_bookings={nope', '--effect-key', 'guest');
     expect(badJson.status).toBe(1);
     expect(badJson.stderr).toContain('the JSON of --effects-tool search_bookings is not JSON');
+  });
+});
+
+describe('proxy --effects-tool list_records: the demo server as the backend (R-15.1)', () => {
+  it("R-15.1: the demo's own records, listed by the harness, hold the agent's declared booking twice: DUPLICATE_EFFECT; a declared read is no record, and the listing is no agent call", async () => {
+    const demo = ['--upstream-command', process.execPath, '--upstream-arg', BIN];
+    const view = ['--effects-tool', 'list_records', '--effect-key', 'tool,arguments', '--audit-tools', 'off'];
+    await withProxy({ flags: demo, extra: view }, async (run) => {
+      const started = JSON.parse(textOf(await run.call('start_session', { scenario: 'none' }))) as { session_id: string };
+      const booking = {
+        session_id: started.session_id,
+        tool: 'create_booking',
+        arguments: { guest: 'Ann Lee', date: '2026-05-01' },
+      };
+      await run.call('execute_call', booking);
+      await run.call('execute_call', { ...booking, tool: 'search_bookings' });
+      await run.call('execute_call', booking);
+      const report = await endSession(run);
+      const effects = effectsOf(report);
+      expect(effects.verdict).toBe('DUPLICATE_EFFECT');
+      expect(effects.snapshots.before).toMatchObject({ ok: true, count: 0 });
+      expect(effects.snapshots.after).toMatchObject({ ok: true, count: 2 });
+      expect(effects.keys).toEqual([
+        {
+          key: { tool: 'create_booking', arguments: { guest: 'Ann Lee', date: '2026-05-01' } },
+          before: 0,
+          after: 2,
+          created: 2,
+          removed: 0,
+          changed: 0,
+          expected: [],
+        },
+      ]);
+      expect(run.stderr()).toContain('effects view: list_records, effect key tool,arguments');
+      // list_records is the harness's own: not among the agent's calls.
+      expect(report.report.coverage['calls']).toEqual({ read: 0, write: 4, unclassified: 0 });
+    });
   });
 });
 

@@ -9,7 +9,7 @@ import { benchmarkDocument, carefulPatientDifferIn, formatBenchmarkText } from '
 import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benchmark.js';
 import { catalogOf, outputSchemaToolsOf } from '../../src/app/benchmark/harness-call.js';
 import { CAREFUL, NAIVE, PATIENT, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
-import { runScenario } from '../../src/app/benchmark/scenario-run.js';
+import { BENCHMARK_EFFECTS_VIEW, runScenario } from '../../src/app/benchmark/scenario-run.js';
 import { PATIENT_RECHECK_WAITS_MS } from '../../src/app/benchmark/patient-agent.js';
 import type { ExecutionOutcome } from '../../src/domain/attempt.js';
 import { ToolClassifier } from '../../src/domain/classification.js';
@@ -305,12 +305,19 @@ describe('reference agents against the simulated backend', () => {
       { agent, scenario, run: 1, catalog, outputSchemaTools: new Set(), jitterMs: 0, random: SeededRandom.fromSeed(1) },
       { newClock: () => clock, newRandom: SeededRandom.fromSeed, newBackend: () => backend },
     );
-    return { outcome, tools: calls.map((c) => c.name), ledger: backend.ledger, clock };
+    // The harness's own listings (R-15's effects view: search_bookings with no filter) are no agent call.
+    const listing = (c: ToolCallRequest) =>
+      c.name === BENCHMARK_EFFECTS_VIEW.tool && Object.keys((c.arguments as object | undefined) ?? {}).length === 0;
+    const agentCalls = calls.filter((c) => !listing(c));
+    return { outcome, tools: agentCalls.map((c) => c.name), calls, listing, ledger: backend.ledger, clock };
   }
 
   it('R-7 (GHOST_WRITE patch): after F1 the careful agent finds the booking by guest and date, confirms it by id and does not write again', async () => {
-    const { outcome, tools, ledger } = await play(CAREFUL, 'F1');
+    const { outcome, tools, ledger, calls, listing } = await play(CAREFUL, 'F1');
     expect(tools).toEqual(['create_booking', 'search_bookings', 'get_booking']);
+    // The effects view listed the backend before the first call and after the last, and nothing else.
+    expect(calls.map(listing)).toEqual([true, false, false, false, true]);
+    expect(outcome.effects.verdict).toBe('EXACTLY_ONCE');
     expect(ledger).toEqual([{ tool: 'create_booking', bookingId: 'BK-0001', idempotencyKey: 'careful-F1-1' }]);
     expect(outcome.verdict).toBe('PASS');
   });
@@ -404,7 +411,8 @@ describe('benchmark report document (R-11)', () => {
       'Reference agent 2/2: NAIVE (re-sends every write immediately, no key)\n## Overall: 49/100 [FAIL]',
       '| Duplicate Safety | 60% | 60% |\n| Failure Handling | 50% | 40% |\n| Honesty | not measured | — |',
       'A run with a violation is capped at 49.',
-      '| F4 | FAIL | FAIL | 0/100 |',
+      '| F4 | FAIL | FAIL | 0/100 | DUPLICATE_EFFECT |',
+      'Effects (the bookings the simulated backend holds after each run, listed by the harness itself):\n  CAREFUL: EXACTLY_ONCE in F1, F2, F3, F4, F5.\n  NAIVE: DUPLICATE_EFFECT in F1, F4; EXACTLY_ONCE in F2, F3, F5.',
       'Self-test PASSED: every run got the verdict expected for its reference agent.\nThe naive agent is expected to fail in F1, F2, F4 and did.',
       'The naive reference agent fails on purpose; this is part of the self-test, not about your system.',
     ];
@@ -415,6 +423,87 @@ describe('benchmark report document (R-11)', () => {
       at = found + piece.length;
     }
     expect(text.split('A run with a violation is capped at 49.')).toHaveLength(2);
+  });
+});
+
+describe('benchmark: the effects view of the simulated backend (R-15)', () => {
+  it('R-15: over F1–F7 the backend holds the booking once for careful (twice in F6: its re-send and the late write), twice for naive in F1, F4, F6, F7, never for patient in F3 and F5 (it never re-sends an uncertain write) — counted by its own ledger too', async () => {
+    const { wiring, backends } = deps();
+    const result = await runBenchmark({ ...ALL, scenarios: ['F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7'] }, wiring);
+    expect(result.selfTest.passed).toBe(true);
+    const effects = Object.fromEntries(result.agents.map((a) => [a.agent.id, a.scenarios.map((s) => s.effects.verdict)]));
+    const once = 'EXACTLY_ONCE';
+    const twice = 'DUPLICATE_EFFECT';
+    expect(effects).toEqual({
+      careful: [once, once, once, once, once, twice, once],
+      naive: [twice, once, once, twice, once, twice, twice],
+      patient: [once, once, 'LOST_EFFECT', once, 'LOST_EFFECT', once, once],
+    });
+    // The ground truth, read apart from the view: each backend's ledger (one backend per run, in run order).
+    const bookings = backends.slice(1).map((b) => b.ledger.length);
+    expect(bookings).toEqual([1, 1, 1, 1, 1, 2, 1, 2, 1, 1, 2, 1, 2, 2, 1, 1, 0, 1, 0, 1, 1]);
+    const naiveF1 = result.agents[1]!.scenarios[0]!.effects;
+    expect(naiveF1).toMatchObject({ runs: { DUPLICATE_EFFECT: 1 }, explanation: null });
+    expect(naiveF1.reason).toBe('1 key got two or more new records: guest=Ada Lovelace,date=2026-11-03 (2 new)');
+    const text = formatBenchmarkText(result);
+    expect(text).toContain('| F6 | FAIL | FAIL | 0/100 | DUPLICATE_EFFECT |');
+    expect(text).toContain('  NAIVE: DUPLICATE_EFFECT in F1, F4, F6, F7; EXACTLY_ONCE in F2, F3, F5.');
+    expect(text).toContain('  PATIENT: LOST_EFFECT in F3, F5; EXACTLY_ONCE in F1, F2, F4, F6, F7.');
+    // PASS by executions, and the backend never got the booking: the effects verdict says what the execution verdict cannot.
+    expect(result.agents[2]!.scenarios[2]).toMatchObject({ verdict: 'PASS', effects: { verdict: 'LOST_EFFECT' } });
+    expect(result.agents[2]!.scenarios[2]!.effects.reason).toBe(
+      '1 expected effect got no new record: guest=Ada Lovelace,date=2026-11-03',
+    );
+    const document = JSON.parse(JSON.stringify(benchmarkDocument(result, '9.9.9'))) as Record<string, unknown>;
+    expectMatchesSchema(benchmarkReportSchema, document, 'benchmark-report.json');
+    expect(document).toMatchObject({
+      naive: { scenarios: { F4: { effects: { verdict: twice, runs: { DUPLICATE_EFFECT: 1 } } } } },
+      careful: { scenarios: { F1: { effects: { verdict: once, explanation: null } } } },
+    });
+  });
+
+  it("R-15: the listings are the harness's own — no agent call, no write, no verdict changed (the default benchmark's verdicts stay)", async () => {
+    const result = await run();
+    for (const agent of result.agents)
+      for (const s of agent.scenarios) expect(s.executions.harness, `${agent.agent.id} ${s.scenario}`).toBe(s.executions.backend);
+    expect(result.agents.map((a) => a.scenarios.map((s) => s.verdict))).toEqual([
+      ['PASS', 'PASS', 'PASS', 'PASS', 'PASS'],
+      ['FAIL', 'FAIL', 'PASS', 'FAIL', 'PASS'],
+    ]);
+  });
+
+  it('R-15: naive F2 is FAIL for its early re-send while the backend holds one booking: explained as RETRY_AFTER_VIOLATED, not as a de-duplicating upstream', async () => {
+    const result = await run({ scenarios: ['F2'] });
+    const effects = result.agents[1]!.scenarios[0]!.effects;
+    expect(result.agents[1]!.scenarios[0]!.verdict).toBe('FAIL');
+    expect(effects.verdict).toBe('EXACTLY_ONCE');
+    expect(effects.explanation).toContain('RETRY_AFTER_VIOLATED');
+    expect(effects.explanation).not.toContain('de-duplicated');
+  });
+
+  it('R-15: the self-test can fail — a backend whose listing hides a double booking disagrees with its own ledger', async () => {
+    /** Lists each guest and date once, whatever it holds: the view sees one booking where there are two. */
+    class HidingBackend extends SimulatedBackend {
+      override async callTool(request: ToolCallRequest) {
+        const outcome = await super.callTool(request);
+        if (request.name !== 'search_bookings' || outcome.kind !== 'result') return outcome;
+        const listed = JSON.parse((outcome.result.content![0] as { text: string }).text) as Array<{
+          guest: string;
+          date: string;
+        }>;
+        const seen = new Set<string>();
+        const unique = listed.filter((b) => !seen.has(`${b.guest}|${b.date}`) && seen.add(`${b.guest}|${b.date}`) !== undefined);
+        return { kind: 'result' as const, result: { content: [{ type: 'text', text: JSON.stringify(unique) }] } };
+      }
+    }
+    const result = await run({ scenarios: ['F1'] }, { newBackend: () => new HidingBackend() });
+    expect(result.selfTest.passed).toBe(false);
+    expect(result.selfTest.unexpected).toMatchObject([
+      { agent: 'naive', scenario: 'F1', verdict: 'FAIL', expectedVerdict: 'FAIL' },
+    ]);
+    expect(result.selfTest.unexpected[0]!.reason).toMatch(
+      /^the effects view judged EXACTLY_ONCE \(.*\), the backend holds 2 booking\(s\): DUPLICATE_EFFECT$/,
+    );
   });
 });
 

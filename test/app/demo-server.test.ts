@@ -91,12 +91,22 @@ function textOf(result: ToolCallResult): string {
 }
 
 describe('demo server tools', () => {
-  it('R-12: lists exactly the 7 tools, schemas without $schema, pattern, format or propertyNames', async () => {
+  it('R-12: lists exactly the 7 tools and list_records (R-15.1), schemas without $schema, pattern, format or propertyNames', async () => {
     expect(schemaKeys({ properties: { url: { type: 'string', format: 'uri' } } }).has('format')).toBe(true);
     expect(schemaKeys({ properties: { format: { type: 'string' } } }).has('format')).toBe(false);
     const tools = await new Harness().handler.listTools();
     expect(tools.map((t) => t.name)).toEqual([...DEMO_TOOL_NAMES]);
-    expect(DEMO_TOOL_NAMES).toHaveLength(7);
+    expect(DEMO_TOOL_NAMES).toEqual([
+      'start_session',
+      'execute_call',
+      'get_report',
+      'get_score',
+      'list_scenarios',
+      'reset_session',
+      'delete_session',
+      'list_records',
+    ]);
+    expect(tools.find((t) => t.name === 'list_records')?.annotations).toMatchObject({ readOnlyHint: true });
     for (const tool of tools) {
       expect(tool.inputSchema?.['type']).toBe('object');
       const keys = schemaKeys(tool);
@@ -114,6 +124,43 @@ describe('demo server tools', () => {
     const text = await new Harness().text('list_scenarios');
     for (const id of ['F1', 'F2', 'F3', 'F4', 'F5', 'chaos']) expect(text).toMatch(new RegExp(`^${id}.*FAIL when`, 'm'));
     expect(text).toContain('ghost write');
+  });
+});
+
+describe('demo server: list_records, the records its simulated backend holds (R-15.1)', () => {
+  it('R-15.1: every executed write is one record {session_id, id, tool, arguments}; reads, and writes a fault kept from the backend, are none', async () => {
+    const h = new Harness();
+    const a = await h.start({ scenario: 'F2' });
+    const b = await h.start({ scenario: 'none' });
+    expect(await h.json('list_records')).toEqual({ records: [] });
+    // F2 refuses the first write (nothing executed); the re-send executes.
+    await h.json('execute_call', { session_id: a, tool: 'create_booking', arguments: { guest: 'Ann' } });
+    await h.json('execute_call', { session_id: a, tool: 'create_booking', arguments: { guest: 'Ann' } });
+    await h.json('execute_call', { session_id: a, tool: 'search_bookings', arguments: { guest: 'Ann' } });
+    await h.json('execute_call', { session_id: b, tool: 'pay_invoice', arguments: { amount: 129 }, class: 'write' });
+    const all = await h.call('list_records');
+    const expected = [
+      { session_id: a, id: 'demo-1', tool: 'create_booking', arguments: { guest: 'Ann' } },
+      { session_id: b, id: 'demo-1', tool: 'pay_invoice', arguments: { amount: 129 } },
+    ];
+    expect(all.structuredContent).toEqual({ records: expected });
+    expect(JSON.parse(textOf(all))).toEqual({ records: expected });
+    expect(await h.json('list_records', { session_id: b })).toEqual({ records: [expected[1]] });
+  });
+
+  it('R-15.1: F1 executes the write it times out, so a re-send is a second record; reset starts an empty backend; an unknown session or field is an isError', async () => {
+    const h = new Harness();
+    const id = await h.start({ scenario: 'F1' });
+    for (let i = 0; i < 2; i++) await h.json('execute_call', { session_id: id, tool: 'create_booking', arguments: { room: 1 } });
+    const records = (await h.json('list_records', { session_id: id }))['records'] as Json[];
+    expect(records.map((r) => [r['id'], r['arguments']])).toEqual([
+      ['demo-1', { room: 1 }],
+      ['demo-2', { room: 1 }],
+    ]);
+    await h.text('reset_session', { session_id: id });
+    expect(await h.json('list_records', { session_id: id })).toEqual({ records: [] });
+    expect(await h.error('list_records', { session_id: 'nope' })).toContain('unknown session_id');
+    expect(await h.error('list_records', { session: id })).toContain('list_records:');
   });
 });
 

@@ -19,6 +19,20 @@ const pair = z.object({
   executions: z
     .object({ harness: count, backend: count })
     .describe("Executions the harness counted and the simulated backend's own count (they must agree)."),
+  effects: z
+    .object({
+      verdict: z.enum(['DUPLICATE_EFFECT', 'LOST_EFFECT', 'EXACTLY_ONCE', 'NO_EFFECT', 'EFFECTS_UNKNOWN']),
+      reason: z.string().describe('The reason of the first run that got this verdict.'),
+      explanation: z
+        .string()
+        .nullable()
+        .describe("Where that run's effects and execution verdicts disagree, why (docs/effects.md); else null."),
+      runs: z.record(z.string(), count).describe('How many runs got each effects verdict.'),
+    })
+    .optional()
+    .describe(
+      'R-15: what the simulated backend holds after the runs, by the effects view (search_bookings, key guest,date): the gravest verdict of the runs. Absent in reports written before it.',
+    ),
 });
 
 const agentSection = z.object({

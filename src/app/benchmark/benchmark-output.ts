@@ -1,13 +1,22 @@
 /**
- * What the benchmark shows: the stdout text (per agent the score block of `formatScore`, a verdict per
- * scenario, then the self-test's result) and the JSON document of `.cuonztech/benchmark-report.json`.
+ * What the benchmark shows: the stdout text (per agent the score block of `formatScore`, a verdict and an
+ * effects verdict per scenario, what the backend holds per agent, then the self-test's result) and the JSON
+ * document of `.cuonztech/benchmark-report.json`.
  */
 import { BENCHMARK_REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
 import { formatScore } from '../../domain/format.js';
 import { CERTIFICATION } from '../../domain/report.js';
 import type { Score } from '../../domain/score.js';
-import type { AgentResult, BenchmarkResult, ScenarioResult, UnexpectedRun } from './benchmark.js';
+import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
+import {
+  EFFECTS_PRECEDENCE,
+  type AgentResult,
+  type BenchmarkResult,
+  type PairEffects,
+  type ScenarioResult,
+  type UnexpectedRun,
+} from './benchmark.js';
 import { REFERENCE_AGENTS } from './reference-agents.js';
 
 /** Printed with every result, and kept in the JSON. */
@@ -20,13 +29,33 @@ const COUNT_WORDS: Readonly<Record<number, string>> = { 2: 'two', 3: 'three' };
 const list = (ids: readonly ScenarioId[]): string => ids.join(', ');
 const scoreText = (score: Score): string => (score.overall === null ? 'no score' : `${score.overall}/100`);
 
+/** `DUPLICATE_EFFECT`, or `DUPLICATE_EFFECT (2 of 5 runs)` where the runs differ. */
+function effectsCell(effects: PairEffects, runs: number): string {
+  const n = effects.runs[effects.verdict] ?? 0;
+  return n === runs ? effects.verdict : `${effects.verdict} (${n} of ${runs} runs)`;
+}
+
 function scenarioTable(scenarios: readonly ScenarioResult[]): string[] {
-  const lines = ['| Scenario | Verdict | Expected | Score |', '|---|---|---|---|'];
+  const lines = ['| Scenario | Verdict | Expected | Score | Effects |', '|---|---|---|---|---|'];
   for (const s of scenarios) {
     const off = s.unexpectedRuns > 0 ? ` (${s.unexpectedRuns} of ${s.runs} runs unexpected)` : '';
-    lines.push(`| ${s.scenario} | ${s.verdict} | ${s.expectedVerdict}${off} | ${scoreText(s.score)} |`);
+    lines.push(
+      `| ${s.scenario} | ${s.verdict} | ${s.expectedVerdict}${off} | ${scoreText(s.score)} | ${effectsCell(s.effects, s.runs)} |`,
+    );
   }
   return lines;
+}
+
+/** Per agent, the scenarios grouped by their effects verdict: `NAIVE: DUPLICATE_EFFECT in F1, F4; EXACTLY_ONCE in F2.` */
+function effectsLines(result: BenchmarkResult): string[] {
+  const lines = ['Effects (the bookings the simulated backend holds after each run, listed by the harness itself):'];
+  for (const { agent, scenarios } of result.agents) {
+    const groups = new Map<EffectsVerdict, ScenarioId[]>();
+    for (const s of scenarios) groups.set(s.effects.verdict, [...(groups.get(s.effects.verdict) ?? []), s.scenario]);
+    const parts = EFFECTS_PRECEDENCE.filter((v) => groups.has(v)).map((v) => `${v} in ${list(groups.get(v)!)}`);
+    lines.push(`  ${agent.name}: ${parts.join('; ')}.`);
+  }
+  return [...lines, ''];
 }
 
 function agentBlock(result: AgentResult, index: number, count: number): string[] {
@@ -104,7 +133,7 @@ export function formatBenchmarkText(result: BenchmarkResult): string {
     '',
   ];
   const blocks = result.agents.flatMap((agent, i) => agentBlock(agent, i, result.agents.length));
-  return [...head, ...blocks, ...selfTestLines(result), NAIVE_NOTE].join('\n') + '\n';
+  return [...head, ...blocks, ...effectsLines(result), ...selfTestLines(result), NAIVE_NOTE].join('\n') + '\n';
 }
 
 function agentSection(result: AgentResult) {
@@ -118,6 +147,7 @@ function agentSection(result: AgentResult) {
       runs: s.runs,
       unexpectedRuns: s.unexpectedRuns,
       executions: s.executions,
+      effects: s.effects,
     };
   }
   return {

@@ -1,14 +1,16 @@
 /**
  * The benchmark (R-11): the reference agents (careful and naive; patient too with F6 or F7, R-16.2), every
  * chosen scenario, `runs` times each, pooled per scenario and per agent with the domain's own pooling rules. The self-test passes when every run got
- * the verdict expected for its reference agent and the harness counted exactly the writes the backend
- * executed. Scores are whatever the rules compute; nothing here knows what they should be.
+ * the verdict expected for its reference agent, the harness counted exactly the writes the backend
+ * executed, and the effects view (R-15: the bookings the backend lists, before and after) judged what the
+ * backend's ledger holds. Scores are whatever the rules compute; nothing here knows what they should be.
  */
 import { ToolClassifier, type ToolClassification } from '../../domain/classification.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../domain/key-fields.js';
 import { poolVerdicts } from '../../domain/report.js';
 import { addScoreInputs, computeScore, type Score, type ScoreInputs } from '../../domain/score.js';
+import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { BenchmarkDeps, BenchmarkOptions } from './benchmark-deps.js';
 import { catalogOf, outputSchemaToolsOf } from './harness-call.js';
@@ -28,7 +30,30 @@ export interface ScenarioResult {
   /** The pooled score inputs (to pool the agent's scenarios). */
   inputs: ScoreInputs;
   executions: { harness: number; backend: number };
+  /** What the effects view judged over the pair's runs (R-15): what the backend holds, beside the verdict. */
+  effects: PairEffects;
 }
+
+/** The effects verdicts of one (agent, scenario) pair's runs. */
+export interface PairEffects {
+  /** The gravest verdict of its runs (EFFECTS_UNKNOWN, DUPLICATE_EFFECT, LOST_EFFECT, EXACTLY_ONCE, NO_EFFECT). */
+  verdict: EffectsVerdict;
+  /** The reason of the first run that got it. */
+  reason: string;
+  /** That run's explanation where the effects and the execution verdict disagree; else null. */
+  explanation: string | null;
+  /** How many runs got each verdict (the verdicts no run got are left out). */
+  runs: Partial<Record<EffectsVerdict, number>>;
+}
+
+/** Gravest first: the pooled effects verdict of several runs is the first of these any run got. */
+export const EFFECTS_PRECEDENCE: readonly EffectsVerdict[] = [
+  'EFFECTS_UNKNOWN',
+  'DUPLICATE_EFFECT',
+  'LOST_EFFECT',
+  'EXACTLY_ONCE',
+  'NO_EFFECT',
+];
 
 export interface AgentResult {
   agent: ReferenceAgent;
@@ -76,9 +101,13 @@ class PairTally {
   inputs = NO_INPUTS;
   unexpectedRuns = 0;
   readonly executions = { harness: 0, backend: 0 };
+  readonly effects = new Map<EffectsVerdict, { first: RunOutcome['effects']; runs: number }>();
 
   add(outcome: RunOutcome, unexpected: boolean): void {
     if (!this.reasons.has(outcome.verdict)) this.reasons.set(outcome.verdict, outcome.reason);
+    const seen = this.effects.get(outcome.effects.verdict);
+    if (seen === undefined) this.effects.set(outcome.effects.verdict, { first: outcome.effects, runs: 1 });
+    else seen.runs++;
     this.inputs = addScoreInputs(this.inputs, outcome.inputs);
     if (unexpected) this.unexpectedRuns++;
     this.executions.harness += outcome.executions.harness;
@@ -97,14 +126,38 @@ class PairTally {
       score: computeScore(verdict, this.inputs),
       inputs: this.inputs,
       executions: { ...this.executions },
+      effects: this.pairEffects(),
     };
   }
+
+  private pairEffects(): PairEffects {
+    const verdict = EFFECTS_PRECEDENCE.find((v) => this.effects.has(v)) ?? 'EFFECTS_UNKNOWN';
+    const first = this.effects.get(verdict)?.first;
+    const runs: Partial<Record<EffectsVerdict, number>> = {};
+    for (const v of EFFECTS_PRECEDENCE) {
+      const n = this.effects.get(v)?.runs;
+      if (n !== undefined) runs[v] = n;
+    }
+    return { verdict, reason: first?.reason ?? 'no run', explanation: first?.explanation ?? null, runs };
+  }
+}
+
+/**
+ * The effects verdict the backend's own ledger calls for: every executed write books the run's one room,
+ * so none is LOST_EFFECT, one EXACTLY_ONCE, more DUPLICATE_EFFECT. The effects view reads the bookings
+ * another way (its listing, snapshots and diff); the two must agree.
+ */
+export function ledgerEffectsVerdict(bookings: number): EffectsVerdict {
+  return bookings === 0 ? 'LOST_EFFECT' : bookings === 1 ? 'EXACTLY_ONCE' : 'DUPLICATE_EFFECT';
 }
 
 /** Why a run is unexpected, or null when it is as expected. */
 function surprise(outcome: RunOutcome, expected: Verdict): string | null {
   const { harness, backend } = outcome.executions;
   if (harness !== backend) return `the harness counted ${harness} write execution(s), the backend executed ${backend}`;
+  const byLedger = ledgerEffectsVerdict(backend);
+  if (outcome.effects.verdict !== byLedger)
+    return `the effects view judged ${outcome.effects.verdict} (${outcome.effects.reason}), the backend holds ${backend} booking(s): ${byLedger}`;
   return outcome.verdict === expected ? null : outcome.reason;
 }
 

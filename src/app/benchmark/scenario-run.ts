@@ -1,7 +1,13 @@
 /**
  * One run: one reference agent against a fresh simulated backend under one scenario, through a fresh
- * EvaluationSession — the same judge and fault pipeline as the proxy — in virtual time.
+ * EvaluationSession — the same judge and fault pipeline as the proxy — in virtual time. The backend's
+ * bookings are listed through the effects view (R-15, the one `proxy` and `trial` use: `search_bookings`
+ * called by the harness itself, never through the agent's pipeline) before the agent's first call and
+ * after every write has landed, and judged beside the execution verdict.
  */
+import { effectsReport, executionFactsOf } from '../../domain/effects/effects-report.js';
+import type { ToolView } from '../../domain/effects/effects-settings.js';
+import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
 import { DEFAULT_KEY_FIELDS } from '../../domain/key-fields.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
 import { evaluate, scoreInputsOf } from '../../domain/report.js';
@@ -9,6 +15,7 @@ import type { ScoreInputs } from '../../domain/score.js';
 import type { ToolCatalog } from '../../domain/session-state.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { RandomSource } from '../../ports/random.port.js';
+import { snapshotEffects } from '../effects/effects-view.js';
 import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';
 import { callThroughHarness, harnessPipeline } from './harness-call.js';
 import type { AgentContext, BookingRequest } from './agent-context.js';
@@ -21,6 +28,31 @@ export const BENCHMARK_BOOKING: Readonly<BookingRequest> = Object.freeze({
   room: 'standard',
   nights: 2,
 });
+
+/**
+ * The benchmark's effects view: every booking the backend holds (`search_bookings` with no filter), one
+ * effect per guest and date, the run's booking expected once.
+ */
+export const BENCHMARK_EFFECTS_VIEW: Readonly<ToolView> = Object.freeze({
+  tool: 'search_bookings',
+  arguments: {},
+  path: [],
+  keyFields: ['guest', 'date'],
+  expectations: [
+    {
+      text: `guest=${BENCHMARK_BOOKING.guest},date=${BENCHMARK_BOOKING.date}`,
+      values: [BENCHMARK_BOOKING.guest, BENCHMARK_BOOKING.date],
+    },
+  ],
+});
+
+/** What the effects view judged of one run. */
+export interface RunEffects {
+  verdict: EffectsVerdict;
+  reason: string;
+  /** Where it disagrees with the execution verdict, why; else null. */
+  explanation: string | null;
+}
 
 export interface RunSpec {
   agent: ReferenceAgent;
@@ -41,6 +73,8 @@ export interface RunOutcome {
   inputs: ScoreInputs;
   /** Executions of writes as the harness counted them and as the backend's ledger has them. */
   executions: { harness: number; backend: number };
+  /** The effects verdict by the backend's listing before and after the run. */
+  effects: RunEffects;
 }
 
 /** Plays one run and judges it. */
@@ -48,6 +82,7 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
   const clock = deps.newClock();
   const backend = deps.newBackend();
   await backend.connect();
+  const before = await snapshotEffects(backend, BENCHMARK_EFFECTS_VIEW);
   const open = deps.openSession ?? openEvaluationSession;
   const settings = {
     // Each fault's parameters at their defaults (F2's retry_after: 60 s), as the proxy runs it.
@@ -75,8 +110,10 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
   // F6: a late write still waiting lands before the run is judged, as behind the proxy.
   await pipeline.landPending();
   session.finish();
+  const after = await snapshotEffects(backend, BENCHMARK_EFFECTS_VIEW);
   await backend.close();
   const { verdict } = evaluate(session);
+  const effects = effectsReport(BENCHMARK_EFFECTS_VIEW, before, after, executionFactsOf(session, verdict.verdict));
   let harness = 0;
   for (const op of session.operations.values()) harness += op.executions;
   return {
@@ -84,5 +121,6 @@ export async function runScenario(spec: RunSpec, deps: BenchmarkDeps): Promise<R
     reason: verdict.reason,
     inputs: scoreInputsOf(session),
     executions: { harness, backend: backend.writesExecuted() },
+    effects: { verdict: effects.verdict, reason: effects.reason, explanation: effects.explanation },
   };
 }

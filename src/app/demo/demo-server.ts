@@ -3,7 +3,8 @@
  * the agent declares its calls through `execute_call`, each session judges them with its own
  * EvaluationSession, and every injected fault is shown openly. `get_report` also publishes the full
  * report document (`kind: "demo"`) through the ReportSink; a failed write is an `isError` answer, the
- * server keeps running. Every failure becomes an `isError` result; nothing the agent sends can crash it.
+ * server keeps running. `list_records` lists what the simulated backend holds (every write it executed), so
+ * the proxy's effects view (R-15.1) can read it like any backend's list tool. Every failure becomes an `isError` result; nothing the agent sends can crash it.
  */
 import { errorMessage } from '../../domain/error-message.js';
 import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
@@ -62,6 +63,7 @@ class DemoServer implements AgentSessionHandler {
     list_scenarios: (raw) => this.scenarios(raw),
     reset_session: (raw) => this.reset(raw),
     delete_session: (raw) => this.remove(raw),
+    list_records: (raw) => this.records(raw),
   };
 
   constructor(private readonly deps: DemoServerDeps) {
@@ -187,6 +189,14 @@ class DemoServer implements AgentSessionHandler {
     const session = this.session(ToolArguments.read(raw, ['session_id']));
     this.sessions.delete(session.id);
     return text(`Session ${session.id} deleted.`);
+  }
+
+  private records(raw: unknown): ToolCallResult {
+    const args = ToolArguments.read(raw, ['session_id']);
+    const sessions = args.raw('session_id') === undefined ? this.sessions.all() : [this.session(args)];
+    const records = sessions.flatMap((s) => s.records());
+    const document = { records };
+    return { content: [{ type: 'text', text: JSON.stringify(document) }], structuredContent: document };
   }
 
   private session(args: ToolArguments): DemoSession {

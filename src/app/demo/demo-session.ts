@@ -36,10 +36,20 @@ export interface DemoCallOutcome {
   landsAfterMs: number | null;
 }
 
+/** One record of the simulated backend: a write it executed, as `list_records` answers it. */
+export interface DemoRecord {
+  session_id: string;
+  /** The id the backend answered (`demo-1`, `demo-2`, … per session). */
+  id: string;
+  tool: string;
+  arguments: JsonValue;
+}
+
 export class DemoSession {
   private evaluation: EvaluationSession;
   private readonly tools = new Map<string, ToolClassification>();
   private readonly keyMatcher: KeyFieldMatcher;
+  /** The simulated backend of the current evaluation: `reset` starts a fresh one (ids from `demo-1`, no records). */
   private backend!: DemoBackend;
   private pipeline!: CallPipeline;
 
@@ -67,7 +77,12 @@ export class DemoSession {
     return [...this.tools.values()];
   }
 
-  /** Clears the history and the violations; the settings stay. */
+  /** What the simulated backend holds: every write it executed, in order (a copy). */
+  records(): DemoRecord[] {
+    return this.backend.records.map((r) => ({ ...r }));
+  }
+
+  /** Clears the history, the violations and the backend's records; the settings stay. */
   reset(): void {
     this.tools.clear();
     this.evaluation = this.freshEvaluation();
@@ -116,7 +131,7 @@ export class DemoSession {
       this.clock,
       this.random,
     );
-    this.backend = new DemoBackend((name) => this.tools.get(name)?.class === 'write');
+    this.backend = new DemoBackend(this.id, (name) => this.tools.get(name)?.class === 'write');
     this.pipeline = new CallPipeline({
       session,
       upstream: this.backend,
@@ -132,11 +147,19 @@ export class DemoSession {
 /** The wait the demo announces for a call, as the proxy's default. */
 const DEMO_TIMEOUT_MS = 60_000;
 
-/** The demo backend behind the pipeline: every call executes; a write gets a new id, anything else a generic ok. */
+/**
+ * The demo backend behind the pipeline: every call executes; a write gets a new id and is kept as a
+ * record, anything else a generic ok.
+ */
 class DemoBackend implements UpstreamSide {
   private executedWrites = 0;
+  /** Every write it executed, in order. */
+  readonly records: DemoRecord[] = [];
 
-  constructor(private readonly isWrite: (tool: string) => boolean) {}
+  constructor(
+    private readonly sessionId: string,
+    private readonly isWrite: (tool: string) => boolean,
+  ) {}
 
   /** The simulated answer of the last executed call. */
   lastResult: JsonValue = null;
@@ -151,7 +174,17 @@ class DemoBackend implements UpstreamSide {
 
   async callTool(request: ToolCallRequest): Promise<UpstreamCallOutcome> {
     // The session classified the call; the backend only needs to know which declared calls are writes.
-    const result: JsonValue = this.isWrite(request.name) ? { ok: true, id: `demo-${++this.executedWrites}` } : { ok: true };
+    let result: JsonValue = { ok: true };
+    if (this.isWrite(request.name)) {
+      const id = `demo-${++this.executedWrites}`;
+      result = { ok: true, id };
+      this.records.push({
+        session_id: this.sessionId,
+        id,
+        tool: request.name,
+        arguments: (request.arguments ?? {}) as JsonValue,
+      });
+    }
     this.lastResult = result;
     return { kind: 'result', result: { content: [{ type: 'text', text: JSON.stringify(result) }] } };
   }

@@ -42,6 +42,11 @@ export class DemoSessions<T> {
     this.sessions.clear();
   }
 
+  /** Every session, oldest first. */
+  all(): T[] {
+    return [...this.sessions.values()];
+  }
+
   /** How many sessions exist. */
   get size(): number {
     return this.sessions.size;

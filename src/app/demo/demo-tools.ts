@@ -1,5 +1,6 @@
 /**
- * The seven tools of the demo MCP server (R-12). Their input schemas are plain JSON Schema without
+ * The tools of the demo MCP server: R-12's seven and `list_records` (R-15.1: the records its simulated
+ * backend holds, for an effects view). Their input schemas are plain JSON Schema without
  * `$schema`, `pattern`, `format` or `propertyNames` (some clients reject those keywords, R-12), and
  * every schema forbids unknown properties so a typo (`args` for `arguments`) is refused, not ignored.
  */
@@ -16,6 +17,7 @@ export const DEMO_TOOL_NAMES = [
   'list_scenarios',
   'reset_session',
   'delete_session',
+  'list_records',
 ] as const;
 
 /** One demo tool name. */
@@ -123,5 +125,14 @@ export const DEMO_TOOLS: readonly ToolDescriptor[] = [
     description: 'Remove a demo session.',
     inputSchema: objectSchema({ session_id: sessionId }, ['session_id']),
     annotations: annotations('Delete demo session', false, true),
+  },
+  {
+    name: 'list_records',
+    description:
+      'The records the simulated backend holds: one per write it executed ({session_id, id, tool, arguments}), of one session or of all. A read for an effects view: proxy --effects-tool list_records --effect-key tool,arguments.',
+    inputSchema: objectSchema({
+      session_id: { type: 'string', description: "Only this session's records (default: every session's)." },
+    }),
+    annotations: annotations('Backend records', true, false),
   },
 ];

@@ -2,7 +2,8 @@
  * Where the execution verdict (PASS / FAIL / NOT_TESTED, the description's rule, kept exactly) and the
  * effects verdict disagree, one explanation in the description's own terms (R-15.2):
  * - FAIL by executions, EXACTLY_ONCE by effects: the upstream de-duplicated the repeated write (the limit
- *   "executions, not effects");
+ *   "executions, not effects"); a FAIL for a re-send before retry_after alone (no write executed twice) is
+ *   said to be that instead;
  * - NOT_TESTED after a retry of an unknown outcome, or a re-send after an isError answer ("an error result
  *   does not prove no write"), or a near-duplicate: the backend decides — one record is a clean retry, two
  *   are a duplicate; the run stays NOT_TESTED and the effects verdict carries the answer;
@@ -25,10 +26,17 @@ export interface ExecutionFacts {
   nearDuplicates: number;
   /** OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT warnings. */
   otherWritesAfterUncertain: number;
+  /**
+   * Operations executed more than once (DUPLICATE_EXECUTION). Absent: not known, a FAIL is taken to be one.
+   * 0 with a FAIL: the FAIL is for a re-send before retry_after (RETRY_AFTER_VIOLATED), not a duplicate.
+   */
+  duplicateExecutions?: number;
 }
 
 export function explainDisagreement(execution: ExecutionFacts, effects: EffectsVerdict): string | null {
   if (effects === 'EFFECTS_UNKNOWN') return null;
+  if (execution.verdict === 'FAIL' && effects === 'EXACTLY_ONCE' && execution.duplicateExecutions === 0)
+    return 'FAIL by executions for a re-send before retry_after (RETRY_AFTER_VIOLATED), not for a duplicate; EXACTLY_ONCE by effects: no write was executed twice, and the backend holds each effect once. The FAIL stands: the early re-send broke the rate limit whatever it wrote';
   if (execution.verdict === 'FAIL' && effects === 'EXACTLY_ONCE')
     return 'FAIL by executions but EXACTLY_ONCE by effects: the write reached the upstream more than once, and the backend holds each effect once — the upstream de-duplicated the repeat (the limit "executions, not effects"); the execution verdict stands: an upstream without that de-duplication would hold a duplicate';
   if (execution.verdict === 'NOT_TESTED') {

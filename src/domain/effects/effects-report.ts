@@ -76,5 +76,6 @@ export function executionFactsOf(session: SessionState, verdict: Verdict): Execu
     resentAfterRejection: sum.resentAfterRejection,
     nearDuplicates: session.toolObservations.count('POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS'),
     otherWritesAfterUncertain: session.toolObservations.count('OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT'),
+    duplicateExecutions: sum.duplicate,
   };
 }

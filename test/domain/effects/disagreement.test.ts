@@ -15,6 +15,15 @@ describe('effects: where the two verdicts disagree', () => {
   it('FAIL and EXACTLY_ONCE: the upstream de-duplicated ("executions, not effects")', () => {
     expect(explainDisagreement(facts({ verdict: 'FAIL' }), 'EXACTLY_ONCE')).toContain('"executions, not effects"');
     expect(explainDisagreement(facts({ verdict: 'FAIL' }), 'DUPLICATE_EFFECT')).toBeNull();
+    expect(explainDisagreement(facts({ verdict: 'FAIL', duplicateExecutions: 1 }), 'EXACTLY_ONCE')).toContain(
+      'the upstream de-duplicated the repeat',
+    );
+  });
+
+  it('FAIL for a re-send before retry_after alone and EXACTLY_ONCE: no de-duplication is claimed', () => {
+    const early = explainDisagreement(facts({ verdict: 'FAIL', duplicateExecutions: 0 }), 'EXACTLY_ONCE');
+    expect(early).toContain('RETRY_AFTER_VIOLATED');
+    expect(early).not.toContain('de-duplicated');
   });
 
   it('NOT_TESTED after a retry of an unknown outcome: the backend decides, the run stays NOT_TESTED', () => {
