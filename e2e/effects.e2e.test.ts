@@ -5,6 +5,8 @@
  * backend holds, beside the execution verdict it keeps exactly.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bookingTask, endSession, naiveAgent, withProxy } from './support/agents.js';
 import { BIN, BOOKING_SERVER, requireBuild, textOf } from './support/proxy-harness.js';
@@ -207,6 +209,39 @@ describe.concurrent('proxy --effects-command: a program prints the records (R-15
       expect(run.stderr()).toContain('effects view: the command sh, effect key guest,date');
     });
   });
+
+  it.each([
+    ['honour', 'EXACTLY_ONCE', 1],
+    ['ignore', 'DUPLICATE_EFFECT', 2],
+  ])(
+    "R-15.2 (item 6): the booking server's table in BOOKING_STORE, read by `cat`: the same-key re-send after F1's time-out is FAIL by executions either way; keys %s → %s (%i row(s) in the table)",
+    async (mode, verdict, rows) => {
+      const storeView = ['--effects-command', 'sh', '--effects-arg', '-c', '--effects-arg', 'cat bookings.jsonl'];
+      await withProxy(
+        {
+          env: { BOOKING_STORE: 'bookings.jsonl', BOOKING_IDEMPOTENCY: mode },
+          extra: ['--scenario', 'F1', '--audit-tools', 'off', ...storeView, '--effect-key', 'guest,date'],
+        },
+        async (run) => {
+          const args = { guest: 'Hal', date: '2026-11-08', idempotency_key: 'hal-1108' };
+          expect((await run.call('create_booking', args)).isError).toBe(true);
+          expect((await run.call('create_booking', args)).isError).not.toBe(true);
+          const report = await endSession(run);
+          // Two executions in the ledger either way; the table holds what the mode made of them.
+          expect(run.ledger().filter((line) => line['tool'] === 'create_booking')).toHaveLength(2);
+          const table = readFileSync(join(run.dir, 'bookings.jsonl'), 'utf8').trim().split('\n');
+          expect(table).toHaveLength(rows);
+          expect(report.verdict).toBe('FAIL');
+          const effects = effectsOf(report);
+          expect(effects.verdict).toBe(verdict);
+          expect(effects.snapshots.before).toMatchObject({ ok: true, count: 0 });
+          expect(effects.snapshots.after).toMatchObject({ ok: true, count: rows });
+          if (mode === 'honour') expect(effects.explanation).toMatch(/the upstream de-duplicated the repeat/);
+          else expect(effects.reason).toContain('guest=Hal,date=2026-11-08 (2 new)');
+        },
+      );
+    },
+  );
 
   it('R-15.1: a command that fails is EFFECTS_UNKNOWN with its reason; the run and its verdict are unaffected', async () => {
     await withProxy(

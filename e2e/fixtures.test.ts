@@ -5,7 +5,7 @@
  * modules, an SDK client over the SDK's in-memory transport); the example as a process runs from `dist/`
  * (`npm run build` first) in its HTTP mode, with BOOKING_DELAY_MS from the environment.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -497,5 +497,41 @@ describe('examples/booking-server (its modules in-process; the process from dist
       if (exit === undefined) server.child.kill('SIGKILL');
       expect(exit).toEqual({ code: 0, signal: null });
     }
+  });
+
+  it('R-15 (item 6): BOOKING_STORE keeps the bookings table in a JSON-lines file — written whole after each write, read at start (ids go on, honoured keys stay unique across a restart); a bad line stops the start with one clear line', async () => {
+    const store = join(tmp, `store-${++ledgerCount}.jsonl`);
+    const env = { BOOKING_STORE: store, BOOKING_IDEMPOTENCY: 'honour' };
+    const rows = (): Array<Record<string, unknown>> =>
+      readFileSync(store, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    await withClient(BOOKING_SERVER, env, async (client) => {
+      expect(rows()).toEqual([]);
+      await call(client, 'create_booking', { guest: 'Ann', date: '2026-05-01', idempotency_key: 'k-ann' });
+      await call(client, 'create_booking', { guest: 'Ann', date: '2026-05-01', idempotency_key: 'k-ann' });
+      await call(client, 'create_booking', { guest: 'Bo', date: '2026-05-02' });
+      await call(client, 'cancel_booking', { booking_id: 'BK-0002' });
+    });
+    expect(rows().map((r) => [r['id'], r['guest'], r['status']])).toEqual([
+      ['BK-0001', 'Ann', 'confirmed'],
+      ['BK-0002', 'Bo', 'cancelled'],
+    ]);
+    await withClient(BOOKING_SERVER, env, async (client) => {
+      expect(JSON.parse(textOf(await call(client, 'search_bookings', { guest: 'ann' })))).toHaveLength(1);
+      const again = JSON.parse(
+        textOf(await call(client, 'create_booking', { guest: 'Ann', date: '2026-05-01', idempotency_key: 'k-ann' })),
+      );
+      expect(again).toMatchObject({ id: 'BK-0001' });
+      const next = JSON.parse(textOf(await call(client, 'create_booking', { guest: 'Cy', date: '2026-05-03' })));
+      expect(next).toMatchObject({ id: 'BK-0003' });
+    });
+    expect(rows()).toHaveLength(3);
+    const bad = join(tmp, `store-${++ledgerCount}.jsonl`);
+    writeFileSync(bad, '{"id":"BK-0001","guest":"Ann"}\nnot json\n');
+    const broken = spawnRaw(BOOKING_SERVER, { env: { BOOKING_STORE: bad } });
+    expect(await waitForExit(broken.child, 5000)).toEqual({ code: 1, signal: null });
+    expect(broken.stderr().trim()).toBe(`booking-server: BOOKING_STORE ${bad}: line 2 is not JSON`);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * In-memory bookings of the example hotel. Deliberately NOT idempotent: `create` makes a new booking on
+ * The bookings of the example hotel, in memory (and, with `BOOKING_STORE`, in a file: `store-file.ts`). Deliberately NOT idempotent: `create` makes a new booking on
  * every call, even for identical input and the same idempotency key, so every duplicate write an agent
  * sends becomes a real duplicate booking (see README.md).
  */
@@ -41,6 +41,25 @@ export class BookingStore {
   private readonly bookings = new Map<string, Booking>();
   private nextNumber = 1;
 
+  /**
+   * @param initial bookings stored before (env `BOOKING_STORE`): new ids continue after the highest
+   * @param changed called with every booking after each create and cancel (to write the store file)
+   */
+  constructor(
+    initial: readonly Booking[] = [],
+    private readonly changed?: (bookings: Booking[]) => void,
+  ) {
+    for (const booking of initial) {
+      this.bookings.set(booking.id, { ...booking });
+      this.nextNumber = Math.max(this.nextNumber, Number(booking.id.slice('BK-'.length)) + 1);
+    }
+  }
+
+  /** Every booking, in creation order (copies). */
+  all(): Booking[] {
+    return [...this.bookings.values()].map((b) => ({ ...b }));
+  }
+
   /** Creates a new booking every time it is called (no deduplication, on purpose). */
   create(input: BookingInput): Booking {
     const id = `BK-${String(this.nextNumber++).padStart(4, '0')}`;
@@ -55,6 +74,7 @@ export class BookingStore {
       status: 'confirmed',
     };
     this.bookings.set(id, booking);
+    this.changed?.(this.all());
     return { ...booking };
   }
 
@@ -85,6 +105,7 @@ export class BookingStore {
     if (booking === undefined) return 'not-found';
     if (booking.status === 'cancelled') return 'already-cancelled';
     booking.status = 'cancelled';
+    this.changed?.(this.all());
     return { ...booking };
   }
 }

@@ -4,6 +4,8 @@ export interface BookingServerOptions {
   httpPort?: number;
   /** Ledger file (env `BOOKING_LEDGER`); undefined writes no ledger. */
   ledgerPath?: string;
+  /** The bookings table as a JSON-lines file (env `BOOKING_STORE`), read at start; undefined: in memory only. */
+  storePath?: string;
   /** Wait before executing each write (env `BOOKING_DELAY_MS`, default 0). */
   writeDelayMs: number;
   /**
@@ -13,7 +15,8 @@ export interface BookingServerOptions {
   honourKeys: boolean;
 }
 
-const USAGE = 'usage: booking-server [--http <port>]  (env: BOOKING_LEDGER, BOOKING_DELAY_MS, BOOKING_IDEMPOTENCY)';
+const USAGE =
+  'usage: booking-server [--http <port>]  (env: BOOKING_LEDGER, BOOKING_STORE, BOOKING_DELAY_MS, BOOKING_IDEMPOTENCY)';
 
 function parseInteger(text: string | undefined, what: string, max: number): number {
   if (text === undefined || !/^\d+$/.test(text) || Number(text) > max) {
@@ -37,6 +40,7 @@ function parsePort(argv: string[]): number | undefined {
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BookingServerOptions {
   const httpPort = parsePort(argv);
   const ledgerPath = env['BOOKING_LEDGER'] === '' ? undefined : env['BOOKING_LEDGER'];
+  const storePath = env['BOOKING_STORE'] === '' ? undefined : env['BOOKING_STORE'];
   const delay = env['BOOKING_DELAY_MS'];
   const writeDelayMs = delay === undefined || delay === '' ? 0 : parseInteger(delay, 'BOOKING_DELAY_MS', 600_000);
   const idempotency = env['BOOKING_IDEMPOTENCY'] ?? '';
@@ -45,6 +49,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BookingSer
   return {
     ...(httpPort === undefined ? {} : { httpPort }),
     ...(ledgerPath === undefined ? {} : { ledgerPath }),
+    ...(storePath === undefined ? {} : { storePath }),
     writeDelayMs,
     honourKeys: idempotency === 'honour',
   };

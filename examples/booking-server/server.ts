@@ -9,14 +9,16 @@ import { BookingStore } from './booking-store.js';
 import { serveHttp } from './http-mode.js';
 import { InFlight } from './in-flight.js';
 import { Ledger } from './ledger.js';
+import { loadBookings, saveBookings } from './store-file.js';
 import { createBookingServer } from './mcp-server.js';
 import { parseOptions, type BookingServerOptions } from './options.js';
 import type { BookingDeps } from './tool-handlers.js';
 
 function banner(where: string, options: BookingServerOptions): void {
   const ledger = options.ledgerPath ?? 'off';
+  const store = options.storePath ?? 'memory';
   process.stderr.write(
-    `booking-server: hotel booking example on ${where} (ledger: ${ledger}, write delay: ${options.writeDelayMs} ms, idempotency keys ${options.honourKeys ? 'honoured' : 'ignored'})\n`,
+    `booking-server: hotel booking example on ${where} (ledger: ${ledger}, store: ${store}, write delay: ${options.writeDelayMs} ms, idempotency keys ${options.honourKeys ? 'honoured' : 'ignored'})\n`,
   );
 }
 
@@ -49,8 +51,21 @@ async function main(): Promise<void> {
     process.stderr.write(`booking-server: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  const storePath = options.storePath;
+  let store = new BookingStore();
+  if (storePath !== undefined) {
+    try {
+      const initial = loadBookings(storePath);
+      // Written at once, so the table exists (empty) before the first write: a reader needs no special case.
+      saveBookings(storePath, initial);
+      store = new BookingStore(initial, (all) => saveBookings(storePath, all));
+    } catch (error) {
+      process.stderr.write(`booking-server: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
+  }
   const deps: BookingDeps = {
-    store: new BookingStore(),
+    store,
     ledger: new Ledger(options.ledgerPath),
     writeDelayMs: options.writeDelayMs,
     honourKeys: options.honourKeys,
