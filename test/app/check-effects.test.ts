@@ -138,7 +138,7 @@ describe('the effects in JUnit, Markdown and HTML (R-15)', () => {
           .filter((e) => e.tagName === 'td')
           .map(textOf),
       ),
-    ).toEqual([[], ['guest=Ann,date=2026-01-01', '0', '1', '1', '0', '0', '']]);
+    ).toEqual([[], ['guest=Ann,date=2026-01-01', '0', '1', '1', '0', '0', 'no']]);
     const timeline = all.find((e) => e.tagName === 'table' && hasClass(e, 'tl'))!;
     const rows = elementsOf(timeline).filter((e) => e.tagName === 'tr' && e.parentNode?.nodeName === 'tbody');
     expect(textOf(rows[0]!)).toMatch(/^start.*effects view.*tool search_bookings.*before the first call: 0 record\(s\)/);

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readSource } from '../../src/adapters/report-files/report-sources.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
-import { documentOf, F, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
+import { documentOf, documentWithEffects, F, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';
 import { Driver } from '../support/session-driver.js';
 import { checkRunFiles, runFile, transcriptOf } from '../support/trial-run-fixtures.js';
 import { gatedTrial } from '../support/check-results.js';
@@ -39,7 +39,21 @@ const MEASURE = `<script>
   const problems = [];
   for (const d of document.querySelectorAll('details.conv')) d.open = true;
   const name = (el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).replace(/ /g, '.') : '');
+  // The effects section (R-15): from its heading to the next, its records' details opened.
+  const effectsSection = [];
+  const effectsHeading = [...document.querySelectorAll('h3')].find((el) => el.textContent.startsWith('Effects'));
+  for (let el = effectsHeading ? effectsHeading.nextElementSibling : null; el && !/^H[1-3]$/.test(el.tagName); el = el.nextElementSibling) {
+    for (const d of el.querySelectorAll('details')) d.open = true;
+    effectsSection.push(el, ...el.querySelectorAll('*'));
+  }
   const vw = document.documentElement.clientWidth;
+  let effectsMeasured = 0;
+  for (const el of effectsSection) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    effectsMeasured++;
+    if (r.right > vw + 1) problems.push('effects ' + name(el) + ' "' + el.textContent.slice(0, 40) + '" reaches past the page (' + Math.round(r.right) + ' > ' + vw + ')');
+  }
   if (document.documentElement.scrollWidth > vw + 1) problems.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
   for (const td of document.querySelectorAll('table.tl td')) {
     const cell = td.getBoundingClientRect();
@@ -99,7 +113,7 @@ const MEASURE = `<script>
   const compareCells = [...document.querySelectorAll('table.compare td')].map((td) => Math.round(td.getBoundingClientRect().width));
   const out = document.createElement('pre');
   out.id = 'layout';
-  out.textContent = JSON.stringify({ width: vw, problems, charts, breaks, indexCells, compareCells });
+  out.textContent = JSON.stringify({ width: vw, problems, charts, breaks, indexCells, compareCells, effectsMeasured });
   document.body.appendChild(out);
 })();
 </script>`;
@@ -134,6 +148,8 @@ interface Layout {
   indexCells: number[];
   /** The width of each cell of compare's table, px. */
   compareCells: number[];
+  /** How many elements of the effects section were measured (0: the page has none). */
+  effectsMeasured: number;
 }
 
 async function layoutProblems(html: string, width: number, label: string): Promise<Layout> {
@@ -218,6 +234,48 @@ describe('the HTML report of trial runs with transcripts in a real browser', () 
       const narrow = await layoutProblems(html, 390, 'transcript');
       expect(narrow.problems, `${narrow.width} px`).toEqual([]);
       expect(narrow.width).toBeLessThan(640);
+    },
+  );
+});
+
+/**
+ * A report whose effects view (R-15) listed long records: two bookings for one guest with a long unbroken
+ * name and a long note (the first records the report keeps, each cut to 200 characters), and an expected
+ * effect that never happened, with a long key too.
+ */
+async function effectsHtml(): Promise<string> {
+  const guest = `Annabelle_${'x'.repeat(150)}`;
+  const row = (id: number) => ({ id, guest, date: '2026-01-01', note: 'n'.repeat(300) });
+  const doc = documentWithEffects(naiveF1(), { before: [], after: [row(1), row(2)] }, [
+    `guest=${'Q'.repeat(140)},date=2026-02-02`,
+  ]);
+  const files = tempFiles({ 'effects.json': doc });
+  try {
+    const result = checkGroups([await readSource(files.path('effects.json'))], {
+      failOn: new Set(['FAIL', 'NOT_TESTED']),
+      minScore: null,
+    });
+    return buildHtml(result);
+  } finally {
+    files.remove();
+  }
+}
+
+describe('the effects section of the HTML report in a real browser (R-15)', () => {
+  it.skipIf(CHROMIUM === undefined)(
+    `at 1280 and 390 px wide the effects verdict, both snapshots with their first records opened, the keys and the timeline's snapshot rows stay on the page${NOTE}`,
+    async () => {
+      const html = await effectsHtml();
+      expect(html).toContain('<h3>Effects: what the backend holds</h3>');
+      expect(html).toContain('<tr class="snap">');
+      expect(html).toContain('DUPLICATE_EFFECT');
+      const wide = await layoutProblems(html, 1280, 'effects');
+      expect(wide.problems, '1280 px').toEqual([]);
+      expect(wide.effectsMeasured).toBeGreaterThan(20);
+      const narrow = await layoutProblems(html, 390, 'effects');
+      expect(narrow.problems, `${narrow.width} px`).toEqual([]);
+      expect(narrow.width).toBeLessThan(640);
+      expect(narrow.effectsMeasured).toBeGreaterThan(20);
     },
   );
 });

@@ -30,7 +30,7 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid var(--line)}
 th{background:var(--soft);font-weight:600;font-size:.85em}
 td.args{overflow-wrap:anywhere}td.told{white-space:pre-wrap}.nb{white-space:nowrap}
-table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}
+table.tl{table-layout:fixed}table.tl td{overflow-wrap:anywhere}table.effects td.mono{overflow-wrap:anywhere}
 table.tl .badge{white-space:normal;max-width:100%}
 td a,td.mono{overflow-wrap:anywhere}
 .card .v.t{font-size:1.1rem}.card .bad{color:var(--fail);font-weight:600}

@@ -213,8 +213,8 @@ function effectsSection(e: EffectsReport): string {
   const keys = e.keys.slice(0, EFFECT_KEYS_LISTED * 10);
   const rows = keys.map(
     (k) =>
-      `<tr${k.created >= 2 ? ' class="dup"' : ''}><td class="mono">${h(keyText(k.key))}</td><td>${k.before}</td><td>${k.after}</td>` +
-      `<td>${k.created}</td><td>${k.removed}</td><td>${k.changed}</td><td>${k.expected.length > 0 ? 'yes' : ''}</td></tr>`,
+      `<tr${k.created >= 2 ? ' class="dup"' : ''}><td class="mono">${h(keyText(k.key))}</td><td data-label="before">${k.before}</td><td data-label="after">${k.after}</td>` +
+      `<td data-label="created">${k.created}</td><td data-label="removed">${k.removed}</td><td data-label="changed">${k.changed}</td><td data-label="expected">${k.expected.length > 0 ? 'yes' : 'no'}</td></tr>`,
   );
   const more = e.keys.length - keys.length;
   return (
@@ -224,7 +224,7 @@ function effectsSection(e: EffectsReport): string {
     `<div class="card"><div class="muted small">View</div><div class="v t mono">${h(viewLabel(e))}</div><div class="muted small">key ${h(e.view.keyFields.join(', '))}</div></div></div>` +
     (rows.length === 0
       ? ''
-      : `<div class="scroll"><table class="effects"><thead><tr><th>effect key</th><th>before</th><th>after</th><th>created</th><th>removed</th><th>changed</th><th>expected</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`) +
+      : `<div class="scroll"><table class="effects stack"><thead><tr><th>effect key</th><th>before</th><th>after</th><th>created</th><th>removed</th><th>changed</th><th>expected</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`) +
     (more > 0 ? `<p class="muted small">… and ${more} more key(s) in the report file.</p>` : '')
   );
 }
