@@ -18,9 +18,10 @@ export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['example', 'TOOL=JSON: the arguments a probe calls TOOL with (a JSON object; default {}); repeatable'],
   ['example-file', 'A JSON file {"TOOL": {arguments}, ...}: the examples of several tools'],
   [
-    'count-with',
-    'TOOL[=JSON]: a read tool that lists what exists; the items (or lines) in its answer before and after each call count the effects',
+    'effects-tool',
+    'TOOL[=JSON]: the effects view, a read tool that lists what exists; the items (or lines) in its answer before and after each call count the effects',
   ],
+  ['count-with', 'TOOL[=JSON]: the older name of --effects-tool (an alias; not both)'],
   ['hold', 'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once)'],
   ['json', 'Write the results (every probe with its evidence) as JSON to this file'],
   ['markdown', 'Write the results as Markdown tables to this file'],
@@ -51,7 +52,7 @@ export interface ProbeFlags {
   proxy: ProxyFlags;
   tools: string[] | null;
   examples: Map<string, Record<string, unknown>>;
-  countWith: { tool: string; arguments: Record<string, unknown> } | null;
+  countWith: { tool: string; arguments: Record<string, unknown>; flag: 'effects-tool' | 'count-with' } | null;
   holdMs: number;
   json: string | undefined;
   markdown: string | undefined;
@@ -85,11 +86,17 @@ export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<
     if (examples.has(tool) && file === undefined) throw new UsageError(`--example ${tool} was given twice`);
     examples.set(tool, args!);
   }
-  const count = single(values, 'count-with');
+  // R-15: --effects-tool is the effects view's name for the count tool; --count-with stays its alias.
+  const viewTool = single(values, 'effects-tool');
+  const alias = single(values, 'count-with');
+  if (viewTool !== undefined && alias !== undefined)
+    throw new UsageError('--effects-tool and --count-with name the same thing (--count-with is its alias): give one');
+  const countFlag = viewTool !== undefined ? 'effects-tool' : 'count-with';
+  const count = viewTool ?? alias;
   let countWith: ProbeFlags['countWith'] = null;
   if (count !== undefined) {
-    const [tool, args] = toolAndJson(count, 'count-with', false);
-    countWith = { tool, arguments: args ?? {} };
+    const [tool, args] = toolAndJson(count, countFlag, false);
+    countWith = { tool, arguments: args ?? {}, flag: countFlag };
   }
   const hold = single(values, 'hold');
   const outputs = { json: single(values, 'json'), markdown: single(values, 'markdown'), junit: single(values, 'junit') };

@@ -107,6 +107,7 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     expect(proxy.get('Options')!.flags).toEqual(['--help']);
     const probe = (await helpOf('probe')).sections;
     expect(probe.get('Probes')!.flags).toEqual(['--tools', '--example', '--example-file', '--count-with', '--hold']);
+    expect(probe.get('Effects (what the backend holds)')!.flags).toEqual(['--effects-tool']);
     expect((await helpOf('check')).sections.get('Gates')!.flags).toContain('--min-pass-rate');
   });
 

@@ -26,6 +26,8 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     [['--example', 'create_payment=[1]'], 'the JSON of --example create_payment must be a JSON object'],
     [['--hold', '-5'], '--hold'],
     [['--count-with', 'list_items=5'], 'the JSON of --count-with list_items must be a JSON object'],
+    [['--effects-tool', 'list_items=5'], 'the JSON of --effects-tool list_items must be a JSON object'],
+    [['--effects-tool', 'list_items', '--count-with', 'list_items'], '--effects-tool and --count-with name the same thing'],
     [['--json', 'out.txt', '--junit', './out.txt'], '--json and --junit must name different files'],
     [
       ['--example', 'create_paymnet={"amount":5}'],
@@ -42,6 +44,13 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     const result = await runCli([...STRIPE, ...PAYMENT, '--count-with', 'set_note={"name":"x"}']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--count-with set_note: its answer cannot be counted');
+    oneLine(result.stderr);
+  });
+
+  it('R-15: --effects-tool is the count tool under the effects view\'s name (--count-with its alias)', async () => {
+    const result = await runCli([...STRIPE, ...PAYMENT, '--effects-tool', 'set_note={"name":"x"}']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--effects-tool set_note: its answer cannot be counted');
     oneLine(result.stderr);
   });
 

@@ -58,7 +58,7 @@ export interface ProbeSettings {
   /** `--example TOOL=JSON`: the arguments each tool is called with (absent: `{}`). */
   examples: ReadonlyMap<string, Record<string, unknown>>;
   /** `--count-with TOOL[=JSON]`: the read tool whose listed items count the effects; null: none. */
-  countWith: { tool: string; arguments: Record<string, unknown> } | null;
+  countWith: { tool: string; arguments: Record<string, unknown>; flag?: 'effects-tool' | 'count-with' } | null;
   keyFields: readonly string[];
   classification: ClassificationRules;
   /** P3: how long after the first call the second is sent (0: at once). */
@@ -164,7 +164,7 @@ export class ProbeService {
     countWith: NonNullable<ProbeSettings['countWith']>,
   ): Promise<void> {
     if (!tools.some((t) => t.name === countWith.tool))
-      throw new ProbeInputError(`--count-with ${countWith.tool}: the upstream lists no such tool`);
+      throw new ProbeInputError(`--${countWith.flag ?? 'count-with'} ${countWith.tool}: the upstream lists no such tool`);
     const outcome = await upstream.callTool(
       { name: countWith.tool, arguments: countWith.arguments },
       { timeoutMs: this.settings.callTimeoutMs },
@@ -173,7 +173,7 @@ export class ProbeService {
     if (answer === null || countItems(answer) === null) {
       const what = answer === null ? outcome.kind : answerText(answer).slice(0, 120);
       throw new ProbeInputError(
-        `--count-with ${countWith.tool}: its answer cannot be counted (neither a JSON array, an object with arrays, nor lines of text): ${what}`,
+        `--${countWith.flag ?? 'count-with'} ${countWith.tool}: its answer cannot be counted (neither a JSON array, an object with arrays, nor lines of text): ${what}`,
       );
     }
   }
