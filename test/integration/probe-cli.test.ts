@@ -47,7 +47,7 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     oneLine(result.stderr);
   });
 
-  it('R-15: --effects-tool is the count tool under the effects view\'s name (--count-with its alias)', async () => {
+  it("R-15: --effects-tool is the count tool under the effects view's name (--count-with its alias)", async () => {
     const result = await runCli([...STRIPE, ...PAYMENT, '--effects-tool', 'set_note={"name":"x"}']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--effects-tool set_note: its answer cannot be counted');
