@@ -4,7 +4,8 @@
  * time-out at once; the write reaches the upstream only --land-after ms later. The careful agent's "check,
  * then write again" — which passes F1 — finds nothing (the write has not landed) and books again: the
  * ledger holds two bookings and the harness FAILs it. A write still waiting when the agent leaves lands
- * before the upstream is closed, and the final report counts it.
+ * before the upstream is closed, and the final report counts it (the effects view's snapshot after the
+ * session too).
  */
 import { describe, expect, it } from 'vitest';
 import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy } from './support/agents.js';
@@ -67,10 +68,11 @@ describe('F6 through the proxy, as real processes (the upstream ledger = ground 
   );
 
   it.concurrent(
-    'R-16.1: the agent leaves before the landing (--land-after 600000): the write lands before the upstream closes and the final report counts it',
+    'R-16.1: the agent leaves before the landing (--land-after 600000): the write lands before the upstream closes, the final report counts it and the effects view sees both bookings',
     async () => {
       const guest = 'Charles Babbage';
-      await withProxy({ extra: ['--scenario', 'F6', '--land-after', '600000'] }, async (run) => {
+      const effectsView = ['--effects-tool', 'search_bookings', '--effect-key', 'guest,date'];
+      await withProxy({ extra: ['--scenario', 'F6', '--land-after', '600000', ...effectsView] }, async (run) => {
         const trace = await naiveAgent(run, bookingTask(guest, DATE));
         expect(trace.steps[0]!.result.isError).toBe(true);
         // Only the re-send has reached the upstream so far.
@@ -82,6 +84,10 @@ describe('F6 through the proxy, as real processes (the upstream ledger = ground 
         const late = timingOf(report).find((t) => t.landedLate !== undefined)!;
         expect(late).toMatchObject({ attempt: 1, outcome: 'executed' });
         expect(late.landedLate!.forwardedAfterMs).toBeLessThan(600_000);
+        // R-15: the snapshot after the session is taken once the late write has landed: both bookings are there.
+        const effects = (report as unknown as { effects?: { verdict: string; keys: unknown[] } }).effects;
+        expect(effects?.verdict).toBe('DUPLICATE_EFFECT');
+        expect(effects?.keys).toEqual([expect.objectContaining({ key: { guest, date: DATE }, before: 0, after: 2, created: 2 })]);
       });
     },
   );

@@ -289,6 +289,42 @@ describe('F6 late ghost write in the call pipeline (manual clock)', () => {
     ]);
   });
 
+  it('R-16.1: F6 aimed with --fault-tool create_pay* --fault-on 2: only the second create_payment lands late; the other writes go at once', async () => {
+    const { clock, upstream, pipeline, report } = setup({ ...F6(2000), aim: { tools: ['create_pay*'], on: 2 } });
+    const answerAll = async () => {
+      await flush();
+      for (const call of upstream.calls) call.answer(executed);
+      await flush();
+    };
+    const call = async (name: string, n: number) => {
+      const answer = pipeline.call({ name, arguments: { n } });
+      await answerAll();
+      return answer;
+    };
+    expect(await call('create_payment', 1)).not.toHaveProperty('isError');
+    expect(await call('create_booking', 1)).not.toHaveProperty('isError');
+    const aimed = await call('create_payment', 2);
+    expect(JSON.stringify(aimed)).toMatch(/timed out/);
+    expect(await call('create_payment', 3)).not.toHaveProperty('isError');
+    expect(upstream.calls.map((c) => [c.request.name, (c.request.arguments as { n: number }).n, c.at])).toEqual([
+      ['create_payment', 1, 1000],
+      ['create_booking', 1, 1000],
+      ['create_payment', 3, 1000],
+    ]);
+    clock.advance(2000);
+    await answerAll();
+    expect(upstream.calls.map((c) => [c.request.name, (c.request.arguments as { n: number }).n, c.at]).at(-1)).toEqual([
+      'create_payment',
+      2,
+      3000,
+    ]);
+    const timing = report().timing ?? [];
+    expect(timing.filter((t) => t.landedLate !== undefined)).toEqual([
+      expect.objectContaining({ tool: 'create_payment', landedLate: expect.objectContaining({ forwardedAfterMs: 2000 }) }),
+    ]);
+    expect(report()).toMatchObject({ verdict: 'PASS', scenario: expect.objectContaining({ faultsApplied: 1 }) });
+  });
+
   it('R-16.1: landPending lands a waiting write at once (the session is ending); the upstream dying first leaves it EXECUTION_UNKNOWN', async () => {
     const landed = setup(F6(600_000));
     await landed.pipeline.call(booking);

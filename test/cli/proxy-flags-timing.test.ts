@@ -32,6 +32,12 @@ describe('timing and aim flags', () => {
       id: 'F6',
       parameters: { landAfterMs: 1500 },
     });
+    // aimed like any scenario.
+    expect(parse('--scenario', 'F6', '--fault-tool', 'pay_*', '--fault-on', '2').scenario).toEqual({
+      mode: 'scenario',
+      id: 'F6',
+      aim: { tools: ['pay_*'], on: 2 },
+    });
     expect(parse('--scenario', 'f7', '--fault-tool', 'pay_*', '--fault-on', '2').scenario).toEqual({
       mode: 'scenario',
       id: 'F7',
@@ -69,6 +75,9 @@ describe('timing and aim flags', () => {
     [['--scenario', 'F6', '--land-after', '1.5'], /^flag --land-after must be an integer from 1 to 600000, got "1.5"$/],
     [['--scenario', 'F1', '--land-after', '5'], /^--land-after is for --scenario F6 only$/],
     [['--scenario', 'F7', '--mode', 'chaos', '--error-rate', '0.5'], /cannot be combined/],
+    [['--scenario', 'F6', '--mode', 'chaos', '--error-rate', '0.5'], /cannot be combined/],
+    [['--mode', 'chaos', '--error-rate', '0.5', '--land-after', '100'], /^--land-after is for --scenario F6 only$/],
+    [['--land-after', '100'], /^--land-after is for --scenario F6 only$/],
     [['--scenario', 'F1', '--fault-on', '0'], /^flag --fault-on must be an integer from 1 to 1000000, got "0"$/],
     [['--scenario', 'F1', '--fault-on', '1.5'], /^flag --fault-on must be an integer/],
     [['--fault-on', '2'], /^--fault-on is for a deterministic --scenario \(no scenario given\)$/],

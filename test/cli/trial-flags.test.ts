@@ -84,6 +84,21 @@ describe('R-13 trial flags', () => {
     ]);
   });
 
+  it('R-16.1: --land-after goes with F6 in a --scenarios matrix, F1 and F7 beside it keep none; without F6 it is refused', async () => {
+    const flags = await parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'F1,F6,F7', '--land-after', '1500']);
+    expect(flags.plan.scenarios).toEqual([
+      { mode: 'scenario', id: 'F1' },
+      { mode: 'scenario', id: 'F6', parameters: { landAfterMs: 1500 } },
+      { mode: 'scenario', id: 'F7' },
+    ]);
+    await expect(
+      parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'F1,F7', '--land-after', '1500']),
+    ).rejects.toThrow('--land-after is for --scenario F6 only');
+    await expect(parse(['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'F6', '--land-after', '0'])).rejects.toThrow(
+      'flag --land-after must be an integer from 1 to 600000, got "0"',
+    );
+  });
+
   it('--system-prompt reads a file when one exists there, else it is the text; --api-key-env reads the variable', async () => {
     writeFileSync(join(dir, 'prompt.txt'), 'You are careful.\n');
     const fromFile = await parse(

@@ -76,6 +76,12 @@ describe('R-10.2: a fault is found by what it declares, and its declaration is w
     expect(faultServing({ executes: false, tells: 'truncated-answer' })).toBe('F3');
     // R-16.1: F7 executes and tells a 500 (the error after the write).
     expect(faultServing({ executes: true, tells: 'server-error' })).toBe('F7');
+    // R-16.1: the write that lands late is asked for as such (probe's P9); F1 and F7 are not late, F6 is.
+    expect(faultServing({ executes: true, tells: 'timeout', late: true })).toBe('F6');
+    expect(faultServing({ executes: true, tells: 'timeout', late: false })).toBe('F1');
+    expect(() => faultServing({ executes: true, tells: 'server-error', late: true })).toThrow(
+      'no registered scenario executes the call late and tells server-error',
+    );
     // Chaos tells a 500 unexecuted too, but it is no scenario: F5 comes from the scenarios only.
     expect(faultOf('chaos').tells).toBe('server-error');
     expect(() => faultServing({ executes: true, tells: 'rate-limit' })).toThrow(

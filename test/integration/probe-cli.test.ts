@@ -148,8 +148,8 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
           testsuite: { testcase: Array<{ name: string; failure?: { message: string } }> };
         };
       };
-      expect(parsed.testsuites.failures).toBe('4');
-      expect(parsed.testsuites.tests).toBe('8');
+      expect(parsed.testsuites.failures).toBe('5');
+      expect(parsed.testsuites.tests).toBe('9');
       const failed = parsed.testsuites.testsuite.testcase
         .filter((c) => c.failure !== undefined)
         .map((c) => [c.name.slice(0, 2), c.failure!.message]);
@@ -158,6 +158,7 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
         ['P2', 'silent_new_result'],
         ['P3', 'double_created'],
         ['P5', 'double_created'],
+        ['P9', 'double_created'],
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

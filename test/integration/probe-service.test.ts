@@ -95,12 +95,20 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
         P5: 'replay_ok',
         P6: 'new_effect_ok',
         P7: 'double_created',
+        P9: 'replay_ok',
       },
       set_note: { verdict: 'KEEPS', P7: 'replay_ok', P8: 'hint_holds' },
     });
     expect(report.tools[0]!.keyLocation).toBe('the argument idempotency_key');
     expect(countedPerProbe(report)).toEqual(createdPerProbe(ledger));
-    expect(createdPerProbe(ledger)).toEqual([1, 1, 1, 2, 1, 1, 2, 1, 1]);
+    expect(createdPerProbe(ledger)).toEqual([1, 1, 1, 2, 1, 1, 2, 1, 1, 1]);
+    // R-16.1 P9: the agent was told a time-out, its retry reached the server first and created the payment,
+    // the held-back write landed after it and was replayed (the ledger's order is the server's).
+    const p9 = report.tools[0]!.probes.find((p) => p.probe === 'P9')!;
+    expect(p9.evidence.sent.map((s) => s.fault ?? null)).toEqual(['F6', null]);
+    const pids = [...new Set(ledger.map((e) => e.pid))];
+    const p9Calls = ledger.filter((e) => e.pid === pids[7] && e.tool === 'create_payment');
+    expect(p9Calls.map((e) => (e['replayed'] === true ? 'replayed' : e['effect']))).toEqual(['created', 'replayed']);
   });
 
   it('a server that ignores the key: every retry creates again; BREAKS', async () => {
@@ -115,12 +123,13 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
         P5: 'double_created',
         P6: 'new_effect_ok',
         P7: 'double_created',
+        P9: 'double_created',
       },
       set_note: { verdict: 'BREAKS', P7: 'double_created', P8: 'hint_broken' },
     });
     expect(report.tools[0]!.keyLocation).toBe('not at all');
     expect(countedPerProbe(report)).toEqual(createdPerProbe(ledger));
-    expect(createdPerProbe(ledger)).toEqual([2, 2, 2, 2, 2, 1, 2, 2, 2]);
+    expect(createdPerProbe(ledger)).toEqual([2, 2, 2, 2, 2, 1, 2, 2, 2, 2]);
   });
 
   it('a fingerprint de-duplicating server: a new key with the same arguments is reported, not failed; KEEPS', async () => {
@@ -135,6 +144,7 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
         P5: 'replay_ok',
         P6: 'new_effect_ok',
         P7: 'replay_ok',
+        P9: 'replay_ok',
       },
       set_note: { verdict: 'KEEPS', P7: 'replay_ok', P8: 'hint_holds' },
     });
@@ -187,7 +197,7 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
       { ...SETTINGS, examples: new Map(), countWith: null },
     ).run();
     const probes = report.tools[0]!.probes;
-    expect(probes.map((p) => p.label)).toEqual(Array(7).fill('inconclusive'));
+    expect(probes.map((p) => p.label)).toEqual(Array(8).fill('inconclusive'));
     expect(probes[0]!.reason).toBe('the upstream did not start: connection refused');
     expect(closes).toBe(connects);
   });

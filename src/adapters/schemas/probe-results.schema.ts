@@ -8,7 +8,7 @@ import { PROBE_RESULTS_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import type { ProbeResultsFile } from '../../ports/probe-results.js';
 import { count, parseWith, sameShape, type Same } from './common.js';
 
-const probeId = z.enum(['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8']);
+const probeId = z.enum(['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9']);
 const label = z.enum([
   'replay_ok',
   'double_created',

@@ -1,14 +1,16 @@
 /**
  * `probe` (docs/probe.md): does an MCP server keep its idempotency promise? For every write tool chosen,
  * each probe that applies (`probesFor`) runs against a fresh upstream (after `--reset-command`, when
- * given) through the proxy's own call pipeline and fault code: the session decides F1 or F5 for the
- * probe's faulted call, the pipeline forwards, judges and replaces answers exactly as behind the proxy.
+ * given) through the proxy's own call pipeline and fault code: the session decides F1, F5 or F6 for the
+ * probe's faulted call, the pipeline forwards, judges and replaces answers (and lands F6's held-back write
+ * when the probe says so) exactly as behind the proxy.
  * The count tool (`--count-with`) is read before the probe and after each forwarded call; the domain's
  * judge turns the answers and counts into a label, and the labels into the tool's verdict.
  */
 import { errorMessage } from '../../domain/error-message.js';
 import { ToolClassifier, type ClassificationRules } from '../../domain/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
+import { faultOf } from '../../domain/faults/index.js';
 import { globMatch } from '../../domain/glob.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { countItems } from '../../domain/effects/answer-records.js';
@@ -32,7 +34,7 @@ import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js'
 import type { RandomSource } from '../../ports/random.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { ProbeReport, ProbeRow, ToolReport } from '../../ports/probe-results.js';
-import type { UpstreamSide } from '../../ports/upstream-side.port.js';
+import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline, type CallRecord } from '../pipeline/call-pipeline.js';
 
 /** Bad input found once the upstream is known (no tool matching, a count tool that cannot count): one line, exit 1. */
@@ -70,8 +72,10 @@ export interface ProbeSettings {
 export type { ProbeReport, ProbeRow, ToolReport };
 
 function seen(record: CallRecord): SeenAnswer | null {
-  const outcome = record.upstream;
-  if (outcome === null) return null;
+  return record.upstream === null ? null : seenOutcome(record.upstream);
+}
+
+function seenOutcome(outcome: UpstreamCallOutcome): SeenAnswer {
   if (outcome.kind === 'result')
     return { kind: outcome.result.isError === true ? 'error' : 'ok', text: keptAnswer(answerText(outcome.result)) };
   if (outcome.kind === 'protocol-error') return { kind: 'error', text: `JSON-RPC error ${outcome.code}: ${outcome.message}` };
@@ -225,8 +229,17 @@ export class ProbeService {
       return failed(`the upstream did not start: ${errorMessage(error)}`);
     }
     const faulted = probe.steps.find((s) => s.fault !== undefined)?.fault;
+    // A write that lands late (P9) waits as long as it may: the probe lands it itself, after the retry.
+    const lands = faulted === undefined ? undefined : faultOf(faulted).landsAfter;
     const scenario: ScenarioConfig =
-      faulted === undefined ? { mode: 'none' } : { mode: 'scenario', id: faulted, aim: { tools: [tool], on: 1 } };
+      faulted === undefined
+        ? { mode: 'none' }
+        : {
+            mode: 'scenario',
+            id: faulted,
+            aim: { tools: [tool], on: 1 },
+            ...(lands === undefined ? {} : { parameters: { [lands.name]: lands.max } }),
+          };
     const classifier = listing.classifier;
     const catalog: ToolCatalog = {
       classOf: (name) => classifier.classOf(name),
@@ -238,6 +251,7 @@ export class ProbeService {
       this.deps.clock,
       this.deps.random,
     );
+    const reached: UpstreamCallOutcome[] = [];
     const pipeline = new CallPipeline({
       session,
       upstream,
@@ -245,6 +259,10 @@ export class ProbeService {
       outputSchemaTools: new Set(listing.tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
       publish: null,
       timer: this.deps.timer,
+      // What the server answered the probed tool, in the order the calls reached it (a late write's too).
+      onUpstreamOutcome: (name, outcome) => {
+        if (name === tool) reached.push(outcome);
+      },
     });
     const countWith = this.settings.countWith;
     const counts: number[] = [];
@@ -290,14 +308,26 @@ export class ProbeService {
         }
         await snapshot();
       } else {
+        let late = false;
         for (const step of probe.steps) {
-          const answer = seen(await pipeline.run(request(step)));
-          if (answer === null) continue; // F5: answered by the harness, never forwarded
+          const record = await pipeline.run(request(step));
+          // F6 (P9): told a time-out, the write held back until it is landed below.
+          if (record.landsAfterMs !== undefined) late = true;
+          const answer = seen(record);
+          if (answer === null) continue; // F5: answered by the harness, never forwarded; F6: not yet
           evidence.answers.push(answer);
+          await snapshot();
+        }
+        if (late) {
+          await pipeline.landPending();
+          const landed = reached[evidence.answers.length];
+          if (landed !== undefined) evidence.answers.push(seenOutcome(landed));
           await snapshot();
         }
       }
     } finally {
+      // A late write still held back (a call above threw) lands before the upstream is closed.
+      await pipeline.landPending();
       session.finish();
       await upstream.close();
     }

@@ -98,6 +98,11 @@ export interface FaultNeed {
   executes: boolean;
   /** What the agent hears instead of the answer (`tells`). */
   tells: FaultTells;
+  /**
+   * The call reaches the upstream only later, after the agent was answered (`landsAfter`, F6); absent or
+   * false: a fault whose call (if forwarded) goes on at once.
+   */
+  late?: boolean;
 }
 
 /**
@@ -107,11 +112,16 @@ export interface FaultNeed {
  */
 export function faultServing(need: FaultNeed): ScenarioId {
   for (const fault of registry.values()) {
-    if (fault.trigger.kind === 'leading-writes' && fault.forwards === need.executes && fault.tells === need.tells)
+    if (
+      fault.trigger.kind === 'leading-writes' &&
+      fault.forwards === need.executes &&
+      fault.tells === need.tells &&
+      (fault.landsAfter !== undefined) === (need.late === true)
+    )
       return fault.kind;
   }
   throw new Error(
-    `no registered scenario ${need.executes ? 'executes the call' : 'leaves the call unexecuted'} and tells ${need.tells}`,
+    `no registered scenario ${need.executes ? `executes the call${need.late === true ? ' late' : ''}` : 'leaves the call unexecuted'} and tells ${need.tells}`,
   );
 }
 

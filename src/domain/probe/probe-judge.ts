@@ -41,7 +41,10 @@ export interface SeenAnswer {
 }
 
 export interface ProbeEvidence {
-  /** The upstream's answers to the forwarded calls, in the order sent (F1's real answer, not its timeout; F5's call is not forwarded). */
+  /**
+   * The upstream's answers to the forwarded calls, in the order they reached it (F1's real answer, not its
+   * timeout; F5's call is not forwarded; P9's late write last, after its retry).
+   */
   answers: SeenAnswer[];
   /**
    * Items the count tool saw: before the probe, then after each forwarded call (P3: after both); null
@@ -87,7 +90,7 @@ function second(evidence: ProbeEvidence): { added: number | null; answer: SeenAn
   return { added, answer, same: answer !== undefined && answers[0] !== undefined && answer.text === answers[0].text };
 }
 
-/** P1, P5, P7: the same call again — one effect and the first answer replayed, or a refusal. */
+/** P1, P5, P7, P9: the same call again — one effect and the first answer replayed, or a refusal. */
 function sameAgain(probe: ProbeId, evidence: ProbeEvidence, what: string): ProbeResult {
   const { added, answer, same } = second(evidence);
   if (answer === undefined || answer.kind === 'none')
@@ -216,13 +219,16 @@ export function judgeProbe(probe: ProbeDefinition, evidence: ProbeEvidence): Pro
     }
     case 'P8':
       return hint(evidence);
+    case 'P9':
+      // The server saw the retry first (answers[0], counts[1]) and the late write second.
+      return sameAgain('P9', evidence, 'a late write landing after its retry');
   }
 }
 
 /** The tool's verdict: KEEPS, BREAKS, NO_PROMISE (no key accepted and no hint), or INCONCLUSIVE (nothing judged). */
 export type ToolVerdict = 'KEEPS' | 'BREAKS' | 'NO_PROMISE' | 'INCONCLUSIVE';
 
-const JUDGED: ReadonlySet<ProbeId> = new Set(['P1', 'P2', 'P3', 'P5', 'P6', 'P8']);
+const JUDGED: ReadonlySet<ProbeId> = new Set(['P1', 'P2', 'P3', 'P5', 'P6', 'P8', 'P9']);
 
 export function toolVerdict(promise: ToolPromise, results: readonly ProbeResult[]): { verdict: ToolVerdict; reason: string } {
   if (!promise.acceptsKey && !promise.hinted) return { verdict: 'NO_PROMISE', reason: 'no key field and no idempotentHint' };

@@ -7,7 +7,7 @@
  */
 import { faultOf, faultServing, type ScenarioId } from '../faults/index.js';
 
-export type ProbeId = 'P1' | 'P2' | 'P3' | 'P4' | 'P5' | 'P6' | 'P7' | 'P8';
+export type ProbeId = 'P1' | 'P2' | 'P3' | 'P4' | 'P5' | 'P6' | 'P7' | 'P8' | 'P9';
 
 /** How a call of a probe carries the key. */
 export type KeyPlacement =
@@ -25,7 +25,10 @@ export interface ProbeStep {
   key: KeyPlacement;
   /** Send the example with one argument changed (P2). */
   otherArguments?: boolean;
-  /** The harness's scenario for this call, from the registry: P5's executes and tells a time-out, P6's a 500 unexecuted. */
+  /**
+   * The harness's scenario for this call, from the registry: P5's executes and tells a time-out, P6's a 500
+   * unexecuted, P9's tells a time-out and reaches the server only after the next call of the probe.
+   */
   fault?: ScenarioId;
   /** Sent while the previous call is still in flight (P3, after `--hold`). */
   concurrent?: boolean;
@@ -50,6 +53,11 @@ export interface ProbeDefinition {
 const GHOST_WRITE = faultServing({ executes: true, tells: 'timeout' });
 /** P6's first call: never executed, the agent hears a 500. */
 const SERVER_ERROR = faultServing({ executes: false, tells: 'server-error' });
+/**
+ * P9's first call: the agent hears a time-out at once and the write reaches the server late (a queue): here
+ * after the retry has been answered and counted, so the server sees the retry first and the original second.
+ */
+const LATE_WRITE = faultServing({ executes: true, tells: 'timeout', late: true });
 
 export const PROBES: readonly ProbeDefinition[] = [
   {
@@ -114,6 +122,14 @@ export const PROBES: readonly ProbeDefinition[] = [
     sends: 'no key at all, same arguments twice, on a tool annotated idempotentHint: true',
     keepsWhen: 'one effect (the hint holds)',
     steps: [{ key: 'none' }, { key: 'none' }],
+    judged: true,
+  },
+  {
+    id: 'P9',
+    needs: 'key',
+    sends: `${LATE_WRITE} ${faultOf(LATE_WRITE).name}: the retry with the same key goes first, the held-back write lands after it`,
+    keepsWhen: 'one effect: the late write is replayed or refused',
+    steps: [{ key: 'same', fault: LATE_WRITE }, { key: 'same' }],
     judged: true,
   },
 ];

@@ -38,7 +38,7 @@ describe('probe judge: one label per probe from answers and counted effects', ()
   });
 
   it('an example the tool rejects is inconclusive with the server message, never a label', () => {
-    for (const id of ['P1', 'P2', 'P3', 'P4', 'P5', 'P7', 'P8'] as const) {
+    for (const id of ['P1', 'P2', 'P3', 'P4', 'P5', 'P7', 'P8', 'P9'] as const) {
       const judged = judgeProbe(
         probe(id),
         ev([err('amount: Expected number'), err('amount: Expected number')], [0, 0, 0], { concurrent: true }),
@@ -91,6 +91,24 @@ describe('probe judge: one label per probe from answers and counted effects', ()
     expect(label('P5', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('double_created');
   });
 
+  it('R-16.1 P9: the late write that lands after its retry is replayed or refused, or creates again (BREAKS)', () => {
+    // answers and counts in the order the server saw them: the retry first, the late write second.
+    const replayed = judgeProbe(probe('P9'), ev([ok('id 1'), ok('id 1')], [0, 1, 1]));
+    expect(replayed).toEqual({
+      probe: 'P9',
+      label: 'replay_ok',
+      reason: 'a late write landing after its retry: no further effect, the first answer replayed',
+    });
+    expect(label('P9', ev([ok('id 1'), err('key in use')], [0, 1, 1]))).toBe('refused_ok');
+    expect(label('P9', ev([ok('id 1'), ok('id 2')], [0, 1, 2]))).toBe('double_created');
+    expect(toolVerdict({ acceptsKey: true, hinted: false }, [r('P1', 'replay_ok'), r('P9', 'double_created')])).toEqual({
+      verdict: 'BREAKS',
+      reason: 'P9 double_created',
+    });
+    // The late write never reached the server (the upstream was lost): nothing to judge.
+    expect(label('P9', ev([ok('id 1')], [0, 1, 1]))).toBe('inconclusive');
+  });
+
   it('P6: the retry after a 500 makes one effect', () => {
     expect(label('P6', ev([ok('id 1')], [0, 1]))).toBe('new_effect_ok');
     expect(label('P6', ev([ok('id 1')], [0, 0]))).toBe('inconclusive');
@@ -140,6 +158,7 @@ describe('probe judge: the tool verdict', () => {
       'P5',
       'P6',
       'P7',
+      'P9',
     ]);
     expect(probesFor({ acceptsKey: false, hinted: true }).run.map((p) => p.id)).toEqual(['P7', 'P8']);
   });
@@ -156,16 +175,20 @@ describe('probe judge: the tool verdict', () => {
 });
 
 describe('R-4: the probes take their faults from the registry by what the fault declares, never by id', () => {
-  it('R-4: P5 faults its first call with the scenario that executes and tells a time-out, P6 with one that tells a 500 unexecuted', () => {
+  it('R-4: P5 faults its first call with the scenario that executes and tells a time-out, P6 with one that tells a 500 unexecuted, P9 with one that lands late', () => {
     const first = (id: ProbeId) => faultOf(probe(id).steps[0]!.fault!);
     expect(first('P5')).toMatchObject({ forwards: true, tells: 'timeout' });
     expect(first('P6')).toMatchObject({ forwards: false, tells: 'server-error' });
     expect(probe('P5').steps[0]!.fault).toBe(faultServing({ executes: true, tells: 'timeout' }));
     expect(probe('P6').steps[0]!.fault).toBe(faultServing({ executes: false, tells: 'server-error' }));
+    // R-16.1: P9's first call is the write that lands late (F6), told a time-out at once.
+    expect(first('P9')).toMatchObject({ forwards: true, tells: 'timeout' });
+    expect(first('P9').landsAfter).toBeDefined();
+    expect(probe('P9').steps[0]!.fault).toBe(faultServing({ executes: true, tells: 'timeout', late: true }));
     // What the table says it sends names the fault the registry gave (docs/probe.md shows F1 and F5 today).
     expect(probe('P5').sends).toBe(`${first('P5').kind} ${first('P5').name}, then the same call with the same key`);
     expect(probe('P6').sends).toBe('F5 (500, not executed), then the same call with the same key');
-    for (const other of PROBES.filter((p) => p.id !== 'P5' && p.id !== 'P6'))
+    for (const other of PROBES.filter((p) => !['P5', 'P6', 'P9'].includes(p.id)))
       expect(other.steps.every((s) => s.fault === undefined)).toBe(true);
   });
 });
