@@ -17,12 +17,16 @@
 // and one way to turn a thrown value into text: `errorMessage`, `asError`, `errorCode` of
 // src/domain/error-message.ts; the hand-written `e instanceof Error ? e.message : String(e)` (or
 // `new Error(String(e))`) and `(e as NodeJS.ErrnoException).code` are refused everywhere else in src/.
+// and no command's wiring imports another command's: `src/cli/X-run.ts` (X a command, named by its
+// `X-command.ts`) imports no `Y-run.ts` of another command (scripts/command-imports.mjs); what commands share
+// is a module that says what it is (`upstream-wiring.ts`, `html-report.ts`, the `--otel` wiring `otel-run.ts`).
 // and no import cycle between files of src/ (static, type-only and dynamic imports all count): a command's
 // definition and its wiring share a `-flags.ts` file instead of importing each other.
 // Exit 1 with one line per violation.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { faultIdLiterals } from './fault-id-literals.mjs';
+import { crossCommandImports } from './command-imports.mjs';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const rules = {
@@ -131,6 +135,17 @@ for (const file of files(join(root, 'src'))) {
         );
       }
     });
+}
+
+// A command's wiring imports no other command's.
+const cliDir = join(root, 'src/cli');
+const cliFiles = readdirSync(cliDir);
+for (const name of cliFiles.filter((file) => file.endsWith('.ts'))) {
+  for (const { spec, command } of crossCommandImports(name, readFileSync(join(cliDir, name), 'utf8'), cliFiles)) {
+    problems.push(
+      `command wiring: src/cli/${name} imports ${spec}, the wiring of \`${command}\`; move what both use to a module of its own in src/cli/`,
+    );
+  }
 }
 
 // Import cycles: the strongly connected components of the file graph (Tarjan), each named once.

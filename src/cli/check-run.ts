@@ -13,19 +13,12 @@ import { mergeFolders } from '../app/stats/stats.js';
 import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
 import { effectsGateNotice, formatCheckText } from '../app/check/check-text.js';
 import { resolve } from 'node:path';
-import { readJournal } from '../adapters/report-files/journal-reader.js';
-import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
-import {
-  journalAgrees,
-  journalSessionFor,
-  journalSessions,
-  timelineFromJournal,
-  timelineFromReport,
-} from '../app/report-formats/timeline.js';
+import { buildHtml } from '../app/report-formats/html.js';
 import { buildJunit } from '../app/report-formats/junit.js';
 import { buildMarkdown, buildStepSummary } from '../app/report-formats/markdown.js';
 import type { CheckFlags } from './check-flags.js';
 import { formatFatal } from './errors.js';
+import { journalTimelines } from './html-report.js';
 import { writeNotice, type CliIo } from './io.js';
 
 export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<number> {
@@ -81,69 +74,4 @@ export async function runCheckCommand(flags: CheckFlags, io: CliIo): Promise<num
     return CHECK_EXIT.harnessFailed;
   }
   return result.exitCode;
-}
-
-/**
- * `proxy --report-html`: at exit, the HTML report of the proxy's own report file or folder, as
- * `check --html` builds it. Returns false (after one line on stderr) when it could not be written.
- */
-export async function writeHtmlReport(paths: readonly string[], file: string, io: CliIo, journal?: string): Promise<boolean> {
-  const groups = [];
-  for (const path of paths) groups.push(await readSource(path));
-  const result = checkGroups(groups, { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null });
-  try {
-    const read = [
-      ...paths,
-      ...groups.flatMap((g) => g.items.map((item) => item.path)),
-      ...(journal === undefined ? [] : [journal]),
-    ];
-    await refuseOutputsOverInputs([{ flag: '--report-html', path: file }], read, 'the report it is built from');
-    await writeOutputFile('HTML report', file, buildHtml(result, await journalTimelines(journal, io)));
-    return true;
-  } catch (error) {
-    io.stderr.write(`${formatFatal(error)}\n`);
-    return false;
-  }
-}
-
-/**
- * The timelines of the HTML report: from the journal for the reports it has a session of (times, every
- * call, the real order), from the report alone otherwise. A journal that cannot be read is a harness
- * failure (throws a one-line Error); skipped lines are told on stderr.
- */
-async function journalTimelines(path: string | undefined, io: CliIo): Promise<TimelineOf | undefined> {
-  if (path === undefined) return undefined;
-  const contents = await readJournal(resolve(io.cwd, path));
-  if (contents.skipped > 0)
-    writeNotice(
-      io.stderr,
-      `journal ${path}: ${contents.skipped} line(s) that are not journal lines of this version were skipped`,
-    );
-  if (contents.tornLastLine)
-    writeNotice(
-      io.stderr,
-      `journal ${path}: its last line is incomplete (the proxy was stopped while writing it) and was skipped`,
-    );
-  const sessions = journalSessions(contents.records);
-  return (c, doc) => {
-    const session = journalSessionFor(
-      sessions,
-      c.path,
-      (journaled, report) => resolve(io.cwd, report) === resolve(io.cwd, journaled),
-    );
-    if (session === null) {
-      // Said, not silently dropped: the user asked for this journal and expects an exact timeline.
-      writeNotice(
-        io.stderr,
-        `journal ${path}: none of its ${sessions.length} session(s) is that of ${c.path} (another proxy's or run's journal?): that report's timeline is drawn from the report`,
-      );
-      return timelineFromReport(doc);
-    }
-    if (journalAgrees(session, doc)) return timelineFromJournal(session, doc);
-    writeNotice(
-      io.stderr,
-      `journal ${path}: its session "${session.session}" does not match ${c.path} (other calls or counts; another run's journal?): that report's timeline is drawn from the report`,
-    );
-    return timelineFromReport(doc);
-  };
 }

@@ -21,7 +21,7 @@ import type { FlagValues } from './argv.js';
 import { FatalError, UsageError } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 import { parseProbeFlags } from './probe-flags.js';
-import { createUpstream } from './proxy-run.js';
+import { createUpstream } from './upstream-wiring.js';
 
 export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
   const flags = await parseProbeFlags(values, io.cwd);

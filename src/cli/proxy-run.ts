@@ -10,8 +10,6 @@ import { FileJournal } from '../adapters/file-journal.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { ReportDirectory } from '../adapters/report-directory.js';
 import { DeferredAgentSide } from '../adapters/deferred-agent-side.js';
-import { StdioUpstreamSide } from '../adapters/stdio-upstream/index.js';
-import type { Cassette } from '../adapters/cassette/cassette-reader.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -26,6 +24,7 @@ import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import { parseEffectsFlags } from './effects-flags.js';
 import { parseOtelFlags } from './otel-flags.js';
 import { startTracer, stopTracer, TRACE_SHUTDOWN_MS } from './otel-run.js';
+import { createUpstream, loadReplay, type Replay } from './upstream-wiring.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
@@ -177,7 +176,7 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
         report === undefined
           ? null
           : await (
-              await import('./check-run.js')
+              await import('./html-report.js')
             ).writeHtmlReport([report], resolve(io.cwd, flags.reportHtml), io, journal?.path);
       if (written === false) return EXIT_FAILURE;
     }
@@ -299,20 +298,6 @@ function parseListen(parse: (value: string) => { host: string; port: number }, v
   }
 }
 
-/** A recording read for `--upstream-replay` (its reader, which uses zod, is loaded only then). */
-export type Replay = Cassette;
-
-/** `--upstream-replay FILE`, read and checked before anything starts: a bad recording is one line, exit 1. */
-export async function loadReplay(flags: ProxyFlags, io: CliIo): Promise<Replay | undefined> {
-  if (flags.upstreamReplay === undefined) return undefined;
-  const { readCassette } = await import('../adapters/cassette/cassette-reader.js');
-  try {
-    return await readCassette(resolve(io.cwd, flags.upstreamReplay), { allowRedacted: flags.allowRedacted });
-  } catch (error) {
-    throw new FatalError(errorMessage(error));
-  }
-}
-
 /**
  * The recording tap in front of an upstream: `proxy --journal FILE --journal-payloads on` writes
  * `FILE`'s stem + `.cassette.jsonl`. A replayed recording's redactions carry over, so redacted values
@@ -340,44 +325,4 @@ async function recordUpstream(
 /** `--redact`'s fields and a replayed recording's: the recording and the journal's payloads redact the same ones. */
 function redactedFields(flags: ProxyFlags, replay: Replay | undefined): string[] {
   return [...new Set([...(replay?.header.redacted ?? []), ...flags.redact])];
-}
-
-/**
- * The upstream adapter the flags ask for: a spawned stdio process, a remote Streamable HTTP server, or
- * (`--upstream-replay`) the recording `replay`, read by {@link loadReplay}.
- */
-export async function createUpstream(
-  flags: ProxyFlags,
-  io: CliIo,
-  logger: Logger,
-  replay?: Replay,
-  { relayToAgent = true }: { relayToAgent?: boolean } = {},
-): Promise<UpstreamSide> {
-  if (replay !== undefined) return new (await import('../adapters/cassette/replay-upstream-side.js')).ReplayUpstreamSide(replay);
-  const common = {
-    // R-17: the upstream's notifications and requests reach the agent (probe has no agent to ask).
-    relayToAgent,
-    callTimeoutMs: flags.upstreamTimeoutMs,
-    connectTimeoutMs: Math.max(flags.upstreamTimeoutMs, 60_000),
-    clientName: PROGRAM_NAME,
-    clientVersion: HARNESS_VERSION,
-    logger,
-  };
-  if (flags.upstreamUrl !== undefined) {
-    const { HttpUpstreamSide, parseHeaderFlags } = await import('../adapters/http-upstream/index.js');
-    let headers: Record<string, string>;
-    try {
-      headers = parseHeaderFlags(flags.upstreamHeaderFlags, flags.upstreamHeaderEnvFlags, io.env);
-    } catch (error) {
-      throw new UsageError(errorMessage(error));
-    }
-    return new HttpUpstreamSide({ url: flags.upstreamUrl, headers, ...common });
-  }
-  return new StdioUpstreamSide({
-    command: flags.upstreamCommand!,
-    args: flags.upstreamArgs,
-    ...(flags.upstreamCwd !== undefined ? { cwd: resolve(io.cwd, flags.upstreamCwd) } : {}),
-    env: flags.upstreamEnv,
-    ...common,
-  });
 }

@@ -28,7 +28,7 @@ import { SystemClock } from '../adapters/system-clock.js';
 import { TrialFolder } from '../adapters/trial-files/index.js';
 import { ReplayService, unreplayable, type RecordedRun, type ReplayOutcome } from '../app/replay/replay-service.js';
 import { commandNotAllowed, startedCommandText, type StartedCommand } from '../app/replay/recorded-commands.js';
-import { replayJunit } from '../app/report-formats/replay-junit.js';
+import { replayJunit } from '../app/replay/replay-junit.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
 import { expandAll, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
 import type { RunSpec } from '../app/trial/trial-plan.js';

@@ -28,7 +28,7 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
 import { noticeText, writeNotice, type CliIo } from './io.js';
-import { createUpstream, loadReplay } from './proxy-run.js';
+import { createUpstream, loadReplay } from './upstream-wiring.js';
 import { resolveTrialFlags, upstreamSettings } from './trial-config.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
 import type { SettingsOrigin } from '../app/trial/trial-settings.js';

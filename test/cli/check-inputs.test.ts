@@ -8,7 +8,7 @@
 import { readFileSync, symlinkSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeHtmlReport } from '../../src/cli/check-run.js';
+import { writeHtmlReport } from '../../src/cli/html-report.js';
 import { main } from '../../src/cli/main.js';
 import { runCli } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, naiveF1, tempFiles } from '../support/report-docs.js';

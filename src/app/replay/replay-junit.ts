@@ -7,9 +7,9 @@
  * replayed at all (a torn recording, a missing environment variable, …) is an `<error type="REPLAY_REFUSED">`
  * with its reason, after the replayed runs.
  */
-import type { ReplayOutcome } from '../replay/replay-service.js';
+import type { ReplayOutcome } from './replay-service.js';
 import { formatDifferences } from '../../domain/trial/replay-diff.js';
-import { xmlAttr, xmlText } from './escape.js';
+import { xmlAttr, xmlText } from '../report-formats/escape.js';
 
 const TOOL = 'cuonztech-agent-harness';
 
