@@ -6,6 +6,7 @@ import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
 import { PROBE_FLAG_HELP, PROBE_OWN, PROBE_PROXY_FLAGS } from './probe-flags.js';
+import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineProbeCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command(
@@ -16,6 +17,8 @@ export function defineProbeCommand(cli: CAC, context: CommandContext): void {
   for (const [flag, description] of PROXY_FLAG_HELP)
     if (PROBE_PROXY_FLAGS.includes(flag) && !PROBE_OWN.includes(flag))
       command.option(`--${flag} <value>`, description, { type: [String] });
+  for (const [flag, description] of OTEL_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+  command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
   command.example(
     `${PROGRAM_NAME} probe --upstream-command node --upstream-arg server.js --example create_payment='{"amount":5}' --count-with list_payments`,
   );

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { commaList, jsonObject, numberIn, repeated, single, toolAndJson, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
+import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 
 /** [flag, description] of every probe flag that takes a value (the proxy's upstream flags come on top). */
 export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
@@ -58,10 +59,16 @@ export interface ProbeFlags {
   markdown: string | undefined;
   junit: string | undefined;
   resetCommand: string | undefined;
+  /** `--otel` (docs/traces.md); null without it. */
+  otel: OtelSettings | null;
 }
 
 /** Validates every flag; reads the example file. */
-export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<ProbeFlags> {
+export async function parseProbeFlags(
+  values: FlagValues,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<ProbeFlags> {
   const proxyValues: Record<string, readonly string[]> = {};
   for (const flag of PROBE_PROXY_FLAGS) if (Object.hasOwn(values, flag)) proxyValues[flag] = values[flag]!;
   const proxy = parseProxyFlags(proxyValues);
@@ -113,5 +120,6 @@ export async function parseProbeFlags(values: FlagValues, cwd: string): Promise<
     holdMs: hold === undefined ? 0 : numberIn(hold, 'hold', 0, 3_600_000, true),
     ...outputs,
     resetCommand: single(values, 'reset-command'),
+    otel: parseOtelFlags(values, env),
   };
 }

@@ -22,13 +22,23 @@ import { FatalError, UsageError } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 import { parseProbeFlags } from './probe-flags.js';
 import { createUpstream } from './upstream-wiring.js';
+import { startTracer, stopTracer } from './otel-run.js';
+import { ProbeTrace } from '../app/tracing/probe-trace.js';
 
 export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
-  const flags = await parseProbeFlags(values, io.cwd);
+  const flags = await parseProbeFlags(values, io.cwd, io.env);
   const logger = await createLogger(flags.proxy.logLevel, (line) => writeNotice(io.stderr, line));
   const clock = new SystemClock();
   const programs = new ProgramRunner();
   const resetCommand = flags.resetCommand;
+  // --otel: OpenTelemetry is loaded now, and not at all without it.
+  let tracer: Awaited<ReturnType<typeof startTracer>>;
+  try {
+    tracer = await startTracer(flags.otel);
+  } catch (error) {
+    throw new FatalError(`--otel: the OpenTelemetry exporter could not be loaded: ${errorMessage(error)}`);
+  }
+  const trace = tracer === undefined ? undefined : new ProbeTrace(tracer, flags.otel?.payloads === true);
   const service = new ProbeService(
     {
       createUpstream: () => createUpstream(flags.proxy, io, logger, undefined, { relayToAgent: false }),
@@ -46,6 +56,7 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
       clock,
       timer: clock,
       random: systemRandom(),
+      ...(trace !== undefined ? { trace } : {}),
     },
     {
       tools: flags.tools,
@@ -61,9 +72,13 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
   try {
     report = await service.run();
   } catch (error) {
+    trace?.end(null, errorMessage(error));
+    await stopTracer(tracer, (line) => writeNotice(io.stderr, line));
     if (error instanceof ProbeInputError) throw new UsageError(error.message);
     throw new FatalError(errorMessage(error));
   }
+  trace?.end(report);
+  await stopTracer(tracer, (line) => writeNotice(io.stderr, line));
   const outputs: Array<[string | undefined, string, () => string]> = [
     [
       flags.json,

@@ -7,9 +7,10 @@ import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
 import { parseReplayFlags } from './replay-flags.js';
+import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineReplayCommand(cli: CAC, context: CommandContext): void {
-  cli
+  const command = cli
     .command(
       'replay [...runs]',
       'Run recorded trial runs (or a folder of them: a regression suite) again from their recordings; exit 0 equal, 2 differs, 3 replay miss, 1 bad input',
@@ -29,14 +30,17 @@ export function defineReplayCommand(cli: CAC, context: CommandContext): void {
     .option(
       '--allow-command <program>',
       'Replay only runs whose recorded programs (the agent program; with --live-upstream the upstream command) are this one, exactly as recorded; repeatable; others are REFUSED (a recording is code)',
-    )
+    );
+  command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
+  for (const [flag, description] of OTEL_FLAG_HELP) command.option(`--${flag} <value>`, description);
+  command
     .example(`${PROGRAM_NAME} replay out/runs/F1-001`)
     .example(`${PROGRAM_NAME} replay tests/recordings --junit replay-junit.xml`)
     .example(`${PROGRAM_NAME} replay tests/recordings --allow-command node --junit replay-junit.xml`)
     .example(`${PROGRAM_NAME} replay out/runs/F1-001 --live-upstream --upstream-command node --upstream-arg server.js`)
     .action((paths: string[]) => {
       const extra = Array.isArray(cli.options['--']) ? (cli.options['--'] as string[]) : [];
-      const flags = parseReplayFlags([...paths, ...extra], context.values, context.io.cwd);
+      const flags = parseReplayFlags([...paths, ...extra], context.values, context.io.cwd, context.io.env);
       return import('./replay-run.js').then((m) => m.runReplay(flags, context.io));
     });
 }

@@ -6,6 +6,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { repeated, single } from './argv.js';
 import { UsageError } from './errors.js';
+import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 
 export interface ReplayFlags {
   paths: string[];
@@ -20,12 +21,15 @@ export interface ReplayFlags {
   upstream: { command: string; args: string[] } | undefined;
   /** `--allow-command PROGRAM` (repeatable): only recordings whose programs are on it are replayed; undefined: no list. */
   allowCommands: string[] | undefined;
+  /** `--otel` (docs/traces.md): the replayed runs' spans; null without it. */
+  otel: OtelSettings | null;
 }
 
 export function parseReplayFlags(
   paths: readonly string[],
   values: Readonly<Record<string, readonly string[]>>,
   cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): ReplayFlags {
   const liveUpstream = Object.hasOwn(values, 'live-upstream');
   if (liveUpstream && values['live-upstream']!.length > 0) throw new UsageError('flag --live-upstream takes no value');
@@ -67,5 +71,6 @@ export function parseReplayFlags(
     liveUpstream,
     upstream: command === undefined ? undefined : { command, args },
     allowCommands,
+    otel: parseOtelFlags(values, env),
   };
 }

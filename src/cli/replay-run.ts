@@ -38,8 +38,10 @@ import { formatDifferences } from '../domain/trial/replay-diff.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { FatalError, formatFatal } from './errors.js';
-import type { CliIo } from './io.js';
+import { writeNotice, type CliIo } from './io.js';
 import type { ReplayFlags } from './replay-flags.js';
+import { startTracer, stopTracer } from './otel-run.js';
+import { TrialTrace } from '../app/tracing/run-trace.js';
 
 const BIN = fileURLToPath(new URL('./bin.js', import.meta.url));
 
@@ -51,11 +53,23 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
   const refused = entries.filter((entry): entry is RefusedRun => entry.kind === 'refused');
   const clock = new SystemClock();
   const files = new Map(runs.map((r) => [r.run, r.files]));
+  // --otel: OpenTelemetry is loaded now, and not at all without it; every replayed run under one span.
+  let tracer: Awaited<ReturnType<typeof startTracer>>;
+  try {
+    tracer = await startTracer(flags.otel);
+  } catch (error) {
+    throw new FatalError(`--otel: the OpenTelemetry exporter could not be loaded: ${errorMessage(error)}`);
+  }
+  const trace =
+    tracer === undefined
+      ? undefined
+      : new TrialTrace(tracer, 'replay', { 'cuonztech.replay.runs': runs.length }, flags.otel?.payloads === true);
   const service = new ReplayService({
     clock,
     liveUpstream: flags.liveUpstream,
     openStore: (run) => openStore(run, flags.out),
     trialDeps: (run, store, modelReplay): TrialDeps => ({
+      ...(trace !== undefined ? { trace } : {}),
       clock,
       timer: clock,
       logger: silentLogger,
@@ -129,6 +143,15 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
     }
   } finally {
     removeSignalHandler();
+    if (trace !== undefined) {
+      const of = (status: ReplayOutcome['status']) => outcomes.filter((o) => o.status === status).length;
+      trace.end({
+        'cuonztech.replay.equal': of('equal'),
+        'cuonztech.replay.differs': of('differs'),
+        'cuonztech.replay.miss': of('miss'),
+      });
+      await stopTracer(tracer, (line) => writeNotice(io.stderr, line));
+    }
   }
   const count = (status: ReplayOutcome['status']) => outcomes.filter((o) => o.status === status).length;
   io.stdout.write(

@@ -7,6 +7,7 @@ import { scenarioIds } from '../domain/faults/index.js';
 import { hiddenOption } from './help.js';
 import type { CommandContext } from './io.js';
 import { EFFECTS_FLAG_HELP } from './effects-flags.js';
+import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 import { PROXY_FLAG_HELP } from './proxy-flags.js';
 import { TRIAL_FLAG_HELP, TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
 
@@ -24,7 +25,9 @@ export function defineTrialCommand(cli: CAC, context: CommandContext): void {
   for (const [flag, description] of TRIAL_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
   for (const [flag, description] of PROXY_FLAG_HELP)
     if (!NOT_IN_TRIAL.has(flag)) command.option(`--${flag} <value>`, description, { type: [String] });
-  for (const [flag, description] of EFFECTS_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+  for (const [flag, description] of [...EFFECTS_FLAG_HELP, ...OTEL_FLAG_HELP])
+    command.option(`--${flag} <value>`, description, { type: [String] });
+  command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
   // Declared so that the trial's own message explains why they are refused; not in --help.
   for (const [flag, why] of TRIAL_REFUSED_FLAGS) hiddenOption(command, `--${flag} <value>`, `Not used by trial: ${why}`);
   command.example(

@@ -20,6 +20,7 @@ import { UsageError } from './errors.js';
 import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/stub-script.js';
 import { parseEffectsFlags } from './effects-flags.js';
+import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
 import { inputSettingFiles, readPatch, readStubGateway, readSystemPrompt, readTasks } from './trial-input-files.js';
@@ -47,6 +48,8 @@ export interface TrialFlags {
   apiKey: string | undefined;
   modelTimeoutMs: number;
   out: string;
+  /** `--otel` (docs/traces.md); null without it. */
+  otel: OtelSettings | null;
 }
 
 function has(values: FlagValues, flag: string): boolean {
@@ -244,6 +247,7 @@ export async function parseTrialFlags(
     apiKey,
     modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
+    otel: parseOtelFlags(values, env),
   };
 }
 

@@ -17,7 +17,7 @@ import { TrialFolder } from '../adapters/trial-files/index.js';
 import { expandAll, expandEnv, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
 import { ProgressView } from '../app/trial/progress.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
-import type { RunSpec } from '../app/trial/trial-plan.js';
+import { scenarioLabel, type RunSpec } from '../app/trial/trial-plan.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
 import { recordedModelFault } from '../app/trial/replay-chat-model.js';
 import { TrialService } from '../app/trial/trial-service.js';
@@ -31,6 +31,8 @@ import { noticeText, writeNotice, type CliIo } from './io.js';
 import { createUpstream, loadReplay } from './upstream-wiring.js';
 import { resolveTrialFlags, upstreamSettings } from './trial-config.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
+import { startTracer, stopTracer, TRACE_SHUTDOWN_MS } from './otel-run.js';
+import { TrialTrace } from '../app/tracing/run-trace.js';
 import type { SettingsOrigin } from '../app/trial/trial-settings.js';
 
 const BIN = fileURLToPath(new URL('./bin.js', import.meta.url));
@@ -88,7 +90,29 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     throw new FatalError(errorMessage(error));
   }
   if (store.takenOver !== null) notice(store.takenOver);
+  // --otel: OpenTelemetry is loaded now, and not at all without it.
+  let tracer: Awaited<ReturnType<typeof startTracer>>;
+  try {
+    tracer = await startTracer(flags.otel);
+  } catch (error) {
+    await store.discardIfUnused();
+    throw new FatalError(`--otel: the OpenTelemetry exporter could not be loaded: ${errorMessage(error)}`);
+  }
+  const trace =
+    tracer === undefined
+      ? undefined
+      : new TrialTrace(
+          tracer,
+          'trial',
+          {
+            'cuonztech.scenarios': plan.scenarios.map(scenarioLabel),
+            'cuonztech.trial.runs': plan.runs,
+            'cuonztech.trial.concurrency': plan.concurrency,
+          },
+          flags.otel?.payloads === true,
+        );
   const deps: TrialDeps = {
+    ...(trace !== undefined ? { trace } : {}),
     clock,
     timer: clock,
     logger,
@@ -140,6 +164,8 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     await service.checkUpstream();
   } catch (error) {
     await store.discardIfUnused();
+    trace?.end({}, errorMessage(error));
+    await tracer?.shutdown(TRACE_SHUTDOWN_MS);
     throw new FatalError(errorMessage(error));
   }
   notice(
@@ -161,9 +187,16 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   let result;
   try {
     result = await service.run();
+  } catch (error) {
+    trace?.end({}, errorMessage(error));
+    throw error;
   } finally {
     removeSignalHandler();
     await store.release();
+    if (trace !== undefined) {
+      trace.end(result === undefined ? {} : trialFigures(result.records));
+      await stopTracer(tracer, notice);
+    }
   }
   progress.finish();
   io.stdout.write(
@@ -180,6 +213,17 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     ),
   );
   return 0;
+}
+
+/** The trial span's figures at its end: runs done and per verdict. */
+function trialFigures(records: ReadonlyArray<{ outcome: { verdict: string } }>): Record<string, number> {
+  const count = (verdict: string) => records.filter((r) => r.outcome.verdict === verdict).length;
+  return {
+    'cuonztech.trial.done_runs': records.length,
+    'cuonztech.trial.pass': count('PASS'),
+    'cuonztech.trial.fail': count('FAIL'),
+    'cuonztech.trial.not_tested': count('NOT_TESTED'),
+  };
 }
 
 /** `--model-replay FILE`: the recording's model exchanges, checked (one line, exit 1, when it cannot serve). */

@@ -42,6 +42,13 @@ export interface ChatReply {
   content: string | null;
   toolCalls: ChatToolCall[];
   finishReason: string | null;
+  /** The token counts the answer reported (`usage`), when it did: for the traces (`gen_ai.usage.*`), never judged. */
+  usage?: TokenUsage;
+}
+
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface SpanOptions {
    */
   remoteParent?: TraceContextCarrier;
   attributes?: Attributes;
+  /** When the span began, in ms since the epoch (a span told after the fact, a gateway's model request); absent: now. */
+  startTime?: number;
 }
 
 export interface TraceSpan {
@@ -38,8 +40,8 @@ export interface TraceSpan {
   fail(errorType: string, description?: string): void;
   /** This span's W3C Trace Context, for the next hop (the upstream's `_meta`). */
   context(): { traceparent: string; tracestate?: string };
-  /** Ends the span (later calls on it are ignored). */
-  end(): void;
+  /** Ends the span, at `endTime` (ms since the epoch) when given, else now (later calls on it are ignored). */
+  end(endTime?: number): void;
 }
 
 /** What became of the spans, for the proxy's last lines (never the headers). */

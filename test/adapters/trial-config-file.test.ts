@@ -9,6 +9,7 @@ import { EFFECTS_VALUE_FLAGS } from '../../src/cli/effects-flags.js';
 import { FLAG_SPELLINGS, TRIAL_CONFIG_KEYS } from '../../src/adapters/schemas/trial-config.schema.js';
 import { starterConfig } from '../../src/app/init/starter-config.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { OTEL_SWITCH_HELP, OTEL_VALUE_FLAGS } from '../../src/cli/otel-flags.js';
 import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from '../../src/cli/trial-flag-help.js';
 
 const yaml = (text: string) => parseTrialConfig(text, 'harness.yaml', false);
@@ -76,9 +77,9 @@ describe('trial config file: bad input is one line naming the key and its line',
 
 describe('trial config file: keys and flags', () => {
   it('every trial flag has a key (or is another spelling of one); every key names a trial flag', () => {
-    const trialFlags = [...new Set([...TRIAL_OWN, ...PROXY_VALUE_FLAGS, ...EFFECTS_VALUE_FLAGS])].filter(
-      (flag) => !TRIAL_REFUSED_FLAGS.has(flag) && flag !== 'config',
-    );
+    const trialFlags = [
+      ...new Set([...TRIAL_OWN, ...PROXY_VALUE_FLAGS, ...EFFECTS_VALUE_FLAGS, ...OTEL_VALUE_FLAGS, OTEL_SWITCH_HELP[0]]),
+    ].filter((flag) => !TRIAL_REFUSED_FLAGS.has(flag) && flag !== 'config');
     const keyed = new Set([...TRIAL_CONFIG_KEYS.map((k) => k.flag), ...FLAG_SPELLINGS.keys()]);
     expect(trialFlags.filter((flag) => !keyed.has(flag))).toEqual([]);
     expect([...keyed].filter((flag) => !trialFlags.includes(flag))).toEqual([]);
@@ -115,6 +116,15 @@ describe('trial config file: keys and flags', () => {
     expect(settingOf(ok, 'faults.tools')).toEqual(['create_*']);
     expect(settingOf(ok, 'tools.write')).toEqual(['create_*,book_*']);
     expect(settingOf(ok, 'patch')).toEqual(['GHOST_WRITE,IDEMPOTENCY']);
+    // A switch (otel.enabled): true sets the flag without a value, false leaves it out.
+    const otel = yaml('otel:\n  enabled: true\n  endpoint: http://127.0.0.1:4318\n  payloads: false\n').settings;
+    expect(otel.map((s) => [s.flag, s.values])).toEqual([
+      ['otel', []],
+      ['otel-endpoint', ['http://127.0.0.1:4318']],
+      ['otel-payloads', ['off']],
+    ]);
+    expect(yaml('otel:\n  enabled: false\n').settings).toEqual([]);
+    expect(() => yaml('otel:\n  enabled: yes please\n')).toThrow(/^harness\.yaml:2: otel\.enabled: must be true or false/);
     // A key with no value is absent; a list item with a comma cannot be a comma-list item.
     expect(yaml('out:\nruns: 2\n').settings.map((s) => s.key)).toEqual(['runs']);
     expect(() => yaml('tools:\n  write: ["a,b"]\n')).toThrow(

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
-import type { Attributes, SpanOptions, TraceSpan, TraceSummary, Tracer } from '../../src/ports/tracer.port.js';
+import { RecordingTracer } from '../support/recording-tracer.js';
 import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
 import { HeldUpstream, InMemoryAgentSide, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
@@ -16,59 +16,6 @@ const TOOLS = [
 ];
 const signal = new AbortController().signal;
 const AGENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-
-class RecordedSpan implements TraceSpan {
-  readonly attributes: Attributes;
-  readonly events: Array<{ name: string; attributes: Attributes }> = [];
-  error: { type: string; description?: string } | null = null;
-  ended = 0;
-
-  constructor(
-    readonly id: number,
-    readonly name: string,
-    readonly options: SpanOptions,
-  ) {
-    this.attributes = { ...options.attributes };
-  }
-
-  setAttributes(attributes: Attributes): void {
-    Object.assign(this.attributes, attributes);
-  }
-
-  addEvent(name: string, attributes: Attributes = {}): void {
-    this.events.push({ name, attributes });
-  }
-
-  fail(type: string, description?: string): void {
-    this.error = { type, ...(description !== undefined ? { description } : {}) };
-  }
-
-  context(): { traceparent: string } {
-    return { traceparent: `00-${'a'.repeat(32)}-${String(this.id).padStart(16, '0')}-01` };
-  }
-
-  end(): void {
-    this.ended++;
-  }
-}
-
-class RecordingTracer implements Tracer {
-  readonly spans: RecordedSpan[] = [];
-
-  startSpan(name: string, options: SpanOptions): TraceSpan {
-    const span = new RecordedSpan(this.spans.length + 1, name, options);
-    this.spans.push(span);
-    return span;
-  }
-
-  async shutdown(): Promise<TraceSummary> {
-    return { endpoint: 'memory', ended: 0, exported: 0, dropped: 0 };
-  }
-
-  named(name: string, kind: SpanOptions['kind']): RecordedSpan[] {
-    return this.spans.filter((s) => s.name === name && s.options.kind === kind);
-  }
-}
 
 /** An upstream that also answers requests other than tool calls (R-17), keeping the params it got. */
 class ForwardingUpstream extends HeldUpstream {

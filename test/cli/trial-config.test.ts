@@ -215,6 +215,25 @@ describe('trial --config: bad input is one line, exit 1, nothing started', () =>
     expect(existsSync(out), 'an output folder was created').toBe(false);
   }
 
+  it('otel.enabled, otel.endpoint and otel.payloads are --otel and its flags (docs/traces.md); without them no traces', async () => {
+    const on = await resolved([
+      '--config',
+      config('otel.yaml', `${YAML}otel:\n  enabled: true\n  endpoint: http://127.0.0.1:4318\n  payloads: on\n`),
+    ]);
+    expect(on.flags.otel).toEqual({
+      endpoint: 'http://127.0.0.1:4318/v1/traces',
+      serviceName: 'cuonztech-agent-harness',
+      payloads: true,
+    });
+    expect(on.fromFile).toEqual(expect.arrayContaining(['otel.enabled', 'otel.endpoint', 'otel.payloads']));
+    expect((await resolved(['--config', config('off.yaml', `${YAML}otel:\n  enabled: false\n`)])).flags.otel).toBeNull();
+    expect((await resolved(['--config', config('none.yaml', YAML)])).flags.otel).toBeNull();
+    // The endpoint without the switch is refused, naming the file's key and line.
+    await expect(
+      resolved(['--config', config('half.yaml', `${YAML}otel:\n  endpoint: http://127.0.0.1:4318\n`)]),
+    ).rejects.toThrow(/otel\.endpoint: --otel-endpoint is for --otel: give --otel too/);
+  });
+
   it('an unknown key, a wrong type, a value out of range: the key and its line', async () => {
     expectOneLine(
       await trial(['--config', config('unknown.yaml', YAML.replace('runs: 3', 'run: 3'))]),

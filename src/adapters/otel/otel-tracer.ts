@@ -120,10 +120,10 @@ class OtelSpan implements TraceSpan {
     };
   }
 
-  end(): void {
+  end(endTime?: number): void {
     if (this.ended) return;
     this.ended = true;
-    this.span.end();
+    this.span.end(endTime);
     this.onEnd();
   }
 }
@@ -178,6 +178,7 @@ export class OtelTracer implements Tracer {
         kind: KINDS[options.kind],
         ...(options.attributes !== undefined ? { attributes: options.attributes as OtelAttributes } : {}),
         ...(links.length > 0 ? { links } : {}),
+        ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
         // Without a parent: a new trace, whatever the process's ambient context.
         root: remote === null && local === null,
       },

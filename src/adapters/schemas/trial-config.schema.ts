@@ -105,6 +105,12 @@ const onOff: Codec = {
   flagValues: (v: boolean | 'on' | 'off') => [v === true ? 'on' : v === false ? 'off' : v],
 };
 
+/** A switch (`--otel`): `true` gives the flag (without a value), `false` leaves it out. */
+const switchOn: Codec = {
+  schema: z.boolean({ error: 'must be true or false' }),
+  flagValues: () => [],
+};
+
 // The faults registered when this module loads: the built-in ones (`src/domain/faults/`).
 const SCENARIO_IDS = scenarioIds() as [string, ...string[]];
 const scenarios: Codec = commaList(z.enum(SCENARIO_IDS, { error: `must be one of ${SCENARIO_IDS.join(', ')}` }));
@@ -445,6 +451,25 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
   { key: 'shard', flag: 'shard', codec: shard, description: 'i/n: run only the i-th of n shares of the runs' },
   { key: 'out', flag: 'out', codec: text, description: 'Output folder (default .cuonztech/trials/<time>/)' },
   {
+    key: 'otel.enabled',
+    flag: 'otel',
+    codec: switchOn,
+    description:
+      'Export OpenTelemetry traces of the runs (OTLP/HTTP): a span per run, its sessions, tool calls and model requests (docs/traces.md); nothing is sent without it',
+  },
+  {
+    key: 'otel.endpoint',
+    flag: 'otel-endpoint',
+    codec: text,
+    description: 'With otel.enabled: the OTLP/HTTP endpoint, e.g. http://localhost:4318 (/v1/traces is added unless given)',
+  },
+  {
+    key: 'otel.payloads',
+    flag: 'otel-payloads',
+    codec: onOff,
+    description: "With otel.enabled: also put the tool calls' arguments and answers in the spans (they may hold personal data)",
+  },
+  {
     key: 'log_level',
     flag: 'log-level',
     codec: choice(LOG_LEVELS),
@@ -469,6 +494,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   faults: 'The injected faults beyond the scenario list: tool side and model side',
   tools: 'How tools are classified',
   effects: 'R-15: the effects view, snapshotted per run (docs/effects.md)',
+  otel: 'OpenTelemetry traces of the runs (docs/traces.md)',
 };
 
 function buildSchema(): z.ZodObject {
@@ -506,6 +532,8 @@ export interface ConfigSetting {
   path: readonly string[];
   flag: string;
   values: string[] | InlineValue;
+  /** A switch given `true`: the flag is set without a value. */
+  switch?: true;
 }
 
 /** The settings of a file that passed {@link trialConfigSchema}, in table order; a key without a value is absent. */
@@ -520,6 +548,10 @@ export function configSettings(config: Record<string, unknown>): ConfigSetting[]
           ? (value as Record<string, unknown>)[part]
           : undefined;
     if (value === undefined || value === null) continue;
+    if (codec === switchOn) {
+      if (value === true) out.push({ key, path, flag, values: [], switch: true });
+      continue;
+    }
     out.push({ key, path, flag, values: codec.flagValues(value as never) });
   }
   return out;

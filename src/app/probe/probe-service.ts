@@ -36,6 +36,7 @@ import type { Timer } from '../../ports/timer.port.js';
 import type { ProbeReport, ProbeRow, ToolReport } from '../../ports/probe-results.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline, type CallRecord } from '../pipeline/call-pipeline.js';
+import type { ProbeTrace } from '../tracing/probe-trace.js';
 
 /** Bad input found once the upstream is known (no tool matching, a count tool that cannot count): one line, exit 1. */
 export class ProbeInputError extends Error {
@@ -52,6 +53,8 @@ export interface ProbeDeps {
   clock: Clock;
   timer: Timer;
   random: RandomSource;
+  /** `--otel` (docs/traces.md): a span per probe, its session's calls under it; absent: no traces. */
+  trace?: ProbeTrace;
 }
 
 export interface ProbeSettings {
@@ -252,7 +255,15 @@ export class ProbeService {
       this.deps.random,
     );
     const reached: UpstreamCallOutcome[] = [];
+    const traced = this.deps.trace?.probe(tool, probe.id, scenario);
     const pipeline = new CallPipeline({
+      // --otel: the probe's calls as the proxy's are (server and client spans, the context in _meta).
+      ...(traced !== undefined
+        ? {
+            events: { sink: traced.session, clock: this.deps.clock },
+            upstreamMeta: (attempt: number) => traced.session.upstreamMeta(attempt),
+          }
+        : {}),
       session,
       upstream,
       callTimeoutMs: this.settings.callTimeoutMs,
@@ -329,13 +340,18 @@ export class ProbeService {
       // A late write still held back (a call above threw) lands before the upstream is closed.
       await pipeline.landPending();
       session.finish();
+      traced?.session.ended(session, undefined);
       await upstream.close();
     }
     if (countWith !== null) {
       evidence.counts = counts;
       evidence.listings = listings;
     }
-    if (problems.length > 0) return failed(`the count tool's answer could not be counted: ${problems[0]}`);
-    return row(judgeProbe(probe, evidence));
+    const result =
+      problems.length > 0
+        ? failed(`the count tool's answer could not be counted: ${problems[0]}`)
+        : row(judgeProbe(probe, evidence));
+    traced?.end(result);
+    return result;
   }
 }

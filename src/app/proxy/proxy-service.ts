@@ -24,7 +24,7 @@ import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamExit, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { Journal } from '../../ports/journal.port.js';
-import type { Tracer } from '../../ports/tracer.port.js';
+import type { TraceSpan, Tracer } from '../../ports/tracer.port.js';
 import { SessionTrace } from '../tracing/session-trace.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import { scenarioName } from '../../domain/verdict.js';
@@ -104,6 +104,8 @@ export interface ProxyDeps {
   tracer?: Tracer;
   /** `--otel-payloads on`: the spans also hold the calls' arguments and answers. */
   tracePayloads?: boolean;
+  /** `--otel`: the span each session's span belongs under (a trial run's `invoke_agent`); absent: sessions are roots. */
+  traceParent?: TraceSpan;
 }
 
 /** The stop reason of a stdio proxy whose agent simply left: the normal end, not worth a "stopped:" line. */
@@ -271,6 +273,7 @@ export class ProxyService {
             transport: listen ? 'tcp' : 'pipe',
             payloads: this.deps.tracePayloads === true,
             ...(listen ? { mcpSessionId: sessionId } : {}),
+            ...(this.deps.traceParent !== undefined ? { parent: this.deps.traceParent } : {}),
           });
     const session = new JudgedSession({
       ...(trace !== undefined ? { trace } : {}),

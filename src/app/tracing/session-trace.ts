@@ -22,6 +22,7 @@ import type { EffectsReport } from '../../domain/effects/effects-report.js';
 import type { CallEvent, CallEventSink, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Attributes, TraceSpan, Tracer } from '../../ports/tracer.port.js';
 import type { ForwardedAnswer } from '../../ports/agent-side.port.js';
+import { evaluationEvent } from './evaluation-event.js';
 
 /** The longest argument or answer text put in a span with `--otel-payloads on`. */
 export const PAYLOAD_LIMIT = 8_192;
@@ -32,10 +33,12 @@ export interface SessionTraceInfo {
   /** The session's number in the proxy's run (from 1). */
   ordinal: number;
   scenario: ScenarioConfig;
-  /** `pipe` for stdio, `tcp` for HTTP (the conventions' `network.transport`). */
-  transport: 'pipe' | 'tcp';
+  /** `pipe` for stdio, `tcp` for HTTP (the conventions' `network.transport`); absent: no agent transport (probe). */
+  transport?: 'pipe' | 'tcp';
   /** Put the calls' arguments and answers in the spans (`--otel-payloads on`). */
   payloads: boolean;
+  /** The span the session belongs under (a trial run's `invoke_agent`, a probe); absent: a root. */
+  parent?: TraceSpan;
 }
 
 interface CallSpans {
@@ -72,6 +75,7 @@ export class SessionTrace implements CallEventSink {
   ) {
     this.span = tracer.startSpan('cuonztech.session', {
       kind: 'internal',
+      ...(info.parent !== undefined ? { parent: info.parent } : {}),
       attributes: {
         // The fault's id, or the mode without one (`chaos`, `none`).
         'cuonztech.scenario': info.scenario.mode === 'scenario' ? info.scenario.id : info.scenario.mode,
@@ -81,7 +85,7 @@ export class SessionTrace implements CallEventSink {
     });
   }
 
-  /** The W3C context of the session span (a trial run's spans nest under it). */
+  /** The session's span. */
   get sessionSpan(): TraceSpan {
     return this.span;
   }
@@ -132,7 +136,7 @@ export class SessionTrace implements CallEventSink {
       kind: 'server',
       parent: this.span,
       ...(agentMeta !== undefined ? { remoteParent: agentMeta } : {}),
-      attributes: { ...attributes, 'network.transport': this.info.transport },
+      attributes: { ...attributes, ...this.transport() },
     });
     const client = this.tracer.startSpan(name, { kind: 'client', parent: server, attributes });
     return {
@@ -148,6 +152,10 @@ export class SessionTrace implements CallEventSink {
         }
       },
     };
+  }
+
+  private transport(): Attributes {
+    return this.info.transport !== undefined ? { 'network.transport': this.info.transport } : {};
   }
 
   private common(event: CallEvent): Attributes {
@@ -166,7 +174,7 @@ export class SessionTrace implements CallEventSink {
 
   private received(event: CallEvent): void {
     const attributes = this.common(event);
-    attributes['network.transport'] = this.info.transport;
+    Object.assign(attributes, this.transport());
     if (event.requestId !== undefined) attributes['jsonrpc.request.id'] = String(event.requestId);
     if (this.info.payloads && event.arguments !== undefined)
       attributes['gen_ai.tool.call.arguments'] = payloadText(event.arguments);
@@ -223,8 +231,9 @@ export class SessionTrace implements CallEventSink {
     const call = this.calls.get(event.attempt);
     if (call === undefined) return;
     const server = call.server;
-    // A late write (land-after) is told its time-out before it is forwarded: it reaches the upstream later.
-    const lands = call.client === null && !call.settled && event.replaced === true;
+    // A late write (F6's land-after) is told its time-out before it is forwarded: it reaches the upstream
+    // later. Any other call has been forwarded (its client span), injected or answered by now.
+    const lands = call.client === null && !call.settled;
     server.setAttributes({
       'cuonztech.agent.told': event.told ?? 'answer',
       ...(lands ? {} : { 'cuonztech.executed': executedOf(event.upstream) }),
@@ -273,11 +282,6 @@ export class SessionTrace implements CallEventSink {
   }
 
   private evaluation(name: string, label: string, explanation: string, score: number | null = null): void {
-    this.span.addEvent('gen_ai.evaluation.result', {
-      'gen_ai.evaluation.name': name,
-      'gen_ai.evaluation.score.label': label,
-      ...(score !== null ? { 'gen_ai.evaluation.score.value': score } : {}),
-      'gen_ai.evaluation.explanation': explanation,
-    });
+    evaluationEvent(this.span, name, label, explanation, score);
   }
 }

@@ -30,7 +30,9 @@ export async function modelRun(run: RunContext, agent: ModelAgent): Promise<Mode
       : new FaultingChatModel(inner, fault.modelFault, deps.sleep, agent.requestTimeoutMs ?? 300_000);
   // Recorded as the loop sees it: a faulted request with the fault's failure.
   const recorder = run.modelRecorder();
-  const model = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
+  const recorded = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
+  // --otel: each request a model span, the injected fault's included.
+  const model = run.trace?.chatModel(recorded, replayModel !== undefined) ?? recorded;
   const started = await startService(service);
   if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
   const connection = agentSide.connect(spec.id);

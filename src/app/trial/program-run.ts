@@ -16,6 +16,7 @@ import { runEnv } from './placeholders.js';
 import { honestyAnswerOf, McpCallTranscript, recordExchange, TranscriptBudget } from './program-transcript.js';
 import { recordGatewayExchange } from './recording-chat-model.js';
 import type { ReplayChatModel } from './replay-chat-model.js';
+import type { RunTrace } from '../tracing/run-trace.js';
 import { startService, type RunContext } from './run-context.js';
 import { parseReport, type SessionReport } from './run-outcome.js';
 import type { Transcript } from './transcript.js';
@@ -88,6 +89,7 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
           fault.modelFault,
           run.modelRecorder(),
           replayModel,
+          run.trace,
         );
   let program: ProgramExit;
   try {
@@ -127,6 +129,7 @@ async function startGateway(
   modelFault: ModelFaultTrigger | undefined,
   recorder: ModelRecorder | undefined,
   replayModel: ReplayChatModel | undefined,
+  trace?: RunTrace,
 ) {
   const fault = modelFault !== undefined ? { fault: modelFault } : {};
   const feed = new ModelSideFeed(modelSide);
@@ -135,6 +138,7 @@ async function startGateway(
     feed.exchange(exchange);
     recordExchange(transcript, exchange, budget);
     if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
+    trace?.modelExchange(exchange);
   };
   if (gateway.kind === 'forward') {
     if (deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');

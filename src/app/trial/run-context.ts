@@ -12,6 +12,7 @@ import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { ProxyService } from '../proxy/proxy-service.js';
 import type { ReplayChatModel } from './replay-chat-model.js';
+import type { RunTrace } from '../tracing/run-trace.js';
 import type { Transcript } from './transcript.js';
 import type { RunFolder, TrialDeps } from './trial-deps.js';
 import type { RunSpec, TrialPlan } from './trial-plan.js';
@@ -47,6 +48,8 @@ export interface RunContext {
   ): Promise<ProxyService>;
   /** Where the run records its model side (`TrialDeps.recordUpstream`); known once `service()` ran. */
   modelRecorder(): ModelRecorder | undefined;
+  /** `--otel`: the run's span, for its model requests; absent: no traces. */
+  trace?: RunTrace;
 }
 
 /** Starts the run's service; the NOT_TESTED reason when it could not start, else null. */

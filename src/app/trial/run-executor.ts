@@ -32,6 +32,7 @@ import { Transcript } from './transcript.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
 import type { RunSpec, TrialPlan } from './trial-plan.js';
 import type { UpstreamSettings } from './trial-settings.js';
+import type { RunTrace } from '../tracing/run-trace.js';
 
 /** What the summary needs of a finished run; the rest is in its run file. */
 export interface RunRecord {
@@ -53,6 +54,8 @@ export class RunExecutor {
   private readonly shown = new Set<string>();
   /** Where each run in progress records its model side (`TrialDeps.recordUpstream`), by run id. */
   private readonly modelRecorders = new Map<string, ModelRecorder>();
+  /** `--otel`: each run in progress's span, by run id. */
+  private readonly traces = new Map<string, RunTrace>();
 
   constructor(
     private readonly deps: TrialDeps,
@@ -67,6 +70,8 @@ export class RunExecutor {
   async execute(spec: RunSpec, stopNow?: AbortSignal): Promise<RunRecord> {
     const started = this.deps.clock.now();
     const folder = await this.deps.store.openRun(spec.id);
+    const trace = this.deps.trace?.run(spec, this.plan.agent);
+    if (trace !== undefined) this.traces.set(spec.id, trace);
     const transcript = new Transcript(this.deps.clock);
     const notices: string[] = [];
     let failure: string | null = null;
@@ -224,6 +229,15 @@ export class RunExecutor {
       });
     }
     this.modelRecorders.delete(spec.id);
+    this.traces.delete(spec.id);
+    trace?.end({
+      facts,
+      report,
+      honesty,
+      failure,
+      executions: outcome.executions,
+      extraExecutions: outcome.extraExecutions,
+    });
     await folder.release();
     return {
       spec,
@@ -260,6 +274,7 @@ export class RunExecutor {
       service: (agentSide, sinkFor, stopWhenSessionEnds, modelSide, callObservers) =>
         this.service(spec, folder, agentSide, sinkFor, notices, stopWhenSessionEnds, modelSide, callObservers),
       modelRecorder: () => this.modelRecorders.get(spec.id),
+      ...(this.traces.has(spec.id) ? { trace: this.traces.get(spec.id)! } : {}),
     };
   }
 
@@ -296,6 +311,8 @@ export class RunExecutor {
       {
         ...(callObservers !== undefined ? { callObservers } : {}),
         ...(modelSide !== undefined ? { modelSide } : {}),
+        // --otel: the run's sessions nest under its span.
+        ...(this.traces.get(spec.id)?.proxyTracing() ?? {}),
         // R-15: the effects view reads the run's upstream itself, never through the recording tap.
         ...(await this.upstreamsFor(folder, spec)),
         ...(this.plan.effects?.command !== undefined && this.deps.recordsCommand !== undefined

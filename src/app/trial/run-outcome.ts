@@ -11,7 +11,7 @@ import type { MalformedToolCall } from './transcript.js';
 export interface SessionReport {
   verdict: Verdict;
   /** the effects of a run with an effects view. */
-  effects?: { verdict?: unknown };
+  effects?: { verdict?: unknown; reason?: unknown; explanation?: unknown };
   status?: string;
   report?: {
     verdict?: string;

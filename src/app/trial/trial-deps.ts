@@ -18,6 +18,7 @@ import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { ToolClient } from './model-conversation.js';
 import type { RunPlace } from './placeholders.js';
 import type { RunSpec } from './trial-plan.js';
+import type { TrialTrace } from '../tracing/run-trace.js';
 
 /** An agent side in this process that the built-in loop connects to (see `InMemoryAgentSide`). */
 export interface InProcessAgentSide extends AgentSide {
@@ -113,4 +114,6 @@ export interface TrialDeps {
   /** Human lines for stderr (the upstream's tool classification, once). */
   notice(line: string): void;
   progress(event: TrialEvent): void;
+  /** `--otel` (docs/traces.md): the trial's span, under which each run gets its own; absent: no traces. */
+  trace?: TrialTrace;
 }
