@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
 import { RecordingTracer } from '../support/recording-tracer.js';
+import type { Tracer } from '../../src/ports/tracer.port.js';
 import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
 import { HeldUpstream, InMemoryAgentSide, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
