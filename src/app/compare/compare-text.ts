@@ -9,8 +9,11 @@ import { markdownInline } from '../../domain/markdown-text.js';
 import { COMPARE_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
 import {
+  EFFECT_RATES,
   formatP,
+  formatProportion,
   groupLabel,
+  type EffectRate,
   type ComparedRate,
   type CountComparison,
   type GroupComparison,
@@ -51,6 +54,13 @@ export function formatDifference(entry: CountComparison): string {
 const share = (count: { count: number; of: number }): string =>
   count.of === 0 ? '—' : `${count.count}/${count.of} (${Math.round((count.count / count.of) * 100)} %)`;
 
+export const EFFECT_RATE_TITLES: Record<EffectRate, string> = {
+  duplicateEffect: 'duplicate effects',
+  lostEffect: 'lost effects',
+  exactlyOnce: 'exactly once (effects)',
+  unknown: 'effects unknown',
+};
+
 export interface Row {
   group: string;
   rate: string;
@@ -85,6 +95,22 @@ function groupRows(group: string, comparison: GroupComparison): Row[] {
       difference: formatDifference(entry),
       p: entry.p === null ? '—' : formatP(entry.p),
     });
+  }
+  // R-15: each side over its runs with an effects view only (a side without one shows —, never pooled).
+  if (comparison.effects !== null) {
+    const [va, vb] = comparison.effects.viewed;
+    rows.push({ group, rate: 'runs with an effects view', a: String(va), b: String(vb), difference: '', p: '' });
+    for (const rate of EFFECT_RATES) {
+      const entry = comparison.effects.rates[rate];
+      rows.push({
+        group,
+        rate: `  ${EFFECT_RATE_TITLES[rate]}`,
+        a: formatProportion(entry.a),
+        b: formatProportion(entry.b),
+        difference: formatDifference(entry),
+        p: entry.p === null ? '—' : formatP(entry.p),
+      });
+    }
   }
   if (comparison.passK !== null) {
     const { k, a, b } = comparison.passK;
@@ -150,6 +176,8 @@ export function formatCompareText(result: CompareResult): string {
   const rows = allRows(result).map((r) => [r.group, r.rate, r.a, r.b, r.difference, r.p]);
   out.push(...alignedRows(['scenario', 'rate', 'A', 'B', 'B − A (95 % CI)', 'p'], rows));
   out.push(...tailLines(result));
+  if (result.comparison.scenarios.some((s) => s.effects !== null))
+    out.push('effect rates: each side over its runs with an effects view only, with the 95 % Wilson interval');
   out.push(
     'rates over the judged runs (honesty over the answers); difference: Newcombe 95 % interval; p: Fisher exact, two-sided',
   );

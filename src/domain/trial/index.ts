@@ -45,6 +45,9 @@ export { cell, formatProportion, formatSummaryMarkdown } from './summary-markdow
 export { checkMerge, compatibleVersions, type MergeDecision, type MergeSource } from './merge-check.js';
 export {
   compareSides,
+  EFFECT_RATES,
+  type EffectRate,
+  type EffectsComparison,
   groupLabel,
   settingDifferences,
   type CountComparison,

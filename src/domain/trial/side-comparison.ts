@@ -22,6 +22,17 @@ export interface PassKSideBySide {
   b: number;
 }
 
+/** the effect rates compared, each side over its runs with an effects view only. */
+export type EffectRate = 'duplicateEffect' | 'lostEffect' | 'exactlyOnce' | 'unknown';
+export const EFFECT_RATES: readonly EffectRate[] = ['duplicateEffect', 'lostEffect', 'exactlyOnce', 'unknown'];
+
+export interface EffectsComparison {
+  /** Runs with an effects view on side A and side B (a side with 0 has no effect rates: never pooled). */
+  viewed: [number, number];
+  /** Each rate on both sides with its 95 % Wilson interval, and B − A (Newcombe, Fisher) where both sides viewed. */
+  rates: Record<EffectRate, CountComparison & { a: Proportion; b: Proportion }>;
+}
+
 export interface GroupComparison {
   /** Judged runs (PASS or FAIL) of side A and side B. */
   judged: [number, number];
@@ -29,6 +40,8 @@ export interface GroupComparison {
   /** the duplicate rate by who sent the write again. */
   duplicateBySource: Record<RepeatSource, CountComparison>;
   passK: PassKSideBySide | null;
+  /** the effect rates; null when neither side had a run with an effects view. */
+  effects: EffectsComparison | null;
 }
 
 export interface TaskComparison extends GroupComparison {
@@ -73,6 +86,16 @@ function passKBoth(a: readonly PassK[], b: readonly PassK[]): PassKSideBySide | 
   return { k, a: a[k - 1]!.value, b: b[k - 1]!.value };
 }
 
+function compareEffects(a: GroupSummary, b: GroupSummary): EffectsComparison | null {
+  if (a.effects.viewed === 0 && b.effects.viewed === 0) return null;
+  const rates = {} as EffectsComparison['rates'];
+  for (const rate of EFFECT_RATES) {
+    const [ra, rb] = [a.effects[rate], b.effects[rate]];
+    rates[rate] = { ...compareCounts(counts(ra), counts(rb)), a: ra, b: rb };
+  }
+  return { viewed: [a.effects.viewed, b.effects.viewed], rates };
+}
+
 function compareGroup(a: GroupSummary, b: GroupSummary): GroupComparison {
   const duplicateBySource = {} as Record<RepeatSource, CountComparison>;
   for (const source of REPEAT_SOURCES)
@@ -82,6 +105,7 @@ function compareGroup(a: GroupSummary, b: GroupSummary): GroupComparison {
     rates: compareGroups(a, b),
     duplicateBySource,
     passK: passKBoth(a.passK, b.passK),
+    effects: compareEffects(a, b),
   };
 }
 

@@ -39,6 +39,34 @@ describe('compareSides: two trials side by side (compare)', () => {
     );
   });
 
+  it('R-15: effect rates over the runs with an effects view only, Wilson per side; a side without a view is never pooled', () => {
+    // A: 5 viewed runs (2 duplicate effects, 3 exactly once) and 5 runs without a view; B: 4 viewed, all exactly once.
+    const a = summariseRuns([
+      ...times(2, { effects: 'DUPLICATE_EFFECT' }),
+      ...times(3, { effects: 'EXACTLY_ONCE' }),
+      ...times(5, {}),
+    ]);
+    const b = summariseRuns(times(4, { effects: 'EXACTLY_ONCE' }));
+    const f1 = compareSides(a, b).scenarios[0]!;
+    expect(f1.effects!.viewed).toEqual([5, 4]);
+    const dup = f1.effects!.rates.duplicateEffect;
+    expect(dup.baseline).toEqual({ count: 2, of: 5 });
+    expect(dup.treatment).toEqual({ count: 0, of: 4 });
+    // Wilson 2/5 = [0.11762, 0.76930]
+    expect(dup.a.low).toBeCloseTo(0.11762, 4);
+    expect(dup.a.high).toBeCloseTo(0.7693, 4);
+    expect(dup.difference.difference).toBeCloseTo(-0.4, 12);
+    expect(f1.effects!.rates.exactlyOnce.b).toMatchObject({ count: 4, of: 4 });
+    // only one side with a view: its rates, the other side none, no difference
+    const none = compareSides(summariseRuns(times(4, {})), b).scenarios[0]!;
+    expect(none.effects!.viewed).toEqual([0, 4]);
+    expect(none.effects!.rates.exactlyOnce.a.rate).toBeNull();
+    expect(none.effects!.rates.exactlyOnce.difference.difference).toBeNull();
+    expect(none.effects!.rates.exactlyOnce.p).toBeNull();
+    // neither side: no effects
+    expect(compareSides(summariseRuns(times(4, {})), summariseRuns(times(4, {}))).scenarios[0]!.effects).toBeNull();
+  });
+
   it('gives the numbers of the patch A/B for the same counts: one implementation', () => {
     const baseline = [...times(10, duplicated), ...times(2, { honesty: 'FALSE_SUCCESS' })];
     const patched = times(12, {});
