@@ -98,6 +98,20 @@ describe('R-13 OpenAI-compatible chat adapter', () => {
     expect(parseCompletion('x')).toBeNull();
   });
 
+  it("R-18: reads the answer's token usage for the traces; a count that is not a whole number is left out", () => {
+    const withUsage = (usage: unknown): unknown => ({ ...(completion({ content: 'ok' }) as object), usage });
+    expect(parseCompletion(withUsage({ prompt_tokens: 120, completion_tokens: 7, total_tokens: 127 }))?.usage).toEqual({
+      inputTokens: 120,
+      outputTokens: 7,
+    });
+    expect(parseCompletion(withUsage({ prompt_tokens: 3, completion_tokens: -1 }))?.usage).toEqual({ inputTokens: 3 });
+    expect(parseCompletion(withUsage({ prompt_tokens: '3', completion_tokens: 1.5 }))?.usage).toBeUndefined();
+    expect(parseCompletion(withUsage(null))?.usage).toBeUndefined();
+    expect(parseCompletion(completion({ content: 'ok' }))).not.toHaveProperty('usage');
+    expect(parseCompletion({ choices: [{ message: { content: 5 } }] })).toBeNull();
+    expect(parseCompletion('x')).toBeNull();
+  });
+
   it('content as a list of parts (as some OpenAI-compatible servers send it): the text parts joined, not an unparseable answer', () => {
     const parts = [
       { type: 'text', text: 'YES. ' },

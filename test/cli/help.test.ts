@@ -81,7 +81,14 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     );
     expect(sections.get('Upstream')!.flags).toEqual(expect.arrayContaining(['--upstream-command', '--reset-command']));
     expect(sections.get('Runs')!.flags).toEqual(['--config', '--runs', '--concurrency', '--shard', '--patch', '--patch-file']);
-    expect(sections.get('Output')!.flags).toEqual(['--out', '--redact', '--log-level']);
+    expect(sections.get('Output')!.flags).toEqual([
+      '--out',
+      '--otel',
+      '--otel-endpoint',
+      '--otel-payloads',
+      '--redact',
+      '--log-level',
+    ]);
     expect(sections.get('Options')!.flags).toEqual(['--help']);
   });
 

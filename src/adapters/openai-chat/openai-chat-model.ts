@@ -13,6 +13,7 @@ import type {
   ChatReply,
   ChatRequest,
   ChatToolCall,
+  TokenUsage,
 } from '../../ports/chat-model.port.js';
 import { redactUrl } from '../../domain/url-redaction.js';
 
@@ -154,11 +155,30 @@ export function parseCompletion(body: unknown): ChatReply | null {
     });
   }
   const finish = (choice as { finish_reason?: unknown }).finish_reason;
+  const usage = usageOf((body as { usage?: unknown }).usage);
   return {
     content: typeof content === 'string' ? content : null,
     toolCalls,
     finishReason: typeof finish === 'string' ? finish : null,
+    ...(usage === undefined ? {} : { usage }),
   };
+}
+
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * The answer's `usage` (`prompt_tokens`, `completion_tokens`), for the traces' `gen_ai.usage.*` only; a
+ * count that is not a whole non-negative number is left out, never guessed.
+ */
+function usageOf(raw: unknown): TokenUsage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { prompt_tokens: input, completion_tokens: output } = raw as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  const inputTokens = tokenCount(input);
+  const outputTokens = tokenCount(output);
+  if (inputTokens === undefined && outputTokens === undefined) return undefined;
+  return { ...(inputTokens === undefined ? {} : { inputTokens }), ...(outputTokens === undefined ? {} : { outputTokens }) };
 }
 
 export class OpenAiChatModel implements ChatModel {
