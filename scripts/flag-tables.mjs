@@ -1,0 +1,70 @@
+/**
+ * The flag tables of docs/commands/trial.md and probe.md, made from the commands' own `--help` so the page
+ * and the help cannot drift apart: `npm run build && node scripts/flag-tables.mjs` rewrites the block
+ * between `<!-- flags: COMMAND -->` and `<!-- /flags -->` of each page that has one.
+ * test/docs-flags.test.ts renders the same table from the help in process and fails when a page's block
+ * is not it (and when any command's page leaves a flag of its help unmentioned).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The block of a page, with its markers: the text to replace, or null when the page has none. */
+export function flagBlock(page, command) {
+  const start = `<!-- flags: ${command} -->`;
+  const from = page.indexOf(start);
+  if (from === -1) return null;
+  const to = page.indexOf('<!-- /flags -->', from);
+  return to === -1 ? null : page.slice(from, to + '<!-- /flags -->'.length);
+}
+
+/**
+ * One table per help section (`Agent:`, `Model:` …), a row per option line: the flag with its value
+ * placeholder, and the help's description (a `|` escaped). Sections a reader does not look up are left
+ * out (`Options:` holds only `--help`).
+ */
+export function renderFlagTable(command, help) {
+  const out = [`<!-- flags: ${command} -->`, `<!-- made from \`${command} --help\` by scripts/flag-tables.mjs -->`];
+  for (const block of help.trimEnd().split('\n\n')) {
+    const [title, ...lines] = block.split('\n');
+    if (title === undefined || !title.endsWith(':') || ['Usage:', 'Examples:', 'Options:'].includes(title)) continue;
+    out.push('', `**${title.slice(0, -1)}**`, '', '| flag | meaning |', '|---|---|');
+    let last = -1;
+    for (const line of lines) {
+      const match = /^ {2}(?:-\w, )?(--[\w-]+)( <\w+>| \[\w+\])?\s{2,}(.*)$/.exec(line);
+      if (match === null) {
+        // A description that goes on on the next line belongs to the row above.
+        if (last !== -1 && line.trim() !== '') out[last] = `${out[last].slice(0, -2)} ${escape(line.trim())} |`;
+        continue;
+      }
+      const [, flag, value = '', text] = match;
+      out.push(`| \`${flag}${value}\` | ${escape(text.trim())} |`);
+      last = out.length - 1;
+    }
+  }
+  out.push('', '<!-- /flags -->');
+  return out.join('\n');
+}
+
+function escape(text) {
+  return text.replaceAll('|', '\\|');
+}
+
+const PAGES = ['trial', 'probe'];
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  for (const command of PAGES) {
+    const file = join(root, 'docs/commands', `${command}.md`);
+    const page = readFileSync(file, 'utf8');
+    const block = flagBlock(page, command);
+    if (block === null) throw new Error(`${file} has no <!-- flags: ${command} --> … <!-- /flags --> block`);
+    const help = execFileSync(process.execPath, [join(root, 'dist/cli/bin.js'), command, '--help'], { encoding: 'utf8' });
+    const next = page.replace(block, () => renderFlagTable(command, help));
+    if (next === page) continue;
+    writeFileSync(`${file}.tmp`, next);
+    renameSync(`${file}.tmp`, file);
+    console.log(`${file}: flag table written`);
+  }
+}
