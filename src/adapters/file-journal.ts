@@ -13,6 +13,7 @@
  */
 import { writeSync } from 'node:fs';
 import type { CallEvent } from '../ports/call-events.port.js';
+import type { ForwardedRequestEvent } from '../ports/journal.port.js';
 import { redact } from '../domain/redaction.js';
 import { errorText } from './file-safety.js';
 import { closePrivateLineFile, openPrivateLineFile } from './private-line-file.js';
@@ -97,6 +98,7 @@ export class FileJournal implements Journal {
         this.append(
           `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}${end.reportError === undefined ? '' : `,"reportError":${JSON.stringify(end.reportError)}`}}`,
         ),
+      request: (event) => this.append(this.requestLine(id, event)),
     };
   }
 
@@ -121,6 +123,26 @@ export class FileJournal implements Journal {
     if (this.options.payloads) {
       if (e.step === 'received') line += `,"arguments":${payload(redact(e.arguments ?? null, this.fields))}`;
       if (e.result !== undefined) line += `,"result":${payload(redact(e.result, this.fields))}`;
+    }
+    return `${line}}`;
+  }
+
+  /** R-17: one forwarded request that is not a tool call; what it asked and got only with payloads. */
+  private requestLine(session: string, e: ForwardedRequestEvent): string {
+    let line = `{"v":${JOURNAL_VERSION},"event":"request","at":${e.at},"session":${session},"method":${JSON.stringify(e.method)}`;
+    if (e.uri !== undefined) line += `,"uri":${JSON.stringify(e.uri)}`;
+    if (e.name !== undefined) line += `,"name":${JSON.stringify(e.name)}`;
+    line += `,"outcome":"${e.outcome}"`;
+    if (e.code !== undefined) line += `,"code":${e.code}`;
+    line += `,"durationMs":${e.durationMs}`;
+    if (this.options.payloads) {
+      line += `,"params":${payload(redact(e.params, this.fields))}`;
+      if (e.answer !== undefined) {
+        line +=
+          'result' in e.answer
+            ? `,"result":${payload(redact(e.answer.result, this.fields))}`
+            : `,"error":${payload(redact(e.answer.error, this.fields))}`;
+      }
     }
     return `${line}}`;
   }

@@ -5,6 +5,7 @@
  * {@link JournalRecord} lines as the reader returns them, already checked.
  */
 import type { CallClass } from '../domain/attempt.js';
+import type { ForwardedAnswer } from './agent-side.port.js';
 import type { CallEvent, CallEventSink, CallStep } from './call-events.port.js';
 
 /** The journal format's version (the `v` of every line). A reader refuses lines of another major version. */
@@ -26,8 +27,35 @@ export interface JournalSessionEnd {
   reportError?: string;
 }
 
+/**
+ * R-17: a request that is not a tool call (`resources/read`, `prompts/get`, `completion/complete`, …; never
+ * `ping`), forwarded to the upstream and answered: told once, when its answer is known, before the agent
+ * has it. Never judged: not an operation, not a check.
+ */
+export interface ForwardedRequestEvent {
+  /** When the proxy received it (clock time, milliseconds since the epoch with the system clock). */
+  at: number;
+  method: string;
+  /** The resource it names: `resources/read`, `resources/subscribe`/`unsubscribe`, a completion of a resource template. */
+  uri?: string;
+  /** The prompt it names: `prompts/get`, a completion of a prompt's argument. */
+  name?: string;
+  /** What the agent got: the upstream's result, a JSON-RPC error (`code`), or nothing (it cancelled first). */
+  outcome: 'result' | 'error' | 'cancelled';
+  /** `outcome: "error"`: the JSON-RPC error code the agent got. */
+  code?: number;
+  /** Milliseconds from receipt to the answer. */
+  durationMs: number;
+  /** The request's params, verbatim (a reference): written only with `--journal-payloads on`. */
+  params: Record<string, unknown>;
+  /** The answer the agent gets (a reference): written only with `--journal-payloads on`; absent when cancelled. */
+  answer?: ForwardedAnswer;
+}
+
 export interface JournalSession extends CallEventSink {
   ended(end: JournalSessionEnd): void;
+  /** R-17: a forwarded request that is not a tool call was answered (one `request` line). */
+  request(event: ForwardedRequestEvent): void;
 }
 
 export interface Journal {
@@ -80,7 +108,21 @@ export type JournalCallRecord = Omit<CallEvent, 'step' | 'callClass' | 'fault'> 
   fault: string | null;
 };
 
-export type JournalRecord = JournalHeaderRecord | JournalOpenedRecord | JournalEndedRecord | JournalCallRecord;
+/**
+ * R-17: one forwarded request that is not a tool call, as written: a {@link ForwardedRequestEvent} with its
+ * session; `params` and the answer's `result` or `error` only with payloads.
+ */
+export type JournalRequestRecord = Omit<ForwardedRequestEvent, 'params' | 'answer'> & {
+  v: number;
+  event: 'request';
+  session: string;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+};
+
+export type JournalRecord =
+  JournalHeaderRecord | JournalOpenedRecord | JournalEndedRecord | JournalCallRecord | JournalRequestRecord;
 
 /** A journal read back: the lines that are complete and known, and what was skipped. */
 export interface JournalContents {

@@ -178,6 +178,29 @@ describe('journal file', () => {
     expect(records[0]).toMatchObject({ event: 'journal', payloads: true, redacted: ['token'] });
     expect(records[2]).toMatchObject({ arguments: { token: '[REDACTED]', keep: 1, deep: [{ token: '[REDACTED]' }] } });
     expect(records[3]).toMatchObject({ result: { structuredContent: { token: '[REDACTED]' } } });
+    // a forwarded request's params, result and error are redacted the same way.
+    const again2 = await FileJournal.open(files.path('r.jsonl'), { ...options, payloads: true, redact: ['token'] });
+    const requests = again2.session('s', { scenario: 'x' });
+    const request = {
+      at: 7,
+      method: 'prompts/get',
+      name: 'p',
+      durationMs: 1,
+      params: { name: 'p', arguments: { token: 's3cret-d' } },
+    };
+    requests.request({ ...request, outcome: 'result', answer: { result: { messages: [], token: 's3cret-e' } } });
+    requests.request({
+      ...request,
+      outcome: 'error',
+      code: -32602,
+      answer: { error: { code: -32602, message: 'no', data: { token: 's3cret-f' } } },
+    });
+    again2.close();
+    const requestText = readFileSync(files.path('r.jsonl'), 'utf8');
+    expect(requestText).not.toContain('s3cret');
+    const requestRecords = parseJournal(requestText).records as unknown as Array<Record<string, unknown>>;
+    expect(requestRecords[2]).toMatchObject({ params: { arguments: { token: '[REDACTED]' } }, result: { token: '[REDACTED]' } });
+    expect(requestRecords[3]).toMatchObject({ error: { code: -32602, data: { token: '[REDACTED]' } } });
     // Without --redact the header has no such field and the payloads are verbatim.
     const plain = await FileJournal.open(files.path('p.jsonl'), { ...options, payloads: true });
     plain.session('s', { scenario: 'x' }).callEvent({ ...event, step: 'received', arguments: { token: 'visible' } });

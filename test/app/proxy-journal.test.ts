@@ -20,7 +20,8 @@ import {
   timelineFromJournal,
   type JournalSessionRecords,
 } from '../../src/app/report-formats/timeline.js';
-import type { JournalCallRecord } from '../../src/ports/journal.port.js';
+import type { JournalCallRecord, JournalRequestRecord } from '../../src/ports/journal.port.js';
+import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
 import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
 import { tempFiles } from '../support/report-docs.js';
@@ -46,6 +47,8 @@ async function setup(
     diskCanFill?: boolean;
     /** A manual clock that is also the proxy's timer (F6's landing waits on it). */
     manualClock?: boolean;
+    /** The upstream (default: tools only). */
+    upstream?: HeldUpstream;
   } = {},
 ) {
   files = tempFiles();
@@ -57,7 +60,7 @@ async function setup(
     now: () => clock.now(),
     notice: (l) => notices.push(l),
   });
-  const upstream = new HeldUpstream(TOOLS);
+  const upstream = options.upstream ?? new HeldUpstream(TOOLS);
   const agentSide = new InMemoryAgentSide();
   const sinks = new Map<string, MemorySink>();
   const service = new ProxyService(
@@ -95,6 +98,21 @@ async function setup(
   await service.start();
   const text = () => readFileSync(files!.path('journal.jsonl'), 'utf8');
   return { service, upstream, agentSide, sinks, notices, clock, journal, text };
+}
+
+/** An upstream that also takes requests that are not tool calls (R-17), each held until the test answers it. */
+class ForwardingUpstream extends HeldUpstream {
+  readonly requests: Array<{ method: string; params: Record<string, unknown>; answer(outcome: UpstreamCallOutcome): void }> = [];
+
+  forwardRequest(method: string, params: Record<string, unknown>): Promise<UpstreamCallOutcome> {
+    return new Promise((resolve) => this.requests.push({ method, params, answer: resolve }));
+  }
+
+  /** The `n`-th request (0-based), once it has arrived. */
+  async request(n: number) {
+    while (this.requests.length <= n) await new Promise((resolve) => setImmediate(resolve));
+    return this.requests[n]!;
+  }
 }
 
 /** A report sink whose disk fills up when told: every later write rejects, as the file sink's does. */
@@ -244,6 +262,162 @@ describe('the journal, observed from the call pipeline', () => {
     expect(html).toMatch(/get_order<\/b> <span class="muted small">read/);
     expect(html).not.toContain('Not listed:');
     expect(html).not.toContain('Call times, read calls and the order of attempts within one operation are not in the report');
+  });
+});
+
+describe('forwarded requests that are not tool calls in the journal (R-17)', () => {
+  const resource = (text: string): UpstreamCallOutcome => ({
+    kind: 'result',
+    result: { contents: [{ uri: 'file:///orders/7.json', mimeType: 'application/json', text }] },
+  });
+
+  it('one `request` line each — method, uri or name, outcome, duration — written before the agent has the answer; no payload, no ping, not judged', async () => {
+    const upstream = new ForwardingUpstream(TOOLS);
+    const { service, agentSide, sinks, clock, text } = await setup({ upstream, scenario: { mode: 'none' } });
+    const agent = agentSide.connect('s1');
+    const forward = (method: string, params: Record<string, unknown>) => agent.forward!(method, params, { signal });
+
+    const read = forward('resources/read', { uri: 'file:///orders/7.json' });
+    clock.advance(12.5);
+    (await upstream.request(0)).answer(resource(SECRET));
+    expect(await read).toMatchObject({ result: { contents: [{ text: SECRET }] } });
+    // The line is in the file by the time the agent has the answer.
+    expect(text()).toContain('"event":"request"');
+
+    const prompt = forward('prompts/get', { name: 'summarise_order', arguments: { customer: SECRET } });
+    clock.advance(3);
+    (await upstream.request(1)).answer({
+      kind: 'result',
+      result: { messages: [{ role: 'user', content: { type: 'text', text: SECRET } }] },
+    });
+    await prompt;
+
+    const missing = forward('resources/read', { uri: 'file:///orders/404.json' });
+    (await upstream.request(2)).answer({ kind: 'protocol-error', code: -32002, message: `Resource not found: ${SECRET}` });
+    expect(await missing).toEqual({ error: { code: -32002, message: `Resource not found: ${SECRET}` } });
+
+    const slow = forward('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'summarise_order' },
+      argument: { name: 'customer', value: 'A' },
+    });
+    clock.advance(60_000);
+    (await upstream.request(3)).answer({ kind: 'timeout', afterMs: 60_000 });
+    expect(await slow).toMatchObject({ error: { code: -32001 } });
+
+    const list = forward('resources/list', { cursor: 'page-2' });
+    (await upstream.request(4)).answer({ kind: 'result', result: { resources: [] } });
+    await list;
+    const ping = forward('ping', {});
+    (await upstream.request(5)).answer({ kind: 'result', result: {} });
+    await ping;
+
+    agentSide.disconnect('s1');
+    await service.done;
+    const contents = parseJournal(text());
+    expect(contents).toMatchObject({ tornLastLine: false, skipped: 0 });
+    const requests = contents.records.filter((r): r is JournalRequestRecord => r.event === 'request');
+    expect(requests).toEqual([
+      {
+        v: 1,
+        event: 'request',
+        at: 1_000_000,
+        session: 's1',
+        method: 'resources/read',
+        uri: 'file:///orders/7.json',
+        outcome: 'result',
+        durationMs: 12.5,
+      },
+      {
+        v: 1,
+        event: 'request',
+        at: 1_000_012.5,
+        session: 's1',
+        method: 'prompts/get',
+        name: 'summarise_order',
+        outcome: 'result',
+        durationMs: 3,
+      },
+      {
+        v: 1,
+        event: 'request',
+        at: 1_000_015.5,
+        session: 's1',
+        method: 'resources/read',
+        uri: 'file:///orders/404.json',
+        outcome: 'error',
+        code: -32002,
+        durationMs: 0,
+      },
+      {
+        v: 1,
+        event: 'request',
+        at: 1_000_015.5,
+        session: 's1',
+        method: 'completion/complete',
+        name: 'summarise_order',
+        outcome: 'error',
+        code: -32001,
+        durationMs: 60_000,
+      },
+      { v: 1, event: 'request', at: 1_060_015.5, session: 's1', method: 'resources/list', outcome: 'result', durationMs: 0 },
+    ]);
+    // Without --journal-payloads nothing of what was asked or answered is written (not even an error's message).
+    expect(text()).not.toContain(SECRET);
+    expect(text()).not.toContain('page-2');
+    // Never judged: no call, no operation; the timeline has no call for them.
+    const doc = documentOf(sinks.get('s1')!);
+    expect(doc.report.operations).toEqual([]);
+    expect(doc.report.coverage.calls).toMatchObject({ read: 0, write: 0, unclassified: 0 });
+    expect(journalSessions(contents.records)[0]!.calls).toEqual([]);
+  });
+
+  it('--journal-payloads on adds the params and the result or the error, as they were', async () => {
+    const upstream = new ForwardingUpstream(TOOLS);
+    const { service, agentSide, text } = await setup({ upstream, payloads: true, scenario: { mode: 'none' } });
+    const agent = agentSide.connect('s1');
+    const prompt = agent.forward!('prompts/get', { name: 'summarise_order', arguments: { customer: SECRET } }, { signal });
+    (await upstream.request(0)).answer({
+      kind: 'result',
+      result: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] },
+    });
+    await prompt;
+    const missing = agent.forward!('resources/read', { uri: 'file:///x' }, { signal });
+    (await upstream.request(1)).answer({
+      kind: 'protocol-error',
+      code: -32002,
+      message: 'Resource not found',
+      data: { uri: 'file:///x' },
+    });
+    await missing;
+    // The agent cancels: the line says so, with no answer (the agent got none).
+    const cancel = new AbortController();
+    const cancelled = agent.forward!('resources/read', { uri: 'file:///slow' }, { signal: cancel.signal });
+    cancel.abort();
+    (await upstream.request(2)).answer({ kind: 'connection-lost', detail: 'cancelled' });
+    await cancelled;
+    await service.stop('test over');
+    const requests = parseJournal(text()).records.filter((r): r is JournalRequestRecord => r.event === 'request');
+    expect(requests[0]).toMatchObject({
+      method: 'prompts/get',
+      params: { name: 'summarise_order', arguments: { customer: SECRET } },
+      result: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] },
+    });
+    expect(requests[0]).not.toHaveProperty('error');
+    expect(requests[1]).toMatchObject({
+      outcome: 'error',
+      code: -32002,
+      params: { uri: 'file:///x' },
+      error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } },
+    });
+    expect(requests[1]).not.toHaveProperty('result');
+    expect(requests[2]).toMatchObject({
+      method: 'resources/read',
+      uri: 'file:///slow',
+      outcome: 'cancelled',
+      params: { uri: 'file:///slow' },
+    });
+    expect(requests[2]).not.toHaveProperty('result');
+    expect(requests[2]).not.toHaveProperty('error');
   });
 });
 

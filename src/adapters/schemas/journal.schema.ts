@@ -72,8 +72,24 @@ const call = z.object({
   result: z.unknown().optional(),
 });
 
+const request = z.object({
+  v,
+  event: z.literal('request'),
+  at,
+  session: z.string(),
+  method: z.string().describe('R-17: a forwarded request that is not a tool call (resources/read, prompts/get, …).'),
+  uri: z.string().optional().describe('The resource it names (resources/read, resources/subscribe, …).'),
+  name: z.string().optional().describe('The prompt it names (prompts/get, a completion of a prompt argument).'),
+  outcome: z.enum(['result', 'error', 'cancelled']),
+  code: z.number().int().optional().describe('outcome "error": the JSON-RPC error code the agent got.'),
+  durationMs: z.number().nonnegative().describe('Milliseconds from receipt to the answer.'),
+  params: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
 export const journalLineSchema = z
-  .union([header, opened, ended, call])
+  .union([header, opened, ended, call, request])
   .meta({ title: 'Journal line', description: 'One JSON line of a --journal file (docs/journal.md).' });
 
 /** The reader's view of a line: the port's record types, with the closed vocabularies as plain strings. */

@@ -42,3 +42,28 @@ export async function forwardRequest(
   }
   return answerOf(method, await upstream.forwardRequest(method, params, options));
 }
+
+/**
+ * What a forwarded request names, for its journal line: the resource's URI (`resources/read`,
+ * `resources/subscribe`/`unsubscribe`, a completion of a resource template) or the prompt's name
+ * (`prompts/get`, a completion of a prompt's argument). Nothing for the other methods, or when the field is
+ * not a string.
+ */
+export function namedBy(method: string, params: Record<string, unknown>): { uri?: string; name?: string } {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const field = (from: unknown, key: string) =>
+    typeof from === 'object' && from !== null && Object.hasOwn(from, key)
+      ? text((from as Record<string, unknown>)[key])
+      : undefined;
+  let uri: string | undefined;
+  let name: string | undefined;
+  if (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe')
+    uri = field(params, 'uri');
+  else if (method === 'prompts/get') name = field(params, 'name');
+  else if (method === 'completion/complete') {
+    const ref = Object.hasOwn(params, 'ref') ? params['ref'] : undefined;
+    uri = field(ref, 'uri');
+    name = field(ref, 'name');
+  }
+  return { ...(uri !== undefined ? { uri } : {}), ...(name !== undefined ? { name } : {}) };
+}

@@ -11,7 +11,7 @@ import { ReportWriter, type ReportSession, type ReportStatus } from '../../domai
 import { evaluate } from '../../domain/report.js';
 import type { Verdict } from '../../domain/verdict.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
-import type { JournalSession } from '../../ports/journal.port.js';
+import type { ForwardedRequestEvent, JournalSession } from '../../ports/journal.port.js';
 import { EvaluationSession } from '../../domain/session.js';
 import type { ToolCatalog } from '../../domain/session-state.js';
 import type { ModelSide } from '../../domain/attribution.js';
@@ -34,7 +34,7 @@ import { executionFactsOf, type EffectsReport } from '../../domain/effects/effec
 import { AUDIT_TOOLS, answerAuditTool, isAuditTool } from './audit-tools.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { ReportPublisher } from './report-publisher.js';
-import { forwardRequest } from './forwarded-request.js';
+import { forwardRequest, namedBy } from './forwarded-request.js';
 import { budgeted, NotificationBudget, type AgentRelay } from './agent-relay.js';
 import type { SessionTrace } from '../tracing/session-trace.js';
 
@@ -235,11 +235,19 @@ export class JudgedSession implements AgentSessionHandler {
   ): Promise<ForwardedAnswer> {
     // --otel: its spans, and their context in the upstream's `_meta`; without it the params go as they came.
     const trace = this.ctx.trace?.forwarding(method, params);
-    const answer = forwardRequest(this.ctx.upstream, method, trace?.params ?? params, {
+    const journal = method === 'ping' ? undefined : (this.ctx.journal ?? undefined);
+    const at = journal === undefined ? 0 : this.ctx.clock.now();
+    let answer = forwardRequest(this.ctx.upstream, method, trace?.params ?? params, {
       timeoutMs: this.ctx.callTimeoutMs,
       signal: context.signal,
       ...(context.peer !== undefined ? { peer: budgeted(context.peer, this.budget) } : {}),
     });
+    // --journal: one `request` line per answered request (pings aside), written before the agent has the answer.
+    if (journal !== undefined)
+      answer = answer.then((forwarded) => {
+        journal.request(requestEvent(method, params, at, this.ctx.clock.now(), context.signal.aborted, forwarded));
+        return forwarded;
+      });
     if (trace === undefined) return answer;
     return answer.then(
       (forwarded) => {
@@ -322,6 +330,22 @@ export class JudgedSession implements AgentSessionHandler {
       return never;
     }
   }
+}
+
+/** The journal's event for a forwarded request: what it named, how it ended, how long it took. */
+function requestEvent(
+  method: string,
+  params: Record<string, unknown>,
+  at: number,
+  now: number,
+  cancelled: boolean,
+  answer: ForwardedAnswer,
+): ForwardedRequestEvent {
+  const durationMs = Math.round((now - at) * 1000) / 1000;
+  const base = { at, method, ...namedBy(method, params), durationMs, params };
+  if (cancelled) return { ...base, outcome: 'cancelled' };
+  if ('error' in answer) return { ...base, outcome: 'error', code: answer.error.code, answer };
+  return { ...base, outcome: 'result', answer };
 }
 
 function delay(ms: number): Promise<void> {

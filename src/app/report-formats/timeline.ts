@@ -189,7 +189,8 @@ export function journalSessions(records: readonly JournalRecord[]): JournalSessi
     return entry;
   };
   for (const record of records) {
-    if (record.event === 'journal' || record.event === 'ended') continue;
+    // forwarded requests that are not tool calls are no call of the timeline.
+    if (record.event === 'journal' || record.event === 'ended' || record.event === 'request') continue;
     if (record.event === 'opened') of(record.session).opened = record;
     else of(record.session).calls.push(record);
   }
