@@ -78,6 +78,16 @@ export interface Attempt {
    * (`forwardedAt`) and the upstream answered at `upstreamAnsweredAt` (the landing).
    */
   landsLate: boolean;
+  /**
+   * F6: the late-landing write of the same operation (its attempt id) that was still waiting to land when
+   * this write arrived; null otherwise.
+   */
+  besideLate: number | null;
+  /**
+   * F6: which execution of its operation at the upstream this was (1, 2, …, in the order the upstream
+   * answered them), kept for a late-landing write and a write sent beside one; null otherwise.
+   */
+  execution: number | null;
   readonly receivedAt: number;
   forwardedAt: number | null;
   upstreamAnsweredAt: number | null;
@@ -136,6 +146,8 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
     agentSawTimeout: false,
     agentSawExecutedError: false,
     landsLate: false,
+    besideLate: null,
+    execution: null,
     forwardedAt: null,
     upstreamAnsweredAt: null,
     deliveredAt: null,

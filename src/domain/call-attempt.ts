@@ -28,6 +28,11 @@ export interface CallDecision {
   landAfterMs: number;
   /** R-14: who sent a repeated write attempt; null for an operation's first attempt and for other calls. */
   source: RepeatSource | null;
+  /**
+   * F6: a write sent while a late-landing write of the same operation was still waiting to land: that
+   * write's attempt id; null otherwise.
+   */
+  besideLate: number | null;
 }
 
 /**
@@ -50,17 +55,28 @@ export interface CallAttempt extends CallDecision {
   delivered(): void;
   /** The agent cancelled the call (MCP `notifications/cancelled`); at most once, before `delivered()`. */
   cancelled(): void;
+  /**
+   * F6: once `answered()` as executed, which execution of its operation at the upstream this was (1, 2,
+   * …, in landing order) — for a late-landing write and a write sent beside one; null otherwise.
+   */
+  readonly execution: number | null;
+}
+
+/** Where the session writes an answered attempt's execution number (F6; see {@link CallAttempt.execution}). */
+export interface ExecutionCounted {
+  execution: number | null;
 }
 
 /** The session's events of one attempt, reachable only through its {@link CallAttempt}. */
 export interface AttemptEvents {
   forwarded(attemptId: number): void;
-  answered(attemptId: number, outcome: ExecutionOutcome): InjectedResult | null;
+  answered(attemptId: number, outcome: ExecutionOutcome, counted: ExecutionCounted): InjectedResult | null;
   delivered(attemptId: number): void;
   cancelled(attemptId: number): void;
 }
 
 export class AttemptHandle implements CallAttempt {
+  execution: number | null = null;
   private wasForwarded = false;
   private wasAnswered = false;
   private wasDelivered = false;
@@ -101,6 +117,9 @@ export class AttemptHandle implements CallAttempt {
   get source(): RepeatSource | null {
     return this.decision.source;
   }
+  get besideLate(): number | null {
+    return this.decision.besideLate;
+  }
 
   forwarded(): void {
     const late = this.decision.landAfterMs > 0;
@@ -112,7 +131,7 @@ export class AttemptHandle implements CallAttempt {
   answered(outcome: ExecutionOutcome): InjectedResult | null {
     if (!this.wasForwarded || this.wasAnswered) this.outOfOrder('answered');
     this.wasAnswered = true;
-    return this.events.answered(this.decision.attemptId, outcome);
+    return this.events.answered(this.decision.attemptId, outcome, this);
   }
 
   delivered(): void {

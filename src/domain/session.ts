@@ -16,7 +16,7 @@ import {
   type ExecutionOutcome,
 } from './attempt.js';
 import type { CallOrigin, RepeatSource } from './attribution.js';
-import { AttemptHandle, type AttemptEvents, type CallAttempt, type CallDecision } from './call-attempt.js';
+import { AttemptHandle, type AttemptEvents, type CallAttempt, type CallDecision, type ExecutionCounted } from './call-attempt.js';
 import { ChangeSet } from './change-set.js';
 import {
   behaviourOf,
@@ -49,6 +49,8 @@ export class EvaluationSession extends SessionState {
   private readonly keyedTools = new Set<string>();
   /** One record of changed operations per reader (see `recordChanges`). */
   private readonly changeSets: ChangeSet[] = [];
+  /** F6: per operation, its late-landing writes the upstream has not answered yet (attempt ids, in arrival order). */
+  private readonly pendingLate = new Map<string, number[]>();
   private nextId = 1;
   private seq = 0;
   private lastReadSeq = -1;
@@ -62,7 +64,7 @@ export class EvaluationSession extends SessionState {
 
   private readonly events: AttemptEvents = {
     forwarded: (id) => this.forwardedEvent(id),
-    answered: (id, outcome) => this.answeredEvent(id, outcome),
+    answered: (id, outcome, counted) => this.answeredEvent(id, outcome, counted),
     delivered: (id) => this.deliveredEvent(id),
     cancelled: (id) => {
       const attempt = this.open.get(id);
@@ -100,6 +102,8 @@ export class EvaluationSession extends SessionState {
     let source: RepeatSource | null = null;
     if (callClass === 'write') ({ operation, source } = this.receiveWrite(id, tool, args, fault, forward, now, origin));
     else this.receiveOther(id, tool, callClass, args, fault, forward, now, origin);
+    // F6: a write of an operation whose late write has not landed yet is marked with that write's id.
+    const besideLate = this.pendingLate.size > 0 ? this.besideLateOf(id) : null;
     if (landAfterMs > 0) {
       this.timingLog.arrivedLate(id, tool, now);
       // The agent hears the time-out before the upstream has the write: a failure it saw, as under F1.
@@ -110,9 +114,23 @@ export class EvaluationSession extends SessionState {
       if (attempt.opKey !== null) {
         const op = this.ops.get(attempt.opKey)!;
         this.mutate(op, () => (op.landedLate = true));
+        const pending = this.pendingLate.get(attempt.opKey);
+        if (pending === undefined) this.pendingLate.set(attempt.opKey, [id]);
+        else pending.push(id);
       }
     }
-    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, landAfterMs, source };
+    if (besideLate !== null) this.timingLog.besideLate(id, tool, now, besideLate);
+    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, landAfterMs, source, besideLate };
+  }
+
+  /** The late write (F6) still waiting to land that attempt `id`'s operation had when it arrived, if any. */
+  private besideLateOf(id: number): number | null {
+    const attempt = this.open.get(id);
+    if (attempt?.opKey == null) return null;
+    const pending = this.pendingLate.get(attempt.opKey);
+    if (pending === undefined) return null;
+    attempt.besideLate = pending[0]!;
+    return attempt.besideLate;
   }
 
   private forwardedEvent(attemptId: number): void {
@@ -120,7 +138,7 @@ export class EvaluationSession extends SessionState {
     if (attempt !== undefined) attempt.forwardedAt = this.clock.now();
   }
 
-  private answeredEvent(attemptId: number, outcome: ExecutionOutcome): InjectedResult | null {
+  private answeredEvent(attemptId: number, outcome: ExecutionOutcome, counted?: ExecutionCounted): InjectedResult | null {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
@@ -128,9 +146,29 @@ export class EvaluationSession extends SessionState {
       outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
     if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
     this.settle(attempt, outcome, replacement !== null);
+    if (attempt.landsLate || attempt.besideLate !== null) this.countExecution(attempt, counted);
     if (attempt.landsLate) this.timingLog.landed(attemptId, attempt.forwardedAt, attempt.upstreamAnsweredAt, attempt.status);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
     return replacement;
+  }
+
+  /**
+   * F6: a late-landing write, or a write sent beside one, has been answered: an execution gets its number
+   * in its operation (landing order), and a late write is no longer waiting to land.
+   */
+  private countExecution(attempt: Attempt, counted: ExecutionCounted | undefined): void {
+    const op = attempt.opKey === null ? undefined : this.ops.get(attempt.opKey);
+    if (op === undefined) return;
+    if (attempt.status === 'executed') {
+      attempt.execution = op.executions;
+      if (counted !== undefined) counted.execution = op.executions;
+      this.timingLog.executed(attempt.id, op.executions);
+    }
+    if (!attempt.landsLate) return;
+    const pending = this.pendingLate.get(op.opKey);
+    const at = pending?.indexOf(attempt.id) ?? -1;
+    if (at >= 0) pending!.splice(at, 1);
+    if (pending?.length === 0) this.pendingLate.delete(op.opKey);
   }
 
   private deliveredEvent(attemptId: number): void {

@@ -34,6 +34,17 @@ export interface TimingEntry {
    * (its landing) `landedAfterMs` after arrival. The entry is final at the landing, not at the delivery.
    */
   landedLate?: { toldAfterMs: number; forwardedAfterMs: number | null; landedAfterMs: number };
+  /**
+   * F6: this write arrived while a late-landing write of the same operation (the attempt of that number)
+   * was still waiting to land — the re-send beside the late one.
+   */
+  besideLate?: number;
+  /**
+   * F6, on a late-landing write and a write beside one that the upstream executed: which execution of the
+   * operation this was at the upstream, 1, 2, … in the order the upstream answered them (its landing
+   * order, not the order the agent sent them).
+   */
+  execution?: number;
   /** What the upstream really did, as known when the agent got (or gave up on) its answer. */
   outcome: AttemptStatus;
 }
@@ -47,6 +58,10 @@ interface OpenTiming {
   cancelledAt: number | null;
   /** F6: the entry waits for the landing; the delivery (the time-out) came first, at this time. */
   late?: { deliveredAt: number | null };
+  /** F6: the late write of the same operation still waiting to land when this one arrived. */
+  besideLate?: number;
+  /** F6: its execution number in its operation (landing order). */
+  execution?: number;
 }
 
 /** The timing entries of a session, built as attempts are delivered; the JSON text is kept alongside. */
@@ -83,6 +98,22 @@ export class TimingLog {
     });
   }
 
+  /** F6: a write arrived while the late write `lateAttempt` of its operation was still waiting to land. */
+  besideLate(id: number, tool: string, receivedAt: number, lateAttempt: number): void {
+    let timing = this.open.get(id);
+    if (timing === undefined) {
+      timing = { tool, receivedAt, latencyMs: null, holdMs: 0, answeredAt: null, cancelledAt: null };
+      this.open.set(id, timing);
+    }
+    timing.besideLate = lateAttempt;
+  }
+
+  /** F6: a late write, or a write beside one, was the operation's `execution`-th execution at the upstream. */
+  executed(id: number, execution: number): void {
+    const timing = this.open.get(id);
+    if (timing !== undefined) timing.execution = execution;
+  }
+
   /** A late-landing write was answered by the upstream (or given up as unknown): its entry is final. */
   landed(id: number, forwardedAt: number | null, answeredAt: number, outcome: AttemptStatus): void {
     const timing = this.open.get(id);
@@ -99,6 +130,7 @@ export class TimingLog {
         forwardedAfterMs: forwardedAt === null ? null : since(forwardedAt),
         landedAfterMs: since(answeredAt),
       },
+      ...besideOf(timing),
       outcome,
     });
   }
@@ -129,13 +161,15 @@ export class TimingLog {
       return;
     }
     this.open.delete(id);
-    if (timing.latencyMs === null && timing.answeredAt === null && timing.cancelledAt === null) return;
+    if (timing.latencyMs === null && timing.answeredAt === null && timing.cancelledAt === null && timing.besideLate === undefined)
+      return;
     const entry: TimingEntry = {
       attempt: id,
       tool: timing.tool,
       ...(timing.latencyMs !== null ? { latencyMs: timing.latencyMs } : {}),
       ...(timing.answeredAt !== null ? { heldMs: Math.round(deliveredAt - timing.answeredAt) } : {}),
       ...(timing.cancelledAt !== null ? { cancelledAfterMs: Math.round(timing.cancelledAt - timing.receivedAt) } : {}),
+      ...besideOf(timing),
       outcome,
     };
     this.push(entry);
@@ -145,4 +179,12 @@ export class TimingLog {
     this.list.push(entry);
     this.text += (this.text === '' ? '' : ',') + JSON.stringify(entry);
   }
+}
+
+/** F6: the late write an entry was sent beside, and its execution number, where they apply. */
+function besideOf(timing: OpenTiming): Pick<TimingEntry, 'besideLate' | 'execution'> {
+  return {
+    ...(timing.besideLate !== undefined ? { besideLate: timing.besideLate } : {}),
+    ...(timing.execution !== undefined ? { execution: timing.execution } : {}),
+  };
 }

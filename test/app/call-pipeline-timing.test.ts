@@ -249,6 +249,7 @@ describe('F6 late ghost write in the call pipeline (manual clock)', () => {
         attempt: 1,
         tool: 'create_booking',
         landedLate: { toldAfterMs: 0, forwardedAfterMs: 3000, landedAfterMs: 3250 },
+        execution: 1,
         outcome: 'executed',
       },
     ]);
@@ -279,11 +280,47 @@ describe('F6 late ghost write in the call pipeline (manual clock)', () => {
     });
     // Its patch: a check right after a late write is stale (not GHOST_WRITE's "check, then retry once").
     expect(evaluate(session).patches.map((p) => p.id)).toEqual(['LATE_WRITE']);
+    // Which was which: the re-send (attempt 2, sent beside the pending attempt 1) executed first, the late
+    // write second — execution numbers in landing order, not in the order the agent sent them.
     expect(report().timing).toEqual([
+      { attempt: 2, tool: 'create_booking', besideLate: 1, execution: 1, outcome: 'executed' },
       {
         attempt: 1,
         tool: 'create_booking',
         landedLate: { toldAfterMs: 0, forwardedAfterMs: 5000, landedAfterMs: 5000 },
+        execution: 2,
+        outcome: 'executed',
+      },
+    ]);
+  });
+
+  it('R-16.1: only writes of the same operation sent before the landing are beside the late one; a re-send after it, or of another operation, is not', async () => {
+    const { clock, upstream, pipeline, report } = setup(F6(1000));
+    await pipeline.call(booking);
+    const other = pipeline.call({ name: 'create_booking', arguments: { guest: 'Bo' } });
+    await flush();
+    upstream.calls[0]!.answer(executed);
+    await other;
+    const beside = pipeline.call(booking);
+    await flush();
+    // The upstream rejects the re-send beside it: no execution number, still marked beside attempt 1.
+    upstream.calls[1]!.answer({ kind: 'result', result: { content: [{ type: 'text', text: 'no' }], isError: true } });
+    await beside;
+    clock.advance(1000);
+    await flush();
+    upstream.calls[2]!.answer(executed);
+    await flush();
+    const after = pipeline.call(booking);
+    await flush();
+    upstream.calls[3]!.answer(executed);
+    await after;
+    expect(report().timing).toEqual([
+      { attempt: 3, tool: 'create_booking', besideLate: 1, outcome: 'rejected' },
+      {
+        attempt: 1,
+        tool: 'create_booking',
+        landedLate: { toldAfterMs: 0, forwardedAfterMs: 1000, landedAfterMs: 1000 },
+        execution: 1,
         outcome: 'executed',
       },
     ]);

@@ -131,6 +131,22 @@ const timing = z.object({
     })
     .optional()
     .describe('F6: a write the agent was told had timed out, and that reached the upstream later'),
+  besideLate: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'F6: this write arrived while the late write of the same operation (this attempt number) was still waiting to land',
+    ),
+  execution: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'F6, on a late write and a write beside one that executed: its execution of the operation at the upstream, 1, 2, … in landing order',
+    ),
   outcome: z.enum(['in-flight', 'executed', 'rejected', 'unknown', 'not-executed']),
 });
 
