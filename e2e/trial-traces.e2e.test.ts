@@ -6,7 +6,8 @@
  * decodes the official exporter's JSON. The tree: `cuonztech.trial` → `invoke_agent` (the run, its
  * verdicts as evaluation events) → `cuonztech.session` → `tools/call create_booking` with F1's ghost write
  * marked, and the model requests as `chat cuonztech-stub` client spans beside the session. A model-side
- * fault marks its model span. Without `--otel` no OpenTelemetry module is resolved by trial, probe or
+ * fault marks its model span. The run's recording replayed with `replay --otel` tells the same story under
+ * a `cuonztech.replay` span. Without `--otel` no OpenTelemetry module is resolved by trial, probe or
  * replay.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,6 +128,32 @@ describe('trial --otel (the compiled CLI, an agent program, a real upstream proc
         'cuonztech.model.source': 'stub',
       });
     }
+
+    // The recorded run replayed with --otel: the same story under a replay span, the F1 write marked again.
+    await receiver.close();
+    receiver = await startOtlpReceiver();
+    const replay = await cli(['replay', join(output.out, 'runs', run!.run), '--otel', '--otel-endpoint', receiver.base], {
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain('EQUAL');
+    const replayed = await receiver.waitFor(1);
+    const root = spanNamed(replayed, 'cuonztech.replay');
+    expect(root.parentSpanId).toBe('');
+    expect(root.attributes).toMatchObject({ 'cuonztech.replay.runs': 1, 'cuonztech.replay.equal': 1 });
+    const replayedRun = spanNamed(replayed, 'invoke_agent');
+    expect(replayedRun.parentSpanId).toBe(root.spanId);
+    expect(replayedRun.attributes).toMatchObject({
+      'cuonztech.scenario': 'F1',
+      'cuonztech.verdict': 'FAIL',
+      'cuonztech.executions': 2,
+    });
+    expect(evaluations(replayedRun)['duplicate_execution']).toMatchObject({ 'gen_ai.evaluation.score.label': 'FAIL' });
+    const replayedSession = spanNamed(replayed, 'cuonztech.session');
+    expect(replayedSession.parentSpanId).toBe(replayedRun.spanId);
+    const replayedGhost = childrenOf(replayed, replayedSession).find((s) => s.attributes['cuonztech.fault'] === 'F1');
+    expect(replayedGhost?.name).toBe('tools/call create_booking');
+    expect(replayedGhost?.attributes['cuonztech.executed']).toBe('true');
   });
 });
 
