@@ -1,0 +1,153 @@
+/**
+ * The effects view (R-15, issue 39 item 6) in front of a real SQL database: `examples/sql-booking-server`,
+ * a booking MCP server over SQLite in WebAssembly (sql.js, pinned in the example's own package), which
+ * persists its database to a file after every write. The compiled CLI runs `proxy` under F1 in front of it;
+ * the naive reference agent re-sends the write with the SAME idempotency key. Side by side:
+ * - keys honoured (a UNIQUE index on `idempotency_key`): both sends reach the backend, it holds one row:
+ *   FAIL by executions, EXACTLY_ONCE by effects, and the report says the upstream de-duplicated;
+ * - keys ignored (no index): two rows: FAIL and DUPLICATE_EFFECT.
+ * The view is the server's own read tool (`--effects-tool list_bookings`) or a program that reads the file
+ * (`--effects-command node list-bookings.mjs`); either way the rows are counted again here, with SQL, in the
+ * database file itself — never from the proxy's report.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { endSession, naiveAgent, withProxy, type WriteTask } from './support/agents.js';
+import { ROOT, type ReportFile } from './support/proxy-harness.js';
+
+const EXAMPLE = join(ROOT, 'examples/sql-booking-server');
+const SERVER = join(EXAMPLE, 'server.mjs');
+const LIST_COMMAND = join(EXAMPLE, 'list-bookings.mjs');
+const INSTALL = 'npm ci --prefix examples/sql-booking-server --ignore-scripts';
+const missing = existsSync(join(EXAMPLE, 'node_modules/sql.js/package.json'))
+  ? null
+  : `examples/sql-booking-server is not installed: run ${INSTALL}`;
+
+interface EffectsFile {
+  verdict: string;
+  reason: string;
+  explanation: string | null;
+  executionVerdict: string;
+  view: { tool?: string; command?: string; keyFields: string[]; expected: string[] };
+  snapshots: { before: { ok: boolean; count?: number }; after: { ok: boolean; count?: number } };
+  keys: Array<{ key: Record<string, unknown>; before: number; after: number; created: number; expected: string[] }>;
+}
+
+const effectsOf = (report: ReportFile): EffectsFile => (report as unknown as { effects: EffectsFile }).effects;
+
+/** The part of sql.js this test uses, loaded from the example's own node_modules. */
+interface SqlJs {
+  Database: new (bytes: Uint8Array) => {
+    exec(sql: string, params?: unknown[]): Array<{ columns: string[]; values: unknown[][] }>;
+    close(): void;
+  };
+}
+
+/** `SELECT count(*)` over a table of the database file, read with SQLite itself. */
+async function countRows(
+  file: string,
+  table: 'bookings' | 'booking_requests',
+  where = '',
+  params: unknown[] = [],
+): Promise<number> {
+  const init = createRequire(join(EXAMPLE, 'package.json'))('sql.js') as (config: object) => Promise<SqlJs>;
+  const SQL = await init({});
+  const db = new SQL.Database(readFileSync(file));
+  try {
+    const [result] = db.exec(`SELECT count(*) FROM ${table}${where}`, params);
+    return Number(result?.values[0]?.[0]);
+  } finally {
+    db.close();
+  }
+}
+
+/** One booking with its key, the key in the write's own arguments: the naive agent re-sends it as it is. */
+function sameKeyBooking(guest: string, date: string, key: string): WriteTask {
+  return {
+    tool: 'create_booking',
+    args: { guest, date, idempotency_key: key },
+    check: { tool: 'list_bookings', args: { guest, date }, found: () => false },
+  };
+}
+
+const VIEWS = {
+  tool: ['--effects-tool', 'list_bookings'],
+  command: ['--effects-command', process.execPath, '--effects-arg', LIST_COMMAND, '--effects-arg', 'bookings.db'],
+};
+
+describe
+  .skipIf(missing !== null)
+  .concurrent('the effects of a real SQL database: examples/sql-booking-server (R-15, issue 39 item 6)', () => {
+    it.each([
+      ['honour', 'tool', 'EXACTLY_ONCE', 1],
+      ['ignore', 'tool', 'DUPLICATE_EFFECT', 2],
+      ['honour', 'command', 'EXACTLY_ONCE', 1],
+      ['ignore', 'command', 'DUPLICATE_EFFECT', 2],
+    ] as const)(
+      "keys %s, the view by %s: the naive agent's same-key re-send after F1's time-out is FAIL by executions; effects %s, %i row(s) in the bookings table",
+      async (mode, view, verdict, rows) => {
+        const [guest, date] = [`Guest ${mode} ${view}`, '2026-05-01'];
+        const expected = `guest=${guest},date=${date}`;
+        await withProxy(
+          {
+            flags: ['--upstream-command', process.execPath, '--upstream-arg', SERVER],
+            env: { BOOKING_DB: 'bookings.db', BOOKING_IDEMPOTENCY: mode },
+            extra: [
+              '--scenario',
+              'F1',
+              '--audit-tools',
+              'off',
+              ...VIEWS[view],
+              '--effect-key',
+              'guest,date',
+              '--expect-effect',
+              expected,
+            ],
+          },
+          async (run) => {
+            const trace = await naiveAgent(run, sameKeyBooking(guest, date, `key-${mode}-${view}`));
+            // F1: the first send executed and its answer became a time-out; the second was answered.
+            expect(trace.steps.map((s) => s.result.isError === true)).toEqual([true, false]);
+            const report = await endSession(run);
+
+            // What the database itself holds: both sends reached it, the mode decided the rows.
+            const db = join(run.dir, 'bookings.db');
+            expect(await countRows(db, 'booking_requests')).toBe(2);
+            expect(await countRows(db, 'bookings')).toBe(rows);
+            expect(await countRows(db, 'bookings', ' WHERE guest = ? AND date = ?', [guest, date])).toBe(rows);
+
+            // The execution verdict is exactly the description's: the write reached the upstream twice.
+            expect(report.verdict).toBe('FAIL');
+            expect(report.report.violations.map((v) => v.type)).toEqual(['DUPLICATE_EXECUTION']);
+            expect(report.report.operations).toMatchObject([{ tool: 'create_booking', executions: 2 }]);
+
+            const effects = effectsOf(report);
+            expect(effects.verdict).toBe(verdict);
+            expect(effects.executionVerdict).toBe('FAIL');
+            expect(effects.snapshots.before).toMatchObject({ ok: true, count: 0 });
+            expect(effects.snapshots.after).toMatchObject({ ok: true, count: rows });
+            expect(effects.keys).toEqual([
+              { key: { guest, date }, before: 0, after: rows, created: rows, removed: 0, changed: 0, expected: [expected] },
+            ]);
+            if (mode === 'honour') {
+              expect(effects.explanation).toMatch(/upstream de-duplicated the repeat \(the limit "executions, not effects"\)/);
+              expect(run.stderr()).toContain('effects vs executions: FAIL by executions but EXACTLY_ONCE by effects');
+            } else {
+              expect(effects.explanation).toBeNull();
+              expect(effects.reason).toContain(`${expected} (2 new)`);
+            }
+            expect(run.stderr()).toMatch(new RegExp(`finished: FAIL, score \\d+/100; effects ${verdict}; report `));
+            // The harness's own listings are no agent call: only the two writes are counted.
+            expect(report.report.coverage['calls']).toEqual({ read: 0, write: 2, unclassified: 0 });
+          },
+        );
+      },
+    );
+  });
+
+if (missing !== null) {
+  console.warn(`e2e/effects-sql: skipped, ${missing}`);
+  it.skip(`the effects of a real SQL database: skipped, ${missing}`, () => undefined);
+}
