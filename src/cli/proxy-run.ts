@@ -25,6 +25,9 @@ import { parseEffectsFlags } from './effects-flags.js';
 import { parseOtelFlags } from './otel-flags.js';
 import { startTracer, stopTracer, TRACE_SHUTDOWN_MS } from './otel-run.js';
 import { createUpstream, loadReplay, type Replay } from './upstream-wiring.js';
+import { OwnerLockFiles } from '../adapters/owner-lock.js';
+import type { FileLocks, HeldLock } from '../ports/file-lock.port.js';
+import { lockJournal, lockReportFile } from '../app/proxy/proxy-file-locks.js';
 
 export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   const flags = parseProxyFlags(values);
@@ -43,6 +46,37 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
     throw new UsageError(
       "--redact is for the recording and the journal's payloads, which the proxy writes with --journal FILE --journal-payloads on: give those too",
     );
+  // Issue 41 §12: a journal another live proxy writes is refused before anything starts (its lock beside it).
+  const locks = new OwnerLockFiles();
+  const held: HeldLock[] = [];
+  if (flags.journal !== undefined)
+    held.push(
+      await lockJournal(locks, resolve(io.cwd, flags.journal), notice).catch((error: unknown) => {
+        throw new FatalError(errorMessage(error));
+      }),
+    );
+  try {
+    return await serve({ flags, effects, otel, io, notice, logger, brokenHints, locks, held });
+  } finally {
+    // Normal end, SIGINT/SIGTERM/SIGHUP (the service stops, then this runs) and every refusal alike.
+    for (const lock of held) lock.release();
+  }
+}
+
+interface ServeContext {
+  flags: ProxyFlags;
+  effects: ReturnType<typeof parseEffectsFlags>;
+  otel: ReturnType<typeof parseOtelFlags>;
+  io: CliIo;
+  notice: (line: string) => void;
+  logger: Logger;
+  brokenHints: Awaited<ReturnType<typeof readBrokenHints>>;
+  locks: FileLocks;
+  /** The locks this proxy holds, released by `runProxy` whatever the end. */
+  held: HeldLock[];
+}
+
+async function serve({ flags, effects, otel, io, notice, logger, brokenHints, locks, held }: ServeContext): Promise<number> {
   const replay = await loadReplay(flags, io);
   // --otel: OpenTelemetry loads while the upstream starts (and not at all without it).
   const tracerLoading = startTracer(otel);
@@ -63,6 +97,12 @@ export async function runProxy(values: FlagValues, io: CliIo): Promise<number> {
   try {
     if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile), { notice });
     if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
+    // R-13 keeps "the last writer wins"; a live proxy holding the same report file is told on stderr.
+    const sameAsJournal = flags.journal !== undefined && resolve(io.cwd, flags.journal) === sink?.targetPath;
+    if (sink !== null && !sameAsJournal) {
+      const lock = await lockReportFile(locks, sink.targetPath, notice);
+      if (lock !== null) held.push(lock);
+    }
   } catch (error) {
     await listener?.close();
     await modelGateway?.close();

@@ -948,7 +948,8 @@ describe.concurrent('report-file faults', () => {
       });
       await serveSession(run.raw, 'before', 3);
       // No report write in flight (its temp file would free a block when renamed, after the filler).
-      await waitFor(() => readdirSync(mount).join() === 'report.json', 5000, 'no temp file beside the report');
+      // (Its lock, report.json.lock, was made at start: issue 41 §12.)
+      await waitFor(() => readdirSync(mount).join() === 'report.json,report.json.lock', 5000, 'no temp file beside the report');
       const before = readFileSync(reportFile, 'utf8');
       expect(JSON.parse(before)).toMatchObject({ status: 'running' });
       try {

@@ -5,12 +5,12 @@
  */
 import { errorCode, errorMessage } from '../../domain/error-message.js';
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { link, mkdir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { FileReportSink } from '../file-report-sink.js';
 import { refusePlantedLinks } from '../file-safety.js';
+import { describeOwner, ownerAlive, ownOwner, parseOwner } from '../owner-lock.js';
 
 /**
  * Made exclusively by the trial that takes the folder: a second trial started at the same time is refused.
@@ -19,42 +19,6 @@ import { refusePlantedLinks } from '../file-safety.js';
  * with a notice saying so (docs/commands/trial.md).
  */
 const CLAIM = '.trial';
-
-interface Claim {
-  pid: number;
-  host: string;
-  startedAt: string;
-}
-
-const ownClaim = (): Claim => ({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() });
-
-/** The claim's owner; null for a claim that cannot be read as one (an older harness wrote the pid alone). */
-function parseClaim(text: string): Claim | null {
-  const trimmed = text.trim();
-  if (/^\d+$/.test(trimmed)) return { pid: Number(trimmed), host: hostname(), startedAt: '' };
-  try {
-    const value = JSON.parse(trimmed) as Partial<Claim>;
-    if (Number.isInteger(value.pid) && typeof value.host === 'string')
-      return { pid: value.pid!, host: value.host, startedAt: typeof value.startedAt === 'string' ? value.startedAt : '' };
-  } catch {
-    // not a claim of this harness
-  }
-  return null;
-}
-
-/** Whether the claim's process still runs: only knowable on its own host (EPERM: it runs, as another user). */
-function alive(claim: Claim): boolean {
-  if (claim.host !== hostname() || claim.pid <= 0) return true;
-  try {
-    process.kill(claim.pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) !== 'ESRCH';
-  }
-}
-
-const describeClaim = (claim: Claim): string =>
-  `pid ${claim.pid} on ${claim.host}${claim.startedAt === '' ? '' : `, started ${claim.startedAt}`}`;
 
 /** Whether an empty folder was removed (rmdir removes nothing else). */
 const removed = (dir: string): Promise<boolean> =>
@@ -176,7 +140,7 @@ export class TrialFolder {
 /** Writes the claim exclusively (O_EXCL); null, or the notice when a dead trial's claim was taken over. */
 async function claim(root: string): Promise<string | null> {
   const file = join(root, CLAIM);
-  const text = `${JSON.stringify(ownClaim())}\n`;
+  const text = `${JSON.stringify(ownOwner())}\n`;
   // Written whole beside it, then linked into place (exclusive, like O_EXCL): a reader never sees a
   // claim half-written. Where hard links are refused, O_EXCL itself.
   const create = async (): Promise<void> => {
@@ -201,14 +165,14 @@ async function claim(root: string): Promise<string | null> {
     if (errorCode(error) !== 'EEXIST') throw unusable(error);
   }
   const found = await readFile(file, 'utf8').catch(() => '');
-  const owner = parseClaim(found);
+  const owner = parseOwner(found);
   if (owner === null)
     throw new Error(
       `output folder ${root} is taken by another trial (its .trial file does not name a trial's process: remove it if no trial runs); choose another --out`,
     );
-  if (alive(owner))
+  if (ownerAlive(owner))
     throw new Error(
-      `output folder ${root} is taken by another trial running now (its .trial file: ${describeClaim(owner)}); choose another --out`,
+      `output folder ${root} is taken by another trial running now (its .trial file: ${describeOwner(owner)}); choose another --out`,
     );
   // Moved aside atomically, so of two trials taking over at once only one gets the dead claim; one that
   // moved a live claim instead (made in between) puts it back and is refused.
@@ -234,5 +198,5 @@ async function claim(root: string): Promise<string | null> {
       throw new Error(`output folder ${root} is taken by another trial starting now (its .trial file); choose another --out`);
     throw unusable(error);
   }
-  return `output folder ${root}: took over the .trial claim of a trial that is no longer running (${describeClaim(owner)})`;
+  return `output folder ${root}: took over the .trial claim of a trial that is no longer running (${describeOwner(owner)})`;
 }
