@@ -12,7 +12,10 @@
  *   when the proxy dies, and the reaper ends the upstream's process group (grace, SIGTERM, grace,
  *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/integration/lifecycle-in-process.test.ts`);
  * - the report file: SIGKILL while writing (the file still parses; temp files may remain), two proxy
- *   processes sharing one file while a reader parses it at every moment, a refused target as a real exit;
+ *   processes sharing one file while a reader parses it at every moment (the second one warns, issue 41
+ *   §12), a refused target as a real exit;
+ * - two proxies on one journal (issue 41 §12): the second refused before it starts anything; the lock
+ *   removed at a normal end and at SIGTERM, a SIGKILLed proxy's taken over;
  * - thousands of parallel distinct writes under a heap cap: memory linear in the writes in
  *   flight, answers flowing while another write is at the upstream, the report equal to the ledger.
  * Everything else of the proxy's life and of the adversarial suite runs in-process (`main(argv, io)`)
@@ -46,11 +49,14 @@ import {
   tempFilesBeside,
   upstreamPids,
 } from './faults/nothing-lost.js';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, FIXTURES } from './support/proxy-harness.js';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+type RawProxyRun = ProxyEvidence & { raw: RawChild };
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // --- signals, EPIPE, SIGKILL, start-up failure, time-outs
 describe.concurrent('signals, EPIPE, SIGKILL, start-up failure, time-outs', () => {
@@ -234,7 +240,12 @@ describe.concurrent('the reaper', () => {
 // --- the report file under real processes
 describe.concurrent('the report file under real processes', () => {
   /** A proxy started by hand with any `--report-file`, a pidfile-writing wrapper and its own ledger. */
-  function spawnWithReportFile(dir: string, reportFile: string, name: string): ProxyEvidence & { raw: RawChild } {
+  function spawnWithReportFile(
+    dir: string,
+    reportFile: string,
+    name: string,
+    extra: readonly string[] = [],
+  ): ProxyEvidence & { raw: RawChild } {
     const ledgerFile = join(dir, `ledger-${name}.jsonl`);
     const pidFile = join(dir, `pids-${name}`);
     const raw = spawnRaw(BIN, {
@@ -243,6 +254,7 @@ describe.concurrent('the report file under real processes', () => {
         ...shell(`echo $$ > "$FIXTURE_PIDFILE"; exec ${nodeWord('counting-server.mjs')}`),
         '--report-file',
         reportFile,
+        ...extra,
       ],
       env: { FIXTURE_LEDGER: ledgerFile, FIXTURE_PIDFILE: pidFile },
     });
@@ -291,7 +303,7 @@ describe.concurrent('the report file under real processes', () => {
   });
 
   describe('two proxies, one report file (R-13: last writer wins)', () => {
-    it('R-13/R-9.3: both serve at once (250 writes); a reader in another process always parses valid JSON; the end state is one complete report, consistent with its own ledger', async ({
+    it("R-13/R-9.3, issue 41 §12: both serve at once (250 writes); the one that came second warns once, naming the file and the first one's pid; a reader in another process always parses valid JSON; the end state is one complete report, consistent with its own ledger; the lock is gone", async ({
       onTestFinished,
     }) => {
       const dir = mkdtempSync(join(tmpdir(), 'harness-two-'));
@@ -321,6 +333,23 @@ describe.concurrent('the report file under real processes', () => {
         await reader;
       }
       expect(reads).toBeGreaterThan(20);
+      // Exactly one of the two found the other holding the report file's lock, and said so in one line.
+      const warning = (run: RawProxyRun) =>
+        run
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('WARNING: report file'));
+      const warned = Object.values(runs).filter((run) => warning(run).length > 0);
+      expect(warned, 'the proxy that came second warns').toHaveLength(1);
+      const first = warned[0] === runs.A ? runs.B : runs.A;
+      expect(warning(warned[0]!)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^\\[cuonztech-agent-harness\\] WARNING: report file ${escapeRegExp(realpathSync(reportFile))} is also written by another proxy running now \\(pid ${first.child.pid} on [^)]*\\): the last writer wins`,
+          ),
+        ),
+      ]);
+      expect(existsSync(`${realpathSync(reportFile)}.lock`), 'the lock is removed at the end').toBe(false);
       const final = readReport(reportFile);
       const winner = final.report.operations.length === 150 ? runs.A : runs.B;
       expect(final.report.operations.length, 'the final file is one of the two reports').toBe(winner === runs.A ? 150 : 100);
@@ -332,6 +361,95 @@ describe.concurrent('the report file under real processes', () => {
       }
       expectLedgerAgrees(final, readLedger(winner.ledgerFile), { exact: true });
     });
+  });
+
+  describe('two proxies, one journal (issue 41 §12)', () => {
+    it("a second proxy given the journal a live proxy writes exits 1 with one line naming it and the first one's pid, before its upstream starts, the journal untouched; the lock goes at a normal end and at SIGTERM; one a SIGKILLed proxy left is taken over, saying so", async ({
+      onTestFinished,
+    }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'harness-journal-'));
+      const journal = join(realpathSync(dir), 'journal.jsonl');
+      const lock = `${journal}.lock`;
+      const spawned: RawChild[] = [];
+      onTestFinished(() => {
+        for (const raw of spawned) if (raw.child.exitCode === null && raw.child.signalCode === null) raw.child.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+      });
+      const start = (name: string) => {
+        const run = spawnWithReportFile(dir, join(dir, `report-${name}.json`), name, ['--journal', journal]);
+        spawned.push(run.raw);
+        return run;
+      };
+      const call = async (raw: RawChild, id: number) => {
+        raw.send({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'create_order', arguments: { item: `late-${id}` } },
+        });
+        await raw.next((m) => m['id'] === id, 30_000);
+      };
+
+      const a = start('A');
+      await serveSession(a.raw, 'A', 2);
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: a.child.pid });
+      const before = readFileSync(journal, 'utf8');
+      const b = start('B');
+      expect(await waitForExit(b.raw.child, 20_000)).toEqual({ code: 1, signal: null });
+      expect(
+        b
+          .stderr()
+          .split('\n')
+          .filter((line) => line !== ''),
+      ).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^\\[cuonztech-agent-harness\\] error: journal ${escapeRegExp(journal)} is in use by another proxy running now \\(pid ${a.child.pid} on [^,]+, started [0-9T:.Z-]+; its lock ${escapeRegExp(lock)}\\): give this proxy its own --journal$`,
+          ),
+        ),
+      ]);
+      expect(existsSync(b.pidFile!), "the second proxy's upstream was started").toBe(false);
+      expect(existsSync(b.reportFile), 'the second proxy wrote a report').toBe(false);
+      expect(readFileSync(journal, 'utf8'), 'the journal was touched').toBe(before);
+      // The first one goes on writing its journal, then ends normally: its lock goes with it.
+      await call(a.raw, 3);
+      a.raw.child.stdin.end();
+      expect(await waitForExit(a.raw.child, 20_000)).toEqual({ code: 0, signal: null });
+      expectClearStderr(a.stderr());
+      expect(executions(readLedger(a.ledgerFile))).toHaveLength(3);
+      const lines = readFileSync(journal, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string });
+      expect(lines.filter((line) => line.event === 'journal')).toHaveLength(1);
+      expect(lines.filter((line) => line.event === 'delivered')).toHaveLength(3);
+      expect(existsSync(lock), 'the lock after a normal end').toBe(false);
+
+      // SIGTERM: the proxy stops and removes its lock.
+      const c = start('C');
+      await serveSession(c.raw, 'C', 1);
+      expect(existsSync(lock)).toBe(true);
+      c.raw.child.kill('SIGTERM');
+      expect(await waitForExit(c.raw.child, 20_000)).toEqual({ code: 0, signal: null });
+      expect(existsSync(lock), 'the lock after SIGTERM').toBe(false);
+
+      // SIGKILL leaves the lock behind; the next proxy finds its pid gone and takes it over.
+      const d = start('D');
+      await serveSession(d.raw, 'D', 1);
+      d.raw.child.kill('SIGKILL');
+      expect(await waitForExit(d.raw.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: d.child.pid });
+      await expectProcessesGone(upstreamPids(d));
+      const e = start('E');
+      await serveSession(e.raw, 'E', 1);
+      expect(e.stderr()).toContain(
+        `journal ${journal}: took over the lock of a proxy that is no longer running (pid ${d.child.pid} on `,
+      );
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: e.child.pid });
+      e.raw.child.stdin.end();
+      expect(await waitForExit(e.raw.child, 20_000)).toEqual({ code: 0, signal: null });
+      expect(existsSync(lock)).toBe(false);
+    }, 120_000);
   });
 });
 
