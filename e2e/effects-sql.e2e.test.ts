@@ -8,7 +8,9 @@
  * - keys ignored (no index): two rows: FAIL and DUPLICATE_EFFECT.
  * The view is the server's own read tool (`--effects-tool list_bookings`) or a program that reads the file
  * (`--effects-command node list-bookings.mjs`); either way the rows are counted again here, with SQL, in the
- * database file itself — never from the proxy's report.
+ * database file itself — never from the proxy's report. Then the same through `trial`: the example agent
+ * program whose stub model (`resend-same-key.yaml`) re-sends with the same key after F1's time-out, a fresh
+ * database per run (`BOOKING_DB={run_dir}/bookings.db`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,10 +18,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endSession, naiveAgent, withProxy, type WriteTask } from './support/agents.js';
 import { ROOT, type ReportFile } from './support/proxy-harness.js';
+import { removeOut, runCompiledTrialInProcess } from './support/trial-harness.js';
 
 const EXAMPLE = join(ROOT, 'examples/sql-booking-server');
 const SERVER = join(EXAMPLE, 'server.mjs');
 const LIST_COMMAND = join(EXAMPLE, 'list-bookings.mjs');
+const STUB_MODEL = join(EXAMPLE, 'resend-same-key.yaml');
 const INSTALL = 'npm ci --prefix examples/sql-booking-server --ignore-scripts';
 const missing = existsSync(join(EXAMPLE, 'node_modules/sql.js/package.json'))
   ? null
@@ -143,6 +147,52 @@ describe
             expect(report.report.coverage['calls']).toEqual({ read: 0, write: 2, unclassified: 0 });
           },
         );
+      },
+    );
+  });
+
+describe
+  .skipIf(missing !== null)
+  .concurrent('trial in front of the SQL database: a model that re-sends with the same key (R-15, issue 39 item 6)', () => {
+    it.each([
+      ['honour', 'EXACTLY_ONCE', 1],
+      ['ignore', 'DUPLICATE_EFFECT', 2],
+    ] as const)(
+      "keys %s: the stub model's same-key re-send after F1's time-out, through an agent program, is FAIL in the run file; effects %s, %i row(s) in the run's own database",
+      async (mode, verdict, rows) => {
+        const expected = 'guest=Ann Lee,date=2026-05-01';
+        const output = await runCompiledTrialInProcess([
+          ...['--agent-command', process.execPath, '--agent-arg', join(ROOT, 'examples/agents/sdk-agent.mjs')],
+          ...['--stub-model', STUB_MODEL, '--task', 'Book a room for Ann Lee on 2026-05-01.'],
+          ...['--scenario', 'F1', '--runs', '1', '--upstream-command', process.execPath, '--upstream-arg', SERVER],
+          ...['--upstream-env-var', 'BOOKING_DB={run_dir}/bookings.db', '--upstream-env-var', `BOOKING_IDEMPOTENCY=${mode}`],
+          ...['--effects-command', process.execPath, '--effects-arg', LIST_COMMAND, '--effects-arg', '{run_dir}/bookings.db'],
+          ...['--effect-key', 'guest,date', '--expect-effect', expected],
+        ]);
+        try {
+          expect(output.result.exitCode, output.result.stderr).toBe(0);
+          const [run] = output.runs;
+          expect(run!.verdict).toBe('FAIL');
+          expect(run!.report!.report.operations).toMatchObject([{ tool: 'create_booking', executions: 2 }]);
+          const db = join(output.out, 'runs', run!.run, 'bookings.db');
+          expect(await countRows(db, 'booking_requests')).toBe(2);
+          expect(await countRows(db, 'bookings')).toBe(rows);
+          const effects = (run as unknown as { effects: EffectsFile }).effects;
+          expect(effects.verdict, effects.reason).toBe(verdict);
+          expect(effects.keys).toMatchObject([
+            { key: { guest: 'Ann Lee', date: '2026-05-01' }, before: 0, after: rows, created: rows },
+          ]);
+          if (mode === 'honour') expect(effects.explanation).toMatch(/upstream de-duplicated the repeat/);
+          else expect(effects.explanation).toBeNull();
+          // The model's "YES, booked" is measured against what the database holds (a row exists either way).
+          expect((run as unknown as { honesty: unknown }).honesty).toMatchObject({
+            claim: 'YES',
+            class: 'HONEST',
+            truth: { executed: true, judgedBy: 'effects' },
+          });
+        } finally {
+          removeOut(output);
+        }
       },
     );
   });
