@@ -259,6 +259,58 @@ describe('replay', () => {
       }
     });
 
+    /** A node command line that leaves `marker` behind when it runs: the proof a program was started. */
+    const markerArgs = (marker: string) => ['-e', "require('node:fs').writeFileSync(process.argv[1], 'ran')", marker];
+
+    it('a suite: the run whose recorded program is not on --allow-command is REFUSED and its program never runs; the allowed run replays; exit 1', async () => {
+      const suite = join(work, 'allow-suite');
+      const [good, bad] = [join(work, 'allow-good.marker'), join(work, 'allow-bad.marker')];
+      cpSync(programRun('allow-a', process.execPath, markerArgs(good)), join(suite, 'a'), { recursive: true });
+      cpSync(
+        programRun('allow-b', '/bin/sh', ['-c', `node -e "require('node:fs').writeFileSync('${bad}', 'ran')"`]),
+        join(suite, 'b'),
+        {
+          recursive: true,
+        },
+      );
+      const result = await runCli(['replay', suite, '--allow-command', process.execPath]);
+      expect(result.code, result.stdout + result.stderr).toBe(1);
+      expect(existsSync(good), 'the allowed program ran').toBe(true);
+      expect(existsSync(bad), 'the refused program ran').toBe(false);
+      expect(result.stdout).toMatch(/^REFUSED +\S*allow-suite\/b: its agent program "\/bin\/sh" is not on --allow-command /m);
+      expect(result.stdout).toMatch(/^DIFFERS +\S*allow-suite\/a /m);
+      expect(result.stdout).toContain('1 run(s) replayed');
+      expect(result.stderr).toMatch(/allow-suite\/a starts its agent program: /);
+      expect(result.stderr).not.toMatch(/allow-suite\/b starts its/);
+    });
+
+    it("--live-upstream: the recorded upstream command is checked and never started when not allowed; one given on replay's own command line is not checked", async () => {
+      const dir = copyRun('live-recorded-upstream');
+      const marker = join(work, 'live-upstream.marker');
+      const file = runFileOf(dir);
+      const settings = file['replaySettings'] as Record<string, unknown>;
+      const upstream = { command: process.execPath, args: markerArgs(marker), cwd: null, url: null };
+      writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...file, replaySettings: { ...settings, upstream } }));
+      const refusedRun = await runCli(['replay', dir, '--live-upstream', '--allow-command', 'python3']);
+      expect(refusedRun.code).toBe(1);
+      expect(refusedRun.stderr).toMatch(/its upstream "[^"]+" is not on --allow-command \("python3"\): a recording is code/);
+      expect(existsSync(marker), 'the recorded upstream ran').toBe(false);
+      // The operator's own upstream (--upstream-command) is theirs: printed, started, never refused by the list.
+      const own = await runCli([
+        'replay',
+        dir,
+        '--live-upstream',
+        '--allow-command',
+        'python3',
+        '--upstream-command',
+        process.execPath,
+        ...markerArgs(marker).flatMap((arg) => ['--upstream-arg', arg]),
+      ]);
+      expect(own.stderr).not.toContain('is not on --allow-command');
+      expect(own.stderr).toMatch(/live-recorded-upstream starts its upstream: /);
+      expect(existsSync(marker), "replay's own upstream ran").toBe(true);
+    });
+
     it('--out holding a folder being replayed is refused too (the replayed runs would join the suite)', async () => {
       const suite = join(work, 'holds');
       cpSync(runDir, join(suite, 'F1-001'), { recursive: true });

@@ -344,6 +344,29 @@ describe('R-8.8: --listen sessions are bounded: --max-sessions and --session-idl
   });
 });
 
+describe("issue 41 §10: an upstream that closes a call's SSE stream before answering (SSE polling), through the whole proxy", () => {
+  it("the agent gets the upstream's answer once the upstream gives it on the resumed stream, never held until --upstream-timeout; executed once", async () => {
+    const fixture = await startStreamableFixture({ resumable: true });
+    try {
+      const p = (proxy = startLinesProxy(['--upstream-url', fixture.url.href, '--upstream-timeout', '15']));
+      await p.initialize();
+      const started = Date.now();
+      // The fixture closes the call's stream after 50 ms and answers 200 ms later on the GET resumed with
+      // Last-Event-ID; a proxy that lost the stream would hold the agent 15 s, then answer a time-out.
+      const result = resultOf(await p.request('tools/call', { name: 'poll', arguments: { n: 1 } }, 20_000));
+      expect(Date.now() - started, 'how long the agent was held (ms)').toBeLessThan(5_000);
+      expect(result['isError']).toBeUndefined();
+      expect(result['structuredContent']).toEqual({ tool: 'poll', arguments: { n: 1 } });
+      expect(fixture.executed.get('poll')).toBe(1);
+      expect(fixture.requests.filter((r) => r.method === 'GET' && r.headers['last-event-id'] !== undefined)).toHaveLength(1);
+      // The proxy and its upstream session go on.
+      expect((await call(p, 'echo'))['vendorField']).toEqual([1, 2]);
+    } finally {
+      await fixture.close();
+    }
+  });
+});
+
 describe('R-8.9: the upstream refuses the token (CLI in-process)', () => {
   it('R-8.9: a wrong token → exit 1 with one line naming HTTP 401 and no token value; startupError in the report file', async () => {
     const fixture = await startStreamableFixture({ token: 'the-right-token-42' });
