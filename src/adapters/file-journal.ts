@@ -119,6 +119,8 @@ export class FileJournal implements Journal {
     if (e.replaced !== undefined) line += `,"replaced":${e.replaced}`;
     if (e.told !== undefined) line += `,"told":"${e.told}"`;
     if (e.source !== undefined) line += `,"source":"${e.source}"`;
+    if (e.besideLate !== undefined) line += `,"besideLate":${e.besideLate}`;
+    if (e.execution !== undefined) line += `,"execution":${e.execution}`;
     if (e.asked !== undefined) line += `,"asked":${JSON.stringify({ method: e.asked.method, answer: e.asked.answer })}`;
     if (this.options.payloads) {
       if (e.step === 'received') line += `,"arguments":${payload(redact(e.arguments ?? null, this.fields))}`;

@@ -51,6 +51,16 @@ export interface CallEvent {
   /** `received` of a repeated write attempt: who sent it again (R-14.1); absent on other lines. */
   source?: RepeatSource;
   /**
+   * `received` (F6): the write arrived while the late write of its operation (this attempt number) was
+   * still waiting to land; absent otherwise.
+   */
+  besideLate?: number;
+  /**
+   * `answered` (F6) of a late write or a write beside one that executed: which execution of the operation
+   * it was at the upstream, 1, 2, … in landing order; absent otherwise.
+   */
+  execution?: number;
+  /**
    * `asked` (R-17): the upstream's request to the agent during the call (`elicitation/create`,
    * `sampling/createMessage`, `roots/list`) and how the agent answered: an elicitation's `action`
    * (`accept`, `decline`, `cancel`), otherwise `answered`, or `error <code>`. Never the payload.

@@ -515,6 +515,42 @@ describe('F6 in the journal and the timeline (R-16.1)', () => {
     const fromReport = buildHtml(checkResultOf(doc, '/reports/session-1-s1.json'));
     expect(fromReport).toContain('landed late: told a time-out after 0 ms, reached the upstream after 3 s');
   });
+
+  it('a re-send while the late write is pending: its received line names the late attempt, each answered line its execution in landing order', async () => {
+    const { service, upstream, agentSide, sinks, clock, text } = await setup({
+      scenario: { mode: 'scenario', id: 'F6', parameters: { landAfterMs: 3000 } },
+      manualClock: true,
+    });
+    const agent = agentSide.connect('s1');
+    expect((await agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal })).isError).toBe(true);
+    clock.advance(1000);
+    const resend = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await resend;
+    clock.advance(2000);
+    (await upstream.received(2))[1]!.answer(okResult());
+    await service.stop('test over');
+
+    const records = parseJournal(text()).records.filter((r): r is JournalCallRecord => 'attempt' in r);
+    const line = (attempt: number, event: string) => records.find((r) => r.attempt === attempt && r.event === event)!;
+    expect(line(2, 'received').besideLate).toBe(1);
+    expect(line(1, 'received')).not.toHaveProperty('besideLate');
+    expect([line(2, 'answered').execution, line(1, 'answered').execution]).toEqual([1, 2]);
+    // The lines as written: the fields are in the file, not only in the reader's records.
+    expect(text()).toMatch(/"event":"received"[^\n]*"attempt":2[^\n]*"besideLate":1/);
+    expect(text()).toMatch(/"event":"answered"[^\n]*"attempt":1[^\n]*"execution":2/);
+
+    const doc = documentOf(sinks.get('s1')!);
+    const session = journalSessions(parseJournal(text()).records)[0]!;
+    const timeline = timelineFromJournal(session, doc);
+    expect(timeline.calls.map((c) => [c.call, c.fault, c.upstream, c.besideLate, c.execution, c.duplicate])).toEqual([
+      [1, 'F6', 'executed', null, 2, true],
+      [2, null, 'executed', 1, 1, true],
+    ]);
+    const html = buildHtml(checkResultOf(doc, '/reports/session-1-s1.json'), (_c, d) => timelineFromJournal(session, d));
+    expect(html.match(/duplicate: execution \d of 2/g)).toEqual(['duplicate: execution 2 of 2', 'duplicate: execution 1 of 2']);
+    expect(html).toContain('sent while the late write (call #1) of this operation was still waiting to land');
+  });
 });
 
 describe('what the proxy says', () => {

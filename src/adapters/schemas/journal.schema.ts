@@ -64,6 +64,16 @@ const call = z.object({
     .enum(['model', 'user', 'runtime', 'unknown'])
     .optional()
     .describe('`received` of a repeated write attempt: who sent it again (R-14.1).'),
+  besideLate: positive
+    .optional()
+    .describe(
+      '`received` (F6): the write arrived while the late write of its operation (this attempt) was still waiting to land.',
+    ),
+  execution: positive
+    .optional()
+    .describe(
+      '`answered` (F6) of a late write or a write beside one that executed: its execution of the operation at the upstream, 1, 2, … in landing order.',
+    ),
   asked: z
     .object({ method: z.string(), answer: z.string() })
     .optional()

@@ -26,6 +26,7 @@ export class CallEvents {
     event.arguments = request.arguments;
     if (request.meta !== undefined) event.meta = request.meta;
     if (origin?.requestId !== undefined) event.requestId = origin.requestId;
+    if (decision.besideLate !== null) event.besideLate = decision.besideLate;
     this.deps.sink.callEvent(event);
   }
 
@@ -57,17 +58,21 @@ export class CallEvents {
     };
   }
 
+  /** `executionNumber`: F6's execution number of the attempt in its operation (see `CallAttempt.execution`). */
   answered(
     decision: CallDecision,
     tool: string,
     execution: ExecutionOutcome,
     replaced: boolean,
     result: ToolCallResult | undefined,
+    executionNumber: number | null = null,
   ): void {
     const event = this.event('answered', decision, tool);
     event.upstream = execution.kind;
     if (execution.kind === 'unknown') event.reason = execution.reason;
     event.replaced = replaced;
+    // F6: a late write, or a write beside one, says which execution of its operation it was.
+    if (executionNumber !== null) event.execution = executionNumber;
     if (result !== undefined) event.result = result;
     this.deps.sink.callEvent(event);
   }

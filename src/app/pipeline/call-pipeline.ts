@@ -200,6 +200,7 @@ export class CallPipeline {
       judged.execution,
       replacement !== null,
       outcome.kind === 'result' ? outcome.result : undefined,
+      attempt.execution,
     );
     return { outcome, judged, replacement };
   }

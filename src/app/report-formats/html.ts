@@ -140,10 +140,14 @@ function timingNote(call: TimelineCall): string {
         : `landed late: told a time-out after ${seconds(late.toldAfterMs)}, reached the upstream after ${seconds(late.forwardedAfterMs)}, answered after ${seconds(late.landedAfterMs)}`,
     );
   }
+  if (call.besideLate !== null)
+    notes.push(`sent while the late write (call #${call.besideLate}) of this operation was still waiting to land`);
+  if (call.execution !== null && (late !== null || call.besideLate !== null))
+    notes.push(`execution ${call.execution} of this operation at the upstream, in landing order`);
   if (call.heldMs !== null) notes.push(`held ${seconds(call.heldMs)} after the upstream answered`);
   if (call.cancelledAfterMs !== null) notes.push(`the agent cancelled ${seconds(call.cancelledAfterMs)} after sending it`);
   if (notes.length === 0) return '';
-  return `<div class="small note${late !== null ? ' late' : ''}">${h(notes.join('; '))}</div>`;
+  return `<div class="small note${late !== null || call.besideLate !== null ? ' late' : ''}">${h(notes.join('; '))}</div>`;
 }
 
 /** `op 2, attempt 1 (call #3)`: the attempt within its operation, the session's call number where the journal has it. */
@@ -156,19 +160,23 @@ function callNumbers(call: TimelineCall): string {
 function timelineRow(call: TimelineCall, executionsOf: (op: number | null) => number, nth: number): string {
   const cls = call.duplicate ? 'dup' : call.fault !== null ? 'fault' : '';
   const dup = call.duplicate
-    ? ` <span class="badge FAIL">duplicate: execution ${nth} of ${executionsOf(call.operation)}</span>`
+    ? ` <span class="badge FAIL">duplicate: execution ${call.execution ?? nth} of ${executionsOf(call.operation)}</span>`
     : '';
   const late =
     call.landedLate === null
       ? ''
       : ` <span class="badge NOT_TESTED" title="F6: forwarded after the agent was told it timed out">landed late</span>`;
+  const beside =
+    call.besideLate === null
+      ? ''
+      : ` <span class="badge NOT_TESTED" title="F6: sent while the late write of its operation was still waiting to land">beside late #${call.besideLate}</span>`;
   const time = call.atMs === null ? `#${call.seq}` : `${seconds(call.atMs)}`;
   return (
     `<tr class="${cls}"><td class="seq">${time}</td>` +
     `<td class="tool"><b class="mono">${h(call.tool)}</b> <span class="muted small">${call.toolClass}</span>${callNumbers(call)}</td>` +
     `<td class="args mono">${jsonBreaks(preview(call.arguments))}</td>` +
     `<td>${call.fault === null ? '—' : `<span class="badge NOT_TESTED">${h(call.fault)}</span>`}${windowCell(call)}</td>` +
-    `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${late}${dup}</td>` +
+    `<td class="${UPSTREAM_CLASS[call.upstream]}">${h(call.upstream)}${late}${beside}${dup}</td>` +
     `<td class="args told">${preview(call.agentTold)}${timingNote(call)}</td></tr>`
   );
 }

@@ -46,6 +46,13 @@ export interface TimelineCall {
    * the agent was told, it reached the upstream (null: never) and the upstream answered; null otherwise.
    */
   landedLate: { toldAfterMs: number; forwardedAfterMs: number | null; landedAfterMs: number } | null;
+  /** F6: sent while the late write of its operation (that call's number) was still waiting to land; null otherwise. */
+  besideLate: number | null;
+  /**
+   * F6, on a late write and a write beside one that executed: which execution of the operation it was at
+   * the upstream (1, 2, … in landing order, which need not be the order of the rows); null otherwise.
+   */
+  execution: number | null;
 }
 
 /** What the agent was told when it cancelled the call: nothing (MCP answers no cancelled request). */
@@ -53,13 +60,23 @@ export const CANCELLED_TOLD = 'nothing: the agent cancelled the call';
 
 type TimingDocument = NonNullable<SessionReportDocument['report']['timing']>[number];
 
-/** The hold, cancellation and late landing (F6) of one timing entry, as a row shows them. */
-function timingOf(entry: TimingDocument | undefined): Pick<TimelineCall, 'heldMs' | 'cancelledAfterMs' | 'landedLate'> {
+/** The hold, cancellation, late landing (F6) and what was sent beside it of one timing entry, as a row shows them. */
+function timingOf(
+  entry: TimingDocument | undefined,
+): Pick<TimelineCall, 'heldMs' | 'cancelledAfterMs' | 'landedLate' | 'besideLate' | 'execution'> {
   return {
     heldMs: entry?.heldMs ?? null,
     cancelledAfterMs: entry?.cancelledAfterMs ?? null,
     landedLate: entry?.landedLate ?? null,
+    besideLate: entry?.besideLate ?? null,
+    execution: entry?.execution ?? null,
   };
+}
+
+/** What the upstream did with an attempt, from its timing entry's outcome. */
+function upstreamOfOutcome(outcome: TimingDocument['outcome']): UpstreamDid {
+  if (outcome === 'executed' || outcome === 'rejected' || outcome === 'unknown') return outcome;
+  return outcome === 'not-executed' ? 'not sent' : 'unknown';
 }
 
 /** F1's `--hold` of the report's run, for the timeout text the agent got ("did not answer within 5 seconds"). */
@@ -99,22 +116,44 @@ function operationRows(
   room: number,
   holdMs: number | undefined,
   faultTiming: TimingDocument | undefined,
+  besideTiming: readonly TimingDocument[],
 ): TimelineCall[] {
   const rows: TimelineCall[] = [];
   const faulted = isFault(op.fault) && !faultOf(op.fault).baseline;
   let executedLeft = op.executions;
   let failedLeft = op.failedAttempts;
+  let besideNext = 0;
   for (let attempt = 1; attempt <= op.attempts && rows.length < room; attempt++) {
     let upstream: UpstreamDid;
     let told: string;
     let fault: string | null = null;
     let timing = timingOf(undefined);
+    // F6: the entries name their attempts (the session's call numbers) and say what the upstream did.
+    let call: number | null = null;
+    const beside = attempt > 1 && faulted ? besideTiming[besideNext] : undefined;
     if (attempt === 1 && faulted) {
       fault = op.fault!;
       ({ upstream, told } = injected(op.fault as FaultKind, op, holdMs));
       timing = timingOf(faultTiming);
       if (timing.cancelledAfterMs !== null) told = CANCELLED_TOLD;
+      if (faultTiming?.landedLate !== undefined) {
+        upstream = upstreamOfOutcome(faultTiming.outcome);
+        call = faultTiming.attempt;
+      }
       failedLeft -= 1;
+    } else if (beside !== undefined) {
+      // A write sent beside the pending late one, in the order the agent sent them.
+      besideNext += 1;
+      timing = timingOf(beside);
+      call = beside.attempt;
+      upstream = upstreamOfOutcome(beside.outcome);
+      told =
+        upstream === 'executed'
+          ? "the upstream's answer"
+          : upstream === 'rejected'
+            ? "the upstream's isError answer"
+            : 'no usable answer (timeout, lost connection or error)';
+      if (upstream !== 'executed') failedLeft -= 1;
     } else if (executedLeft > 0) {
       upstream = 'executed';
       told = "the upstream's answer";
@@ -135,7 +174,7 @@ function operationRows(
       arguments: op.arguments,
       operation: index,
       attempt,
-      call: null,
+      call,
       fault,
       upstream,
       agentTold: told,
@@ -163,9 +202,26 @@ export function timelineFromReport(doc: SessionReportDocument): Timeline {
     if (entry.heldMs === undefined && entry.cancelledAfterMs === undefined && entry.landedLate === undefined) continue;
     timingQueue.set(entry.tool, [...(timingQueue.get(entry.tool) ?? []), entry]);
   }
+  // F6: the writes sent beside a pending late write, by the late write's attempt, in the order they arrived.
+  const besideOf = new Map<number, TimingDocument[]>();
+  for (const entry of doc.report.timing ?? []) {
+    if (entry.besideLate === undefined) continue;
+    besideOf.set(entry.besideLate, [...(besideOf.get(entry.besideLate) ?? []), entry]);
+  }
+  for (const entries of besideOf.values()) entries.sort((a, b) => a.attempt - b.attempt);
   doc.report.operations.forEach((op, i) => {
     const faultTiming = isFault(op.fault) ? timingQueue.get(op.tool)?.shift() : undefined;
-    const rows = operationRows(op, i, classOf, calls.length + 1, TIMELINE_MAX_ROWS - calls.length, holdOf(doc), faultTiming);
+    const beside = faultTiming?.landedLate === undefined ? [] : (besideOf.get(faultTiming.attempt) ?? []);
+    const rows = operationRows(
+      op,
+      i,
+      classOf,
+      calls.length + 1,
+      TIMELINE_MAX_ROWS - calls.length,
+      holdOf(doc),
+      faultTiming,
+      beside,
+    );
     for (const row of rows) calls.push(row);
     omitted += op.attempts - rows.length;
   });
@@ -259,6 +315,8 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
         ...timingOf(timingByAttempt.get(e.attempt)),
         executedAt: false,
       });
+      // F6: the journal's own mark of a write sent beside a pending late one (the report's, when older).
+      if (e.besideLate !== undefined) rows.get(e.attempt)!.besideLate = e.besideLate;
       continue;
     }
     const row = rows.get(e.attempt);
@@ -266,6 +324,7 @@ export function timelineFromJournal(records: JournalSessionRecords, doc: Session
     if (e.event === 'answered') {
       row.upstream = e.upstream === 'executed' || e.upstream === 'rejected' || e.upstream === 'unknown' ? e.upstream : 'not sent';
       row.executedAt = e.upstream === 'executed';
+      if (e.execution !== undefined) row.execution = e.execution;
     } else if (e.event === 'delivered' || e.event === 'injected') {
       const text = resultText(e.result);
       const told = e.told ?? 'error';
