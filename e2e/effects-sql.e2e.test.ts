@@ -12,12 +12,17 @@
  * program whose stub model (`resend-same-key.yaml`) re-sends with the same key after F1's time-out, a fresh
  * database per run (`BOOKING_DB={run_dir}/bookings.db`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { endSession, naiveAgent, withProxy, type WriteTask } from './support/agents.js';
-import { ROOT, type ReportFile } from './support/proxy-harness.js';
+import { ROOT, textOf, type ReportFile } from './support/proxy-harness.js';
 import { removeOut, runCompiledTrialInProcess } from './support/trial-harness.js';
 
 const EXAMPLE = join(ROOT, 'examples/sql-booking-server');
@@ -196,6 +201,76 @@ describe
       },
     );
   });
+
+/** The example server on its own (no proxy), its database in `dir`; `body` gets a tool caller. */
+async function withServer<T>(
+  dir: string,
+  mode: 'honour' | 'ignore',
+  body: (call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>) => Promise<T>,
+): Promise<T> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER, '--db', join(dir, 'bookings.db'), '--idempotency', mode],
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'e2e-sql', version: '1.0.0' });
+  await client.connect(transport, { timeout: 30_000 });
+  try {
+    return await body(async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult);
+  } finally {
+    await client.close();
+  }
+}
+
+describe.skipIf(missing !== null)('examples/sql-booking-server on its own: what its README promises', () => {
+  it('keys honoured: a key reused for another guest is refused and books nothing; a restart keeps the rows and the unique key; a reader of the file always sees a whole database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-e2e-sql-'));
+    const db = join(dir, 'bookings.db');
+    try {
+      await withServer(dir, 'honour', async (call) => {
+        const first = await call('create_booking', { guest: 'Ann Lee', date: '2026-05-01', idempotency_key: 'k-1' });
+        expect(JSON.parse(textOf(first))).toMatchObject({ booking_id: 'BK-0001', guest: 'Ann Lee', idempotency_key: 'k-1' });
+        const reused = await call('create_booking', { guest: 'Bo Chen', date: '2026-05-01', idempotency_key: 'k-1' });
+        expect(reused.isError).toBe(true);
+        expect(textOf(reused)).toContain('was already used for another booking (BK-0001: Ann Lee, 2026-05-01)');
+        const bad = await call('create_booking', { guest: 'Cy', date: '2026-02-30' });
+        expect(bad.isError).toBe(true);
+        // Writes one after the other in the server while this process reads the file again and again: every
+        // read opens as a whole SQLite database (a half-written file would not), and the count only grows.
+        let writing = true;
+        const writes = (async () => {
+          for (let i = 0; i < 30; i++)
+            await call('create_booking', { guest: `Guest ${i}`, date: '2026-06-01', idempotency_key: `g-${i}` });
+        })().finally(() => (writing = false));
+        const seen: number[] = [];
+        while (writing) {
+          seen.push(await countRows(db, 'bookings'));
+          await sleep(2);
+        }
+        await writes;
+        expect(seen.length).toBeGreaterThan(3);
+        expect(seen).toEqual([...seen].sort((x, y) => x - y));
+        expect(await countRows(db, 'bookings')).toBe(31);
+      });
+      expect(await countRows(db, 'booking_requests', ' WHERE outcome = ?', ['conflict'])).toBe(1);
+      expect(readdirSync(dir)).toEqual(['bookings.db']);
+      // A new process over the same file: the rows and the key are still there.
+      await withServer(dir, 'honour', async (call) => {
+        const replay = await call('create_booking', { guest: 'Ann Lee', date: '2026-05-01', idempotency_key: 'k-1' });
+        expect(JSON.parse(textOf(replay))).toMatchObject({ booking_id: 'BK-0001', replayed: true });
+        expect(JSON.parse(textOf(await call('list_bookings', { guest: 'ann lee' })))).toHaveLength(1);
+      });
+      expect(await countRows(db, 'bookings')).toBe(31);
+      // The same file with keys ignored: the index is dropped, the same key books again.
+      await withServer(dir, 'ignore', async (call) => {
+        await call('create_booking', { guest: 'Ann Lee', date: '2026-05-01', idempotency_key: 'k-1' });
+      });
+      expect(await countRows(db, 'bookings', ' WHERE idempotency_key = ?', ['k-1'])).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 if (missing !== null) {
   console.warn(`e2e/effects-sql: skipped, ${missing}`);
