@@ -69,9 +69,9 @@ export function summariseProfile(profile: CpuProfile, top = 10): Omit<ProfileRes
 }
 
 /** Runs the proxy path under the CPU profiler and summarises the proxy process's profile. */
-export async function profileProxy(calls: number): Promise<ProfileResult> {
+export async function profileProxy(calls: number, path: 'proxy' | 'proxyNoFile' = 'proxy'): Promise<ProfileResult> {
   const dir = mkdtempSync(join(tmpdir(), 'harness-bench-prof-'));
-  const run = await measurePath('proxy', calls, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const run = await measurePath(path, calls, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   const file = readdirSync(dir).find((name) => run.pid !== null && name.includes(`.${run.pid}.`));
   if (file === undefined) throw new Error(`no .cpuprofile of the proxy (pid ${String(run.pid)}) in ${dir}`);
   const profileFile = join(dir, file);
@@ -83,7 +83,7 @@ export function formatProfile(result: ProfileResult): string[] {
   const line = (entry: SelfTime) =>
     `  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.selfMs.toFixed(0).padStart(7)} ms  ${entry.name}`;
   return [
-    `proxy at N=${result.run.calls}: mean ${result.run.meanMs.toFixed(3)} ms/call, median ${result.run.medianMs.toFixed(3)}, p99 ${result.run.p99Ms.toFixed(2)} (under the profiler)`,
+    `${result.run.path} at N=${result.run.calls}: mean ${result.run.meanMs.toFixed(3)} ms/call, median ${result.run.medianMs.toFixed(3)}, p99 ${result.run.p99Ms.toFixed(2)} (under the profiler)`,
     `report file after the last answer: ${((result.run.report?.bytes ?? 0) / 1e6).toFixed(2)} MB`,
     `profile: ${result.profileFile} (${(result.totalMs / 1000).toFixed(1)} s non-idle CPU)`,
     'top self time by function:',

@@ -285,11 +285,13 @@ async function main(argv: readonly string[]): Promise<void> {
     const calls = Number(argv[profileAt + 1] ?? 5000);
     if (!Number.isInteger(calls) || calls < 1)
       throw new Error(`--profile takes a positive whole number of writes, got "${argv[profileAt + 1]}"`);
-    process.stdout.write(`${formatProfile(await profileProxy(calls)).join('\n')}\n`);
+    // `--no-file`: the proxy without --report-file (proxyNoFile), whose target is the naive forwarder's cost.
+    const path = argv.includes('--no-file') ? 'proxyNoFile' : 'proxy';
+    process.stdout.write(`${formatProfile(await profileProxy(calls, path)).join('\n')}\n`);
     return;
   }
   const unknown = argv.find((arg) => arg !== '--quick');
-  if (unknown !== undefined) throw new Error(`unknown option "${unknown}" (use --quick or --profile [N])`);
+  if (unknown !== undefined) throw new Error(`unknown option "${unknown}" (use --quick or --profile [N] [--no-file])`);
   await runBench(argv.includes('--quick'));
 }
 
