@@ -11,7 +11,7 @@ import { parseBenchmarkFlags } from './benchmark-flags.js';
 
 export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command('benchmark', 'Self-test: careful vs naive reference agent against a simulated backend')
+    .command('benchmark', 'Self-test: careful vs naive agent, simulated backend')
     .option(
       '--scenarios <list>',
       `Comma-separated scenarios of ${scenarioIds().join(',')} (default ${defaultBenchmarkScenarios().join(',')})`,

@@ -12,10 +12,7 @@ import { parseCheckFlags } from './check-flags.js';
 
 export function defineCheckCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command(
-      'check [...paths]',
-      'CI gate: read report files, --report-dir folders or benchmark reports; exit 0 PASS, 2 FAIL, 3 NOT_TESTED, 1 harness error',
-    )
+    .command('check [...paths]', 'CI gate over reports: exit 0 PASS, 2 FAIL, 3 NOT_TESTED')
     .option('--junit <file>', 'Write JUnit XML (one testsuite per path, one testcase per session or run)')
     .option('--markdown <file>', 'Write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--html <file>', 'Write a self-contained HTML report with a timeline of the calls')

@@ -9,10 +9,7 @@ import { parseCompareFlags } from './compare-flags.js';
 
 export function defineCompareCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command(
-      'compare [...folders]',
-      'Compare two trials (or several folders per side: A1 A2 -- B1): each rate side by side with the difference, its 95 % interval and p',
-    )
+    .command('compare [...folders]', 'Compare two trials: rates, differences, 95 % intervals')
     .option('--json <file>', 'Write the comparison as JSON')
     .option('--markdown <file>', 'Write the comparison as Markdown')
     .option('--html <file>', 'Write the comparison as one self-contained HTML page')

@@ -17,10 +17,17 @@ export interface HelpSection {
   body: string;
 }
 
+/**
+ * Commands the harness runs itself, never a user: left out of the top-level help (they still run, and
+ * still answer their own `--help`). `trial-relay` is what `trial --agent-transport stdio` puts in the
+ * agent program's MCP config.
+ */
+export const INTERNAL_COMMANDS: ReadonlySet<string> = new Set(['trial-relay']);
+
 /** A help callback for `cli.help(…)` that fixes the top-level help of `cli`. */
 export function topLevelHelp(cli: CAC): (sections: HelpSection[]) => HelpSection[] {
   return (sections) => {
-    const named = cli.commands.filter((command) => command.name !== '');
+    const named = cli.commands.filter((command) => command.name !== '' && !INTERNAL_COMMANDS.has(command.name));
     const fallback = cli.commands.find((command) => command.name === '');
     // Only the top-level help lists the commands (cac shows them for the default and the global command).
     if (!sections.some((section) => section.title === 'Commands')) {

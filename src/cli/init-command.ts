@@ -8,10 +8,7 @@ import type { CommandContext } from './io.js';
 
 export function defineInitCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command(
-      'init [file]',
-      'Write a commented starter config for trial (default harness.yaml): the bundled booking server and the stub model, ready to run',
-    )
+    .command('init [file]', 'Write a starter trial config (default harness.yaml)')
     .option('--force', 'Replace an existing file (a symbolic link is never followed nor replaced)')
     .example(`${PROGRAM_NAME} init && ${PROGRAM_NAME} trial --config harness.yaml`)
     .action((file: string | undefined) => import('./init-run.js').then((m) => m.runInit(file, context.values, context.io)));

@@ -9,10 +9,7 @@ import { PROBE_FLAG_HELP, PROBE_OWN, PROBE_PROXY_FLAGS } from './probe-flags.js'
 import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineProbeCommand(cli: CAC, context: CommandContext): void {
-  const command = cli.command(
-    'probe',
-    'Test whether an MCP server keeps its idempotency promise: probes P1–P9 on each write tool, a label per probe, a verdict per tool; exit 2 when a tool BREAKS it, 3 when none could be judged (docs/probe.md)',
-  );
+  const command = cli.command('probe', 'Does a server keep its idempotency promise? P1–P9');
   for (const [flag, description] of PROBE_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
   for (const [flag, description] of PROXY_FLAG_HELP)
     if (PROBE_PROXY_FLAGS.includes(flag) && !PROBE_OWN.includes(flag))

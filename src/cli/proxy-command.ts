@@ -10,10 +10,7 @@ import { PROXY_FLAG_HELP } from './proxy-flags.js';
 import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineProxyCommand(cli: CAC, context: CommandContext): void {
-  const command = cli.command(
-    'proxy',
-    "Chaos proxy in front of a real MCP server (a stdio command or an HTTP URL); put it in your agent's MCP config",
-  );
+  const command = cli.command('proxy', 'Chaos proxy in front of your MCP server (stdio or HTTP)');
   for (const [flag, description] of [...PROXY_FLAG_HELP, ...EFFECTS_FLAG_HELP, ...OTEL_FLAG_HELP])
     command.option(`--${flag} <value>`, description, { type: [String] });
   command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);

@@ -11,10 +11,7 @@ import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineReplayCommand(cli: CAC, context: CommandContext): void {
   const command = cli
-    .command(
-      'replay [...runs]',
-      'Run recorded trial runs (or a folder of them: a regression suite) again from their recordings; exit 0 equal, 2 differs, 3 replay miss, 1 bad input',
-    )
+    .command('replay [...runs]', 'Run recorded runs again: exit 0 equal, 2 differs, 3 miss')
     .option('--junit <file>', 'Write JUnit XML: one testcase per replayed run')
     .option(
       '--out <dir>',

@@ -9,10 +9,7 @@ import { parseStatsFlags } from './stats-flags.js';
 
 export function defineStatsCommand(cli: CAC, context: CommandContext): void {
   cli
-    .command(
-      'stats [...folders]',
-      'Merge trial folders (also --shard parts) and proxy --report-dir folders into one summary with rates and intervals',
-    )
+    .command('stats [...folders]', 'Merge trial and --report-dir folders: rates, intervals')
     .option('--json <file>', 'Write the merged summary as JSON')
     .option('--markdown <file>', 'Write the merged summary as Markdown (also appended to $GITHUB_STEP_SUMMARY when set)')
     .example(`${PROGRAM_NAME} stats shard-1 shard-2 shard-3 --json stats.json`)

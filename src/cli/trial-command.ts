@@ -15,10 +15,7 @@ import { TRIAL_FLAG_HELP, TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-he
 const NOT_IN_TRIAL = new Set([...TRIAL_REFUSED_FLAGS.keys(), ...TRIAL_OWN, 'seed', 'scenario']);
 
 export function defineTrialCommand(cli: CAC, context: CommandContext): void {
-  const command = cli.command(
-    'trial',
-    'Run a real agent N times through the harness (a model at an OpenAI-compatible endpoint, or your own agent program) and count',
-  );
+  const command = cli.command('trial', 'Run a real agent N times through the harness');
   command.option('--scenario <value>', `One scenario ${scenarioIds().join(', ')} (or --scenarios for a matrix)`, {
     type: [String],
   });

@@ -151,4 +151,15 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     expect(result.stdout).toContain('Without a command:');
     expect(result.stdout).toMatch(/Options:\n {2}-h, --help +Display this message *\n {2}-v, --version/);
   });
+
+  it('the top-level help lists every command a user runs, each on one line of at most 80 columns; trial-relay (internal) is not listed and still runs', async () => {
+    const result = await runCli(['--help']);
+    const commands = /Commands:\n((?: {2}.*\n?)+)/.exec(result.stdout)![1]!.trimEnd().split('\n');
+    expect(commands.map((line) => line.trim().split(/\s/)[0])).toEqual(NAMED.filter((name) => name !== 'trial-relay'));
+    for (const line of result.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(result.stdout).not.toContain('trial-relay');
+    const relay = await runCli(['trial-relay', '--help']);
+    expect(relay.code).toBe(0);
+    expect(relay.stdout).toContain('trial-relay <url>');
+  });
 });
