@@ -84,7 +84,7 @@ export async function takeLock(lockPath: string, owner: LockOwner = ownOwner()):
     const found = await readLock(lockPath);
     if (found === null) continue; // released meanwhile: try again
     last = parseOwner(found);
-    if (last === null || ownerAlive(last)) return { kind: 'held', lockPath, owner: last };
+    if (last === null || ownerAlive(last)) return held(lockPath, last);
     // Stale. Moved aside atomically: of two processes taking over at once, only one gets the dead lock;
     // one that moved a live lock instead (made in between) puts it back.
     const aside = `${lockPath}.${process.pid}.${randomBytes(6).toString('hex')}.stale`;
@@ -109,8 +109,15 @@ export async function takeLock(lockPath: string, owner: LockOwner = ownOwner()):
       if (errorCode(error) !== 'EEXIST') return unavailable(lockPath, error);
     }
   }
-  return { kind: 'held', lockPath, owner: last };
+  return held(lockPath, last);
 }
+
+const held = (lockPath: string, owner: LockOwner | null): LockAttempt => ({
+  kind: 'held',
+  lockPath,
+  owner,
+  elsewhere: owner !== null && owner.host !== hostname(),
+});
 
 /** Creates the lock whole (see the module's comment); EEXIST when it is there. */
 async function create(lockPath: string, text: string): Promise<void> {

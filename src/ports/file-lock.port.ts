@@ -26,8 +26,11 @@ export interface HeldLock {
 export type LockAttempt =
   /** Taken; `takenOver` names the process whose lock was taken over because it no longer runs. */
   | { kind: 'taken'; lock: HeldLock; takenOver: LockOwner | null }
-  /** Another process holds it and runs now; `owner` null: the lock file names no process (not one of ours). */
-  | { kind: 'held'; lockPath: string; owner: LockOwner | null }
+  /**
+   * Another process holds it and runs now; `owner` null: the lock file names no process (not one of ours).
+   * `elsewhere`: the owner is on another host, so whether it still runs cannot be known here.
+   */
+  | { kind: 'held'; lockPath: string; owner: LockOwner | null; elsewhere: boolean }
   /** The lock file cannot be made here (the folder refuses new files, is missing, the disk is full). */
   | { kind: 'unavailable'; lockPath: string; reason: string };
 

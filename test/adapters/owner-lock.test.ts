@@ -53,7 +53,12 @@ describe('OwnerLockFiles', () => {
     const attempts = await Promise.all([1, 2, 3, 4].map(() => locks.take(file)));
     expect(attempts.filter((a) => a.kind === 'taken')).toHaveLength(1);
     for (const attempt of attempts.filter((a) => a.kind !== 'taken'))
-      expect(attempt).toMatchObject({ kind: 'held', lockPath: lockPathOf(file), owner: { pid: process.pid, host: hostname() } });
+      expect(attempt).toMatchObject({
+        kind: 'held',
+        lockPath: lockPathOf(file),
+        owner: { pid: process.pid, host: hostname() },
+        elsewhere: false,
+      });
     // Another live process (the test runner's parent) holding it: refused too, the lock untouched.
     const other = join(folder('other-live'), 'journal.jsonl');
     const line = `${JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: '2026-12-04T20:00:00.000Z' })}\n`;
@@ -62,6 +67,7 @@ describe('OwnerLockFiles', () => {
       kind: 'held',
       lockPath: `${other}.lock`,
       owner: { pid: process.ppid, host: hostname(), startedAt: '2026-12-04T20:00:00.000Z' },
+      elsewhere: false,
     });
     expect(readFileSync(`${other}.lock`, 'utf8')).toBe(line);
   });
@@ -80,13 +86,17 @@ describe('OwnerLockFiles', () => {
     expect(await locks.take(old)).toMatchObject({ kind: 'taken', takenOver: { pid: DEAD_PID } });
     const remote = join(here, 'remote.json');
     writeFileSync(`${remote}.lock`, JSON.stringify({ ...dead, host: 'some-other-host' }));
-    expect(await locks.take(remote)).toMatchObject({ kind: 'held', owner: { pid: DEAD_PID, host: 'some-other-host' } });
+    expect(await locks.take(remote)).toMatchObject({
+      kind: 'held',
+      owner: { pid: DEAD_PID, host: 'some-other-host' },
+      elsewhere: true,
+    });
   });
 
   it('a file at the lock path that names no process is held, never overwritten', async () => {
     const file = join(folder('foreign'), 'journal.jsonl');
     writeFileSync(`${file}.lock`, 'not a lock\n');
-    expect(await locks.take(file)).toEqual({ kind: 'held', lockPath: `${file}.lock`, owner: null });
+    expect(await locks.take(file)).toEqual({ kind: 'held', lockPath: `${file}.lock`, owner: null, elsewhere: false });
     expect(readFileSync(`${file}.lock`, 'utf8')).toBe('not a lock\n');
   });
 

@@ -33,12 +33,20 @@ describe('lockJournal', () => {
   it('held by a live proxy, by a file naming none, not lockable, a link at the lock: refused with one line', async () => {
     const { lines, notice } = noticed();
     await expect(
-      lockJournal(locksAnswering({ kind: 'held', lockPath: '/w/j.jsonl.lock', owner: other }), '/w/j.jsonl', notice),
+      lockJournal(
+        locksAnswering({ kind: 'held', lockPath: '/w/j.jsonl.lock', owner: other, elsewhere: false }),
+        '/w/j.jsonl',
+        notice,
+      ),
     ).rejects.toThrow(
       'journal /w/j.jsonl is in use by another proxy running now (pid 4242 on build-7, started 2026-12-04T20:00:00.000Z; its lock /w/j.jsonl.lock): give this proxy its own --journal',
     );
     await expect(
-      lockJournal(locksAnswering({ kind: 'held', lockPath: '/w/j.jsonl.lock', owner: null }), '/w/j.jsonl', notice),
+      lockJournal(
+        locksAnswering({ kind: 'held', lockPath: '/w/j.jsonl.lock', owner: null, elsewhere: false }),
+        '/w/j.jsonl',
+        notice,
+      ),
     ).rejects.toThrow('journal /w/j.jsonl is locked by /w/j.jsonl.lock, which names no proxy process: remove it if no proxy');
     await expect(
       lockJournal(
@@ -54,16 +62,48 @@ describe('lockJournal', () => {
     ).rejects.toThrow('journal /w/j.jsonl not usable: lock file /w/j.jsonl.lock is a symbolic link');
     expect(lines).toEqual([]);
   });
+
+  it('held by a proxy on another host (a shared folder): refused, saying its liveness cannot be known here and what to do', async () => {
+    await expect(
+      lockJournal(
+        locksAnswering({ kind: 'held', lockPath: '/w/j.jsonl.lock', owner: other, elsewhere: true }),
+        '/w/j.jsonl',
+        () => {
+          throw new Error('nothing to tell');
+        },
+      ),
+    ).rejects.toThrow(
+      'journal /w/j.jsonl is in use by a proxy on another host (pid 4242 on build-7, started 2026-12-04T20:00:00.000Z; its lock /w/j.jsonl.lock): whether it still runs cannot be known here; remove the lock if it does not, or give this proxy its own --journal',
+    );
+  });
 });
 
 describe('lockReportFile', () => {
   it('held by a live proxy: one WARNING line naming the file and its pid, and the proxy goes on without the lock', async () => {
     const { lines, notice } = noticed();
     expect(
-      await lockReportFile(locksAnswering({ kind: 'held', lockPath: '/w/r.json.lock', owner: other }), '/w/r.json', notice),
+      await lockReportFile(
+        locksAnswering({ kind: 'held', lockPath: '/w/r.json.lock', owner: other, elsewhere: false }),
+        '/w/r.json',
+        notice,
+      ),
     ).toBeNull();
     expect(lines).toEqual([
       "WARNING: report file /w/r.json is also written by another proxy running now (pid 4242 on build-7, started 2026-12-04T20:00:00.000Z): the last writer wins, so either proxy's report may replace the other's; give each proxy its own --report-file",
+    ]);
+  });
+
+  it('held by a proxy on another host: the warning says so', async () => {
+    const { lines, notice } = noticed();
+    await lockReportFile(
+      locksAnswering({ kind: 'held', lockPath: '/w/r.json.lock', owner: other, elsewhere: true }),
+      '/w/r.json',
+      notice,
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^WARNING: report file \/w\/r\.json is also written by a proxy on another host \(pid 4242 on build-7, /,
+      ),
     ]);
   });
 

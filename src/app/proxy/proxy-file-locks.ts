@@ -31,7 +31,9 @@ export async function lockJournal(locks: FileLocks, journal: string, notice: (li
       throw new Error(
         attempt.owner === null
           ? `journal ${journal} is locked by ${attempt.lockPath}, which names no proxy process: remove it if no proxy writes this journal, or give this proxy its own --journal`
-          : `journal ${journal} is in use by another proxy running now (${owner(attempt.owner)}; its lock ${attempt.lockPath}): give this proxy its own --journal`,
+          : attempt.elsewhere
+            ? `journal ${journal} is in use by a proxy on another host (${owner(attempt.owner)}; its lock ${attempt.lockPath}): whether it still runs cannot be known here; remove the lock if it does not, or give this proxy its own --journal`
+            : `journal ${journal} is in use by another proxy running now (${owner(attempt.owner)}; its lock ${attempt.lockPath}): give this proxy its own --journal`,
       );
     case 'unavailable':
       throw new Error(`journal ${journal} not usable: its lock file ${attempt.lockPath} cannot be created (${attempt.reason})`);
@@ -52,7 +54,7 @@ export async function lockReportFile(locks: FileLocks, report: string, notice: (
       return attempt.lock;
     case 'held':
       notice(
-        `WARNING: report file ${report} is also written by another proxy running now (${attempt.owner === null ? `its lock ${attempt.lockPath} names no process` : owner(attempt.owner)}): the last writer wins, so either proxy's report may replace the other's; give each proxy its own --report-file`,
+        `WARNING: report file ${report} is also written by ${attempt.elsewhere ? 'a proxy on another host' : 'another proxy running now'} (${attempt.owner === null ? `its lock ${attempt.lockPath} names no process` : owner(attempt.owner)}): the last writer wins, so either proxy's report may replace the other's; give each proxy its own --report-file`,
       );
       return null;
     case 'unavailable':
