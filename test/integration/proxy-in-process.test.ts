@@ -12,9 +12,20 @@
  * - the journal and end line after a normal end (stdin EOF); after SIGKILL, SIGTERM and with
  *   --listen they are proven with real processes in `e2e/journal.e2e.test.ts`.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -221,6 +232,66 @@ describe('R-8.1 / R-8.7: accepted forms reach the upstream (in-process proxy, re
       expect(realpathSync((await processInfo(absolute)).cwd)).toBe(realpathSync(FIXTURES));
     } finally {
       await absolute.stop();
+    }
+  });
+});
+
+describe('issue 41 §12: the lock beside the journal and the report file (in-process)', () => {
+  const upstreamWithMarker = (marker: string) => [
+    '--upstream-command',
+    'sh',
+    '--upstream-arg',
+    '-c',
+    '--upstream-arg',
+    `echo started > "${marker}"; exec "${process.execPath}" "${COUNTING_SERVER}"`,
+  ];
+
+  it("a symbolic link planted at the journal's lock → exit 1, one line, the upstream never started, the link and its target untouched", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-lock-link-'));
+    try {
+      const journal = join(dir, 'journal.jsonl');
+      const victim = join(dir, 'victim.txt');
+      writeFileSync(victim, 'keep me');
+      symlinkSync(victim, `${journal}.lock`);
+      const marker = join(dir, 'upstream-started');
+      const result = await runCli(['proxy', ...upstreamWithMarker(marker), '--journal', journal]);
+      expectOneLineError(
+        result,
+        new RegExp(
+          `journal ${journal} not usable: lock file ${journal}\\.lock is a symbolic link: refused \\(a link is never followed\\)`,
+        ),
+      );
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(journal)).toBe(false);
+      expect(lstatSync(`${journal}.lock`).isSymbolicLink()).toBe(true);
+      expect(readFileSync(victim, 'utf8')).toBe('keep me');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a journal held by a live proxy (this process) → exit 1 before the upstream starts; a report file reached through a link is locked beside its real file, and the lock is gone at the end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-lock-held-'));
+    try {
+      const journal = join(dir, 'journal.jsonl');
+      writeFileSync(`${journal}.lock`, `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: '' })}\n`);
+      const marker = join(dir, 'upstream-started');
+      const held = await runCli(['proxy', ...upstreamWithMarker(marker), '--journal', journal]);
+      expectOneLineError(held, new RegExp(`journal ${journal} is in use by another proxy running now \\(pid ${process.pid} on `));
+      expect(existsSync(marker)).toBe(false);
+      // The report file is a link to a file in another folder: its lock goes beside the real file.
+      mkdirSync(join(dir, 'real'));
+      const real = join(dir, 'real', 'report.json');
+      writeFileSync(real, '{}');
+      symlinkSync(real, join(dir, 'report.json'));
+      const run = await startCliProxy(UPSTREAM, { cwd: dir });
+      expect(JSON.parse(readFileSync(`${real}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+      expect(existsSync(join(dir, 'report.json.lock'))).toBe(false);
+      expect(await run.stop()).toBe(0);
+      expect(run.stderr()).not.toContain('WARNING: report file');
+      expect(readdirSync(join(dir, 'real'))).toEqual(['report.json']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
