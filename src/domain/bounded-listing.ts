@@ -5,7 +5,7 @@
  * the readers' 64 MiB input limit: how many items, a hash of all of them in order (two listings are the
  * same exactly when their hashes are, for this purpose) and the first few, each cut. Pure.
  */
-import { hashText } from './json.js';
+import { hashJoined } from './json.js';
 
 /** Items kept at the head of a bounded listing. */
 export const LISTING_HEAD = 5;
@@ -25,7 +25,7 @@ export interface BoundedListing {
 export function boundedListing(items: readonly string[]): BoundedListing {
   return {
     count: items.length,
-    hash: hashText(items.join('\n')),
+    hash: hashJoined(items),
     head: items
       .slice(0, LISTING_HEAD)
       .map((text) => (text.length > LISTING_HEAD_CHARS ? `${text.slice(0, LISTING_HEAD_CHARS)}…` : text)),

@@ -26,10 +26,16 @@ export function parseRecordPath(path: string | undefined): string[] {
   return path.split('.').map((part) => part.trim());
 }
 
+// eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /** UTF-8 length of a text, without encoding it. */
 export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
+  // ASCII is one byte a character: the text up to its first other character is counted by its length.
+  const first = text.search(NOT_ASCII);
+  if (first < 0) return text.length;
+  let bytes = first;
+  for (let i = first; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit < 0x80) bytes += 1;
     else if (unit < 0x800) bytes += 2;

@@ -14,7 +14,7 @@
 import { ownValue } from '../json.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { keyObject, meetsExpectation, valueText, type Expectation, type KeyFields } from './effect-key.js';
-import type { KeyGroup, Snapshot, SnapshotResult } from './snapshot.js';
+import type { Snapshot, SnapshotResult } from './snapshot.js';
 
 export type EffectsVerdict = 'DUPLICATE_EFFECT' | 'LOST_EFFECT' | 'EXACTLY_ONCE' | 'NO_EFFECT' | 'EFFECTS_UNKNOWN';
 
@@ -40,42 +40,107 @@ export interface EffectsResult {
   keys: KeyDiff[];
 }
 
-function countDiff(before: readonly string[], after: readonly string[]): { gone: number; added: number } {
-  const remaining = new Map<string, number>();
-  for (const text of before) remaining.set(text, (remaining.get(text) ?? 0) + 1);
-  let added = 0;
-  for (const text of after) {
-    const n = remaining.get(text) ?? 0;
-    if (n > 0) remaining.set(text, n - 1);
-    else added++;
+/**
+ * The records of each listing that the other lacks, as indices: equal texts paired off, first the common
+ * head and tail of the two listings in place (a listing read twice is mostly the same records in the same
+ * order), then the rest by text. Equal texts are equal records, so of one key (the key is read from the
+ * record), and what is left is per key exactly its records' multiset difference.
+ */
+function unpaired(before: readonly string[], after: readonly string[]): { gone: number[]; added: number[] } {
+  let start = 0;
+  const shorter = Math.min(before.length, after.length);
+  while (start < shorter && before[start] === after[start]) start++;
+  let endB = before.length;
+  let endA = after.length;
+  while (endB > start && endA > start && before[endB - 1] === after[endA - 1]) {
+    endB--;
+    endA--;
   }
-  let gone = 0;
-  for (const n of remaining.values()) gone += n;
+  const gone: number[] = [];
+  const added: number[] = [];
+  if (start === endB) {
+    for (let i = start; i < endA; i++) added.push(i);
+    return { gone, added };
+  }
+  if (start === endA) {
+    for (let i = start; i < endB; i++) gone.push(i);
+    return { gone, added };
+  }
+  const remaining = new Map<string, number>();
+  for (let i = start; i < endB; i++) remaining.set(before[i]!, (remaining.get(before[i]!) ?? 0) + 1);
+  for (let i = start; i < endA; i++) {
+    const n = remaining.get(after[i]!) ?? 0;
+    if (n > 0) remaining.set(after[i]!, n - 1);
+    else added.push(i);
+  }
+  for (let i = start; i < endB; i++) {
+    const n = remaining.get(before[i]!) ?? 0;
+    if (n > 0) {
+      remaining.set(before[i]!, n - 1);
+      gone.push(i);
+    }
+  }
   return { gone, added };
 }
 
-/** Per key in either snapshot: records before and after, created, removed, changed; unchanged keys left out. */
+/** A key a diff names, counted over both listings. */
+interface Tally {
+  /** Where the key is first listed: in the snapshot after when it is there, else in the one before. */
+  at: { snapshot: Snapshot; index: number };
+  before: number;
+  after: number;
+  gone: number;
+  added: number;
+}
+
+/**
+ * Per key in either snapshot: records before and after, created, removed, changed; unchanged keys left
+ * out. In the order the keys are first listed before, then the keys only the snapshot after lists.
+ */
 export function diffSnapshots(before: Snapshot, after: Snapshot): KeyDiff[] {
-  const ids = new Set<string>([...before.groups.keys(), ...after.groups.keys()]);
-  const diffs: KeyDiff[] = [];
-  for (const id of ids) {
-    const was: KeyGroup | undefined = before.groups.get(id);
-    const now: KeyGroup | undefined = after.groups.get(id);
-    const b = was?.records ?? [];
-    const a = now?.records ?? [];
-    const { gone, added } = countDiff(b, a);
-    if (gone === 0 && added === 0) continue;
-    diffs.push({
-      key: (now ?? was)!.key,
-      before: b.length,
-      after: a.length,
-      created: Math.max(0, a.length - b.length),
-      removed: Math.max(0, b.length - a.length),
-      changed: Math.min(gone, added),
-      expected: [],
-    });
+  const { gone, added } = unpaired(before.texts, after.texts);
+  if (gone.length === 0 && added.length === 0) return [];
+  const tallies = new Map<string, Tally>();
+  const tally = (id: string): Tally => {
+    let t = tallies.get(id);
+    if (t === undefined) {
+      t = { at: { snapshot: before, index: -1 }, before: 0, after: 0, gone: 0, added: 0 };
+      tallies.set(id, t);
+    }
+    return t;
+  };
+  for (const i of gone) tally(before.ids[i]!).gone++;
+  for (const i of added) tally(after.ids[i]!).added++;
+  const order: string[] = [];
+  const firstAfter: string[] = [];
+  for (let i = 0; i < before.ids.length; i++) {
+    const t = tallies.get(before.ids[i]!);
+    if (t === undefined) continue;
+    if (t.before++ === 0) {
+      order.push(before.ids[i]!);
+      t.at = { snapshot: before, index: i };
+    }
   }
-  return diffs;
+  for (let i = 0; i < after.ids.length; i++) {
+    const t = tallies.get(after.ids[i]!);
+    if (t === undefined) continue;
+    if (t.after++ === 0) {
+      if (t.before === 0) firstAfter.push(after.ids[i]!);
+      t.at = { snapshot: after, index: i };
+    }
+  }
+  return [...order, ...firstAfter].map((id) => {
+    const t = tallies.get(id)!;
+    return {
+      key: keyObject(t.at.snapshot.keyFields, t.at.snapshot.keyValuesAt(t.at.index)),
+      before: t.before,
+      after: t.after,
+      created: Math.max(0, t.after - t.before),
+      removed: Math.max(0, t.before - t.after),
+      changed: Math.min(t.gone, t.added),
+      expected: [],
+    };
+  });
 }
 
 function keyValues(diff: KeyDiff): unknown[] {
