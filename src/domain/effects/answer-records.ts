@@ -26,7 +26,6 @@ export function parseRecordPath(path: string | undefined): string[] {
   return path.split('.').map((part) => part.trim());
 }
 
-// eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** UTF-8 length of a text, without encoding it. */

@@ -20,7 +20,7 @@ interface PlainGroup {
 
 function plainSnapshot(
   records: unknown[],
-  keyFields: string[],
+  keyFields: readonly string[],
 ): { ok: true; groups: Map<string, PlainGroup>; count: number; hash: string; head: string[] } | { ok: false; reason: string } {
   const groups = new Map<string, PlainGroup>();
   const texts: string[] = [];
