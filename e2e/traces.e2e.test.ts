@@ -106,7 +106,7 @@ const servers = (spans: ReceivedSpan[], tool: string) =>
 const clientOf = (spans: ReceivedSpan[], server: ReceivedSpan) =>
   spans.find((s) => s.kind === SPAN_KIND.client && s.parentSpanId === server.spanId);
 
-describe('proxy --otel (real processes, a real OTLP/HTTP receiver)', () => {
+describe('R-18.1: proxy --otel (real processes, a real OTLP/HTTP receiver)', () => {
   it('puts the F1 ghost write, the re-send and the verdict into the agent’s own trace, and passes the context on', async () => {
     receiver = await startOtlpReceiver();
     proxy = await startProxy(['--scenario', 'F1', '--otel', '--otel-endpoint', receiver.base]);
@@ -197,7 +197,7 @@ describe('proxy --otel (real processes, a real OTLP/HTTP receiver)', () => {
   });
 });
 
-describe('proxy without --otel', () => {
+describe('R-18.2: proxy without --otel', () => {
   /** A module hook that fails the process if anything resolves an OpenTelemetry package. */
   function noOtelHook(dir: string): string[] {
     const hook = join(dir, 'no-otel.mjs');

@@ -41,7 +41,7 @@ const evaluations = (span: ReceivedSpan) =>
       .map((e) => [String(e.attributes['gen_ai.evaluation.name']), e.attributes]),
   );
 
-describe('trial --otel (the compiled CLI, an agent program, a real upstream process, a real OTLP/HTTP receiver)', () => {
+describe('R-18.1: trial --otel (the compiled CLI, an agent program, a real upstream process, a real OTLP/HTTP receiver)', () => {
   it('trial → run → session → tools/call with the F1 ghost write marked, the model requests as chat spans, the verdicts as evaluation events', async () => {
     receiver = await startOtlpReceiver();
     output = await runTrial(
@@ -168,7 +168,7 @@ function cli(args: string[], options: { env?: Record<string, string>; cwd?: stri
   });
 }
 
-describe('probe --otel (the compiled CLI, a real server process, a real OTLP/HTTP receiver)', () => {
+describe('R-18.1: probe --otel (the compiled CLI, a real server process, a real OTLP/HTTP receiver)', () => {
   it('a span per probe with its label, the probe’s session and calls under it, the F1 retry marked, each tool’s verdict at the end', async () => {
     receiver = await startOtlpReceiver();
     const dir = mkdtempSync(join(tmpdir(), 'probe-traces-'));
@@ -235,7 +235,7 @@ function isBelow(spans: readonly ReceivedSpan[], span: ReceivedSpan, ancestor: R
   return false;
 }
 
-describe('trial, probe and replay without --otel', () => {
+describe('R-18.2: trial, probe and replay without --otel', () => {
   /** A module hook that fails the process if anything resolves an OpenTelemetry package (as in traces.e2e). */
   function noOtelHook(dir: string): string[] {
     const hook = join(dir, 'no-otel.mjs');
