@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { measureDomain } from './domain.js';
 import { formatEffects, measureEffects } from './effects.js';
 import { formatHttp, measureHttp } from './http.js';
+import { formatRequests, measureRequests } from './requests.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureParallel, measurePath, measureStartup, type RunResult } from './drive.js';
@@ -198,6 +199,7 @@ async function runBench(quick: boolean): Promise<void> {
   const parallel = await measureParallels(parallelRuns.calls, parallelRuns.rounds, reportProblems);
   const benchmark = await measureBenchmark(plan.benchmarkRuns);
   const http = await measureHttp(quick ? 200 : 1000, quick ? 1 : 3);
+  const requests = await measureRequests(quick ? 300 : 1000, quick ? 1 : 3, progress);
   const domain = await measureDomain();
   const effects = measureEffects();
   const journal = await measureJournalWrite(quick ? 1000 : 5000);
@@ -218,6 +220,11 @@ async function runBench(quick: boolean): Promise<void> {
     startupMedianMs: { proxy: startup.medianMs.proxy ?? null, floor: startup.medianMs.floor ?? null },
     parallel: { calls: parallel.calls, rounds: parallel.rounds, proxyPeakRssMb: parallel.peakRssMb.proxy },
     reportsOk: reportProblems.length === 0,
+    requests: {
+      toolCallMs: requests.paths.proxy['tools/call'].addedMs,
+      resourceReadMs: requests.paths.proxy['resources/read'].addedMs,
+      promptGetMs: requests.paths.proxy['prompts/get'].addedMs,
+    },
   });
   const cpu = cpus();
   const warnings = [
@@ -247,6 +254,7 @@ async function runBench(quick: boolean): Promise<void> {
     parallel,
     benchmark: { runs: plan.benchmarkRuns, ...benchmark },
     transports: http,
+    requests,
     domain,
     effects,
     journal,
@@ -275,7 +283,7 @@ async function runBench(quick: boolean): Promise<void> {
     warnings,
   });
   process.stdout.write(
-    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', `Judge alone (in-process, F1, per call incl. an evaluation, 50,000 operations kept either way): the call pipeline ${domain.pipelineMeanMicros[100]!.toFixed(2)} µs in sessions of 100, ${domain.pipelineMeanMicros[50_000]!.toFixed(2)} µs in one of 50,000 (ratio ${domain.pipelineRatio.toFixed(2)}); the session's call handle alone ${domain.meanMicros[100]!.toFixed(2)} / ${domain.meanMicros[50_000]!.toFixed(2)} µs (ratio ${domain.ratio.toFixed(2)})`, formatEffects(effects), `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
+    `${[`bench (${plan.mode}) on ${result.machine.cpuCount}× ${result.machine.cpuModel}, node ${process.version}, 1-min load ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`, '', ...table, '', ...formatHttp(http), '', ...formatRequests(requests), '', `Judge alone (in-process, F1, per call incl. an evaluation, 50,000 operations kept either way): the call pipeline ${domain.pipelineMeanMicros[100]!.toFixed(2)} µs in sessions of 100, ${domain.pipelineMeanMicros[50_000]!.toFixed(2)} µs in one of 50,000 (ratio ${domain.pipelineRatio.toFixed(2)}); the session's call handle alone ${domain.meanMicros[100]!.toFixed(2)} / ${domain.meanMicros[50_000]!.toFixed(2)} µs (ratio ${domain.ratio.toFixed(2)})`, formatEffects(effects), `--journal alone (in-process FileJournal, 4 lines per forwarded call, ${journal.calls} calls): median ${journal.medianMicros.toFixed(1)} µs (mean ${journal.meanMicros.toFixed(1)}); with --journal-payloads on: median ${journal.payloadsMedianMicros.toFixed(1)} µs (mean ${journal.payloadsMeanMicros.toFixed(1)})`, '', `total ${result.totalWallSeconds.toFixed(0)} s; results: ${file}`].join('\n')}\n`,
   );
 }
 

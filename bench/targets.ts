@@ -34,6 +34,11 @@ export const TARGETS = {
   peakRssMbParallel: 300,
   /** Median start-up of the proxy ≤ this × the naive forwarder's median, measured interleaved. */
   startupOverFloor: 1.05,
+  /**
+   * R-17 (issue 36): a `resources/read` and a `prompts/get` through the proxy each add at most this × what a
+   * tool call adds, medians of the same run (`bench/requests.ts`).
+   */
+  requestOverToolCall: 1.5,
 } as const;
 
 /** What the targets read from one N's figures: added cost per call (ms, medians over the rounds) and RSS. */
@@ -67,6 +72,8 @@ export interface TargetFigures {
   parallel: { calls: number; rounds: number; proxyPeakRssMb: number | null } | null;
   /** Every proxy run's report file held one operation per write. */
   reportsOk: boolean;
+  /** R-17: the added time (ms, medians) of a tool call, a resource read and a prompt get through the proxy, side by side. */
+  requests?: { toolCallMs: number | null; resourceReadMs: number | null; promptGetMs: number | null } | null;
 }
 
 /** One target checked: `met` is null when the run did not measure it (a reduced run, a missing figure). */
@@ -214,6 +221,20 @@ export function checkTargets(figures: TargetFigures): TargetResult[] {
       TARGETS.startupOverFloor,
       figures.startupMedianMs.floor,
       (v) => `${v.toFixed(0)} ms`,
+    ),
+    relative(
+      'request-read',
+      `resources/read through the proxy, medians: added ≤ ${TARGETS.requestOverToolCall} × a tool call's added`,
+      figures.requests?.resourceReadMs,
+      TARGETS.requestOverToolCall,
+      figures.requests?.toolCallMs,
+    ),
+    relative(
+      'request-get',
+      `prompts/get through the proxy, medians: added ≤ ${TARGETS.requestOverToolCall} × a tool call's added`,
+      figures.requests?.promptGetMs,
+      TARGETS.requestOverToolCall,
+      figures.requests?.toolCallMs,
     ),
     {
       id: 'reports',

@@ -20,6 +20,7 @@ function comfortable(): TargetFigures {
     startupMedianMs: { proxy: 300, floor: 300 },
     parallel: { calls: PARALLEL_WRITES, rounds: 3, proxyPeakRssMb: 240 },
     reportsOk: true,
+    requests: { toolCallMs: 1.0, resourceReadMs: 0.4, promptGetMs: 0.4 },
   };
 }
 
@@ -52,10 +53,24 @@ describe('bench targets', () => {
       'rss-20000',
       'rss-parallel',
       'startup',
+      'request-read',
+      'request-get',
       'reports',
     ]);
     expect(results.every((r) => r.met === true)).toBe(true);
-    expect(tally(results)).toEqual({ met: 14, notMet: 0, notMeasured: 0 });
+    expect(tally(results)).toEqual({ met: 16, notMet: 0, notMeasured: 0 });
+  });
+
+  it('R-17: a resource read or a prompt get adding exactly 1.5 × a tool call is met, a little more is not; not measured is n/a', () => {
+    const requests = (resourceReadMs: number, promptGetMs: number) =>
+      checkTargets({ ...comfortable(), requests: { toolCallMs: 0.5, resourceReadMs, promptGetMs } });
+    expect(byId(requests(0.75, 0.1), 'request-read')).toMatchObject({ met: true, value: 1.5 });
+    expect(byId(requests(0.75, 0.1), 'request-get')).toMatchObject({ met: true });
+    expect(byId(requests(0.7501, 0.1), 'request-read').met).toBe(false);
+    expect(byId(requests(0.1, 0.76), 'request-get').met).toBe(false);
+    const unmeasured = checkTargets({ ...comfortable(), requests: null });
+    expect(verdict(byId(unmeasured, 'request-read'))).toBe('n/a');
+    expect(verdict(byId(unmeasured, 'request-get'))).toBe('n/a');
   });
 
   it('with the report file: added(proxy) exactly 1.5 × added(floorWrites) is met, a little more is not', () => {
@@ -160,11 +175,13 @@ describe('bench targets', () => {
       'rss-20000',
       'rss-parallel',
       'startup',
+      'request-read',
+      'request-get',
     ])
       expect(byId(results, id)).toMatchObject({ met: null, value: null });
     expect(verdict(byId(results, 'growth-file'))).toBe('n/a');
     expect(byId(results, 'file-100').met).toBe(true);
-    expect(tally(results)).toEqual({ met: 5, notMet: 0, notMeasured: 9 });
+    expect(tally(results)).toEqual({ met: 5, notMet: 0, notMeasured: 11 });
   });
 
   it('the latency targets show the spread of the single rounds beside the median; the verdict stays the median', () => {
