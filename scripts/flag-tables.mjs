@@ -32,7 +32,7 @@ export function renderFlagTable(command, help) {
     out.push('', `**${title.slice(0, -1)}**`, '', '| flag | meaning |', '|---|---|');
     let last = -1;
     for (const line of lines) {
-      const match = /^ {2}(?:-\w, )?(--[\w-]+)( <\w+>| \[\w+\])?\s{2,}(.*)$/.exec(line);
+      const match = /^ {2}(?:-\w, )?(--[\w-]+)( <[^>]+>| \[[^\]]+\])?\s{2,}(.*)$/.exec(line);
       if (match === null) {
         // A description that goes on on the next line belongs to the row above.
         if (last !== -1 && line.trim() !== '') out[last] = `${out[last].slice(0, -2)} ${escape(line.trim())} |`;

@@ -1,6 +1,7 @@
 /**
  * `probe`: the command definition. The wiring lives in `probe-run.ts`, loaded only when the command runs.
  */
+import { withValue } from './flag-placeholders.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
@@ -10,11 +11,11 @@ import { OTEL_FLAG_HELP, OTEL_SWITCH_HELP } from './otel-flags.js';
 
 export function defineProbeCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command('probe', 'Does a server keep its idempotency promise? P1–P9');
-  for (const [flag, description] of PROBE_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+  for (const [flag, description] of PROBE_FLAG_HELP) command.option(withValue(flag), description, { type: [String] });
   for (const [flag, description] of PROXY_FLAG_HELP)
     if (PROBE_PROXY_FLAGS.includes(flag) && !PROBE_OWN.includes(flag))
-      command.option(`--${flag} <value>`, description, { type: [String] });
-  for (const [flag, description] of OTEL_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+      command.option(withValue(flag), description, { type: [String] });
+  for (const [flag, description] of OTEL_FLAG_HELP) command.option(withValue(flag), description, { type: [String] });
   command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
   command.example(
     `${PROGRAM_NAME} probe --upstream-command node --upstream-arg server.js --example create_payment='{"amount":5}' --count-with list_payments`,

@@ -3,6 +3,7 @@
  * verdict, executions, attribution and honesty (docs/commands/replay.md). The work lives in
  * `replay-run.ts`, loaded only when the command runs.
  */
+import { withValue } from './flag-placeholders.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
@@ -29,7 +30,7 @@ export function defineReplayCommand(cli: CAC, context: CommandContext): void {
       'Replay only runs whose recorded programs (the agent program; with --live-upstream the upstream command) are this one, exactly as recorded; repeatable; others are REFUSED (a recording is code)',
     );
   command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
-  for (const [flag, description] of OTEL_FLAG_HELP) command.option(`--${flag} <value>`, description);
+  for (const [flag, description] of OTEL_FLAG_HELP) command.option(withValue(flag), description);
   command
     .example(`${PROGRAM_NAME} replay out/runs/F1-001`)
     .example(`${PROGRAM_NAME} replay tests/recordings --junit replay-junit.xml`)

@@ -1,6 +1,7 @@
 /**
  * `trial`: the command definition. The wiring lives in `trial-run.ts`, loaded only when the command runs.
  */
+import { withValue } from './flag-placeholders.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import { scenarioIds } from '../domain/faults/index.js';
@@ -16,17 +17,17 @@ const NOT_IN_TRIAL = new Set([...TRIAL_REFUSED_FLAGS.keys(), ...TRIAL_OWN, 'seed
 
 export function defineTrialCommand(cli: CAC, context: CommandContext): void {
   const command = cli.command('trial', 'Run a real agent N times through the harness');
-  command.option('--scenario <value>', `One scenario ${scenarioIds().join(', ')} (or --scenarios for a matrix)`, {
+  command.option(withValue('scenario'), `One scenario ${scenarioIds().join(', ')} (or --scenarios for a matrix)`, {
     type: [String],
   });
-  for (const [flag, description] of TRIAL_FLAG_HELP) command.option(`--${flag} <value>`, description, { type: [String] });
+  for (const [flag, description] of TRIAL_FLAG_HELP) command.option(withValue(flag), description, { type: [String] });
   for (const [flag, description] of PROXY_FLAG_HELP)
-    if (!NOT_IN_TRIAL.has(flag)) command.option(`--${flag} <value>`, description, { type: [String] });
+    if (!NOT_IN_TRIAL.has(flag)) command.option(withValue(flag), description, { type: [String] });
   for (const [flag, description] of [...EFFECTS_FLAG_HELP, ...OTEL_FLAG_HELP])
-    command.option(`--${flag} <value>`, description, { type: [String] });
+    command.option(withValue(flag), description, { type: [String] });
   command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
   // Declared so that the trial's own message explains why they are refused; not in --help.
-  for (const [flag, why] of TRIAL_REFUSED_FLAGS) hiddenOption(command, `--${flag} <value>`, `Not used by trial: ${why}`);
+  for (const [flag, why] of TRIAL_REFUSED_FLAGS) hiddenOption(command, withValue(flag), `Not used by trial: ${why}`);
   command.example(
     `${PROGRAM_NAME} trial --model qwen3:14b --task "Book a room for Ann Lee on 2026-05-01." --scenarios F1,F3 --runs 10 --upstream-command node --upstream-arg dist/examples/booking-server/server.js`,
   );

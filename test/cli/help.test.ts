@@ -152,6 +152,18 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     expect(result.stdout).toMatch(/Options:\n {2}-h, --help +Display this message *\n {2}-v, --version/);
   });
 
+  it('issue 37 §3: every flag that takes a value says what goes there (`<file>`, `<ms>`, `<on|off>` …), never `<value>`', async () => {
+    for (const name of NAMED) {
+      const { text } = await helpOf(name);
+      expect(
+        text.split('\n').filter((line) => /^ {2}(?:-\w, )?--[\w-]+ <value>/.test(line)),
+        name,
+      ).toEqual([]);
+    }
+    expect((await helpOf('proxy')).text).toMatch(/^ {2}--report-file <file> /m);
+    expect((await helpOf('trial')).text).toMatch(/^ {2}--runs <n> /m);
+  });
+
   it('the top-level help lists every command a user runs, each on one line of at most 80 columns; trial-relay (internal) is not listed and still runs', async () => {
     const result = await runCli(['--help']);
     const commands = /Commands:\n((?: {2}.*\n?)+)/.exec(result.stdout)![1]!.trimEnd().split('\n');

@@ -835,7 +835,7 @@ describe.concurrent("upstream faults and the operator's terminal", () => {
     it('R-8.7: proxy --help says the upstream time-out is 60 s by default (the wait itself: e2e/proxy-lifecycle.e2e.test.ts)', async () => {
       const result = await runMain(['proxy', '--help']);
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/--upstream-timeout <value>\s+Seconds to wait for an upstream answer \(default 60\)/);
+      expect(result.stdout).toMatch(/--upstream-timeout <s>\s+Seconds to wait for an upstream answer \(default 60\)/);
     });
   });
 });
