@@ -18,8 +18,11 @@ import { redact } from '../domain/redaction.js';
 import { errorText } from './file-safety.js';
 import { closePrivateLineFile, openPrivateLineFile } from './private-line-file.js';
 import {
+  JOURNAL_EFFECT_KEYS,
   JOURNAL_VERSION,
   type Journal,
+  type JournalEffects,
+  type JournalEffectsSnapshot,
   type JournalSession,
   type JournalSessionEnd,
   type JournalSessionInfo,
@@ -99,6 +102,12 @@ export class FileJournal implements Journal {
           `{"v":${JOURNAL_VERSION},"event":"ended","at":${this.options.now()},"session":${id},"verdict":${JSON.stringify(end.verdict)},"score":${JSON.stringify(end.score)}${end.reportError === undefined ? '' : `,"reportError":${JSON.stringify(end.reportError)}`}}`,
         ),
       request: (event) => this.append(this.requestLine(id, event)),
+      // R-15: the effects lines, twice and once per session with a view: off the hot path, whole objects.
+      effectsSnapshot: (snapshot: JournalEffectsSnapshot) =>
+        this.append(
+          `{"v":${JOURNAL_VERSION},"event":"snapshot","at":${this.options.now()},"session":${id},${JSON.stringify(snapshot).slice(1)}`,
+        ),
+      effects: (effects: JournalEffects) => this.append(this.effectsLine(id, effects)),
     };
   }
 
@@ -107,6 +116,29 @@ export class FileJournal implements Journal {
     if (this.fd === null) return;
     closePrivateLineFile(this.fd);
     this.fd = null;
+  }
+
+  /** The `effects` line: totals always; the reason and the keys (the backend's values) as payloads only. */
+  private effectsLine(session: string, e: JournalEffects): string {
+    const sum = (field: 'created' | 'removed' | 'changed'): number => e.keys.reduce((n, k) => n + k[field], 0);
+    const line = {
+      verdict: e.verdict,
+      explanation: e.explanation,
+      keyCount: e.keys.length,
+      created: sum('created'),
+      removed: sum('removed'),
+      changed: sum('changed'),
+      ...(this.options.payloads
+        ? {
+            // The reason is text naming keys by their values: kept only when no key field is redacted.
+            ...(e.keyFields.some((field) => this.fields.has(field)) ? {} : { reason: e.reason }),
+            keys: e.keys
+              .slice(0, JOURNAL_EFFECT_KEYS)
+              .map((k) => ({ ...k, key: redact(k.key, this.fields) as Record<string, unknown> })),
+          }
+        : {}),
+    };
+    return `{"v":${JOURNAL_VERSION},"event":"effects","at":${this.options.now()},"session":${session},${payload(line).slice(1)}`;
   }
 
   /** One call line; built by hand from the fixed fields (the hot path), the payloads only when asked. */

@@ -52,10 +52,49 @@ export interface ForwardedRequestEvent {
   answer?: ForwardedAnswer;
 }
 
+/**
+ * R-15: one snapshot of the effects view, as the journal is told it: which one, the view's key, and what
+ * it held (how many records under how many keys, its hash) or why there is none.
+ */
+export type JournalEffectsSnapshot = {
+  phase: 'before' | 'after';
+  /** The view in words (`the effects tool list_orders`, as in the report's reasons). */
+  view: string;
+  keyFields: string[];
+} & ({ ok: true; records: number; keys: number; hash: string } | { ok: false; reason: string });
+
+/** R-15: one key of the session's effects: its values as stored and its records before and after. */
+export interface JournalEffectKey {
+  key: Record<string, unknown>;
+  before: number;
+  after: number;
+  created: number;
+  removed: number;
+  changed: number;
+  expected: string[];
+}
+
+/** R-15: the session's effects verdict, as the journal is told it (the report's `effects`). */
+export interface JournalEffects {
+  /** The effect key's fields (`--effect-key`). */
+  keyFields: readonly string[];
+  verdict: string;
+  reason: string;
+  explanation: string | null;
+  keys: readonly JournalEffectKey[];
+}
+
+/** Keys an `effects` line carries at most (the report holds every key). */
+export const JOURNAL_EFFECT_KEYS = 100;
+
 export interface JournalSession extends CallEventSink {
   ended(end: JournalSessionEnd): void;
   /** R-17: a forwarded request that is not a tool call was answered (one `request` line). */
   request(event: ForwardedRequestEvent): void;
+  /** R-15: a snapshot of the effects view was taken, or failed (with an effects view only). */
+  effectsSnapshot?(snapshot: JournalEffectsSnapshot): void;
+  /** R-15: the session's effects were judged, before its `ended` line (with an effects view only). */
+  effects?(effects: JournalEffects): void;
 }
 
 export interface Journal {
@@ -96,6 +135,33 @@ export interface JournalEndedRecord {
   reportError?: string;
 }
 
+/** R-15: a `snapshot` line. */
+export type JournalSnapshotRecord = { v: number; event: 'snapshot'; at: number; session: string } & JournalEffectsSnapshot;
+
+/**
+ * R-15: an `effects` line: the verdict, the explanation and the totals always; the reason and the keys
+ * (the backend's values, so personal data like the call payloads) only with `--journal-payloads on`,
+ * redacted by `--redact`, at most {@link JOURNAL_EFFECT_KEYS} keys.
+ */
+export interface JournalEffectsRecord {
+  v: number;
+  event: 'effects';
+  at: number;
+  session: string;
+  verdict: string;
+  explanation: string | null;
+  /** How many keys the report's `effects.keys` holds (every key that changed and every expected key). */
+  keyCount: number;
+  /** New records (per key after − before, when positive), added up over the keys. */
+  created: number;
+  removed: number;
+  changed: number;
+  /** Payloads only, and no key field redacted: the verdict's reason (it names keys by their values). */
+  reason?: string;
+  /** Payloads only: the first {@link JOURNAL_EFFECT_KEYS} keys, in the report's order. */
+  keys?: JournalEffectKey[];
+}
+
 /**
  * One step of one call, as written: a {@link CallEvent} (see it for what each field means) with the line's
  * format version, its session, and `event` / `class` as the JSON names of `step` / `callClass`.
@@ -122,7 +188,13 @@ export type JournalRequestRecord = Omit<ForwardedRequestEvent, 'params' | 'answe
 };
 
 export type JournalRecord =
-  JournalHeaderRecord | JournalOpenedRecord | JournalEndedRecord | JournalCallRecord | JournalRequestRecord;
+  | JournalHeaderRecord
+  | JournalOpenedRecord
+  | JournalEndedRecord
+  | JournalSnapshotRecord
+  | JournalEffectsRecord
+  | JournalCallRecord
+  | JournalRequestRecord;
 
 /** A journal read back: the lines that are complete and known, and what was skipped. */
 export interface JournalContents {

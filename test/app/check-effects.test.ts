@@ -14,7 +14,16 @@ import { buildHtml } from '../../src/app/report-formats/html.js';
 import { buildJunit } from '../../src/app/report-formats/junit.js';
 import { buildMarkdown } from '../../src/app/report-formats/markdown.js';
 import { elementsOf, hasClass, textOf } from '../support/html-dom.js';
-import { carefulF1, documentOf, documentWithEffects, DOUBLED, naiveF1, ONCE, tempFiles } from '../support/report-docs.js';
+import {
+  carefulF1,
+  documentOf,
+  documentWithEffects,
+  DOUBLED,
+  naiveF1,
+  ONCE,
+  readsOnly,
+  tempFiles,
+} from '../support/report-docs.js';
 
 let files: ReturnType<typeof tempFiles> | undefined;
 afterEach(() => files?.remove());
@@ -110,6 +119,27 @@ describe('the effects in JUnit, Markdown and HTML (R-15)', () => {
     expect(dedup!.failure!.type).toBe('DUPLICATE_EXECUTION');
     expect(dedup!['system-out']).toMatch(/effects EXACTLY_ONCE/);
     expect(dedup!['system-out']).toMatch(/Why the two verdicts differ: .*de-duplicated/);
+  });
+
+  it('JUnit: a NOT_TESTED case is skipped, never green, and its system-out still says the effects verdict; a case without a view says none', async () => {
+    const result = await check(
+      { 'untested.json': documentWithEffects(readsOnly(), DOUBLED), 'plain.json': documentOf(carefulF1()) },
+      options('FAIL', 'NOT_TESTED'),
+    );
+    const doc = xml.parse(buildJunit(result.suites)) as {
+      testsuites: { testsuite: Array<{ testcase: Array<{ skipped?: { message: string }; 'system-out': string }> }> };
+    };
+    const [untested, plain] = doc.testsuites.testsuite.map((s) => s.testcase[0]!);
+    expect(untested!.skipped!.message).toMatch(/^NOT_TESTED: /);
+    expect(untested!['system-out']).toMatch(/effects DUPLICATE_EFFECT/);
+    expect(untested!['system-out']).toContain('guest=Ann,date=2026-01-01: 0 → 2, 2 new');
+    expect(plain!['system-out']).not.toMatch(/effects/i);
+  });
+
+  it('Markdown: FAIL by executions and EXACTLY_ONCE by effects shows both verdicts and why they differ', async () => {
+    const md = buildMarkdown(await check({ 'dedup.json': documentWithEffects(naiveF1(), ONCE) }, options('FAIL')));
+    expect(md).toMatch(/\| ❌ FAIL \|.*\| effects EXACTLY\\_ONCE \|/);
+    expect(md).toMatch(/Why the two verdicts differ: .*de-duplicated/);
   });
 
   it('Markdown: the row says the effects verdict; a PASS with DUPLICATE_EFFECT gets its details with the key', async () => {

@@ -46,6 +46,51 @@ const ended = z.object({
   verdict: z.string(),
   score: z.number().nullable(),
 });
+const viewFields = {
+  v,
+  event: z.literal('snapshot'),
+  at,
+  session: z.string(),
+  phase: z.enum(['before', 'after']).describe('R-15: the snapshot before the first call, or after the session ended.'),
+  view: z.string().describe('The effects view in words: the read tool, or the command.'),
+  keyFields: z.array(z.string()).describe('The effect key (--effect-key).'),
+};
+const snapshot = z.union([
+  z.object({
+    ...viewFields,
+    ok: z.literal(true),
+    records: z.number().int().nonnegative().describe('Records the view listed.'),
+    keys: z.number().int().nonnegative().describe('Distinct effect keys among them.'),
+    hash: z.string().describe("The listing's hash, as the report's effects.snapshots."),
+  }),
+  z.object({ ...viewFields, ok: z.literal(false), reason: z.string().describe('Why there is no snapshot.') }),
+]);
+const effectKey = z.object({
+  key: z.record(z.string(), z.unknown()),
+  before: z.number().int().nonnegative(),
+  after: z.number().int().nonnegative(),
+  created: z.number().int().nonnegative(),
+  removed: z.number().int().nonnegative(),
+  changed: z.number().int().nonnegative(),
+  expected: z.array(z.string()),
+});
+const effects = z.object({
+  v,
+  event: z.literal('effects'),
+  at,
+  session: z.string(),
+  verdict: z.string().describe("R-15: the effects verdict, as the report's effects.verdict."),
+  explanation: z.string().nullable(),
+  keyCount: z.number().int().nonnegative().describe("Keys the report's effects.keys holds."),
+  created: z.number().int().nonnegative(),
+  removed: z.number().int().nonnegative(),
+  changed: z.number().int().nonnegative(),
+  reason: z
+    .string()
+    .optional()
+    .describe("--journal-payloads on, no key field redacted: the verdict's reason (it names keys by their values)."),
+  keys: z.array(effectKey).optional().describe('--journal-payloads on: the first 100 keys, key values redacted by --redact.'),
+});
 const call = z.object({
   v,
   event: z.enum(['received', 'injected', 'forwarded', 'asked', 'answered', 'delivered']),
@@ -99,7 +144,7 @@ const request = z.object({
 });
 
 export const journalLineSchema = z
-  .union([header, opened, ended, call, request])
+  .union([header, opened, ended, snapshot, effects, call, request])
   .meta({ title: 'Journal line', description: 'One JSON line of a --journal file (docs/journal.md).' });
 
 /** The reader's view of a line: the port's record types, with the closed vocabularies as plain strings. */

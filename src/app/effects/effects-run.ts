@@ -10,9 +10,25 @@ import type { ExecutionFacts } from '../../domain/effects/disagreement.js';
 import { effectsReport, type EffectsReport } from '../../domain/effects/effects-report.js';
 import { viewName, type EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import type { SnapshotResult } from '../../domain/effects/snapshot.js';
+import type { JournalEffectsSnapshot } from '../../ports/journal.port.js';
 import { snapshotView, type EffectsReaders } from './effects-view.js';
 
 export const OVERLAP_REASON = 'another session ran at the same time: the snapshots hold what both did';
+
+/** Told each snapshot as it is taken (or fails): the journal's `snapshot` lines. */
+export type SnapshotObserver = (phase: 'before' | 'after', result: SnapshotResult) => void;
+
+/** What the journal is told of a snapshot: how many records under how many keys, its hash, or why none. */
+export function journalSnapshot(
+  phase: 'before' | 'after',
+  view: EffectsViewSettings,
+  result: SnapshotResult,
+): JournalEffectsSnapshot {
+  const common = { phase, view: viewName(view), keyFields: [...view.keyFields] };
+  if (!result.ok) return { ...common, ok: false, reason: result.reason };
+  const { snapshot } = result;
+  return { ...common, ok: true, records: snapshot.count, keys: new Set(snapshot.ids).size, hash: snapshot.hash };
+}
 
 export class EffectsRun {
   private before: SnapshotResult | null = null;
@@ -31,9 +47,11 @@ export class EffectsRun {
     /** Why the view cannot be read at all (checked at start); null: read it. */
     private readonly refusal: string | null,
     private readonly timeoutMs: number,
+    private readonly observe: SnapshotObserver | null = null,
   ) {
     this.ready = (async () => {
       this.before = await this.snapshot();
+      this.observe?.('before', this.before);
       this.isReady = true;
     })();
   }
@@ -47,6 +65,7 @@ export class EffectsRun {
   async finish(execution: ExecutionFacts): Promise<EffectsReport> {
     await this.ready;
     const after = await this.snapshot();
+    this.observe?.('after', after);
     this.settle();
     const unknown = this.refusal ?? this.overlapReason;
     return effectsReport(this.view, this.before!, after, execution, unknown === null ? null : { reason: unknown });

@@ -296,6 +296,14 @@ export class JudgedSession implements AgentSessionHandler {
         this.effects = await this.ctx.effects.finish(
           executionFactsOf(this.evaluation, evaluate(this.evaluation).verdict.verdict),
         );
+      if (this.effects !== undefined)
+        this.ctx.journal?.effects?.({
+          keyFields: this.effects.view.keyFields,
+          verdict: this.effects.verdict,
+          reason: this.effects.reason,
+          explanation: this.effects.explanation,
+          keys: this.effects.keys,
+        });
       this.status = 'finished';
       if (!this.failed) await Promise.race([this.publish(true), delay(drainMs)]);
       const outcome = this.outcome();

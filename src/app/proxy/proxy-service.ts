@@ -23,7 +23,7 @@ import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamExit, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
-import type { Journal } from '../../ports/journal.port.js';
+import type { Journal, JournalSession } from '../../ports/journal.port.js';
 import type { TraceSpan, Tracer } from '../../ports/tracer.port.js';
 import { SessionTrace } from '../tracing/session-trace.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
@@ -35,7 +35,7 @@ import { AgentRelay, NOTIFICATIONS_PER_SECOND } from './agent-relay.js';
 import type { ModelSide } from '../../domain/attribution.js';
 import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import { escapeTerminalText } from '../../domain/terminal-text.js';
-import { EffectsRun } from '../effects/effects-run.js';
+import { EffectsRun, journalSnapshot } from '../effects/effects-run.js';
 import { EFFECTS_TIMEOUT_MS } from '../effects/effects-view.js';
 import type { RecordsCommand } from '../../ports/records-command.port.js';
 
@@ -262,7 +262,7 @@ export class ProxyService {
         : []),
       ...(this.deps.callObservers?.(sessionId, ordinal) ?? []),
     ];
-    const effects = this.openEffectsRun();
+    const effects = this.openEffectsRun(journal);
     const tracer = this.deps.tracer;
     const trace =
       tracer === undefined
@@ -437,10 +437,11 @@ export class ProxyService {
   }
 
   /** a session's effects, its snapshot before started now; a session beside another overlaps it. */
-  private openEffectsRun(): EffectsRun | undefined {
+  private openEffectsRun(journal: JournalSession | null): EffectsRun | undefined {
     const view = this.config.effects;
     if (view === undefined || view === null) return undefined;
     const command = this.deps.effectsCommand;
+    const record = journal?.effectsSnapshot?.bind(journal);
     const run = new EffectsRun(
       {
         upstream: this.deps.effectsUpstream ?? this.deps.upstream,
@@ -449,6 +450,7 @@ export class ProxyService {
       view,
       this.effectsRefusal,
       Math.min(EFFECTS_TIMEOUT_MS, this.config.callTimeoutMs),
+      record === undefined ? null : (phase, result) => record(journalSnapshot(phase, view, result)),
     );
     if (this.openEffects.size > 0) {
       for (const other of this.openEffects) other.overlapped();

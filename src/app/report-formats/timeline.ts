@@ -245,8 +245,16 @@ export function journalSessions(records: readonly JournalRecord[]): JournalSessi
     return entry;
   };
   for (const record of records) {
-    // R-17: forwarded requests that are not tool calls are no call of the timeline.
-    if (record.event === 'journal' || record.event === 'ended' || record.event === 'request') continue;
+    // R-17: forwarded requests that are not tool calls are no call of the timeline; the effects lines
+    // (R-15: `snapshot`, `effects`) are the session's, not its calls'.
+    if (
+      record.event === 'journal' ||
+      record.event === 'ended' ||
+      record.event === 'request' ||
+      record.event === 'snapshot' ||
+      record.event === 'effects'
+    )
+      continue;
     if (record.event === 'opened') of(record.session).opened = record;
     else of(record.session).calls.push(record);
   }

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileJournal } from '../../../src/adapters/file-journal.js';
+import { parseJournal } from '../../../src/adapters/report-files/journal-reader.js';
 import { EffectsRun, OVERLAP_REASON } from '../../../src/app/effects/effects-run.js';
 import { ProxyService } from '../../../src/app/proxy/proxy-service.js';
 import type { ExecutionFacts } from '../../../src/domain/effects/disagreement.js';
@@ -6,7 +9,11 @@ import type { EffectsViewSettings } from '../../../src/domain/effects/effects-se
 import type { ToolCallRequest } from '../../../src/ports/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../../src/ports/upstream-side.port.js';
 import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../../support/in-memory-sides.js';
+import { tempFiles } from '../../support/report-docs.js';
 import { TestClock, fixedRandom } from '../../support/session-driver.js';
+
+let files: ReturnType<typeof tempFiles> | undefined;
+afterEach(() => files?.remove());
 
 const view: EffectsViewSettings = {
   tool: 'list_orders',
@@ -94,7 +101,7 @@ describe('ProxyService with an effects view (R-15.1)', () => {
     { name: 'list_orders', inputSchema: { type: 'object' } },
   ];
 
-  function setup(stdio: boolean, effects: EffectsViewSettings = view) {
+  function setup(stdio: boolean, effects: EffectsViewSettings = view, journal?: FileJournal) {
     const upstream = new HeldUpstream(TOOLS);
     const b = backend();
     const agentSide = new InMemoryAgentSide();
@@ -115,6 +122,7 @@ describe('ProxyService with an effects view (R-15.1)', () => {
         random: fixedRandom(0.5),
         logger: SILENT_LOGGER,
         notice: (line) => notices.push(line),
+        ...(journal !== undefined ? { journal } : {}),
       },
       {
         scenario: { mode: 'none' },
@@ -181,5 +189,95 @@ describe('ProxyService with an effects view (R-15.1)', () => {
     expect(b.calls).toEqual([]);
     expect(notices.some((n) => n.startsWith('warning: the effects tool create_order is classified as a write'))).toBe(true);
     expect((sinks[0]!.last as { effects: { verdict: string } }).effects.verdict).toBe('EFFECTS_UNKNOWN');
+  });
+
+  async function journalled(payloads: boolean, redact: string[] = []) {
+    files = tempFiles();
+    const path = files.path('journal.jsonl');
+    const journal = await FileJournal.open(path, {
+      payloads,
+      redact,
+      harnessVersion: 'test',
+      now: () => 1,
+      notice: () => undefined,
+    });
+    const expecting: EffectsViewSettings = {
+      ...view,
+      keyFields: ['item'],
+      expectations: [{ text: 'item=pen', values: ['pen'] }],
+    };
+    const { service, upstream, b, agentSide } = setup(true, expecting, journal);
+    b.records.push({ item: 'old' });
+    await service.start();
+    const agent = agentSide.connect();
+    const answer = agent.callTool({ name: 'create_order', arguments: { item: 'pen' } }, { signal });
+    const [held] = await upstream.received(1);
+    b.records.push({ item: 'pen', n: 1 }, { item: 'pen', n: 2 });
+    held!.answer(okResult());
+    await answer;
+    agentSide.disconnect('session-1');
+    await service.done;
+    journal.close();
+    const read = parseJournal(readFileSync(path, 'utf8'));
+    expect(read.skipped).toBe(0);
+    return read.records.filter((r) => r.event !== 'journal' && r.event !== 'received' && r.event !== 'forwarded');
+  }
+
+  it('R-15: the journal has a snapshot line before the first call and after the end, then the effects line, then ended', async () => {
+    const lines = await journalled(false);
+    expect(lines.map((r) => r.event)).toEqual(['opened', 'snapshot', 'answered', 'delivered', 'snapshot', 'effects', 'ended']);
+    const [before, after] = lines.filter((r) => r.event === 'snapshot');
+    expect(before).toMatchObject({ phase: 'before', view: 'the effects tool list_orders', keyFields: ['item'], ok: true, records: 1, keys: 1 });
+    expect(after).toMatchObject({ phase: 'after', ok: true, records: 3, keys: 2 });
+    expect((before as { hash: string }).hash).not.toBe((after as { hash: string }).hash);
+    // Without payloads: the verdict and the totals, never the backend's values.
+    const effects = lines.find((r) => r.event === 'effects')!;
+    expect(effects).toEqual({
+      v: 1,
+      event: 'effects',
+      at: 1,
+      session: 'session-1',
+      verdict: 'DUPLICATE_EFFECT',
+      explanation: expect.stringMatching(/DUPLICATE_EFFECT by effects/) as unknown,
+      keyCount: 1,
+      created: 2,
+      removed: 0,
+      changed: 0,
+    });
+  });
+
+  it('R-15: with --journal-payloads on the effects line has the reason and the keys; --redact hides a key field and the reason', async () => {
+    const shown = (await journalled(true)).find((r) => r.event === 'effects')!;
+    expect(shown).toMatchObject({
+      reason: expect.stringContaining('item=pen (2 new)') as unknown,
+      keys: [{ key: { item: 'pen' }, before: 0, after: 2, created: 2, removed: 0, changed: 0, expected: ['item=pen'] }],
+    });
+    const redacted = (await journalled(true, ['item'])).find((r) => r.event === 'effects')!;
+    expect(redacted).toMatchObject({ keys: [{ key: { item: '[REDACTED]' }, created: 2 }] });
+    expect(redacted).not.toHaveProperty('reason');
+  });
+
+  it('R-15: a snapshot that fails is a snapshot line with its reason', async () => {
+    files = tempFiles();
+    const path = files.path('journal.jsonl');
+    const journal = await FileJournal.open(path, {
+      payloads: false,
+      harnessVersion: 'test',
+      now: () => 1,
+      notice: () => undefined,
+    });
+    const { service, agentSide } = setup(true, { ...view, tool: 'create_order' }, journal);
+    await service.start();
+    agentSide.connect();
+    agentSide.disconnect('session-1');
+    await service.done;
+    journal.close();
+    const snapshots = parseJournal(readFileSync(path, 'utf8')).records.filter((r) => r.event === 'snapshot');
+    expect(snapshots).toHaveLength(2);
+    expect(snapshots[0]).toMatchObject({
+      phase: 'before',
+      ok: false,
+      reason: expect.stringContaining('create_order') as unknown,
+    });
   });
 });
