@@ -227,7 +227,14 @@ describe('ProxyService with an effects view (R-15.1)', () => {
     const lines = await journalled(false);
     expect(lines.map((r) => r.event)).toEqual(['opened', 'snapshot', 'answered', 'delivered', 'snapshot', 'effects', 'ended']);
     const [before, after] = lines.filter((r) => r.event === 'snapshot');
-    expect(before).toMatchObject({ phase: 'before', view: 'the effects tool list_orders', keyFields: ['item'], ok: true, records: 1, keys: 1 });
+    expect(before).toMatchObject({
+      phase: 'before',
+      view: 'the effects tool list_orders',
+      keyFields: ['item'],
+      ok: true,
+      records: 1,
+      keys: 1,
+    });
     expect(after).toMatchObject({ phase: 'after', ok: true, records: 3, keys: 2 });
     expect((before as { hash: string }).hash).not.toBe((after as { hash: string }).hash);
     // Without payloads: the verdict and the totals, never the backend's values.
