@@ -1,9 +1,9 @@
 /**
  * R-17, clients nobody here wrote (issue 36 item 4): the compiled CLI as a real process in front of the
  * real `@modelcontextprotocol/server-everything`, compared with the same client talking to the server
- * directly. `@modelcontextprotocol/inspector-cli` lists and reads resources and prompts: it prints the same
- * JSON either way, and the proxy's journal holds one `request` line per read and get, without their
- * payloads. The MCP SDK's client with `sampling` and `elicitation` declared calls server-everything's
+ * directly. `@modelcontextprotocol/inspector-cli` lists and reads resources and prompts (over stdio, and
+ * over `--listen` with an `--upstream-url` upstream): it prints the same JSON either way, and the proxy's
+ * journal holds one `request` line per read and get, without their payloads. The MCP SDK's client with `sampling` and `elicitation` declared calls server-everything's
  * `trigger-sampling-request` and `trigger-elicitation-request`: its handlers are asked the same thing
  * either way and the tool results carry the client's answers, over stdio and over `--listen` with an
  * `--upstream-url` upstream.
@@ -124,6 +124,39 @@ describe('@modelcontextprotocol/inspector-cli lists and reads resources and prom
     };
     expect(report.report.operations).toEqual([]);
     expect(report.report.coverage.calls).toMatchObject({ read: 0, write: 0, unclassified: 0 });
+  }, 120_000);
+});
+
+describe('@modelcontextprotocol/inspector-cli over Streamable HTTP (R-17.1)', () => {
+  it('--listen with an --upstream-url upstream: the same JSON as straight to server-everything over HTTP; one request line each in the shared journal', async () => {
+    requireBuild();
+    const everything = await startEverythingHttp();
+    const proxy = await startListeningProxy(['--upstream-url', everything.url], ['--journal', 'journal.jsonl']);
+    dirs.push(proxy.dir);
+    const methods = [
+      ['resources/list'],
+      ['resources/read', '--uri', DOCUMENT],
+      ['prompts/list'],
+      ['prompts/get', '--prompt-name', 'args-prompt', '--prompt-args', 'city=Zanzibar'],
+    ];
+    for (const args of methods) {
+      const [direct, through] = await Promise.all([inspector([everything.url], args), inspector([proxy.url], args)]);
+      expect(direct.exitCode, args[0]).toBe(0);
+      expect(through.exitCode, args[0]).toBe(0);
+      expect(through.printed, args[0]).toEqual(direct.printed);
+      expect(JSON.stringify(through.printed).length, args[0]).toBeGreaterThan(50);
+    }
+    const requests = readLines(join(proxy.dir, 'journal.jsonl')).filter(
+      (line) => line['event'] === 'request' && line['method'] !== 'logging/setLevel',
+    );
+    // One agent session per inspector run, each line naming its own.
+    expect(requests.map((line) => [line['method'], line['uri'] ?? line['name'] ?? null, line['outcome']])).toEqual([
+      ['resources/list', null, 'result'],
+      ['resources/read', DOCUMENT, 'result'],
+      ['prompts/list', null, 'result'],
+      ['prompts/get', 'args-prompt', 'result'],
+    ]);
+    expect(new Set(requests.map((line) => line['session'])).size).toBe(4);
   }, 120_000);
 });
 
