@@ -16,6 +16,7 @@ export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void 
       '--scenarios <list>',
       `Comma-separated scenarios of ${scenarioIds().join(',')} (default ${defaultBenchmarkScenarios().join(',')})`,
     )
+    .option('--scenario <id>', 'One scenario, as --scenarios with one id (e.g. F6)')
     .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
     .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
     .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')

@@ -21,21 +21,32 @@ export const PROGRESS_MIN_RUNS = 2000;
 /** Validates the flags: one clear line (UsageError) for anything wrong. */
 export function parseBenchmarkFlags(values: FlagValues): Omit<BenchmarkOptions, 'seed'> {
   const scenarios = single(values, 'scenarios');
+  // One idea, one pair of names in every command (issue 37 §3): `--scenario F6` is `--scenarios F6`.
+  const scenario = single(values, 'scenario');
+  if (scenario !== undefined && scenarios !== undefined) throw new UsageError('give --scenario or --scenarios, not both');
+  if (scenario !== undefined && scenario.includes(',')) {
+    throw new UsageError(`flag --scenario takes one scenario, got "${scenario}" (several: --scenarios)`);
+  }
   const runs = single(values, 'runs');
   const jitter = single(values, 'jitter');
   return {
-    scenarios: scenarios === undefined ? defaultBenchmarkScenarios() : scenarioList(scenarios),
+    scenarios:
+      scenario !== undefined
+        ? scenarioList(scenario, 'scenario')
+        : scenarios === undefined
+          ? defaultBenchmarkScenarios()
+          : scenarioList(scenarios, 'scenarios'),
     runs: runs === undefined ? 1 : numberIn(runs, 'runs', 1, 1000, true),
     jitterMs: jitter === undefined ? 0 : numberIn(jitter, 'jitter', 0, 60_000, true),
   };
 }
 
 /** `f3,F1` → `[F1, F3]`: known ids, case-insensitive, no duplicates, in the canonical order. */
-function scenarioList(value: string): ScenarioId[] {
+function scenarioList(value: string, flag: 'scenario' | 'scenarios'): ScenarioId[] {
   const chosen = new Set<ScenarioId>();
-  for (const item of commaList(value, 'scenarios')) {
+  for (const item of commaList(value, flag)) {
     const id = item.toUpperCase();
-    if (!isScenarioId(id)) throw new UsageError(`flag --scenarios accepts ${scenarioIds().join(', ')}, got "${item}"`);
+    if (!isScenarioId(id)) throw new UsageError(`flag --${flag} accepts ${scenarioIds().join(', ')}, got "${item}"`);
     if (chosen.has(id)) throw new UsageError(`flag --scenarios names ${id} twice`);
     chosen.add(id);
   }

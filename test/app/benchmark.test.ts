@@ -519,6 +519,10 @@ describe('benchmark flags (R-11)', () => {
     });
   });
 
+  it('issue 37 §3: --scenario F6 is --scenarios F6 (one idea, both names, as in trial)', () => {
+    expect(parseBenchmarkFlags({ scenario: ['f6'] }).scenarios).toEqual(['F6']);
+  });
+
   it.each([
     [{ runs: ['0'] }, /--runs must be an integer from 1 to 1000, got "0"/],
     [{ runs: ['1001'] }, /--runs must be an integer from 1 to 1000/],
@@ -532,6 +536,9 @@ describe('benchmark flags (R-11)', () => {
     [{ scenarios: ['F1,f1'] }, /--scenarios names F1 twice/],
     [{ scenarios: ['F1,,F2'] }, /--scenarios has an empty item/],
     [{ scenarios: [' '] }, /--scenarios needs a non-empty value/],
+    [{ scenario: ['F1'], scenarios: ['F2'] }, /give --scenario or --scenarios, not both/],
+    [{ scenario: ['F1,F2'] }, /--scenario takes one scenario, got "F1,F2" \(several: --scenarios\)/],
+    [{ scenario: ['F9'] }, /--scenario accepts F1, F2, F3, F4, F5, F6, F7, got "F9"/],
   ])('R-11: %j is refused with one line', (values, message) => {
     expect(parse(values)).toThrow(message);
   });
