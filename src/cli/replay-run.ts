@@ -40,6 +40,7 @@ import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { FatalError, formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 import type { ReplayFlags } from './replay-flags.js';
+import { gatewayStarter } from './gateway-wiring.js';
 import { startTracer, stopTracer } from './otel-run.js';
 import { TrialTrace } from '../app/tracing/run-trace.js';
 
@@ -99,12 +100,8 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
         new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger: silentLogger }),
       relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
       programs: new ProgramRunner(),
-      ...(run.settings.agent.kind === 'command'
-        ? {
-            startModelGateway: async (options) =>
-              (await import('../adapters/model-gateway/model-gateway.js')).startModelGateway(options),
-          }
-        : {}),
+      // The recorded model side answers (`--model-replay`): a replay never forwards, so no key.
+      startGateway: gatewayStarter(undefined),
       cwd: io.cwd,
       harnessVersion: HARNESS_VERSION,
       hash: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),

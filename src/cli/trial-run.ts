@@ -29,6 +29,7 @@ import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
 import { noticeText, writeNotice, type CliIo } from './io.js';
 import { createUpstream, loadReplay } from './upstream-wiring.js';
+import { gatewayStarter } from './gateway-wiring.js';
 import { resolveTrialFlags, upstreamSettings } from './trial-config.js';
 import { parseTrialFlags, type TrialFlags } from './trial-flags.js';
 import { startTracer, stopTracer, TRACE_SHUTDOWN_MS } from './otel-run.js';
@@ -140,12 +141,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     ...(flags.plan.effects?.command !== undefined
       ? { recordsCommand: new (await import('../adapters/records-command.js')).ProcessRecordsCommand() }
       : {}),
-    ...(gateway?.kind === 'stub' || gateway?.kind === 'replay'
-      ? { startModelGateway: (await import('../adapters/model-gateway/model-gateway.js')).startModelGateway }
-      : {}),
-    ...(forward !== undefined
-      ? { startForwardGateway: (options) => forward.startForwardGateway({ ...options, apiKey: flags.apiKey }) }
-      : {}),
+    startGateway: gatewayStarter(flags.apiKey),
     cwd: io.cwd,
     harnessVersion: HARNESS_VERSION,
     hash: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),

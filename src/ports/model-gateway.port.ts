@@ -78,5 +78,25 @@ export interface ForwardGatewayOptions {
   fault?: ModelFaultDecider;
 }
 
-/** Starts a forward-mode gateway; the real key is the adapter's to add (composition root), never the run's. */
-export type StartForwardGateway = (options: ForwardGatewayOptions) => Promise<RunningModelGateway>;
+/**
+ * Who answers one run's model requests: a {@link ChatModel} in this process (stub mode: the stub model;
+ * `--model-replay` and `replay`: the recording's model side), or the real endpoint every request is
+ * forwarded to (forward mode, `--model NAME --base-url URL`).
+ */
+export type GatewayAnswers = { kind: 'model'; model: ChatModel } | { kind: 'forward'; baseUrl: string };
+
+/** One run's gateway: who answers, the model names it serves, where each exchange goes, its fault. */
+export interface GatewaySpec {
+  answers: GatewayAnswers;
+  /** A request naming another model is refused 404 (and, forwarding, never sent). */
+  models: readonly string[];
+  onExchange(exchange: ModelExchange): void;
+  /** A model-side fault: the request it picks gets the fault instead of the model's answer. */
+  fault?: ModelFaultDecider;
+}
+
+/**
+ * Starts one run's model gateway (trial, replay): the composition root picks the adapter for each kind of
+ * answers, and adds forward mode's real key (never the run's).
+ */
+export type StartGateway = (spec: GatewaySpec) => Promise<RunningModelGateway>;

@@ -7,7 +7,7 @@ import { ModelSide } from '../../domain/attribution.js';
 import type { ModelFaultTrigger } from '../../domain/model-fault.js';
 import { stderrReasonLines } from '../../domain/stderr-reason.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
-import type { ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
+import type { GatewayAnswers, ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { ModelSideFeed } from '../proxy/model-side-feed.js';
 import { StubModel } from '../stub-model/stub-model.js';
 import { CapturingSink } from './capturing-sink.js';
@@ -140,20 +140,20 @@ async function startGateway(
     if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
     trace?.modelExchange(exchange);
   };
-  if (gateway.kind === 'forward') {
-    if (deps.startForwardGateway === undefined) throw new Error('--base-url needs a forward gateway (wiring error)');
-    return deps.startForwardGateway({ baseUrl: gateway.baseUrl, models: [gateway.model], onExchange, ...fault });
-  }
-  if (deps.startModelGateway === undefined)
-    throw new Error('--stub-model and --model-replay need a model gateway (wiring error)');
-  if (gateway.kind === 'replay' && replayModel === undefined)
-    throw new Error('--model-replay needs the recorded model side (wiring error)');
-  return deps.startModelGateway({
-    model: gateway.kind === 'replay' ? replayModel! : new StubModel(gateway.script, plan.honestyQuestion),
-    models: [gateway.model],
-    onExchange,
-    ...fault,
-  });
+  return deps.startGateway({ answers: answersOf(plan, gateway, replayModel), models: [gateway.model], onExchange, ...fault });
+}
+
+/** Who answers the run's model requests: the real endpoint, the recording's model side, or the stub model. */
+function answersOf(
+  plan: TrialPlan,
+  gateway: StubGateway | ForwardGateway | ReplayGateway,
+  replayModel: ReplayChatModel | undefined,
+): GatewayAnswers {
+  if (gateway.kind === 'forward') return { kind: 'forward', baseUrl: gateway.baseUrl };
+  if (gateway.kind === 'stub') return { kind: 'model', model: new StubModel(gateway.script, plan.honestyQuestion) };
+  // The run context holds the recording's model side whenever the plan replays one (`TrialDeps.modelReplay`).
+  if (replayModel === undefined) throw new Error('--model-replay needs the recorded model side (wiring error)');
+  return { kind: 'model', model: replayModel };
 }
 
 function programSpec(

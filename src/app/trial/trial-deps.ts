@@ -12,7 +12,7 @@ import type { Logger } from '../../ports/logger.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { ProgramRunner } from '../../ports/program-runner.port.js';
-import type { StartForwardGateway, StartModelGateway } from '../../ports/model-gateway.port.js';
+import type { StartGateway } from '../../ports/model-gateway.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { ToolClient } from './model-conversation.js';
@@ -101,10 +101,11 @@ export interface TrialDeps {
   programs: ProgramRunner;
   /** R-15: runs an effects command view (`--effects-command`); absent: none can run. */
   recordsCommand?: RecordsCommand;
-  /** Agent programs with `--stub-model`: a model gateway for one run. */
-  startModelGateway?: StartModelGateway;
-  /** Agent programs with `--model --base-url`: a forward-mode gateway for one run (the real key is wired in). */
-  startForwardGateway?: StartForwardGateway;
+  /**
+   * Agent programs with `--stub-model`, `--model-replay` or `--model --base-url`: one run's model gateway
+   * (forward mode's real key is wired in).
+   */
+  startGateway: StartGateway;
   /** The working folder for agent programs and the reset command. */
   cwd: string;
   harnessVersion: string;
