@@ -3,11 +3,12 @@
  * answers, loaded when a run first starts one — a model in this process (`--stub-model`, `--model-replay`,
  * `replay`) or forward mode (`--model NAME --base-url URL`), whose real key is added here, never the run's.
  */
-import type { StartGateway } from '../ports/model-gateway.port.js';
+import type { ModelExchange, StartGateway } from '../ports/model-gateway.port.js';
 
 export function gatewayStarter(apiKey: string | undefined): StartGateway {
-  return async ({ answers, models, onExchange, fault }) => {
-    const options = { models, onExchange, ...(fault !== undefined ? { fault } : {}) };
+  return async (spec) => {
+    const { answers, models, fault } = spec;
+    const options = { models, onExchange: (e: ModelExchange) => spec.onExchange(e), ...(fault !== undefined ? { fault } : {}) };
     if (answers.kind === 'forward')
       return (await import('../adapters/model-gateway/forward.js')).startForwardGateway({
         ...options,
