@@ -12,6 +12,8 @@ import { commaList, jsonObject, numberIn, repeated, single, toolAndJson, type Fl
 import { UsageError } from './errors.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
+import { parseEffectsFlags } from './effects-flags.js';
+import type { EffectsViewSettings } from '../domain/effects/effects-settings.js';
 
 /** [flag, description] of every probe flag that takes a value (the proxy's upstream flags come on top). */
 export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
@@ -20,9 +22,26 @@ export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['example-file', 'A JSON file {"TOOL": {arguments}, ...}: the examples of several tools'],
   [
     'effects-tool',
-    'TOOL[=JSON]: the effects view, a read tool that lists what exists; the items (or lines) in its answer before and after each call count the effects',
+    'TOOL[=JSON]: the effects view, a read tool that lists what exists; the items (or lines) in its answer before and after each call count the effects; with --effect-key they are also judged per key',
   ],
   ['count-with', 'TOOL[=JSON]: the older name of --effects-tool (an alias; not both)'],
+  [
+    'effects-command',
+    'CMD: instead of --effects-tool, a program that prints the records (JSON array, JSON lines or an object with arrays), run before each probe and after each of its calls with --effects-arg as its arguments; needs --effect-key',
+  ],
+  ['effects-arg', 'One argument of --effects-command; repeatable (e.g. -c, then a shell line)'],
+  [
+    'effects-path',
+    "Where the records are inside the view's answer, as field names a.b (default: the answer itself); needs --effect-key",
+  ],
+  [
+    'effect-key',
+    'Comma-separated record fields that make two records the same effect (e.g. guest,date): each probe also gets an effects verdict (DUPLICATE_EFFECT, EXACTLY_ONCE, …) from the records before and after it',
+  ],
+  [
+    'expect-effect',
+    "An effect each probe's example should create, FIELD=VALUE,… over every --effect-key field; repeatable; needs --effect-key",
+  ],
   ['hold', 'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once)'],
   ['json', 'Write the results (every probe with its evidence) as JSON to this file'],
   ['markdown', 'Write the results as Markdown tables to this file'],
@@ -54,6 +73,11 @@ export interface ProbeFlags {
   tools: string[] | null;
   examples: Map<string, Record<string, unknown>>;
   countWith: { tool: string; arguments: Record<string, unknown>; flag: 'effects-tool' | 'count-with' } | null;
+  /**
+   * R-15: the whole effects view (a tool or a command, a path, the effect key, the expected effects), when
+   * any flag beyond the count tool's is given; then `countWith` is null. Null: count only, or no view.
+   */
+  effects: EffectsViewSettings | null;
   holdMs: number;
   json: string | undefined;
   markdown: string | undefined;
@@ -105,6 +129,14 @@ export async function parseProbeFlags(
     const [tool, args] = toolAndJson(count, countFlag, false);
     countWith = { tool, arguments: args ?? {}, flag: countFlag };
   }
+  // R-15: with a command, a path, a key or an expectation the view is the effects view proxy and trial
+  // take (its key required, one clear line without it); the count tool alone keeps counting items.
+  const viewFlags = ['effects-command', 'effects-arg', 'effects-path', 'effect-key', 'expect-effect'];
+  let effects: EffectsViewSettings | null = null;
+  if (viewFlags.some((flag) => Object.hasOwn(values, flag))) {
+    effects = parseEffectsFlags(count === undefined ? values : { ...values, 'effects-tool': [count] });
+    countWith = null;
+  }
   const hold = single(values, 'hold');
   const outputs = { json: single(values, 'json'), markdown: single(values, 'markdown'), junit: single(values, 'junit') };
   const given = Object.entries(outputs).filter(([, file]) => file !== undefined);
@@ -117,6 +149,7 @@ export async function parseProbeFlags(
     tools: toolsFlag === undefined ? null : commaList(toolsFlag, 'tools'),
     examples,
     countWith,
+    effects,
     holdMs: hold === undefined ? 0 : numberIn(hold, 'hold', 0, 3_600_000, true),
     ...outputs,
     resetCommand: single(values, 'reset-command'),

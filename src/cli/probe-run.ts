@@ -57,11 +57,17 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
       timer: clock,
       random: systemRandom(),
       ...(trace !== undefined ? { trace } : {}),
+      ...(flags.effects?.command !== undefined
+        ? {
+            effectsCommand: { runner: new (await import('../adapters/records-command.js')).ProcessRecordsCommand(), cwd: io.cwd },
+          }
+        : {}),
     },
     {
       tools: flags.tools,
       examples: flags.examples,
       countWith: flags.countWith,
+      effects: flags.effects,
       keyFields: flags.proxy.keyFields,
       classification: flags.proxy.classification,
       holdMs: flags.holdMs,

@@ -114,7 +114,14 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     expect(proxy.get('Options')!.flags).toEqual(['--help']);
     const probe = (await helpOf('probe')).sections;
     expect(probe.get('Probes')!.flags).toEqual(['--tools', '--example', '--example-file', '--count-with', '--hold']);
-    expect(probe.get('Effects (what the backend holds)')!.flags).toEqual(['--effects-tool']);
+    expect(probe.get('Effects (what the backend holds)')!.flags).toEqual([
+      '--effects-tool',
+      '--effects-command',
+      '--effects-arg',
+      '--effects-path',
+      '--effect-key',
+      '--expect-effect',
+    ]);
     expect((await helpOf('check')).sections.get('Gates')!.flags).toContain('--min-pass-rate');
   });
 

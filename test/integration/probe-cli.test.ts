@@ -28,6 +28,14 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     [['--count-with', 'list_items=5'], 'the JSON of --count-with list_items must be a JSON object'],
     [['--effects-tool', 'list_items=5'], 'the JSON of --effects-tool list_items must be a JSON object'],
     [['--effects-tool', 'list_items', '--count-with', 'list_items'], '--effects-tool and --count-with name the same thing'],
+    [['--effects-command', 'cat'], '--effects-command cat needs --effect-key FIELDS'],
+    [['--effects-tool', 'list_items', '--effects-path', 'items'], '--effects-tool list_items needs --effect-key FIELDS'],
+    [['--effect-key', 'id'], '--effect-key needs --effects-tool TOOL[=JSON] or --effects-command CMD'],
+    [['--effects-arg', 'x', '--effects-tool', 'list_items'], '--effects-arg is an argument of --effects-command CMD'],
+    [
+      ['--effects-command', 'cat', '--effects-arg', '{run_dir}/x', '--effect-key', 'id'],
+      'holds {run} or {run_dir}, which trial fills in per run',
+    ],
     [['--json', 'out.txt', '--junit', './out.txt'], '--json and --junit must name different files'],
     [
       ['--example', 'create_paymnet={"amount":5}'],
@@ -51,6 +59,87 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     const result = await runCli([...STRIPE, ...PAYMENT, '--effects-tool', 'set_note={"name":"x"}']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--effects-tool set_note: its answer cannot be counted');
+    oneLine(result.stderr);
+  });
+
+  it('R-15: --effects-command with --effect-key: every probe gets an effects verdict from the records before and after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probe-effects-'));
+    try {
+      // The view: the payments the fixture's ledger says it created, one record each, keyed by the key sent.
+      const list =
+        "const t=(()=>{try{return require('fs').readFileSync(process.argv[1],'utf8')}catch{return ''}})();" +
+        "for(const l of t.split('\\n')){if(!l)continue;const e=JSON.parse(l);" +
+        "if(e.tool==='create_payment'&&e.effect==='created')console.log(JSON.stringify({key:e.arguments.idempotency_key??null,n:e.n}))}";
+      const verdicts = [];
+      for (const fixture of ['stripe-keys-server.mjs', 'key-ignoring-server.mjs']) {
+        const ledger = join(dir, `${fixture}.ledger.jsonl`);
+        const json = join(dir, `${fixture}.json`);
+        const result = await runCli([
+          ...server(fixture),
+          ...PAYMENT,
+          '--upstream-env-var',
+          `FIXTURE_LEDGER=${ledger}`,
+          '--effects-command',
+          process.execPath,
+          '--effects-arg',
+          '-e',
+          '--effects-arg',
+          list,
+          '--effects-arg',
+          ledger,
+          '--effect-key',
+          'key',
+          '--json',
+          json,
+        ]);
+        const file = JSON.parse(readFileSync(json, 'utf8')) as {
+          countWith: string;
+          tools: Array<{
+            probes: Array<{ probe: string; evidence: { counts: number[]; effects?: { verdict: string; reason: string } } }>;
+          }>;
+        };
+        expect(file.countWith).toBe(`the effects command ${process.execPath}`);
+        const p1 = file.tools[0]!.probes.find((p) => p.probe === 'P1')!;
+        // The counts are the command's records: one payment more after the first call.
+        expect(p1.evidence.counts[1]! - p1.evidence.counts[0]!).toBe(1);
+        verdicts.push([
+          result.code,
+          p1.evidence.effects?.verdict,
+          result.stdout.includes(`effects ${p1.evidence.effects?.verdict}`),
+        ]);
+        // What the fixture created, from its own ledger: the effects verdict agrees with it.
+        const created = readFileSync(ledger, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as { effect?: string; arguments: { idempotency_key?: string } })
+          .filter((e) => e.effect === 'created');
+        expect(created.length).toBeGreaterThan(0);
+      }
+      // Keys honoured: P1's repeat replayed, one payment (EXACTLY_ONCE); keys ignored: two (DUPLICATE_EFFECT), exit 2.
+      expect(verdicts).toEqual([
+        [0, 'EXACTLY_ONCE', true],
+        [2, 'DUPLICATE_EFFECT', true],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('R-15: an effects view that cannot be read at the start: one clear line, exit 1', async () => {
+    const result = await runCli([
+      ...STRIPE,
+      ...PAYMENT,
+      '--effects-tool',
+      'list_items',
+      '--effects-path',
+      'rows',
+      '--effect-key',
+      'id',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "the effects view cannot be read: the effects tool list_items: the answer has no field 'rows'",
+    );
     oneLine(result.stderr);
   });
 

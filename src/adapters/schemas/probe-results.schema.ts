@@ -46,6 +46,24 @@ const probeRow = z.object({
       .nullable()
       .describe("The count tool's answers at the same points, bounded (never the whole answer); null without --count-with."),
     concurrent: z.boolean().optional(),
+    effects: z
+      .object({
+        verdict: z.enum(['DUPLICATE_EFFECT', 'LOST_EFFECT', 'EXACTLY_ONCE', 'NO_EFFECT', 'EFFECTS_UNKNOWN']),
+        reason: z.string(),
+        keys: z.array(
+          z.object({
+            key: z.record(z.string(), z.unknown()),
+            before: count,
+            after: count,
+            created: count,
+            removed: count,
+            changed: count,
+            expected: z.array(z.string()),
+          }),
+        ),
+      })
+      .optional()
+      .describe('With --effect-key: the effects verdict of the records before the probe and after its last call.'),
     sent: z.array(
       z.object({ arguments: z.unknown(), meta: z.record(z.string(), z.unknown()).optional(), fault: z.string().optional() }),
     ),

@@ -14,6 +14,11 @@ import { faultOf } from '../../domain/faults/index.js';
 import { globMatch } from '../../domain/glob.js';
 import { KeyFieldMatcher } from '../../domain/key-fields.js';
 import { countItems } from '../../domain/effects/answer-records.js';
+import { viewName, type EffectsViewSettings } from '../../domain/effects/effects-settings.js';
+import { judgeEffects } from '../../domain/effects/effects-verdict.js';
+import type { SnapshotResult } from '../../domain/effects/snapshot.js';
+import type { RecordsCommand } from '../../ports/records-command.port.js';
+import { EFFECTS_TIMEOUT_MS, snapshotView, type EffectsReaders } from '../effects/effects-view.js';
 import { answerText, otherArguments, placeKey } from '../../domain/probe/probe-calls.js';
 import { boundedListing, type BoundedListing } from '../../domain/bounded-listing.js';
 import { notKeptText, PREVIEW_CHARS } from '../../domain/kept-text.js';
@@ -55,6 +60,8 @@ export interface ProbeDeps {
   random: RandomSource;
   /** `--otel` (docs/traces.md): a span per probe, its session's calls under it; absent: no traces. */
   trace?: ProbeTrace;
+  /** R-15: runs a command view (`--effects-command`) in `cwd`; absent: a command view has no runner. */
+  effectsCommand?: { runner: RecordsCommand; cwd: string };
 }
 
 export interface ProbeSettings {
@@ -64,6 +71,12 @@ export interface ProbeSettings {
   examples: ReadonlyMap<string, Record<string, unknown>>;
   /** `--count-with TOOL[=JSON]`: the read tool whose listed items count the effects; null: none. */
   countWith: { tool: string; arguments: Record<string, unknown>; flag?: 'effects-tool' | 'count-with' } | null;
+  /**
+   * R-15: the effects view (`--effect-key` with `--effects-tool` or `--effects-command`): read before each
+   * probe and after each forwarded call like the count tool, outside the probe's session, its records
+   * counted and judged per key; null or absent: none (then `countWith` may count).
+   */
+  effects?: EffectsViewSettings | null;
   keyFields: readonly string[];
   classification: ClassificationRules;
   /** P3: how long after the first call the second is sent (0: at once). */
@@ -121,7 +134,9 @@ export class ProbeService {
     const listing = await this.list();
     const tools: ToolReport[] = [];
     for (const { tool, keyFields } of listing.chosen) tools.push(await this.probeTool(tool, keyFields, listing));
-    return { server: listing.server, countWith: this.settings.countWith?.tool ?? null, tools };
+    const view = this.settings.effects ?? null;
+    const countedWith = view === null ? null : view.command === undefined ? view.tool : viewName(view);
+    return { server: listing.server, countWith: this.settings.countWith?.tool ?? countedWith, tools };
   }
 
   /** The first upstream: its tools, the write tools chosen, the count tool checked once. */
@@ -153,6 +168,7 @@ export class ProbeService {
             `--example ${name}: not a write tool of the upstream (write tools: ${writes.map((t) => t.name).join(', ') || 'none'})`,
           );
       if (settings.countWith !== null) await this.checkCountTool(upstream, tools, settings.countWith);
+      if (settings.effects != null) await this.checkView(upstream, tools, settings.effects);
       const byName = new Map(tools.map((t) => [t.name, t]));
       return {
         tools,
@@ -183,6 +199,23 @@ export class ProbeService {
         `--${countWith.flag ?? 'count-with'} ${countWith.tool}: its answer cannot be counted (neither a JSON array, an object with arrays, nor lines of text): ${what}`,
       );
     }
+  }
+
+  /** R-15: the effects view is listed by the upstream (a tool) and can be read now: else one clear line. */
+  private async checkView(upstream: UpstreamSide, tools: readonly ToolDescriptor[], view: EffectsViewSettings): Promise<void> {
+    if (view.command === undefined && !tools.some((t) => t.name === view.tool))
+      throw new ProbeInputError(`--effects-tool ${view.tool}: the upstream lists no such tool`);
+    const first = await this.readView(upstream, view);
+    if (!first.ok) throw new ProbeInputError(`the effects view cannot be read: ${first.reason}`);
+  }
+
+  private readView(upstream: UpstreamSide, view: EffectsViewSettings): Promise<SnapshotResult> {
+    const command = this.deps.effectsCommand;
+    const readers: EffectsReaders = {
+      upstream,
+      ...(command !== undefined ? { command: command.runner, cwd: command.cwd } : {}),
+    };
+    return snapshotView(readers, view, Math.min(EFFECTS_TIMEOUT_MS, this.settings.callTimeoutMs));
   }
 
   private async probeTool(tool: ToolDescriptor, keyFields: string[], listing: Listing): Promise<ToolReport> {
@@ -276,10 +309,25 @@ export class ProbeService {
       },
     });
     const countWith = this.settings.countWith;
+    const view = this.settings.effects ?? null;
     const counts: number[] = [];
     const listings: BoundedListing[] = [];
     const problems: string[] = [];
+    const snapshots: SnapshotResult[] = [];
     const snapshot = async (): Promise<void> => {
+      if (view !== null) {
+        // R-15: the view read outside the probe's session (never faulted, never one of its calls).
+        const read = await this.readView(upstream, view);
+        snapshots.push(read);
+        if (!read.ok) problems.push(read.reason);
+        counts.push(read.ok ? read.snapshot.count : 0);
+        listings.push(
+          read.ok
+            ? { count: read.snapshot.count, hash: read.snapshot.hash, head: [...read.snapshot.head] }
+            : { count: 0, hash: '', head: [] },
+        );
+        return;
+      }
       if (countWith === null) return;
       const record = await pipeline.run({ name: countWith.tool, arguments: countWith.arguments });
       const n = countItems(record.result);
@@ -343,13 +391,21 @@ export class ProbeService {
       traced?.session.ended(session, undefined);
       await upstream.close();
     }
-    if (countWith !== null) {
+    if (countWith !== null || view !== null) {
       evidence.counts = counts;
       evidence.listings = listings;
     }
+    if (view !== null && problems.length === 0 && snapshots.length >= 2) {
+      const judged = judgeEffects(snapshots[0]!, snapshots[snapshots.length - 1]!, view.expectations);
+      evidence.effects = { verdict: judged.verdict, reason: judged.reason, keys: judged.keys };
+    }
     const result =
       problems.length > 0
-        ? failed(`the count tool's answer could not be counted: ${problems[0]}`)
+        ? failed(
+            view !== null
+              ? `the effects view could not be read: ${problems[0]}`
+              : `the count tool's answer could not be counted: ${problems[0]}`,
+          )
         : row(judgeProbe(probe, evidence));
     traced?.end(result);
     return result;

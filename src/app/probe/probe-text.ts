@@ -33,7 +33,8 @@ export function formatProbeTable(report: ProbeReport, { reset = false }: { reset
         tool.tool,
         probe.probe,
         probe.label,
-        REPORTED_ONLY.has(probe.probe) ? `reported: ${probe.reason}` : probe.reason,
+        (REPORTED_ONLY.has(probe.probe) ? `reported: ${probe.reason}` : probe.reason) +
+          (probe.evidence.effects === undefined ? '' : `; effects ${probe.evidence.effects.verdict}`),
       ]);
     const skippedBy = new Map<string, string[]>();
     for (const skipped of tool.skipped) skippedBy.set(skipped.why, [...(skippedBy.get(skipped.why) ?? []), skipped.probe]);

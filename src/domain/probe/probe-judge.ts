@@ -7,6 +7,7 @@
  * Without it the answers alone decide, and the reason says so: an identical answer is a replay, a
  * different one a new result.
  */
+import type { EffectsVerdict, KeyDiff } from '../effects/effects-verdict.js';
 import type { BoundedListing } from '../bounded-listing.js';
 import { errorGist } from './error-gist.js';
 import type { ProbeDefinition, ProbeId, ToolPromise } from './probes.js';
@@ -58,6 +59,18 @@ export interface ProbeEvidence {
   listings: BoundedListing[] | null;
   /** P3: the second call was sent before the first was answered. */
   concurrent?: boolean;
+  /**
+   * R-15, with `--effect-key`: the effects verdict of the records the view listed before the probe and
+   * after its last call, per effect key (it stands beside the label, never changes it).
+   */
+  effects?: ProbeEffects;
+}
+
+/** A probe's effects: the verdict, its reason and every key that changed or was expected. */
+export interface ProbeEffects {
+  verdict: EffectsVerdict;
+  reason: string;
+  keys: KeyDiff[];
 }
 
 export interface ProbeResult {
