@@ -5,8 +5,9 @@
  * timer (`SystemClock`, `--land-after 600000`), each sent one write at once — under F6 each write then waits
  * for its landing, under F1 it is answered and done. Per round: the heap and RSS growth of the F6 sessions
  * and of as many F1 sessions side by side (interleaved, median of `rounds`), the time to send them, and the
- * time for `landPending()` to land every waiting write (then the upstream must have executed each once).
- * `npm run bench:late` (`-- --sessions N --rounds R`).
+ * time for `landPending()` to land every waiting write (then the upstream must have executed each once),
+ * and the process's peak RSS over the round; then one line: the target (`checkLateWrites`, the limit of
+ * `npm run bench`'s 10 000-parallel case) met or not met. `npm run bench:late` (`-- --sessions N --rounds R`).
  */
 import { SeededRandom } from '../src/adapters/seeded-random.js';
 import { SystemClock } from '../src/adapters/system-clock.js';
@@ -14,6 +15,7 @@ import { CallPipeline } from '../src/app/pipeline/call-pipeline.js';
 import { EvaluationSession } from '../src/domain/session.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../src/ports/upstream-side.port.js';
 import { median, nowMs } from './measure.js';
+import { checkLateWrites, targetLine } from './targets.js';
 
 export interface LateWriteFigures {
   sessions: number;
@@ -22,6 +24,11 @@ export interface LateWriteFigures {
   heapBytesPerSession: { F6: number; F1: number };
   /** Median RSS growth of a round, in MB. */
   rssGrowthMb: { F6: number; F1: number };
+  /**
+   * Median peak RSS of the bench process during a round (sampled every few ms from the first send to the
+   * last landing), in MB: what the target reads for F6.
+   */
+  peakRssMb: { F6: number; F1: number };
   /** Median ms to send one write in every session. */
   sendMs: { F6: number; F1: number };
   /** Median ms for `landPending()` to land every waiting F6 write. */
@@ -73,6 +80,9 @@ async function round(id: 'F1' | 'F6', sessions: number) {
   await settle();
   const heapBefore = process.memoryUsage().heapUsed;
   const rssBefore = process.memoryUsage().rss;
+  let peakRss = rssBefore;
+  const sample = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+  const sampler = setInterval(sample, 5);
   const start = nowMs();
   const pipelines: CallPipeline[] = [];
   const answers: Array<Promise<unknown>> = [];
@@ -90,10 +100,13 @@ async function round(id: 'F1' | 'F6', sessions: number) {
   const landStart = nowMs();
   await Promise.all(pipelines.map((pipeline) => pipeline.landPending()));
   const landMs = nowMs() - landStart;
+  clearInterval(sampler);
+  sample();
+  const peakRssMb = peakRss / 2 ** 20;
   if (upstream.executed !== sessions)
     throw new Error(`bench: ${id}: the upstream executed ${upstream.executed} of ${sessions} writes`);
   if (id === 'F6' && waiting !== sessions) throw new Error(`bench: F6: ${sessions - waiting} writes landed before their time`);
-  return { heapBytes, rssMb, sendMs, landMs };
+  return { heapBytes, rssMb, sendMs, landMs, peakRssMb };
 }
 
 export async function measureLateWrites(sessions = 10_000, rounds = 3): Promise<LateWriteFigures> {
@@ -108,6 +121,7 @@ export async function measureLateWrites(sessions = 10_000, rounds = 3): Promise<
     rounds,
     heapBytesPerSession: { F6: med('F6', (r) => r.heapBytes), F1: med('F1', (r) => r.heapBytes) },
     rssGrowthMb: { F6: med('F6', (r) => r.rssMb), F1: med('F1', (r) => r.rssMb) },
+    peakRssMb: { F6: med('F6', (r) => r.peakRssMb), F1: med('F1', (r) => r.peakRssMb) },
     sendMs: { F6: med('F6', (r) => r.sendMs), F1: med('F1', (r) => r.sendMs) },
     landMs: med('F6', (r) => r.landMs),
   };
@@ -118,7 +132,9 @@ export function formatLateWrites(f: LateWriteFigures): string {
     `F6 pending late writes (in-process, ${f.sessions} sessions, one write each, median of ${f.rounds}): ` +
     `heap per session ${Math.round(f.heapBytesPerSession.F6)} B waiting vs ${Math.round(f.heapBytesPerSession.F1)} B under F1; ` +
     `RSS growth ${f.rssGrowthMb.F6.toFixed(1)} MB vs ${f.rssGrowthMb.F1.toFixed(1)} MB; ` +
-    `sent in ${f.sendMs.F6.toFixed(0)} ms vs ${f.sendMs.F1.toFixed(0)} ms; landPending() landed all in ${f.landMs.toFixed(0)} ms`
+    `peak RSS of the process ${f.peakRssMb.F6.toFixed(0)} MB vs ${f.peakRssMb.F1.toFixed(0)} MB; ` +
+    `sent in ${f.sendMs.F6.toFixed(0)} ms vs ${f.sendMs.F1.toFixed(0)} ms; landPending() landed all in ${f.landMs.toFixed(0)} ms\n` +
+    targetLine(checkLateWrites({ sessions: f.sessions, rounds: f.rounds, peakRssMb: f.peakRssMb.F6 }))
   );
 }
 

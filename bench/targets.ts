@@ -260,3 +260,34 @@ export function tally(results: readonly TargetResult[]): { met: number; notMet: 
     notMeasured: results.filter((r) => r.met === null).length,
   };
 }
+
+/** What the late-write target reads from one `npm run bench:late` run. */
+export interface LateWriteTargetFigures {
+  /** F6 sessions side by side, each with one write waiting to land. */
+  sessions: number;
+  rounds: number;
+  /** Peak RSS of the bench process while they waited and landed, MB (median over the rounds); null: not measured. */
+  peakRssMb: number | null;
+}
+
+/**
+ * F6's pending late writes cost a timer, not a loop (R-16.1): `PARALLEL_WRITES` parallel F6 sessions, each
+ * with a write waiting to land, stay within the RSS limit of the 10 000-parallel case of `npm run bench`
+ * (`TARGETS.peakRssMbParallel`). Fewer sessions hold less memory, so a run with another count is n/a.
+ */
+export function checkLateWrites(figures: LateWriteTargetFigures): TargetResult {
+  const result = absolute(
+    'rss-late-writes',
+    `peak RSS, ${PARALLEL_WRITES} parallel F6 sessions with a write waiting to land ≤ ${TARGETS.peakRssMbParallel} MB (the ${PARALLEL_WRITES}-parallel case's limit)`,
+    figures.peakRssMb,
+    TARGETS.peakRssMbParallel,
+    (v) => `${v.toFixed(0)} MB (median of ${figures.rounds})`,
+  );
+  if (figures.sessions === PARALLEL_WRITES || result.met === null) return result;
+  return { ...result, measured: `n/a (${result.measured} with ${figures.sessions} sessions)`, met: null };
+}
+
+/** The one line `npm run bench:late` prints for its target: `target: … — measured …: met`. */
+export function targetLine(result: TargetResult): string {
+  return `target: ${result.target} — measured ${result.measured}: ${verdict(result)}`;
+}
