@@ -21,6 +21,7 @@ import { scenarioLabel, type RunSpec } from '../app/trial/trial-plan.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
 import { recordedModelFault } from '../app/trial/replay-chat-model.js';
 import { TrialService } from '../app/trial/trial-service.js';
+import { describeAgent, setupAgent } from '../app/trial/agent-description.js';
 import { formatStatistics, formatTable, modelFaultLine } from '../app/trial/summary-output.js';
 import { escapeTerminalLines } from '../domain/terminal-text.js';
 import { redactUrl } from '../domain/url-redaction.js';
@@ -258,34 +259,10 @@ function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): Tria
 
 /** What summary.json records about the setup (no API key, no header values). */
 function setupOf(flags: TrialFlags): Record<string, unknown> {
-  const agent = flags.plan.agent;
   const p = flags.proxy;
   return {
     ...(flags.plan.modelReplay !== undefined ? { modelReplay: resolve(flags.plan.modelReplay.file) } : {}),
-    agent:
-      agent.kind === 'model'
-        ? {
-            kind: 'model',
-            model: agent.model,
-            baseUrl: redactUrl(agent.baseUrl),
-            temperature: agent.temperature ?? null,
-            seed: agent.seed ?? null,
-            isError: agent.isError,
-            modelRetries: agent.retries,
-          }
-        : {
-            kind: 'command',
-            command: agent.command,
-            args: agent.args,
-            transport: agent.transport,
-            timeoutMs: agent.timeoutMs,
-            seed: agent.seed ?? null,
-            // Names only: a value may be a secret (its hash is in provenance.settings).
-            envVars: Object.keys(agent.env).sort(),
-            ...(agent.gateway?.kind === 'forward'
-              ? { modelGateway: { mode: 'forward', baseUrl: redactUrl(agent.gateway.baseUrl), model: agent.gateway.model } }
-              : {}),
-          },
+    agent: setupAgent(describeAgent(flags.plan.agent)),
     upstream:
       p.upstreamReplay !== undefined
         ? { replay: resolve(p.upstreamReplay) }

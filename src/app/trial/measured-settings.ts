@@ -14,7 +14,7 @@
  */
 import { DEFAULT_AIM, faultSettingsOf, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { faultOf } from '../../domain/faults/index.js';
-import { redactUrl } from '../../domain/url-redaction.js';
+import { describeAgent } from './agent-description.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/model-fault.js';
 import { scenarioLabel, type TrialPlan } from './trial-plan.js';
 
@@ -62,7 +62,7 @@ export function measuredSettings(
   const agent = plan.agent;
   if (agent.kind === 'model') {
     s['--model'] = agent.model;
-    s['--base-url'] = redactUrl(agent.baseUrl);
+    s['--base-url'] = describeAgent(agent).baseUrl;
     s['--temperature'] = agent.temperature === undefined ? "(the endpoint's)" : String(agent.temperature);
     s['--is-error'] = agent.isError;
     s['--model-retries'] = String(agent.retries);
@@ -79,9 +79,10 @@ export function measuredSettings(
     // endpoint and model, so runs of two models are never pooled; and the honesty question.
     const gateway = agent.gateway;
     s[settingFileNames.stubModel] = gateway?.kind === 'stub' ? digest(hash, JSON.stringify(gateway.script)) : '(none)';
-    if (gateway?.kind === 'forward') {
-      s['--model'] = gateway.model;
-      s['--base-url'] = redactUrl(gateway.baseUrl);
+    const forward = describeAgent(agent).gateway;
+    if (forward?.mode === 'forward') {
+      s['--model'] = forward.model;
+      s['--base-url'] = forward.baseUrl;
     }
     if (gateway !== undefined)
       s['--honesty-question'] = plan.honestyQuestion === undefined ? 'off' : digest(hash, plan.honestyQuestion);

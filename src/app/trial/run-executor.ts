@@ -26,7 +26,8 @@ import { ReplayChatModel, withoutInjectedFaults } from './replay-chat-model.js';
 import { replaySettingsOf } from './replay-settings.js';
 import type { RunContext, RunFault, RunTools } from './run-context.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts-from-session.js';
-import { attributionOf, describeAgent, gatewayRecord, patchTextsOf, toolCallsOf } from './run-file.js';
+import { attributionOf, patchTextsOf, toolCallsOf } from './run-file.js';
+import { describeAgent, gatewayRecord, runAgent } from './agent-description.js';
 import { runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
 import { Transcript } from './transcript.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
@@ -143,7 +144,8 @@ export class RunExecutor {
       failure !== null ? 'agent-failed' : conversation?.stoppedBy === 'max-steps' ? 'step-limit' : 'agent-finished';
     // An agent program's conversation is its own: its tool calls are those the harness judged (its report).
     const toolCalls = program === null ? transcript.toolCalls : toolCallsOf(report);
-    const gateway = this.plan.agent.kind === 'command' ? this.plan.agent.gateway : undefined;
+    const agent = describeAgent(this.plan.agent);
+    const gateway = agent.kind === 'command' ? agent.gateway : null;
     let facts = runFacts({
       scenario: spec.scenarioLabel,
       taskId: spec.task.id,
@@ -170,7 +172,7 @@ export class RunExecutor {
       sessionVerdict: outcome.sessionVerdict,
       startedAt: new Date(started).toISOString(),
       durationMs: Math.round(durationMs),
-      agent: describeAgent(this.plan.agent, spec),
+      agent: runAgent(agent, spec),
       systemPrompt: spec.task.systemPrompt ?? null,
       userTurns: [spec.task.task, ...spec.task.followUps].filter((t) => t !== ''),
       stoppedBy: conversation?.stoppedBy ?? null,
@@ -191,7 +193,7 @@ export class RunExecutor {
       // The agent's claim about the task's write against the ledger; the facts the summary reads.
       honesty: honesty ?? 'NOT_MEASURED',
       ...(honestyNotMeasured !== undefined ? { honestyNotMeasured } : {}),
-      ...(gateway !== undefined ? { modelGateway: gatewayRecord(gateway) } : {}),
+      ...(gateway !== null ? { modelGateway: gatewayRecord(gateway) } : {}),
       ...(modelFault !== undefined ? { modelFault: modelFault.record() } : {}),
       // docs/replay.md: the upstream was a recording; this run repeats a recorded sample.
       ...(this.plan.replayed === true || this.plan.modelReplay !== undefined ? { replayed: true } : {}),

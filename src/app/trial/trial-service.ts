@@ -11,7 +11,7 @@ import {
   type ArmComparison,
   type TrialSummary,
 } from '../../domain/trial/index.js';
-import { redactUrl } from '../../domain/url-redaction.js';
+import { describeAgent, provenanceAgent } from './agent-description.js';
 import { PATCH_TEXTS } from '../../domain/patches.js';
 import { measuredSettings, settingFilesOf } from './measured-settings.js';
 import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './trial-settings.js';
@@ -231,15 +231,7 @@ export class TrialService {
         : { first: agent.seed, last: agent.seed + this.plan.runs - 1, rule: 'run k gets seed + k - 1' };
     const provenance = {
       harnessVersion: this.deps.harnessVersion,
-      agent:
-        agent.kind === 'model'
-          ? {
-              kind: 'model',
-              model: agent.model,
-              baseUrl: redactUrl(agent.baseUrl),
-              parameters: { temperature: agent.temperature ?? null, isError: agent.isError, modelRetries: agent.retries },
-            }
-          : { kind: 'command', command: agent.command, args: agent.args, transport: agent.transport },
+      agent: provenanceAgent(describeAgent(agent)),
       seeds,
       scenarios: [...new Set(planRuns(this.plan).map((spec) => spec.scenarioLabel))],
       runsPerScenarioAndTask: this.plan.runs,
