@@ -111,6 +111,40 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
     expect(p9Calls.map((e) => (e['replayed'] === true ? 'replayed' : e['effect']))).toEqual(['created', 'replayed']);
   });
 
+  it('R-15: with an effects view and an expected effect, every probe gets the effects verdict its ledger says; the labels are the same', async () => {
+    const view = {
+      tool: 'list_items',
+      arguments: {},
+      path: [],
+      keyFields: ['amount'],
+      expectations: [{ text: 'amount=5', values: ['5'] }],
+    };
+    for (const fixture of ['stripe-keys-server.mjs', 'key-ignoring-server.mjs']) {
+      const counted = await probe(fixture, { tools: ['create_payment'] });
+      const { report, ledger } = await probe(fixture, { tools: ['create_payment'], countWith: null, effects: view });
+      expect(labels(report)).toEqual(labels(counted.report));
+      expect(report.countWith).toBe('list_items');
+      expect(countedPerProbe(report)).toEqual(createdPerProbe(ledger));
+      // The ground truth: per probe (its own process), how many payments of 5 the fixture created — one is
+      // EXACTLY_ONCE, two DUPLICATE_EFFECT (P2's other arguments make a payment of another amount: not expected).
+      const fives = new Map<number, number>();
+      for (const e of ledger)
+        fives.set(
+          e.pid,
+          (fives.get(e.pid) ?? 0) +
+            (e['effect'] === 'created' && (e.arguments as { amount?: unknown } | undefined)?.amount === 5 ? 1 : 0),
+        );
+      const expected = [...fives.values()].map((n) => (n >= 2 ? 'DUPLICATE_EFFECT' : n === 1 ? 'EXACTLY_ONCE' : 'LOST_EFFECT'));
+      expect(report.tools[0]!.probes.map((p) => p.evidence.effects?.verdict)).toEqual(expected);
+      expect(expected).toContain('DUPLICATE_EFFECT');
+      expect(expected).toContain('EXACTLY_ONCE');
+      const doubled = report.tools[0]!.probes.find((p) => p.evidence.effects?.verdict === 'DUPLICATE_EFFECT')!;
+      expect(doubled.evidence.effects!.keys).toEqual([
+        { key: { amount: 5 }, before: 0, after: 2, created: 2, removed: 0, changed: 0, expected: ['amount=5'] },
+      ]);
+    }
+  });
+
   it('a server that ignores the key: every retry creates again; BREAKS', async () => {
     const { report, ledger } = await probe('key-ignoring-server.mjs');
     expect(labels(report)).toEqual({
