@@ -133,6 +133,17 @@ describe('counting-server.mjs', () => {
     expect(executions(readLedger(ledger))).toMatchObject([{ tool: 'create_order', crashed: true }]);
   });
 
+  it('R-1.3: "exitOnReceipt" records the call as received, then exits without executing or answering', async () => {
+    const ledger = newLedger();
+    await withClient(fixture('counting-server.mjs'), { FIXTURE_LEDGER: ledger }, async (client) => {
+      await expect(call(client, 'create_order', { exitOnReceipt: true })).rejects.toMatchObject({
+        code: ErrorCode.ConnectionClosed,
+      });
+    });
+    expect(readLedger(ledger)).toMatchObject([{ tool: 'create_order', received: true }]);
+    expect(executions(readLedger(ledger))).toEqual([]);
+  });
+
   it('FIXTURE_TOOLS replaces the tool list', async () => {
     const tools = [{ name: 'book_table', inputSchema: { type: 'object', properties: {} } }];
     await withClient(fixture('counting-server.mjs'), { FIXTURE_TOOLS: JSON.stringify(tools) }, async (client) => {

@@ -5,14 +5,24 @@
  * then write again" — which passes F1 — finds nothing (the write has not landed) and books again: the
  * ledger holds two bookings and the harness FAILs it. A write still waiting when the agent leaves lands
  * before the upstream is closed, and the final report counts it (the effects view's snapshot after the
- * session too).
+ * session too). An upstream that dies with the late write in its hands, before it lands, leaves that write
+ * EXECUTION_UNKNOWN, as any unanswered call — and its own ledger shows it never executed.
  */
 import { describe, expect, it } from 'vitest';
 import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy } from './support/agents.js';
 import { bookingsIn } from './support/http-harness.js';
-import { textOf, type ReportFile } from './support/proxy-harness.js';
+import { join } from 'node:path';
+import { FIXTURES, textOf, type ReportFile } from './support/proxy-harness.js';
 
 const DATE = '2026-11-03';
+
+/** Polls `done` every 50 ms for up to `ms`. */
+async function until(done: () => boolean, ms = 15_000): Promise<void> {
+  for (const end = Date.now() + ms; !done();) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 interface LateTiming {
   attempt: number;
@@ -88,6 +98,36 @@ describe('F6 through the proxy, as real processes (the upstream ledger = ground 
         const effects = (report as unknown as { effects?: { verdict: string; keys: unknown[] } }).effects;
         expect(effects?.verdict).toBe('DUPLICATE_EFFECT');
         expect(effects?.keys).toEqual([expect.objectContaining({ key: { guest, date: DATE }, before: 0, after: 2, created: 2 })]);
+      });
+    },
+  );
+
+  it.concurrent(
+    "R-16.1: the upstream dies when the late write reaches it, before it lands: EXECUTION_UNKNOWN for it, and the upstream's ledger shows no execution",
+    async () => {
+      const upstream = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];
+      await withProxy({ flags: upstream, extra: ['--scenario', 'F6', '--land-after', '1000'] }, async (run) => {
+        const told = await run.call('create_order', { item: 'pen', exitOnReceipt: true });
+        expect(told.isError).toBe(true);
+        expect(textOf(told)).toMatch(/timed out/i);
+        expect(run.ledger()).toEqual([]);
+        // At its landing time the write reaches the upstream, which exits before executing or answering it.
+        await until(() => run.ledger().length === 1);
+        await until(() => /upstream crashed/.test(run.stderr()));
+        const report = await endSession(run);
+        expect(report.status).toBe('finished');
+        expect(report.report.operations).toEqual([
+          expect.objectContaining({ tool: 'create_order', outcome: 'EXECUTION_UNKNOWN', executions: 0, attempts: 1 }),
+        ]);
+        expect(report.verdict).toBe('NOT_TESTED');
+        expect(report.report.verdictReason).toMatch(/unknown/i);
+        const late = timingOf(report).find((t) => t.landedLate !== undefined)!;
+        expect(late).toMatchObject({ attempt: 1, outcome: 'unknown' });
+        expect(late).not.toHaveProperty('execution');
+        expect(late.landedLate!.forwardedAfterMs).toBeGreaterThanOrEqual(900);
+        // Ground truth: the upstream received it and never executed it.
+        expect(run.ledger()).toEqual([expect.objectContaining({ tool: 'create_order', received: true })]);
+        expect(run.ledger().filter((line) => line['n'] !== undefined)).toEqual([]);
       });
     },
   );
