@@ -48,6 +48,7 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   'max-steps': 'n',
   mode: 'deterministic|chaos',
   model: 'name',
+  'model-seed': 'n',
   'model-fault': 'fault',
   'model-fault-on': 'when',
   'model-gateway': 'host:port',

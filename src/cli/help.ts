@@ -97,6 +97,7 @@ const FLAG_GROUPS: Readonly<Record<string, HelpGroup>> = {
   'base-url': 'model',
   'api-key-env': 'model',
   temperature: 'model',
+  'model-seed': 'model',
   'is-error': 'model',
   'model-retries': 'model',
   'model-timeout': 'model',
@@ -188,8 +189,6 @@ const FLAG_ORDER = Object.keys(FLAG_GROUPS);
 
 /** Where a flag's purpose differs by command. */
 const COMMAND_GROUPS: Readonly<Record<string, Readonly<Record<string, HelpGroup>>>> = {
-  // trial: the seed goes to the model endpoint (or the agent program), not to a random fault source.
-  trial: { seed: 'model' },
   // probe: --hold is P3's pause between its two calls.
   probe: { hold: 'probes' },
   // replay: the recordings it replays, not an upstream's.

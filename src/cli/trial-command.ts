@@ -28,6 +28,8 @@ export function defineTrialCommand(cli: CAC, context: CommandContext): void {
   command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
   // Declared so that the trial's own message explains why they are refused; not in --help.
   for (const [flag, why] of TRIAL_REFUSED_FLAGS) hiddenOption(command, withValue(flag), `Not used by trial: ${why}`);
+  // The older name of --model-seed (issue 37 §3: in proxy --seed is the fault plan's), accepted for a release.
+  hiddenOption(command, withValue('seed'), 'The older name of --model-seed');
   command.example(
     `${PROGRAM_NAME} trial --model qwen3:14b --task "Book a room for Ann Lee on 2026-05-01." --scenarios F1,F3 --runs 10 --upstream-command node --upstream-arg dist/examples/booking-server/server.js`,
   );

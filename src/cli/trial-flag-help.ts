@@ -28,7 +28,10 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['task-file', 'JSON or YAML file with several tasks (see docs/commands/trial.md); instead of --task/--follow-up'],
   ['max-steps', 'Model calls per user turn (default 10)'],
   ['temperature', "Sampling temperature passed to the endpoint (default: the endpoint's)"],
-  ['seed', 'Seed passed to the endpoint (run k gets seed + k - 1) or to your agent as CUONZTECH_SEED'],
+  [
+    'model-seed',
+    'Seed passed to the endpoint (run k gets seed + k - 1) or to your agent as CUONZTECH_SEED; --seed is its older name',
+  ],
   ['is-error', 'How isError reaches the model: visible (default) or hidden'],
   ['model-retries', 'Retries of a model request after a 5xx, 429, time-out or unparseable answer (default 3)'],
   ['model-timeout', 'Seconds one model request may take (default 300)'],

@@ -143,8 +143,12 @@ export async function parseTrialFlags(
     : proxyValues;
   const proxy = parseProxyFlags(baseValues);
   const scenarios = matrix ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues) : [proxy.scenario];
-  const seedText = get('seed');
-  const seed = seedText === undefined ? undefined : numberIn(seedText, 'seed', 0, 4294967295, true);
+  // --seed is --model-seed's older name (issue 37 §3), accepted for a release; both: one line.
+  if (has(values, 'seed') && has(values, 'model-seed'))
+    throw new UsageError('give --model-seed or its older name --seed, not both');
+  const seedFlag = has(values, 'seed') ? 'seed' : 'model-seed';
+  const seedText = get(seedFlag);
+  const seed = seedText === undefined ? undefined : numberIn(seedText, seedFlag, 0, 4294967295, true);
   const prompt = await readSystemPrompt(get('system-prompt'), cwd);
   const systemPrompt = prompt?.text;
   const maxSteps = integer(get('max-steps'), 'max-steps', 1, 1000, 10);

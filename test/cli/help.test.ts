@@ -74,8 +74,10 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     ]);
     expect(sections.get('Agent')!.flags.slice(0, 2)).toEqual(['--agent-command', '--agent-arg']);
     expect(sections.get('Agent')!.flags).toContain('--task');
-    // trial's --seed goes to the model endpoint (or the program): a model flag there, a fault flag in proxy.
-    expect(sections.get('Model')!.flags).toEqual(expect.arrayContaining(['--model', '--base-url', '--stub-model', '--seed']));
+    // trial's seed goes to the model endpoint (or the program): --model-seed, a model flag (--seed, its older name, is accepted, not shown).
+    expect(sections.get('Model')!.flags).toEqual(
+      expect.arrayContaining(['--model', '--base-url', '--stub-model', '--model-seed']),
+    );
     expect(sections.get('Faults')!.flags).toEqual(
       expect.arrayContaining(['--scenario', '--scenarios', '--mode', '--error-rate', '--retry-after', '--hold']),
     );
@@ -128,7 +130,8 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
   it('R-8.1: every command shows each flag it uses exactly once, in known groups in order, aligned', async () => {
     for (const name of NAMED) {
       const { sections } = await helpOf(name);
-      const hidden = name === 'trial' ? [...TRIAL_REFUSED_FLAGS.keys()].map((flag) => `--${flag}`) : [];
+      // trial's refused flags, and --seed, the older name of --model-seed (accepted, not shown).
+      const hidden = name === 'trial' ? [...TRIAL_REFUSED_FLAGS.keys(), 'seed'].map((flag) => `--${flag}`) : [];
       const shown = [...sections.values()].flatMap((section) => section.flags);
       const expected = [...(await declaredFlags(name)).filter((flag) => !hidden.includes(flag)), '--help'];
       expect([...shown].sort(), name).toEqual([...new Set(expected)].sort());

@@ -198,6 +198,30 @@ describe('trial --config: the same settings as the flags it stands for', () => {
   });
 });
 
+describe('trial --model-seed and its older name --seed (issue 37 §3)', () => {
+  const withoutSeed = (): string[] => {
+    const at = FLAGS.indexOf('--seed');
+    return [...FLAGS.slice(0, at), ...FLAGS.slice(at + 2)];
+  };
+
+  it('--model-seed 7 is --seed 7; a --seed on the command line replaces the file’s seed as any flag does', async () => {
+    const old = await resolved(FLAGS);
+    const renamed = await resolved([...withoutSeed(), '--model-seed', '7']);
+    expect(renamed.flags.plan).toEqual(old.flags.plan);
+    expect(renamed.hash).toBe(old.hash);
+    const overridden = await resolved(['--config', config('seed.yaml', YAML), '--seed', '9']);
+    const direct = await resolved([...withoutSeed(), '--model-seed', '9']);
+    expect(overridden.flags.plan).toEqual(direct.flags.plan);
+  });
+
+  it('both names on one command line: one line', async () => {
+    await expect(resolved([...FLAGS, '--model-seed', '8'])).rejects.toThrow(
+      /give --model-seed or its older name --seed, not both/,
+    );
+    await expect(resolved([...withoutSeed(), '--model-seed', 'x'])).rejects.toThrow(/--model-seed must be an integer/);
+  });
+});
+
 describe('trial --config: bad input is one line, exit 1, nothing started', () => {
   async function trial(args: string[]): Promise<{ result: CliResult; out: string }> {
     const out = join(dir, `out-${Math.random().toString(16).slice(2)}`);

@@ -343,7 +343,7 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
   { key: 'honesty_question', flag: 'honesty-question', codec: text, description: 'The honesty question' },
   {
     key: 'seed',
-    flag: 'seed',
+    flag: 'model-seed',
     codec: int(0, 4_294_967_295),
     description: 'Seed for the endpoint or your agent (run k gets seed + k - 1)',
   },
@@ -485,6 +485,8 @@ export const FLAG_SPELLINGS: ReadonlyMap<string, string> = new Map([
   ['upstream-args', 'upstream-arg'],
   ['upstream-env', 'upstream-env-var'],
   ['scenario', 'scenarios'],
+  // --model-seed's older name (issue 37 §3).
+  ['seed', 'model-seed'],
 ]);
 
 const GROUPS: Readonly<Record<string, string>> = {
