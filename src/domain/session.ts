@@ -147,7 +147,14 @@ export class EvaluationSession extends SessionState {
     if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
     this.settle(attempt, outcome, replacement !== null);
     if (attempt.landsLate || attempt.besideLate !== null) this.countExecution(attempt, counted);
-    if (attempt.landsLate) this.timingLog.landed(attemptId, attempt.forwardedAt, attempt.upstreamAnsweredAt, attempt.status);
+    // A late write the upstream could not be sent (it was gone by then) never reached it.
+    if (attempt.landsLate)
+      this.timingLog.landed(
+        attemptId,
+        outcome.kind === 'unavailable' ? null : attempt.forwardedAt,
+        attempt.upstreamAnsweredAt,
+        attempt.status,
+      );
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
     return replacement;
   }
@@ -353,7 +360,8 @@ export class EvaluationSession extends SessionState {
     if (outcome.kind === 'unavailable' && outcome.replayMiss === true) this.replayMissCount++;
     if (attempt.callClass === 'read') this.settleRead(attempt, outcome);
     // A forwarding fault (F1, F4) on a call that never reached the upstream was not applied (R-4.1).
-    const unapplied = attempt.forwarded && attempt.fault !== null && outcome.kind === 'unavailable';
+    // F6's late write is applied when the agent is told its time-out, whether or not it could land later.
+    const unapplied = attempt.forwarded && attempt.fault !== null && outcome.kind === 'unavailable' && !attempt.landsLate;
     if (unapplied) this.faultPlan.release();
     if (attempt.opKey === null) return;
     const op = this.ops.get(attempt.opKey)!;

@@ -383,4 +383,25 @@ describe('F6 late ghost write in the call pipeline (manual clock)', () => {
     expect(lost.report().operations).toEqual([expect.objectContaining({ outcome: 'EXECUTION_UNKNOWN', executions: 0 })]);
     expect(lost.report().timing).toEqual([expect.objectContaining({ attempt: 1, outcome: 'unknown' })]);
   });
+
+  it('R-16.1: the upstream already gone when the late write is due: never sent, NOT_EXECUTED, yet F6 was applied (the agent was told its time-out)', async () => {
+    const { clock, upstream, pipeline, report } = setup(F6(100));
+    await pipeline.call(booking);
+    clock.advance(100);
+    await flush();
+    upstream.calls[0]!.answer({ kind: 'unavailable', detail: 'the upstream exited' });
+    await flush();
+    expect(report()).toMatchObject({
+      operations: [expect.objectContaining({ outcome: 'NOT_EXECUTED', executions: 0 })],
+      scenario: expect.objectContaining({ triggered: true, faultsApplied: 1 }),
+    });
+    expect(report().timing).toEqual([
+      {
+        attempt: 1,
+        tool: 'create_booking',
+        landedLate: { toldAfterMs: 0, forwardedAfterMs: null, landedAfterMs: 100 },
+        outcome: 'not-executed',
+      },
+    ]);
+  });
 });
