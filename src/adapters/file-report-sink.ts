@@ -17,6 +17,7 @@ import {
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ReportDocument, ReportSink } from '../ports/report-sink.port.js';
+import type { ReportTarget } from '../ports/report-target.port.js';
 import { errorText, isStickyWorldWritable, kindInWords, refusePlantedLinks } from './file-safety.js';
 
 /** The file system calls a {@link FileReportSink} makes while publishing (a test seam for faults). */
@@ -402,5 +403,37 @@ function writeAt(fs: SinkFileSystem, fd: number, data: Uint8Array, position: num
     const written = fs.writeSync(fd, data, done, data.length - done, position + done);
     if (written <= 0) throw new Error('the file system accepted no bytes');
     done += written;
+  }
+}
+
+/**
+ * `--report-file`: the one file every session's report goes to, and the start-up state before any
+ * session (`status: "starting"`, `startupError`).
+ */
+export class FileReportTarget implements ReportTarget {
+  readonly kind = 'file';
+
+  private constructor(readonly sink: FileReportSink) {}
+
+  /** Validates the file (R-9.4, see {@link FileReportSink.open}); rejects with a one-line Error. */
+  static async open(path: string, options: FileReportSinkOptions = {}): Promise<FileReportTarget> {
+    return new FileReportTarget(await FileReportSink.open(path, options));
+  }
+
+  /** The real file written (a symbolic link resolved). */
+  get location(): string {
+    return this.sink.targetPath;
+  }
+
+  get startupSink(): ReportSink {
+    return this.sink;
+  }
+
+  sinkFor(): ReportSink {
+    return this.sink;
+  }
+
+  pathFor(): string {
+    return this.sink.targetPath;
   }
 }

@@ -8,6 +8,7 @@ import { errorCode, errorMessage } from '../domain/error-message.js';
 import { lstat, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ReportSink } from '../ports/report-sink.port.js';
+import type { ReportTarget } from '../ports/report-target.port.js';
 import { FileReportSink } from './file-report-sink.js';
 import { isStickyWorldWritable, refusePlantedLinks } from './file-safety.js';
 
@@ -23,7 +24,10 @@ function message(error: unknown): string {
   return errorMessage(error);
 }
 
-export class ReportDirectory {
+export class ReportDirectory implements ReportTarget {
+  readonly kind = 'folder';
+  /** Nothing is written in the folder before a session opens. */
+  readonly startupSink = null;
   private told = false;
 
   /** @param created the first folder `open` created (the top of what it made), undefined if none */
@@ -71,15 +75,19 @@ export class ReportDirectory {
     }
   }
 
+  get location(): string {
+    return this.path;
+  }
+
   /** The file of one session: `session-0001-<first 8 characters of the id>.json`. */
-  fileFor(sessionId: string, ordinal: number): string {
+  pathFor(sessionId: string, ordinal: number): string {
     const safeId = sessionId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 8) || 'session';
     return join(this.path, `session-${String(ordinal).padStart(4, '0')}-${safeId}.json`);
   }
 
   /** A sink for one session's report, opened lazily. */
   sinkFor(sessionId: string, ordinal: number): ReportSink {
-    const file = this.fileFor(sessionId, ordinal);
+    const file = this.pathFor(sessionId, ordinal);
     let sink: Promise<FileReportSink> | null = null;
     return {
       publish: async (json) => {

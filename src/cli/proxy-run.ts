@@ -5,7 +5,7 @@
 import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
 import { createLogger } from '../adapters/logger.js';
-import { FileReportSink } from '../adapters/file-report-sink.js';
+import { FileReportTarget } from '../adapters/file-report-sink.js';
 import { FileJournal } from '../adapters/file-journal.js';
 import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
 import { ReportDirectory } from '../adapters/report-directory.js';
@@ -92,15 +92,18 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
   // R-15: the effects view reads the upstream itself, never through the recording tap put in front below.
   const effectsUpstream = upstream;
   const listener = flags.listen === undefined ? undefined : await bindListener(flags, flags.listen, logger, notice);
-  let sink: FileReportSink | null = null;
+  // --report-file or --report-dir (never both: the flags refuse it), or no report at all.
+  let target: FileReportTarget | ReportDirectory | null = null;
+  /** --report-dir: the folders it created are removed again when the start-up fails. */
   let reportDir: ReportDirectory | null = null;
   try {
-    if (flags.reportFile !== undefined) sink = await FileReportSink.open(resolve(io.cwd, flags.reportFile), { notice });
-    if (flags.reportDir !== undefined) reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
+    if (flags.reportFile !== undefined) target = await FileReportTarget.open(resolve(io.cwd, flags.reportFile), { notice });
+    if (flags.reportDir !== undefined)
+      target = reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
     // R-13 keeps "the last writer wins"; a live proxy holding the same report file is told on stderr.
-    const sameAsJournal = flags.journal !== undefined && resolve(io.cwd, flags.journal) === sink?.targetPath;
-    if (sink !== null && !sameAsJournal) {
-      const lock = await lockReportFile(locks, sink.targetPath, notice);
+    const sameAsJournal = flags.journal !== undefined && resolve(io.cwd, flags.journal) === target?.location;
+    if (target?.kind === 'file' && !sameAsJournal) {
+      const lock = await lockReportFile(locks, target.location, notice);
       if (lock !== null) held.push(lock);
     }
   } catch (error) {
@@ -156,10 +159,7 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
     {
       upstream,
       agentSide,
-      startupSink: sink,
-      sessionSink: (sessionId, ordinal) => reportDir?.sinkFor(sessionId, ordinal) ?? sink,
-      reportPath: (sessionId, ordinal) => reportDir?.fileFor(sessionId, ordinal) ?? sink?.targetPath,
-      ...(sink !== null ? { reportLocation: sink.targetPath } : reportDir !== null ? { reportLocation: reportDir.path } : {}),
+      reportTarget: target,
       journal,
       ...(modelGateway !== undefined ? { modelSide: modelGateway.modelSide } : {}),
       effectsUpstream,
@@ -211,7 +211,7 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
     await stopTracer(tracer, notice);
     if (exit.endLine !== null) notice(exit.endLine);
     if (flags.reportHtml !== undefined) {
-      const report = sink?.targetPath ?? reportDir?.path;
+      const report = target?.location;
       const written =
         report === undefined
           ? null
@@ -232,12 +232,7 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
 
   function printReady(): void {
     const seed = seeded ? `, seed ${random.seed}` : '';
-    const reports =
-      sink !== null
-        ? `report file ${sink.targetPath}`
-        : reportDir !== null
-          ? `report folder ${reportDir.path}`
-          : 'no report file';
+    const reports = target === null ? 'no report file' : `report ${target.kind} ${target.location}`;
     const where = listener === undefined ? '' : `; agents connect to ${listener.address.url}`;
     notice(
       `proxy ready: ${scenarioName(flags.scenario)}${timingAndAim(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`,

@@ -65,7 +65,7 @@ describe('ReportDirectory refuses planted folders and files (R-9.4)', () => {
     const dir = await ReportDirectory.open(join(folder, 'reports'), { uid: 4242 });
     const victim = join(folder, 'victim');
     writeFileSync(victim, 'VICTIM');
-    symlinkSync(victim, dir.fileFor('abcdef12', 1));
+    symlinkSync(victim, dir.pathFor('abcdef12', 1));
     await expect(dir.sinkFor('abcdef12', 1).publish('{}')).rejects.toThrow(/symbolic link owned by another user/);
     expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
   });

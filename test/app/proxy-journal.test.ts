@@ -23,7 +23,14 @@ import {
 import type { JournalCallRecord, JournalRequestRecord } from '../../src/ports/journal.port.js';
 import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
 import type { SessionReportDocument } from '../../src/ports/report-documents.js';
-import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
+import {
+  HeldUpstream,
+  InMemoryAgentSide,
+  MemorySink,
+  memoryTarget,
+  SILENT_LOGGER,
+  okResult,
+} from '../support/in-memory-sides.js';
 import { tempFiles } from '../support/report-docs.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
 
@@ -67,14 +74,14 @@ async function setup(
     {
       upstream,
       agentSide,
-      startupSink: null,
-      sessionSink: (id) => {
-        const sink = options.diskCanFill === true ? new DiskFullSink() : new MemorySink();
-        sinks.set(id, sink);
-        return sink;
-      },
-      reportPath: (id, ordinal) => `/reports/session-${ordinal}-${id}.json`,
-      reportLocation: '/reports',
+      reportTarget: memoryTarget(
+        (id) => {
+          const sink = options.diskCanFill === true ? new DiskFullSink() : new MemorySink();
+          sinks.set(id, sink);
+          return sink;
+        },
+        { kind: 'folder', pathFor: (id, ordinal) => `/reports/session-${ordinal}-${id}.json`, location: '/reports' },
+      ),
       journal,
       clock,
       ...(clock instanceof ManualClock ? { timer: clock } : {}),

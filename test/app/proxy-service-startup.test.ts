@@ -10,6 +10,7 @@ import { ProxyService } from '../../src/app/proxy/proxy-service.js';
 import type { AgentSessionHandler, AgentSide } from '../../src/ports/agent-side.port.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';
 import type { UpstreamSide } from '../../src/ports/upstream-side.port.js';
+import { memoryTarget } from '../support/in-memory-sides.js';
 
 /** A promise with its resolve function. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -61,8 +62,7 @@ function setup(options: { firstWrite?: Promise<void>; connect?: Promise<void> } 
     {
       upstream,
       agentSide,
-      startupSink: sink,
-      sessionSink: () => sink,
+      reportTarget: memoryTarget(() => sink, { startupSink: sink }),
       clock: new ManualClock(),
       random: { next: () => 0.5 },
       logger: silentLogger,

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { GET_REPORT } from '../../src/app/proxy/audit-tools.js';
 import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
 import type { ReportSink } from '../../src/ports/report-sink.port.js';
-import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
+import {
+  HeldUpstream,
+  InMemoryAgentSide,
+  MemorySink,
+  memoryTarget,
+  SILENT_LOGGER,
+  okResult,
+} from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
 
 const TOOLS = [
@@ -32,13 +39,15 @@ function setup(options: { stdio?: boolean; sessionSink?: () => ReportSink } = {}
     {
       upstream,
       agentSide,
-      startupSink: startup,
-      sessionSink: () => {
-        if (options.sessionSink) return options.sessionSink();
-        const sink = new MemorySink();
-        sinks.push(sink);
-        return sink;
-      },
+      reportTarget: memoryTarget(
+        () => {
+          if (options.sessionSink) return options.sessionSink();
+          const sink = new MemorySink();
+          sinks.push(sink);
+          return sink;
+        },
+        { startupSink: startup },
+      ),
       clock: new TestClock(),
       random: fixedRandom(0.5),
       logger: SILENT_LOGGER,

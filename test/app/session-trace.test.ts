@@ -45,8 +45,7 @@ async function setup(
     {
       upstream,
       agentSide,
-      startupSink: null,
-      sessionSink: () => null,
+      reportTarget: null,
       clock: new TestClock(),
       random: fixedRandom(0.5),
       logger: SILENT_LOGGER,

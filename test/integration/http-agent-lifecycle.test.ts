@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { HttpAgentSide } from '../../src/adapters/http-agent/index.js';
 import { ProxyService } from '../../src/app/proxy/proxy-service.js';
-import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../support/in-memory-sides.js';
+import {
+  HeldUpstream,
+  InMemoryAgentSide,
+  MemorySink,
+  memoryTarget,
+  SILENT_LOGGER,
+  okResult,
+} from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -36,8 +43,7 @@ function listeningProxy() {
     {
       upstream,
       agentSide,
-      startupSink: null,
-      sessionSink: (sessionId) => sinks.set(sessionId, new MemorySink()).get(sessionId)!,
+      reportTarget: memoryTarget((sessionId) => sinks.set(sessionId, new MemorySink()).get(sessionId)!),
       clock: new TestClock(),
       random: fixedRandom(0.5),
       logger: SILENT_LOGGER,

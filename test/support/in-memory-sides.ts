@@ -5,6 +5,7 @@
  */
 import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';
+import type { ReportTarget } from '../../src/ports/report-target.port.js';
 import type { UpstreamCallOutcome, UpstreamExit, UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 import type { AgentCloseReason, AgentSessionHandler, AgentSide, AgentSideOptions } from '../../src/ports/agent-side.port.js';
 import type { Logger } from '../../src/ports/logger.port.js';
@@ -75,6 +76,23 @@ export class MemorySink implements ReportSink {
   get last(): Record<string, any> | undefined {
     return this.documents.at(-1);
   }
+}
+
+/**
+ * A report target in memory: each session's report goes to `sinkFor`'s sink, nothing is written before a
+ * session opens unless `startupSink` says where, and no file is named unless `pathFor` and `location` name one.
+ */
+export function memoryTarget(
+  sinkFor: (sessionId: string, ordinal: number) => ReportSink,
+  options: Partial<Pick<ReportTarget, 'kind' | 'startupSink' | 'location' | 'pathFor'>> = {},
+): ReportTarget {
+  return {
+    kind: options.kind ?? 'file',
+    startupSink: options.startupSink ?? null,
+    location: options.location,
+    sinkFor,
+    pathFor: options.pathFor ?? (() => undefined),
+  };
 }
 
 function documentText(parts: ReadonlyArray<string | Uint8Array>): string {

@@ -45,7 +45,7 @@ import type { Timer } from '../../src/ports/timer.port.js';
 import type { UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 import type { ReportFile } from '../../e2e/support/proxy-harness.js';
 import { connectHttpAgent, type HttpAgent } from '../../e2e/support/http-harness.js';
-import { MemorySink, SILENT_LOGGER } from './in-memory-sides.js';
+import { MemorySink, memoryTarget, SILENT_LOGGER } from './in-memory-sides.js';
 
 export type Side = 'stdio' | 'HTTP';
 
@@ -248,12 +248,11 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
     {
       upstream: upstreamSide,
       agentSide: httpSide ?? new StdioAgentSide({ stdin, stdout }, { logger: SILENT_LOGGER }),
-      startupSink: null,
-      sessionSink: (sessionId) => {
+      reportTarget: memoryTarget((sessionId) => {
         const sink = new MemorySink();
         sinks.set(sessionId, sink);
         return sink;
-      },
+      }),
       clock,
       timer: clock,
       random,

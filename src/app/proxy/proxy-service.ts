@@ -21,7 +21,7 @@ import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
-import type { ReportSink } from '../../ports/report-sink.port.js';
+import type { ReportTarget } from '../../ports/report-target.port.js';
 import type { UpstreamExit, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
 import type { Journal, JournalSession } from '../../ports/journal.port.js';
 import type { TraceSpan, Tracer } from '../../ports/tracer.port.js';
@@ -69,10 +69,8 @@ export interface ProxyConfig {
 export interface ProxyDeps {
   upstream: UpstreamSide;
   agentSide: AgentSide;
-  /** Where the start-up state goes (`status: "starting"`, `startupError`); null = nowhere. */
-  startupSink: ReportSink | null;
-  /** Where one agent session's report goes (`ordinal` counts sessions from 1); null = nowhere. */
-  sessionSink(sessionId: string, ordinal: number): ReportSink | null;
+  /** Where the reports go (`--report-file`, `--report-dir`, a trial run's report file); null = nowhere. */
+  reportTarget: ReportTarget | null;
   clock: Clock;
   /** Waits for `--latency` and `--hold` (default: the real timer). */
   timer?: Timer;
@@ -84,10 +82,6 @@ export interface ProxyDeps {
   journal?: Journal | null;
   /** More observers of a session's calls (a trial run's transcript of an agent program's MCP calls); absent: none. */
   callObservers?(sessionId: string, ordinal: number): CallEventSink[];
-  /** The report file of a session, for the end line and the journal; absent or undefined: none. */
-  reportPath?(sessionId: string, ordinal: number): string | undefined;
-  /** The report file or folder, for the end line; absent: no report. */
-  reportLocation?: string;
   /**
    * R-14: the model's side of the agent (a trial run's built-in loop or model gateway), given to the
    * session's evaluation; absent: not seen (plain `proxy`), so only decisive signals attribute a repeat.
@@ -172,7 +166,8 @@ export class ProxyService {
    */
   async start(): Promise<void> {
     try {
-      this.startingWritten = this.deps.startupSink?.publish(startingDocument(this.config.harnessVersion)) ?? this.startingWritten;
+      this.startingWritten =
+        this.deps.reportTarget?.startupSink?.publish(startingDocument(this.config.harnessVersion)) ?? this.startingWritten;
       await this.startingWritten;
     } catch (error) {
       // Not an upstream failure: the upstream is not started at all, and the proxy exits 1 (R-9.3).
@@ -197,7 +192,9 @@ export class ProxyService {
       if (this.stopping !== null) return;
       const message = errorMessage(error);
       await this.deps.upstream.close();
-      await this.deps.startupSink?.publish(startupErrorDocument(this.config.harnessVersion, message)).catch(() => undefined);
+      await this.deps.reportTarget?.startupSink
+        ?.publish(startupErrorDocument(this.config.harnessVersion, message))
+        .catch(() => undefined);
       throw new Error(message);
     }
     if (this.stopping !== null) return;
@@ -229,7 +226,7 @@ export class ProxyService {
           this.config.harnessVersion,
           `start-up did not complete: ${reason}; no calls were made`,
         );
-        await this.startingWritten.then(() => this.deps.startupSink?.publish(document)).catch(() => undefined);
+        await this.startingWritten.then(() => this.deps.reportTarget?.startupSink?.publish(document)).catch(() => undefined);
       }
       await this.deps.agentSide.close().catch(() => undefined);
       // A listener keeps opening sessions until it is closed (an agent that connected during the drain
@@ -239,7 +236,7 @@ export class ProxyService {
       // The end line(s): never after a report that could not be written (its verdict is not to be used).
       const endLine = this.fatal
         ? null
-        : summaryLine(this.endedSessions, !this.config.stopWhenSessionEnds, this.deps.reportLocation);
+        : summaryLine(this.endedSessions, !this.config.stopWhenSessionEnds, this.deps.reportTarget?.location);
       const exit: ProxyExit = { code: this.fatal ? 1 : 0, reason, sessions: [...this.endedSessions], endLine };
       this.resolveDone(exit);
       return exit;
@@ -249,7 +246,7 @@ export class ProxyService {
 
   private openSession(sessionId: string): JudgedSession {
     const ordinal = ++this.opened;
-    const report = this.deps.reportPath?.(sessionId, ordinal);
+    const report = this.deps.reportTarget?.pathFor(sessionId, ordinal);
     const listen = !this.config.stopWhenSessionEnds;
     const journal =
       this.deps.journal?.session(sessionId, {
@@ -290,7 +287,7 @@ export class ProxyService {
       harnessVersion: this.config.harnessVersion,
       replayed: this.config.replayed === true,
       ...(listen ? { reportSession: { id: sessionId, ordinal } } : {}),
-      sink: this.deps.sessionSink(sessionId, ordinal),
+      sink: this.deps.reportTarget?.sinkFor(sessionId, ordinal) ?? null,
       clock: this.deps.clock,
       ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),
       random: this.deps.random,

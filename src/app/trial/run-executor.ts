@@ -321,11 +321,14 @@ export class RunExecutor {
           ? { effectsCommand: { runner: this.deps.recordsCommand, cwd: this.deps.cwd } }
           : {}),
         agentSide,
-        startupSink: sinkFor(1),
-        sessionSink: (_sessionId, ordinal) => sinkFor(ordinal),
         // Every session of the run writes the run's report file: the end lines name it.
-        reportPath: () => folder.reportFile,
-        reportLocation: folder.reportFile,
+        reportTarget: {
+          kind: 'file',
+          startupSink: sinkFor(1),
+          location: folder.reportFile,
+          sinkFor: (_sessionId, ordinal) => sinkFor(ordinal),
+          pathFor: () => folder.reportFile,
+        },
         clock: this.deps.clock,
         ...(this.deps.timer !== undefined ? { timer: this.deps.timer } : {}),
         random: this.deps.randomFor(spec),

@@ -8,7 +8,14 @@ import type { ExecutionFacts } from '../../../src/domain/effects/disagreement.js
 import type { EffectsViewSettings } from '../../../src/domain/effects/effects-settings.js';
 import type { ToolCallRequest } from '../../../src/ports/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../../src/ports/upstream-side.port.js';
-import { HeldUpstream, InMemoryAgentSide, MemorySink, SILENT_LOGGER, okResult } from '../../support/in-memory-sides.js';
+import {
+  HeldUpstream,
+  InMemoryAgentSide,
+  MemorySink,
+  memoryTarget,
+  SILENT_LOGGER,
+  okResult,
+} from '../../support/in-memory-sides.js';
 import { tempFiles } from '../../support/report-docs.js';
 import { TestClock, fixedRandom } from '../../support/session-driver.js';
 
@@ -112,12 +119,11 @@ describe('ProxyService with an effects view (R-15.1)', () => {
         upstream,
         effectsUpstream: b.side,
         agentSide,
-        startupSink: null,
-        sessionSink: () => {
+        reportTarget: memoryTarget(() => {
           const sink = new MemorySink();
           sinks.push(sink);
           return sink;
-        },
+        }),
         clock: new TestClock(),
         random: fixedRandom(0.5),
         logger: SILENT_LOGGER,
