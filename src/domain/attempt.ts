@@ -83,11 +83,6 @@ export interface Attempt {
    * this write arrived; null otherwise.
    */
   besideLate: number | null;
-  /**
-   * F6: which execution of its operation at the upstream this was (1, 2, …, in the order the upstream
-   * answered them), kept for a late-landing write and a write sent beside one; null otherwise.
-   */
-  execution: number | null;
   readonly receivedAt: number;
   forwardedAt: number | null;
   upstreamAnsweredAt: number | null;
@@ -147,7 +142,6 @@ export function newAttempt(facts: ArrivalFacts): Attempt {
     agentSawExecutedError: false,
     landsLate: false,
     besideLate: null,
-    execution: null,
     forwardedAt: null,
     upstreamAnsweredAt: null,
     deliveredAt: null,

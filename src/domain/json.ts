@@ -161,33 +161,45 @@ export function canonicalJsonIterative(value: unknown): string {
 }
 
 /**
- * A 53-bit string hash (cyrb53). Used to fingerprint upstream answers and canonical arguments; not a
- * security boundary.
+ * The state of {@link hashText} and {@link hashJoined} (h1, h2) between their steps: one scratch pair,
+ * used synchronously only (each hash starts, mixes and finishes within one call).
  */
-export function hashText(text: string, seed = 0): string {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
+const HASH = new Int32Array(2);
+
+function startHash(seed: number): void {
+  HASH[0] = 0xdeadbeef ^ seed;
+  HASH[1] = 0x41c6ce57 ^ seed;
+}
+
+/** One text's characters into the hash state. */
+function mixText(text: string): void {
+  let h1 = HASH[0]!;
+  let h2 = HASH[1]!;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
+  HASH[0] = h1;
+  HASH[1] = h2;
+}
+
+function finishHash(): string {
+  let h1 = HASH[0]!;
+  let h2 = HASH[1]!;
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
-/** One text's characters through {@link hashText}'s steps, from and into `state` (h1, h2). */
-function mixText(state: Int32Array, text: string): void {
-  let h1 = state[0]!;
-  let h2 = state[1]!;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  state[0] = h1;
-  state[1] = h2;
+/**
+ * A 53-bit string hash (cyrb53). Used to fingerprint upstream answers and canonical arguments; not a
+ * security boundary.
+ */
+export function hashText(text: string, seed = 0): string {
+  startHash(seed);
+  mixText(text);
+  return finishHash();
 }
 
 /**
@@ -195,16 +207,12 @@ function mixText(state: Int32Array, text: string): void {
  * records need not become one string to be hashed): the same characters go through the same steps.
  */
 export function hashJoined(texts: readonly string[], seed = 0): string {
-  const state = new Int32Array([0xdeadbeef ^ seed, 0x41c6ce57 ^ seed]);
+  startHash(seed);
   for (let t = 0; t < texts.length; t++) {
-    if (t > 0) mixText(state, '\n');
-    mixText(state, texts[t]!);
+    if (t > 0) mixText('\n');
+    mixText(texts[t]!);
   }
-  let h1 = state[0]!;
-  let h2 = state[1]!;
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return finishHash();
 }
 
 /** Depth of a value (0 for primitives), computed iteratively and capped at `limit + 1`. */

@@ -167,7 +167,6 @@ export class EvaluationSession extends SessionState {
     const op = attempt.opKey === null ? undefined : this.ops.get(attempt.opKey);
     if (op === undefined) return;
     if (attempt.status === 'executed') {
-      attempt.execution = op.executions;
       if (counted !== undefined) counted.execution = op.executions;
       this.timingLog.executed(attempt.id, op.executions);
     }
