@@ -411,8 +411,6 @@ function writeAt(fs: SinkFileSystem, fd: number, data: Uint8Array, position: num
  * session (`status: "starting"`, `startupError`).
  */
 export class FileReportTarget implements ReportTarget {
-  readonly kind = 'file';
-
   private constructor(readonly sink: FileReportSink) {}
 
   /** Validates the file (R-9.4, see {@link FileReportSink.open}); rejects with a one-line Error. */

@@ -25,7 +25,6 @@ function message(error: unknown): string {
 }
 
 export class ReportDirectory implements ReportTarget {
-  readonly kind = 'folder';
   /** Nothing is written in the folder before a session opens. */
   readonly startupSink = null;
   private told = false;

@@ -102,7 +102,7 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
       target = reportDir = await ReportDirectory.open(resolve(io.cwd, flags.reportDir), { notice });
     // R-13 keeps "the last writer wins"; a live proxy holding the same report file is told on stderr.
     const sameAsJournal = flags.journal !== undefined && resolve(io.cwd, flags.journal) === target?.location;
-    if (target?.kind === 'file' && !sameAsJournal) {
+    if (target instanceof FileReportTarget && !sameAsJournal) {
       const lock = await lockReportFile(locks, target.location, notice);
       if (lock !== null) held.push(lock);
     }
@@ -232,7 +232,7 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
 
   function printReady(): void {
     const seed = seeded ? `, seed ${random.seed}` : '';
-    const reports = target === null ? 'no report file' : `report ${target.kind} ${target.location}`;
+    const reports = target === null ? 'no report file' : `report ${reportDir === null ? 'file' : 'folder'} ${target.location}`;
     const where = listener === undefined ? '' : `; agents connect to ${listener.address.url}`;
     notice(
       `proxy ready: ${scenarioName(flags.scenario)}${timingAndAim(flags.scenario)}${seed}; audit tools ${flags.auditTools ? 'on' : 'off'}; ${reports}${where}`,

@@ -5,6 +5,7 @@
  * {@link JournalRecord} lines as the reader returns them, already checked.
  */
 import type { CallClass } from '../domain/attempt.js';
+import type { KeyDiff } from '../domain/effects/effects-verdict.js';
 import type { ForwardedAnswer } from './agent-side.port.js';
 import type { CallEvent, CallEventSink, CallStep } from './call-events.port.js';
 
@@ -63,16 +64,8 @@ export type JournalEffectsSnapshot = {
   keyFields: string[];
 } & ({ ok: true; records: number; keys: number; hash: string } | { ok: false; reason: string });
 
-/** R-15: one key of the session's effects: its values as stored and its records before and after. */
-export interface JournalEffectKey {
-  key: Record<string, unknown>;
-  before: number;
-  after: number;
-  created: number;
-  removed: number;
-  changed: number;
-  expected: string[];
-}
+/** R-15: one key of the session's effects, as the report's `effects.keys` holds it (the domain's diff of the key). */
+export type JournalEffectKey = KeyDiff;
 
 /** R-15: the session's effects verdict, as the journal is told it (the report's `effects`). */
 export interface JournalEffects {

@@ -6,8 +6,6 @@ import type { ReportSink } from './report-sink.port.js';
  * asks it for each session's sink and path and never knows which it is.
  */
 export interface ReportTarget {
-  /** `file` or `folder`: how the start-up line names {@link location}. */
-  readonly kind: 'file' | 'folder';
   /**
    * Where the start-up state goes (`status: "starting"`, `startupError`): the one file; null for a folder
    * (nothing is written there before a session opens).

@@ -80,7 +80,7 @@ async function setup(
           sinks.set(id, sink);
           return sink;
         },
-        { kind: 'folder', pathFor: (id, ordinal) => `/reports/session-${ordinal}-${id}.json`, location: '/reports' },
+        { pathFor: (id, ordinal) => `/reports/session-${ordinal}-${id}.json`, location: '/reports' },
       ),
       journal,
       clock,

@@ -84,10 +84,9 @@ export class MemorySink implements ReportSink {
  */
 export function memoryTarget(
   sinkFor: (sessionId: string, ordinal: number) => ReportSink,
-  options: Partial<Pick<ReportTarget, 'kind' | 'startupSink' | 'location' | 'pathFor'>> = {},
+  options: Partial<Pick<ReportTarget, 'startupSink' | 'location' | 'pathFor'>> = {},
 ): ReportTarget {
   return {
-    kind: options.kind ?? 'file',
     startupSink: options.startupSink ?? null,
     location: options.location,
     sinkFor,

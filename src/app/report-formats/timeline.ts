@@ -245,20 +245,19 @@ export function journalSessions(records: readonly JournalRecord[]): JournalSessi
     return entry;
   };
   for (const record of records) {
-    // R-17: forwarded requests that are not tool calls are no call of the timeline; the effects lines
-    // (R-15: `snapshot`, `effects`) are the session's, not its calls'.
-    if (
-      record.event === 'journal' ||
-      record.event === 'ended' ||
-      record.event === 'request' ||
-      record.event === 'snapshot' ||
-      record.event === 'effects'
-    )
-      continue;
     if (record.event === 'opened') of(record.session).opened = record;
-    else of(record.session).calls.push(record);
+    else if (isCallRecord(record)) of(record.session).calls.push(record);
   }
   return [...sessions.values()];
+}
+
+/**
+ * A step of a tool call, the timeline's rows: not the header, `ended`, a forwarded request that is not a
+ * tool call (R-17, `request`) or the session's effects lines (R-15, `snapshot`, `effects`), whatever
+ * other kinds of line the journal gains.
+ */
+function isCallRecord(record: JournalRecord): record is JournalCallRecord {
+  return 'attempt' in record;
 }
 
 const TOLD_WORDS: Record<string, string> = {

@@ -323,7 +323,6 @@ export class RunExecutor {
         agentSide,
         // Every session of the run writes the run's report file: the end lines name it.
         reportTarget: {
-          kind: 'file',
           startupSink: sinkFor(1),
           location: folder.reportFile,
           sinkFor: (_sessionId, ordinal) => sinkFor(ordinal),
