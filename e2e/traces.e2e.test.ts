@@ -9,7 +9,7 @@
  * the agent sent it and no OpenTelemetry module is even resolved.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +18,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, readLines, requireBuild, textOf } from './support/proxy-harness.js';
 import { SPAN_KIND, spanNamed, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../test/support/otlp-receiver.js';
+import { noOtelHook } from './support/no-otel-hook.js';
 
 const BOOKING_TOOLS = JSON.stringify(
   ['create_booking', 'search_bookings'].map((name) => ({
@@ -198,20 +199,6 @@ describe('R-18.1: proxy --otel (real processes, a real OTLP/HTTP receiver)', () 
 });
 
 describe('R-18.2: proxy without --otel', () => {
-  /** A module hook that fails the process if anything resolves an OpenTelemetry package. */
-  function noOtelHook(dir: string): string[] {
-    const hook = join(dir, 'no-otel.mjs');
-    const resolver = `export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@opentelemetry/')) throw new Error('OpenTelemetry resolved: ' + specifier);
-  return next(specifier, context);
-}`;
-    writeFileSync(
-      hook,
-      `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolver)}));\n`,
-    );
-    return ['--import', hook];
-  }
-
   it('loads no OpenTelemetry module and forwards _meta exactly as the agent sent it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-no-otel-'));
     try {

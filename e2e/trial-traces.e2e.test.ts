@@ -10,7 +10,7 @@
  * a `cuonztech.replay` span. Without `--otel` no OpenTelemetry module is resolved by trial, probe or
  * replay.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, readLines, ROOT } from './support/proxy-harness.js';
 import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
 import { SPAN_KIND, spanNamed, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../test/support/otlp-receiver.js';
+import { noOtelHook } from './support/no-otel-hook.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const NAIVE = join(ROOT, 'examples/stub-models/booking-naive.yaml');
@@ -236,20 +237,6 @@ function isBelow(spans: readonly ReceivedSpan[], span: ReceivedSpan, ancestor: R
 }
 
 describe('R-18.2: trial, probe and replay without --otel', () => {
-  /** A module hook that fails the process if anything resolves an OpenTelemetry package (as in traces.e2e). */
-  function noOtelHook(dir: string): string[] {
-    const hook = join(dir, 'no-otel.mjs');
-    const resolver = `export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@opentelemetry/')) throw new Error('OpenTelemetry resolved: ' + specifier);
-  return next(specifier, context);
-}`;
-    writeFileSync(
-      hook,
-      `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolver)}));\n`,
-    );
-    return ['--import', hook];
-  }
-
   it('load no OpenTelemetry module (each command’s wiring is loaded, then refuses its input); with --otel they do', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-no-otel-'));
     try {
