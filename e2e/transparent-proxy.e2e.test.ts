@@ -249,10 +249,19 @@ describe('the MCP SDK client answers server-everything’s sampling and elicitat
       await run.stop();
     }
     const journal = readLines(join(run.dir, 'journal.jsonl'));
-    expect(journal.filter((line) => line['event'] === 'asked').map((line) => [line['tool'], line['asked']])).toEqual([
+    const asked = journal.filter((line) => line['event'] === 'asked').map((line) => [line['tool'], line['asked']]);
+    // server-everything asks `roots/list` 350 ms after `initialized` (the proxy declares roots before any
+    // agent is there: docs/limitations.md); this agent did not declare roots, so it is refused. On a loaded
+    // machine a call is in flight by then and the refusal is that call's asked line; it is the only extra.
+    const isRootsRefusal = ([, ask]: unknown[]): boolean => {
+      const { method, answer } = ask as { method?: unknown; answer?: unknown };
+      return method === 'roots/list' && answer === 'error -32603';
+    };
+    expect(asked.filter((entry) => !isRootsRefusal(entry))).toEqual([
       ['trigger-sampling-request', { method: 'sampling/createMessage', answer: 'answered' }],
       ['trigger-elicitation-request', { method: 'elicitation/create', answer: 'accept' }],
     ]);
+    expect(asked.length).toBeLessThanOrEqual(3);
     // Payloads are off: the agent's answers are not in the journal.
     expect(JSON.stringify(journal)).not.toContain('Ada Agent');
   }, 90_000);
