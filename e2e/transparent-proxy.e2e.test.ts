@@ -261,7 +261,7 @@ describe('the MCP SDK client answers server-everything’s sampling and elicitat
       ['trigger-sampling-request', { method: 'sampling/createMessage', answer: 'answered' }],
       ['trigger-elicitation-request', { method: 'elicitation/create', answer: 'accept' }],
     ]);
-    expect(asked.length).toBeLessThanOrEqual(3);
+    expect(asked.filter(isRootsRefusal).length).toBeLessThanOrEqual(1);
     // Payloads are off: the agent's answers are not in the journal.
     expect(JSON.stringify(journal)).not.toContain('Ada Agent');
   }, 90_000);
