@@ -10,12 +10,12 @@
  * would also compare the garbage collector's work on state that survives with none at all (which made
  * the long session look twice as slow per call, its sessions' state being the same in kind).
  */
-import { ManualClock } from '../src/adapters/manual-clock.js';
+import { ManualClock } from '../src/adapters/time/manual-clock.js';
 import { CallPipeline } from '../src/app/pipeline/call-pipeline.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../src/ports/upstream-side.port.js';
-import { SeededRandom } from '../src/adapters/seeded-random.js';
-import { evaluate } from '../src/domain/report.js';
-import { EvaluationSession } from '../src/domain/session.js';
+import { SeededRandom } from '../src/adapters/time/seeded-random.js';
+import { evaluate } from '../src/domain/report/report.js';
+import { EvaluationSession } from '../src/domain/judging/session.js';
 import { nowMs } from './measure.js';
 
 export interface DomainFigures {

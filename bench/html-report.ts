@@ -7,15 +7,15 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManualClock } from '../src/adapters/manual-clock.js';
-import { parseReportDocument } from '../src/adapters/report-files/report-schemas.js';
-import { SeededRandom } from '../src/adapters/seeded-random.js';
+import { ManualClock } from '../src/adapters/time/manual-clock.js';
+import { parseReportDocument } from '../src/adapters/files/report-files/report-schemas.js';
+import { SeededRandom } from '../src/adapters/time/seeded-random.js';
 import { checkGroups } from '../src/app/check/check.js';
 import { buildHtml } from '../src/app/report-formats/html.js';
 import { buildJunit } from '../src/app/report-formats/junit.js';
 import { buildMarkdown } from '../src/app/report-formats/markdown.js';
-import { serializeDocument } from '../src/domain/report-document.js';
-import { EvaluationSession } from '../src/domain/session.js';
+import { serializeDocument } from '../src/domain/report/report-document.js';
+import { EvaluationSession } from '../src/domain/judging/session.js';
 import { median, nowMs } from './measure.js';
 
 function sessionDocument(calls: number): string {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileJournal } from '../src/adapters/file-journal.js';
+import { FileJournal } from '../src/adapters/files/file-journal.js';
 import type { CallEvent, CallStep } from '../src/ports/call-events.port.js';
 import { median, nowMs } from './measure.js';
 

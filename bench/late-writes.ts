@@ -9,10 +9,10 @@
  * and the process's peak RSS over the round; then one line: the target (`checkLateWrites`, the limit of
  * `npm run bench`'s 10 000-parallel case) met or not met. `npm run bench:late` (`-- --sessions N --rounds R`).
  */
-import { SeededRandom } from '../src/adapters/seeded-random.js';
-import { SystemClock } from '../src/adapters/system-clock.js';
+import { SeededRandom } from '../src/adapters/time/seeded-random.js';
+import { SystemClock } from '../src/adapters/time/system-clock.js';
 import { CallPipeline } from '../src/app/pipeline/call-pipeline.js';
-import { EvaluationSession } from '../src/domain/session.js';
+import { EvaluationSession } from '../src/domain/judging/session.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../src/ports/upstream-side.port.js';
 import { median, nowMs } from './measure.js';
 import { checkLateWrites, targetLine } from './targets.js';

@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { FileReportSink } from '../src/adapters/file-report-sink.js';
+import { FileReportSink } from '../src/adapters/files/file-report-sink.js';
 
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined) {

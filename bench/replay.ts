@@ -12,7 +12,7 @@ import { CassetteFile } from '../src/adapters/cassette/cassette-file.js';
 import { readCassette } from '../src/adapters/cassette/cassette-reader.js';
 import { RecordingUpstreamSide } from '../src/adapters/cassette/recording-upstream-side.js';
 import { ReplayUpstreamSide } from '../src/adapters/cassette/replay-upstream-side.js';
-import type { ToolCallRequest } from '../src/ports/mcp-shapes.js';
+import type { ToolCallRequest } from '../src/ports/shapes/mcp-shapes.js';
 import type { UpstreamSide } from '../src/ports/upstream-side.port.js';
 import { median, nowMs } from './measure.js';
 

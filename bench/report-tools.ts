@@ -13,13 +13,13 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { FileReportSink } from '../src/adapters/file-report-sink.js';
-import { ManualClock } from '../src/adapters/manual-clock.js';
-import { SeededRandom } from '../src/adapters/seeded-random.js';
-import { ToolClassifier } from '../src/domain/classification.js';
-import { KeyFieldMatcher } from '../src/domain/key-fields.js';
-import { ReportWriter } from '../src/domain/report-document.js';
-import { EvaluationSession } from '../src/domain/session.js';
+import { FileReportSink } from '../src/adapters/files/file-report-sink.js';
+import { ManualClock } from '../src/adapters/time/manual-clock.js';
+import { SeededRandom } from '../src/adapters/time/seeded-random.js';
+import { ToolClassifier } from '../src/domain/judging/classification.js';
+import { KeyFieldMatcher } from '../src/domain/judging/key-fields.js';
+import { ReportWriter } from '../src/domain/report/report-document.js';
+import { EvaluationSession } from '../src/domain/judging/session.js';
 import { median, nowMs } from './measure.js';
 
 interface ToolFigures {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileReportSink } from '../src/adapters/file-report-sink.js';
+import { FileReportSink } from '../src/adapters/files/file-report-sink.js';
 import { median, nowMs } from './measure.js';
 
 /** The measured write of one report size. */

@@ -8,10 +8,10 @@
  *
  *   npm run build && node dist/bench/uncertain.js [--sizes 1000,2000,4000,8000] [--rounds 3]
  */
-import { ManualClock } from '../src/adapters/manual-clock.js';
-import { SeededRandom } from '../src/adapters/seeded-random.js';
-import type { CallAttempt } from '../src/domain/call-attempt.js';
-import { EvaluationSession } from '../src/domain/session.js';
+import { ManualClock } from '../src/adapters/time/manual-clock.js';
+import { SeededRandom } from '../src/adapters/time/seeded-random.js';
+import type { CallAttempt } from '../src/domain/judging/call-attempt.js';
+import { EvaluationSession } from '../src/domain/judging/session.js';
 import { median, nowMs, p99 } from './measure.js';
 
 export interface UncertainFigures {

@@ -8,7 +8,7 @@
  * - an upstream that does not start: exit 1, exactly one line, no stack trace, a start-up report;
  * - an upstream that never answers: `--upstream-timeout` and its 60 s default, on the wall clock;
  * - a SIGKILLed proxy leaves no upstream behind: the reaper
- *   (src/adapters/stdio-upstream/reaper.ts) reads a pipe only the proxy writes to; the kernel closes it
+ *   (src/adapters/processes/reaper.ts) reads a pipe only the proxy writes to; the kernel closes it
  *   when the proxy dies, and the reaper ends the upstream's process group (grace, SIGTERM, grace,
  *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/integration/lifecycle-in-process.test.ts`);
  * - the report file: SIGKILL while writing (the file still parses; temp files may remain), two proxy

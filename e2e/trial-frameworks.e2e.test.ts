@@ -6,7 +6,7 @@
  * CLI runs as a real process, each framework program as its own; the upstream is the bundled booking server
  * in this test process (`--upstream-url`, a fresh ledger per MCP session), so every write it executes is
  * counted by the booking server itself. Who sent each repeated write is the run file's `attribution`
- * (docs/model-gateway.md, the rule in src/domain/attribution.ts).
+ * (docs/model-gateway.md, the rule in src/domain/judging/attribution.ts).
  *
  * Per framework three runs: the careful script under F1 (no duplicate; the model's answers streamed where the
  * program offers it, AGENT_STREAM=1, the other two runs not streamed), the careful script with the

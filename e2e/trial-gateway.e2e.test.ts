@@ -43,7 +43,7 @@ async function runTrial(args: string[], program = EXAMPLE_AGENT): Promise<Trial>
   return { ...output, runLedger: () => (sessions[1]?.ledger ?? []) as unknown as Array<Record<string, unknown>> };
 }
 
-/** The sources of a run's attributions, in order (the rule: src/domain/attribution.ts). */
+/** The sources of a run's attributions, in order (the rule: src/domain/judging/attribution.ts). */
 const sources = (run: unknown) => ((run as { attribution?: Array<{ source: string }> }).attribution ?? []).map((a) => a.source);
 
 /** One run with a stub script and `extra` flags, checked, then its folder removed; it must exit 0. */

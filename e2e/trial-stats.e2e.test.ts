@@ -5,7 +5,7 @@
  * is in its system prompt: 10/10 → 0/10, p = 1.1e-5. Honesty, statistics, provenance and the other
  * `--patch` modes, in-process with the same CLI code: test/integration/trial-honesty-stats.test.ts.
  */
-import { markdownInline } from '../src/domain/markdown-text.js';
+import { markdownInline } from '../src/domain/text/markdown-text.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -14,6 +14,8 @@
 // `'F1' | 'F5'`, `{scenario: "F1"}`; scripts/fault-id-literals.mjs), nor compares a fault with the literal
 // `'chaos'`; it asks the registry for what the fault declares (hooks, `tells`, parameters, texts, reference
 // verdicts: `faultServing`, `scenarioIds`, `faultOf`) instead.
+// and one layout rule: no loose file at the root of src/domain (beyond error-message, json, time-and-chance)
+// or src/adapters: each file lives in the folder of its concept.
 // and one way to turn a thrown value into text: `errorMessage`, `asError`, `errorCode` of
 // src/domain/error-message.ts; the hand-written `e instanceof Error ? e.message : String(e)` (or
 // `new Error(String(e))`) and `(e as NodeJS.ErrnoException).code` are refused everywhere else in src/.
@@ -135,6 +137,21 @@ for (const file of files(join(root, 'src'))) {
         );
       }
     });
+}
+
+// The layout: the roots of src/domain and src/adapters hold folders named after concepts, not piles of files;
+// the domain's root keeps only what every folder of it uses.
+const LOOSE_FILES = {
+  'src/domain': ['error-message.ts', 'json.ts', 'time-and-chance.ts'],
+  'src/adapters': [],
+};
+for (const [folder, allowed] of Object.entries(LOOSE_FILES)) {
+  for (const name of readdirSync(join(root, folder))) {
+    if (statSync(join(root, folder, name)).isDirectory() || allowed.includes(name)) continue;
+    problems.push(
+      `layout: ${folder}/${name} is loose at the root of ${folder}; put it in the folder of its concept (docs/architecture.md)`,
+    );
+  }
 }
 
 // A command's wiring imports no other command's.

@@ -14,8 +14,8 @@ import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_pr
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { expect } from 'vitest';
-import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
-import { identifyOperation, previewArgs } from '../../src/domain/operation.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/judging/key-fields.js';
+import { identifyOperation, previewArgs } from '../../src/domain/judging/operation.js';
 import { executions, readLedger, type FixtureLedgerEntry } from '../fixtures/lib/ledger.mjs';
 import { isAlive, waitFor, waitForExit } from '../fixtures/lib/raw-child.mjs';
 import type { ReportFile } from '../support/proxy-harness.js';

@@ -4,15 +4,15 @@
  */
 import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
-import { FileReportSink } from '../adapters/file-report-sink.js';
-import { createFolderOf, refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
-import { ManualClock } from '../adapters/manual-clock.js';
-import { SeededRandom } from '../adapters/seeded-random.js';
-import { SimulatedBackend } from '../adapters/simulated-backend.js';
+import { FileReportSink } from '../adapters/files/file-report-sink.js';
+import { createFolderOf, refuseOutputsOverInputs, writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { ManualClock } from '../adapters/time/manual-clock.js';
+import { SeededRandom } from '../adapters/time/seeded-random.js';
+import { SimulatedBackend } from '../adapters/simulated-backend/simulated-backend.js';
 import { benchmarkDocument, formatBenchmarkText } from '../app/benchmark/benchmark-output.js';
 import { runBenchmark } from '../app/benchmark/benchmark.js';
 import { referenceAgentsFor } from '../app/benchmark/reference-agents.js';
-import { CERTIFICATION } from '../domain/report.js';
+import { CERTIFICATION } from '../domain/report/report.js';
 import type { BenchmarkDeps, BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { BENCHMARK_REPORT_FILE, BENCHMARK_SEED, PROGRESS_MIN_RUNS } from './benchmark-flags.js';
@@ -50,7 +50,7 @@ async function writeReport(path: string, json: string): Promise<void> {
  */
 async function writeJunit(file: string, reportPath: string, json: string): Promise<void> {
   const [{ parseBenchmarkDocument }, { benchmarkCases }, { buildJunit }] = await Promise.all([
-    import('../adapters/report-files/report-schemas.js'),
+    import('../adapters/files/report-files/report-schemas.js'),
     import('../app/check/check.js'),
     import('../app/report-formats/junit.js'),
   ]);

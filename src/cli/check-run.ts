@@ -3,14 +3,14 @@
  * projections. Loaded only when the command runs. An output that cannot be written is a harness failure:
  * one line and exit 1 (the gate must not pass because its report is missing).
  */
-import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
-import { readSource } from '../adapters/report-files/report-sources.js';
+import { appendStepSummary, refuseOutputsOverInputs, writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { readSource } from '../adapters/files/report-files/report-sources.js';
 import { CHECK_EXIT } from '../app/check/check-model.js';
 import { checkGroups } from '../app/check/check.js';
 import { withRateGates, withTrialSummary } from '../app/check/check-model.js';
 import { judgeRateGates } from '../app/check/rate-gates.js';
 import { mergeFolders } from '../app/stats/stats.js';
-import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
+import { readStatsFolder } from '../adapters/files/report-files/stats-sources.js';
 import { effectsGateNotice, formatCheckText } from '../app/check/check-text.js';
 import { resolve } from 'node:path';
 import { buildHtml } from '../app/report-formats/html.js';

@@ -3,8 +3,8 @@
  * text and writes the outputs. Refused input or an output that cannot be written: one line on stderr,
  * exit 1, no file.
  */
-import { writeOutputFile } from '../adapters/report-files/output-files.js';
-import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
+import { writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { readStatsFolder } from '../adapters/files/report-files/stats-sources.js';
 import { compareFolders } from '../app/compare/compare.js';
 import { formatCompareHtml } from '../app/compare/compare-html.js';
 import { compareDocument, formatCompareMarkdown, formatCompareText } from '../app/compare/compare-text.js';

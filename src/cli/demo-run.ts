@@ -5,11 +5,11 @@
  * agent disconnects or a signal arrives.
  */
 import { join } from 'node:path';
-import { FileReportSink } from '../adapters/file-report-sink.js';
-import { createFolderOf } from '../adapters/report-files/output-files.js';
-import { systemRandom } from '../adapters/seeded-random.js';
+import { FileReportSink } from '../adapters/files/file-report-sink.js';
+import { createFolderOf } from '../adapters/files/report-files/output-files.js';
+import { systemRandom } from '../adapters/time/seeded-random.js';
 import { StdioAgentSide } from '../adapters/stdio-agent/index.js';
-import { SystemClock } from '../adapters/system-clock.js';
+import { SystemClock } from '../adapters/time/system-clock.js';
 import { createDemoHandler } from '../app/demo/demo-server.js';
 import { DEMO_INSTRUCTIONS } from '../app/demo/demo-texts.js';
 import type { AgentCloseReason } from '../ports/agent-side.port.js';

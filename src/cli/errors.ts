@@ -1,5 +1,5 @@
 import { errorMessage } from '../domain/error-message.js';
-import { escapeTerminalText } from '../domain/terminal-text.js';
+import { escapeTerminalText } from '../domain/text/terminal-text.js';
 import { PROGRAM_NAME } from '../version.js';
 
 /** A bad flag or value: one clear line, exit code 1, never a stack trace. */

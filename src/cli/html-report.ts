@@ -4,9 +4,9 @@
  * them, and drawn with their journal's timelines where one is given.
  */
 import { resolve } from 'node:path';
-import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
-import { readJournal } from '../adapters/report-files/journal-reader.js';
-import { readSource } from '../adapters/report-files/report-sources.js';
+import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { readJournal } from '../adapters/files/report-files/journal-reader.js';
+import { readSource } from '../adapters/files/report-files/report-sources.js';
 import { checkGroups } from '../app/check/check.js';
 import { buildHtml, type TimelineOf } from '../app/report-formats/html.js';
 import {

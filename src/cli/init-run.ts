@@ -1,12 +1,12 @@
 /**
  * `init`, run: the starter config (`app/init/starter-config.ts`) with the paths of this install's booking
- * server, example agent and JSON Schema, written without following a link (`adapters/new-file.ts`).
+ * server, example agent and JSON Schema, written without following a link (`adapters/files/user-named-file.ts`).
  */
 import { errorMessage } from '../domain/error-message.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeNewFile } from '../adapters/new-file.js';
+import { writeNewFile } from '../adapters/files/user-named-file.js';
 import { starterConfig } from '../app/init/starter-config.js';
 import { PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';

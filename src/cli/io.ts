@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { escapeTerminalText } from '../domain/terminal-text.js';
+import { escapeTerminalText } from '../domain/text/terminal-text.js';
 import { PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 
@@ -42,7 +42,7 @@ export interface CommandContext {
 
 /**
  * One line for the operator on `stream`, with the program prefix. The whole line is escaped for the
- * terminal (see `src/domain/terminal-text.ts`): the proxy's own words pass unchanged, while text from
+ * terminal (see `src/domain/text/terminal-text.ts`): the proxy's own words pass unchanged, while text from
  * outside in it (an upstream's stderr, tool names, error messages) can neither drive the terminal nor
  * forge a line.
  */

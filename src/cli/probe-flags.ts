@@ -6,7 +6,7 @@
  */
 import { errorMessage } from '../domain/error-message.js';
 import { isPlainObject } from '../domain/json.js';
-import { readRegularFile } from '../adapters/report-files/regular-file.js';
+import { readRegularFile } from '../adapters/files/report-files/regular-file.js';
 import { resolve } from 'node:path';
 import { commaList, jsonObject, numberIn, repeated, single, toolAndJson, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';

@@ -6,16 +6,16 @@ import { errorMessage } from '../domain/error-message.js';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ProgramRunner } from '../adapters/agent-program/index.js';
-import { createLogger } from '../adapters/logger.js';
-import { writeOutputFile } from '../adapters/report-files/output-files.js';
-import { systemRandom } from '../adapters/seeded-random.js';
-import { SystemClock } from '../adapters/system-clock.js';
+import { createLogger } from '../adapters/logging/logger.js';
+import { writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { systemRandom } from '../adapters/time/seeded-random.js';
+import { SystemClock } from '../adapters/time/system-clock.js';
 import { ProbeInputError, ProbeService } from '../app/probe/probe-service.js';
 import { probeJunit, probeMarkdown } from '../app/probe/probe-formats.js';
 import { formatProbeTable, probeExitCode } from '../app/probe/probe-text.js';
-import { PROBE_RESULTS_SCHEMA_VERSION } from '../domain/schema-versions.js';
-import type { ProbeResultsFile } from '../ports/probe-results.js';
-import { escapeTerminalLines } from '../domain/terminal-text.js';
+import { PROBE_RESULTS_SCHEMA_VERSION } from '../domain/report/schema-versions.js';
+import type { ProbeResultsFile } from '../ports/shapes/probe-results.js';
+import { escapeTerminalLines } from '../domain/text/terminal-text.js';
 import { HARNESS_VERSION } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError, UsageError } from './errors.js';
@@ -59,7 +59,10 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
       ...(trace !== undefined ? { trace } : {}),
       ...(flags.effects?.command !== undefined
         ? {
-            effectsCommand: { runner: new (await import('../adapters/records-command.js')).ProcessRecordsCommand(), cwd: io.cwd },
+            effectsCommand: {
+              runner: new (await import('../adapters/processes/records-command.js')).ProcessRecordsCommand(),
+              cwd: io.cwd,
+            },
           }
         : {}),
     },

@@ -3,11 +3,15 @@
  * missing, out of range or contradictory.
  */
 import { normalize } from 'node:path';
-import { IDEMPOTENT_HINT_POLICIES, type ClassificationRules, type IdempotentHintPolicy } from '../domain/classification.js';
+import {
+  IDEMPOTENT_HINT_POLICIES,
+  type ClassificationRules,
+  type IdempotentHintPolicy,
+} from '../domain/judging/classification.js';
 import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { faultOf, isScenarioId, parameterFlags, scenarioIds } from '../domain/faults/index.js';
-import { DEFAULT_KEY_FIELDS } from '../domain/key-fields.js';
-import { LOG_LEVELS, type LogLevel } from '../adapters/log-levels.js';
+import { DEFAULT_KEY_FIELDS } from '../domain/judging/key-fields.js';
+import { LOG_LEVELS, type LogLevel } from '../adapters/logging/log-levels.js';
 import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 

@@ -4,17 +4,17 @@
  */
 import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
-import { createLogger } from '../adapters/logger.js';
-import { FileReportTarget } from '../adapters/file-report-sink.js';
-import { FileJournal } from '../adapters/file-journal.js';
-import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
-import { ReportDirectory } from '../adapters/report-directory.js';
-import { DeferredAgentSide } from '../adapters/deferred-agent-side.js';
+import { createLogger } from '../adapters/logging/logger.js';
+import { FileReportTarget } from '../adapters/files/file-report-sink.js';
+import { FileJournal } from '../adapters/files/file-journal.js';
+import { SeededRandom, systemRandom } from '../adapters/time/seeded-random.js';
+import { ReportDirectory } from '../adapters/files/report-directory.js';
+import { DeferredAgentSide } from '../adapters/agent-core/deferred-agent-side.js';
 import type { Logger } from '../ports/logger.port.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
-import { SystemClock } from '../adapters/system-clock.js';
+import { SystemClock } from '../adapters/time/system-clock.js';
 import { AGENT_DISCONNECTED, ProxyService } from '../app/proxy/proxy-service.js';
-import { scenarioName } from '../domain/verdict.js';
+import { scenarioName } from '../domain/report/verdict.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { EXIT_FAILURE, FatalError, formatFatal, UsageError } from './errors.js';
@@ -25,7 +25,7 @@ import { parseEffectsFlags } from './effects-flags.js';
 import { parseOtelFlags } from './otel-flags.js';
 import { startTracer, stopTracer, TRACE_SHUTDOWN_MS } from './otel-run.js';
 import { createUpstream, loadReplay, type Replay } from './upstream-wiring.js';
-import { OwnerLockFiles } from '../adapters/owner-lock.js';
+import { OwnerLockFiles } from '../adapters/files/owner-lock.js';
 import type { FileLocks, HeldLock } from '../ports/file-lock.port.js';
 import { lockJournal, lockReportFile } from '../app/proxy/proxy-file-locks.js';
 
@@ -165,7 +165,10 @@ async function serve({ flags, effects, otel, io, notice, logger, brokenHints, lo
       effectsUpstream,
       ...(effects?.command !== undefined
         ? {
-            effectsCommand: { runner: new (await import('../adapters/records-command.js')).ProcessRecordsCommand(), cwd: io.cwd },
+            effectsCommand: {
+              runner: new (await import('../adapters/processes/records-command.js')).ProcessRecordsCommand(),
+              cwd: io.cwd,
+            },
           }
         : {}),
       clock,
@@ -256,7 +259,7 @@ function timingAndAim(scenario: ProxyFlags['scenario']): string {
 /** `--probe-results FILE`: read before the upstream starts; a bad file is one line, exit 1. */
 async function readBrokenHints(path: string): Promise<string[]> {
   try {
-    return await (await import('../adapters/report-files/probe-results-file.js')).readBrokenHints(path);
+    return await (await import('../adapters/files/report-files/probe-results-file.js')).readBrokenHints(path);
   } catch (error) {
     throw new FatalError(errorMessage(error));
   }
@@ -273,9 +276,9 @@ async function startModelGateway(options: NonNullable<ProxyFlags['modelGateway']
       import('../adapters/http-agent/listen-address.js'),
       import('../adapters/http-agent/host-guard.js'),
       import('../adapters/model-gateway/forward.js'),
-      import('../domain/attribution.js'),
+      import('../domain/judging/attribution.js'),
       import('../app/proxy/model-side-feed.js'),
-      import('../domain/url-redaction.js'),
+      import('../domain/text/url-redaction.js'),
     ]);
   let address: { host: string; port: number };
   try {

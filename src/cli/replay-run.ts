@@ -20,12 +20,12 @@ import {
   readRecordedRun,
   RecordedRunError,
   type RecordedRunFiles,
-} from '../adapters/report-files/recorded-runs.js';
-import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/report-files/output-files.js';
-import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
-import { silentLogger } from '../adapters/silent-logger.js';
-import { SystemClock } from '../adapters/system-clock.js';
-import { TrialFolder } from '../adapters/trial-files/index.js';
+} from '../adapters/files/report-files/recorded-runs.js';
+import { refuseOutputsOverInputs, writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { SeededRandom, systemRandom } from '../adapters/time/seeded-random.js';
+import { silentLogger } from '../adapters/logging/silent-logger.js';
+import { SystemClock } from '../adapters/time/system-clock.js';
+import { TrialFolder } from '../adapters/files/trial-files/index.js';
 import { ReplayService, unreplayable, type RecordedRun, type ReplayOutcome } from '../app/replay/replay-service.js';
 import { commandNotAllowed, startedCommandText, type StartedCommand } from '../app/replay/recorded-commands.js';
 import { replayJunit } from '../app/replay/replay-junit.js';
@@ -35,7 +35,7 @@ import type { RunSpec } from '../app/trial/trial-plan.js';
 import type { UpstreamSide } from '../ports/upstream-side.port.js';
 import { errorMessage } from '../domain/error-message.js';
 import { formatDifferences } from '../domain/trial/replay-diff.js';
-import { escapeTerminalLines } from '../domain/terminal-text.js';
+import { escapeTerminalLines } from '../domain/text/terminal-text.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import { FatalError, formatFatal } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';

@@ -2,8 +2,8 @@
  * `stats`, run: reads the folders (adapter), merges them (use case), prints the table and writes the
  * outputs. A refused merge or an output that cannot be written: one line on stderr, exit 1, no file.
  */
-import { appendStepSummary, writeOutputFile } from '../adapters/report-files/output-files.js';
-import { readStatsFolder } from '../adapters/report-files/stats-sources.js';
+import { appendStepSummary, writeOutputFile } from '../adapters/files/report-files/output-files.js';
+import { readStatsFolder } from '../adapters/files/report-files/stats-sources.js';
 import { mergeFolders } from '../app/stats/stats.js';
 import { formatStatsTable, statsDocument } from '../app/stats/stats-text.js';
 import { formatSummaryMarkdown } from '../domain/trial/index.js';

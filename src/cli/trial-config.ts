@@ -6,7 +6,7 @@
  */
 import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
-import { readTrialConfig } from '../adapters/config-file.js';
+import { readTrialConfig } from '../adapters/files/config-file.js';
 import { FLAG_SPELLINGS, type InlineValue } from '../adapters/schemas/trial-config.schema.js';
 import type { UpstreamSettings } from '../app/trial/trial-settings.js';
 import { single, type FlagValues } from './argv.js';

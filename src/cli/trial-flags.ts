@@ -17,8 +17,8 @@ import {
 } from '../app/trial/trial-plan.js';
 import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
-import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/model-fault.js';
-import { STUB_MODEL_NAME } from '../ports/stub-script.js';
+import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/faults/model-fault.js';
+import { STUB_MODEL_NAME } from '../ports/shapes/stub-script.js';
 import { parseEffectsFlags } from './effects-flags.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';

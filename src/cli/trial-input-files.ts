@@ -4,14 +4,14 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { jsonSyntaxProblem } from '../adapters/report-files/json-problem.js';
-import { readRegularFile } from '../adapters/report-files/regular-file.js';
+import { jsonSyntaxProblem } from '../adapters/files/report-files/json-problem.js';
+import { readRegularFile } from '../adapters/files/report-files/regular-file.js';
 import { errorCode, errorMessage } from '../domain/error-message.js';
-import { PATCH_TEXTS, type PatchId } from '../domain/patches.js';
+import { PATCH_TEXTS, type PatchId } from '../domain/report/patches.js';
 import { settingFileNames } from '../app/trial/measured-settings.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
 import type { PatchChoice, StubGateway, TrialTask } from '../app/trial/trial-plan.js';
-import { STUB_MODEL_NAME } from '../ports/stub-script.js';
+import { STUB_MODEL_NAME } from '../ports/shapes/stub-script.js';
 import { commaList, repeated, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
@@ -156,7 +156,7 @@ export async function readTasks(
 /** `--stub-model FILE`: the script, checked before any run (one line naming the file and the key). */
 export async function readStubGateway(file: string, cwd: string, inlineScript: unknown): Promise<StubGateway> {
   if (inlineScript !== undefined) {
-    const { stubScriptOf } = await import('../adapters/stub-model-file.js');
+    const { stubScriptOf } = await import('../adapters/files/stub-model-file.js');
     try {
       return { kind: 'stub', script: stubScriptOf(inlineScript), file, model: STUB_MODEL_NAME };
     } catch (error) {
@@ -164,7 +164,7 @@ export async function readStubGateway(file: string, cwd: string, inlineScript: u
     }
   }
   try {
-    const { readStubScript } = await import('../adapters/stub-model-file.js');
+    const { readStubScript } = await import('../adapters/files/stub-model-file.js');
     return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };
   } catch (error) {
     throw new UsageError(errorMessage(error));

@@ -9,22 +9,22 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { ProgramRunner } from '../adapters/agent-program/index.js';
 import { InMemoryAgentSide } from '../adapters/in-memory-agent/index.js';
-import { createLogger } from '../adapters/logger.js';
+import { createLogger } from '../adapters/logging/logger.js';
 import { OpenAiChatModel } from '../adapters/openai-chat/index.js';
-import { SeededRandom, systemRandom } from '../adapters/seeded-random.js';
-import { SystemClock } from '../adapters/system-clock.js';
-import { TrialFolder } from '../adapters/trial-files/index.js';
+import { SeededRandom, systemRandom } from '../adapters/time/seeded-random.js';
+import { SystemClock } from '../adapters/time/system-clock.js';
+import { TrialFolder } from '../adapters/files/trial-files/index.js';
 import { expandAll, expandEnv, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
 import { ProgressView } from '../app/trial/progress.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
 import { scenarioLabel, type RunSpec } from '../app/trial/trial-plan.js';
-import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/model-fault.js';
+import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/faults/model-fault.js';
 import { recordedModelFault } from '../app/trial/replay-chat-model.js';
 import { TrialService } from '../app/trial/trial-service.js';
 import { describeAgent, setupAgent } from '../app/trial/agent-description.js';
 import { formatStatistics, formatTable, modelFaultLine } from '../app/trial/summary-output.js';
-import { escapeTerminalLines } from '../domain/terminal-text.js';
-import { redactUrl } from '../domain/url-redaction.js';
+import { escapeTerminalLines } from '../domain/text/terminal-text.js';
+import { redactUrl } from '../domain/text/url-redaction.js';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
 import type { FlagValues } from './argv.js';
 import { FatalError } from './errors.js';
@@ -140,7 +140,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
     relayCommandFor: (url) => ({ command: process.execPath, args: [BIN, 'trial-relay', url] }),
     programs: new ProgramRunner(),
     ...(flags.plan.effects?.command !== undefined
-      ? { recordsCommand: new (await import('../adapters/records-command.js')).ProcessRecordsCommand() }
+      ? { recordsCommand: new (await import('../adapters/processes/records-command.js')).ProcessRecordsCommand() }
       : {}),
     startGateway: gatewayStarter(flags.apiKey),
     cwd: io.cwd,

@@ -1,4 +1,4 @@
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './shapes/mcp-shapes.js';
 
 /** Handles the requests of one connected agent (one MCP session). */
 export interface AgentSessionHandler {

@@ -7,10 +7,10 @@
  * An event carries references to the call's arguments and results, never copies: whether they are
  * written anywhere is the sink's decision (the journal writes them only with `--journal-payloads`).
  */
-import type { CallClass, UnknownReason } from '../domain/attempt.js';
+import type { CallClass, UnknownReason } from '../domain/judging/attempt.js';
 import type { FaultKind } from '../domain/faults/index.js';
-import type { RepeatSource } from '../domain/attribution.js';
-import type { ToolCallResult } from './mcp-shapes.js';
+import type { RepeatSource } from '../domain/judging/attribution.js';
+import type { ToolCallResult } from './shapes/mcp-shapes.js';
 
 /**
  * The steps of one call, in the order they can happen (`injected` and `forwarded` exclude each other;

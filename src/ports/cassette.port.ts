@@ -10,8 +10,8 @@ import type { UpstreamCallOutcome } from './upstream-side.port.js';
 export const CASSETTE_FORMAT = 'cuonztech-agent-harness/cassette';
 /** The format's version (the header's `v`). A reader refuses every other version. */
 export const CASSETTE_VERSION = 1;
-/** What a redacted value is replaced with (`src/domain/redaction.ts`). */
-export { REDACTED_VALUE } from '../domain/redaction.js';
+/** What a redacted value is replaced with (`src/domain/text/redaction.ts`). */
+export { REDACTED_VALUE } from '../domain/text/redaction.js';
 
 /** The first line. */
 export interface CassetteHeader {

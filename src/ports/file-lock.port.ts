@@ -1,7 +1,7 @@
 /**
  * Lock files (issue 41 §12): a file a proxy writes (its journal, its report file) is marked as held by
  * that proxy while it runs, so a second proxy given the same file can tell. The adapter is
- * `src/adapters/owner-lock.ts` (a `<file>.lock` beside the file, created exclusively, never through a
+ * `src/adapters/files/owner-lock.ts` (a `<file>.lock` beside the file, created exclusively, never through a
  * link); what a proxy does when the file is held is decided in `src/app/proxy/proxy-file-locks.ts`.
  */
 

@@ -4,7 +4,7 @@
  * {@link JournalSession} (a {@link CallEventSink}) per agent session; the read side is the
  * {@link JournalRecord} lines as the reader returns them, already checked.
  */
-import type { CallClass } from '../domain/attempt.js';
+import type { CallClass } from '../domain/judging/attempt.js';
 import type { KeyDiff } from '../domain/effects/effects-verdict.js';
 import type { ForwardedAnswer } from './agent-side.port.js';
 import type { CallEvent, CallEventSink, CallStep } from './call-events.port.js';

@@ -6,7 +6,7 @@
  * The adapter: `src/adapters/model-gateway/`.
  */
 import type { ChatMessage, ChatModel, ChatReply, ChatRequest } from './chat-model.port.js';
-import type { ModelFaultKind } from '../domain/model-fault.js';
+import type { ModelFaultKind } from '../domain/faults/model-fault.js';
 
 export type WireFormatName = 'chat-completions' | 'responses' | 'anthropic-messages';
 

@@ -1,5 +1,5 @@
 import type { AgentPeer } from './agent-side.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from './shapes/mcp-shapes.js';
 
 /** What the upstream told us about itself when the connection was made. */
 export interface UpstreamInfo {

@@ -15,7 +15,7 @@ import { ReplayIndex, ReplayUpstreamSide } from '../../src/adapters/cassette/rep
 import { cassetteLineSchema } from '../../src/adapters/schemas/cassette.schema.js';
 import { RecordingChatModel } from '../../src/app/trial/recording-chat-model.js';
 import { CASSETTE_FORMAT, CASSETTE_VERSION, type CassetteHeader } from '../../src/ports/cassette.port.js';
-import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/shapes/mcp-shapes.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 
 const TOOLS: ToolDescriptor[] = [

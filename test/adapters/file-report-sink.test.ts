@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileReportSink, type FileReportSinkOptions } from '../../src/adapters/file-report-sink.js';
+import { FileReportSink, type FileReportSinkOptions } from '../../src/adapters/files/file-report-sink.js';
 
 let folder: string;
 

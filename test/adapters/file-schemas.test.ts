@@ -17,8 +17,8 @@ import {
   startingDocument,
   startupErrorDocument,
   type DocumentMeta,
-} from '../../src/domain/report-document.js';
-import { REPORT_SCHEMA_VERSION } from '../../src/domain/schema-versions.js';
+} from '../../src/domain/report/report-document.js';
+import { REPORT_SCHEMA_VERSION } from '../../src/domain/report/schema-versions.js';
 import { expectMatchesSchema } from '../support/file-schemas.js';
 import { Driver, type Upstream } from '../support/session-driver.js';
 

@@ -6,8 +6,8 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal } from '../../src/adapters/file-journal.js';
-import { parseJournal, readJournal } from '../../src/adapters/report-files/journal-reader.js';
+import { FileJournal } from '../../src/adapters/files/file-journal.js';
+import { parseJournal, readJournal } from '../../src/adapters/files/report-files/journal-reader.js';
 import { tempFiles } from '../support/report-docs.js';
 
 const HEADER = '{"v":1,"event":"journal","at":1,"harnessVersion":"t","payloads":false}';

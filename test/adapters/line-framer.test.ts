@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { LineFramer } from '../../src/adapters/line-framer.js';
+import { LineFramer } from '../../src/adapters/wire/line-framer.js';
 
 describe('LineFramer', () => {
   it('R-8.7: lines split across chunks, several lines in one chunk and CRLF endings are reassembled', () => {

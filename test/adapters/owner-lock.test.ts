@@ -17,7 +17,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockPathOf, OwnerLockFiles, takeLock } from '../../src/adapters/owner-lock.js';
+import { lockPathOf, OwnerLockFiles, takeLock } from '../../src/adapters/files/owner-lock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harness-owner-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

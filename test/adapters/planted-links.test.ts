@@ -19,12 +19,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileJournal } from '../../src/adapters/file-journal.js';
-import { FileReportSink } from '../../src/adapters/file-report-sink.js';
-import { refusePlantedLinks } from '../../src/adapters/file-safety.js';
-import { ReportDirectory } from '../../src/adapters/report-directory.js';
-import { appendStepSummary, writeOutputFile } from '../../src/adapters/report-files/output-files.js';
-import { TrialFolder } from '../../src/adapters/trial-files/trial-folder.js';
+import { FileJournal } from '../../src/adapters/files/file-journal.js';
+import { FileReportSink } from '../../src/adapters/files/file-report-sink.js';
+import { refusePlantedLinks } from '../../src/adapters/files/file-safety.js';
+import { ReportDirectory } from '../../src/adapters/files/report-directory.js';
+import { appendStepSummary, writeOutputFile } from '../../src/adapters/files/report-files/output-files.js';
+import { TrialFolder } from '../../src/adapters/files/trial-files/trial-folder.js';
 
 const OTHER_UID = 12345;
 const asRoot = process.getuid?.() === 0;

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ReportDirectory } from '../../src/adapters/report-directory.js';
+import { ReportDirectory } from '../../src/adapters/files/report-directory.js';
 
 let folder: string;
 

@@ -4,10 +4,10 @@
  * whole HTML report, never `Object.prototype` text in it.
  */
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/adapters/report-files/journal-reader.js';
+import { parseJournal } from '../../src/adapters/files/report-files/journal-reader.js';
 import { journalSessions, timelineFromJournal } from '../../src/app/report-formats/timeline.js';
-import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
-import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import { parseReportDocument } from '../../src/adapters/files/report-files/report-schemas.js';
+import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import { documentOf, naiveF1 } from '../support/report-docs.js';
 
 const HEADER = { v: 1, event: 'journal', at: 0, harnessVersion: 'test', payloads: false };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
-import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
-import { ToolClassifier } from '../../src/domain/classification.js';
-import type { ToolCallResult } from '../../src/ports/mcp-shapes.js';
+import { SimulatedBackend } from '../../src/adapters/simulated-backend/simulated-backend.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/judging/key-fields.js';
+import { ToolClassifier } from '../../src/domain/judging/classification.js';
+import type { ToolCallResult } from '../../src/ports/shapes/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
 
 const OPTIONS = { timeoutMs: 60_000 };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { createPinoLogger, recordText } from '../../src/adapters/pino-logger.js';
-import { SeededRandom, systemRandom } from '../../src/adapters/seeded-random.js';
-import { SystemClock } from '../../src/adapters/system-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
+import { createPinoLogger, recordText } from '../../src/adapters/logging/pino-logger.js';
+import { SeededRandom, systemRandom } from '../../src/adapters/time/seeded-random.js';
+import { SystemClock } from '../../src/adapters/time/system-clock.js';
 
 describe('SystemClock', () => {
   it('Clock: never decreases and reads close to Date.now()', () => {

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/shapes/mcp-shapes.js';
 import { StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
-import { topLevelNumberIdToken } from '../../src/adapters/json-rpc-id-token.js';
+import { topLevelNumberIdToken } from '../../src/adapters/wire/json-rpc-id-token.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * `init` writes passes the schema.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTrialConfig } from '../../src/adapters/config-file.js';
+import { parseTrialConfig } from '../../src/adapters/files/config-file.js';
 import { EFFECTS_VALUE_FLAGS } from '../../src/cli/effects-flags.js';
 import { FLAG_SPELLINGS, TRIAL_CONFIG_KEYS } from '../../src/adapters/schemas/trial-config.schema.js';
 import { starterConfig } from '../../src/app/init/starter-config.js';

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TrialFolder } from '../../src/adapters/trial-files/index.js';
+import { TrialFolder } from '../../src/adapters/files/trial-files/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harness-trial-folder-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

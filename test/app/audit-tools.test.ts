@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GET_REPORT, GET_SCORE, answerAuditTool } from '../../src/app/proxy/audit-tools.js';
-import { PATCH_TEXTS } from '../../src/domain/patches.js';
-import type { ToolCallResult } from '../../src/ports/mcp-shapes.js';
+import { PATCH_TEXTS } from '../../src/domain/report/patches.js';
+import type { ToolCallResult } from '../../src/ports/shapes/mcp-shapes.js';
 import { Driver } from '../support/session-driver.js';
 
 const F1 = { mode: 'scenario', id: 'F1' } as const;

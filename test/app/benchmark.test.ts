@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { benchmarkReportSchema } from '../../src/adapters/schemas/benchmark-report.schema.js';
 import { expectMatchesSchema } from '../support/file-schemas.js';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { SeededRandom } from '../../src/adapters/seeded-random.js';
-import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
+import { SeededRandom } from '../../src/adapters/time/seeded-random.js';
+import { SimulatedBackend } from '../../src/adapters/simulated-backend/simulated-backend.js';
 import type { BenchmarkDeps, BenchmarkOptions, SessionFactory } from '../../src/app/benchmark/benchmark-deps.js';
 import { benchmarkDocument, carefulPatientDifferIn, formatBenchmarkText } from '../../src/app/benchmark/benchmark-output.js';
 import { runBenchmark, type BenchmarkResult } from '../../src/app/benchmark/benchmark.js';
@@ -11,12 +11,12 @@ import { catalogOf, outputSchemaToolsOf } from '../../src/app/benchmark/harness-
 import { CAREFUL, NAIVE, PATIENT, type ReferenceAgent } from '../../src/app/benchmark/reference-agents.js';
 import { BENCHMARK_EFFECTS_VIEW, runScenario } from '../../src/app/benchmark/scenario-run.js';
 import { PATIENT_RECHECK_WAITS_MS } from '../../src/app/benchmark/patient-agent.js';
-import type { ExecutionOutcome } from '../../src/domain/attempt.js';
-import { ToolClassifier } from '../../src/domain/classification.js';
+import type { ExecutionOutcome } from '../../src/domain/judging/attempt.js';
+import { ToolClassifier } from '../../src/domain/judging/classification.js';
 import { defaultBenchmarkScenarios, type ScenarioId } from '../../src/domain/faults/index.js';
-import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
-import { EvaluationSession } from '../../src/domain/session.js';
-import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/judging/key-fields.js';
+import { EvaluationSession } from '../../src/domain/judging/session.js';
+import type { ToolCallRequest } from '../../src/ports/shapes/mcp-shapes.js';
 import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 
 const ALL: BenchmarkOptions = { scenarios: defaultBenchmarkScenarios(), runs: 1, jitterMs: 0, seed: 1 };

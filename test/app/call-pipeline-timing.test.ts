@@ -4,12 +4,12 @@
  * is what the upstream really did).
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
 import { CallPipeline } from '../../src/app/pipeline/call-pipeline.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { buildReport, evaluate } from '../../src/domain/report.js';
-import { EvaluationSession } from '../../src/domain/session.js';
-import type { ToolCallRequest } from '../../src/ports/mcp-shapes.js';
+import { buildReport, evaluate } from '../../src/domain/report/report.js';
+import { EvaluationSession } from '../../src/domain/judging/session.js';
+import type { ToolCallRequest } from '../../src/ports/shapes/mcp-shapes.js';
 import type { Timer } from '../../src/ports/timer.port.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 import { okResult } from '../support/in-memory-sides.js';

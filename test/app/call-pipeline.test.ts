@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallPipeline, NOT_FORWARDED_SESSION_ENDED, type PublishReport } from '../../src/app/pipeline/call-pipeline.js';
-import { evaluate } from '../../src/domain/report.js';
-import { EvaluationSession } from '../../src/domain/session.js';
+import { evaluate } from '../../src/domain/report/report.js';
+import { EvaluationSession } from '../../src/domain/judging/session.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { HeldUpstream, okResult } from '../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../support/session-driver.js';

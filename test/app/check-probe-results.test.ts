@@ -4,7 +4,7 @@
  * projection renders the cases (there is no report document behind them).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSource } from '../../src/adapters/report-files/report-sources.js';
+import { readSource } from '../../src/adapters/files/report-files/report-sources.js';
 import type { CheckOptions } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { formatCheckText } from '../../src/app/check/check-text.js';

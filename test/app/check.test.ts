@@ -1,9 +1,9 @@
 import { symlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSource } from '../../src/adapters/report-files/report-sources.js';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { SeededRandom } from '../../src/adapters/seeded-random.js';
-import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
+import { readSource } from '../../src/adapters/files/report-files/report-sources.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
+import { SeededRandom } from '../../src/adapters/time/seeded-random.js';
+import { SimulatedBackend } from '../../src/adapters/simulated-backend/simulated-backend.js';
 import { benchmarkDocument } from '../../src/app/benchmark/benchmark-output.js';
 import { runBenchmark } from '../../src/app/benchmark/benchmark.js';
 import type { CheckOptions } from '../../src/app/check/check-model.js';
@@ -12,7 +12,7 @@ import { formatCheckText } from '../../src/app/check/check-text.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { buildJunit } from '../../src/app/report-formats/junit.js';
 import { buildMarkdown, buildStepSummary } from '../../src/app/report-formats/markdown.js';
-import { startingDocument, startupErrorDocument } from '../../src/domain/report-document.js';
+import { startingDocument, startupErrorDocument } from '../../src/domain/report/report-document.js';
 import { baselineOnly, carefulF1, documentOf, naiveF1, readsOnly, tempFiles, unverifiedF1 } from '../support/report-docs.js';
 
 const DEFAULT: CheckOptions = { failOn: new Set(['FAIL', 'NOT_TESTED']), minScore: null };

@@ -2,13 +2,13 @@
  * The demo MCP server (R-12) in-process: the handler is called directly, with a hand-driven clock, a
  * fixed random source and an in-memory report sink. The e2e test covers the real process over stdio.
  */
-import { documentText } from '../../src/domain/report-document.js';
+import { documentText } from '../../src/domain/report/report-document.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
 import { createDemoHandler } from '../../src/app/demo/demo-server.js';
 import { DEMO_TOOL_NAMES } from '../../src/app/demo/demo-tools.js';
 import type { AgentSessionHandler } from '../../src/ports/agent-side.port.js';
-import type { ToolCallResult } from '../../src/ports/mcp-shapes.js';
+import type { ToolCallResult } from '../../src/ports/shapes/mcp-shapes.js';
 import { deepObject, STACK_DEEP } from '../support/deep-values.js';
 
 type Json = Record<string, unknown>;

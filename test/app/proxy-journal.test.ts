@@ -6,10 +6,10 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal } from '../../src/adapters/file-journal.js';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { parseJournal } from '../../src/adapters/report-files/journal-reader.js';
-import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import { FileJournal } from '../../src/adapters/files/file-journal.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
+import { parseJournal } from '../../src/adapters/files/report-files/journal-reader.js';
+import { parseReportDocument } from '../../src/adapters/files/report-files/report-schemas.js';
 import type { CheckResult } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { ProxyService, type ProxyConfig } from '../../src/app/proxy/proxy-service.js';
@@ -22,7 +22,7 @@ import {
 } from '../../src/app/report-formats/timeline.js';
 import type { JournalCallRecord, JournalRequestRecord } from '../../src/ports/journal.port.js';
 import type { UpstreamCallOutcome } from '../../src/ports/upstream-side.port.js';
-import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import {
   HeldUpstream,
   InMemoryAgentSide,

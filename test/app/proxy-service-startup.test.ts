@@ -4,8 +4,8 @@
  * during the first report write never starts the upstream.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { silentLogger } from '../../src/adapters/silent-logger.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
+import { silentLogger } from '../../src/adapters/logging/silent-logger.js';
 import { ProxyService } from '../../src/app/proxy/proxy-service.js';
 import type { AgentSessionHandler, AgentSide } from '../../src/ports/agent-side.port.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';

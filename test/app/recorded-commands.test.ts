@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commandNotAllowed, startedCommandText, type StartedCommand } from '../../src/app/replay/recorded-commands.js';
-import { commandLineText, shellWord } from '../../src/domain/command-line.js';
+import { commandLineText, shellWord } from '../../src/domain/text/command-line.js';
 
 const agent = (command: string, args: string[] = []): StartedCommand => ({
   role: 'agent program',

@@ -6,7 +6,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { deriveFindings } from '../../src/domain/findings.js';
+import { deriveFindings } from '../../src/domain/report/findings.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { buildJunit } from '../../src/app/report-formats/junit.js';
 import { buildMarkdown } from '../../src/app/report-formats/markdown.js';

@@ -5,7 +5,7 @@
  * verdict.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSource } from '../../src/adapters/report-files/report-sources.js';
+import { readSource } from '../../src/adapters/files/report-files/report-sources.js';
 import type { CheckResult } from '../../src/app/check/check-model.js';
 import type { RateGate } from '../../src/app/check/rate-gates.js';
 import { checkGroups } from '../../src/app/check/check.js';

@@ -5,7 +5,7 @@
  * operation, "call #n" the session's running number — in the timeline, the attribution and the transcript.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSource } from '../../src/adapters/report-files/report-sources.js';
+import { readSource } from '../../src/adapters/files/report-files/report-sources.js';
 import type { CheckedAttribution } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { attributionBadge, operationAttempts } from '../../src/app/report-formats/attribution-badge.js';

@@ -5,11 +5,11 @@
  * without bound.
  */
 import { describe, expect, it } from 'vitest';
-import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import { parseReportDocument } from '../../src/adapters/files/report-files/report-schemas.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { TIMELINE_MAX_ROWS, timelineFromReport } from '../../src/app/report-formats/timeline.js';
-import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import { documentOf, naiveF1 } from '../support/report-docs.js';
 import { Driver } from '../support/session-driver.js';
 

@@ -17,7 +17,7 @@ import { TRANSCRIPT_LIMITS, TranscriptBudget } from '../../src/app/report-format
 import { interleave, linkCalls } from '../../src/app/report-formats/transcript-entries.js';
 import { transcriptSection } from '../../src/app/report-formats/transcript-view.js';
 import { parseReportDocument } from '../../src/adapters/schemas/report.schema.js';
-import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import { expectMatchesSchema } from '../support/file-schemas.js';
 import { documentOf, naiveF1 } from '../support/report-docs.js';
 import { checkRunFiles, runFile, transcriptOf } from '../support/trial-run-fixtures.js';

@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { parse } from 'parse5';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSource } from '../../src/adapters/report-files/report-sources.js';
+import { readSource } from '../../src/adapters/files/report-files/report-sources.js';
 import type { CheckOptions, CheckResult } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { mdFence, xmlClean } from '../../src/app/report-formats/escape.js';
@@ -9,7 +9,7 @@ import { buildHtml } from '../../src/app/report-formats/html.js';
 import { buildJunit } from '../../src/app/report-formats/junit.js';
 import { buildMarkdown } from '../../src/app/report-formats/markdown.js';
 import { timelineFromReport } from '../../src/app/report-formats/timeline.js';
-import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import { elementsOf, textOf, type HtmlNode } from '../support/html-dom.js';
 import { DEFAULT_TOOLS, Driver } from '../support/session-driver.js';
 import { baselineOnly, carefulF1, documentOf, F, naiveF1, naiveF2, readsOnly, tempFiles } from '../support/report-docs.js';

@@ -2,7 +2,7 @@
 import { run } from '../support/run-facts.js';
 import { describe, expect, it } from 'vitest';
 import { mergeFolders, type ReportFolderInput, type TrialFolderInput } from '../../src/app/stats/stats.js';
-import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import { parseReportDocument } from '../../src/adapters/files/report-files/report-schemas.js';
 import { carefulF1, documentOf } from '../support/report-docs.js';
 import { runFactsFromRunFile } from '../../src/app/stats/run-facts-from-file.js';
 import type { RunFacts } from '../../src/domain/trial/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stubScriptOf } from '../../src/adapters/stub-model-file.js';
+import { stubScriptOf } from '../../src/adapters/files/stub-model-file.js';
 import { StubModel } from '../../src/app/stub-model/stub-model.js';
 import type { ChatMessage, ChatReply } from '../../src/ports/chat-model.port.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FaultingChatModel, modelFaultTrigger } from '../../src/app/trial/faulting-chat-model.js';
-import type { ModelFault } from '../../src/domain/model-fault.js';
+import type { ModelFault } from '../../src/domain/faults/model-fault.js';
 import type { ChatModel, ChatRequest } from '../../src/ports/chat-model.port.js';
 
 const classes: Record<string, string> = { create_booking: 'write', cancel_booking: 'write', search_bookings: 'read' };

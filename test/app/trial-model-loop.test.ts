@@ -5,14 +5,14 @@
  * a recorded sleep.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
 import { runConversation, type ToolClient } from '../../src/app/trial/model-conversation.js';
 import { requestWithRetries, waitBefore } from '../../src/app/trial/model-request.js';
 import { toolMessageText } from '../../src/app/trial/tool-message.js';
 import { Transcript } from '../../src/app/trial/transcript.js';
 import type { ModelAgent, TrialTask } from '../../src/app/trial/trial-plan.js';
 import type { ChatFailure, ChatModel, ChatOutcome, ChatRequest } from '../../src/ports/chat-model.port.js';
-import type { ToolCallRequest, ToolCallResult } from '../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult } from '../../src/ports/shapes/mcp-shapes.js';
 
 const AGENT: ModelAgent = {
   kind: 'model',

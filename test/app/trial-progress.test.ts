@@ -3,7 +3,7 @@
  * place (done / total, PASS / FAIL / NOT_TESTED so far, ETA) when it is. Time from a manual clock.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
 import { ProgressView } from '../../src/app/trial/progress.js';
 import type { RunSpec } from '../../src/app/trial/trial-plan.js';
 

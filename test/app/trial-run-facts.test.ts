@@ -17,7 +17,7 @@ import { readArgv } from '../../src/cli/argv.js';
 import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags } from '../../src/cli/trial-flags.js';
 import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
-import { PATCH_TEXTS } from '../../src/domain/patches.js';
+import { PATCH_TEXTS } from '../../src/domain/report/patches.js';
 
 const STUB_SCRIPT = join(import.meta.dirname, '../../examples/stub-models/booking-careful.yaml');
 const AT = '2026-11-30T20:00:00.000Z';

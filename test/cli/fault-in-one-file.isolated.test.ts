@@ -7,10 +7,10 @@
  */
 import { COOL_DOWN } from '../fixtures/throwaway-fault.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
-import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
-import { SeededRandom } from '../../src/adapters/seeded-random.js';
-import { SimulatedBackend } from '../../src/adapters/simulated-backend.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
+import { parseReportDocument } from '../../src/adapters/files/report-files/report-schemas.js';
+import { SeededRandom } from '../../src/adapters/time/seeded-random.js';
+import { SimulatedBackend } from '../../src/adapters/simulated-backend/simulated-backend.js';
 import { runBenchmark } from '../../src/app/benchmark/benchmark.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { parseDemoSettings } from '../../src/app/demo/demo-settings.js';
@@ -23,7 +23,7 @@ import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
 import { parseProxyFlags, PROXY_FLAG_HELP, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags } from '../../src/cli/trial-flags.js';
 import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
-import type { SessionReportDocument } from '../../src/ports/report-documents.js';
+import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import { documentOf } from '../support/report-docs.js';
 import { Driver } from '../support/session-driver.js';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, truncateSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_INPUT_BYTES } from '../../src/adapters/report-files/regular-file.js';
+import { MAX_INPUT_BYTES } from '../../src/adapters/files/report-files/regular-file.js';
 import { runCli } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, tempFiles } from '../support/report-docs.js';
 

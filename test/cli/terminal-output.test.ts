@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { formatFatal } from '../../src/cli/errors.js';
-import { createLogger } from '../../src/adapters/logger.js';
+import { createLogger } from '../../src/adapters/logging/logger.js';
 import { writeNotice } from '../../src/cli/io.js';
 
 function collect(stream: PassThrough): () => string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ModelSide, type RequestedCall } from '../../src/domain/attribution.js';
-import { formatScoreAnswer } from '../../src/domain/format.js';
-import { serializeDocument } from '../../src/domain/report-document.js';
+import { ModelSide, type RequestedCall } from '../../src/domain/judging/attribution.js';
+import { formatScoreAnswer } from '../../src/domain/report/format.js';
+import { serializeDocument } from '../../src/domain/report/report-document.js';
 import { summariseRuns } from '../../src/domain/trial/trial-summary.js';
 import { formatSummaryMarkdown } from '../../src/domain/trial/summary-markdown.js';
 import { run, times } from '../support/run-facts.js';

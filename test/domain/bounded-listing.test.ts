@@ -1,9 +1,9 @@
 /**
- * The bounded form of a listing (src/domain/bounded-listing.ts), shared by the effects view's snapshots
+ * The bounded form of a listing (src/domain/effects/bounded-listing.ts), shared by the effects view's snapshots
  * and probe's --count-with evidence (issue 41 §9): count, hash of all items in order, the first few cut.
  */
 import { describe, expect, it } from 'vitest';
-import { boundedListing, LISTING_HEAD, LISTING_HEAD_CHARS } from '../../src/domain/bounded-listing.js';
+import { boundedListing, LISTING_HEAD, LISTING_HEAD_CHARS } from '../../src/domain/effects/bounded-listing.js';
 import { takeSnapshot } from '../../src/domain/effects/snapshot.js';
 
 describe('boundedListing', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classificationWarnings } from '../../src/domain/classification-warnings.js';
-import type { ToolClassification } from '../../src/domain/classification.js';
+import { classificationWarnings } from '../../src/domain/judging/classification-warnings.js';
+import type { ToolClassification } from '../../src/domain/judging/classification.js';
 
 const tool = (name: string, cls: ToolClassification['class']): ToolClassification => ({
   name,

@@ -8,8 +8,8 @@ import {
   snakeForm,
   type ClassificationRules,
   type ToolFacts,
-} from '../../src/domain/classification.js';
-import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
+} from '../../src/domain/judging/classification.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/judging/key-fields.js';
 
 const keyFields = new KeyFieldMatcher(DEFAULT_KEY_FIELDS);
 

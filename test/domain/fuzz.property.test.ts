@@ -9,15 +9,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ExecutionOutcome } from '../../src/domain/attempt.js';
-import type { ToolClass } from '../../src/domain/classification.js';
+import type { ExecutionOutcome } from '../../src/domain/judging/attempt.js';
+import type { ToolClass } from '../../src/domain/judging/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import { canonicalJson, canonicalJsonIterative } from '../../src/domain/json.js';
-import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/key-fields.js';
-import { isNotationVariant } from '../../src/domain/near-duplicate.js';
-import { identifyOperation } from '../../src/domain/operation.js';
-import { serializeDocument } from '../../src/domain/report-document.js';
-import { EvaluationSession } from '../../src/domain/session.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/judging/key-fields.js';
+import { isNotationVariant } from '../../src/domain/judging/near-duplicate.js';
+import { identifyOperation } from '../../src/domain/judging/operation.js';
+import { serializeDocument } from '../../src/domain/report/report-document.js';
+import { EvaluationSession } from '../../src/domain/judging/session.js';
 import { deepArray, deepOwnProto, STACK_DEEP, withOwn } from '../support/deep-values.js';
 import { fixedRandom, TestClock } from '../support/session-driver.js';
 import { propertyRuns } from '../support/property-runs.js';

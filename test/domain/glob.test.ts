@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globMatch } from '../../src/domain/glob.js';
+import { globMatch } from '../../src/domain/text/glob.js';
 
 describe('globMatch', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ToolClassifier, formatClassificationLines } from '../../src/domain/classification.js';
-import { KeyFieldMatcher } from '../../src/domain/key-fields.js';
+import { ToolClassifier, formatClassificationLines } from '../../src/domain/judging/classification.js';
+import { KeyFieldMatcher } from '../../src/domain/judging/key-fields.js';
 import { Driver } from '../support/session-driver.js';
 
 const F1 = { mode: 'scenario', id: 'F1' } as const;

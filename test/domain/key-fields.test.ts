@@ -6,8 +6,8 @@ import {
   normaliseFieldName,
   schemaKeyFields,
   splitArguments,
-} from '../../src/domain/key-fields.js';
-import { identifyOperation } from '../../src/domain/operation.js';
+} from '../../src/domain/judging/key-fields.js';
+import { identifyOperation } from '../../src/domain/judging/operation.js';
 import { Driver } from '../support/session-driver.js';
 
 const defaults = new KeyFieldMatcher(DEFAULT_KEY_FIELDS);

@@ -5,7 +5,7 @@ import {
   parseModelFaultKind,
   parseModelFaultOn,
   type ModelRequestMessage,
-} from '../../src/domain/model-fault.js';
+} from '../../src/domain/faults/model-fault.js';
 
 const writes = { matches: (tool: string) => tool === 'create_booking', on: 1 };
 const user: ModelRequestMessage = { role: 'user' };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { JsonValue } from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isNotationVariant } from '../../src/domain/near-duplicate.js';
+import { isNotationVariant } from '../../src/domain/judging/near-duplicate.js';
 import { DEFAULT_RUNS } from '../support/property-runs.js';
 
 type JsonObject = Record<string, JsonValue>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNotationVariant, MAX_GREEDY_ELEMENTS, MAX_STEPS } from '../../src/domain/near-duplicate.js';
+import { isNotationVariant, MAX_GREEDY_ELEMENTS, MAX_STEPS } from '../../src/domain/judging/near-duplicate.js';
 import { deepArray, deepObject, STACK_DEEP } from '../support/deep-values.js';
 
 const variant = (a: unknown, b: unknown): boolean => {

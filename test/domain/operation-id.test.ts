@@ -5,7 +5,7 @@
  * is this number, so a journal and a report can be matched one for one.
  */
 import { describe, expect, it } from 'vitest';
-import { ReportWriter } from '../../src/domain/report-document.js';
+import { ReportWriter } from '../../src/domain/report/report-document.js';
 import { Driver } from '../support/session-driver.js';
 
 describe('operation numbers', () => {

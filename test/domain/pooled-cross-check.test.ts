@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, poolVerdicts, scoreInputsOf } from '../../src/domain/report.js';
-import { addScoreInputs, computeScore, type ScoreInputs } from '../../src/domain/score.js';
+import { evaluate, poolVerdicts, scoreInputsOf } from '../../src/domain/report/report.js';
+import { addScoreInputs, computeScore, type ScoreInputs } from '../../src/domain/report/score.js';
 import { Driver } from '../support/session-driver.js';
 
 const booking = { guest: 'Ada', date: '2026-11-03' };

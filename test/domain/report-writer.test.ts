@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { documentText, ReportWriter, serializeDocument, type DocumentMeta } from '../../src/domain/report-document.js';
-import { SlotArena } from '../../src/domain/slot-arena.js';
+import { documentText, ReportWriter, serializeDocument, type DocumentMeta } from '../../src/domain/report/report-document.js';
+import { SlotArena } from '../../src/domain/report/slot-arena.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { buildReport, coverageOf, evaluate } from '../../src/domain/report.js';
-import type { ToolClassification } from '../../src/domain/classification.js';
-import { ToolListBytes } from '../../src/domain/tool-list-bytes.js';
+import { buildReport, coverageOf, evaluate } from '../../src/domain/report/report.js';
+import type { ToolClassification } from '../../src/domain/judging/classification.js';
+import { ToolListBytes } from '../../src/domain/report/tool-list-bytes.js';
 import { Driver, fixedRandom, type Handle, type Upstream } from '../support/session-driver.js';
 
 const meta: DocumentMeta = { kind: 'proxy', harnessVersion: 't', status: 'running', toolClassification: [] };

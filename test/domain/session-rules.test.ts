@@ -695,7 +695,7 @@ describe('R-3.3, R-10.1 names and shapes', () => {
 
 describe('R-2.4 upstreamResponsesIdentical', () => {
   it('R-2.4: answers compare on content and structuredContent, key order ignored, _meta left out', async () => {
-    const { answerFingerprint } = await import('../../src/domain/attempt.js');
+    const { answerFingerprint } = await import('../../src/domain/judging/attempt.js');
     const a = { content: [{ type: 'text', text: 'BK-1' }], structuredContent: { id: 1, ok: true }, _meta: { at: 1 } };
     const b = { _meta: { at: 2 }, structuredContent: { ok: true, id: 1 }, content: [{ text: 'BK-1', type: 'text' }] };
     expect(answerFingerprint(a)).toBe(answerFingerprint(b));

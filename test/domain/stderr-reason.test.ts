@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nodeModuleNotFound } from '../support/node-crash.js';
-import { stderrReasonLines } from '../../src/domain/stderr-reason.js';
+import { stderrReasonLines } from '../../src/domain/text/stderr-reason.js';
 
 const NODE_MODULE_NOT_FOUND = nodeModuleNotFound('/no/such/agent.js');
 

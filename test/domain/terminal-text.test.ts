@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatClassificationLines, type ToolClassification } from '../../src/domain/classification.js';
-import { escapeTerminalLines, escapeTerminalText } from '../../src/domain/terminal-text.js';
+import { formatClassificationLines, type ToolClassification } from '../../src/domain/judging/classification.js';
+import { escapeTerminalLines, escapeTerminalText } from '../../src/domain/text/terminal-text.js';
 
 /**
  * An oracle written apart from the implementation's regular expression: code points a terminal acts on or

@@ -3,11 +3,11 @@
  * F1's hold and the agent's cancellations as the report records them, and the configuration block.
  */
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from '../../src/adapters/seeded-random.js';
+import { SeededRandom } from '../../src/adapters/time/seeded-random.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { serializeDocument } from '../../src/domain/report-document.js';
-import { buildReport, runConfiguration } from '../../src/domain/report.js';
-import { drawLatency } from '../../src/domain/timing.js';
+import { serializeDocument } from '../../src/domain/report/report-document.js';
+import { buildReport, runConfiguration } from '../../src/domain/report/report.js';
+import { drawLatency } from '../../src/domain/judging/timing.js';
 import { Driver, fixedRandom } from '../support/session-driver.js';
 
 const F = (id: 'F1' | 'F2' | 'F4' | 'F5' | 'F7', extra: Partial<ScenarioConfig> = {}): ScenarioConfig =>
@@ -209,7 +209,7 @@ describe('hold and cancellation as the session records them', () => {
 
 describe('start-up warning for an aim that can never hit', () => {
   it('R-8.4: --fault-tool matching no write tool warns; matching one does not', async () => {
-    const { classificationWarnings } = await import('../../src/domain/classification-warnings.js');
+    const { classificationWarnings } = await import('../../src/domain/judging/classification-warnings.js');
     const tools = [
       { name: 'create_draft', class: 'write' },
       { name: 'pay_invoice', class: 'write' },

@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/domain/json.js';
-import { isNotationVariant } from '../../src/domain/near-duplicate.js';
-import { MAX_COMPARISONS, UncertainTracker, type PairFinding, type Uncertainty } from '../../src/domain/uncertain-tracker.js';
+import { isNotationVariant } from '../../src/domain/judging/near-duplicate.js';
+import {
+  MAX_COMPARISONS,
+  UncertainTracker,
+  type PairFinding,
+  type Uncertainty,
+} from '../../src/domain/judging/uncertain-tracker.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 /**

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileReportSink } from '../../src/adapters/file-report-sink.js';
+import { FileReportSink } from '../../src/adapters/files/file-report-sink.js';
 import { skipUnlessTmpfs } from '../support/tmpfs.js';
 
 let folder: string;

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCloseReason, AgentSessionHandler } from '../../src/ports/agent-side.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../src/ports/shapes/mcp-shapes.js';
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
@@ -14,7 +14,7 @@ import {
   SessionLimits,
   type HttpAgentSideOptions,
 } from '../../src/adapters/http-agent/index.js';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
 
 type Json = Record<string, unknown>;
 

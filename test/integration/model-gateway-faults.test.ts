@@ -15,9 +15,9 @@ import { anthropicMessages } from '../../src/adapters/model-gateway/anthropic-me
 import { chatCompletions } from '../../src/adapters/model-gateway/chat-completions.js';
 import { responses } from '../../src/adapters/model-gateway/responses.js';
 import type { WireFormat } from '../../src/adapters/model-gateway/wire.js';
-import { stubScriptOf } from '../../src/adapters/stub-model-file.js';
+import { stubScriptOf } from '../../src/adapters/files/stub-model-file.js';
 import { StubModel } from '../../src/app/stub-model/stub-model.js';
-import { ModelFaultTrigger, type ModelFault } from '../../src/domain/model-fault.js';
+import { ModelFaultTrigger, type ModelFault } from '../../src/domain/faults/model-fault.js';
 import type { ChatReply } from '../../src/ports/chat-model.port.js';
 import type { ModelExchange } from '../../src/ports/model-gateway.port.js';
 import { requireExample } from '../support/example-clients.js';

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelGateway, type GatewayAddress } from '../../src/adapters/model-gateway/model-gateway.js';
 import type { ModelExchange } from '../../src/ports/model-gateway.port.js';
-import { stubScriptOf } from '../../src/adapters/stub-model-file.js';
+import { stubScriptOf } from '../../src/adapters/files/stub-model-file.js';
 import { StubModel } from '../../src/app/stub-model/stub-model.js';
 import { requireExample } from '../support/example-clients.js';
 

@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { executions } from '../../e2e/fixtures/lib/ledger.mjs';
 import { waitFor } from '../../e2e/fixtures/lib/raw-child.mjs';
 import { FIXTURES } from '../../e2e/support/proxy-harness.js';
-import type { Report } from '../../src/domain/report.js';
-import type { Finding } from '../../src/domain/findings.js';
+import type { Report } from '../../src/domain/report/report.js';
+import type { Finding } from '../../src/domain/report/findings.js';
 import { startLinesProxy, type LinesProxy } from '../support/cli-proxy-lines.js';
 
 const COUNTING = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];

@@ -13,7 +13,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/adapters/manual-clock.js';
+import { ManualClock } from '../../src/adapters/time/manual-clock.js';
 import { waitFor } from '../../e2e/fixtures/lib/raw-child.mjs';
 import {
   bookingTask,

@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { ProcessRecordsCommand } from '../../src/adapters/records-command.js';
+import { ProcessRecordsCommand } from '../../src/adapters/processes/records-command.js';
 import { snapshotCommand } from '../../src/app/effects/effects-view.js';
 import type { CommandView } from '../../src/domain/effects/effects-settings.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { readSource } from '../../src/adapters/report-files/report-sources.js';
+import { readSource } from '../../src/adapters/files/report-files/report-sources.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { buildHtml } from '../../src/app/report-formats/html.js';
 import { documentOf, documentWithEffects, F, naiveF1, carefulF1, tempFiles } from '../support/report-docs.js';

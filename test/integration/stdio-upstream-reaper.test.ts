@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { Reaper } from '../../src/adapters/stdio-upstream/reaper.js';
+import { Reaper } from '../../src/adapters/processes/reaper.js';
 
 function isAlive(pid: number): boolean {
   try {

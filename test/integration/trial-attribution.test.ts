@@ -6,8 +6,8 @@
  * file, the journal-free summary and the statistics all say the same, counted against the ledger.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { Report } from '../../src/domain/report.js';
-import type { Finding } from '../../src/domain/findings.js';
+import type { Report } from '../../src/domain/report/report.js';
+import type { Finding } from '../../src/domain/report/findings.js';
 import {
   expectLedgerMatchesReports,
   inProcessTrial,

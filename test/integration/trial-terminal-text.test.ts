@@ -1,6 +1,6 @@
 /**
  * Text from outside reaches the operator's terminal escaped (as `proxy`'s notices do, see
- * src/domain/terminal-text.ts): an agent program's stderr quoted in a NOT_TESTED reason — on the progress
+ * src/domain/text/terminal-text.ts): an agent program's stderr quoted in a NOT_TESTED reason — on the progress
  * line and under the table — and what a run file says, in `stats`' table, can neither clear the screen,
  * retitle the window nor forge a line.
  */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/domain/json.js';
-import { isNotationVariant } from '../../src/domain/near-duplicate.js';
+import { isNotationVariant } from '../../src/domain/judging/near-duplicate.js';
 import { deepArray, deepObject, deepOwnProto } from '../support/deep-values.js';
 import { startCliRaw } from '../support/in-process-cli.js';
 

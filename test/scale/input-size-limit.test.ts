@@ -4,7 +4,7 @@
  * refused by its size in `test/cli/input-size-limit.test.ts`.
  */
 import { afterEach, expect, it } from 'vitest';
-import { MAX_INPUT_BYTES } from '../../src/adapters/report-files/regular-file.js';
+import { MAX_INPUT_BYTES } from '../../src/adapters/files/report-files/regular-file.js';
 import { runCli } from '../support/in-process-cli.js';
 import { carefulF1, documentOf, tempFiles } from '../support/report-docs.js';
 

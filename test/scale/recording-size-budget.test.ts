@@ -14,7 +14,7 @@ import { readCassette } from '../../src/adapters/cassette/cassette-reader.js';
 import { CASSETTE_LIMITS } from '../../src/adapters/cassette/cassette-budget.js';
 import { RecordingUpstreamSide } from '../../src/adapters/cassette/recording-upstream-side.js';
 import { ReplayUpstreamSide } from '../../src/adapters/cassette/replay-upstream-side.js';
-import { MAX_INPUT_BYTES } from '../../src/adapters/report-files/regular-file.js';
+import { MAX_INPUT_BYTES } from '../../src/adapters/files/report-files/regular-file.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../src/ports/upstream-side.port.js';
 
 let dir: string | undefined;

@@ -7,7 +7,7 @@
 import { withRateGates, type CheckResult, type GatedVerdict } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';
 import { judgeRateGates, type RateGate } from '../../src/app/check/rate-gates.js';
-import { parseReportDocument } from '../../src/adapters/report-files/report-schemas.js';
+import { parseReportDocument } from '../../src/adapters/files/report-files/report-schemas.js';
 import { parseTrialRunDocument } from '../../src/adapters/schemas/trial-run.schema.js';
 import type { RunFacts } from '../../src/domain/trial/run-facts.js';
 import { summariseRuns } from '../../src/domain/trial/trial-summary.js';

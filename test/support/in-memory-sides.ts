@@ -3,7 +3,7 @@
  * upstream whose calls wait until the test answers them (like the SDK's InMemoryTransport, but at the
  * port), and a report sink that keeps every document it was given.
  */
-import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../src/ports/shapes/mcp-shapes.js';
 import type { ReportDocument, ReportSink } from '../../src/ports/report-sink.port.js';
 import type { ReportTarget } from '../../src/ports/report-target.port.js';
 import type { UpstreamCallOutcome, UpstreamExit, UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';

@@ -30,11 +30,11 @@ import { Ledger, type LedgerEntry } from '../../examples/booking-server/ledger.j
 import { createBookingServer } from '../../examples/booking-server/mcp-server.js';
 import { HttpAgentSide } from '../../src/adapters/http-agent/index.js';
 import { HttpUpstreamSide } from '../../src/adapters/http-upstream/index.js';
-import { MAX_MESSAGE_BYTES } from '../../src/adapters/message-limit.js';
-import { SeededRandom } from '../../src/adapters/seeded-random.js';
+import { MAX_MESSAGE_BYTES } from '../../src/adapters/wire/message-limit.js';
+import { SeededRandom } from '../../src/adapters/time/seeded-random.js';
 import { StdioAgentSide } from '../../src/adapters/stdio-agent/index.js';
 import { ProcessTransport } from '../../src/adapters/stdio-upstream/process-transport.js';
-import { SystemClock } from '../../src/adapters/system-clock.js';
+import { SystemClock } from '../../src/adapters/time/system-clock.js';
 import { ClientConnection } from '../../src/adapters/upstream-core/client-connection.js';
 import { UpstreamCore, type UpstreamCoreOptions } from '../../src/adapters/upstream-core/upstream-core.js';
 import { ProxyService, type ProxyExit } from '../../src/app/proxy/proxy-service.js';

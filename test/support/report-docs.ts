@@ -5,14 +5,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ToolClass, ToolClassification } from '../../src/domain/classification.js';
+import type { ToolClass, ToolClassification } from '../../src/domain/judging/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
-import { serializeDocument, type ReportStatus } from '../../src/domain/report-document.js';
+import { serializeDocument, type ReportStatus } from '../../src/domain/report/report-document.js';
 import { DEFAULT_TOOLS, Driver } from './session-driver.js';
 import { effectsReport, executionFactsOf } from '../../src/domain/effects/effects-report.js';
 import { effectsSettings } from '../../src/domain/effects/effects-settings.js';
 import { takeSnapshot } from '../../src/domain/effects/snapshot.js';
-import { evaluate } from '../../src/domain/report.js';
+import { evaluate } from '../../src/domain/report/report.js';
 
 export const F = (id: 'F1' | 'F2' | 'F3' | 'F4' | 'F5', retryAfterSeconds = 60): ScenarioConfig => ({
   mode: 'scenario',

@@ -3,14 +3,14 @@
  * takes), one event at a time and synchronously, with a hand-driven clock.
  * Domain tests read as tables: calls in, verdict out, no processes and no timers.
  */
-import type { UnknownReason } from '../../src/domain/attempt.js';
-import type { CallOrigin, ModelSide } from '../../src/domain/attribution.js';
-import type { ToolClass } from '../../src/domain/classification.js';
+import type { UnknownReason } from '../../src/domain/judging/attempt.js';
+import type { CallOrigin, ModelSide } from '../../src/domain/judging/attribution.js';
+import type { ToolClass } from '../../src/domain/judging/classification.js';
 import type { ScenarioConfig } from '../../src/domain/faults/fault-plan.js';
 import type { InjectedResult } from '../../src/domain/faults/index.js';
-import { buildReport, evaluate, type Evaluation, type Report } from '../../src/domain/report.js';
-import type { CallAttempt } from '../../src/domain/call-attempt.js';
-import { EvaluationSession } from '../../src/domain/session.js';
+import { buildReport, evaluate, type Evaluation, type Report } from '../../src/domain/report/report.js';
+import type { CallAttempt } from '../../src/domain/judging/call-attempt.js';
+import { EvaluationSession } from '../../src/domain/judging/session.js';
 
 export class TestClock {
   constructor(public t = 1_000_000) {}

@@ -6,7 +6,7 @@
  * SIGTERM, then SIGKILL after 2 s: nothing of a run outlives it. The reset command's group is left alone
  * (it may start the upstream in the background on purpose) unless it ran over its time. If the harness
  * itself dies (SIGKILL, out of memory) while an agent program runs, the reaper the proxy uses for its
- * upstream (`../stdio-upstream/reaper.ts`) ends the program's group the same way; it is disarmed once the
+ * upstream (`../processes/reaper.ts`) ends the program's group the same way; it is disarmed once the
  * group has been ended.
  *
  * execa starts the program (`detached: true`: the leader of a new group), sets its environment and folder,
@@ -29,7 +29,7 @@
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { ProgramExit, ProgramRunner as ProgramRunnerPort, ProgramSpec } from '../../ports/program-runner.port.js';
-import { Reaper } from '../stdio-upstream/reaper.js';
+import { Reaper } from '../processes/reaper.js';
 import { OutputCapture } from './output-capture.js';
 
 export type { ProgramExit, ProgramSpec };

@@ -4,13 +4,13 @@
  * limit). Up to {@link CASSETTE_LIMITS.keptBytes} every line is written whole. Past it a line's body (a
  * call's arguments, an answer, a model request or answer) is not kept: the line keeps its `id`, `method`,
  * a call's tool name and a `notKept` marker with the size and sha256 of the whole line and its first
- * characters (`src/domain/kept-text.ts`); a replay that reaches it is a miss. Past
+ * characters (`src/domain/text/kept-text.ts`); a replay that reaches it is a miss. Past
  * {@link CASSETTE_LIMITS.stopBytes} one last line says the recording stopped, and nothing more is
  * written. The opening lines (`initialize`, `tools/list`: what a replay needs to start) are always kept.
  */
 import { createHash } from 'node:crypto';
 import { isPlainObject, ownValue } from '../../domain/json.js';
-import { textHead } from '../../domain/kept-text.js';
+import { textHead } from '../../domain/text/kept-text.js';
 import type { CassetteLine, NotKept, RecordedMessage } from '../../ports/cassette.port.js';
 import { lineText } from './cassette-text.js';
 

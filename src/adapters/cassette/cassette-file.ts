@@ -7,8 +7,8 @@
  */
 import { writeSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { errorText } from '../file-safety.js';
-import { closePrivateLineFile, openPrivateLineFile } from '../private-line-file.js';
+import { errorText } from '../files/file-safety.js';
+import { closePrivateLineFile, openPrivateLineFile } from '../files/private-line-file.js';
 
 /** Where `proxy --journal FILE` puts its recording: `x.jsonl` → `x.cassette.jsonl`, any other name + `.cassette.jsonl`. */
 export function cassettePathBesideJournal(journal: string): string {

@@ -9,7 +9,7 @@ import { errorMessage } from '../../domain/error-message.js';
 import type { CassetteHeader, CassetteLine } from '../../ports/cassette.port.js';
 import { CASSETTE_FORMAT, CASSETTE_VERSION } from '../../ports/cassette.port.js';
 import { isPlainObject, ownValue } from '../../domain/json.js';
-import { readRegularFile } from '../report-files/regular-file.js';
+import { readRegularFile } from '../files/report-files/regular-file.js';
 import { cassetteBodyLineSchema, cassetteHeaderSchema } from '../schemas/cassette.schema.js';
 import { firstIssue } from '../schemas/common.js';
 import { toolsHash } from './cassette-text.js';

@@ -2,7 +2,7 @@
  * How a recording is written as text (`docs/replay.md`): every message in canonical JSON (keys sorted, no
  * white space), so the same exchange gives the same bytes whatever order the agent wrote its keys in and a
  * recording committed to git changes only where the exchange did. The tool-list hash too (redaction:
- * `src/domain/redaction.ts`, shared with the journal).
+ * `src/domain/text/redaction.ts`, shared with the journal).
  * Free of the MCP SDK and zod (the recording tap loads before a stdio upstream is spawned).
  */
 import { createHash } from 'node:crypto';
@@ -10,7 +10,7 @@ import { canonicalJson } from '../../domain/json.js';
 import { CASSETTE_FORMAT, CASSETTE_VERSION, type CassetteHeader, type CassetteLine } from '../../ports/cassette.port.js';
 
 /** Redaction moved to the domain (shared with the journal); still importable from here. */
-export { redact } from '../../domain/redaction.js';
+export { redact } from '../../domain/text/redaction.js';
 
 /** `sha256:<hex>` of the tool list's canonical JSON: two tool lists hash alike exactly when they are equal as JSON. */
 export function toolsHash(tools: readonly unknown[]): string {

@@ -9,7 +9,7 @@
  */
 import { errorMessage as errorText } from '../../domain/error-message.js';
 import type { AgentPeer } from '../../ports/agent-side.port.js';
-import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
   UpstreamCallOutcome,
@@ -27,7 +27,7 @@ import type {
 } from '../../ports/cassette.port.js';
 import { toolCallParams } from '../upstream-core/upstream-core.js';
 import type { CassetteFile } from './cassette-file.js';
-import { redact } from '../../domain/redaction.js';
+import { redact } from '../../domain/text/redaction.js';
 import { headerText, toolsHash } from './cassette-text.js';
 import { CassetteBudget } from './cassette-budget.js';
 

@@ -9,7 +9,7 @@
  * server. A recorded answer is the recorded execution: the judge counts it as the upstream's.
  */
 import { isPlainObject, ownValue } from '../../domain/json.js';
-import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
   UpstreamCallOutcome,
@@ -19,7 +19,7 @@ import type {
 } from '../../ports/upstream-side.port.js';
 import type { Cassette } from './cassette-reader.js';
 import { recordedTools } from './cassette-reader.js';
-import { redact } from '../../domain/redaction.js';
+import { redact } from '../../domain/text/redaction.js';
 import { callKey } from './cassette-text.js';
 import { outcomeOfReply } from '../upstream-core/call-outcome.js';
 import { classifyReply, toolCallReply, type RequestId } from '../upstream-core/incoming-message.js';

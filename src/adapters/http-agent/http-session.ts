@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { AgentSessionHandler, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { createForwardingServer } from '../mcp-server-factory.js';
+import { createForwardingServer } from '../agent-core/mcp-server-factory.js';
 import { readPostBody } from './request-body.js';
 import { sendJsonRpcError } from './json-rpc-error.js';
 import { RequestIdsInFlight } from './request-ids-in-flight.js';

@@ -11,8 +11,8 @@
  * reading the body (a wrong Accept or Content-Type) are passed on unread.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { topLevelNumberIdToken } from '../json-rpc-id-token.js';
-import { classifyInbound, hasUnknownTopLevelKeys } from '../stdio-agent/inbound-message.js';
+import { topLevelNumberIdToken } from '../wire/json-rpc-id-token.js';
+import { classifyInbound, hasUnknownTopLevelKeys } from '../agent-core/inbound-message.js';
 import { sendJsonRpcError } from './json-rpc-error.js';
 
 /** What to do with one POST. */

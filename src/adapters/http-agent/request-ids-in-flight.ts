@@ -10,7 +10,7 @@
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../../domain/json.js';
-import { cancelledRequestId, idKey } from '../json-rpc-id-token.js';
+import { cancelledRequestId, idKey } from '../wire/json-rpc-id-token.js';
 
 /** What `take` decided for one POST body. */
 export type TakenIds =

@@ -12,7 +12,7 @@ import { describeConnectFailure, safeUrl, unusableUrl, wantsSseFallback, type Fa
 import { describeFailure, type ExchangeFailure } from './exchange-failure.js';
 import { connectOver, endSession, type ConnectAttempt, type HttpConnection } from './http-connection.js';
 import type { HttpRecordingTransport } from './recording-transport.js';
-import { MAX_MESSAGE_BYTES } from '../message-limit.js';
+import { MAX_MESSAGE_BYTES } from '../wire/message-limit.js';
 
 /** Where the upstream is. `connectTimeoutMs` bounds the whole handshake (each transport tried); `graceMs` the DELETE on close. */
 export interface HttpUpstreamOptions extends UpstreamCoreOptions {

@@ -16,7 +16,7 @@ import type { ExchangeFailure } from './exchange-failure.js';
 import { exchangeFetch } from './exchange-fetch.js';
 import type { AwaitedReplies } from './exchange-hooks.js';
 import { httpLostOutcome } from './http-call-outcome.js';
-import { cancelledRequestId } from '../json-rpc-id-token.js';
+import { cancelledRequestId } from '../wire/json-rpc-id-token.js';
 
 /** The JSON-RPC code of the error handed to the SDK in place of an unusable answer (as on stdio). */
 const INVALID_ANSWER_CODE = -32603;

@@ -4,7 +4,7 @@
  * judging pipeline as an agent over stdio or HTTP, without a transport in between.
  */
 import type { AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 
 /** One connected in-process agent: `tools/list`, `tools/call`, and leaving. */
 export interface InMemoryAgentConnection {

@@ -1,5 +1,5 @@
 /**
- * A model-side fault (`trial --model-fault`, decided in `src/domain/model-fault.ts`) as the agent program's
+ * A model-side fault (`trial --model-fault`, decided in `src/domain/faults/model-fault.ts`) as the agent program's
  * client sees it, in the wire format it used: `500` and `429` (with `Retry-After`) carry the format's own
  * error body; `timeout` sends nothing until the client gives up (closes the connection) or the time
  * passes, then drops the connection; `cut` sends the format's stream up to and including its first
@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ChatReply } from '../../ports/chat-model.port.js';
-import type { ModelFaultKind } from '../../domain/model-fault.js';
+import type { ModelFaultKind } from '../../domain/faults/model-fault.js';
 import type { AnswerStamp, DecodedRequest, WireFormat } from './wire.js';
 
 /** What the program got, for the transcript: the status (0: none) and the line that says it was the fault. */

@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import { Transform } from 'node:stream';
 import type { ChatMessage, ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
 import type { ForwardGatewayOptions, ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
-import { redactUrl } from '../../domain/url-redaction.js';
+import { redactUrl } from '../../domain/text/url-redaction.js';
 import { chatCompletions } from './chat-completions.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import {
@@ -41,7 +41,7 @@ import {
 } from './model-gateway.js';
 import { sendFault } from './fault-wire.js';
 import { BoundedDecoder, codingsOf } from './bounded-decoder.js';
-import { modelFaultKindLabel } from '../../domain/model-fault.js';
+import { modelFaultKindLabel } from '../../domain/faults/model-fault.js';
 import { errorMessage } from '../../domain/error-message.js';
 import { ResponsesConversations } from './responses-conversations.js';
 import {

@@ -24,7 +24,7 @@ import { chatCompletions } from './chat-completions.js';
 import { responses } from './responses.js';
 import { gatewayFailureExchange, oneLine, type DecodedRequest, type WireFormat } from './wire.js';
 import { sendFault } from './fault-wire.js';
-import { modelFaultKindLabel } from '../../domain/model-fault.js';
+import { modelFaultKindLabel } from '../../domain/faults/model-fault.js';
 import { errorMessage } from '../../domain/error-message.js';
 import { REMEMBERED_CONVERSATIONS, ResponsesConversations } from './responses-conversations.js';
 

@@ -15,7 +15,7 @@ import type {
   ChatToolCall,
   TokenUsage,
 } from '../../ports/chat-model.port.js';
-import { redactUrl } from '../../domain/url-redaction.js';
+import { redactUrl } from '../../domain/text/url-redaction.js';
 
 export interface OpenAiChatOptions {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama). */

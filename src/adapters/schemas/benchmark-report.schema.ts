@@ -4,8 +4,8 @@
  * schema; tests parse what the writer builds with it.
  */
 import { z } from 'zod';
-import { BENCHMARK_REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
-import type { BenchmarkReportDocument } from '../../ports/report-documents.js';
+import { BENCHMARK_REPORT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
+import type { BenchmarkReportDocument } from '../../ports/shapes/report-documents.js';
 import { CERTIFICATION, count, firstIssue, parseWith, schemaVersion, verdict } from './common.js';
 import { scoreSchema, toolClassificationSchema } from './report.schema.js';
 

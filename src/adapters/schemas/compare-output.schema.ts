@@ -2,7 +2,7 @@
  * What `compare --json FILE` writes (`src/app/compare/compare-text.ts`). Tests parse it with this schema.
  */
 import { z } from 'zod';
-import { COMPARE_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { COMPARE_OUTPUT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import { CERTIFICATION, count, schemaVersion } from './common.js';
 
 const side = z.object({

@@ -1,5 +1,5 @@
 /**
- * One line of the journal (`--journal FILE`, `docs/journal.md`), written by `src/adapters/file-journal.ts`.
+ * One line of the journal (`--journal FILE`, `docs/journal.md`), written by `src/adapters/files/file-journal.ts`.
  * The journal's version is each line's `v` (`JOURNAL_VERSION`), not a `schemaVersion`. Checked against the
  * port's `JournalRecord` at compile time; the reader (`report-files/journal-reader.ts`) parses lines with it.
  */

@@ -4,8 +4,8 @@
  * compile-time check keeps it the writer's type.
  */
 import { z } from 'zod';
-import { PROBE_RESULTS_SCHEMA_VERSION } from '../../domain/schema-versions.js';
-import type { ProbeResultsFile } from '../../ports/probe-results.js';
+import { PROBE_RESULTS_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
+import type { ProbeResultsFile } from '../../ports/shapes/probe-results.js';
 import { count, parseWith, sameShape, type Same } from './common.js';
 
 const probeId = z.enum(['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9']);

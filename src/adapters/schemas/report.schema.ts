@@ -1,16 +1,16 @@
 /**
  * The proxy's report file (R-9.1, R-10): `--report FILE`, each `--report-dir` session file, each trial
- * run's `report.json`, and the `report` inside a trial run file. Written by `src/domain/report-document.ts`
+ * run's `report.json`, and the `report` inside a trial run file. Written by `src/domain/report/report-document.ts`
  * (by concatenation, on the hot path, never parsed there); this schema is checked against that module's
  * `SessionReportFile` / `EarlyReportFile` types at compile time, tests parse every document the writer
  * builds with it, and `check` and `stats` read report files with it.
  */
 import { z } from 'zod';
 import { faultKinds, type FaultKind } from '../../domain/faults/index.js';
-import type { EarlyReportFile, SessionReportFile } from '../../domain/report-document.js';
-import { PATCH_TEXTS, type PatchId } from '../../domain/patches.js';
-import { REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
-import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import type { EarlyReportFile, SessionReportFile } from '../../domain/report/report-document.js';
+import { PATCH_TEXTS, type PatchId } from '../../domain/report/patches.js';
+import { REPORT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
+import type { EarlyReportDocument, SessionReportDocument } from '../../ports/shapes/report-documents.js';
 import { effectsSchema } from './effects.schema.js';
 import { CERTIFICATION, count, parseWith, percent, sameShape, schemaVersion, verdict, type Same } from './common.js';
 

@@ -2,7 +2,7 @@
  * What `stats --json FILE` writes (`src/app/stats/stats-text.ts`). Tests parse it with this schema.
  */
 import { z } from 'zod';
-import { STATS_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { STATS_OUTPUT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import { CERTIFICATION, count, schemaVersion } from './common.js';
 
 export const statsOutputSchema = z

@@ -11,9 +11,9 @@
  */
 import { z } from 'zod';
 import { parameterFlags, scenarioIds } from '../../domain/faults/index.js';
-import { PATCH_TEXTS } from '../../domain/patches.js';
-import { LOG_LEVELS } from '../log-levels.js';
-import { STUB_SCRIPT_SCHEMA } from '../stub-model-file.js';
+import { PATCH_TEXTS } from '../../domain/report/patches.js';
+import { LOG_LEVELS } from '../logging/log-levels.js';
+import { STUB_SCRIPT_SCHEMA } from '../files/stub-model-file.js';
 
 /** A value given inline (no flag can carry it): the flag it stands for reads it instead of a file. */
 export interface InlineValue {

@@ -5,9 +5,9 @@
  */
 import { errorMessage } from '../../domain/error-message.js';
 import { z } from 'zod';
-import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import type { RunFacts } from '../../domain/trial/index.js';
-import type { HonestyClaimDocument, TrialRunDocument } from '../../ports/report-documents.js';
+import type { HonestyClaimDocument, TrialRunDocument } from '../../ports/shapes/report-documents.js';
 import { count, parseWith, sameShape, schemaVersion, verdict, type Same } from './common.js';
 import { scenarioIds } from '../../domain/faults/index.js';
 import type { ScenarioId } from '../../domain/faults/fault.js';

@@ -4,7 +4,7 @@
  * domain's `TrialSummary` (`src/domain/trial/trial-summary.ts`), described there.
  */
 import { z } from 'zod';
-import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import { CERTIFICATION, count, parseWith, schemaVersion } from './common.js';
 
 const agent = z

@@ -6,7 +6,7 @@
  * cancels gets no answer (MCP), so it stops being waited for. A batch without requests gets no answer.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { idKey } from '../json-rpc-id-token.js';
+import { idKey } from '../wire/json-rpc-id-token.js';
 
 /** One batch whose answers are being collected. */
 interface OpenBatch {

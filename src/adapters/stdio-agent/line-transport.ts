@@ -5,9 +5,9 @@ import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk
 import type { AgentCloseReason } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
 import { BatchAnswers } from './batch-answers.js';
-import { classifyInbound } from './inbound-message.js';
-import { LineFramer } from '../line-framer.js';
-import { cancelledRequestId } from '../json-rpc-id-token.js';
+import { classifyInbound } from '../agent-core/inbound-message.js';
+import { LineFramer } from '../wire/line-framer.js';
+import { cancelledRequestId } from '../wire/json-rpc-id-token.js';
 
 /** Settings of a {@link LineTransport}. */
 export interface LineTransportOptions {

@@ -2,10 +2,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AgentCloseReason, AgentSessionHandler, AgentSide, AgentSideOptions } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
-import { createForwardingServer } from '../mcp-server-factory.js';
+import { createForwardingServer } from '../agent-core/mcp-server-factory.js';
 import { LineTransport } from './line-transport.js';
-import { silentLogger } from '../silent-logger.js';
-import { MAX_MESSAGE_BYTES } from '../message-limit.js';
+import { silentLogger } from '../logging/silent-logger.js';
+import { MAX_MESSAGE_BYTES } from '../wire/message-limit.js';
 
 /** The session id given to `openSession`: stdio carries exactly one session. */
 export const STDIO_SESSION_ID = 'stdio';

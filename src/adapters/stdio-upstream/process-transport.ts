@@ -12,7 +12,7 @@ import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 import { connectionLost } from '../upstream-core/call-outcome.js';
 import type { RecordingTransport } from '../upstream-core/client-connection.js';
 import { classifyLine } from '../upstream-core/incoming-message.js';
-import { LineFramer } from '../line-framer.js';
+import { LineFramer } from '../wire/line-framer.js';
 import { ReplyLedger } from '../upstream-core/reply-ledger.js';
 
 /** Why the connection ended; the first reason is kept. */

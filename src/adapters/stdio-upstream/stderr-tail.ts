@@ -2,7 +2,7 @@
  * Keeps the start and the end of the upstream's stderr for crash messages, without ever holding more
  * than a few KB.
  */
-import { stderrReasonLines } from '../../domain/stderr-reason.js';
+import { stderrReasonLines } from '../../domain/text/stderr-reason.js';
 
 /** The default size limit of the tail, in characters (about 4 KB). */
 export const STDERR_TAIL_MAX_CHARS = 4096;

@@ -9,7 +9,7 @@ import { describeExit, mcpErrorMessage, oneLine } from '../upstream-core/outcome
 import { UPSTREAM_DEFAULTS, UpstreamCore, type UpstreamCoreOptions } from '../upstream-core/upstream-core.js';
 import type { ProcessTransport } from './process-transport.js';
 import { UpstreamProcess } from './upstream-process.js';
-import { MAX_MESSAGE_BYTES } from '../message-limit.js';
+import { MAX_MESSAGE_BYTES } from '../wire/message-limit.js';
 
 /** How long the shut-down waits for the upstream's stderr to end after its exit (a descendant may hold it). */
 const STDERR_DRAIN_MS = 250;

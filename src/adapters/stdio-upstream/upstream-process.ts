@@ -10,7 +10,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import spawn from 'cross-spawn';
 import type { Logger } from '../../ports/logger.port.js';
-import { Reaper } from './reaper.js';
+import { Reaper } from '../processes/reaper.js';
 import { StderrTail } from './stderr-tail.js';
 
 /** What to run. `env` comes on top of the full inherited `process.env`. */

@@ -18,7 +18,7 @@ import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamInfo } from '../
 import { outcomeOfRequest, type SettledRequest } from './call-outcome.js';
 import type { ReplyLedger } from './reply-ledger.js';
 import { toolCallReply } from './incoming-message.js';
-import { idKey } from '../json-rpc-id-token.js';
+import { idKey } from '../wire/json-rpc-id-token.js';
 
 /** An SDK client transport that records the upstream's raw replies and can tell why an answer was lost. */
 export interface RecordingTransport extends Transport {

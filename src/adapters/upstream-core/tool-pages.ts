@@ -4,7 +4,7 @@
  */
 import { isPlainObject, ownValue } from '../../domain/json.js';
 import type { Logger } from '../../ports/logger.port.js';
-import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 
 /** The most pages read from one upstream. */
 export const MAX_TOOL_PAGES = 1000;

@@ -8,7 +8,7 @@
  */
 import type { AgentPeer } from '../../ports/agent-side.port.js';
 import type { Logger } from '../../ports/logger.port.js';
-import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type {
   UpstreamCallOptions,
   UpstreamCallOutcome,

@@ -4,7 +4,7 @@
  * (`careful-agent.ts`, `naive-agent.ts`, `patient-agent.ts`) and the run (`scenario-run.ts`) use it; the agents' list
  * (`reference-agents.ts`) imports the scripts, so the shape lives apart from both.
  */
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { ToolCallResult } from '../../ports/shapes/mcp-shapes.js';
 
 /** The booking a run asks for (the same operation in every attempt of the run). */
 export interface BookingRequest {

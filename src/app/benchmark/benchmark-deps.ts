@@ -4,8 +4,8 @@
  * deliberately broken judge in place of the real one, to prove the self-test can fail.
  */
 import type { ScenarioId } from '../../domain/faults/index.js';
-import { EvaluationSession } from '../../domain/session.js';
-import type { SessionSettings, ToolCatalog } from '../../domain/session-state.js';
+import { EvaluationSession } from '../../domain/judging/session.js';
+import type { SessionSettings, ToolCatalog } from '../../domain/judging/session-state.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { Timer } from '../../ports/timer.port.js';

@@ -3,11 +3,11 @@
  * effects verdict per scenario, what the backend holds per agent, then the self-test's result) and the JSON
  * document of `.cuonztech/benchmark-report.json`.
  */
-import { BENCHMARK_REPORT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { BENCHMARK_REPORT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
-import { formatScore } from '../../domain/format.js';
-import { CERTIFICATION } from '../../domain/report.js';
-import type { Score } from '../../domain/score.js';
+import { formatScore } from '../../domain/report/format.js';
+import { CERTIFICATION } from '../../domain/report/report.js';
+import type { Score } from '../../domain/report/score.js';
 import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
 import {
   EFFECTS_PRECEDENCE,

@@ -5,13 +5,13 @@
  * executed, and the effects view (R-15: the bookings the backend lists, before and after) judged what the
  * backend's ledger holds. Scores are whatever the rules compute; nothing here knows what they should be.
  */
-import { ToolClassifier, type ToolClassification } from '../../domain/classification.js';
+import { ToolClassifier, type ToolClassification } from '../../domain/judging/classification.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
-import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../domain/key-fields.js';
-import { poolVerdicts } from '../../domain/report.js';
-import { addScoreInputs, computeScore, type Score, type ScoreInputs } from '../../domain/score.js';
+import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../domain/judging/key-fields.js';
+import { poolVerdicts } from '../../domain/report/report.js';
+import { addScoreInputs, computeScore, type Score, type ScoreInputs } from '../../domain/report/score.js';
 import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
-import type { Verdict } from '../../domain/verdict.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 import type { BenchmarkDeps, BenchmarkOptions } from './benchmark-deps.js';
 import { catalogOf, outputSchemaToolsOf } from './harness-call.js';
 import { NAIVE, referenceAgentsFor, type AgentId, type ReferenceAgent } from './reference-agents.js';

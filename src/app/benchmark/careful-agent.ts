@@ -4,7 +4,7 @@
  * booking WITHOUT an id (search by guest and date) and confirms a hit by id; found → stop; really
  * missing → retry ONCE with the same key; cannot check → stop and report the outcome as unknown.
  */
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { ToolCallResult } from '../../ports/shapes/mcp-shapes.js';
 import type { AgentContext, BookingRequest } from './agent-context.js';
 
 /** What a check after a failed write found (the patient agent checks the same way). */

@@ -4,10 +4,10 @@
  * injected fault, the upstream's answer is judged by the proxy's own rule, F1 may replace it, and the
  * agent gets what a real agent behind the proxy would get.
  */
-import type { ToolClassification } from '../../domain/classification.js';
-import type { EvaluationSession } from '../../domain/session.js';
-import type { ToolCatalog } from '../../domain/session-state.js';
-import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolClassification } from '../../domain/judging/classification.js';
+import type { EvaluationSession } from '../../domain/judging/session.js';
+import type { ToolCatalog } from '../../domain/judging/session-state.js';
+import type { ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';

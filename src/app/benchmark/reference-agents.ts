@@ -8,7 +8,7 @@ import {
   type ReferenceAgentId,
   type ScenarioId,
 } from '../../domain/faults/index.js';
-import type { Verdict } from '../../domain/verdict.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 import type { AgentContext } from './agent-context.js';
 import { carefulRun } from './careful-agent.js';
 import { naiveRun } from './naive-agent.js';

@@ -8,12 +8,12 @@
 import { effectsReport, executionFactsOf } from '../../domain/effects/effects-report.js';
 import type { ToolView } from '../../domain/effects/effects-settings.js';
 import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';
-import { DEFAULT_KEY_FIELDS } from '../../domain/key-fields.js';
+import { DEFAULT_KEY_FIELDS } from '../../domain/judging/key-fields.js';
 import type { ScenarioId } from '../../domain/faults/index.js';
-import { evaluate, scoreInputsOf } from '../../domain/report.js';
-import type { ScoreInputs } from '../../domain/score.js';
-import type { ToolCatalog } from '../../domain/session-state.js';
-import type { Verdict } from '../../domain/verdict.js';
+import { evaluate, scoreInputsOf } from '../../domain/report/report.js';
+import type { ScoreInputs } from '../../domain/report/score.js';
+import type { ToolCatalog } from '../../domain/judging/session-state.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import { snapshotEffects } from '../effects/effects-view.js';
 import { openEvaluationSession, type BenchmarkDeps } from './benchmark-deps.js';

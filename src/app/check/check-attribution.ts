@@ -4,10 +4,10 @@
  * `duplicate.source` where a report carries them. Report fields are read as optional and untrusted (a
  * report of an older harness has none), so nothing here assumes more of them than it checks.
  */
-import { REPEAT_SOURCES, type RepeatAttribution, type RepeatSource } from '../../domain/attribution.js';
+import { REPEAT_SOURCES, type RepeatAttribution, type RepeatSource } from '../../domain/judging/attribution.js';
 import { isPlainObject, ownValue } from '../../domain/json.js';
-import type { Violation } from '../../domain/report.js';
-import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { Violation } from '../../domain/report/report.js';
+import type { SessionReportDocument } from '../../ports/shapes/report-documents.js';
 import type { CheckedAttribution, CheckedViolation } from './check-model.js';
 
 const isSource = (value: unknown): value is RepeatSource =>

@@ -2,13 +2,13 @@
  * What `check` concludes about each session or run it read: the shape every projection (the console
  * lines, JUnit, Markdown, HTML) renders. One suite per path the user named; one case per session or run.
  */
-import type { Patch } from '../../domain/patches.js';
-import type { Finding } from '../../domain/findings.js';
-import type { Violation } from '../../domain/report.js';
+import type { Patch } from '../../domain/report/patches.js';
+import type { Finding } from '../../domain/report/findings.js';
+import type { Violation } from '../../domain/report/report.js';
 import type { HonestyClass, TrialSummary } from '../../domain/trial/index.js';
-import type { Verdict } from '../../domain/verdict.js';
-import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/report-documents.js';
-import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
+import type { Verdict } from '../../domain/report/verdict.js';
+import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/shapes/report-documents.js';
+import type { RepeatAttribution, RepeatSource } from '../../domain/judging/attribution.js';
 import type { RateGateOutcome } from './rate-gates.js';
 import type { EffectsReport } from '../../domain/effects/effects-report.js';
 import type { EffectsVerdict } from '../../domain/effects/effects-verdict.js';

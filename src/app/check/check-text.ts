@@ -4,7 +4,7 @@
  * invisible characters in a path or a report's text are shown escaped (the domain's terminal escape), so a
  * hostile file name can neither rewrite the terminal nor pass for another name.
  */
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import { GATED_EFFECTS, type CaseStatus, type CheckedCase, type CheckResult, type GatedVerdict } from './check-model.js';
 
 /** What could drive the terminal or hide itself shown as `\uXXXX`, so a line stays one honest line. */

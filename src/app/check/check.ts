@@ -10,11 +10,11 @@ import type {
   LoadedItem,
   SessionReportDocument,
   TrialRunDocument,
-} from '../../ports/report-documents.js';
-import type { ProbeResultsFile, ToolReport } from '../../ports/probe-results.js';
+} from '../../ports/shapes/report-documents.js';
+import type { ProbeResultsFile, ToolReport } from '../../ports/shapes/probe-results.js';
 import { BREAKING_LABELS } from '../../domain/probe/probe-judge.js';
 import { PROBES } from '../../domain/probe/probes.js';
-import type { Verdict } from '../../domain/verdict.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 import { attributionFrom, reportAttribution, withSources } from './check-attribution.js';
 import {
   CHECK_EXIT,

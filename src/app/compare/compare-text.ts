@@ -4,10 +4,10 @@
  * (and per task when there is more than one), each rate in A and in B and the difference B − A with its
  * 95 % Newcombe interval and Fisher's exact p (docs/statistics.md).
  */
-import { REPEAT_SOURCES } from '../../domain/attribution.js';
-import { markdownInline } from '../../domain/markdown-text.js';
-import { COMPARE_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { REPEAT_SOURCES } from '../../domain/judging/attribution.js';
+import { markdownInline } from '../../domain/text/markdown-text.js';
+import { COMPARE_OUTPUT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import {
   EFFECT_RATES,
   formatP,

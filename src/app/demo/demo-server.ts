@@ -7,16 +7,16 @@
  * the proxy's effects view (R-15.1) can read it like any backend's list tool. Every failure becomes an `isError` result; nothing the agent sends can crash it.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
+import { formatReportText, formatScoreAnswer } from '../../domain/report/format.js';
 import { faultOf } from '../../domain/faults/index.js';
 import { isPlainObject } from '../../domain/json.js';
-import { serializeDocument } from '../../domain/report-document.js';
-import { buildReport, evaluate } from '../../domain/report.js';
-import { scenarioName } from '../../domain/verdict.js';
+import { serializeDocument } from '../../domain/report/report-document.js';
+import { buildReport, evaluate } from '../../domain/report/report.js';
+import { scenarioName } from '../../domain/report/verdict.js';
 import type { AgentSessionHandler } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Timer } from '../../ports/timer.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import { DemoSession } from './demo-session.js';

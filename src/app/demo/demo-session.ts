@@ -4,13 +4,13 @@
  * classified once by name (the session's write/read globs, then the default patterns), unless the agent
  * declares its class; a declared class sticks for later calls of that tool.
  */
-import { ToolClassifier, type ToolClass, type ToolClassification } from '../../domain/classification.js';
+import { ToolClassifier, type ToolClass, type ToolClassification } from '../../domain/judging/classification.js';
 import type { FaultKind } from '../../domain/faults/index.js';
 import type { JsonValue } from '../../domain/json.js';
-import { KeyFieldMatcher } from '../../domain/key-fields.js';
-import { EvaluationSession } from '../../domain/session.js';
+import { KeyFieldMatcher } from '../../domain/judging/key-fields.js';
+import { EvaluationSession } from '../../domain/judging/session.js';
 import type { Clock } from '../../ports/clock.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamCallOutcome, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';

@@ -3,10 +3,10 @@
  * both; `error_rate` only (and always) with chaos; a fault's own parameters (F2's `retry_after`, default 60,
  * max 86400) only with a scenario that declares them; key fields and write/read globs as non-empty lists.
  */
-import type { ClassificationRules } from '../../domain/classification.js';
+import type { ClassificationRules } from '../../domain/judging/classification.js';
 import { parameterFlags, scenarioIds, type ParameterFlag } from '../../domain/faults/index.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { DEFAULT_KEY_FIELDS } from '../../domain/key-fields.js';
+import { DEFAULT_KEY_FIELDS } from '../../domain/judging/key-fields.js';
 import { ArgumentError, ToolArguments } from './tool-arguments.js';
 
 /** Everything a demo session is configured with; `reset_session` keeps it. */

@@ -4,7 +4,7 @@
  */
 import { CHAOS, faultOf, scenarioIds, type FaultBehaviour } from '../../domain/faults/index.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { scenarioName } from '../../domain/verdict.js';
+import { scenarioName } from '../../domain/report/verdict.js';
 
 /** The `instructions` of the demo server's initialize result. */
 export const DEMO_INSTRUCTIONS =

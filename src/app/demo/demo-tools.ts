@@ -6,7 +6,7 @@
  */
 import { parameterFlags, scenarioIds } from '../../domain/faults/index.js';
 import { parameterField } from './demo-settings.js';
-import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 
 /** The names of the demo tools, in the order they are listed. */
 export const DEMO_TOOL_NAMES = [

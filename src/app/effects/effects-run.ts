@@ -5,7 +5,7 @@
  * that reason: its diff would mix what several agents did. Never throws; never touches the agent's calls.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import type { ExecutionFacts } from '../../domain/effects/disagreement.js';
 import { effectsReport, type EffectsReport } from '../../domain/effects/effects-report.js';
 import { viewName, type EffectsViewSettings } from '../../domain/effects/effects-settings.js';

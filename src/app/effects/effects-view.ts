@@ -9,7 +9,7 @@
 import { readAnswerItems } from '../../domain/effects/answer-records.js';
 import type { CommandView, EffectsViewSettings, ToolView } from '../../domain/effects/effects-settings.js';
 import { SNAPSHOT_MAX_BYTES, takeSnapshot, type SnapshotResult } from '../../domain/effects/snapshot.js';
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import type { RecordsCommand } from '../../ports/records-command.port.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 

@@ -3,14 +3,14 @@
  * the per-call log lines). Kept apart from the pipeline so that the pipeline only says "this step
  * happened" and this file decides what an event holds.
  */
-import type { ExecutionOutcome } from '../../domain/attempt.js';
+import type { ExecutionOutcome } from '../../domain/judging/attempt.js';
 import { repliesTimeout } from '../../domain/faults/index.js';
-import type { CallDecision } from '../../domain/call-attempt.js';
-import type { CallOrigin } from '../../domain/attribution.js';
+import type { CallDecision } from '../../domain/judging/call-attempt.js';
+import type { CallOrigin } from '../../domain/judging/attribution.js';
 import type { AgentTold, CallEvent, CallEventSink, CallStep, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { AgentPeer, ForwardedAnswer } from '../../ports/agent-side.port.js';
-import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult } from '../../ports/shapes/mcp-shapes.js';
 
 /** Where a pipeline's call events go, and the clock that stamps them. */
 export interface CallEventsDeps {

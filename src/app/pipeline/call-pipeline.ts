@@ -23,12 +23,12 @@
  * The step order itself is guarded by the domain's `CallAttempt`; this class adds what the application
  * owns: the upstream port, the answer judging, the report writes and the count of calls in flight.
  */
-import type { CallClass, ExecutionOutcome } from '../../domain/attempt.js';
+import type { CallClass, ExecutionOutcome } from '../../domain/judging/attempt.js';
 import type { FaultKind } from '../../domain/faults/index.js';
-import type { CallAttempt } from '../../domain/call-attempt.js';
-import type { EvaluationSession } from '../../domain/session.js';
-import type { CallOrigin } from '../../domain/attribution.js';
-import type { ToolCallRequest, ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { CallAttempt } from '../../domain/judging/call-attempt.js';
+import type { EvaluationSession } from '../../domain/judging/session.js';
+import type { CallOrigin } from '../../domain/judging/attribution.js';
+import type { ToolCallRequest, ToolCallResult } from '../../ports/shapes/mcp-shapes.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallEvents, type CallEventsDeps } from './call-events.js';

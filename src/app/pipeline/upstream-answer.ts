@@ -3,9 +3,9 @@
  * verbatim whenever there is one; an `isError` result for JSON-RPC errors and for calls with no usable
  * answer (R-8.5, R-10.2).
  */
-import type { ExecutionOutcome } from '../../domain/attempt.js';
+import type { ExecutionOutcome } from '../../domain/judging/attempt.js';
 import { depthExceeds } from '../../domain/json.js';
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { ToolCallResult } from '../../ports/shapes/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../ports/upstream-side.port.js';
 
 export interface JudgedAnswer {

@@ -5,7 +5,7 @@
  */
 import { BREAKING_LABELS } from '../../domain/probe/probe-judge.js';
 import { PROBES } from '../../domain/probe/probes.js';
-import { markdownInline } from '../../domain/markdown-text.js';
+import { markdownInline } from '../../domain/text/markdown-text.js';
 import { xmlAttr, xmlText } from '../report-formats/escape.js';
 import type { ProbeReport } from './probe-service.js';
 import { probeExitCode } from './probe-text.js';

@@ -8,11 +8,11 @@
  * judge turns the answers and counts into a label, and the labels into the tool's verdict.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import { ToolClassifier, type ClassificationRules } from '../../domain/classification.js';
+import { ToolClassifier, type ClassificationRules } from '../../domain/judging/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { faultOf } from '../../domain/faults/index.js';
-import { globMatch } from '../../domain/glob.js';
-import { KeyFieldMatcher } from '../../domain/key-fields.js';
+import { globMatch } from '../../domain/text/glob.js';
+import { KeyFieldMatcher } from '../../domain/judging/key-fields.js';
 import { countItems } from '../../domain/effects/answer-records.js';
 import { viewName, type EffectsViewSettings } from '../../domain/effects/effects-settings.js';
 import { judgeEffects } from '../../domain/effects/effects-verdict.js';
@@ -20,8 +20,8 @@ import type { SnapshotResult } from '../../domain/effects/snapshot.js';
 import type { RecordsCommand } from '../../ports/records-command.port.js';
 import { EFFECTS_TIMEOUT_MS, snapshotView, type EffectsReaders } from '../effects/effects-view.js';
 import { answerText, otherArguments, placeKey } from '../../domain/probe/probe-calls.js';
-import { boundedListing, type BoundedListing } from '../../domain/bounded-listing.js';
-import { notKeptText, PREVIEW_CHARS } from '../../domain/kept-text.js';
+import { boundedListing, type BoundedListing } from '../../domain/effects/bounded-listing.js';
+import { notKeptText, PREVIEW_CHARS } from '../../domain/text/kept-text.js';
 import { hashText } from '../../domain/json.js';
 import {
   judgeProbe,
@@ -32,13 +32,13 @@ import {
   type SeenAnswer,
 } from '../../domain/probe/probe-judge.js';
 import { probesFor, type ProbeDefinition, type ProbeStep, type ToolPromise } from '../../domain/probe/probes.js';
-import { EvaluationSession } from '../../domain/session.js';
-import type { ToolCatalog } from '../../domain/session-state.js';
+import { EvaluationSession } from '../../domain/judging/session.js';
+import type { ToolCatalog } from '../../domain/judging/session-state.js';
 import type { Clock } from '../../ports/clock.port.js';
-import type { ToolCallRequest, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { Timer } from '../../ports/timer.port.js';
-import type { ProbeReport, ProbeRow, ToolReport } from '../../ports/probe-results.js';
+import type { ProbeReport, ProbeRow, ToolReport } from '../../ports/shapes/probe-results.js';
 import type { UpstreamCallOutcome, UpstreamSide } from '../../ports/upstream-side.port.js';
 import { CallPipeline, type CallRecord } from '../pipeline/call-pipeline.js';
 import type { ProbeTrace } from '../tracing/probe-trace.js';

@@ -2,13 +2,13 @@
  * The two read-only audit tools the proxy adds (R-8.6). They show the evaluation to the agent; the agent
  * cannot change or reset it. Off with `--audit-tools off` for real measurements.
  */
-import { formatReportText, formatScoreAnswer } from '../../domain/format.js';
-import type { ToolClassification } from '../../domain/classification.js';
+import { formatReportText, formatScoreAnswer } from '../../domain/report/format.js';
+import type { ToolClassification } from '../../domain/judging/classification.js';
 import { canonicalJson } from '../../domain/json.js';
-import { previewArgs } from '../../domain/operation.js';
-import { buildReport, evaluate } from '../../domain/report.js';
-import type { EvaluationSession } from '../../domain/session.js';
-import type { ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import { previewArgs } from '../../domain/judging/operation.js';
+import { buildReport, evaluate } from '../../domain/report/report.js';
+import type { EvaluationSession } from '../../domain/judging/session.js';
+import type { ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 
 export const GET_REPORT = 'cuonztech__get_report';
 export const GET_SCORE = 'cuonztech__get_score';

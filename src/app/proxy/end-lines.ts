@@ -5,7 +5,7 @@
  * proxy's exit adds one summary line.
  */
 import type { EffectsReport } from '../../domain/effects/effects-report.js';
-import type { Verdict } from '../../domain/verdict.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 
 /** A session that ended, as the end line shows it. */
 export interface EndedSession {

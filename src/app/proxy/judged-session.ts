@@ -5,16 +5,16 @@
  * report's publishing and failure handling, and the ordered end.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import type { ToolClassification } from '../../domain/classification.js';
+import type { ToolClassification } from '../../domain/judging/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { ReportWriter, type ReportSession, type ReportStatus } from '../../domain/report-document.js';
-import { evaluate } from '../../domain/report.js';
-import type { Verdict } from '../../domain/verdict.js';
+import { ReportWriter, type ReportSession, type ReportStatus } from '../../domain/report/report-document.js';
+import { evaluate } from '../../domain/report/report.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ForwardedRequestEvent, JournalSession } from '../../ports/journal.port.js';
-import { EvaluationSession } from '../../domain/session.js';
-import type { ToolCatalog } from '../../domain/session-state.js';
-import type { ModelSide } from '../../domain/attribution.js';
+import { EvaluationSession } from '../../domain/judging/session.js';
+import type { ToolCatalog } from '../../domain/judging/session-state.js';
+import type { ModelSide } from '../../domain/judging/attribution.js';
 import type {
   AgentCloseReason,
   AgentPeer,
@@ -25,7 +25,7 @@ import type {
 import type { Clock } from '../../ports/clock.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { UpstreamSide } from '../../ports/upstream-side.port.js';

@@ -3,7 +3,7 @@
  * carries more user messages than any request before it, then the answer's tool calls. Used by `trial`
  * (agent programs behind the gateway) and `proxy --model-gateway`.
  */
-import type { ModelSide } from '../../domain/attribution.js';
+import type { ModelSide } from '../../domain/judging/attribution.js';
 import { canonicalArguments } from '../../domain/json.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
 

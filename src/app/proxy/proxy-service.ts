@@ -10,16 +10,16 @@ import {
   type ClassificationRules,
   type IdempotentHintPolicy,
   type ToolClassification,
-} from '../../domain/classification.js';
-import { classificationWarnings } from '../../domain/classification-warnings.js';
+} from '../../domain/judging/classification.js';
+import { classificationWarnings } from '../../domain/judging/classification-warnings.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { KeyFieldMatcher } from '../../domain/key-fields.js';
-import { startingDocument, startupErrorDocument } from '../../domain/report-document.js';
+import { KeyFieldMatcher } from '../../domain/judging/key-fields.js';
+import { startingDocument, startupErrorDocument } from '../../domain/report/report-document.js';
 import type { AgentCloseReason, AgentSide } from '../../ports/agent-side.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Timer } from '../../ports/timer.port.js';
 import type { Logger } from '../../ports/logger.port.js';
-import type { ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import type { RandomSource } from '../../ports/random.port.js';
 import type { ReportTarget } from '../../ports/report-target.port.js';
 import type { UpstreamExit, UpstreamInfo, UpstreamSide } from '../../ports/upstream-side.port.js';
@@ -27,14 +27,14 @@ import type { Journal, JournalSession } from '../../ports/journal.port.js';
 import type { TraceSpan, Tracer } from '../../ports/tracer.port.js';
 import { SessionTrace } from '../tracing/session-trace.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
-import { scenarioName } from '../../domain/verdict.js';
+import { scenarioName } from '../../domain/report/verdict.js';
 import { CallLines } from './call-lines.js';
 import { endLine, summaryLine, type EndedSession } from './end-lines.js';
 import { JudgedSession } from './judged-session.js';
 import { AgentRelay, NOTIFICATIONS_PER_SECOND } from './agent-relay.js';
-import type { ModelSide } from '../../domain/attribution.js';
+import type { ModelSide } from '../../domain/judging/attribution.js';
 import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import { EffectsRun, journalSnapshot } from '../effects/effects-run.js';
 import { EFFECTS_TIMEOUT_MS } from '../effects/effects-view.js';
 import type { RecordsCommand } from '../../ports/records-command.port.js';

@@ -6,7 +6,7 @@
  * refused (REFUSED, exit 1) before anything runs. A program given on `replay`'s own command line
  * (`--upstream-command`) is the operator's, never checked.
  */
-import { commandLineText } from '../../domain/command-line.js';
+import { commandLineText } from '../../domain/text/command-line.js';
 
 /** One program a replayed run starts. */
 export interface StartedCommand {

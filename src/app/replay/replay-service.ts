@@ -13,9 +13,9 @@
 import type { Clock } from '../../ports/clock.port.js';
 import type { CassetteLine } from '../../ports/cassette.port.js';
 import type { UpstreamCallOptions, UpstreamSide } from '../../ports/upstream-side.port.js';
-import type { ToolCallRequest } from '../../ports/mcp-shapes.js';
-import { STUB_MODEL_NAME } from '../../ports/stub-script.js';
-import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../../domain/model-fault.js';
+import type { ToolCallRequest } from '../../ports/shapes/mcp-shapes.js';
+import { STUB_MODEL_NAME } from '../../ports/shapes/stub-script.js';
+import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../../domain/faults/model-fault.js';
 import { compareRuns, comparedRunOf, type RunDifference } from '../../domain/trial/replay-diff.js';
 import { MODEL_REPLAY_MISMATCH, recordedModelExchanges, type RecordedModelExchange } from '../trial/replay-chat-model.js';
 import type { ReplaySettings } from '../trial/replay-settings.js';

@@ -4,7 +4,7 @@
  * timeline counts them); the session's running number of a tool call (the report's and the journal's
  * `attempt`) is "call #n".
  */
-import type { RepeatAttribution, RepeatSource } from '../../domain/attribution.js';
+import type { RepeatAttribution, RepeatSource } from '../../domain/judging/attribution.js';
 import type { CheckedAttribution } from '../check/check-model.js';
 import { htmlText as h } from './escape.js';
 import { SOURCE_WORDS } from './words.js';

@@ -3,8 +3,8 @@
  * page: `1 model, 1 user, 1 runtime (re-sent by the client/framework: a prompt change will not fix
  * these), 0 unknown`. Only when a case's file says who sent its repeats.
  */
-import type { RepeatSource } from '../../domain/attribution.js';
-import { REPEAT_SOURCES } from '../../domain/attribution.js';
+import type { RepeatSource } from '../../domain/judging/attribution.js';
+import { REPEAT_SOURCES } from '../../domain/judging/attribution.js';
 import { countBySource } from '../check/check-attribution.js';
 import type { CheckedCase } from '../check/check-model.js';
 

@@ -3,10 +3,10 @@
  * the upstream, so they may hold anything: `</testcase>`, `]]>`, `<script>`, control characters, lone
  * surrogates, bidi overrides and zero-width characters (a write's name made to read as another tool's).
  * Each function makes a string inert in its format; none of them trusts its input. What could drive a
- * terminal or hide itself is shown as `\uXXXX`, exactly as on the terminal (`src/domain/terminal-text.ts`).
+ * terminal or hide itself is shown as `\uXXXX`, exactly as on the terminal (`src/domain/text/terminal-text.ts`).
  */
-import { markdownInline } from '../../domain/markdown-text.js';
-import { escapeTerminalLines } from '../../domain/terminal-text.js';
+import { markdownInline } from '../../domain/text/markdown-text.js';
+import { escapeTerminalLines } from '../../domain/text/terminal-text.js';
 
 /** Characters XML 1.0 forbids anywhere (C0 controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
 const XML_FORBIDDEN =

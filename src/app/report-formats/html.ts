@@ -11,7 +11,7 @@
 import { CHECK_EXIT, type CheckedCase, type CheckResult } from '../check/check-model.js';
 import { gateName, percent, type RateGateOutcome } from '../check/rate-gates.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';
-import type { SessionReportDocument } from '../../ports/report-documents.js';
+import type { SessionReportDocument } from '../../ports/shapes/report-documents.js';
 import { htmlText as h, jsonBreaks } from './escape.js';
 import { HTML_STYLE } from './html-style.js';
 import { sourceCounts } from './attribution-summary.js';

@@ -3,7 +3,7 @@
  * table with one row per session or run (verdict, score, reason), the violations in words, and the
  * prompt patches to copy (each once, in a code block). Every value from a report is escaped.
  */
-import type { Patch } from '../../domain/patches.js';
+import type { Patch } from '../../domain/report/patches.js';
 import type { CheckedCase, CheckResult } from '../check/check-model.js';
 import { gateName } from '../check/rate-gates.js';
 import { honestyWords, measuredText, statusLabel } from '../check/check-text.js';

@@ -7,9 +7,9 @@
  * operation are not in the report, so `exact` is false and the report says so.
  */
 import { faultOf, isFaultKind, recordedSettings, type FaultKind } from '../../domain/faults/index.js';
-import type { ToolClass } from '../../domain/classification.js';
+import type { ToolClass } from '../../domain/judging/classification.js';
 import type { JournalCallRecord, JournalOpenedRecord, JournalRecord } from '../../ports/journal.port.js';
-import type { OperationDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import type { OperationDocument, SessionReportDocument } from '../../ports/shapes/report-documents.js';
 
 /** What the upstream did with a call. */
 export type UpstreamDid = 'executed' | 'rejected' | 'unknown' | 'not sent';

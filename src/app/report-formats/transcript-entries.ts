@@ -3,7 +3,7 @@
  * untrusted), both sides of the agent in one list in time order (`interleave`), and each MCP call linked
  * to the model answer whose tool call it carried out (`linkCalls`, R-14).
  */
-import { ModelSide, type RepeatAttribution } from '../../domain/attribution.js';
+import { ModelSide, type RepeatAttribution } from '../../domain/judging/attribution.js';
 import { canonicalArguments, canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
 
 export type ToolCall = { id: string; name: string; arguments: string };

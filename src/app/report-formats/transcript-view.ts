@@ -11,7 +11,7 @@
  */
 import { faultOf, isFaultKind } from '../../domain/faults/index.js';
 import { canonicalArguments } from '../../domain/json.js';
-import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import type { HonestyClaimDocument, SessionReportDocument } from '../../ports/shapes/report-documents.js';
 import type { CheckedAttribution } from '../check/check-model.js';
 import { attributionBadge, operationAttempts, seconds } from './attribution-badge.js';
 import { htmlText as h, jsonBreaks } from './escape.js';

@@ -2,8 +2,8 @@
  * Violations and statuses in words, shared by the JUnit, Markdown and HTML projections (raw strings:
  * each format escapes them).
  */
-import type { RepeatSource } from '../../domain/attribution.js';
-import type { Violation } from '../../domain/report.js';
+import type { RepeatSource } from '../../domain/judging/attribution.js';
+import type { Violation } from '../../domain/report/report.js';
 import type { EffectsReport } from '../../domain/effects/effects-report.js';
 import { keyText, type KeyDiff } from '../../domain/effects/effects-verdict.js';
 import type { BoundedSnapshot } from '../../domain/effects/snapshot.js';

@@ -11,9 +11,9 @@
  * Throws an Error naming the wrong field when the value cannot be read as a run.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import { duplicateSourcesOf, REPEAT_SOURCES, type RepeatSource } from '../../domain/attribution.js';
+import { duplicateSourcesOf, REPEAT_SOURCES, type RepeatSource } from '../../domain/judging/attribution.js';
 import { HONESTY_CLASSES, type RunFacts, type RunVerdict } from '../../domain/trial/index.js';
-import type { EarlyReportDocument, SessionReportDocument } from '../../ports/report-documents.js';
+import type { EarlyReportDocument, SessionReportDocument } from '../../ports/shapes/report-documents.js';
 import { effectsFact } from '../../domain/trial/effects-rates.js';
 
 type Json = Record<string, unknown>;

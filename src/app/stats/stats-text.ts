@@ -3,9 +3,9 @@
  * fault fired, the rates with their 95 % Wilson intervals (see docs/statistics.md) and pass^k at the
  * largest k; then the NOT_TESTED reasons, the A/B sentences, the warnings and where the runs came from.
  */
-import { REPEAT_SOURCES } from '../../domain/attribution.js';
-import { STATS_OUTPUT_SCHEMA_VERSION } from '../../domain/schema-versions.js';
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { REPEAT_SOURCES } from '../../domain/judging/attribution.js';
+import { STATS_OUTPUT_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import { formatProportion, type ScenarioSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { StatsResult } from './stats.js';

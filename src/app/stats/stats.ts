@@ -16,7 +16,7 @@ import {
   type TrialSummary,
 } from '../../domain/trial/index.js';
 import { canonicalJson, isPlainObject, ownValue } from '../../domain/json.js';
-import type { LoadedItem } from '../../ports/report-documents.js';
+import type { LoadedItem } from '../../ports/shapes/report-documents.js';
 import { runFactsFromRunFile, runFactsFromSessionReport, sessionScenario } from './run-facts-from-file.js';
 
 type Json = Record<string, unknown>;

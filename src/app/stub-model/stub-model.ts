@@ -9,7 +9,7 @@
  * out one tool call twice sends the same id twice.
  */
 import type { ChatMessage, ChatModel, ChatModelCheck, ChatOutcome, ChatReply, ChatRequest } from '../../ports/chat-model.port.js';
-import type { ScriptedCall, StubScript } from '../../ports/stub-script.js';
+import type { ScriptedCall, StubScript } from '../../ports/shapes/stub-script.js';
 
 /** What the model knows of its write, from the answers in the conversation. */
 export type StubKnowledge = 'done' | 'not-done' | 'unsure';

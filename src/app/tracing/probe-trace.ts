@@ -5,7 +5,7 @@
  * faulted one marked — and at the end each tool's verdict as an `idempotency` evaluation event on the root.
  */
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import type { ProbeReport, ProbeRow } from '../../ports/probe-results.js';
+import type { ProbeReport, ProbeRow } from '../../ports/shapes/probe-results.js';
 import type { TraceSpan, Tracer } from '../../ports/tracer.port.js';
 import { evaluationEvent } from './evaluation-event.js';
 import { SessionTrace } from './session-trace.js';

@@ -15,9 +15,9 @@
  * a call. Arguments and answers are never put in a span unless `payloads` is on (`--otel-payloads on`).
  */
 import { canonicalJson } from '../../domain/json.js';
-import type { EvaluationSession } from '../../domain/session.js';
+import type { EvaluationSession } from '../../domain/judging/session.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { evaluate, violationsOf } from '../../domain/report.js';
+import { evaluate, violationsOf } from '../../domain/report/report.js';
 import type { EffectsReport } from '../../domain/effects/effects-report.js';
 import type { CallEvent, CallEventSink, UpstreamVerdict } from '../../ports/call-events.port.js';
 import type { Attributes, TraceSpan, Tracer } from '../../ports/tracer.port.js';

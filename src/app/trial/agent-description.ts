@@ -1,11 +1,11 @@
 /**
  * The trial's agent described once, as the files may show it: no key, no value of an agent variable, every
- * URL redacted here (user info and query values `***`, `src/domain/url-redaction.ts`). The three places
+ * URL redacted here (user info and query values `***`, `src/domain/text/url-redaction.ts`). The three places
  * that record the agent take their shape from it: the summary's `setup.agent` (`setupAgent`), its
  * `provenance.agent` (`provenanceAgent`), a run file's `agent` and `modelGateway` (`runAgent`,
  * `gatewayRecord`); `provenance.settings` reads it too (`measured-settings.ts`).
  */
-import { redactUrl } from '../../domain/url-redaction.js';
+import { redactUrl } from '../../domain/text/url-redaction.js';
 import type { CommandAgent, IsErrorMode, ModelAgent, RunSpec, TrialAgent } from './trial-plan.js';
 
 /** The model gateway of an agent program's runs, as its run file's `modelGateway` writes it. */

@@ -7,7 +7,7 @@
  * every message's content and tool-call arguments and of the tools offered. A run whose conversation
  * would outgrow it ends there, NOT_TESTED (see `model-conversation.ts`); the other runs go on.
  */
-import { PREVIEW_CHARS } from '../../domain/kept-text.js';
+import { PREVIEW_CHARS } from '../../domain/text/kept-text.js';
 
 /** The largest conversation (messages and tools, as JSON text, UTF-8 bytes) a run may send. */
 export const MAX_CONVERSATION_BYTES = 32 * 1024 * 1024;

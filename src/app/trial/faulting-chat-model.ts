@@ -1,12 +1,12 @@
 /**
  * `--model-fault` for one run: the trigger that picks the faulted model request (the rule is
- * `src/domain/model-fault.ts`), aimed at the scenario's write, and the built-in loop's model with the
+ * `src/domain/faults/model-fault.ts`), aimed at the scenario's write, and the built-in loop's model with the
  * fault in front of it. The agent programs' gateway renders the same decision on the wire
  * (`src/adapters/model-gateway/fault-wire.ts`).
  */
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { globMatch } from '../../domain/glob.js';
-import { modelFaultKindLabel, ModelFaultTrigger, type ModelFault, type ModelFaultKind } from '../../domain/model-fault.js';
+import { globMatch } from '../../domain/text/glob.js';
+import { modelFaultKindLabel, ModelFaultTrigger, type ModelFault, type ModelFaultKind } from '../../domain/faults/model-fault.js';
 import type { ChatFailure, ChatModel, ChatModelCheck, ChatOutcome, ChatRequest } from '../../ports/chat-model.port.js';
 
 /**

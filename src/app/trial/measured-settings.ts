@@ -15,7 +15,7 @@
 import { DEFAULT_AIM, faultSettingsOf, type ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import { faultOf } from '../../domain/faults/index.js';
 import { describeAgent } from './agent-description.js';
-import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/model-fault.js';
+import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/faults/model-fault.js';
 import { scenarioLabel, type TrialPlan } from './trial-plan.js';
 
 export type MeasuredSettings = Record<string, string>;

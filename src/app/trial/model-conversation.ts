@@ -8,9 +8,9 @@
  * never made.
  */
 import { canonicalArguments } from '../../domain/json.js';
-import type { ModelSide } from '../../domain/attribution.js';
+import type { ModelSide } from '../../domain/judging/attribution.js';
 import type { ChatMessage, ChatModel, ChatTool } from '../../ports/chat-model.port.js';
-import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/mcp-shapes.js';
+import type { ToolCallRequest, ToolCallResult, ToolDescriptor } from '../../ports/shapes/mcp-shapes.js';
 import { ConversationSize, MAX_CONVERSATION_BYTES, megabytes, preview } from './conversation-size.js';
 import { requestWithRetries } from './model-request.js';
 import { toolMessageText } from './tool-message.js';

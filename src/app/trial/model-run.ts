@@ -1,6 +1,6 @@
 /** One run of the built-in model loop in this process, against the run's in-process agent side. */
 import { errorMessage } from '../../domain/error-message.js';
-import { ModelSide } from '../../domain/attribution.js';
+import { ModelSide } from '../../domain/judging/attribution.js';
 import { CapturingSink } from './capturing-sink.js';
 import { FaultingChatModel } from './faulting-chat-model.js';
 import { runConversation, type ConversationEnd } from './model-conversation.js';

@@ -3,9 +3,9 @@
  * the stdio relay; with `--stub-model`, `--base-url` or `--model-replay` its model endpoint is the run's
  * model gateway (started here, recorded into the transcript and the model side).
  */
-import { ModelSide } from '../../domain/attribution.js';
-import type { ModelFaultTrigger } from '../../domain/model-fault.js';
-import { stderrReasonLines } from '../../domain/stderr-reason.js';
+import { ModelSide } from '../../domain/judging/attribution.js';
+import type { ModelFaultTrigger } from '../../domain/faults/model-fault.js';
+import { stderrReasonLines } from '../../domain/text/stderr-reason.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { GatewayAnswers, ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { ModelSideFeed } from '../proxy/model-side-feed.js';

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../../ports/chat-model.port.js';
 import type { ModelExchange } from '../../ports/model-gateway.port.js';
 import { jsonBytes, MAX_CONVERSATION_BYTES, megabytes, PREVIEW_CHARS } from './conversation-size.js';
 import { resultText } from './tool-message.js';
-import { notKeptText } from '../../domain/kept-text.js';
+import { notKeptText } from '../../domain/text/kept-text.js';
 import type { Transcript } from './transcript.js';
 
 /**

@@ -3,7 +3,7 @@
  * NOT_TESTED so far, ETA); otherwise one line per finished run. Other lines for the operator (notices)
  * go through `line`, so on a terminal they take the bar's place and the bar is drawn again below them.
  */
-import { escapeTerminalText } from '../../domain/terminal-text.js';
+import { escapeTerminalText } from '../../domain/text/terminal-text.js';
 import type { TrialEvent } from './trial-deps.js';
 
 export class ProgressView {

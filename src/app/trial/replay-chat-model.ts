@@ -6,7 +6,7 @@
  * the run is NOT_TESTED with a short account of the first difference ({@link ReplayChatModel.mismatch}).
  */
 import { canonicalJson } from '../../domain/json.js';
-import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../domain/model-fault.js';
+import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../domain/faults/model-fault.js';
 import type { CassetteLine, RecordedModelAnswer, RecordedModelFault } from '../../ports/cassette.port.js';
 import type { ChatModel, ChatModelCheck, ChatOutcome, ChatRequest } from '../../ports/chat-model.port.js';
 

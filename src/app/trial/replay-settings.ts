@@ -7,10 +7,10 @@
  * Not in it: values that may be secrets. The program's `--agent-env-var` values are named only (replay takes
  * them from its own environment); the upstream's environment and headers are left out, its URL redacted.
  */
-import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/classification.js';
-import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/model-fault.js';
+import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/judging/classification.js';
+import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/faults/model-fault.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import { redactUrl } from '../../domain/url-redaction.js';
+import { redactUrl } from '../../domain/text/url-redaction.js';
 import type { IsErrorMode, RunSpec, TrialPlan, TrialTask } from './trial-plan.js';
 import type { UpstreamSettings } from './trial-settings.js';
 

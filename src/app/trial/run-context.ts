@@ -4,8 +4,8 @@
  * and a way to start its `ProxyService`.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import type { ModelSide } from '../../domain/attribution.js';
-import type { ModelFaultTrigger } from '../../domain/model-fault.js';
+import type { ModelSide } from '../../domain/judging/attribution.js';
+import type { ModelFaultTrigger } from '../../domain/faults/model-fault.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';

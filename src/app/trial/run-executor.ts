@@ -8,15 +8,15 @@
  */
 import { expandAll, expandPlaceholders, type RunPlace } from './placeholders.js';
 import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
-import { isClassificationLine } from '../../domain/classification.js';
+import { isClassificationLine } from '../../domain/judging/classification.js';
 import { errorCode, errorMessage } from '../../domain/error-message.js';
-import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { TRIAL_RUN_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import { ProxyService, type ProxyConfig } from '../proxy/proxy-service.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
-import type { ModelSide } from '../../domain/attribution.js';
+import type { ModelSide } from '../../domain/judging/attribution.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
 import type { ConversationEnd } from './model-conversation.js';
 import { modelRun } from './model-run.js';

@@ -12,7 +12,7 @@
  *   a partial write (R-6.1), so UNKNOWN after it is never counted as evasive;
  * - a read tool's answer (classification of the report) is a successful read without isError.
  */
-import { duplicateSourcesOf } from '../../domain/attribution.js';
+import { duplicateSourcesOf } from '../../domain/judging/attribution.js';
 import {
   classifyHonesty,
   outcomeKnowable,

@@ -1,5 +1,5 @@
 /** Parts of a run file (`runs/<id>/run.json`) read from the run's plan and its session report. */
-import type { RepeatAttribution } from '../../domain/attribution.js';
+import type { RepeatAttribution } from '../../domain/judging/attribution.js';
 import { callsSeen, type SessionReport } from './run-outcome.js';
 
 /** Tool calls an agent program made, from its report (calls per class); the harness did not see its conversation. */

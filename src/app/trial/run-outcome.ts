@@ -4,7 +4,7 @@
  * whatever the session's verdict was: it is not the agent's behaviour (the session's own verdict stays
  * in the run file as `sessionVerdict`).
  */
-import type { Verdict } from '../../domain/verdict.js';
+import type { Verdict } from '../../domain/report/verdict.js';
 import type { MalformedToolCall } from './transcript.js';
 
 /** The parts of the report document the trial reads. */

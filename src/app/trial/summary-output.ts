@@ -3,8 +3,8 @@
  * executions, median tool calls, the NOT_TESTED reasons, where the run files are — as `summary.json` and
  * as a table for stdout. Statistics, honesty and patch A/B get their places here, empty.
  */
-import { REPEAT_SOURCES } from '../../domain/attribution.js';
-import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../domain/model-fault.js';
+import { REPEAT_SOURCES } from '../../domain/judging/attribution.js';
+import { modelFaultKindLabel, modelFaultOnLabel, type ModelFault } from '../../domain/faults/model-fault.js';
 import { formatProportion, median, type ArmComparison, type TaskSummary, type TrialSummary } from '../../domain/trial/index.js';
 import { alignedRows } from '../report-formats/text-table.js';
 import type { RunRecord } from './run-executor.js';

@@ -7,7 +7,7 @@
  *   that raise on `isError` show it to the model;
  * - hidden: the text alone, exactly what a client that drops the flag passes on.
  */
-import type { ToolCallResult } from '../../ports/mcp-shapes.js';
+import type { ToolCallResult } from '../../ports/shapes/mcp-shapes.js';
 import type { IsErrorMode } from './trial-plan.js';
 
 const IS_ERROR_PREFIX = 'Tool error (isError: true): ';

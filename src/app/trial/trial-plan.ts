@@ -3,10 +3,10 @@
  * built by the CLI from flags or a task file, validated there.
  */
 import type { EffectsViewSettings } from '../../domain/effects/effects-settings.js';
-import type { StubScript } from '../../ports/stub-script.js';
-import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/classification.js';
+import type { StubScript } from '../../ports/shapes/stub-script.js';
+import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/judging/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
-import type { ModelFault } from '../../domain/model-fault.js';
+import type { ModelFault } from '../../domain/faults/model-fault.js';
 
 /** How `isError` reaches the model: visible (default, see tool-message.ts) or hidden (the F3 experiment). */
 export type IsErrorMode = 'visible' | 'hidden';

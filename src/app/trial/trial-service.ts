@@ -3,7 +3,7 @@
  * {@link RunExecutor}; progress as runs end; at the end `summary.json` and the table.
  */
 import { errorMessage } from '../../domain/error-message.js';
-import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/schema-versions.js';
+import { TRIAL_SUMMARY_SCHEMA_VERSION } from '../../domain/report/schema-versions.js';
 import {
   compareArms,
   formatSummaryMarkdown,
@@ -12,7 +12,7 @@ import {
   type TrialSummary,
 } from '../../domain/trial/index.js';
 import { describeAgent, provenanceAgent } from './agent-description.js';
-import { PATCH_TEXTS } from '../../domain/patches.js';
+import { PATCH_TEXTS } from '../../domain/report/patches.js';
 import { measuredSettings, settingFilesOf } from './measured-settings.js';
 import { settingsHash, type SettingsOrigin, type UpstreamSettings } from './trial-settings.js';
 import { RunExecutor, type RunRecord } from './run-executor.js';

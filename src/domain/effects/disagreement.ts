@@ -12,7 +12,7 @@
  * - any other PASS with DUPLICATE_EFFECT: the backend holds a duplicate the proxy never saw executed twice.
  * Null where they agree or the effects are unknown. Pure.
  */
-import type { Verdict } from '../verdict.js';
+import type { Verdict } from '../report/verdict.js';
 import type { EffectsVerdict } from './effects-verdict.js';
 
 /** What the execution judge saw that bears on the disagreement. */

@@ -4,8 +4,8 @@
  * verdict, and every key that changed or was expected. Built once, when the run has ended; the execution
  * verdict is read, never changed. Pure.
  */
-import type { SessionState } from '../session-state.js';
-import type { Verdict } from '../verdict.js';
+import type { SessionState } from '../judging/session-state.js';
+import type { Verdict } from '../report/verdict.js';
 import { explainDisagreement, type ExecutionFacts } from './disagreement.js';
 import type { EffectsViewSettings } from './effects-settings.js';
 import { judgeEffects, type EffectsVerdict, type KeyDiff } from './effects-verdict.js';

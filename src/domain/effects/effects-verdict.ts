@@ -12,7 +12,7 @@
  * records are added up. Pure.
  */
 import { ownValue } from '../json.js';
-import { escapeTerminalText } from '../terminal-text.js';
+import { escapeTerminalText } from '../text/terminal-text.js';
 import { keyObject, meetsExpectation, valueText, type Expectation, type KeyFields } from './effect-key.js';
 import type { Snapshot, SnapshotResult } from './snapshot.js';
 

@@ -5,14 +5,14 @@
  * EFFECTS_UNKNOWN). What is written to a report is {@link boundedSnapshot}: the count, a hash and the
  * first records, never the whole listing. Pure.
  */
-import { boundedListing, LISTING_HEAD, LISTING_HEAD_CHARS } from '../bounded-listing.js';
+import { boundedListing, LISTING_HEAD, LISTING_HEAD_CHARS } from './bounded-listing.js';
 import { canonicalJson, isPlainObject } from '../json.js';
 import type { AnswerItems } from './answer-records.js';
 import { keyIdentity, keyObject, recordKey, type KeyFields } from './effect-key.js';
 
 export const SNAPSHOT_MAX_RECORDS = 100_000;
 export const SNAPSHOT_MAX_BYTES = 10 * 1024 * 1024;
-/** Records of a snapshot kept in its bounded form (`src/domain/bounded-listing.ts`, shared with probe's listings). */
+/** Records of a snapshot kept in its bounded form (`src/domain/effects/bounded-listing.ts`, shared with probe's listings). */
 export const SNAPSHOT_HEAD = LISTING_HEAD;
 /** Characters of one record's JSON kept in the bounded form. */
 export const SNAPSHOT_HEAD_CHARS = LISTING_HEAD_CHARS;

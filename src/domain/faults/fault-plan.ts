@@ -4,7 +4,7 @@
  * two parallel writes exactly one is "the first" (R-4.3), and a scenario is consumed only by a call it
  * was applied to: a tool the upstream does not list is unclassified and never reaches the plan (R-4.1).
  */
-import { globMatch } from '../glob.js';
+import { globMatch } from '../text/glob.js';
 import type { RandomSource } from '../time-and-chance.js';
 import type { FaultBehaviour, FaultKind, FaultParameterValues, FaultSettings, ScenarioId } from './fault.js';
 import { CHAOS, faultOf } from './index.js';

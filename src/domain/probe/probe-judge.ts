@@ -8,7 +8,7 @@
  * different one a new result.
  */
 import type { EffectsVerdict, KeyDiff } from '../effects/effects-verdict.js';
-import type { BoundedListing } from '../bounded-listing.js';
+import type { BoundedListing } from '../effects/bounded-listing.js';
 import { errorGist } from './error-gist.js';
 import type { ProbeDefinition, ProbeId, ToolPromise } from './probes.js';
 
@@ -53,7 +53,7 @@ export interface ProbeEvidence {
    */
   counts: number[] | null;
   /**
-   * The count tool's answers at the same points, bounded (`src/domain/bounded-listing.ts`: the answer's
+   * The count tool's answers at the same points, bounded (`src/domain/effects/bounded-listing.ts`: the answer's
    * lines counted, hashed, the first few kept): an overwrite changes the hash without a new item.
    */
   listings: BoundedListing[] | null;

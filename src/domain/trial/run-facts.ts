@@ -3,7 +3,7 @@
  * judged session and conversation, or by `stats` from a run file. Plain values, so the summary is pure
  * and the same for runs made in one trial or merged from shards.
  */
-import type { RepeatSource } from '../attribution.js';
+import type { RepeatSource } from '../judging/attribution.js';
 import type { EffectsVerdict } from '../effects/effects-verdict.js';
 import type { HonestyClass } from './honesty.js';
 

@@ -6,7 +6,7 @@
  * differ between the sides (each trial's `provenance.settings`). Side A plays the baseline, side B the
  * treatment.
  */
-import { REPEAT_SOURCES, type RepeatSource } from '../attribution.js';
+import { REPEAT_SOURCES, type RepeatSource } from '../judging/attribution.js';
 import type { ArmCount, PassK, Proportion } from '../statistics/index.js';
 import { compareCounts, compareGroups, comparisonSentence, type ArmNames, type RateComparison } from './arm-comparison.js';
 import { groupLabel } from './group-label.js';

@@ -3,8 +3,8 @@
  * NOT_TESTED reasons, per task, and the A/B comparison with its sentences. Pure text; the CLI prints it
  * or writes it beside the JSON summary.
  */
-import { REPEAT_SOURCES } from '../attribution.js';
-import { markdownInline } from '../markdown-text.js';
+import { REPEAT_SOURCES } from '../judging/attribution.js';
+import { markdownInline } from '../text/markdown-text.js';
 import { MAX_PASS_K, type Proportion } from '../statistics/index.js';
 import { COMPARED_RATES, formatP, type ArmComparison, type ComparedRate } from './arm-comparison.js';
 import type { GroupSummary, ScenarioSummary, TrialSummary } from './trial-summary.js';

@@ -9,7 +9,7 @@ import { passKCurve, proportion, type PassK, type Proportion } from '../statisti
 import { HONESTY_CLASSES, type HonestyClass } from './honesty.js';
 import type { RunFacts } from './run-facts.js';
 import { effectRates, type EffectRates } from './effects-rates.js';
-import { REPEAT_SOURCES, type RepeatSource } from '../attribution.js';
+import { REPEAT_SOURCES, type RepeatSource } from '../judging/attribution.js';
 
 /** The rates of a group; each over its judged runs (PASS or FAIL), honesty over those that answered. */
 export interface GroupRates {

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal } from '../../../src/adapters/file-journal.js';
-import { parseJournal } from '../../../src/adapters/report-files/journal-reader.js';
+import { FileJournal } from '../../../src/adapters/files/file-journal.js';
+import { parseJournal } from '../../../src/adapters/files/report-files/journal-reader.js';
 import { EffectsRun, OVERLAP_REASON } from '../../../src/app/effects/effects-run.js';
 import { ProxyService } from '../../../src/app/proxy/proxy-service.js';
 import type { ExecutionFacts } from '../../../src/domain/effects/disagreement.js';
 import type { EffectsViewSettings } from '../../../src/domain/effects/effects-settings.js';
-import type { ToolCallRequest } from '../../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest } from '../../../src/ports/shapes/mcp-shapes.js';
 import type { UpstreamCallOutcome } from '../../../src/ports/upstream-side.port.js';
 import {
   HeldUpstream,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotEffects } from '../../../src/app/effects/effects-view.js';
 import type { EffectsViewSettings } from '../../../src/domain/effects/effects-settings.js';
-import type { ToolCallRequest } from '../../../src/ports/mcp-shapes.js';
+import type { ToolCallRequest } from '../../../src/ports/shapes/mcp-shapes.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome } from '../../../src/ports/upstream-side.port.js';
 
 const view: EffectsViewSettings = {

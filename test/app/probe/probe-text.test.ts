@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatProbeTable } from '../../../src/app/probe/probe-text.js';
-import type { ProbeReport, ProbeRow } from '../../../src/ports/probe-results.js';
+import type { ProbeReport, ProbeRow } from '../../../src/ports/shapes/probe-results.js';
 
 const row = (probe: ProbeRow['probe'], label: ProbeRow['label'], reason: string): ProbeRow => ({
   probe,

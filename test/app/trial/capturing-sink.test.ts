@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CapturingSink } from '../../../src/app/trial/capturing-sink.js';
-import { documentText, ReportWriter, type DocumentMeta } from '../../../src/domain/report-document.js';
+import { documentText, ReportWriter, type DocumentMeta } from '../../../src/domain/report/report-document.js';
 import type { ReportDocument } from '../../../src/ports/report-sink.port.js';
 import { Driver } from '../../support/session-driver.js';
 

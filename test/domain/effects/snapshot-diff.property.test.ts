@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { keyIdentity, keyObject, recordKey } from '../../../src/domain/effects/effect-key.js';
 import { diffSnapshots } from '../../../src/domain/effects/effects-verdict.js';
 import { takeSnapshot, type Snapshot } from '../../../src/domain/effects/snapshot.js';
-import { LISTING_HEAD, LISTING_HEAD_CHARS } from '../../../src/domain/bounded-listing.js';
+import { LISTING_HEAD, LISTING_HEAD_CHARS } from '../../../src/domain/effects/bounded-listing.js';
 import { canonicalJson, hashJoined, hashText } from '../../../src/domain/json.js';
 import { propertyRuns } from '../../support/property-runs.js';
 

@@ -1,4 +1,4 @@
-import { boundedListing } from '../../../src/domain/bounded-listing.js';
+import { boundedListing } from '../../../src/domain/effects/bounded-listing.js';
 import { describe, expect, it } from 'vitest';
 import { faultOf, faultServing } from '../../../src/domain/faults/index.js';
 import {

@@ -1,0 +1,22 @@
+/**
+ * The operations changed since a reader last looked. A session hands one to each reader that asks
+ * (`EvaluationSession.recordChanges`), so two readers never take each other's changes: the incremental
+ * report writer refreshes exactly the operations in its own set.
+ */
+import type { OperationView } from '../judging/operation-state.js';
+
+export class ChangeSet {
+  private changed = new Set<OperationView>();
+
+  /** Records a changed operation (called by the session). */
+  add(op: OperationView): void {
+    this.changed.add(op);
+  }
+
+  /** The operations changed since the last `take`; starts a new record. */
+  take(): ReadonlySet<OperationView> {
+    const changed = this.changed;
+    this.changed = new Set();
+    return changed;
+  }
+}
