@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carefulF1, documentOf, tempFiles } from '../test/support/report-docs.js';
-import { BIN } from './support/proxy-harness.js';
+import { BIN } from '../test/support/proxy-harness.js';
 
 const SESSIONS = 400;
 let files: ReturnType<typeof tempFiles>;

@@ -5,7 +5,7 @@
  * and `stats` over a `proxy --listen --report-dir` folder (one run per session), refused together with
  * the trial folder.
  * Every exit code of `check` over trial folders and `trial --shard` + `stats`, in-process with the same
- * CLI code: test/integration/trial-check.test.ts, test/integration/trial-stats-shards.test.ts.
+ * CLI code: test/integration/trial/check.test.ts, test/integration/trial/stats-shards.test.ts.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +14,11 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { bookingTask, carefulAgent, naiveAgent } from './support/agents.js';
-import { connectHttpAgent, startListeningProxy } from './support/http-harness.js';
-import { BIN, BOOKING_SERVER, ROOT } from './support/proxy-harness.js';
+import { bookingTask, carefulAgent, naiveAgent } from '../test/support/agents.js';
+import { connectHttpAgent, startListeningProxy } from '../test/support/http-harness.js';
+import { BIN, BOOKING_SERVER, ROOT } from '../test/support/proxy-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
-import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 
 let server: ModelServer;
 let booking: InProcessBooking;

@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingTask, carefulAgent, naiveAgent, withProxy } from './support/agents.js';
-import { connectHttpAgent, sessionFileId, startListeningProxy, stopAll } from './support/http-harness.js';
-import { BIN, BOOKING_SERVER, cleanup, FIXTURES, startProxy } from './support/proxy-harness.js';
+import { bookingTask, carefulAgent, naiveAgent, withProxy } from '../test/support/agents.js';
+import { connectHttpAgent, sessionFileId, startListeningProxy, stopAll } from '../test/support/http-harness.js';
+import { BIN, BOOKING_SERVER, cleanup, FIXTURES, startProxy } from '../test/support/proxy-harness.js';
 
 let dir: string;
 const file = (name: string) => join(dir, name);

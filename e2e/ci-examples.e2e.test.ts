@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { requireBuild, ROOT } from './support/proxy-harness.js';
+import { requireBuild, ROOT } from '../test/support/proxy-harness.js';
 
 interface GithubStep {
   run?: string;

@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { allBlocks, type DocBlock } from './support/doc-blocks.js';
-import { BIN, requireBuild, ROOT } from './support/proxy-harness.js';
+import { allBlocks, type DocBlock } from '../test/support/doc-blocks.js';
+import { BIN, requireBuild, ROOT } from '../test/support/proxy-harness.js';
 
 const blocks = allBlocks(ROOT);
 const scratch = mkdtempSync(join(tmpdir(), 'harness-docs-'));

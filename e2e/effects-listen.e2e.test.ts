@@ -7,8 +7,8 @@
  * backend; its ledger counts what it executed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectHttpAgent, removeDir, startListeningProxy, stopAll, type ListeningProxy } from './support/http-harness.js';
-import { BOOKING_SERVER, readLines, type ReportFile } from './support/proxy-harness.js';
+import { connectHttpAgent, removeDir, startListeningProxy, stopAll, type ListeningProxy } from '../test/support/http-harness.js';
+import { BOOKING_SERVER, readLines, type ReportFile } from '../test/support/proxy-harness.js';
 
 interface EffectsFile {
   verdict: string;

@@ -11,8 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { endSession, memoryEntityTask, naiveAgent, withProxy } from './support/agents.js';
-import { ROOT, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { endSession, memoryEntityTask, naiveAgent, withProxy } from '../test/support/agents.js';
+import { ROOT, type ProxyRun, type ReportFile } from '../test/support/proxy-harness.js';
 
 const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const FS_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');

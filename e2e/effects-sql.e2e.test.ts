@@ -21,9 +21,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { endSession, naiveAgent, withProxy, type WriteTask } from './support/agents.js';
-import { ROOT, textOf, type ReportFile } from './support/proxy-harness.js';
-import { removeOut, runCompiledTrialInProcess } from './support/trial-harness.js';
+import { endSession, naiveAgent, withProxy, type WriteTask } from '../test/support/agents.js';
+import { ROOT, textOf, type ReportFile } from '../test/support/proxy-harness.js';
+import { removeOut, runCompiledTrialInProcess } from '../test/support/trial-harness.js';
 
 const EXAMPLE = join(ROOT, 'examples/sql-booking-server');
 const SERVER = join(EXAMPLE, 'server.mjs');

@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bookingTask, endSession, naiveAgent, withProxy } from './support/agents.js';
-import { BIN, BOOKING_SERVER, requireBuild, textOf } from './support/proxy-harness.js';
+import { bookingTask, endSession, naiveAgent, withProxy } from '../test/support/agents.js';
+import { BIN, BOOKING_SERVER, requireBuild, textOf } from '../test/support/proxy-harness.js';
 
 interface EffectsFile {
   verdict: string;

@@ -5,9 +5,9 @@
  * harness proves it (DUPLICATE_EXECUTION, FAIL); a careful agent checks, finds the booking and stops (PASS).
  */
 import { describe, expect, it } from 'vitest';
-import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy } from './support/agents.js';
-import { bookingsIn } from './support/http-harness.js';
-import { textOf } from './support/proxy-harness.js';
+import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy } from '../test/support/agents.js';
+import { bookingsIn } from '../test/support/http-harness.js';
+import { textOf } from '../test/support/proxy-harness.js';
 
 const DATE = '2026-11-03';
 const F7 = ['--scenario', 'F7', '--log-level', 'info'];

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { requireBuild, ROOT } from './support/proxy-harness.js';
+import { requireBuild, ROOT } from '../test/support/proxy-harness.js';
 import { exampleAgentsMissing, requireExamplePackages } from '../test/support/example-clients.js';
 
 const missing = exampleAgentsMissing();

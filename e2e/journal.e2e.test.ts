@@ -6,7 +6,7 @@
  * writes the arguments, and the proxy says its verdict, score and report at the end after SIGTERM and
  * with --listen. The same after a normal end (stdin EOF) — no argument value without
  * `--journal-payloads`, one line per call with `--log-level info`, the timeline `check --html --journal`
- * draws — runs the CLI in-process in `test/integration/proxy-in-process.test.ts`.
+ * draws — runs the CLI in-process in `test/integration/proxy/in-process.test.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForExit } from './fixtures/lib/raw-child.mjs';
-import { bookingTask, naiveAgent } from './support/agents.js';
-import { BIN, cleanup, FIXTURES, startProxy, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
-import { resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
-import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
+import { bookingTask, naiveAgent } from '../test/support/agents.js';
+import { BIN, cleanup, FIXTURES, startProxy, textOf, type ProxyRun, type ReportFile } from '../test/support/proxy-harness.js';
+import { resultOf, spawnProxy, type RawProxy } from '../test/support/raw-proxy.js';
+import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from '../test/support/http-harness.js';
 import { expectMatchesReport, journalOf, type JournalLine as Line } from '../test/support/journal-check.js';
 
 /** The raw counting upstream (it records every execution in its ledger) with a booking server's two tools. */

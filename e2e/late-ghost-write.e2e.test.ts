@@ -9,10 +9,10 @@
  * EXECUTION_UNKNOWN, as any unanswered call — and its own ledger shows it never executed.
  */
 import { describe, expect, it } from 'vitest';
-import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy } from './support/agents.js';
-import { bookingsIn } from './support/http-harness.js';
+import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy } from '../test/support/agents.js';
+import { bookingsIn } from '../test/support/http-harness.js';
 import { join } from 'node:path';
-import { FIXTURES, textOf, type ReportFile } from './support/proxy-harness.js';
+import { FIXTURES, textOf, type ReportFile } from '../test/support/proxy-harness.js';
 
 const DATE = '2026-11-03';
 

@@ -11,8 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executions, readLedger } from './fixtures/lib/ledger.mjs';
 import { waitFor } from './fixtures/lib/raw-child.mjs';
-import { freePort, removeDir, spawnNode, stopAll, tempDir, type NodeProcess } from './support/http-harness.js';
-import { BIN, FIXTURES, requireBuild, textOf } from './support/proxy-harness.js';
+import { freePort, removeDir, spawnNode, stopAll, tempDir, type NodeProcess } from '../test/support/http-harness.js';
+import { BIN, FIXTURES, requireBuild, textOf } from '../test/support/proxy-harness.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

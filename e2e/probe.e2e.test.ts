@@ -1,7 +1,7 @@
 /**
  * `probe` as the compiled CLI, a real process in front of real fixture server processes: the table on
  * stdout, the JSON file, the exit code, and the effects each probe counted equal to the fixture's own
- * ledger. The exact labels of the three fixtures are asserted in-process (test/integration/probe-service.test.ts).
+ * ledger. The exact labels of the three fixtures are asserted in-process (test/integration/probe/probe-service.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeResultsSchema } from '../src/adapters/schemas/probe-results.schema.js';
 import { expectMatchesSchema } from '../test/support/file-schemas.js';
 import { readLedger } from './fixtures/lib/ledger.mjs';
-import { BIN, BOOKING_SERVER, FIXTURES } from './support/proxy-harness.js';
+import { BIN, BOOKING_SERVER, FIXTURES } from '../test/support/proxy-harness.js';
 
 let dir = '';
 beforeAll(() => {

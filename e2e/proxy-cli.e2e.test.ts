@@ -4,14 +4,14 @@
  * and the accepted forms really reach the upstream, checked with `argv-echo.mjs`, an upstream that
  * answers with its own argv, cwd and environment (all the upstream forms in one real process). Every
  * invalid invocation, --help, --scenario's two forms, --audit-tools' case and an absolute --upstream-cwd
- * run in-process in `test/integration/proxy-in-process.test.ts`.
+ * run in-process in `test/integration/proxy/in-process.test.ts`.
  */
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type Result } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, FIXTURES, requireBuild, ROOT, startProxy, textOf, type ProxyRun } from './support/proxy-harness.js';
+import { BIN, cleanup, FIXTURES, requireBuild, ROOT, startProxy, textOf, type ProxyRun } from '../test/support/proxy-harness.js';
 
 const COUNTING = join(FIXTURES, 'counting-server.mjs');
 const ARGV_ECHO = join(FIXTURES, 'argv-echo.mjs');

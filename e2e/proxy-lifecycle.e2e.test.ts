@@ -10,7 +10,7 @@
  * - a SIGKILLed proxy leaves no upstream behind: the reaper
  *   (src/adapters/processes/reaper.ts) reads a pipe only the proxy writes to; the kernel closes it
  *   when the proxy dies, and the reaper ends the upstream's process group (grace, SIGTERM, grace,
- *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/integration/lifecycle-in-process.test.ts`);
+ *   SIGKILL). Checked by pid. (A proxy that stops normally disarms it: `test/integration/proxy/lifecycle-in-process.test.ts`);
  * - the report file: SIGKILL while writing (the file still parses; temp files may remain), two proxy
  *   processes sharing one file while a reader parses it at every moment (the second one warns, issue 41
  *   §12), a refused target as a real exit;
@@ -19,12 +19,12 @@
  * - thousands of parallel distinct writes under a heap cap: memory linear in the writes in
  *   flight, answers flowing while another write is at the upstream, the report equal to the ledger.
  * Everything else of the proxy's life and of the adversarial suite runs in-process (`main(argv, io)`)
- * before real upstream processes in `test/integration/lifecycle-in-process.test.ts` and `test/integration/faults-in-process.test.ts`.
+ * before real upstream processes in `test/integration/proxy/lifecycle-in-process.test.ts` and `test/integration/proxy/faults-in-process.test.ts`.
  */
 import { describe, expect, it } from 'vitest';
 import { executions, readLedger } from './fixtures/lib/ledger.mjs';
 import { isAlive, type RawChild, spawnRaw, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
-import { pidsFromFile, type RawProxy, rawText } from './support/raw-proxy.js';
+import { pidsFromFile, type RawProxy, rawText } from '../test/support/raw-proxy.js';
 import {
   callTool,
   COUNTING,
@@ -51,7 +51,7 @@ import {
 } from './faults/nothing-lost.js';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, FIXTURES } from './support/proxy-harness.js';
+import { BIN, FIXTURES } from '../test/support/proxy-harness.js';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 

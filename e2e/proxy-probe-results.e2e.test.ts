@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, FIXTURES } from './support/proxy-harness.js';
+import { BIN, FIXTURES } from '../test/support/proxy-harness.js';
 
 let dir = '';
 beforeAll(() => {

@@ -9,9 +9,17 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from './fixtures/lib/raw-child.mjs';
-import { rawText, resultOf, spawnProxy } from './support/raw-proxy.js';
-import { carefulAgent, endSession, memoryEntityTask, naiveAgent, withProxy } from './support/agents.js';
-import { BIN, BOOKING_SERVER, ROOT, readLines, requireBuild, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { rawText, resultOf, spawnProxy } from '../test/support/raw-proxy.js';
+import { carefulAgent, endSession, memoryEntityTask, naiveAgent, withProxy } from '../test/support/agents.js';
+import {
+  BIN,
+  BOOKING_SERVER,
+  ROOT,
+  readLines,
+  requireBuild,
+  type ProxyRun,
+  type ReportFile,
+} from '../test/support/proxy-harness.js';
 
 const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const INSPECTOR_BUILD = join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build');

@@ -4,13 +4,13 @@
  * upstream process's stdin unchanged, and a malformed line is answered on the real stdout while the
  * session goes on. The upstream's ledger is the ground truth for what executed. Everything else that
  * crosses the proxy (tool lists, result extras, upstream errors, audit tools, warnings, `--listen`
- * bounds) runs with the whole CLI in-process in `test/integration/transports-forwarding.test.ts`.
+ * bounds) runs with the whole CLI in-process in `test/integration/proxy/transports-forwarding.test.ts`.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executions } from './fixtures/lib/ledger.mjs';
-import { FIXTURES } from './support/proxy-harness.js';
-import { rawText, resultOf, spawnProxy, type RawProxy } from './support/raw-proxy.js';
+import { FIXTURES } from '../test/support/proxy-harness.js';
+import { rawText, resultOf, spawnProxy, type RawProxy } from '../test/support/raw-proxy.js';
 
 const COUNTING = ['--upstream-command', process.execPath, '--upstream-arg', join(FIXTURES, 'counting-server.mjs')];
 

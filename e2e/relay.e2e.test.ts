@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, FIXTURES, readLines, startProxy, textOf, type ProxyRun } from './support/proxy-harness.js';
+import { cleanup, FIXTURES, readLines, startProxy, textOf, type ProxyRun } from '../test/support/proxy-harness.js';
 
 let run: ProxyRun | undefined;
 afterEach(async () => {

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from './support/proxy-harness.js';
-import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
+import { BIN, ROOT } from '../test/support/proxy-harness.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');

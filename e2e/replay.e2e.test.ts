@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, readLines, startProxy, textOf, type ProxyRun } from './support/proxy-harness.js';
-import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from './support/trial-harness.js';
+import { BIN, ROOT, readLines, startProxy, textOf, type ProxyRun } from '../test/support/proxy-harness.js';
+import { removeOut, runCompiledTrialInProcess, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 
 const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');

@@ -3,14 +3,14 @@
  * `write_file` is annotated `idempotentHint: true`. That server keeps no ledger; each execution of
  * `write_file` on an existing file replaces it by an atomic rename, so a new inode is the upstream's own
  * proof that it executed the write again. (Executions are counted in a ledger by the counting upstream in
- * `test/integration/idempotent-hint.test.ts`.)
+ * `test/integration/proxy/idempotent-hint.test.ts`.)
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { endSession, withProxy } from './support/agents.js';
-import { ROOT, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { endSession, withProxy } from '../test/support/agents.js';
+import { ROOT, type ProxyRun, type ReportFile } from '../test/support/proxy-harness.js';
 
 const FS_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 

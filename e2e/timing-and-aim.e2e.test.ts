@@ -4,8 +4,8 @@
  * and the wall clock can show it: F1's held answer against a client's own time-out over stdio and over
  * --listen, a hold that runs out, and one bad-input check. Aimed faults, latency repeated from a seed,
  * re-sending after a time-out and cancellations run the CLI in-process against real upstream processes
- * in `test/integration/proxy-in-process.test.ts`; the steps with a manual clock in
- * `test/app/call-pipeline-timing.test.ts`.
+ * in `test/integration/proxy/in-process.test.ts`; the steps with a manual clock in
+ * `test/app/pipeline/call-pipeline-timing.test.ts`.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,9 @@ import { execa } from 'execa';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { endSession, withProxy } from './support/agents.js';
-import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from './support/http-harness.js';
-import { BIN, FIXTURES, textOf, type ProxyRun, type ReportFile } from './support/proxy-harness.js';
+import { endSession, withProxy } from '../test/support/agents.js';
+import { bookingsIn, connectHttpAgent, removeDir, startListeningProxy } from '../test/support/http-harness.js';
+import { BIN, FIXTURES, textOf, type ProxyRun, type ReportFile } from '../test/support/proxy-harness.js';
 
 interface TimingEntry {
   attempt: number;

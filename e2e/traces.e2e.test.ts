@@ -16,9 +16,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, FIXTURES, readLines, requireBuild, textOf } from './support/proxy-harness.js';
+import { BIN, FIXTURES, readLines, requireBuild, textOf } from '../test/support/proxy-harness.js';
 import { SPAN_KIND, spanNamed, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../test/support/otlp-receiver.js';
-import { noOtelHook } from './support/no-otel-hook.js';
+import { noOtelHook } from '../test/support/no-otel-hook.js';
 
 const BOOKING_TOOLS = JSON.stringify(
   ['create_booking', 'search_bookings'].map((name) => ({

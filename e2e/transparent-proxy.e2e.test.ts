@@ -17,8 +17,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEverythingHttp, startListeningProxy, stopAll } from './support/http-harness.js';
-import { BIN, ROOT, readLines, requireBuild, startProxy } from './support/proxy-harness.js';
+import { startEverythingHttp, startListeningProxy, stopAll } from '../test/support/http-harness.js';
+import { BIN, ROOT, readLines, requireBuild, startProxy } from '../test/support/proxy-harness.js';
 
 const EVERYTHING_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const INSPECTOR_BUILD = join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build');

@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startStreamableFixture } from '../test/fixtures/http-upstream/fixture-servers.js';
 import { isAlive, waitFor, waitForExit } from './fixtures/lib/raw-child.mjs';
-import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy, type AgentTrace } from './support/agents.js';
+import { bookingTask, carefulAgent, endSession, naiveAgent, withProxy, type AgentTrace } from '../test/support/agents.js';
 import {
   bookingsIn,
   connectHttpAgent,
@@ -28,9 +28,9 @@ import {
   type BookingHttp,
   type HttpAgent,
   type ListeningProxy,
-} from './support/http-harness.js';
-import { BOOKING_SERVER, ROOT, textOf, type ReportFile } from './support/proxy-harness.js';
-import { spawnProxy } from './support/raw-proxy.js';
+} from '../test/support/http-harness.js';
+import { BOOKING_SERVER, ROOT, textOf, type ReportFile } from '../test/support/proxy-harness.js';
+import { spawnProxy } from '../test/support/raw-proxy.js';
 
 type Side = 'stdio' | 'HTTP';
 type AgentKind = 'careful' | 'naive';

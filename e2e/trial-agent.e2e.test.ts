@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { BIN, FIXTURES, requireBuild, ROOT } from './support/proxy-harness.js';
+import { BIN, FIXTURES, requireBuild, ROOT } from '../test/support/proxy-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 import {
   BOOKING_UPSTREAM,
@@ -25,7 +25,7 @@ import {
   TASK,
   tempOut,
   type TrialOutput,
-} from './support/trial-harness.js';
+} from '../test/support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const AGENTS = join(FIXTURES, 'trial-agents');

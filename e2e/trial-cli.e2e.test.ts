@@ -2,7 +2,7 @@
  * `trial` bad input from the compiled CLI as a real process, for the family: one clear line
  * on stderr (no stack trace), exit 1, nothing on stdout and no run started — here an unknown model, found
  * before the first run; and `trial-relay`, the stdio relay process of agent programs. Every other bad
- * input, in-process with the same CLI code: test/integration/trial-bad-input.test.ts.
+ * input, in-process with the same CLI code: test/integration/trial/bad-input.test.ts.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { execa, type Result } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { BIN, requireBuild, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, TASK } from './support/trial-harness.js';
+import { BIN, requireBuild, ROOT } from '../test/support/proxy-harness.js';
+import { BOOKING_UPSTREAM, TASK } from '../test/support/trial-harness.js';
 
 const PREFIX = '[cuonztech-agent-harness] error:';
 let server: ModelServer;

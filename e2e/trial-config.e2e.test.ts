@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, requireBuild, ROOT } from './support/proxy-harness.js';
+import { BIN, requireBuild, ROOT } from '../test/support/proxy-harness.js';
 
 let cwd: string;
 beforeAll(() => {

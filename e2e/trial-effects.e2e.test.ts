@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BOOKING_UPSTREAM, runCompiledTrialInProcess, TASK } from './support/trial-harness.js';
-import { ROOT } from './support/proxy-harness.js';
+import { BOOKING_UPSTREAM, runCompiledTrialInProcess, TASK } from '../test/support/trial-harness.js';
+import { ROOT } from '../test/support/proxy-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const stub = (name: string) => ['--stub-model', join(ROOT, `examples/stub-models/booking-${name}.yaml`)];

@@ -11,9 +11,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { ROOT } from './support/proxy-harness.js';
+import { ROOT } from '../test/support/proxy-harness.js';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const KEY = 'sk-e2e-forward-secret-0815';

@@ -18,8 +18,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from './support/proxy-harness.js';
-import { removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { ROOT } from '../test/support/proxy-harness.js';
+import { removeOut, runTrial, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 import { startInProcessBooking } from '../test/support/booking-http.js';
 import { exampleAgentsMissing, requireExamplePackages } from '../test/support/example-clients.js';
 

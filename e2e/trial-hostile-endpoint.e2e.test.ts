@@ -9,9 +9,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './support/proxy-harness.js';
+import { ROOT } from '../test/support/proxy-harness.js';
 import { startHostileEndpoint, type HostileShape } from '../test/support/hostile-model-endpoint.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial } from './support/trial-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial } from '../test/support/trial-harness.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const MIB = 1024 * 1024;

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from './support/proxy-harness.js';
+import { ROOT } from '../test/support/proxy-harness.js';
 import { startInProcessBooking, type InProcessBooking } from '../test/support/booking-http.js';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import {
@@ -25,7 +25,7 @@ import {
   runTrial,
   TASK,
   type TrialOutput,
-} from './support/trial-harness.js';
+} from '../test/support/trial-harness.js';
 
 const AGENT = join(ROOT, 'e2e/fixtures/trial-agents/model-retry-agent.mjs');
 const CAREFUL = join(ROOT, 'examples/stub-models/booking-careful.yaml');

@@ -5,15 +5,15 @@
  * (`BOOKING_LEDGER={run_dir}/ledger.jsonl`). For every run the ledger's lines equal the executions in
  * that run's report. What is proven here is what needs the real processes: the compiled CLI's table on
  * stdout, a fresh upstream process per run also when runs overlap, and SIGINT. Every persona's exact
- * counts, in-process with the same CLI code: test/integration/trial-personas.test.ts.
+ * counts, in-process with the same CLI code: test/integration/trial/personas.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from './support/proxy-harness.js';
+import { BIN, ROOT } from '../test/support/proxy-harness.js';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, tempOut, type TrialOutput } from './support/trial-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, tempOut, type TrialOutput } from '../test/support/trial-harness.js';
 
 let server: ModelServer;
 beforeAll(async () => {

@@ -11,8 +11,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { isAlive, waitFor } from './fixtures/lib/raw-child.mjs';
 import { expectProcessesGone, reapersOf } from './faults/nothing-lost.js';
-import { BIN, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, TASK, tempOut } from './support/trial-harness.js';
+import { BIN, ROOT } from '../test/support/proxy-harness.js';
+import { BOOKING_UPSTREAM, TASK, tempOut } from '../test/support/trial-harness.js';
 
 function pidsIn(file: string): number[] {
   if (!existsSync(file)) return [];

@@ -3,7 +3,7 @@
  * CLI as a real process, the scripted model server and the bundled booking server as a process per run
  * with its own ledger. The persona double-books after every F1 timeout unless the GHOST_WRITE patch text
  * is in its system prompt: 10/10 → 0/10, p = 1.1e-5. Honesty, statistics, provenance and the other
- * `--patch` modes, in-process with the same CLI code: test/integration/trial-honesty-stats.test.ts.
+ * `--patch` modes, in-process with the same CLI code: test/integration/trial/honesty-stats.test.ts.
  */
 import { markdownInline } from '../src/domain/text/markdown-text.js';
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
 import { GHOST_WRITE_MARK } from '../test/fixtures/model-server/personas.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 
 let server: ModelServer;
 beforeAll(async () => {

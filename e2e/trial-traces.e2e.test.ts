@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, FIXTURES, readLines, ROOT } from './support/proxy-harness.js';
-import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from './support/trial-harness.js';
+import { BIN, FIXTURES, readLines, ROOT } from '../test/support/proxy-harness.js';
+import { BOOKING_UPSTREAM, removeOut, runTrial, TASK, type TrialOutput } from '../test/support/trial-harness.js';
 import { SPAN_KIND, spanNamed, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../test/support/otlp-receiver.js';
-import { noOtelHook } from './support/no-otel-hook.js';
+import { noOtelHook } from '../test/support/no-otel-hook.js';
 
 const EXAMPLE_AGENT = join(ROOT, 'examples/agents/sdk-agent.mjs');
 const NAIVE = join(ROOT, 'examples/stub-models/booking-naive.yaml');

@@ -2,14 +2,14 @@
  * `trial` with the upstream options of `proxy`: a remote upstream by URL (the booking server
  * in HTTP mode: one shared ledger, one new connection per run) with `--reset-command` run before each
  * run, and a failing reset making that run NOT_TESTED. The booking server is a real process; the trial is
- * the compiled CLI's `main` in this process. (Chaos mode seeded per run: test/integration/trial-personas.test.ts.)
+ * the compiled CLI's `main` in this process. (Chaos mode seeded per run: test/integration/trial/personas.test.ts.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server/model-server.js';
-import { removeDir, startBookingHttp, stopAll, tempDir, type BookingHttp } from './support/http-harness.js';
-import { removeOut, runCompiledTrialInProcess as runTrial, TASK } from './support/trial-harness.js';
+import { removeDir, startBookingHttp, stopAll, tempDir, type BookingHttp } from '../test/support/http-harness.js';
+import { removeOut, runCompiledTrialInProcess as runTrial, TASK } from '../test/support/trial-harness.js';
 
 let server: ModelServer;
 let booking: BookingHttp;

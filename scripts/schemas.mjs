@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes docs/schemas/*.schema.json from the zod schemas of the files the harness writes
 // (src/adapters/schemas/, compiled into dist/ by `npm run build`). A test fails when the committed files
-// differ from a fresh generation (test/adapters/file-schemas.test.ts).
+// differ from a fresh generation (test/adapters/schemas/file-schemas.test.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allBlocks } from '../e2e/support/doc-blocks.js';
+import { allBlocks } from './support/doc-blocks.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

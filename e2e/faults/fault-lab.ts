@@ -1,13 +1,13 @@
 /**
- * Shared set-up of the adversarial suite: raw proxies (see `../support/raw-proxy.ts`) owned by one test,
+ * Shared set-up of the adversarial suite: raw proxies (see `../../test/support/raw-proxy.ts`) owned by one test,
  * so tests can run concurrently and each one still ends every process it started, plus the raw calls the
  * cases need. Register the lab's clean-up with the test's `onTestFinished`.
  */
 import { join } from 'node:path';
 import { INITIALIZE, isAlive } from '../fixtures/lib/raw-child.mjs';
 import type { RawChild, RawMessage } from '../fixtures/lib/raw-child.mjs';
-import { FIXTURES } from '../support/proxy-harness.js';
-import { resultOf, spawnProxy, type RawProxy, type SpawnProxyOptions } from '../support/raw-proxy.js';
+import { FIXTURES } from '../../test/support/proxy-harness.js';
+import { resultOf, spawnProxy, type RawProxy, type SpawnProxyOptions } from '../../test/support/raw-proxy.js';
 
 /** The upstream flags for `node e2e/fixtures/<name>`. */
 export const nodeFixture = (name: string): string[] => [

@@ -18,8 +18,8 @@ import { DEFAULT_KEY_FIELDS, KeyFieldMatcher } from '../../src/domain/judging/ke
 import { identifyOperation, previewArgs } from '../../src/domain/judging/operation.js';
 import { executions, readLedger, type FixtureLedgerEntry } from '../fixtures/lib/ledger.mjs';
 import { isAlive, waitFor, waitForExit } from '../fixtures/lib/raw-child.mjs';
-import type { ReportFile } from '../support/proxy-harness.js';
-import type { RawProxy } from '../support/raw-proxy.js';
+import type { ReportFile } from '../../test/support/proxy-harness.js';
+import type { RawProxy } from '../../test/support/raw-proxy.js';
 
 /** What the checker reads of one proxy run. */
 export interface ProxyEvidence {

@@ -3,7 +3,7 @@
  * a path that is not a regular file (a FIFO must not hang the gate, a device must not be read to the end
  * of memory), and an output flag that names one of the files `check` reads (it must never replace the
  * report it judges). In-process: `runCli` drives `main` as the binary does. FIFOs, which only a process
- * makes: test/integration/check-fifo-inputs.test.ts.
+ * makes: test/integration/check/fifo-inputs.test.ts.
  */
 import { readFileSync, symlinkSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
@@ -22,7 +22,7 @@ afterEach(() => {
 const check = (...args: string[]) => runCli(['check', ...args], { cwd: files!.dir, env: {} });
 
 describe.skipIf(process.platform === 'win32')('check: paths that are not regular files (R-9.1)', () => {
-  // FIFOs (made with mkfifo): test/integration/check-fifo-inputs.test.ts.
+  // FIFOs (made with mkfifo): test/integration/check/fifo-inputs.test.ts.
   it('R-9.1: a character device (/dev/zero) is refused by its kind, not read until memory runs out', async () => {
     files = tempFiles();
     const result = await check('/dev/zero');

@@ -1,7 +1,7 @@
 /**
  * `check --html --journal` with a journal that has no session of the report checked: the timeline comes
  * from the report, and stderr says so (the user asked for that journal and would otherwise believe the
- * timeline exact). The journal of the report itself: test/integration/proxy-in-process.test.ts.
+ * timeline exact). The journal of the report itself: test/integration/proxy/in-process.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -307,7 +307,7 @@ describe('trial --config: bad input is one line, exit 1, nothing started', () =>
     );
   });
 
-  it('an unreadable file: missing, a folder (a FIFO: test/integration/trial-config-fifo.test.ts)', async () => {
+  it('an unreadable file: missing, a folder (a FIFO: test/integration/trial/config-fifo.test.ts)', async () => {
     expectOneLine(await trial(['--config', 'missing.yaml']), 'config file not found: missing.yaml');
     mkdirSync(join(dir, 'folder.yaml'), { recursive: true });
     expectOneLine(await trial(['--config', 'folder.yaml']), 'config file folder.yaml is a folder, not a regular file');

@@ -1,7 +1,7 @@
 /**
  * 100,000-deep values, as a hostile JSON argument can nest them: no walk overflows the stack. The unit
  * tests prove the same at 20,000 levels (`STACK_DEEP`, already past a recursive walk's stack) in
- * `test/domain/near-duplicate.test.ts`, `test/domain/fuzz.property.test.ts`, `test/app/demo-server.test.ts`
+ * `test/domain/judging/near-duplicate.test.ts`, `test/domain/judging/fuzz.property.test.ts`, `test/app/demo/demo-server.test.ts`
  * and `test/cli/commands-in-process.test.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

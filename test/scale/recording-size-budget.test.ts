@@ -3,7 +3,7 @@
  * up to far more than the readers' 64 MiB input limit (MAX_INPUT_BYTES) is recorded within the budget
  * (CASSETTE_LIMITS, src/adapters/cassette/cassette-budget.ts), read back whole and replayed: the answers
  * kept whole are served, the later ones are replay misses. It writes and hashes about 150 MiB, hence the
- * scale project; the same rule at a few KiB is in test/adapters/cassette.test.ts.
+ * scale project; the same rule at a few KiB is in test/adapters/cassette/cassette.test.ts.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

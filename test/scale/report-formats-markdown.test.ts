@@ -1,7 +1,7 @@
 /**
  * The Markdown summary at full size, against GitHub's real 1 MiB step summary limit: thousands of
  * violations of one session, thousands of sessions. The same rules at small N, in milliseconds:
- * `test/app/report-formats-markdown.test.ts`.
+ * `test/app/report-formats/markdown.test.ts`.
  */
 import { describe, expect, it } from 'vitest';
 import { buildMarkdown, buildStepSummary, STEP_SUMMARY_MAX_BYTES } from '../../src/app/report-formats/markdown.js';

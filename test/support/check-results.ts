@@ -1,8 +1,8 @@
 /**
  * `check` results of many violations or many sessions, judged by `checkGroups` from real report documents:
- * the Markdown tests use them small (`test/app/report-formats-markdown.test.ts`) and at full size
+ * the Markdown tests use them small (`test/app/report-formats/markdown.test.ts`) and at full size
  * (`test/scale/report-formats-markdown.test.ts`); and two trial runs with rate gates judged (the HTML page's
- * banner and gate table, `test/app/report-formats-overall.test.ts` and the browser test).
+ * banner and gate table, `test/app/report-formats/overall.test.ts` and the browser test).
  */
 import { withRateGates, type CheckResult, type GatedVerdict } from '../../src/app/check/check-model.js';
 import { checkGroups } from '../../src/app/check/check.js';

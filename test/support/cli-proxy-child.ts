@@ -1,6 +1,6 @@
 /**
  * The `proxy` command run in the test process (`main(argv, io)`, the composition root the compiled CLI
- * runs), driven with raw JSON-RPC lines like `e2e/support/raw-proxy.ts`, in front of a REAL upstream
+ * runs), driven with raw JSON-RPC lines like `test/support/raw-proxy.ts`, in front of a REAL upstream
  * process (an `e2e/fixtures` server that counts what it executes in its own ledger). What is saved is
  * the proxy's own process start (~0.4 s of CPU each); what only a real proxy process can show (a real
  * signal, SIGKILL, a real pipe's EPIPE, the exit of the process) stays in `e2e/`.
@@ -19,11 +19,11 @@ import { main } from '../../src/cli/main.js';
 import { readLedger } from '../../e2e/fixtures/lib/ledger.mjs';
 import { isAlive, rawDriver, waitForExit } from '../../e2e/fixtures/lib/raw-child.mjs';
 import type { RawChild } from '../../e2e/fixtures/lib/raw-child.mjs';
-import type { ReportFile } from '../../e2e/support/proxy-harness.js';
-import { rawConversation, type RawProxy, type SpawnProxyOptions } from '../../e2e/support/raw-proxy.js';
+import type { ReportFile } from './proxy-harness.js';
+import { rawConversation, type RawProxy, type SpawnProxyOptions } from './raw-proxy.js';
 import { labOf, type FaultLab } from '../../e2e/faults/fault-lab.js';
 
-export { FIXTURES } from '../../e2e/support/proxy-harness.js';
+export { FIXTURES } from './proxy-harness.js';
 
 const HANDLED_SIGNALS = new Set(['SIGINT', 'SIGTERM', 'SIGHUP']);
 

@@ -1,6 +1,6 @@
 /**
  * The whole CLI in-process (`main(['proxy', …], io)`: flags, wiring, report file, stderr lines, exit
- * code), driven with raw JSON-RPC lines on its stdin/stdout pipes like `e2e/support/raw-proxy.ts` drives
+ * code), driven with raw JSON-RPC lines on its stdin/stdout pipes like `test/support/raw-proxy.ts` drives
  * the compiled proxy: the same exact bytes reach the stdio agent side, and the upstream is whatever the
  * flags say — a real spawned fixture process (`--upstream-command`) or a URL. What the proxy's own process
  * adds (its start-up, the real stdin/stdout of a process, signals, exit status) is proven in `e2e/`.
@@ -13,7 +13,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { readLedger, type FixtureLedgerEntry } from '../../e2e/fixtures/lib/ledger.mjs';
 import { INITIALIZE, waitFor, type RawMessage } from '../../e2e/fixtures/lib/raw-child.mjs';
-import type { ReportFile } from '../../e2e/support/proxy-harness.js';
+import type { ReportFile } from './proxy-harness.js';
 
 /** The proxy CLI running in this process, with its temp folder, report file and upstream ledger. */
 export interface LinesProxy {

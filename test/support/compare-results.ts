@@ -1,6 +1,6 @@
 /**
  * `compare` results built from run facts, without a trial on disk: the HTML page's unit tests
- * (`test/app/report-formats-rate-chart.test.ts`, `test/app/compare-html.test.ts`) and its browser test.
+ * (`test/app/report-formats/rate-chart.test.ts`, `test/app/compare-html.test.ts`) and its browser test.
  */
 import type { CompareResult } from '../../src/app/compare/compare.js';
 import type { StatsResult } from '../../src/app/stats/stats.js';

@@ -12,7 +12,7 @@
  *
  * Two more in-process shapes of the proxy live beside it: `cli-proxy-lines.ts` (raw JSON-RPC lines with
  * `initialize`/`request` helpers and the CLI's signal handler) and `cli-proxy-child.ts` (a look-alike of
- * `e2e/support/raw-proxy.ts`'s spawned proxy, so the e2e fault checkers read it unchanged).
+ * `test/support/raw-proxy.ts`'s spawned proxy, so the e2e fault checkers read it unchanged).
  *
  * Upstreams the proxy starts are still real processes (the counting fixtures keep their ledger).
  */

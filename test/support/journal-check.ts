@@ -1,6 +1,6 @@
 /**
  * The journal read back and compared with the report: shared by the in-process proxy
- * test (`test/integration/proxy-in-process.test.ts`) and the real-process one (`e2e/journal.e2e.test.ts`).
+ * test (`test/integration/proxy/in-process.test.ts`) and the real-process one (`e2e/journal.e2e.test.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';

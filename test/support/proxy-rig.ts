@@ -43,8 +43,8 @@ import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { Timer } from '../../src/ports/timer.port.js';
 import type { UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';
-import type { ReportFile } from '../../e2e/support/proxy-harness.js';
-import { connectHttpAgent, type HttpAgent } from '../../e2e/support/http-harness.js';
+import type { ReportFile } from './proxy-harness.js';
+import { connectHttpAgent, type HttpAgent } from './http-harness.js';
 import { MemorySink, memoryTarget, SILENT_LOGGER } from './in-memory-sides.js';
 
 export type Side = 'stdio' | 'HTTP';

@@ -1,6 +1,6 @@
 /**
  * A Tracer that keeps its spans in memory, for the tests of the tracing use cases (`SessionTrace`,
- * `RunTrace`, `ProbeTrace`); the OTLP export itself is test/integration/otel-tracer.test.ts.
+ * `RunTrace`, `ProbeTrace`); the OTLP export itself is test/integration/adapters/otel/otel-tracer.test.ts.
  */
 import type { Attributes, SpanOptions, TraceSpan, TraceSummary, Tracer } from '../../src/ports/tracer.port.js';
 

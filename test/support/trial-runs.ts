@@ -1,7 +1,7 @@
 /**
  * `trial` in-process (the CLI's `main`, test/support/in-process-cli.ts) in front of the booking server in this
  * process (booking-http.ts, a fresh store and ledger per MCP session = per run), with the scripted
- * model server. Reads back summary.json and every run file like e2e/support/trial-harness.ts, and gives
+ * model server. Reads back summary.json and every run file like test/support/trial-harness.ts, and gives
  * each run its own ledger: the trial checks the upstream once (the first session), then runs one at a
  * time (concurrency 1), each in its own session, in the order of the progress lines on stderr.
  */
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { LedgerEntry } from '../../examples/booking-server/ledger.js';
-import { readTrialFiles, type RunFile, type TrialOutput } from '../../e2e/support/trial-harness.js';
+import { readTrialFiles, type RunFile, type TrialOutput } from './trial-harness.js';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/model-server.js';
 import { startInProcessBooking, type InProcessBooking } from './booking-http.js';
 import { runCli, type CliResult } from './in-process-cli.js';

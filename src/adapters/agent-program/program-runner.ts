@@ -24,7 +24,7 @@
  *   that left the group (or the reset command's background upstream) may hold open for as long as it
  *   lives. At the leader's exit what is in the pipes is read, then they are closed, and execa resolves.
  *
- * `test/integration/trial-program-runner.test.ts` holds each of these.
+ * `test/integration/trial/program-runner.test.ts` holds each of these.
  */
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
