@@ -24,6 +24,7 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   'effects-tool': 'tool[=json]',
   'error-rate': '0-1',
   example: 'tool=json',
+  gap: 'ms',
   'example-file': 'file',
   'expect-effect': 'field=value',
   'fault-on': 'n',

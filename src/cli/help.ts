@@ -143,6 +143,7 @@ const FLAG_GROUPS: Readonly<Record<string, HelpGroup>> = {
   example: 'probes',
   'example-file': 'probes',
   'count-with': 'probes',
+  gap: 'probes',
   // check's: what fails the check.
   'fail-on': 'gates',
   'min-score': 'gates',

@@ -2,6 +2,7 @@
  * `probe`: the command definition. The wiring lives in `probe-run.ts`, loaded only when the command runs.
  */
 import { withValue } from './flag-placeholders.js';
+import { hiddenOption } from './help.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
@@ -17,6 +18,8 @@ export function defineProbeCommand(cli: CAC, context: CommandContext): void {
       command.option(withValue(flag), description, { type: [String] });
   for (const [flag, description] of OTEL_FLAG_HELP) command.option(withValue(flag), description, { type: [String] });
   command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
+  // The older name of --gap (issue 37 §3: --hold is F1's held answer in proxy and trial), accepted for a release.
+  hiddenOption(command, withValue('hold'), 'The older name of --gap');
   command.example(
     `${PROGRAM_NAME} probe --upstream-command node --upstream-arg server.js --example create_payment='{"amount":5}' --count-with list_payments`,
   );

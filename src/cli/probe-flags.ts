@@ -42,7 +42,10 @@ export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     'expect-effect',
     "An effect each probe's example should create, FIELD=VALUE,… over every --effect-key field; repeatable; needs --effect-key",
   ],
-  ['hold', 'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once)'],
+  [
+    'gap',
+    'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once); --hold is its older name',
+  ],
   ['json', 'Write the results (every probe with its evidence) as JSON to this file'],
   ['markdown', 'Write the results as Markdown tables to this file'],
   ['junit', 'Write the results as JUnit XML to this file: a suite per tool, a failure per probe that breaks its promise'],
@@ -78,7 +81,7 @@ export interface ProbeFlags {
    * any flag beyond the count tool's is given; then `countWith` is null. Null: count only, or no view.
    */
   effects: EffectsViewSettings | null;
-  holdMs: number;
+  gapMs: number;
   json: string | undefined;
   markdown: string | undefined;
   junit: string | undefined;
@@ -137,7 +140,12 @@ export async function parseProbeFlags(
     effects = parseEffectsFlags(count === undefined ? values : { ...values, 'effects-tool': [count] });
     countWith = null;
   }
-  const hold = single(values, 'hold');
+  // --gap was called --hold until 0.7 (issue 37 §3: in proxy and trial --hold is F1's held answer); the older
+  // name is accepted for a release, not shown in --help; both given: one line.
+  if (Object.hasOwn(values, 'gap') && Object.hasOwn(values, 'hold'))
+    throw new UsageError('give --gap or its older name --hold, not both');
+  const gapFlag = Object.hasOwn(values, 'hold') ? 'hold' : 'gap';
+  const gap = single(values, gapFlag);
   const outputs = { json: single(values, 'json'), markdown: single(values, 'markdown'), junit: single(values, 'junit') };
   const given = Object.entries(outputs).filter(([, file]) => file !== undefined);
   for (const [flag, file] of given)
@@ -150,7 +158,7 @@ export async function parseProbeFlags(
     examples,
     countWith,
     effects,
-    holdMs: hold === undefined ? 0 : numberIn(hold, 'hold', 0, 3_600_000, true),
+    gapMs: gap === undefined ? 0 : numberIn(gap, gapFlag, 0, 3_600_000, true),
     ...outputs,
     resetCommand: single(values, 'reset-command'),
     otel: parseOtelFlags(values, env),

@@ -73,7 +73,7 @@ export async function runProbe(values: FlagValues, io: CliIo): Promise<number> {
       effects: flags.effects,
       keyFields: flags.proxy.keyFields,
       classification: flags.proxy.classification,
-      holdMs: flags.holdMs,
+      gapMs: flags.gapMs,
       callTimeoutMs: flags.proxy.upstreamTimeoutMs,
     },
   );

@@ -95,6 +95,7 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     'Comma-separated field names whose values are replaced by "[REDACTED]", at any depth, in the recording and the journal\'s payloads (docs/replay.md)',
   ],
   ['scenario', `${scenarioIds().join(', ')} (deterministic); without it the proxy only passes through`],
+  ['scenarios', 'One scenario, as --scenario (the name benchmark and trial take; the proxy runs one per start)'],
   ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],
   ['error-rate', 'chaos only: probability 0–1 that a call fails with a generic server error'],
   ...parameterFlags().map(
@@ -293,7 +294,16 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
 }
 
 function parseScenario(get: (flag: string) => string | undefined): ScenarioConfig {
-  const scenario = get('scenario');
+  // One idea, one pair of names in every command (issue 37 §3): `--scenarios F1` is `--scenario F1`; a
+  // matrix of several is trial's.
+  const single = get('scenario');
+  const list = get('scenarios');
+  if (single !== undefined && list !== undefined) throw new UsageError('give --scenario or --scenarios, not both');
+  if (list !== undefined && list.includes(','))
+    throw new UsageError(
+      `the proxy runs one scenario per start, got --scenarios ${list}: give one (a matrix of scenarios: trial --scenarios)`,
+    );
+  const scenario = single ?? list;
   const mode = (get('mode') ?? 'deterministic').toLowerCase();
   const errorRate = get('error-rate');
   // Each fault's own parameters (F2's --retry-after), refused for a scenario that does not declare them.

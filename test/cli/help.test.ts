@@ -94,10 +94,11 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     expect(sections.get('Options')!.flags).toEqual(['--help']);
   });
 
-  it("R-8.1: proxy's --seed is a fault flag, a fault's parameter sits with the faults; probe's --hold is a probe's", async () => {
+  it("R-8.1: proxy's --seed is a fault flag, a fault's parameter sits with the faults; probe's --gap is a probe's", async () => {
     const proxy = (await helpOf('proxy')).sections;
     expect(proxy.get('Faults')!.flags).toEqual([
       '--scenario',
+      '--scenarios',
       '--mode',
       '--error-rate',
       '--retry-after',
@@ -115,7 +116,7 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
     );
     expect(proxy.get('Options')!.flags).toEqual(['--help']);
     const probe = (await helpOf('probe')).sections;
-    expect(probe.get('Probes')!.flags).toEqual(['--tools', '--example', '--example-file', '--count-with', '--hold']);
+    expect(probe.get('Probes')!.flags).toEqual(['--tools', '--example', '--example-file', '--count-with', '--gap']);
     expect(probe.get('Effects (what the backend holds)')!.flags).toEqual([
       '--effects-tool',
       '--effects-command',
@@ -130,8 +131,14 @@ describe('R-8.1: --help shows what a command uses, grouped by purpose', () => {
   it('R-8.1: every command shows each flag it uses exactly once, in known groups in order, aligned', async () => {
     for (const name of NAMED) {
       const { sections } = await helpOf(name);
-      // trial's refused flags, and --seed, the older name of --model-seed (accepted, not shown).
-      const hidden = name === 'trial' ? [...TRIAL_REFUSED_FLAGS.keys(), 'seed'].map((flag) => `--${flag}`) : [];
+      // trial's refused flags, and --seed, the older name of --model-seed; probe's --hold, the older name of
+      // --gap (accepted, not shown).
+      const hidden =
+        name === 'trial'
+          ? [...TRIAL_REFUSED_FLAGS.keys(), 'seed'].map((flag) => `--${flag}`)
+          : name === 'probe'
+            ? ['--hold']
+            : [];
       const shown = [...sections.values()].flatMap((section) => section.flags);
       const expected = [...(await declaredFlags(name)).filter((flag) => !hidden.includes(flag)), '--help'];
       expect([...shown].sort(), name).toEqual([...new Set(expected)].sort());

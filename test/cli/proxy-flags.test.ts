@@ -64,11 +64,21 @@ describe('R-8.1 proxy flags', () => {
     [['--upstream-command', 'n', '--scenario', 'F2', '--retry-after', '1e2'], /integer/],
     [['--upstream-command', 'n', '--audit-tools', 'maybe'], /on or off/],
     [['--upstream-command', 'n', '--scenario', 'F1', '--scenario', 'F2'], /given 2 times/],
+    [['--upstream-command', 'n', '--scenario', 'F1', '--scenarios', 'F1'], /give --scenario or --scenarios, not both/],
+    [['--upstream-command', 'n', '--scenarios', 'F1,F3'], /the proxy runs one scenario per start.*trial --scenarios/],
+    [['--upstream-command', 'n', '--scenarios', 'F9'], /must be one of/],
     [['--upstream-command', 'n', '--upstream-env-var', 'NOVALUE'], /KEY=VALUE/],
     [['--upstream-command', 'n', '--write-tools', 'a,,b'], /empty item/],
     [['--upstream-command', 'n', '--log-level', 'loud'], /--log-level/],
   ])('R-8.1: %j is refused with a clear message', (argv, message) => {
     expect(() => parse(...argv)).toThrow(message);
+  });
+
+  it('issue 37 §3: --scenarios with one id is --scenario (the name benchmark and trial take), its parameters included', () => {
+    const bySingle = parse('--upstream-command', 'n', '--scenario', 'F2', '--retry-after', '7').scenario;
+    const byList = parse('--upstream-command', 'n', '--scenarios', 'f2', '--retry-after', '7').scenario;
+    expect(byList).toEqual(bySingle);
+    expect(byList).toEqual({ mode: 'scenario', id: 'F2', parameters: expect.any(Object) });
   });
 
   it('R-8.3.1: --idempotent-hint honour (default) or ignore, case-insensitive; anything else is one line and exit 1', async () => {

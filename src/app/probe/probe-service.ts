@@ -80,7 +80,7 @@ export interface ProbeSettings {
   keyFields: readonly string[];
   classification: ClassificationRules;
   /** P3: how long after the first call the second is sent (0: at once). */
-  holdMs: number;
+  gapMs: number;
   callTimeoutMs: number;
 }
 
@@ -358,7 +358,7 @@ export class ProbeService {
           firstAnswered = true;
           return record;
         });
-        if (this.settings.holdMs > 0) await this.deps.timer.sleep(this.settings.holdMs);
+        if (this.settings.gapMs > 0) await this.deps.timer.sleep(this.settings.gapMs);
         evidence.concurrent = !firstAnswered;
         const records = await Promise.all([first, pipeline.run(request(probe.steps[1]!))]);
         for (const record of records) {

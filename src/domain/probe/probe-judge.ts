@@ -153,7 +153,7 @@ function otherArguments(evidence: ProbeEvidence): ProbeResult {
 function concurrent(evidence: ProbeEvidence): ProbeResult {
   const [a, b] = evidence.answers;
   if (evidence.concurrent !== true)
-    return inconclusive('P3', 'the first call was answered before the second was sent (lower --hold, or the server is too fast)');
+    return inconclusive('P3', 'the first call was answered before the second was sent (lower --gap, or the server is too fast)');
   if (a === undefined || b === undefined) return inconclusive('P3', 'a call got no answer');
   if (a.kind === 'none' || b.kind === 'none')
     return inconclusive('P3', `a call got no answer: ${cut((a.kind === 'none' ? a : b).text)}`);

@@ -30,7 +30,7 @@ export interface ProbeStep {
    * unexecuted, P9's tells a time-out and reaches the server only after the next call of the probe.
    */
   fault?: ScenarioId;
-  /** Sent while the previous call is still in flight (P3, after `--hold`). */
+  /** Sent while the previous call is still in flight (P3, after `--gap`). */
   concurrent?: boolean;
 }
 

@@ -24,7 +24,9 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     [['--example', 'create_payment'], 'flag --example takes TOOL=JSON'],
     [['--example', 'create_payment={amount'], 'the JSON of --example create_payment is not JSON'],
     [['--example', 'create_payment=[1]'], 'the JSON of --example create_payment must be a JSON object'],
+    [['--gap', '-5'], '--gap'],
     [['--hold', '-5'], '--hold'],
+    [['--gap', '100', '--hold', '100'], 'give --gap or its older name --hold, not both'],
     [['--count-with', 'list_items=5'], 'the JSON of --count-with list_items must be a JSON object'],
     [['--effects-tool', 'list_items=5'], 'the JSON of --effects-tool list_items must be a JSON object'],
     [['--effects-tool', 'list_items', '--count-with', 'list_items'], '--effects-tool and --count-with name the same thing'],
@@ -47,6 +49,29 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
     expect(result.stderr).toContain(message);
     oneLine(result.stderr);
   });
+
+  it.each(['--gap', '--hold'])(
+    'P3 sends the second call %s ms after the first (--hold: the older name, kept for a release)',
+    async (flag) => {
+      const dir = mkdtempSync(join(tmpdir(), 'probe-gap-'));
+      try {
+        const p3 = async (ms: number) => {
+          const json = join(dir, `${flag}-${ms}.json`);
+          await runCli([...STRIPE, ...PAYMENT, flag, String(ms), '--json', json]);
+          const results = JSON.parse(readFileSync(json, 'utf8')) as {
+            tools: Array<{ probes: Array<{ probe: string; label: string }> }>;
+          };
+          return results.tools[0]!.probes.find((p) => p.probe === 'P3')!.label;
+        };
+        // At once, while the fixture still works on the payment, the second call is a conflict; a second
+        // after the first, once it was answered, inconclusive.
+        expect(await p3(0)).toBe('conflict_ok');
+        expect(await p3(1000)).toBe('inconclusive');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a count tool whose answer cannot be counted: one clear line, exit 1', async () => {
     const result = await runCli([...STRIPE, ...PAYMENT, '--count-with', 'set_note={"name":"x"}']);

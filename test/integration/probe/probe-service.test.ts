@@ -32,7 +32,7 @@ const SETTINGS: ProbeSettings = {
   countWith: { tool: 'list_items', arguments: {} },
   keyFields: ['idempotency_key'],
   classification: {},
-  holdMs: 0,
+  gapMs: 0,
   callTimeoutMs: 10_000,
 };
 
@@ -199,9 +199,9 @@ describe('probe against honest fixture servers, their ledgers as the ground trut
     expect(createdPerProbe(ledger).every((n) => n === 0)).toBe(true);
   });
 
-  it('P3 sends the second call --hold after the first: within the 300 ms a payment works it is a conflict; after, inconclusive', async () => {
-    const p3 = async (holdMs: number) =>
-      (await probe('stripe-keys-server.mjs', { tools: ['create_payment'], holdMs })).report.tools[0]!.probes.find(
+  it('P3 sends the second call --gap after the first: within the 300 ms a payment works it is a conflict; after, inconclusive', async () => {
+    const p3 = async (gapMs: number) =>
+      (await probe('stripe-keys-server.mjs', { tools: ['create_payment'], gapMs })).report.tools[0]!.probes.find(
         (p) => p.probe === 'P3',
       )!;
     expect((await p3(100)).label).toBe('conflict_ok');
