@@ -69,7 +69,7 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
     clock,
     liveUpstream: flags.liveUpstream,
     openStore: (run) => openStore(run, flags.out),
-    trialDeps: (run, store, modelReplay): TrialDeps => ({
+    trialDeps: (run, store): TrialDeps => ({
       ...(trace !== undefined ? { trace } : {}),
       clock,
       timer: clock,
@@ -94,7 +94,6 @@ export async function runReplay(flags: ReplayFlags, io: CliIo): Promise<number> 
         : {}),
       randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
       chatModel: null,
-      modelReplay,
       createInProcessAgentSide: () => new InMemoryAgentSide(),
       createListeningAgentSide: async () =>
         new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger: silentLogger }),

@@ -23,7 +23,14 @@ import { parseEffectsFlags } from './effects-flags.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
 import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
-import { inputSettingFiles, readPatch, readStubGateway, readSystemPrompt, readTasks } from './trial-input-files.js';
+import {
+  inputSettingFiles,
+  readModelReplay,
+  readPatch,
+  readStubGateway,
+  readSystemPrompt,
+  readTasks,
+} from './trial-input-files.js';
 
 /** What the file gives that no flag value can carry: the tasks' list, the stub model's script. */
 export interface TrialInline {
@@ -142,6 +149,8 @@ export async function parseTrialFlags(
     ? Object.fromEntries(Object.entries(proxyValues).filter(([f]) => !parameterFlagNames.has(f)))
     : proxyValues;
   const proxy = parseProxyFlags(baseValues);
+  // Before anything starts: a recording that cannot answer the model is one line, exit 1.
+  const replay = modelReplay === undefined ? undefined : await readModelReplay(modelReplay, cwd, proxy.allowRedacted, modelFault);
   const scenarios = matrix ? scenarioMatrix(single(values, 'scenarios')!, baseValues, proxyValues) : [proxy.scenario];
   // --seed is --model-seed's older name (issue 37 §3), accepted for a release; both: one line.
   if (has(values, 'seed') && has(values, 'model-seed'))
@@ -207,7 +216,7 @@ export async function parseTrialFlags(
       seed,
       ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd, inline.stubScript) } : {}),
       ...(model !== undefined ? { gateway: forwardGateway(get('base-url')!, model, get('api-key-env')) } : {}),
-      ...(modelReplay !== undefined ? { gateway: { kind: 'replay' as const, file: modelReplay, model: STUB_MODEL_NAME } } : {}),
+      ...(replay !== undefined ? { gateway: { kind: 'replay' as const, ...replay, model: STUB_MODEL_NAME } } : {}),
       env: agentEnv(repeated(values, 'agent-env-var')),
     };
   }
@@ -244,7 +253,7 @@ export async function parseTrialFlags(
       callTimeoutMs: proxy.upstreamTimeoutMs,
       ...(modelFault !== undefined ? { modelFault } : {}),
       ...(proxy.upstreamReplay !== undefined ? { replayed: true as const } : {}),
-      ...(modelReplay !== undefined ? { modelReplay: { file: modelReplay } } : {}),
+      ...(replay !== undefined ? { modelReplay: replay } : {}),
       settingFiles: inputSettingFiles(tasks, prompt, get('task-file'), get('patch-file')),
     },
     proxy,

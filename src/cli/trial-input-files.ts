@@ -1,6 +1,6 @@
 /**
  * The files a trial reads before any run — the system prompt, the task file, the stub model's script,
- * the patch file — each refused in one clear line (UsageError) when it cannot be read or makes no sense.
+ * the patch file, the model recording of `--model-replay` — each refused in one clear line (UsageError) when it cannot be read or makes no sense.
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -10,10 +10,11 @@ import { errorCode, errorMessage } from '../domain/error-message.js';
 import { PATCH_TEXTS, type PatchId } from '../domain/report/patches.js';
 import { settingFileNames } from '../app/trial/measured-settings.js';
 import { tasksFromFile } from '../app/trial/task-file.js';
-import type { PatchChoice, StubGateway, TrialTask } from '../app/trial/trial-plan.js';
+import type { ModelReplay, PatchChoice, StubGateway, TrialTask } from '../app/trial/trial-plan.js';
+import type { ModelFault } from '../domain/faults/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/shapes/stub-script.js';
 import { commaList, repeated, type FlagValues } from './argv.js';
-import { UsageError } from './errors.js';
+import { FatalError, UsageError } from './errors.js';
 
 /** `--patch auto|ID,ID` or `--patch-file FILE`. */
 export async function readPatch(
@@ -168,5 +169,33 @@ export async function readStubGateway(file: string, cwd: string, inlineScript: u
     return { kind: 'stub', script: await readStubScript(resolve(cwd, file)), file, model: STUB_MODEL_NAME };
   } catch (error) {
     throw new UsageError(errorMessage(error));
+  }
+}
+
+/**
+ * `--model-replay FILE`: the recording's model exchanges, read before anything starts. A recording that
+ * cannot answer the model (unreadable, no model requests, made under another --model-fault) is one line.
+ */
+export async function readModelReplay(
+  file: string,
+  cwd: string,
+  allowRedacted: boolean,
+  modelFault: ModelFault | undefined,
+): Promise<ModelReplay> {
+  const { readCassette } = await import('../adapters/cassette/cassette-reader.js');
+  const { recordedModelExchanges, modelFaultMismatch } = await import('../app/trial/replay-chat-model.js');
+  const path = resolve(cwd, file);
+  try {
+    const cassette = await readCassette(path, { allowRedacted });
+    const exchanges = recordedModelExchanges(cassette.lines);
+    if (exchanges.length === 0)
+      throw new Error(
+        `recording ${path}: it holds no model requests (record a trial run with the built-in loop or --stub-model, or forward mode)`,
+      );
+    const mismatch = modelFaultMismatch(cassette.header.modelFault, modelFault);
+    if (mismatch !== null) throw new Error(`recording ${path} ${mismatch}`);
+    return { file, exchanges };
+  } catch (error) {
+    throw new FatalError(`--model-replay: ${errorMessage(error)}`);
   }
 }

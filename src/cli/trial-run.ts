@@ -60,10 +60,8 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const notice = (line: string) => progress.line(noticeText(line));
   const logger = await createLogger(flags.proxy.logLevel, (line) => writeNotice(io.stderr, line));
   const agent = plan.agent;
-  // Before anything starts: a recording that cannot answer the model is one line, exit 1.
-  const modelReplay = await loadModelReplay(flags, io);
   const chatModel =
-    agent.kind === 'model' && modelReplay === undefined
+    agent.kind === 'model' && plan.modelReplay === undefined
       ? new OpenAiChatModel({
           baseUrl: agent.baseUrl,
           model: agent.model,
@@ -133,7 +131,6 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
       ),
     randomFor: (spec) => (spec.seed === undefined ? systemRandom() : SeededRandom.fromSeed(spec.seed)),
     chatModel,
-    ...(modelReplay !== undefined ? { modelReplay } : {}),
     createInProcessAgentSide: () => new InMemoryAgentSide(),
     createListeningAgentSide: async () =>
       new (await import('../adapters/http-agent/index.js')).HttpAgentSide({ host: '127.0.0.1', port: 0, logger }),
@@ -224,27 +221,6 @@ function trialFigures(records: ReadonlyArray<{ outcome: { verdict: string } }>):
 }
 
 /** `--model-replay FILE`: the recording's model exchanges, checked (one line, exit 1, when it cannot serve). */
-async function loadModelReplay(flags: TrialFlags, io: CliIo) {
-  const replay = flags.plan.modelReplay;
-  if (replay === undefined) return undefined;
-  const { readCassette } = await import('../adapters/cassette/cassette-reader.js');
-  const { recordedModelExchanges, modelFaultMismatch } = await import('../app/trial/replay-chat-model.js');
-  const path = resolve(io.cwd, replay.file);
-  try {
-    const cassette = await readCassette(path, { allowRedacted: flags.proxy.allowRedacted });
-    const exchanges = recordedModelExchanges(cassette.lines);
-    if (exchanges.length === 0)
-      throw new Error(
-        `recording ${path}: it holds no model requests (record a trial run with the built-in loop or --stub-model, or forward mode)`,
-      );
-    const mismatch = modelFaultMismatch(cassette.header.modelFault, flags.plan.modelFault);
-    if (mismatch !== null) throw new Error(`recording ${path} ${mismatch}`);
-    return exchanges;
-  } catch (error) {
-    throw new FatalError(`--model-replay: ${errorMessage(error)}`);
-  }
-}
-
 /** The proxy's upstream flags for one run: placeholders expanded, the run's variables added (stdio upstreams). */
 function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): TrialFlags['proxy'] {
   const p = flags.proxy;

@@ -17,7 +17,7 @@ import type { ToolCallRequest } from '../../ports/shapes/mcp-shapes.js';
 import { STUB_MODEL_NAME } from '../../ports/shapes/stub-script.js';
 import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../../domain/faults/model-fault.js';
 import { compareRuns, comparedRunOf, type RunDifference } from '../../domain/trial/replay-diff.js';
-import { MODEL_REPLAY_MISMATCH, recordedModelExchanges, type RecordedModelExchange } from '../trial/replay-chat-model.js';
+import { MODEL_REPLAY_MISMATCH, recordedModelExchanges } from '../trial/replay-chat-model.js';
 import type { ReplaySettings } from '../trial/replay-settings.js';
 import { RunExecutor } from '../trial/run-executor.js';
 import type { TrialDeps, TrialStore } from '../trial/trial-deps.js';
@@ -43,8 +43,8 @@ export interface ReplayDeps {
   liveUpstream: boolean;
   /** Where one replayed run's files go; `done()` removes them when they are not to be kept. */
   openStore(run: RecordedRun): Promise<{ store: TrialStore; done(): Promise<void> }>;
-  /** The trial's dependencies for replaying `run` into `store`, the model's side answered by `modelReplay`. */
-  trialDeps(run: RecordedRun, store: TrialStore, modelReplay: readonly RecordedModelExchange[]): TrialDeps;
+  /** The trial's dependencies for replaying `run` into `store` (its model's side is the plan's `modelReplay`). */
+  trialDeps(run: RecordedRun, store: TrialStore): TrialDeps;
 }
 
 export interface ReplayOutcome {
@@ -65,13 +65,12 @@ export class ReplayService {
   /** `stopNow` stops the run in progress (a signal): it ends NOT_TESTED, "interrupted". */
   async replay(run: RecordedRun, stopNow?: AbortSignal): Promise<ReplayOutcome> {
     const started = this.deps.clock.now();
-    const exchanges = recordedModelExchanges(run.cassette.lines);
     const opened = await this.deps.openStore(run);
     const store = opened.store;
     const misses: string[] = [];
     let replayedRun: Record<string, unknown>;
     try {
-      const base = this.deps.trialDeps(run, store, exchanges);
+      const base = this.deps.trialDeps(run, store);
       const trialDeps: TrialDeps = {
         ...base,
         createUpstream: async (place, spec) => new MissNotingUpstream(await base.createUpstream(place, spec), misses),
@@ -113,6 +112,7 @@ export function specOf(run: RecordedRun): RunSpec {
 /** A one-run plan with the recorded settings; its model's side (and upstream, unless live) replayed. */
 export function planOf(run: RecordedRun, liveUpstream: boolean): TrialPlan {
   const s = run.settings;
+  const modelReplay = { file: run.cassette.path, exchanges: recordedModelExchanges(run.cassette.lines) };
   const a = s.agent;
   const agent: TrialAgent =
     a.kind === 'model'
@@ -136,7 +136,7 @@ export function planOf(run: RecordedRun, liveUpstream: boolean): TrialPlan {
           timeoutMs: a.timeoutMs,
           seed: s.seed ?? undefined,
           env: run.agentEnv,
-          gateway: { kind: 'replay', file: run.cassette.path, model: STUB_MODEL_NAME },
+          gateway: { kind: 'replay', ...modelReplay, model: STUB_MODEL_NAME },
         };
   return {
     agent,
@@ -152,7 +152,7 @@ export function planOf(run: RecordedRun, liveUpstream: boolean): TrialPlan {
     classification: s.classification,
     callTimeoutMs: s.callTimeoutMs,
     ...(liveUpstream ? {} : { replayed: true as const }),
-    modelReplay: { file: run.cassette.path },
+    modelReplay,
     ...modelFaultPart(s),
   };
 }

@@ -1,6 +1,8 @@
 /** One run of the built-in model loop in this process, against the run's in-process agent side. */
 import { errorMessage } from '../../domain/error-message.js';
 import { ModelSide } from '../../domain/judging/attribution.js';
+import type { ChatModel } from '../../ports/chat-model.port.js';
+import { replayModelOf, type AgentRun, type AgentRunEnd } from './agent-run.js';
 import { CapturingSink } from './capturing-sink.js';
 import { FaultingChatModel } from './faulting-chat-model.js';
 import { runConversation, type ConversationEnd } from './model-conversation.js';
@@ -9,21 +11,38 @@ import { startService, type RunContext } from './run-context.js';
 import { parseReport, type SessionReport } from './run-outcome.js';
 import type { ModelAgent } from './trial-plan.js';
 
-export interface ModelRunEnd {
+/** The built-in loop's part of a run: its model is the chat model, or the recording's under `--model-replay`. */
+export class BuiltInLoopRun implements AgentRun {
+  constructor(private readonly agent: ModelAgent) {}
+
+  async run(ctx: RunContext): Promise<AgentRunEnd> {
+    const replayModel = ctx.plan.modelReplay === undefined ? undefined : replayModelOf(ctx.plan.modelReplay.exchanges, ctx.plan);
+    const end = await loopRun(ctx, this.agent, replayModel ?? ctx.deps.chatModel!, replayModel !== undefined);
+    return {
+      ...end,
+      program: null,
+      sessions: 0,
+      sessionsClosed: 0,
+      honestyAnswer: undefined,
+      modelMismatch: replayModel?.mismatch ?? null,
+    };
+  }
+}
+
+interface LoopEnd {
   failure: string | null;
   report: SessionReport | null;
   conversation: ConversationEnd | null;
 }
 
-export async function modelRun(run: RunContext, agent: ModelAgent): Promise<ModelRunEnd> {
-  const { deps, spec, folder, transcript, stopNow, fault, replayModel } = run;
+async function loopRun(run: RunContext, agent: ModelAgent, inner: ChatModel, replayed: boolean): Promise<LoopEnd> {
+  const { deps, spec, folder, transcript, stopNow, fault } = run;
   const sink = new CapturingSink(folder.reportSink);
   const agentSide = deps.createInProcessAgentSide();
   // R-14.2: the built-in loop is the model's side: every repeat's source is decided.
   const modelSide = new ModelSide();
   const service = await run.service(agentSide, () => sink, true, modelSide);
   fault.tools.classOf = (tool) => service.toolClassOf(tool);
-  const inner = replayModel ?? deps.chatModel!;
   const faulted =
     fault.modelFault === undefined
       ? inner
@@ -32,7 +51,7 @@ export async function modelRun(run: RunContext, agent: ModelAgent): Promise<Mode
   const recorder = run.modelRecorder();
   const recorded = recorder === undefined ? faulted : new RecordingChatModel(faulted, recorder);
   // --otel: each request a model span, the injected fault's included.
-  const model = run.trace?.chatModel(recorded, replayModel !== undefined) ?? recorded;
+  const model = run.trace?.chatModel(recorded, replayed) ?? recorded;
   const started = await startService(service);
   if (started !== null) return { failure: started, report: parseReport(sink.last), conversation: null };
   const connection = agentSide.connect(spec.id);

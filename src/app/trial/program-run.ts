@@ -10,6 +10,7 @@ import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { GatewayAnswers, ModelExchange, RunningModelGateway } from '../../ports/model-gateway.port.js';
 import { ModelSideFeed } from '../proxy/model-side-feed.js';
 import { StubModel } from '../stub-model/stub-model.js';
+import { replayModelOf, type AgentRun, type AgentRunEnd } from './agent-run.js';
 import { CapturingSink } from './capturing-sink.js';
 import { OneRunAgentSide } from './one-run-agent-side.js';
 import { runEnv } from './placeholders.js';
@@ -18,23 +19,27 @@ import { recordGatewayExchange } from './recording-chat-model.js';
 import type { ReplayChatModel } from './replay-chat-model.js';
 import type { RunTrace } from '../tracing/run-trace.js';
 import { startService, type RunContext } from './run-context.js';
-import { parseReport, type SessionReport } from './run-outcome.js';
+import { parseReport } from './run-outcome.js';
 import type { Transcript } from './transcript.js';
 import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
 import type { CommandAgent, ForwardGateway, ReplayGateway, RunSpec, StubGateway, TrialPlan } from './trial-plan.js';
 
-export interface ProgramRunEnd {
-  failure: string | null;
-  report: SessionReport | null;
-  program: ProgramExit | null;
-  sessions: number;
-  sessionsClosed: number;
-  /** The program's answer to the honesty question through the gateway (undefined: never asked). */
-  honestyAnswer: string | null | undefined;
+/** The agent program's part of a run: the program, its listener and (with a gateway) its model gateway. */
+export class AgentProgramRun implements AgentRun {
+  constructor(private readonly agent: CommandAgent) {}
+
+  async run(ctx: RunContext): Promise<AgentRunEnd> {
+    const gateway = this.agent.gateway;
+    const answers = gateway === undefined ? undefined : gatewayAnswers(ctx.plan, gateway);
+    const end = await programRun(ctx, this.agent, answers?.answers);
+    return { ...end, conversation: null, modelMismatch: answers?.replay?.mismatch ?? null };
+  }
 }
 
-export async function programRun(run: RunContext, agent: CommandAgent): Promise<ProgramRunEnd> {
-  const { deps, plan, spec, folder, transcript, stopNow, fault, replayModel } = run;
+type ProgramRunEnd = Omit<AgentRunEnd, 'conversation' | 'modelMismatch'>;
+
+async function programRun(run: RunContext, agent: CommandAgent, answers: GatewayAnswers | undefined): Promise<ProgramRunEnd> {
+  const { deps, plan, spec, folder, transcript, stopNow, fault } = run;
   const sink = new CapturingSink(folder.reportSink);
   const agentSide = new OneRunAgentSide(await deps.createListeningAgentSide());
   // R-14.2: with the gateway the harness sees the model's side; without it only decisive signals count.
@@ -76,11 +81,11 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
         };
   const exchanges: ModelExchange[] = [];
   const gateway =
-    agent.gateway === undefined || modelSide === undefined
+    agent.gateway === undefined || answers === undefined || modelSide === undefined
       ? null
       : await startGateway(
           deps,
-          plan,
+          answers,
           agent.gateway,
           transcript,
           budget,
@@ -88,7 +93,6 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
           modelSide,
           fault.modelFault,
           run.modelRecorder(),
-          replayModel,
           run.trace,
         );
   let program: ProgramExit;
@@ -120,7 +124,7 @@ export async function programRun(run: RunContext, agent: CommandAgent): Promise<
 
 async function startGateway(
   deps: TrialDeps,
-  plan: TrialPlan,
+  answers: GatewayAnswers,
   gateway: StubGateway | ForwardGateway | ReplayGateway,
   transcript: Transcript,
   budget: TranscriptBudget,
@@ -128,7 +132,6 @@ async function startGateway(
   modelSide: ModelSide,
   modelFault: ModelFaultTrigger | undefined,
   recorder: ModelRecorder | undefined,
-  replayModel: ReplayChatModel | undefined,
   trace?: RunTrace,
 ) {
   const fault = modelFault !== undefined ? { fault: modelFault } : {};
@@ -140,20 +143,21 @@ async function startGateway(
     if (recorder !== undefined) recordGatewayExchange(recorder, exchange);
     trace?.modelExchange(exchange);
   };
-  return deps.startGateway({ answers: answersOf(plan, gateway, replayModel), models: [gateway.model], onExchange, ...fault });
+  return deps.startGateway({ answers, models: [gateway.model], onExchange, ...fault });
 }
 
-/** Who answers the run's model requests: the real endpoint, the recording's model side, or the stub model. */
-function answersOf(
+/**
+ * Who answers the run's model requests: the real endpoint, the stub model, or (`--model-replay`) the
+ * recording's model side, fresh for each run; `replay` is that model, for its first mismatch.
+ */
+function gatewayAnswers(
   plan: TrialPlan,
   gateway: StubGateway | ForwardGateway | ReplayGateway,
-  replayModel: ReplayChatModel | undefined,
-): GatewayAnswers {
-  if (gateway.kind === 'forward') return { kind: 'forward', baseUrl: gateway.baseUrl };
-  if (gateway.kind === 'stub') return { kind: 'model', model: new StubModel(gateway.script, plan.honestyQuestion) };
-  // The run context holds the recording's model side whenever the plan replays one (`TrialDeps.modelReplay`).
-  if (replayModel === undefined) throw new Error('--model-replay needs the recorded model side (wiring error)');
-  return { kind: 'model', model: replayModel };
+): { answers: GatewayAnswers; replay?: ReplayChatModel } {
+  if (gateway.kind === 'forward') return { answers: { kind: 'forward', baseUrl: gateway.baseUrl } };
+  if (gateway.kind === 'stub') return { answers: { kind: 'model', model: new StubModel(gateway.script, plan.honestyQuestion) } };
+  const replay = replayModelOf(gateway.exchanges, plan);
+  return { answers: { kind: 'model', model: replay }, replay };
 }
 
 function programSpec(

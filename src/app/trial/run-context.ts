@@ -11,7 +11,6 @@ import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { ReportSink } from '../../ports/report-sink.port.js';
 import type { ProxyService } from '../proxy/proxy-service.js';
-import type { ReplayChatModel } from './replay-chat-model.js';
 import type { RunTrace } from '../tracing/run-trace.js';
 import type { Transcript } from './transcript.js';
 import type { RunFolder, TrialDeps } from './trial-deps.js';
@@ -37,7 +36,6 @@ export interface RunContext {
   notices: string[];
   stopNow: AbortSignal | undefined;
   fault: RunFault;
-  replayModel: ReplayChatModel | undefined;
   /** A fresh `ProxyService` for the run (its upstream recorded when the trial records). */
   service(
     agentSide: AgentSide,

@@ -18,19 +18,18 @@ import type { CallEventSink } from '../../ports/call-events.port.js';
 import type { ModelRecorder } from '../../ports/cassette.port.js';
 import type { ModelSide } from '../../domain/judging/attribution.js';
 import type { RunEnd, RunFacts } from '../../domain/trial/index.js';
-import type { ConversationEnd } from './model-conversation.js';
-import { modelRun } from './model-run.js';
-import { exitText, programRun, stderrTailText } from './program-run.js';
+import type { AgentRun, AgentRunEnd } from './agent-run.js';
+import { BuiltInLoopRun } from './model-run.js';
+import { AgentProgramRun, exitText, stderrTailText } from './program-run.js';
 import { modelFaultTrigger } from './faulting-chat-model.js';
-import { ReplayChatModel, withoutInjectedFaults } from './replay-chat-model.js';
 import { replaySettingsOf } from './replay-settings.js';
 import type { RunContext, RunFault, RunTools } from './run-context.js';
 import { honestyRecord, runFacts, type HonestyRecord } from './run-facts-from-session.js';
 import { attributionOf, patchTextsOf, toolCallsOf } from './run-file.js';
 import { describeAgent, gatewayRecord, runAgent } from './agent-description.js';
-import { runOutcome, type RunOutcome, type SessionReport } from './run-outcome.js';
+import { runOutcome, type RunOutcome } from './run-outcome.js';
 import { Transcript } from './transcript.js';
-import type { ProgramExit, RunFolder, TrialDeps } from './trial-deps.js';
+import type { RunFolder, TrialDeps } from './trial-deps.js';
 import type { RunSpec, TrialPlan } from './trial-plan.js';
 import type { UpstreamSettings } from './trial-settings.js';
 import type { RunTrace } from '../tracing/run-trace.js';
@@ -50,6 +49,18 @@ export interface RunRecord {
   /** `--model-fault`: whether it fired in this run; null without the flag. */
   modelFaultFired: boolean | null;
 }
+
+/** A run whose agent part never started (its reset command failed). */
+const NOT_STARTED: AgentRunEnd = {
+  failure: null,
+  report: null,
+  conversation: null,
+  program: null,
+  sessions: 0,
+  sessionsClosed: 0,
+  honestyAnswer: undefined,
+  modelMismatch: null,
+};
 
 export class RunExecutor {
   private readonly shown = new Set<string>();
@@ -75,47 +86,21 @@ export class RunExecutor {
     if (trace !== undefined) this.traces.set(spec.id, trace);
     const transcript = new Transcript(this.deps.clock);
     const notices: string[] = [];
-    let failure: string | null = null;
-    let report: SessionReport | null = null;
-    let conversation: ConversationEnd | null = null;
-    let program: ProgramExit | null = null;
-    let sessions = 0;
-    let sessionsClosed = 0;
-    /** An agent program's answer to the honesty question through the gateway (undefined: never asked). */
-    let programHonestyAnswer: string | null | undefined;
     // `--model-fault`: aimed at the scenario's write, as the run's upstream classifies its tools.
     const tools: RunTools = { classOf: () => undefined };
     const modelFault =
       this.plan.modelFault === undefined
         ? undefined
         : modelFaultTrigger(this.plan.modelFault, spec.scenario, (t) => tools.classOf(t));
-    // `--model-replay`: each run replays the recorded model side from its start.
-    // Under the recording's own --model-fault (checked when the recording was read), the fault is injected
-    // again in front of the replay: the recorded faulted exchange is not replayed.
-    const replayModel =
-      this.deps.modelReplay === undefined
-        ? undefined
-        : new ReplayChatModel(
-            this.plan.modelFault === undefined ? this.deps.modelReplay : withoutInjectedFaults(this.deps.modelReplay),
-          );
-    if (this.plan.resetCommand !== undefined) failure = await this.reset();
-    if (failure === null) {
-      const run = this.context(spec, folder, transcript, notices, stopNow, { tools, modelFault }, replayModel);
-      const agent = this.plan.agent;
-      if (agent.kind === 'model') ({ failure, report, conversation } = await modelRun(run, agent));
-      else
-        ({
-          failure,
-          report,
-          program,
-          sessions,
-          sessionsClosed,
-          honestyAnswer: programHonestyAnswer,
-        } = await programRun(run, agent));
-    }
+    const resetFailure = this.plan.resetCommand !== undefined ? await this.reset() : null;
+    const ended: AgentRunEnd =
+      resetFailure !== null
+        ? { ...NOT_STARTED, failure: resetFailure }
+        : await this.agentRun().run(this.context(spec, folder, transcript, notices, stopNow, { tools, modelFault }));
+    const { report, conversation, program, sessions, sessionsClosed, honestyAnswer: programHonestyAnswer } = ended;
     // The first request that differs from the recording stopped the model's side: that is why the run
     // ended (printed once, as the run's NOT_TESTED reason).
-    if (replayModel?.mismatch != null) failure = replayModel.mismatch;
+    let failure = ended.modelMismatch ?? ended.failure;
     if (stopNow?.aborted === true) failure = `interrupted: the run was stopped by a second signal (${String(stopNow.reason)})`;
     // The built-in loop's own tool calls (an agent program's are those its session saw).
     let outcome = runOutcome(
@@ -253,6 +238,12 @@ export class RunExecutor {
     };
   }
 
+  /** The run's agent part, by the plan's agent: the built-in loop or the user's program. */
+  private agentRun(): AgentRun {
+    const agent = this.plan.agent;
+    return agent.kind === 'model' ? new BuiltInLoopRun(agent) : new AgentProgramRun(agent);
+  }
+
   /** What the run's agent part (`model-run.ts`, `program-run.ts`) gets from this frame. */
   private context(
     spec: RunSpec,
@@ -261,7 +252,6 @@ export class RunExecutor {
     notices: string[],
     stopNow: AbortSignal | undefined,
     fault: RunFault,
-    replayModel: ReplayChatModel | undefined,
   ): RunContext {
     return {
       deps: this.deps,
@@ -272,7 +262,6 @@ export class RunExecutor {
       notices,
       stopNow,
       fault,
-      replayModel,
       service: (agentSide, sinkFor, stopWhenSessionEnds, modelSide, callObservers) =>
         this.service(spec, folder, agentSide, sinkFor, notices, stopWhenSessionEnds, modelSide, callObservers),
       modelRecorder: () => this.modelRecorders.get(spec.id),

@@ -3,7 +3,6 @@
  * wires them). Everything that spawns, listens, writes files or talks HTTP is behind one of these.
  */
 import type { RecordsCommand } from '../../ports/records-command.port.js';
-import type { RecordedModelExchange } from './replay-chat-model.js';
 import type { AgentSide } from '../../ports/agent-side.port.js';
 import type { ChatModel } from '../../ports/chat-model.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -91,8 +90,6 @@ export interface TrialDeps {
   randomFor(spec: RunSpec): RandomSource;
   /** Built-in loop only. */
   chatModel: ChatModel | null;
-  /** `--model-replay`: the recording's model exchanges, in order; each run replays them from the start. */
-  modelReplay?: readonly RecordedModelExchange[];
   createInProcessAgentSide(): InProcessAgentSide;
   /** For agent programs: a listener on 127.0.0.1, any free port (stdio agents reach it through the relay). */
   createListeningAgentSide(): Promise<ListeningAgentSide>;

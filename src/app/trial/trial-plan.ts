@@ -7,6 +7,7 @@ import type { StubScript } from '../../ports/shapes/stub-script.js';
 import type { ClassificationRules, IdempotentHintPolicy } from '../../domain/judging/classification.js';
 import type { ScenarioConfig } from '../../domain/faults/fault-plan.js';
 import type { ModelFault } from '../../domain/faults/model-fault.js';
+import type { RecordedModelExchange } from './replay-chat-model.js';
 
 /** How `isError` reaches the model: visible (default, see tool-message.ts) or hidden (the F3 experiment). */
 export type IsErrorMode = 'visible' | 'hidden';
@@ -61,11 +62,20 @@ export interface CommandAgent {
   gateway?: StubGateway | ForwardGateway | ReplayGateway;
 }
 
-/** `--model-replay`: the program's model is answered from a recording's model lines (docs/replay.md). */
-export interface ReplayGateway {
-  kind: 'replay';
+/**
+ * `--model-replay FILE`: a recording's model side, read (and checked) with the flags, before anything
+ * starts; each run replays it from its start.
+ */
+export interface ModelReplay {
   /** The recording as given, for the run file. */
   file: string;
+  /** Its model exchanges, in order. */
+  exchanges: readonly RecordedModelExchange[];
+}
+
+/** `--model-replay`: the program's model is answered from a recording's model lines (docs/replay.md). */
+export interface ReplayGateway extends ModelReplay {
+  kind: 'replay';
   model: string;
 }
 
@@ -143,7 +153,7 @@ export interface TrialPlan {
    * `--model-replay FILE`: the model's side of every run (the built-in loop's, or the program's through its
    * gateway) is answered from this recording. Its runs repeat a recorded sample too.
    */
-  modelReplay?: { file: string };
+  modelReplay?: ModelReplay;
   /**
    * R-15: the effects view (`--effects-tool` / `--effects-command`), snapshotted for each run after its
    * reset, at the session's start, and at its end; `{run}` and `{run_dir}` in a command are filled in per run.
