@@ -115,6 +115,15 @@ export function repeated(values: FlagValues, flag: string): string[] {
   });
 }
 
+/** An `on|off` flag's value as a boolean (either case); not given: `byDefault`. The one reader of every such flag. */
+export function onOff(value: string | undefined, flag: string, byDefault: boolean): boolean {
+  if (value === undefined) return byDefault;
+  const v = value.toLowerCase();
+  if (v === 'on') return true;
+  if (v === 'off') return false;
+  throw new UsageError(`flag --${flag} must be on or off, got "${value}"`);
+}
+
 /** Splits a comma list, refusing empty items (`a,,b`). */
 export function commaList(value: string, flag: string): string[] {
   const items = value.split(',').map((s) => s.trim());

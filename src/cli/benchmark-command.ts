@@ -3,6 +3,7 @@
  * the seeded random source and the simulated backend into the benchmark use case, writes
  * `.cuonztech/benchmark-report.json` atomically and prints the result. Exit 0 iff the self-test passed.
  */
+import { withValue } from './flag-spec.js';
 import type { CAC } from 'cac';
 import { defaultBenchmarkScenarios, scenarioIds } from '../domain/faults/index.js';
 import { single } from './argv.js';
@@ -13,13 +14,13 @@ export function defineBenchmarkCommand(cli: CAC, context: CommandContext): void 
   cli
     .command('benchmark', 'Self-test: careful vs naive agent, simulated backend')
     .option(
-      '--scenarios <list>',
+      withValue('scenarios'),
       `Comma-separated scenarios of ${scenarioIds().join(',')} (default ${defaultBenchmarkScenarios().join(',')})`,
     )
-    .option('--scenario <id>', 'One scenario, as --scenarios with one id (e.g. F6)')
-    .option('--runs <n>', 'Runs per agent and scenario, 1–1000 (default 1)')
-    .option('--jitter <ms>', 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
-    .option('--junit <file>', 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')
+    .option(withValue('scenario'), 'One scenario, as --scenarios with one id (e.g. F6)')
+    .option(withValue('runs'), 'Runs per agent and scenario, 1–1000 (default 1)')
+    .option(withValue('jitter'), 'Upper bound of a random virtual delay before each call, 0–60000 ms (default 0)')
+    .option(withValue('junit'), 'Also write JUnit XML: one testcase per reference agent and scenario (as `check` does)')
     .action(() => {
       // Stray positional arguments are refused for every command in main.ts.
       return import('./benchmark-run.js').then((m) =>

@@ -4,7 +4,8 @@
  */
 import type { BenchmarkOptions } from '../app/benchmark/benchmark-deps.js';
 import { defaultBenchmarkScenarios, isScenarioId, scenarioIds, type ScenarioId } from '../domain/faults/index.js';
-import { commaList, numberIn, single, type FlagValues } from './argv.js';
+import { commaList, single, type FlagValues } from './argv.js';
+import { numberFlag } from './flag-spec.js';
 import { UsageError } from './errors.js';
 
 /** Where the report is written, relative to the current folder. */
@@ -36,8 +37,8 @@ export function parseBenchmarkFlags(values: FlagValues): Omit<BenchmarkOptions, 
         : scenarios === undefined
           ? defaultBenchmarkScenarios()
           : scenarioList(scenarios, 'scenarios'),
-    runs: runs === undefined ? 1 : numberIn(runs, 'runs', 1, 1000, true),
-    jitterMs: jitter === undefined ? 0 : numberIn(jitter, 'jitter', 0, 60_000, true),
+    runs: numberFlag(runs, 'runs', { command: 'benchmark' }),
+    jitterMs: numberFlag(jitter, 'jitter'),
   };
 }
 

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { GATED_VALUES, type CheckOptions, type GatedVerdict } from '../app/check/check-model.js';
 import { RATE_GATE_FLAGS, type GateBound, type RateGate } from '../app/check/rate-gates.js';
 import { commaList, numberIn, single, type FlagValues } from './argv.js';
+import { numberFlag } from './flag-spec.js';
 import { UsageError } from './errors.js';
 
 /** Where the projections go; undefined = not written. */
@@ -93,7 +94,7 @@ export function parseCheckFlags(paths: readonly string[], values: FlagValues): C
     paths: [...paths],
     options: {
       failOn: gates.length > 0 && failOnValue === undefined ? new Set() : failOn(failOnValue),
-      minScore: minScore === undefined ? null : numberIn(minScore, 'min-score', 0, 100),
+      minScore: numberFlag(minScore, 'min-score') ?? null,
     },
     outputs,
     gates,

@@ -9,7 +9,7 @@
  *   declares only to refuse it with a reason (`trial --report-file`) is left out (`hiddenOption`).
  */
 import type { CAC, Command } from 'cac';
-import { parameterFlags } from '../domain/faults/index.js';
+import { flagRank, groupOf, HELP_GROUPS, type HelpGroup } from './flag-spec.js';
 
 /** One section of cac's help output (an optional title and its body). */
 export interface HelpSection {
@@ -54,154 +54,6 @@ export function topLevelHelp(cli: CAC): (sections: HelpSection[]) => HelpSection
   };
 }
 
-/** What a flag is for: the groups of a command's help, in the order they are printed. */
-export const HELP_GROUPS = [
-  ['agent', 'Agent'],
-  ['model', 'Model'],
-  ['faults', 'Faults'],
-  ['upstream', 'Upstream'],
-  ['tools', 'Write tools and keys'],
-  ['effects', 'Effects (what the backend holds)'],
-  ['probes', 'Probes'],
-  ['gates', 'Gates'],
-  ['runs', 'Runs'],
-  ['output', 'Output'],
-] as const;
-export type HelpGroup = (typeof HELP_GROUPS)[number][0];
-
-/**
- * The group of each flag, by name, for every command that declares it. A flag not listed goes to the last
- * section, "Options", with `--help`: list a new flag here (or in `COMMAND_GROUPS` where its purpose differs
- * by command). Each fault's parameter flags (F2's `--retry-after`) are the faults' (read from the registry).
- */
-const FLAG_GROUPS: Readonly<Record<string, HelpGroup>> = {
-  // The agent: who it is, what it is asked, how it reaches the harness.
-  'agent-command': 'agent',
-  'agent-arg': 'agent',
-  'agent-env-var': 'agent',
-  'agent-transport': 'agent',
-  'agent-timeout': 'agent',
-  'system-prompt': 'agent',
-  task: 'agent',
-  'follow-up': 'agent',
-  'task-file': 'agent',
-  'max-steps': 'agent',
-  honesty: 'agent',
-  'honesty-question': 'agent',
-  listen: 'agent',
-  'max-sessions': 'agent',
-  'session-idle-timeout': 'agent',
-  'audit-tools': 'agent',
-  // The model behind the agent.
-  model: 'model',
-  'base-url': 'model',
-  'api-key-env': 'model',
-  temperature: 'model',
-  'model-seed': 'model',
-  'is-error': 'model',
-  'model-retries': 'model',
-  'model-timeout': 'model',
-  'stub-model': 'model',
-  'model-replay': 'model',
-  'model-fault': 'model',
-  'model-fault-on': 'model',
-  'model-gateway': 'model',
-  // What the harness does to the agent's calls.
-  scenario: 'faults',
-  scenarios: 'faults',
-  mode: 'faults',
-  'error-rate': 'faults',
-  'fault-tool': 'faults',
-  'fault-on': 'faults',
-  latency: 'faults',
-  hold: 'faults',
-  seed: 'faults',
-  // The real MCP server (or its recording).
-  'upstream-command': 'upstream',
-  'upstream-url': 'upstream',
-  'upstream-header': 'upstream',
-  'upstream-header-env': 'upstream',
-  'upstream-arg': 'upstream',
-  'upstream-args': 'upstream',
-  'upstream-cwd': 'upstream',
-  'upstream-env-var': 'upstream',
-  'upstream-env': 'upstream',
-  'upstream-replay': 'upstream',
-  'upstream-timeout': 'upstream',
-  'allow-redacted': 'upstream',
-  'reset-command': 'upstream',
-  'live-upstream': 'upstream',
-  'allow-command': 'runs',
-  // Which calls are writes and what makes two of them one operation.
-  'write-tools': 'tools',
-  'read-tools': 'tools',
-  'key-fields': 'tools',
-  'idempotent-hint': 'tools',
-  'probe-results': 'tools',
-  // probe's own.
-  tools: 'probes',
-  example: 'probes',
-  'example-file': 'probes',
-  'count-with': 'probes',
-  gap: 'probes',
-  // check's: what fails the check.
-  'fail-on': 'gates',
-  'min-score': 'gates',
-  'min-pass-rate': 'gates',
-  'max-duplicate-rate': 'gates',
-  'max-false-success-rate': 'gates',
-  'max-lost-transaction-rate': 'gates',
-  bound: 'gates',
-  // R-15: the effects view.
-  'effects-tool': 'effects',
-  'effects-command': 'effects',
-  'effects-arg': 'effects',
-  'effects-path': 'effects',
-  'effect-key': 'effects',
-  'expect-effect': 'effects',
-  // How many runs, and how they are split.
-  config: 'runs',
-  runs: 'runs',
-  concurrency: 'runs',
-  shard: 'runs',
-  patch: 'runs',
-  'patch-file': 'runs',
-  jitter: 'runs',
-  // What is written, and where.
-  out: 'output',
-  'report-file': 'output',
-  'report-dir': 'output',
-  'report-html': 'output',
-  journal: 'output',
-  'journal-payloads': 'output',
-  otel: 'output',
-  'otel-endpoint': 'output',
-  'otel-payloads': 'output',
-  redact: 'output',
-  json: 'output',
-  markdown: 'output',
-  html: 'output',
-  junit: 'output',
-  'log-level': 'output',
-  force: 'output',
-};
-
-const FLAG_ORDER = Object.keys(FLAG_GROUPS);
-
-/** Where a flag's purpose differs by command. */
-const COMMAND_GROUPS: Readonly<Record<string, Readonly<Record<string, HelpGroup>>>> = {
-  // probe: --hold is P3's pause between its two calls.
-  probe: { hold: 'probes' },
-  // replay: the recordings it replays, not an upstream's.
-  replay: { 'allow-redacted': 'runs' },
-};
-
-/** The group of a command's flag; undefined: the last section ("Options"). */
-export function helpGroupOf(command: string, flag: string): HelpGroup | undefined {
-  if (parameterFlags().some((entry) => entry.parameter.flag === flag)) return 'faults';
-  return COMMAND_GROUPS[command]?.[flag] ?? (Object.hasOwn(FLAG_GROUPS, flag) ? FLAG_GROUPS[flag] : undefined);
-}
-
 type CacOption = Command['options'][number];
 
 /** Options declared to cac (so that the command can refuse them with its reason) but left out of `--help`. */
@@ -228,7 +80,7 @@ export function typedNames(rawName: string): string[] {
 /**
  * A command's help with cac's one "Options" section replaced by a section per group (empty ones left out),
  * then "Options" with the flags of no group and `--help`; every line aligned to the longest flag shown. In a
- * group the flags come in the order of `FLAG_GROUPS` (the same order in every command).
+ * group the flags come in the order of `FLAG_SPECS` (the same order in every command).
  */
 function groupedOptions(sections: HelpSection[], command: Command, globalOptions: readonly CacOption[]): HelpSection[] {
   // As cac: the global options after the command's, `--version` only on the default command.
@@ -240,16 +92,9 @@ function groupedOptions(sections: HelpSection[], command: Command, globalOptions
   const line = (option: CacOption) => `  ${option.rawName.padEnd(width)}  ${option.description}`;
   const byGroup = new Map<HelpGroup | undefined, CacOption[]>();
   for (const option of shown) {
-    const group = helpGroupOf(command.name, typedNames(option.rawName)[0] ?? '');
+    const group = groupOf(command.name, typedNames(option.rawName)[0] ?? '');
     byGroup.set(group, [...(byGroup.get(group) ?? []), option]);
   }
-  // A flag whose group differs for this command comes last in it; a fault's parameter after --error-rate.
-  const rank = (option: CacOption) => {
-    const flag = typedNames(option.rawName)[0] ?? '';
-    if (Object.hasOwn(FLAG_GROUPS, flag) && FLAG_GROUPS[flag] === helpGroupOf(command.name, flag))
-      return FLAG_ORDER.indexOf(flag);
-    return helpGroupOf(command.name, flag) === 'faults' ? FLAG_ORDER.indexOf('error-rate') + 0.5 : FLAG_ORDER.length;
-  };
   const grouped: HelpSection[] = [];
   for (const [group, title] of HELP_GROUPS) {
     const options = byGroup.get(group);
@@ -257,7 +102,7 @@ function groupedOptions(sections: HelpSection[], command: Command, globalOptions
       grouped.push({
         title,
         body: [...options]
-          .sort((a, b) => rank(a) - rank(b))
+          .sort((a, b) => flagRank(typedNames(a.rawName)[0] ?? '') - flagRank(typedNames(b.rawName)[0] ?? ''))
           .map(line)
           .join('\n'),
       });

@@ -6,7 +6,7 @@
  * is exported without `--otel`. The headers (`OTEL_EXPORTER_OTLP_HEADERS`) are read by the exporter and
  * never here, so no message can print them.
  */
-import { single, type FlagValues } from './argv.js';
+import { onOff, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
 export const DEFAULT_SERVICE_NAME = 'cuonztech-agent-harness';
@@ -82,9 +82,7 @@ export function parseOtelFlags(values: FlagValues, env: Record<string, string | 
     return null;
   }
   const flag = single(values, 'otel-endpoint');
-  const payloadsText = single(values, 'otel-payloads')?.toLowerCase();
-  if (payloadsText !== undefined && payloadsText !== 'on' && payloadsText !== 'off')
-    throw new UsageError(`flag --otel-payloads must be on or off, got "${payloadsText}"`);
+  const payloads = onOff(single(values, 'otel-payloads'), 'otel-payloads', false);
   // The traces endpoint is taken as it is (the OTLP specification's rule); the generic one gets /v1/traces.
   const tracesEnv = envUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const baseEnv = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
@@ -97,7 +95,7 @@ export function parseOtelFlags(values: FlagValues, env: Record<string, string | 
           ? tracesUrl(baseEnv)
           : DEFAULT_TRACES_ENDPOINT;
   const serviceName = env['OTEL_SERVICE_NAME']?.trim() || DEFAULT_SERVICE_NAME;
-  return { endpoint, serviceName, payloads: payloadsText === 'on' };
+  return { endpoint, serviceName, payloads };
 }
 
 /** The endpoint as it may be printed: no user, password, query or fragment. */

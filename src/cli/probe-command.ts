@@ -1,7 +1,7 @@
 /**
  * `probe`: the command definition. The wiring lives in `probe-run.ts`, loaded only when the command runs.
  */
-import { withValue } from './flag-placeholders.js';
+import { withValue } from './flag-spec.js';
 import { hiddenOption } from './help.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
@@ -17,7 +17,7 @@ export function defineProbeCommand(cli: CAC, context: CommandContext): void {
     if (PROBE_PROXY_FLAGS.includes(flag) && !PROBE_OWN.includes(flag))
       command.option(withValue(flag), description, { type: [String] });
   for (const [flag, description] of OTEL_FLAG_HELP) command.option(withValue(flag), description, { type: [String] });
-  command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
+  command.option(withValue(OTEL_SWITCH_HELP[0]), OTEL_SWITCH_HELP[1]);
   // The older name of --gap (issue 37 §3: --hold is F1's held answer in proxy and trial), accepted for a release.
   hiddenOption(command, withValue('hold'), 'The older name of --gap');
   command.example(

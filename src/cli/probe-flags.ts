@@ -8,7 +8,8 @@ import { errorMessage } from '../domain/error-message.js';
 import { isPlainObject } from '../domain/json.js';
 import { readRegularFile } from '../adapters/files/report-files/regular-file.js';
 import { resolve } from 'node:path';
-import { commaList, jsonObject, numberIn, repeated, single, toolAndJson, type FlagValues } from './argv.js';
+import { commaList, jsonObject, repeated, single, toolAndJson, type FlagValues } from './argv.js';
+import { numberFlag } from './flag-spec.js';
 import { UsageError } from './errors.js';
 import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
@@ -158,7 +159,7 @@ export async function parseProbeFlags(
     examples,
     countWith,
     effects,
-    gapMs: gap === undefined ? 0 : numberIn(gap, gapFlag, 0, 3_600_000, true),
+    gapMs: numberFlag(gap, 'gap', { spelled: gapFlag }),
     ...outputs,
     resetCommand: single(values, 'reset-command'),
     otel: parseOtelFlags(values, env),

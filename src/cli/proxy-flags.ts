@@ -12,7 +12,8 @@ import type { ScenarioConfig } from '../domain/faults/fault-plan.js';
 import { faultOf, isScenarioId, parameterFlags, scenarioIds } from '../domain/faults/index.js';
 import { DEFAULT_KEY_FIELDS } from '../domain/judging/key-fields.js';
 import { LOG_LEVELS, type LogLevel } from '../adapters/logging/log-levels.js';
-import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, httpUrl, keyValue, numberIn, onOff, repeated, single, type FlagValues } from './argv.js';
+import { MAX_WAIT_MS, numberFlag, numberSpecOf } from './flag-spec.js';
 import { UsageError } from './errors.js';
 
 export interface ProxyFlags {
@@ -46,10 +47,10 @@ export interface ProxyFlags {
   journalPayloads: boolean;
   /** `--listen host:port` as given; stdio when undefined. */
   listen: string | undefined;
-  /** With `--listen`: at most this many agent sessions at once (undefined: the agent side's default). */
-  maxSessions: number | undefined;
-  /** With `--listen`: a session without a request for this long ends (undefined: the default). */
-  sessionIdleTimeoutMs: number | undefined;
+  /** With `--listen`: at most this many agent sessions at once. */
+  maxSessions: number;
+  /** With `--listen`: a session without a request for this long ends. */
+  sessionIdleTimeoutMs: number;
   /**
    * `--model-gateway HOST:PORT --base-url URL` (R-14.2): a model endpoint for the agent run by hand, in
    * front of its real one, so every repeat's source is decided. Undefined: no gateway.
@@ -135,10 +136,13 @@ export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
     'listen',
     'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000); needs --report-dir',
   ],
-  ['max-sessions', 'With --listen: at most this many agent sessions open at once; more are refused (default 100)'],
+  [
+    'max-sessions',
+    `With --listen: at most this many agent sessions open at once; more are refused (default ${numberSpecOf('max-sessions').default})`,
+  ],
   [
     'session-idle-timeout',
-    'With --listen: seconds without a request after which a session ends and its report is final (default 1800)',
+    `With --listen: seconds without a request after which a session ends and its report is final (default ${numberSpecOf('session-idle-timeout').default})`,
   ],
   ['log-level', 'Log records on stderr, as plain lines like every notice: silent (default), error, warn, info, debug'],
   ['seed', 'With --mode chaos or --latency: seed of the random source (default: random, printed at start-up)'],
@@ -258,7 +262,7 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     upstreamCommand,
     upstreamUrl,
     upstreamReplay,
-    allowRedacted: parseOnOff(get('allow-redacted'), 'allow-redacted', false),
+    allowRedacted: onOff(get('allow-redacted'), 'allow-redacted', false),
     redact: get('redact') === undefined ? [] : commaList(get('redact')!, 'redact'),
     upstreamHeaderFlags: repeated(values, 'upstream-header'),
     upstreamHeaderEnvFlags: repeated(values, 'upstream-header-env'),
@@ -272,25 +276,24 @@ export function parseProxyFlags(values: FlagValues): ProxyFlags {
     },
     keyFields: keyFields === undefined ? [...DEFAULT_KEY_FIELDS] : commaList(keyFields, 'key-fields'),
     idempotentHint: parseIdempotentHint(get('idempotent-hint')),
-    auditTools: parseOnOff(get('audit-tools'), 'audit-tools', true),
+    auditTools: onOff(get('audit-tools'), 'audit-tools', true),
     reportFile: get('report-file'),
     reportDir: get('report-dir'),
     reportHtml: get('report-html'),
     journal: get('journal'),
-    journalPayloads: parseOnOff(get('journal-payloads'), 'journal-payloads', false),
+    journalPayloads: onOff(get('journal-payloads'), 'journal-payloads', false),
     listen,
     probeResults: get('probe-results'),
     modelGateway: modelGateway === undefined ? undefined : { listen: modelGateway, baseUrl: modelEndpoint(modelBaseUrl!) },
-    maxSessions: maxSessions === undefined ? undefined : numberIn(maxSessions, 'max-sessions', 1, 10_000, true),
-    sessionIdleTimeoutMs:
-      idleTimeout === undefined ? undefined : Math.round(numberIn(idleTimeout, 'session-idle-timeout', 0.001, 86_400) * 1000),
+    maxSessions: numberFlag(maxSessions, 'max-sessions'),
+    sessionIdleTimeoutMs: Math.round(numberFlag(idleTimeout, 'session-idle-timeout') * 1000),
     logLevel,
-    upstreamTimeoutMs: timeout === undefined ? 60_000 : Math.round(numberIn(timeout, 'upstream-timeout', 0.001, 3600) * 1000),
+    upstreamTimeoutMs: Math.round(numberFlag(timeout, 'upstream-timeout') * 1000),
   };
   if (seed !== undefined && !SEEDED_FEATURES.some((feature) => feature.on(flags))) {
     throw new UsageError(`--seed seeds nothing here: it is for ${SEEDED_FEATURES.map((f) => f.flag).join(' or ')}`);
   }
-  return { ...flags, seed: seed === undefined ? undefined : numberIn(seed, 'seed', 0, 4294967295, true) };
+  return { ...flags, seed: numberFlag(seed, 'seed') };
 }
 
 function parseScenario(get: (flag: string) => string | undefined): ScenarioConfig {
@@ -322,7 +325,7 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
     if (scenario !== undefined) throw new UsageError('--scenario cannot be combined with --mode chaos');
     refuseParameters(undefined);
     if (errorRate === undefined) throw new UsageError('--mode chaos needs --error-rate (a probability from 0 to 1)');
-    return { mode: 'chaos', errorRate: numberIn(errorRate, 'error-rate', 0, 1) };
+    return { mode: 'chaos', errorRate: numberFlag(errorRate, 'error-rate') };
   }
   if (errorRate !== undefined) throw new UsageError('--error-rate is for --mode chaos only');
   if (scenario === undefined) {
@@ -342,9 +345,6 @@ function parseScenario(get: (flag: string) => string | undefined): ScenarioConfi
   return { mode: 'scenario', id, parameters };
 }
 
-/** The longest latency, hold or jitter accepted, in ms (one hour). */
-const MAX_WAIT_MS = 3_600_000;
-
 /** `--fault-tool`, `--fault-on`, `--latency`, `--hold`: all opt-in, absent when not given. */
 function withTimingAndAim(scenario: ScenarioConfig, get: (flag: string) => string | undefined): ScenarioConfig {
   const faultTool = get('fault-tool');
@@ -361,13 +361,13 @@ function withTimingAndAim(scenario: ScenarioConfig, get: (flag: string) => strin
   if (hold !== undefined && !(scenario.mode === 'scenario' && faultOf(scenario.id).holdsReplacement === true)) {
     throw new UsageError(`--hold is for --scenario ${holdScenarios()} only (it holds the timeout answer of the ghost write)`);
   }
-  const on = faultOn === undefined ? 1 : numberIn(faultOn, 'fault-on', 1, 1_000_000, true);
+  const on = numberFlag(faultOn, 'fault-on');
   const tools = faultTool === undefined ? null : commaList(faultTool, 'fault-tool');
   return {
     ...scenario,
     ...(faultTool !== undefined || faultOn !== undefined ? { aim: { tools, on } } : {}),
     ...(latency !== undefined ? { latency: parseLatency(latency) } : {}),
-    ...(hold !== undefined ? { holdMs: numberIn(hold, 'hold', 1, MAX_WAIT_MS, true) } : {}),
+    ...(hold !== undefined ? { holdMs: numberFlag(hold, 'hold') } : {}),
   };
 }
 
@@ -398,14 +398,6 @@ function parseIdempotentHint(value: string | undefined): IdempotentHintPolicy {
   const policy = IDEMPOTENT_HINT_POLICIES.find((p) => p === value.toLowerCase());
   if (policy === undefined) throw new UsageError(`flag --idempotent-hint must be honour or ignore, got "${value}"`);
   return policy;
-}
-
-function parseOnOff(value: string | undefined, flag: string, byDefault: boolean): boolean {
-  if (value === undefined) return byDefault;
-  const v = value.toLowerCase();
-  if (v === 'on') return true;
-  if (v === 'off') return false;
-  throw new UsageError(`flag --${flag} must be on or off, got "${value}"`);
 }
 
 /** Two flag values that name the same file as written (`r.json`, `./r.json`); links are caught when written. */

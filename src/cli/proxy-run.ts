@@ -315,8 +315,8 @@ async function bindListener(flags: ProxyFlags, listen: string, logger: Logger, n
     port,
     logger,
     notice,
-    ...(flags.maxSessions !== undefined ? { maxSessions: flags.maxSessions } : {}),
-    ...(flags.sessionIdleTimeoutMs !== undefined ? { sessionIdleTimeoutMs: flags.sessionIdleTimeoutMs } : {}),
+    maxSessions: flags.maxSessions,
+    sessionIdleTimeoutMs: flags.sessionIdleTimeoutMs,
   });
   try {
     await side.bind();

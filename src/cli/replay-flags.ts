@@ -4,7 +4,7 @@
  * (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { repeated, single } from './argv.js';
+import { onOff, repeated, single } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 
@@ -44,8 +44,7 @@ export function parseReplayFlags(
     throw new UsageError('replay needs at least one run folder (runs/<run>/ of a trial) or a folder of recorded runs');
   const out = single(values, 'out');
   const junit = single(values, 'junit');
-  const allow = single(values, 'allow-redacted') ?? 'off';
-  if (allow !== 'on' && allow !== 'off') throw new UsageError(`flag --allow-redacted must be on or off, got "${allow}"`);
+  const allowRedacted = onOff(single(values, 'allow-redacted'), 'allow-redacted', false);
   // Kept inside a folder being replayed, the replayed runs would join the suite the next time; kept in a
   // folder that holds one being replayed, they would be written beside (or into) the recorded runs.
   if (out !== undefined) {
@@ -67,7 +66,7 @@ export function parseReplayFlags(
     paths: [...paths],
     out: out === undefined ? undefined : resolve(cwd, out),
     junit: junit === undefined ? undefined : resolve(cwd, junit),
-    allowRedacted: allow === 'on',
+    allowRedacted,
     liveUpstream,
     upstream: command === undefined ? undefined : { command, args },
     allowCommands,

@@ -1,7 +1,7 @@
 /**
  * `trial`: the command definition. The wiring lives in `trial-run.ts`, loaded only when the command runs.
  */
-import { withValue } from './flag-placeholders.js';
+import { withValue } from './flag-spec.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import { scenarioIds } from '../domain/faults/index.js';
@@ -25,7 +25,7 @@ export function defineTrialCommand(cli: CAC, context: CommandContext): void {
     if (!NOT_IN_TRIAL.has(flag)) command.option(withValue(flag), description, { type: [String] });
   for (const [flag, description] of [...EFFECTS_FLAG_HELP, ...OTEL_FLAG_HELP])
     command.option(withValue(flag), description, { type: [String] });
-  command.option(`--${OTEL_SWITCH_HELP[0]}`, OTEL_SWITCH_HELP[1]);
+  command.option(withValue(OTEL_SWITCH_HELP[0]), OTEL_SWITCH_HELP[1]);
   // Declared so that the trial's own message explains why they are refused; not in --help.
   for (const [flag, why] of TRIAL_REFUSED_FLAGS) hiddenOption(command, withValue(flag), `Not used by trial: ${why}`);
   // The older name of --model-seed (issue 37 §3: in proxy --seed is the fault plan's), accepted for a release.

@@ -15,7 +15,8 @@ import {
   type TrialAgent,
   type TrialPlan,
 } from '../app/trial/trial-plan.js';
-import { commaList, httpUrl, keyValue, numberIn, repeated, single, type FlagValues } from './argv.js';
+import { commaList, httpUrl, keyValue, onOff, repeated, single, type FlagValues } from './argv.js';
+import { numberFlag } from './flag-spec.js';
 import { UsageError } from './errors.js';
 import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../domain/faults/model-fault.js';
 import { STUB_MODEL_NAME } from '../ports/shapes/stub-script.js';
@@ -157,13 +158,13 @@ export async function parseTrialFlags(
     throw new UsageError('give --model-seed or its older name --seed, not both');
   const seedFlag = has(values, 'seed') ? 'seed' : 'model-seed';
   const seedText = get(seedFlag);
-  const seed = seedText === undefined ? undefined : numberIn(seedText, seedFlag, 0, 4294967295, true);
+  const seed = numberFlag(seedText, 'model-seed', { spelled: seedFlag });
   const prompt = await readSystemPrompt(get('system-prompt'), cwd);
   const systemPrompt = prompt?.text;
-  const maxSteps = integer(get('max-steps'), 'max-steps', 1, 1000, 10);
+  const maxSteps = numberFlag(get('max-steps'), 'max-steps');
   const tasks = await readTasks(values, get, systemPrompt, maxSteps, cwd, builtIn, inline.tasks);
-  const runs = integer(get('runs'), 'runs', 1, 100_000, 5);
-  const concurrency = integer(get('concurrency'), 'concurrency', 1, 64, 1);
+  const runs = numberFlag(get('runs'), 'runs');
+  const concurrency = numberFlag(get('concurrency'), 'concurrency');
   const resetCommand = get('reset-command');
   // R-15: the effects view, snapshotted per run ({run}/{run_dir} filled in for each run).
   const effects = parseEffectsFlags(values, 'expand');
@@ -198,13 +199,13 @@ export async function parseTrialFlags(
       kind: 'model',
       model: model ?? REPLAYED_MODEL,
       baseUrl: baseUrl(get('base-url') ?? 'http://127.0.0.1:11434/v1'),
-      temperature: temperature === undefined ? undefined : numberIn(temperature, 'temperature', 0, 2),
+      temperature: numberFlag(temperature, 'temperature'),
       seed,
       isError: oneOf(get('is-error') ?? 'visible', 'is-error', ['visible', 'hidden']) as IsErrorMode,
-      retries: integer(get('model-retries'), 'model-retries', 0, 10, 3),
+      retries: numberFlag(get('model-retries'), 'model-retries'),
       backoffMs: 500,
       maxRetryAfterMs: 120_000,
-      requestTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
+      requestTimeoutMs: Math.round(numberFlag(get('model-timeout'), 'model-timeout') * 1000),
     };
   } else {
     agent = {
@@ -212,7 +213,7 @@ export async function parseTrialFlags(
       command: agentCommand!,
       args: repeated(values, 'agent-arg'),
       transport: oneOf(get('agent-transport') ?? 'stdio', 'agent-transport', ['stdio', 'http']) as 'stdio' | 'http',
-      timeoutMs: Math.round(numberIn(get('agent-timeout') ?? '300', 'agent-timeout', 0.1, 86_400) * 1000),
+      timeoutMs: Math.round(numberFlag(get('agent-timeout'), 'agent-timeout') * 1000),
       seed,
       ...(stubFile !== undefined ? { gateway: await readStubGateway(stubFile, cwd, inline.stubScript) } : {}),
       ...(model !== undefined ? { gateway: forwardGateway(get('base-url')!, model, get('api-key-env')) } : {}),
@@ -258,7 +259,7 @@ export async function parseTrialFlags(
     },
     proxy,
     apiKey,
-    modelTimeoutMs: Math.round(numberIn(get('model-timeout') ?? '300', 'model-timeout', 0.1, 3600) * 1000),
+    modelTimeoutMs: Math.round(numberFlag(get('model-timeout'), 'model-timeout') * 1000),
     out: resolve(cwd, get('out') ?? `.cuonztech/trials/${stamp}`),
     otel: parseOtelFlags(values, env),
   };
@@ -294,7 +295,7 @@ function agentEnv(pairs: readonly string[]): Record<string, string> {
 
 /** `--honesty on|off`, `--honesty-question TEXT`: the question, or undefined when off. */
 function readHonesty(mode: string | undefined, question: string | undefined): string | undefined {
-  const on = oneOf(mode ?? 'on', 'honesty', ['on', 'off']) === 'on';
+  const on = onOff(mode, 'honesty', true);
   if (!on) {
     if (question !== undefined) throw new UsageError('--honesty-question is not asked with --honesty off');
     return undefined;
@@ -318,10 +319,6 @@ export function parseShard(value: string | undefined, totalRuns: number): { inde
       `flag --shard ${value}: the trial has ${totalRuns} run${totalRuns === 1 ? '' : 's'}, so at most ${totalRuns} shards`,
     );
   return { index, count };
-}
-
-function integer(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {
-  return value === undefined ? fallback : numberIn(value, flag, min, max, true);
 }
 
 function oneOf(value: string, flag: string, allowed: string[]): string {

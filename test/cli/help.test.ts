@@ -6,7 +6,7 @@
 import { cac } from 'cac';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { HELP_GROUPS } from '../../src/cli/help.js';
+import { HELP_GROUPS } from '../../src/cli/flag-spec.js';
 import type { CommandContext } from '../../src/cli/io.js';
 import { TRIAL_REFUSED_FLAGS } from '../../src/cli/trial-flag-help.js';
 import { runCli } from '../support/in-process-cli.js';

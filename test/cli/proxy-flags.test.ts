@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../../src/adapters/http-agent/session-limits.js';
 import { listenWarning } from '../../src/cli/listen-warning.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
@@ -137,9 +138,13 @@ describe('CLI friction', () => {
     expect(parse('--upstream-command', 'n', '--listen', '127.0.0.1:0', '--report-dir', 'out').listen).toBe('127.0.0.1:0');
   });
 
-  it('R-8.1: --max-sessions and --session-idle-timeout: defaults left to the agent side, bounds, --listen only', () => {
+  it("R-8.1: --max-sessions and --session-idle-timeout: the agent side's defaults (100 sessions, 30 min), bounds, --listen only", () => {
     const listen = ['--upstream-command', 'n', '--listen', ':0', '--report-dir', 'out'];
-    expect(parse(...listen)).toMatchObject({ maxSessions: undefined, sessionIdleTimeoutMs: undefined });
+    expect(parse(...listen)).toMatchObject({
+      maxSessions: DEFAULT_MAX_SESSIONS,
+      sessionIdleTimeoutMs: DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+    });
+    expect([DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS]).toEqual([100, 1_800_000]);
     expect(parse(...listen, '--max-sessions', '7', '--session-idle-timeout', '0.5')).toMatchObject({
       maxSessions: 7,
       sessionIdleTimeoutMs: 500,
