@@ -14,6 +14,11 @@ import { UsageError } from './errors.js';
 /** Raw values of the flags, by flag name, exactly as typed: `--runs=1e3` stays "1e3". */
 export type FlagValues = Readonly<Record<string, readonly string[]>>;
 
+/** A switch (`--otel`, `--audit-tools`): bare is on, or on/off after it; see `FlagSpec.wordAfterIsArgument`. */
+export interface OnOffSwitch {
+  wordAfterIsArgument: boolean;
+}
+
 /** A command line read: the flags' values, and the argv for cac with each value joined to its flag. */
 export interface ReadArgv {
   values: FlagValues;
@@ -32,11 +37,12 @@ export function readArgv(
   valueFlags: ReadonlySet<string>,
   switches: ReadonlySet<string>,
   command?: string,
+  onOffSwitches: ReadonlyMap<string, OnOffSwitch> = new Map(),
 ): ReadArgv {
   type Option = { type: 'string' | 'boolean'; multiple: true };
   const options = Object.create(null) as Record<string, Option>;
   for (const flag of valueFlags) options[flag] = { type: 'string', multiple: true };
-  for (const flag of switches) options[flag] = { type: 'boolean', multiple: true };
+  for (const flag of [...switches, ...onOffSwitches.keys()]) options[flag] = { type: 'boolean', multiple: true };
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const values = new Map<string, string[]>();
   const forDispatch: string[] = [];
@@ -44,7 +50,10 @@ export function readArgv(
   const unknown: string[] = [];
   let wantsInfo = false;
   let lastIndex = -1;
-  for (const token of tokens) {
+  /** The positional a switch took as its on/off (`--audit-tools off`). */
+  let taken = -1;
+  for (const [i, token] of tokens.entries()) {
+    if (i === taken) continue;
     if (token.kind === 'option-terminator') {
       forDispatch.push(...argv.slice(token.index));
       break;
@@ -62,7 +71,21 @@ export function readArgv(
     }
     const list = values.get(token.name) ?? [];
     values.set(token.name, list);
-    if (!valueFlags.has(token.name)) {
+    const onOff = onOffSwitches.get(token.name);
+    if (onOff !== undefined) {
+      // A switch: `--otel=off` as written; `--otel off` takes the word after it (a switch whose word
+      // after it is an argument of the command takes on or off only); bare `--otel` is on.
+      const next = tokens[i + 1];
+      let value = token.value;
+      if (value === undefined && next?.kind === 'positional' && next.index === token.index + 1) {
+        if (!onOff.wordAfterIsArgument || /^(on|off)$/i.test(next.value)) {
+          value = next.value;
+          taken = i + 1;
+        }
+      }
+      list.push(value ?? 'on');
+      forDispatch.push(`${token.rawName}=${value ?? 'on'}`);
+    } else if (!valueFlags.has(token.name)) {
       if (!switches.has(token.name) && token.name !== 'help' && token.name !== 'version') unknown.push(token.name);
       if (token.value !== undefined) list.push(token.value);
       forDispatch.push(argv[token.index]!);
@@ -122,6 +145,13 @@ export function onOff(value: string | undefined, flag: string, byDefault: boolea
   if (v === 'on') return true;
   if (v === 'off') return false;
   throw new UsageError(`flag --${flag} must be on or off, got "${value}"`);
+}
+
+/** A switch's value as a boolean: absent is `byDefault`; bare (no value at all) is on; else on or off. */
+export function switchOn(values: FlagValues, flag: string, byDefault: boolean): boolean {
+  if (!Object.hasOwn(values, flag)) return byDefault;
+  if (values[flag]!.length === 0) return true;
+  return onOff(single(values, flag), flag, byDefault);
 }
 
 /** Splits a comma list, refusing empty items (`a,,b`). */

@@ -34,10 +34,19 @@ export interface NumberSpec {
 }
 
 export interface FlagSpec {
-  /** The placeholder after the flag (`file` → `--json <file>`); null: a switch, given without a value. */
-  value: string | null;
+  /**
+   * The placeholder after the flag (`file` → `--json <file>`). `on|off`: a switch, in one style for every
+   * command: bare is on (`--otel`), or `on`/`off` after it (`--audit-tools off`, `--otel=off`).
+   */
+  value: string;
   group: HelpGroup;
   number?: NumberSpec;
+  /**
+   * A switch whose word after it, other than on/off, is an argument of the command (`replay --live-upstream
+   * runs/a`, `init --force x.yaml`): those switches were bare before they took on/off. Without it the word
+   * after a switch is its value, so `--honesty maybe` is refused as no on/off.
+   */
+  wordAfterIsArgument?: true;
   /** Where a command takes the flag differently: its group or its number, by command name. */
   commands?: Readonly<Record<string, { group?: HelpGroup; number?: NumberSpec }>>;
 }
@@ -111,7 +120,7 @@ export const FLAG_SPECS = {
   'upstream-timeout': { value: 's', group: 'upstream', number: { min: 0.001, max: 3600, default: 60 } },
   'allow-redacted': { value: 'on|off', group: 'upstream', commands: { replay: { group: 'runs' } } },
   'reset-command': { value: 'cmd', group: 'upstream' },
-  'live-upstream': { value: null, group: 'upstream' },
+  'live-upstream': { value: 'on|off', group: 'upstream', wordAfterIsArgument: true },
   'allow-command': { value: 'program', group: 'runs' },
   // Which calls are writes and what makes two of them one operation.
   'write-tools': { value: 'globs', group: 'tools' },
@@ -160,7 +169,7 @@ export const FLAG_SPECS = {
   'report-html': { value: 'file', group: 'output' },
   journal: { value: 'file', group: 'output' },
   'journal-payloads': { value: 'on|off', group: 'output' },
-  otel: { value: null, group: 'output' },
+  otel: { value: 'on|off', group: 'output', wordAfterIsArgument: true },
   'otel-endpoint': { value: 'url', group: 'output' },
   'otel-payloads': { value: 'on|off', group: 'output' },
   redact: { value: 'fields', group: 'output' },
@@ -169,7 +178,7 @@ export const FLAG_SPECS = {
   html: { value: 'file', group: 'output' },
   junit: { value: 'file', group: 'output' },
   'log-level': { value: 'level', group: 'output' },
-  force: { value: null, group: 'output' },
+  force: { value: 'on|off', group: 'output', wordAfterIsArgument: true },
 } as const satisfies Readonly<Record<string, FlagSpec>>;
 
 export type FlagName = keyof typeof FLAG_SPECS;
@@ -182,13 +191,19 @@ export function flagSpec(flag: string): FlagSpec | undefined {
 }
 
 /**
- * A flag as cac declares it: `--report-file <file>`, `--otel` for a switch. A name without a spec shows
- * `<value>`, which test/cli/flag-spec.test.ts refuses: a new flag gets its entry in {@link FLAG_SPECS}.
+ * A flag as cac declares it: `--report-file <file>`; a switch `--otel [on|off]` (its value may be left out).
+ * A name without a spec shows `<value>`, which test/cli/flag-spec.test.ts refuses: a new flag gets its
+ * entry in {@link FLAG_SPECS}.
  */
 export function withValue(flag: string): string {
   const spec = flagSpec(flag);
   if (spec === undefined) return `--${flag} <value>`;
-  return spec.value === null ? `--${flag}` : `--${flag} <${spec.value}>`;
+  return isSwitch(spec) ? `--${flag} [${spec.value}]` : `--${flag} <${spec.value}>`;
+}
+
+/** Whether a flag is a switch: bare is on, or on/off after it. */
+export function isSwitch(spec: FlagSpec): boolean {
+  return spec.value === 'on|off';
 }
 
 /** The group of a command's flag; undefined: a flag of no spec (the last section, "Options"). */

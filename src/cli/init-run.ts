@@ -9,15 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { writeNewFile } from '../adapters/files/user-named-file.js';
 import { starterConfig } from '../app/init/starter-config.js';
 import { PROGRAM_NAME } from '../version.js';
-import type { FlagValues } from './argv.js';
+import { switchOn, type FlagValues } from './argv.js';
 import { FatalError, UsageError } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 
 export async function runInit(file: string | undefined, values: FlagValues, io: CliIo): Promise<number> {
-  for (const [flag, list] of Object.entries(values)) {
+  for (const flag of Object.keys(values))
     if (flag !== 'force') throw new UsageError(`flag --${flag} is not an init flag; see init --help`);
-    if (list.length > 0) throw new UsageError('flag --force takes no value');
-  }
+  const force = switchOn(values, 'force', false);
   const name = file ?? 'harness.yaml';
   if (!/\.ya?ml$/i.test(name))
     throw new UsageError(`init writes YAML: name the file .yaml or .yml (trial reads a .json name as JSON), got "${name}"`);
@@ -40,7 +39,7 @@ export async function runInit(file: string | undefined, values: FlagValues, io: 
   );
   let done: 'created' | 'replaced';
   try {
-    done = await writeNewFile('config file', path, text, Object.hasOwn(values, 'force'));
+    done = await writeNewFile('config file', path, text, force);
   } catch (error) {
     throw new FatalError(errorMessage(error));
   }

@@ -4,7 +4,8 @@
  */
 import { cac, type CAC } from 'cac';
 import { HARNESS_VERSION, PROGRAM_NAME } from '../version.js';
-import { readArgv } from './argv.js';
+import { readArgv, type OnOffSwitch } from './argv.js';
+import { flagSpec, isSwitch } from './flag-spec.js';
 import { commandsFor } from './commands.js';
 import { EXIT_FAILURE, formatFatal, UsageError } from './errors.js';
 import { topLevelHelp, typedNames } from './help.js';
@@ -19,18 +20,22 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     for (const define of commands) define(cli, context);
     cli.help(topLevelHelp(cli));
     cli.version(HARNESS_VERSION);
-    // The flags are those the loaded commands declare to cac: with a value (`--json <file>`) or without.
+    // The flags are those the loaded commands declare to cac: with a value (`--json <file>`), a switch
+    // (`--otel [on|off]`, by its spec) or cac's own (`--help`).
     const declared = cli.commands.flatMap((command) => command.options);
-    const valueFlags = new Set(
-      declared.filter((option) => option.isBoolean !== true).flatMap((option) => typedNames(option.rawName)),
-    );
-    const switches = new Set([
-      ...declared.filter((option) => option.isBoolean === true).flatMap((option) => typedNames(option.rawName)),
-      'help',
-      'version',
-    ]);
+    const onOffSwitches = new Map<string, OnOffSwitch>();
+    const valueFlags = new Set<string>();
+    const switches = new Set(['help', 'version']);
+    for (const option of declared)
+      for (const flag of typedNames(option.rawName)) {
+        const spec = flagSpec(flag);
+        if (option.isBoolean === true) switches.add(flag);
+        else if (spec !== undefined && isSwitch(spec))
+          onOffSwitches.set(flag, { wordAfterIsArgument: spec.wordAfterIsArgument === true });
+        else valueFlags.add(flag);
+      }
     // One command loaded: the line named it, and an unknown flag is refused for that command.
-    const read = readArgv(argv, valueFlags, switches, commands.length === 1 ? argv[0] : undefined);
+    const read = readArgv(argv, valueFlags, switches, commands.length === 1 ? argv[0] : undefined, onOffSwitches);
     context.values = read.values;
     cli.parse(['node', PROGRAM_NAME, ...read.forDispatch], { run: false });
     if (cli.options['help']) return 0;

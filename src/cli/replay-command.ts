@@ -26,6 +26,10 @@ export function defineReplayCommand(cli: CAC, context: CommandContext): void {
     .option(withValue('upstream-command'), 'With --live-upstream: the upstream to start in place of the recorded one')
     .option(withValue('upstream-arg'), 'With --live-upstream: one argument for --upstream-command; repeatable')
     .option(
+      withValue('upstream-args'),
+      'With --live-upstream: comma-separated arguments for --upstream-command (no commas inside); placed before the --upstream-arg values',
+    )
+    .option(
       withValue('allow-command'),
       'Replay only runs whose recorded programs (the agent program; with --live-upstream the upstream command) are this one, exactly as recorded; repeatable; others are REFUSED (a recording is code)',
     );

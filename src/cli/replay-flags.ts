@@ -4,7 +4,7 @@
  * (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { onOff, repeated, single } from './argv.js';
+import { commaList, onOff, repeated, single, switchOn } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 
@@ -31,15 +31,17 @@ export function parseReplayFlags(
   cwd: string,
   env: Readonly<Record<string, string | undefined>> = {},
 ): ReplayFlags {
-  const liveUpstream = Object.hasOwn(values, 'live-upstream');
-  if (liveUpstream && values['live-upstream']!.length > 0) throw new UsageError('flag --live-upstream takes no value');
+  const liveUpstream = switchOn(values, 'live-upstream', false);
   const command = single(values, 'upstream-command');
-  const args = repeated(values, 'upstream-arg');
+  // As proxy and trial take them: the comma list first, then each --upstream-arg.
+  const argsList = single(values, 'upstream-args');
+  const args = [...(argsList === undefined ? [] : commaList(argsList, 'upstream-args')), ...repeated(values, 'upstream-arg')];
+  const argsFlag = argsList !== undefined ? '--upstream-args' : '--upstream-arg';
   if ((command !== undefined || args.length > 0) && !liveUpstream)
     throw new UsageError(
-      '--upstream-command and --upstream-arg name the real upstream of --live-upstream: give --live-upstream too',
+      `--upstream-command and ${argsFlag} name the real upstream of --live-upstream: give --live-upstream too`,
     );
-  if (args.length > 0 && command === undefined) throw new UsageError('--upstream-arg needs --upstream-command');
+  if (args.length > 0 && command === undefined) throw new UsageError(`${argsFlag} needs --upstream-command`);
   if (paths.length === 0)
     throw new UsageError('replay needs at least one run folder (runs/<run>/ of a trial) or a folder of recorded runs');
   const out = single(values, 'out');

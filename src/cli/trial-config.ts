@@ -100,7 +100,7 @@ export async function resolveTrialFlags(values: FlagValues, cwd: string): Promis
       else inline.stubScript = setting.values.inline;
       // The flag is set (so every rule about it holds); its reader takes the inline value instead.
       merged[setting.flag] = [`${configName}#${setting.key}`];
-    } else if (setting.values.length > 0 || setting.switch === true) merged[setting.flag] = setting.values;
+    } else if (setting.values.length > 0) merged[setting.flag] = setting.values;
   }
   for (const [flag, list] of Object.entries(commandLine)) merged[flag] = list;
   const locate = (error: unknown): unknown => {

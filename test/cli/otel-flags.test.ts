@@ -46,7 +46,7 @@ describe('parseOtelFlags', () => {
   it.each([
     [{ 'otel-endpoint': ['http://x:1'] }, {}, '--otel-endpoint is for --otel: give --otel too'],
     [{ 'otel-payloads': ['on'] }, {}, '--otel-payloads is for --otel: give --otel too'],
-    [{ otel: ['on'] }, {}, 'flag --otel takes no value'],
+    [{ otel: ['yes'] }, {}, 'flag --otel must be on or off, got "yes"'],
     [{ ...ON, 'otel-payloads': ['yes'] }, {}, 'flag --otel-payloads must be on or off, got "yes"'],
     [{ ...ON, 'otel-endpoint': ['ftp://x'] }, {}, 'flag --otel-endpoint must be an http(s) URL'],
     [

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseReplayFlags } from '../../src/cli/replay-flags.js';
 import { runCli } from '../support/in-process-cli.js';
 
 describe('--upstream-replay, --allow-redacted, --redact', () => {
@@ -89,5 +90,27 @@ describe('trial --model-replay', () => {
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/error: --model-replay: recording .*missing\.jsonl: /);
+  });
+});
+
+describe('replay --live-upstream: the upstream spelled as proxy and trial spell it (issue 37 §3)', () => {
+  it('--upstream-args is the comma list before the --upstream-arg values, as in proxy', () => {
+    const flags = parseReplayFlags(
+      ['runs/a'],
+      { 'live-upstream': ['on'], 'upstream-command': ['node'], 'upstream-args': ['server.js,--port'], 'upstream-arg': ['8080'] },
+      '/work',
+    );
+    expect(flags.upstream).toEqual({ command: 'node', args: ['server.js', '--port', '8080'] });
+  });
+
+  it.each([
+    [
+      { 'upstream-command': ['node'], 'upstream-args': ['a,b'] },
+      '--upstream-command and --upstream-args name the real upstream of --live-upstream',
+    ],
+    [{ 'live-upstream': ['on'], 'upstream-args': ['a,b'] }, '--upstream-args needs --upstream-command'],
+    [{ 'live-upstream': ['on'], 'upstream-command': ['node'], 'upstream-args': ['a,,b'] }, '--upstream-args has an empty item'],
+  ])('%j: refused, naming --upstream-args', (values, message) => {
+    expect(() => parseReplayFlags(['runs/a'], values, '/work')).toThrow(message);
   });
 });

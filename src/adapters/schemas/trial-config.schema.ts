@@ -105,12 +105,6 @@ const onOff: Codec = {
   flagValues: (v: boolean | 'on' | 'off') => [v === true ? 'on' : v === false ? 'off' : v],
 };
 
-/** A switch (`--otel`): `true` gives the flag (without a value), `false` leaves it out. */
-const switchOn: Codec = {
-  schema: z.boolean({ error: 'must be true or false' }),
-  flagValues: () => [],
-};
-
 // The faults registered when this module loads: the built-in ones (`src/domain/faults/`).
 const SCENARIO_IDS = scenarioIds() as [string, ...string[]];
 const scenarios: Codec = commaList(z.enum(SCENARIO_IDS, { error: `must be one of ${SCENARIO_IDS.join(', ')}` }));
@@ -453,7 +447,7 @@ export const TRIAL_CONFIG_KEYS: readonly ConfigKey[] = [
   {
     key: 'otel.enabled',
     flag: 'otel',
-    codec: switchOn,
+    codec: onOff,
     description:
       'Export OpenTelemetry traces of the runs (OTLP/HTTP): a span per run, its sessions, tool calls and model requests (docs/traces.md); nothing is sent without it',
   },
@@ -534,8 +528,6 @@ export interface ConfigSetting {
   path: readonly string[];
   flag: string;
   values: string[] | InlineValue;
-  /** A switch given `true`: the flag is set without a value. */
-  switch?: true;
 }
 
 /** The settings of a file that passed {@link trialConfigSchema}, in table order; a key without a value is absent. */
@@ -550,10 +542,6 @@ export function configSettings(config: Record<string, unknown>): ConfigSetting[]
           ? (value as Record<string, unknown>)[part]
           : undefined;
     if (value === undefined || value === null) continue;
-    if (codec === switchOn) {
-      if (value === true) out.push({ key, path, flag, values: [], switch: true });
-      continue;
-    }
     out.push({ key, path, flag, values: codec.flagValues(value as never) });
   }
   return out;

@@ -116,14 +116,14 @@ describe('trial config file: keys and flags', () => {
     expect(settingOf(ok, 'faults.tools')).toEqual(['create_*']);
     expect(settingOf(ok, 'tools.write')).toEqual(['create_*,book_*']);
     expect(settingOf(ok, 'patch')).toEqual(['GHOST_WRITE,IDEMPOTENCY']);
-    // A switch (otel.enabled): true sets the flag without a value, false leaves it out.
+    // A switch (otel.enabled) is an on/off value like the other switches: true is on, false off.
     const otel = yaml('otel:\n  enabled: true\n  endpoint: http://127.0.0.1:4318\n  payloads: false\n').settings;
     expect(otel.map((s) => [s.flag, s.values])).toEqual([
-      ['otel', []],
+      ['otel', ['on']],
       ['otel-endpoint', ['http://127.0.0.1:4318']],
       ['otel-payloads', ['off']],
     ]);
-    expect(yaml('otel:\n  enabled: false\n').settings).toEqual([]);
+    expect(yaml('otel:\n  enabled: false\n').settings.map((s) => [s.flag, s.values])).toEqual([['otel', ['off']]]);
     expect(() => yaml('otel:\n  enabled: yes please\n')).toThrow(/^harness\.yaml:2: otel\.enabled: must be true or false/);
     // A key with no value is absent; a list item with a comma cannot be a comma-list item.
     expect(yaml('out:\nruns: 2\n').settings.map((s) => s.key)).toEqual(['runs']);
