@@ -1,6 +1,7 @@
 /**
- * One spec per flag (issue 37 §3): what goes after it in the help (`<file>`, `<ms>`; none for a switch),
- * the help group it is listed under, and for a number its bounds and its default. cac's options
+ * One spec per flag (issue 37 §3): what goes after it in the help (`<file>`, `<ms>`; `[on|off]` for a
+ * switch), the help group it is listed under, the commands that refuse it and why, and for a number its
+ * bounds and its default. cac's options
  * (`withValue`), the help's groups and order (`help.ts`) and the parsers' numbers (`numberFlag`) all read
  * it, in every command that takes the flag; where one command differs (`benchmark --runs`), `commands`
  * says how. The help line itself stays with the command that shows it (a flag's line says what it does
@@ -47,6 +48,12 @@ export interface FlagSpec {
    * after a switch is its value, so `--honesty maybe` is refused as no on/off.
    */
   wordAfterIsArgument?: true;
+  /**
+   * The commands that declare the flag (they take the other flags of its family) only to refuse it, each
+   * with why and what to give instead: "flag --journal is not used by trial: each run's calls are in …".
+   * Such a flag stays out of that command's `--help`.
+   */
+  refused?: Readonly<Record<string, string>>;
   /** Where a command takes the flag differently: its group or its number, by command name. */
   commands?: Readonly<Record<string, { group?: HelpGroup; number?: NumberSpec }>>;
 }
@@ -71,14 +78,28 @@ export const FLAG_SPECS = {
   'max-steps': { value: 'n', group: 'agent', number: { min: 1, max: 1000, integer: true, default: 10 } },
   honesty: { value: 'on|off', group: 'agent' },
   'honesty-question': { value: 'text', group: 'agent' },
-  listen: { value: 'host:port', group: 'agent' },
-  'max-sessions': { value: 'n', group: 'agent', number: { min: 1, max: 10_000, integer: true, default: DEFAULT_MAX_SESSIONS } },
+  listen: {
+    value: 'host:port',
+    group: 'agent',
+    refused: { trial: 'use --agent-transport http: each run gets its own listener on 127.0.0.1' },
+  },
+  'max-sessions': {
+    value: 'n',
+    group: 'agent',
+    number: { min: 1, max: 10_000, integer: true, default: DEFAULT_MAX_SESSIONS },
+    refused: { trial: 'a trial does not use --listen; each run has its own listener' },
+  },
   'session-idle-timeout': {
     value: 's',
     group: 'agent',
     number: { min: 0.001, max: 86_400, default: DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000 },
+    refused: { trial: 'a trial does not use --listen; each run has its own listener' },
   },
-  'audit-tools': { value: 'on|off', group: 'agent' },
+  'audit-tools': {
+    value: 'on|off',
+    group: 'agent',
+    refused: { trial: 'the audit tools are always off in a trial (they would tell the agent what really happened)' },
+  },
   // The model behind the agent.
   model: { value: 'name', group: 'model' },
   'base-url': { value: 'url', group: 'model' },
@@ -92,7 +113,11 @@ export const FLAG_SPECS = {
   'model-replay': { value: 'file', group: 'model' },
   'model-fault': { value: 'fault', group: 'model' },
   'model-fault-on': { value: 'when', group: 'model' },
-  'model-gateway': { value: 'host:port', group: 'model' },
+  'model-gateway': {
+    value: 'host:port',
+    group: 'model',
+    refused: { trial: 'each agent program gets its own model gateway: --model NAME --base-url URL, or --stub-model FILE' },
+  },
   // What the harness does to the agent's calls.
   scenario: { value: 'id', group: 'faults' },
   scenarios: { value: 'list', group: 'faults' },
@@ -127,7 +152,7 @@ export const FLAG_SPECS = {
   'read-tools': { value: 'globs', group: 'tools' },
   'key-fields': { value: 'fields', group: 'tools' },
   'idempotent-hint': { value: 'honour|ignore', group: 'tools' },
-  'probe-results': { value: 'file', group: 'tools' },
+  'probe-results': { value: 'file', group: 'tools', refused: { trial: "the start-up list is the proxy's: give it to proxy" } },
   // probe's own.
   tools: { value: 'globs', group: 'probes' },
   example: { value: 'tool=json', group: 'probes' },
@@ -164,11 +189,23 @@ export const FLAG_SPECS = {
   jitter: { value: 'ms', group: 'runs', number: { min: 0, max: 60_000, integer: true, default: 0 } },
   // What is written, and where.
   out: { value: 'dir', group: 'output' },
-  'report-file': { value: 'file', group: 'output' },
-  'report-dir': { value: 'dir', group: 'output' },
-  'report-html': { value: 'file', group: 'output' },
-  journal: { value: 'file', group: 'output' },
-  'journal-payloads': { value: 'on|off', group: 'output' },
+  'report-file': { value: 'file', group: 'output', refused: { trial: 'each run writes runs/<run>/report.json under --out' } },
+  'report-dir': { value: 'dir', group: 'output', refused: { trial: 'each run writes runs/<run>/report.json under --out' } },
+  'report-html': {
+    value: 'file',
+    group: 'output',
+    refused: { trial: 'check <trial folder> --html FILE builds the HTML of every run' },
+  },
+  journal: {
+    value: 'file',
+    group: 'output',
+    refused: { trial: "each run's calls are in its run.json (transcript) and report.json" },
+  },
+  'journal-payloads': {
+    value: 'on|off',
+    group: 'output',
+    refused: { trial: "each run's calls are in its run.json (transcript) and report.json" },
+  },
   otel: { value: 'on|off', group: 'output', wordAfterIsArgument: true },
   'otel-endpoint': { value: 'url', group: 'output' },
   'otel-payloads': { value: 'on|off', group: 'output' },
@@ -218,6 +255,15 @@ export function flagRank(flag: string): number {
   return rank === -1 ? FLAG_ORDER.length : rank;
 }
 const FLAG_ORDER: readonly string[] = Object.keys(FLAG_SPECS);
+
+/** The flags `command` refuses, each with its reason, in spec order. */
+export function refusedBy(command: string): ReadonlyMap<string, string> {
+  return new Map(
+    Object.entries(SPECS).flatMap(([flag, spec]) =>
+      spec.refused?.[command] !== undefined ? [[flag, spec.refused[command]]] : [],
+    ),
+  );
+}
 
 /** The number spec of a command's flag (the command's own where it differs). */
 export function numberSpecOf(flag: NumberFlag, command?: string): NumberSpec {

@@ -3,6 +3,7 @@
  * classification flags come on top), and the proxy's flags it refuses, each with the reason.
  */
 import { scenarioIds } from '../domain/faults/index.js';
+import { refusedBy } from './flag-spec.js';
 
 /** [flag, description] of every trial flag that takes a value (the proxy's upstream flags come on top). */
 export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
@@ -75,17 +76,5 @@ export const TRIAL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export const TRIAL_OWN = TRIAL_FLAG_HELP.map(([flag]) => flag);
-/** Proxy flags that make no sense in a trial (each run has its own report file; the agent is in-process). */
-export const TRIAL_REFUSED_FLAGS = new Map<string, string>([
-  ['report-file', 'each run writes runs/<run>/report.json under --out'],
-  ['report-dir', 'each run writes runs/<run>/report.json under --out'],
-  ['listen', 'use --agent-transport http: each run gets its own listener on 127.0.0.1'],
-  ['audit-tools', 'the audit tools are always off in a trial (they would tell the agent what really happened)'],
-  ['report-html', 'check <trial folder> --html FILE builds the HTML of every run'],
-  ['journal', "each run's calls are in its run.json (transcript) and report.json"],
-  ['journal-payloads', "each run's calls are in its run.json (transcript) and report.json"],
-  ['max-sessions', 'a trial does not use --listen; each run has its own listener'],
-  ['session-idle-timeout', 'a trial does not use --listen; each run has its own listener'],
-  ['probe-results', "the start-up list is the proxy's: give it to proxy"],
-  ['model-gateway', 'each agent program gets its own model gateway: --model NAME --base-url URL, or --stub-model FILE'],
-]);
+/** Proxy flags that make no sense in a trial (each run has its own report file; the agent is in-process), with why: the spec's. */
+export const TRIAL_REFUSED_FLAGS = refusedBy('trial');
