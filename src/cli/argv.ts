@@ -138,20 +138,16 @@ export function repeated(values: FlagValues, flag: string): string[] {
   });
 }
 
-/** An `on|off` flag's value as a boolean (either case); not given: `byDefault`. The one reader of every such flag. */
+/**
+ * A switch's value as a boolean (on or off, either case); not given: `byDefault`. The one reader of every
+ * switch: `readArgv` gives a bare switch the value `on`.
+ */
 export function onOff(value: string | undefined, flag: string, byDefault: boolean): boolean {
   if (value === undefined) return byDefault;
   const v = value.toLowerCase();
   if (v === 'on') return true;
   if (v === 'off') return false;
   throw new UsageError(`flag --${flag} must be on or off, got "${value}"`);
-}
-
-/** A switch's value as a boolean: absent is `byDefault`; bare (no value at all) is on; else on or off. */
-export function switchOn(values: FlagValues, flag: string, byDefault: boolean): boolean {
-  if (!Object.hasOwn(values, flag)) return byDefault;
-  if (values[flag]!.length === 0) return true;
-  return onOff(single(values, flag), flag, byDefault);
 }
 
 /** Splits a comma list, refusing empty items (`a,,b`). */

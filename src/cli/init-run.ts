@@ -9,14 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { writeNewFile } from '../adapters/files/user-named-file.js';
 import { starterConfig } from '../app/init/starter-config.js';
 import { PROGRAM_NAME } from '../version.js';
-import { switchOn, type FlagValues } from './argv.js';
+import { onOff, single, type FlagValues } from './argv.js';
 import { FatalError, UsageError } from './errors.js';
 import { writeNotice, type CliIo } from './io.js';
 
 export async function runInit(file: string | undefined, values: FlagValues, io: CliIo): Promise<number> {
   for (const flag of Object.keys(values))
     if (flag !== 'force') throw new UsageError(`flag --${flag} is not an init flag; see init --help`);
-  const force = switchOn(values, 'force', false);
+  const force = onOff(single(values, 'force'), 'force', false);
   const name = file ?? 'harness.yaml';
   if (!/\.ya?ml$/i.test(name))
     throw new UsageError(`init writes YAML: name the file .yaml or .yml (trial reads a .json name as JSON), got "${name}"`);

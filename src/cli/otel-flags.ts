@@ -6,7 +6,7 @@
  * is exported without `--otel`. The headers (`OTEL_EXPORTER_OTLP_HEADERS`) are read by the exporter and
  * never here, so no message can print them.
  */
-import { onOff, single, switchOn, type FlagValues } from './argv.js';
+import { onOff, single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
 
 export const DEFAULT_SERVICE_NAME = 'cuonztech-agent-harness';
@@ -74,7 +74,7 @@ function flagUrl(value: string): URL {
 
 /** The `--otel` settings, or null without `--otel` (its flags alone are refused). */
 export function parseOtelFlags(values: FlagValues, env: Record<string, string | undefined>): OtelSettings | null {
-  const on = switchOn(values, 'otel', false);
+  const on = onOff(single(values, 'otel'), 'otel', false);
   const given = OTEL_VALUE_FLAGS.find((flag) => Object.hasOwn(values, flag));
   if (!on) {
     if (given !== undefined) throw new UsageError(`--${given} is for --otel: give --otel too`);

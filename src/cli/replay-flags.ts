@@ -4,7 +4,7 @@
  * (`replay-command.ts`) and the wiring (`replay-run.ts`), which do not import each other.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { commaList, onOff, repeated, single, switchOn } from './argv.js';
+import { commaList, onOff, repeated, single } from './argv.js';
 import { UsageError } from './errors.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 
@@ -31,7 +31,7 @@ export function parseReplayFlags(
   cwd: string,
   env: Readonly<Record<string, string | undefined>> = {},
 ): ReplayFlags {
-  const liveUpstream = switchOn(values, 'live-upstream', false);
+  const liveUpstream = onOff(single(values, 'live-upstream'), 'live-upstream', false);
   const command = single(values, 'upstream-command');
   // As proxy and trial take them: the comma list first, then each --upstream-arg.
   const argsList = single(values, 'upstream-args');

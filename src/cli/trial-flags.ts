@@ -206,6 +206,7 @@ export async function parseTrialFlags(
       backoffMs: 500,
       maxRetryAfterMs: 120_000,
       requestTimeoutMs: Math.round(numberFlag(get('model-timeout'), 'model-timeout') * 1000),
+      ...(replay !== undefined ? { replay } : {}),
     };
   } else {
     agent = {
@@ -254,7 +255,6 @@ export async function parseTrialFlags(
       callTimeoutMs: proxy.upstreamTimeoutMs,
       ...(modelFault !== undefined ? { modelFault } : {}),
       ...(proxy.upstreamReplay !== undefined ? { replayed: true as const } : {}),
-      ...(replay !== undefined ? { modelReplay: replay } : {}),
       settingFiles: inputSettingFiles(tasks, prompt, get('task-file'), get('patch-file')),
     },
     proxy,

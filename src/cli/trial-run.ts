@@ -17,7 +17,7 @@ import { TrialFolder } from '../adapters/files/trial-files/index.js';
 import { expandAll, expandEnv, expandPlaceholders, runEnv, type RunPlace } from '../app/trial/placeholders.js';
 import { ProgressView } from '../app/trial/progress.js';
 import type { TrialDeps } from '../app/trial/trial-deps.js';
-import { scenarioLabel, type RunSpec } from '../app/trial/trial-plan.js';
+import { modelReplayOf, scenarioLabel, type RunSpec } from '../app/trial/trial-plan.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../domain/faults/model-fault.js';
 import { recordedModelFault } from '../app/trial/replay-chat-model.js';
 import { TrialService } from '../app/trial/trial-service.js';
@@ -61,7 +61,7 @@ export async function runTrial(values: FlagValues, io: CliIo): Promise<number> {
   const logger = await createLogger(flags.proxy.logLevel, (line) => writeNotice(io.stderr, line));
   const agent = plan.agent;
   const chatModel =
-    agent.kind === 'model' && plan.modelReplay === undefined
+    agent.kind === 'model' && agent.replay === undefined
       ? new OpenAiChatModel({
           baseUrl: agent.baseUrl,
           model: agent.model,
@@ -220,7 +220,6 @@ function trialFigures(records: ReadonlyArray<{ outcome: { verdict: string } }>):
   };
 }
 
-/** `--model-replay FILE`: the recording's model exchanges, checked (one line, exit 1, when it cannot serve). */
 /** The proxy's upstream flags for one run: placeholders expanded, the run's variables added (stdio upstreams). */
 function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): TrialFlags['proxy'] {
   const p = flags.proxy;
@@ -236,8 +235,9 @@ function upstreamFlagsFor(flags: TrialFlags, run: RunPlace, spec: RunSpec): Tria
 /** What summary.json records about the setup (no API key, no header values). */
 function setupOf(flags: TrialFlags): Record<string, unknown> {
   const p = flags.proxy;
+  const recording = modelReplayOf(flags.plan);
   return {
-    ...(flags.plan.modelReplay !== undefined ? { modelReplay: resolve(flags.plan.modelReplay.file) } : {}),
+    ...(recording !== undefined ? { modelReplay: resolve(recording.file) } : {}),
     agent: setupAgent(describeAgent(flags.plan.agent)),
     upstream:
       p.upstreamReplay !== undefined

@@ -45,7 +45,7 @@ const NUMBER_FLAGS = Object.entries(FLAG_SPECS)
   .filter(([, spec]) => 'number' in spec)
   .map(([flag]) => flag as NumberFlag);
 
-describe('issue 37 §3: one spec per flag', () => {
+describe('R-8.1 (issue 37 §3): one spec per flag', () => {
   it('every option of every command has its spec, declared as the spec says (its placeholder; a switch [on|off])', async () => {
     const declared = await declaredOptions();
     expect(declared.length).toBeGreaterThan(100);

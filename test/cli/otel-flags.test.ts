@@ -9,7 +9,8 @@ import { DEFAULT_TRACES_ENDPOINT, parseOtelFlags, printableEndpoint } from '../.
 import { traceLine } from '../../src/cli/otel-run.js';
 import { UsageError } from '../../src/cli/errors.js';
 
-const ON = { otel: [] };
+/** `--otel` as `readArgv` reads a bare switch. */
+const ON = { otel: ['on'] };
 
 describe('parseOtelFlags', () => {
   it('is null without --otel: nothing is exported', () => {

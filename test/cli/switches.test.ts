@@ -12,8 +12,8 @@ import { COUNTING, runCli } from '../support/in-process-cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'switches-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('issue 37 §3: one switch style, bare or on|off', () => {
-  it('--otel: bare is on and leaves the next flag its own; off and =off are off', async () => {
+describe('R-8.1 (issue 37 §3): one switch style, bare or on|off', () => {
+  it('R-18.2: --otel: bare is on and leaves the next flag its own; off and =off are off, so nothing is exported', async () => {
     // Bare: on, and --otel-endpoint is read as the flag it is (its bad URL refused as such).
     const bare = await runCli(['proxy', ...COUNTING, '--otel', '--otel-endpoint', 'ftp://x']);
     expect(bare.code).toBe(1);

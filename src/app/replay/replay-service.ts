@@ -43,7 +43,7 @@ export interface ReplayDeps {
   liveUpstream: boolean;
   /** Where one replayed run's files go; `done()` removes them when they are not to be kept. */
   openStore(run: RecordedRun): Promise<{ store: TrialStore; done(): Promise<void> }>;
-  /** The trial's dependencies for replaying `run` into `store` (its model's side is the plan's `modelReplay`). */
+  /** The trial's dependencies for replaying `run` into `store` (its model's side is the agent's recording, `modelReplayOf(plan)`). */
   trialDeps(run: RecordedRun, store: TrialStore): TrialDeps;
 }
 
@@ -127,6 +127,7 @@ export function planOf(run: RecordedRun, liveUpstream: boolean): TrialPlan {
           backoffMs: a.backoffMs,
           maxRetryAfterMs: a.maxRetryAfterMs,
           ...(a.requestTimeoutMs !== null ? { requestTimeoutMs: a.requestTimeoutMs } : {}),
+          replay: modelReplay,
         }
       : {
           kind: 'command',
@@ -152,7 +153,6 @@ export function planOf(run: RecordedRun, liveUpstream: boolean): TrialPlan {
     classification: s.classification,
     callTimeoutMs: s.callTimeoutMs,
     ...(liveUpstream ? {} : { replayed: true as const }),
-    modelReplay,
     ...modelFaultPart(s),
   };
 }

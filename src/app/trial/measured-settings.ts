@@ -16,7 +16,7 @@ import { DEFAULT_AIM, faultSettingsOf, type ScenarioConfig } from '../../domain/
 import { faultOf } from '../../domain/faults/index.js';
 import { describeAgent } from './agent-description.js';
 import { modelFaultKindLabel, modelFaultOnLabel } from '../../domain/faults/model-fault.js';
-import { scenarioLabel, type TrialPlan } from './trial-plan.js';
+import { modelReplayOf, scenarioLabel, type TrialPlan } from './trial-plan.js';
 
 export type MeasuredSettings = Record<string, string>;
 
@@ -107,7 +107,7 @@ export function measuredSettings(
   faultSettings(plan.scenarios, s);
   // A replay repeats a recorded sample: never pooled with live runs (only when given, as below).
   if (plan.replayed === true) s['--upstream-replay'] = 'replayed (repeats a recorded sample, not a new one)';
-  if (plan.modelReplay !== undefined) s['--model-replay'] = 'replayed (repeats a recorded sample, not a new one)';
+  if (modelReplayOf(plan) !== undefined) s['--model-replay'] = 'replayed (repeats a recorded sample, not a new one)';
   // Only when given, so trials from before the flag still pool with trials without it.
   if (plan.modelFault !== undefined) {
     s['--model-fault'] = modelFaultKindLabel(plan.modelFault.fault);

@@ -16,7 +16,8 @@ export class BuiltInLoopRun implements AgentRun {
   constructor(private readonly agent: ModelAgent) {}
 
   async run(ctx: RunContext): Promise<AgentRunEnd> {
-    const replayModel = ctx.plan.modelReplay === undefined ? undefined : replayModelOf(ctx.plan.modelReplay.exchanges, ctx.plan);
+    const recording = this.agent.replay;
+    const replayModel = recording === undefined ? undefined : replayModelOf(recording.exchanges, ctx.plan);
     const end = await loopRun(ctx, this.agent, replayModel ?? ctx.deps.chatModel!, replayModel !== undefined);
     return {
       ...end,

@@ -30,7 +30,7 @@ import { describeAgent, gatewayRecord, runAgent } from './agent-description.js';
 import { runOutcome, type RunOutcome } from './run-outcome.js';
 import { Transcript } from './transcript.js';
 import type { RunFolder, TrialDeps } from './trial-deps.js';
-import type { RunSpec, TrialPlan } from './trial-plan.js';
+import { repeatsRecordedSample, type RunSpec, type TrialPlan } from './trial-plan.js';
 import type { UpstreamSettings } from './trial-settings.js';
 import type { RunTrace } from '../tracing/run-trace.js';
 
@@ -181,7 +181,7 @@ export class RunExecutor {
       ...(gateway !== null ? { modelGateway: gatewayRecord(gateway) } : {}),
       ...(modelFault !== undefined ? { modelFault: modelFault.record() } : {}),
       // docs/replay.md: the upstream was a recording; this run repeats a recorded sample.
-      ...(this.plan.replayed === true || this.plan.modelReplay !== undefined ? { replayed: true } : {}),
+      ...(repeatsRecordedSample(this.plan) ? { replayed: true } : {}),
       // the report's own attribution (the one computation), kept in the run file for its readers.
       attribution: attributionOf(report),
       facts,
@@ -281,7 +281,7 @@ export class RunExecutor {
       drainMs: 2_000,
       harnessVersion: this.deps.harnessVersion,
       // docs/replay.md: a replayed run's session report says so too, like its run file.
-      replayed: this.plan.replayed === true || this.plan.modelReplay !== undefined,
+      replayed: repeatsRecordedSample(this.plan),
       serverName: this.deps.serverName,
       stopWhenSessionEnds,
       ...(this.plan.effects !== undefined ? { effects: effectsForRun(this.plan.effects, folder) } : {}),

@@ -42,6 +42,8 @@ export interface ModelAgent {
   maxRetryAfterMs: number;
   /** How long one model request may take (`--model-timeout`): a `timeout` model fault ends then, as the endpoint's would. */
   requestTimeoutMs?: number;
+  /** `--model-replay`: the loop's model is the recording's model side instead of the endpoint. */
+  replay?: ModelReplay;
 }
 
 /** The user's own agent program, started once per run. */
@@ -150,11 +152,6 @@ export interface TrialPlan {
    */
   replayed?: true;
   /**
-   * `--model-replay FILE`: the model's side of every run (the built-in loop's, or the program's through its
-   * gateway) is answered from this recording. Its runs repeat a recorded sample too.
-   */
-  modelReplay?: ModelReplay;
-  /**
    * R-15: the effects view (`--effects-tool` / `--effects-command`), snapshotted for each run after its
    * reset, at the session's start, and at its end; `{run}` and `{run_dir}` in a command are filled in per run.
    */
@@ -238,4 +235,19 @@ export function planRuns(plan: TrialPlan, arm: Arm = BASELINE): RunSpec[] {
 export function shardRuns(runs: readonly RunSpec[], shard: Shard | undefined): RunSpec[] {
   if (shard === undefined) return [...runs];
   return runs.filter((_, k) => k % shard.count === shard.index - 1);
+}
+
+/**
+ * `--model-replay FILE`: the recording that answers the model's side of every run — the built-in loop's
+ * (`ModelAgent.replay`) or the program's through its gateway (`ReplayGateway`); undefined without it.
+ */
+export function modelReplayOf(plan: Pick<TrialPlan, 'agent'>): ModelReplay | undefined {
+  const agent = plan.agent;
+  if (agent.kind === 'model') return agent.replay;
+  return agent.gateway?.kind === 'replay' ? agent.gateway : undefined;
+}
+
+/** Whether the plan's runs repeat a recorded sample (`--upstream-replay` or `--model-replay`), not new ones. */
+export function repeatsRecordedSample(plan: TrialPlan): boolean {
+  return plan.replayed === true || modelReplayOf(plan) !== undefined;
 }

@@ -40,15 +40,24 @@ export interface SettingsOrigin {
   fromCommandLine: readonly string[];
 }
 
-/** The object that is hashed: the plan without file names, and the upstream. */
+/**
+ * The object that is hashed: the plan without file names, and the upstream. A `--model-replay` recording
+ * is named by its file, not hashed by its contents (its exchanges are the recording, not a setting).
+ */
 export function resolvedSettings(plan: TrialPlan, upstream: UpstreamSettings): unknown {
   const agent = plan.agent;
-  const withoutFileName =
-    agent.kind === 'command' && agent.gateway?.kind === 'stub'
-      ? { ...agent, gateway: { ...agent.gateway, file: undefined } }
-      : agent;
+  const hashed =
+    agent.kind === 'model'
+      ? agent.replay === undefined
+        ? agent
+        : { ...agent, replay: { file: agent.replay.file } }
+      : agent.gateway?.kind === 'stub'
+        ? { ...agent, gateway: { ...agent.gateway, file: undefined } }
+        : agent.gateway?.kind === 'replay'
+          ? { ...agent, gateway: { ...agent.gateway, exchanges: undefined } }
+          : agent;
   const { settingFiles: _files, ...withoutFiles } = plan;
-  return { plan: { ...withoutFiles, agent: withoutFileName }, upstream };
+  return { plan: { ...withoutFiles, agent: hashed }, upstream };
 }
 
 /** sha256 (hex) of the canonical JSON of {@link resolvedSettings}. */
