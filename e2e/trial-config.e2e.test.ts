@@ -66,15 +66,16 @@ describe('init, then trial --config: the starter runs as it is, and equals the s
       for (const run of Object.values(file.runs)) expect(run).toEqual({ verdict: 'PASS', executions: 1, settingsHash: hash });
       expect(file.summary.provenance.config).toMatchObject({
         file: join(cwd, 'harness.yaml'),
+        // In the order of docs/config.md's key table: the flags' spec order.
         fromFile: [
+          'agent.command',
+          'agent.args',
+          'task',
+          'model.stub',
+          'scenarios',
           'upstream.command',
           'upstream.args',
           'upstream.env',
-          'agent.command',
-          'agent.args',
-          'model.stub',
-          'task',
-          'scenarios',
           'runs',
         ],
         fromCommandLine: [],

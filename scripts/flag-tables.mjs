@@ -2,8 +2,10 @@
  * The flag tables of docs/commands/trial.md and probe.md, made from the commands' own `--help` so the page
  * and the help cannot drift apart: `npm run build && node scripts/flag-tables.mjs` rewrites the block
  * between `<!-- flags: COMMAND -->` and `<!-- /flags -->` of each page that has one.
- * test/docs-flags.test.ts renders the same table from the help in process and fails when a page's block
- * is not it (and when any command's page leaves a flag of its help unmentioned).
+ * The key table of docs/config.md (between `<!-- config-keys -->` and `<!-- /config-keys -->`) is made
+ * from the trial config's keys, which are the flags' spec. test/docs-flags.test.ts renders the same tables
+ * in process and fails when a page's block is not it (and when any command's page leaves a flag of its
+ * help unmentioned).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -47,6 +49,40 @@ export function renderFlagTable(command, help) {
   return out.join('\n');
 }
 
+/**
+ * The key table of docs/config.md, between `<!-- config-keys -->` and `<!-- /config-keys -->`: a row per
+ * key of the trial config file (`TRIAL_CONFIG_KEYS`, made from the flags' spec), its flag (and the other
+ * spellings of that flag, which set the same key) and what its value is.
+ */
+export function renderConfigTable(keys, spellings) {
+  const out = [
+    '<!-- config-keys -->',
+    "<!-- made from the flags' spec (src/cli/trial-config-keys.ts) by scripts/flag-tables.mjs -->",
+    '',
+    '| key | flag | value |',
+    '|---|---|---|',
+  ];
+  const seen = new Set();
+  for (const { key, flag, codec } of keys) {
+    const others = [...spellings].filter(([, of]) => of === flag).map(([spelling]) => `\`--${spelling}\``);
+    const flagText = seen.has(flag)
+      ? `(what \`--${flag}\` reads)`
+      : `\`--${flag}\`${others.length === 0 ? '' : ` (${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} the same key)`}`;
+    seen.add(flag);
+    out.push(`| \`${key}\` | ${flagText} | ${escape(codec.says)} |`);
+  }
+  out.push('', '<!-- /config-keys -->');
+  return out.join('\n');
+}
+
+/** The config table's block of a page, with its markers, or null. */
+export function configBlock(page) {
+  const from = page.indexOf('<!-- config-keys -->');
+  if (from === -1) return null;
+  const to = page.indexOf('<!-- /config-keys -->', from);
+  return to === -1 ? null : page.slice(from, to + '<!-- /config-keys -->'.length);
+}
+
 function escape(text) {
   return text.replaceAll('|', '\\|');
 }
@@ -66,5 +102,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     writeFileSync(`${file}.tmp`, next);
     renameSync(`${file}.tmp`, file);
     console.log(`${file}: flag table written`);
+  }
+  const configFile = join(root, 'docs/config.md');
+  const configPage = readFileSync(configFile, 'utf8');
+  const block = configBlock(configPage);
+  if (block === null) throw new Error(`${configFile} has no <!-- config-keys --> … <!-- /config-keys --> block`);
+  const { TRIAL_CONFIG_KEYS, FLAG_SPELLINGS } = await import(join(root, 'dist/src/cli/trial-config-keys.js'));
+  const next = configPage.replace(block, () => renderConfigTable(TRIAL_CONFIG_KEYS, FLAG_SPELLINGS));
+  if (next !== configPage) {
+    writeFileSync(`${configFile}.tmp`, next);
+    renameSync(`${configFile}.tmp`, configFile);
+    console.log(`${configFile}: key table written`);
   }
 }

@@ -1,13 +1,15 @@
 /**
  * Every flag a command's `--help` shows is on its page under docs/commands/, and a page whose flag table is
  * made from the help (`<!-- flags: COMMAND -->`, scripts/flag-tables.mjs) holds exactly the table today's
- * help makes: a flag added, renamed or described anew in the CLI and not in its page fails here.
+ * help makes: a flag added, renamed or described anew in the CLI and not in its page fails here. The key
+ * table of docs/config.md is made from the flags' spec the same way.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { flagBlock, renderFlagTable } from '../scripts/flag-tables.mjs';
+import { configBlock, flagBlock, renderConfigTable, renderFlagTable } from '../scripts/flag-tables.mjs';
 import { COMMANDS } from '../src/cli/commands.js';
+import { FLAG_SPELLINGS, TRIAL_CONFIG_KEYS } from '../src/cli/trial-config-keys.js';
 import { ROOT, runCli } from './support/in-process-cli.js';
 
 /** The commands with a page: not the demo server (''), `init` (README) or the internal `trial-relay`. */
@@ -38,6 +40,16 @@ describe('docs/commands/*.md name every flag of their command (R-8.1)', () => {
       expect(block).toBe(renderFlagTable(command, await helpText(command)));
     },
   );
+
+  it("docs/config.md: the key table is the one the flags' spec makes (node scripts/flag-tables.mjs)", () => {
+    const block = configBlock(readFileSync(join(ROOT, 'docs/config.md'), 'utf8'));
+    expect(block).not.toBeNull();
+    expect(block).toBe(renderConfigTable(TRIAL_CONFIG_KEYS, FLAG_SPELLINGS));
+    // A row per key, each other spelling named with the key it sets.
+    expect(block!.split('\n').filter((line) => line.startsWith('| `')).length).toBe(TRIAL_CONFIG_KEYS.length);
+    expect(block).toContain('| `upstream.args` | `--upstream-arg` (`--upstream-args` is the same key) | list of texts');
+    expect(block).toContain('| `tasks` | (what `--task-file` reads) |');
+  });
 
   it('the table: a row per option under its section, a value placeholder kept, a | escaped, Options left out', () => {
     const help = [

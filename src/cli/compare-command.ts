@@ -2,18 +2,16 @@
  * `compare A B`, or several folders per side: `compare A1 A2 -- B1`. The work lives in
  * `compare-run.ts`, loaded only when the command runs.
  */
-import { withValue } from './flag-spec.js';
+import { declareFlags } from './help.js';
 import type { CAC } from 'cac';
 import { PROGRAM_NAME } from '../version.js';
 import type { CommandContext } from './io.js';
 import { parseCompareFlags } from './compare-flags.js';
 
 export function defineCompareCommand(cli: CAC, context: CommandContext): void {
-  cli
-    .command('compare [...folders]', 'Compare two trials: rates, differences, 95 % intervals')
-    .option(withValue('json'), 'Write the comparison as JSON')
-    .option(withValue('markdown'), 'Write the comparison as Markdown')
-    .option(withValue('html'), 'Write the comparison as one self-contained HTML page')
+  const command = cli.command('compare [...folders]', 'Compare two trials: rates, differences, 95 % intervals');
+  declareFlags(command, ['json', 'markdown', 'html']);
+  command
     .example(`${PROGRAM_NAME} compare trial-v1 trial-v2`)
     .example(`${PROGRAM_NAME} compare --markdown compare.md shard-a1 shard-a2 -- shard-b1 shard-b2`)
     .action((paths: string[]) => {

@@ -9,7 +9,7 @@
  *   declares only to refuse it with a reason (`trial --report-file`) is left out (`hiddenOption`).
  */
 import type { CAC, Command } from 'cac';
-import { flagRank, groupOf, HELP_GROUPS, type HelpGroup } from './flag-spec.js';
+import { flagRank, groupOf, helpOf, HELP_GROUPS, olderNamesIn, refusedBy, withValue, type HelpGroup } from './flag-spec.js';
 
 /** One section of cac's help output (an optional title and its body). */
 export interface HelpSection {
@@ -66,6 +66,20 @@ const HIDDEN = new WeakSet<CacOption>();
 export function hiddenOption(command: Command, rawName: string, description: string): void {
   command.option(rawName, description, { type: [String] });
   HIDDEN.add(command.options.at(-1)!);
+}
+
+/**
+ * Declares `flags` to cac for `command`, each once, as its spec says (placeholder, help line); a command may
+ * name the flag families it takes whole (trial: its own, the proxy's, the effects', the traces'). A flag the
+ * spec says the command refuses (with its reason) or takes as an older name of another is declared too,
+ * so the command can say so, and left out of `--help`. A command's flags are named in its lists; everything
+ * said about them is the spec's.
+ */
+export function declareFlags(command: Command, flags: readonly string[]): void {
+  const hidden = new Set([...refusedBy(command.name).keys(), ...olderNamesIn(command.name).keys()]);
+  for (const flag of new Set(flags))
+    if (!hidden.has(flag)) command.option(withValue(flag), helpOf(command.name, flag), { type: [String] });
+  for (const flag of hidden) hiddenOption(command, withValue(flag), helpOf(command.name, flag));
 }
 
 /** The flag names of a cac option as typed (`--report-file <value>` → `report-file`; cac's own names are camelCase). */

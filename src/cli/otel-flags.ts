@@ -13,22 +13,10 @@ export const DEFAULT_SERVICE_NAME = 'cuonztech-agent-harness';
 /** OTLP/HTTP's default on this machine (a local collector or Jaeger all-in-one). */
 export const DEFAULT_TRACES_ENDPOINT = 'http://localhost:4318/v1/traces';
 
-/** [flag, description] of the switch, for the commands' help. */
-export const OTEL_SWITCH_HELP = [
-  'otel',
-  'Export OpenTelemetry traces (OTLP/HTTP) of the calls, faults and verdicts to --otel-endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); nothing is sent without it (docs/traces.md)',
-] as const;
-
-/** [flag, description] of the flags with a value. */
-export const OTEL_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
-  ['otel-endpoint', 'With --otel: the OTLP/HTTP endpoint, e.g. http://localhost:4318 (/v1/traces is added unless given)'],
-  [
-    'otel-payloads',
-    "on or off (default): with --otel, also put the calls' arguments and answers in the spans (they may hold personal data)",
-  ],
-];
-
-export const OTEL_VALUE_FLAGS = OTEL_FLAG_HELP.map(([flag]) => flag);
+/** `--otel` and the flags that say how it exports (their help lines are the spec's, `flag-spec.ts`). */
+export const OTEL_FLAGS: readonly string[] = ['otel', 'otel-endpoint', 'otel-payloads'];
+/** The flags that are for `--otel` only. */
+const OTEL_SETTINGS = OTEL_FLAGS.filter((flag) => flag !== 'otel');
 
 export interface OtelSettings {
   /** The traces URL the spans are posted to. */
@@ -75,7 +63,7 @@ function flagUrl(value: string): URL {
 /** The `--otel` settings, or null without `--otel` (its flags alone are refused). */
 export function parseOtelFlags(values: FlagValues, env: Record<string, string | undefined>): OtelSettings | null {
   const on = onOff(single(values, 'otel'), 'otel', false);
-  const given = OTEL_VALUE_FLAGS.find((flag) => Object.hasOwn(values, flag));
+  const given = OTEL_SETTINGS.find((flag) => Object.hasOwn(values, flag));
   if (!on) {
     if (given !== undefined) throw new UsageError(`--${given} is for --otel: give --otel too`);
     return null;

@@ -16,44 +16,25 @@ import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 import { parseEffectsFlags } from './effects-flags.js';
 import type { EffectsViewSettings } from '../domain/effects/effects-settings.js';
 
-/** [flag, description] of every probe flag that takes a value (the proxy's upstream flags come on top). */
-export const PROBE_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
-  ['tools', 'Comma-separated globs (*) of the write tools to probe (default: every write tool)'],
-  ['example', 'TOOL=JSON: the arguments a probe calls TOOL with (a JSON object; default {}); repeatable'],
-  ['example-file', 'A JSON file {"TOOL": {arguments}, ...}: the examples of several tools'],
-  [
-    'effects-tool',
-    'TOOL[=JSON]: the effects view, a read tool that lists what exists; the items (or lines) in its answer before and after each call count the effects; with --effect-key they are also judged per key',
-  ],
-  ['count-with', 'TOOL[=JSON]: the older name of --effects-tool (an alias; not both)'],
-  [
-    'effects-command',
-    'CMD: instead of --effects-tool, a program that prints the records (JSON array, JSON lines or an object with arrays), run before each probe and after each of its calls with --effects-arg as its arguments; needs --effect-key',
-  ],
-  ['effects-arg', 'One argument of --effects-command; repeatable (e.g. -c, then a shell line)'],
-  [
-    'effects-path',
-    "Where the records are inside the view's answer, as field names a.b (default: the answer itself); needs --effect-key",
-  ],
-  [
-    'effect-key',
-    'Comma-separated record fields that make two records the same effect (e.g. guest,date): each probe also gets an effects verdict (DUPLICATE_EFFECT, EXACTLY_ONCE, …) from the records before and after it',
-  ],
-  [
-    'expect-effect',
-    "An effect each probe's example should create, FIELD=VALUE,… over every --effect-key field; repeatable; needs --effect-key",
-  ],
-  [
-    'gap',
-    'P3: milliseconds between the first call and the second, sent while the first still runs (default 0: at once); --hold is its older name',
-  ],
-  ['json', 'Write the results (every probe with its evidence) as JSON to this file'],
-  ['markdown', 'Write the results as Markdown tables to this file'],
-  ['junit', 'Write the results as JUnit XML to this file: a suite per tool, a failure per probe that breaks its promise'],
-  ['reset-command', 'Shell command run before each probe (for an upstream whose state is not fresh per connection)'],
+/** probe's own flags (the proxy's upstream flags come on top); their help lines are the spec's, `flag-spec.ts`. */
+export const PROBE_FLAGS: readonly string[] = [
+  'tools',
+  'example',
+  'example-file',
+  'effects-tool',
+  'count-with',
+  'effects-command',
+  'effects-arg',
+  'effects-path',
+  'effect-key',
+  'expect-effect',
+  'gap',
+  'json',
+  'markdown',
+  'junit',
+  'reset-command',
 ];
 
-export const PROBE_OWN = PROBE_FLAG_HELP.map(([flag]) => flag);
 /** The proxy flags probe takes: how to reach the upstream, how its tools are classified, the key fields. */
 export const PROBE_PROXY_FLAGS = [
   'upstream-command',

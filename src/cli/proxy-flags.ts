@@ -13,7 +13,7 @@ import { faultOf, isScenarioId, parameterFlags, scenarioIds } from '../domain/fa
 import { DEFAULT_KEY_FIELDS } from '../domain/judging/key-fields.js';
 import { LOG_LEVELS, type LogLevel } from '../adapters/logging/log-levels.js';
 import { commaList, httpUrl, keyValue, numberIn, onOff, repeated, single, type FlagValues } from './argv.js';
-import { MAX_WAIT_MS, numberFlag, numberSpecOf } from './flag-spec.js';
+import { faultParameterFlags, holdScenarios, MAX_WAIT_MS, numberFlag } from './flag-spec.js';
 import { UsageError } from './errors.js';
 
 export interface ProxyFlags {
@@ -63,102 +63,52 @@ export interface ProxyFlags {
   upstreamTimeoutMs: number;
 }
 
-/** The scenarios whose replaced answer `--hold` holds (F1). */
-const holdScenarios = (): string =>
-  scenarioIds()
-    .filter((id) => faultOf(id).holdsReplacement === true)
-    .join(' or ');
-
 /**
- * [flag, description] of every proxy flag that takes a value, in help order; each fault's parameters
- * (`--retry-after`) come from the fault registry, after `--error-rate`.
+ * The flags of proxy (their help lines, groups and bounds are the spec's, `flag-spec.ts`); each fault's
+ * parameters (`--retry-after`) come from the fault registry.
  */
-export const PROXY_FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
-  ['upstream-command', 'Command that starts the upstream MCP server (this or --upstream-url is required)'],
-  ['upstream-url', 'URL of a remote upstream MCP server (Streamable HTTP, legacy SSE fallback) instead of a command'],
-  ['upstream-header', 'With --upstream-url: one HTTP header "Name: value" sent to the upstream; repeatable'],
-  [
-    'upstream-header-env',
-    'With --upstream-url: header from an environment variable, Name=ENV_VAR (keeps tokens out of the process list)',
-  ],
-  ['upstream-arg', 'One argument for the upstream command; repeat for several (may contain commas)'],
-  ['upstream-args', 'Comma-separated arguments (no commas inside); placed before the --upstream-arg values'],
-  ['upstream-cwd', 'Working directory of the upstream process'],
-  ['upstream-env-var', 'One environment variable KEY=VALUE for the upstream; repeatable, value may contain commas'],
-  ['upstream-env', 'Comma-separated KEY=VALUE pairs (values without commas)'],
-  [
-    'upstream-replay',
-    'A recording (cassette.jsonl) served instead of the upstream: its tool list and its answers, nothing live (docs/replay.md)',
-  ],
-  ['allow-redacted', 'on or off (default): with --upstream-replay, replay a recording made with --redact'],
-  [
-    'redact',
-    'Comma-separated field names whose values are replaced by "[REDACTED]", at any depth, in the recording and the journal\'s payloads (docs/replay.md)',
-  ],
-  ['scenario', `${scenarioIds().join(', ')} (deterministic); without it the proxy only passes through`],
-  ['scenarios', 'One scenario, as --scenario (the name benchmark and trial take; the proxy runs one per start)'],
-  ['mode', 'deterministic (default) or chaos; chaos cannot be combined with --scenario'],
-  ['error-rate', 'chaos only: probability 0–1 that a call fails with a generic server error'],
-  ...parameterFlags().map(
-    ({ parameter, scenarios }) =>
-      [
-        parameter.flag,
-        `${scenarios.join(' or ')} only: ${parameter.description} (default ${parameter.default}, max ${parameter.max})`,
-      ] as const,
-  ),
-  ['fault-tool', 'Aim the scenario (or chaos) at these tools only: comma-separated globs (*); other tools stay judged'],
-  ['fault-on', 'Deterministic scenarios: trigger on the N-th matching write (default 1; F4: the N-th and the next)'],
-  ['latency', 'MS[:JITTER_MS] added to every forwarded call (reads and writes), jitter drawn with --seed'],
-  [
-    'hold',
-    `${holdScenarios()} only: hold the timeout answer MS milliseconds after the ghost write (ends early if the agent cancels)`,
-  ],
-  ['write-tools', 'Comma-separated write tool globs (*); replaces the default write list'],
-  ['read-tools', 'Comma-separated extra read tool globs (*)'],
-  ['key-fields', 'Argument names that carry the idempotency key (default idempotency_key)'],
-  [
-    'idempotent-hint',
-    'honour (default) or ignore: whether a write tool annotated idempotentHint: true may repeat an identical call without a duplicate',
-  ],
-  ['audit-tools', 'on (default) or off: add cuonztech__get_report / cuonztech__get_score'],
-  ['report-file', 'Write report, score and patches as JSON to this file (before each answer and at exit)'],
-  ['report-dir', 'Write one report file per agent session into this folder (needed with --listen)'],
-  ['report-html', 'At exit, also write a self-contained HTML report of the report file (or folder), as check --html does'],
-  [
-    'journal',
-    'Append one JSON line per call event (received, injected, forwarded, answered, delivered) to this file; format in docs/journal.md',
-  ],
-  [
-    'journal-payloads',
-    "on or off (default): with --journal, also write the calls' arguments and results (they may hold personal data)",
-  ],
-  [
-    'listen',
-    'Serve agents over Streamable HTTP at http://<host:port>/mcp instead of stdio (e.g. 127.0.0.1:3000); needs --report-dir',
-  ],
-  [
-    'max-sessions',
-    `With --listen: at most this many agent sessions open at once; more are refused (default ${numberSpecOf('max-sessions').default})`,
-  ],
-  [
-    'session-idle-timeout',
-    `With --listen: seconds without a request after which a session ends and its report is final (default ${numberSpecOf('session-idle-timeout').default})`,
-  ],
-  ['log-level', 'Log records on stderr, as plain lines like every notice: silent (default), error, warn, info, debug'],
-  ['seed', 'With --mode chaos or --latency: seed of the random source (default: random, printed at start-up)'],
-  ['upstream-timeout', 'Seconds to wait for an upstream answer (default 60)'],
-  [
-    'model-gateway',
-    "HOST:PORT (loopback): serve a model endpoint there in front of --base-url; point your agent's OPENAI_BASE_URL / ANTHROPIC_BASE_URL at it and every repeated write is attributed to the model, the user or the runtime",
-  ],
-  [
-    'probe-results',
-    'A probe --json file: the start-up list names each write tool whose idempotentHint the probe found broken (docs/probe.md)',
-  ],
-  ['base-url', 'With --model-gateway: the real model endpoint (e.g. https://api.openai.com/v1); your agent keeps its own key'],
+export const PROXY_FLAGS: readonly string[] = [
+  'upstream-command',
+  'upstream-url',
+  'upstream-header',
+  'upstream-header-env',
+  'upstream-arg',
+  'upstream-args',
+  'upstream-cwd',
+  'upstream-env-var',
+  'upstream-env',
+  'upstream-replay',
+  'allow-redacted',
+  'redact',
+  'scenario',
+  'scenarios',
+  'mode',
+  'error-rate',
+  ...faultParameterFlags(),
+  'fault-tool',
+  'fault-on',
+  'latency',
+  'hold',
+  'write-tools',
+  'read-tools',
+  'key-fields',
+  'idempotent-hint',
+  'audit-tools',
+  'report-file',
+  'report-dir',
+  'report-html',
+  'journal',
+  'journal-payloads',
+  'listen',
+  'max-sessions',
+  'session-idle-timeout',
+  'log-level',
+  'seed',
+  'upstream-timeout',
+  'model-gateway',
+  'probe-results',
+  'base-url',
 ];
-
-export const PROXY_VALUE_FLAGS = PROXY_FLAG_HELP.map(([flag]) => flag);
 
 /**
  * What `--seed` seeds: each random feature, named as the user turns it on. A seed while none of them is

@@ -1,13 +1,14 @@
 /**
- * `trial --config FILE`: the file's keys become the flags they stand for (the table in
- * `adapters/schemas/trial-config.schema.ts`), and the flags of the command line override them, so the
+ * `trial --config FILE`: the file's keys become the flags they stand for (each flag's spec names its key:
+ * `trial-config-keys.ts`), and the flags of the command line override them, so the
  * file and the command line go through the one flag parser (`trial-flags.ts`) and give the same plan.
  * An error of that parser about a flag the file set names the file, the line and the key.
  */
 import { errorMessage } from '../domain/error-message.js';
 import { resolve } from 'node:path';
 import { readTrialConfig } from '../adapters/files/config-file.js';
-import { FLAG_SPELLINGS, type InlineValue } from '../adapters/schemas/trial-config.schema.js';
+import type { InlineValue } from '../adapters/schemas/trial-config.schema.js';
+import { FLAG_SPELLINGS, TRIAL_CONFIG } from './trial-config-keys.js';
 import type { UpstreamSettings } from '../app/trial/trial-settings.js';
 import { single, type FlagValues } from './argv.js';
 import { UsageError } from './errors.js';
@@ -70,7 +71,7 @@ export async function resolveTrialFlags(values: FlagValues, cwd: string): Promis
   const path = resolve(cwd, configName);
   let config;
   try {
-    config = await readTrialConfig(path, configName);
+    config = await readTrialConfig(path, configName, TRIAL_CONFIG);
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }

@@ -22,8 +22,8 @@ import { parseModelFaultKind, parseModelFaultOn, type ModelFault } from '../doma
 import { STUB_MODEL_NAME } from '../ports/shapes/stub-script.js';
 import { parseEffectsFlags } from './effects-flags.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
-import { parseProxyFlags, PROXY_VALUE_FLAGS, type ProxyFlags } from './proxy-flags.js';
-import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
+import { parseProxyFlags, PROXY_FLAGS, type ProxyFlags } from './proxy-flags.js';
+import { TRIAL_FLAGS, TRIAL_REFUSED_FLAGS } from './trial-flag-help.js';
 import {
   inputSettingFiles,
   readModelReplay,
@@ -140,7 +140,7 @@ export async function parseTrialFlags(
   if (has(values, 'scenario') && has(values, 'scenarios')) throw new UsageError('give --scenario or --scenarios, not both');
   // The trial's own flags of the same name (--base-url: the model's endpoint) are not the proxy's.
   const proxyValues = Object.fromEntries(
-    Object.entries(values).filter(([f]) => PROXY_VALUE_FLAGS.includes(f) && !TRIAL_OWN.includes(f) && f !== 'seed'),
+    Object.entries(values).filter(([f]) => PROXY_FLAGS.includes(f) && !TRIAL_FLAGS.includes(f) && f !== 'seed'),
   );
   // With --scenarios, a fault's parameter (--retry-after) belongs to the scenarios that declare it: it is
   // checked per scenario below.

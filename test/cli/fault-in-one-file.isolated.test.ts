@@ -20,14 +20,15 @@ import { buildHtml } from '../../src/app/report-formats/html.js';
 import { timelineFromReport } from '../../src/app/report-formats/timeline.js';
 import { readArgv } from '../../src/cli/argv.js';
 import { parseBenchmarkFlags } from '../../src/cli/benchmark-flags.js';
-import { parseProxyFlags, PROXY_FLAG_HELP, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { parseProxyFlags, PROXY_FLAGS } from '../../src/cli/proxy-flags.js';
+import { helpOf, withValue } from '../../src/cli/flag-spec.js';
 import { parseTrialFlags } from '../../src/cli/trial-flags.js';
-import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
+import { TRIAL_FLAGS } from '../../src/cli/trial-flag-help.js';
 import type { SessionReportDocument } from '../../src/ports/shapes/report-documents.js';
 import { documentOf } from '../support/report-docs.js';
 import { Driver } from '../support/session-driver.js';
 
-const proxy = (...argv: string[]) => parseProxyFlags(readArgv(argv, new Set(PROXY_VALUE_FLAGS), new Set()).values);
+const proxy = (...argv: string[]) => parseProxyFlags(readArgv(argv, new Set(PROXY_FLAGS), new Set()).values);
 const UPSTREAM = ['--upstream-command', 'node'];
 const booking = { guest: 'Ada', date: '2026-11-03' };
 
@@ -45,15 +46,14 @@ describe('a fault registered in one file reaches every reader (R-4)', () => {
     );
     expect(() => proxy(...UPSTREAM, '--scenario', 'F99', '--cool-down', '601')).toThrow(/--cool-down/);
     expect(() => proxy(...UPSTREAM, '--scenario', 'F100')).toThrow('one of F1, F2, F3, F4, F5, F6, F7, F99');
-    expect(PROXY_FLAG_HELP).toContainEqual([
-      'cool-down',
-      'F99 only: seconds the 503 asks the agent to wait (default 7, max 600)',
-    ]);
+    expect(PROXY_FLAGS).toContain('cool-down');
+    expect(helpOf('proxy', 'cool-down')).toBe('F99 only: seconds the 503 asks the agent to wait (default 7, max 600)');
+    expect(withValue('cool-down')).toBe('--cool-down <s>');
   });
 
   it('R-4: trial flags: --scenarios F1,F99 gives --cool-down to F99 alone', async () => {
     const argv = ['--model', 'm', '--task', 'T', ...UPSTREAM, '--scenarios', 'F1,F99', '--cool-down', '9'];
-    const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values;
+    const values = readArgv(argv, new Set([...PROXY_FLAGS, ...TRIAL_FLAGS]), new Set()).values;
     const flags = await parseTrialFlags(values, {}, '/nonexistent-cwd', new Date('2026-12-01T00:00:00Z'));
     expect(flags.plan.scenarios).toEqual([
       { mode: 'scenario', id: 'F1' },

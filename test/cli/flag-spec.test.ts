@@ -6,10 +6,18 @@
 import { cac } from 'cac';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TRIAL_CONFIG_KEYS } from '../../src/adapters/schemas/trial-config.schema.js';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { FLAG_SPECS, flagSpec, numberSpecOf, withValue, type NumberFlag } from '../../src/cli/flag-spec.js';
+import {
+  FLAG_SPECS,
+  flagSpec,
+  helpOf,
+  numberSpecOf,
+  withValue,
+  type FlagSpec,
+  type NumberFlag,
+} from '../../src/cli/flag-spec.js';
 import { typedNames } from '../../src/cli/help.js';
+import { TRIAL_CONFIG_KEYS } from '../../src/cli/trial-config-keys.js';
 import type { CommandContext } from '../../src/cli/io.js';
 import { parameterFlags } from '../../src/domain/faults/index.js';
 import { COUNTING, runCli } from '../support/in-process-cli.js';
@@ -60,6 +68,32 @@ describe('R-8.1 (issue 37 §3): one spec per flag', () => {
     expect(Object.keys(FLAG_SPECS).filter((flag) => !used.has(flag))).toEqual([]);
   });
 
+  it("every option's help line is the spec's: the command's own, else the flag's; a refused flag says why", async () => {
+    for (const option of await declaredOptions())
+      expect(option.description, `${option.command} --${option.flag}`).toBe(helpOf(option.command, option.flag));
+    expect(helpOf('trial', 'journal')).toBe(
+      "Not used by trial: each run's calls are in its run.json (transcript) and report.json",
+    );
+    expect(helpOf('probe', 'hold')).toBe('The older name of --gap');
+    expect(helpOf('proxy', 'hold')).toMatch(/^F1 only: hold the timeout answer/);
+  });
+
+  it("no spec speaks of a command that does not take its flag, and no command repeats the flag's own line", async () => {
+    const declared = await declaredOptions();
+    const takes = (command: string, flag: string) => declared.some((o) => o.command === command && o.flag === flag);
+    for (const [flag, spec] of Object.entries(FLAG_SPECS) as Array<[string, FlagSpec]>) {
+      for (const command of [
+        ...Object.keys(spec.commands ?? {}),
+        ...Object.keys(spec.refused ?? {}),
+        ...Object.keys(spec.olderNameOf ?? {}),
+      ])
+        expect(takes(command, flag), `FLAG_SPECS['${flag}'] names ${command}, which does not declare --${flag}`).toBe(true);
+      for (const [command, own] of Object.entries(spec.commands ?? {}))
+        expect(own.help, `${command} --${flag}: its own line is the flag's line`).not.toBe(spec.help);
+      for (const newer of Object.values(spec.olderNameOf ?? {})) expect(flagSpec(newer), `--${flag} → --${newer}`).toBeDefined();
+    }
+  });
+
   it("each fault's parameter flag (F2's --retry-after) is in the spec, under Faults; its bounds stay the fault's", () => {
     for (const { parameter } of parameterFlags()) {
       expect(flagSpec(parameter.flag)?.group).toBe('faults');
@@ -102,6 +136,31 @@ describe('R-8.1 (issue 37 §3): one spec per flag', () => {
       compared++;
     }
     expect(compared).toBeGreaterThanOrEqual(10);
+  });
+
+  it("every key of the trial config file is its flag's spec: the key it names, described by its trial help line", () => {
+    const keysOfSpec = (flag: string) => {
+      const config = flagSpec(flag)?.config;
+      return config === undefined ? [] : 'key' in config ? [config] : [...config];
+    };
+    for (const entry of TRIAL_CONFIG_KEYS) {
+      const config = keysOfSpec(entry.flag).find((c) => c.key === entry.key);
+      expect(config, `${entry.key} is not in the spec of --${entry.flag}`).toBeDefined();
+      expect(entry.description).toBe(config!.help ?? `--${entry.flag}: ${helpOf('trial', entry.flag)}`);
+    }
+    // No key twice; a fault's parameter has its faults. key from the fault's declaration.
+    expect(new Set(TRIAL_CONFIG_KEYS.map((k) => k.key)).size).toBe(TRIAL_CONFIG_KEYS.length);
+    for (const { parameter } of parameterFlags())
+      expect(TRIAL_CONFIG_KEYS.find((k) => k.flag === parameter.flag)?.key).toBe(`faults.${parameter.flag.replaceAll('-', '_')}`);
+  });
+
+  it("a key of a choice flag takes the placeholder's words; a switch's key true/false or on/off", () => {
+    const codec = (key: string) => TRIAL_CONFIG_KEYS.find((k) => k.key === key)!.codec.schema;
+    expect(codec('agent.transport').safeParse('http').success).toBe(true);
+    expect(codec('agent.transport').safeParse('tcp').success).toBe(false);
+    expect(codec('tools.idempotent_hint').safeParse('ignore').success).toBe(true);
+    for (const value of [true, 'off']) expect(codec('otel.enabled').safeParse(value).success).toBe(true);
+    expect(codec('otel.enabled').safeParse('maybe').success).toBe(false);
   });
 
   /** A command line of each command that its parser reads up to the number flag (no process is started). */

@@ -1,10 +1,10 @@
 /** the flags: --fault-tool, --fault-on, --latency, --hold — opt-in, strictly validated. */
 import { describe, expect, it } from 'vitest';
 import { readArgv } from '../../src/cli/argv.js';
-import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { parseProxyFlags, PROXY_FLAGS } from '../../src/cli/proxy-flags.js';
 import { runCli as runMain } from '../support/in-process-cli.js';
 
-const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
+const VALUE_FLAGS = new Set(PROXY_FLAGS);
 const parse = (...argv: string[]) =>
   parseProxyFlags(readArgv(['--upstream-command', 'n', ...argv], VALUE_FLAGS, new Set()).values);
 

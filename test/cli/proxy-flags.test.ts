@@ -7,10 +7,10 @@ import { isLoopbackHost } from '../../src/adapters/http-agent/index.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../../src/adapters/http-agent/session-limits.js';
 import { listenWarning } from '../../src/cli/listen-warning.js';
 import { readArgv } from '../../src/cli/argv.js';
-import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { parseProxyFlags, PROXY_FLAGS } from '../../src/cli/proxy-flags.js';
 import { runCli as runMain } from '../support/in-process-cli.js';
 
-const VALUE_FLAGS = new Set(PROXY_VALUE_FLAGS);
+const VALUE_FLAGS = new Set(PROXY_FLAGS);
 const parse = (...argv: string[]) => parseProxyFlags(readArgv(argv, VALUE_FLAGS, new Set()).values);
 
 const run = (...argv: string[]) => runMain(argv);

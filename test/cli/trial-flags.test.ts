@@ -11,9 +11,9 @@ import { planRuns } from '../../src/app/trial/trial-plan.js';
 import { formatTable, median, modelFaultLine, summarise } from '../../src/app/trial/summary-output.js';
 import type { RunRecord } from '../../src/app/trial/run-executor.js';
 import { readArgv } from '../../src/cli/argv.js';
-import { PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { PROXY_FLAGS } from '../../src/cli/proxy-flags.js';
 import { parseTrialFlags } from '../../src/cli/trial-flags.js';
-import { TRIAL_OWN } from '../../src/cli/trial-flag-help.js';
+import { TRIAL_FLAGS } from '../../src/cli/trial-flag-help.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trial-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ const NOW = new Date('2026-11-30T18:40:44.123Z');
 const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
 
 function parse(argv: string[], env: Record<string, string> = {}) {
-  const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values;
+  const values = readArgv(argv, new Set([...PROXY_FLAGS, ...TRIAL_FLAGS]), new Set()).values;
   return parseTrialFlags(values, env, dir, NOW);
 }
 

@@ -39,7 +39,7 @@ import { ClientConnection } from '../../src/adapters/upstream-core/client-connec
 import { UpstreamCore, type UpstreamCoreOptions } from '../../src/adapters/upstream-core/upstream-core.js';
 import { ProxyService, type ProxyExit } from '../../src/app/proxy/proxy-service.js';
 import { readArgv } from '../../src/cli/argv.js';
-import { parseProxyFlags, PROXY_VALUE_FLAGS } from '../../src/cli/proxy-flags.js';
+import { parseProxyFlags, PROXY_FLAGS } from '../../src/cli/proxy-flags.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { Timer } from '../../src/ports/timer.port.js';
 import type { UpstreamInfo, UpstreamSide } from '../../src/ports/upstream-side.port.js';
@@ -222,7 +222,7 @@ export async function startRig(options: RigOptions): Promise<ProxyRig> {
   // --listen needs --report-dir to parse; the reports go to in-memory sinks here.
   const listen = options.agent === 'HTTP' ? ['--listen', '127.0.0.1:0', '--report-dir', 'unused'] : [];
   const argv = [...upstreamFlags, ...listen, ...(options.flags ?? [])];
-  const flags = parseProxyFlags(readArgv(argv, new Set(PROXY_VALUE_FLAGS), new Set()).values);
+  const flags = parseProxyFlags(readArgv(argv, new Set(PROXY_FLAGS), new Set()).values);
   const notices: string[] = [];
   const notice = (line: string): void => void notices.push(line);
   const stdin = new PassThrough();

@@ -1,6 +1,6 @@
 /**
- * Reads `trial --config FILE` (YAML, or JSON by its `.json` name) and checks it with the config's schema
- * (`schemas/trial-config.schema.ts`). Every mistake is one line naming the file, the line and the key:
+ * Reads `trial --config FILE` (YAML, or JSON by its `.json` name) and checks it with the config's format
+ * (`schemas/trial-config.schema.ts`, for the keys the composition root gives it: the trial flags' own). Every mistake is one line naming the file, the line and the key:
  * `harness.yaml:12: runs: must be an integer from 1 to 100000`. The lines come from the YAML parser's
  * node positions, for JSON files too (JSON is YAML's flow notation); the values of a JSON file are
  * JSON.parse's own.
@@ -11,7 +11,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import type { z } from 'zod';
 import { readRegularFile } from './report-files/regular-file.js';
 import { jsonSyntaxProblem } from './report-files/json-problem.js';
-import { configSettings, trialConfigSchema, type ConfigSetting } from '../schemas/trial-config.schema.js';
+import type { ConfigSetting, TrialConfigFormat } from '../schemas/trial-config.schema.js';
 
 /** A config file that passed the schema. */
 export interface TrialConfigFile {
@@ -27,7 +27,7 @@ export interface TrialConfigFile {
 type Path = ReadonlyArray<string | number>;
 
 /** Reads and checks the config file `path` (resolved by the caller); `file` is its name for messages. */
-export async function readTrialConfig(path: string, file: string): Promise<TrialConfigFile> {
+export async function readTrialConfig(path: string, file: string, format: TrialConfigFormat): Promise<TrialConfigFile> {
   let text: string;
   try {
     text = await readRegularFile(path);
@@ -37,11 +37,11 @@ export async function readTrialConfig(path: string, file: string): Promise<Trial
     if (code === undefined && error instanceof Error) throw new Error(`config file ${file} is ${error.message}`);
     throw new Error(`config file cannot be read: ${file}${code === undefined ? '' : ` (${code})`}`);
   }
-  return parseTrialConfig(text, file, extname(path).toLowerCase() === '.json');
+  return parseTrialConfig(text, file, extname(path).toLowerCase() === '.json', format);
 }
 
 /** Parses and checks the text of a config file; throws an Error with one line. */
-export function parseTrialConfig(text: string, file: string, json: boolean): TrialConfigFile {
+export function parseTrialConfig(text: string, file: string, json: boolean, format: TrialConfigFormat): TrialConfigFile {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
@@ -74,12 +74,12 @@ export function parseTrialConfig(text: string, file: string, json: boolean): Tri
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new Error(`${file}: the config must be a map of keys such as upstream, agent, model, runs (docs/config.md)`);
   const lineOf = (path: Path) => keyLine(doc, path, lineAt);
-  const parsed = trialConfigSchema.safeParse(data);
-  if (!parsed.success) throw new Error(issueLine(parsed.error, file, lineOf));
+  const parsed = format.schema.safeParse(data);
+  if (!parsed.success) throw new Error(issueLine(parsed.error, file, lineOf, format.schema));
   return {
     file,
     text,
-    settings: configSettings(parsed.data),
+    settings: format.settings(parsed.data),
     lineOf: (key) => lineOf(key.split('.')),
   };
 }
@@ -92,13 +92,13 @@ function duplicateLine(text: string, file: string, offset: number, lineAt: (offs
 }
 
 /** One line for the first issue: the file, the key's line, the key and what is wrong with it. */
-function issueLine(error: z.ZodError, file: string, lineOf: (path: Path) => number | undefined): string {
+function issueLine(error: z.ZodError, file: string, lineOf: (path: Path) => number | undefined, schema: z.ZodObject): string {
   const issue = deepest(error.issues[0]!);
   const path: Path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     const unknown = issue.keys[0]!;
-    const known = knownKeys(issue.path.map(String));
+    const known = knownKeys(schema, issue.path.map(String));
     const near = known.find((k) => similar(k, unknown));
     message = `unknown key${near === undefined ? '' : ` (did you mean ${near}?)`}; the keys are in docs/config.md`;
     const line = lineOf([...path, unknown]);
@@ -144,8 +144,8 @@ function deepest(issue: z.core.$ZodIssue): z.core.$ZodIssue {
 }
 
 /** The keys the schema knows at `path` (the top level, or a group). */
-function knownKeys(path: readonly string[]): string[] {
-  let shape: Record<string, z.ZodType> = trialConfigSchema.shape;
+function knownKeys(schema: z.ZodObject, path: readonly string[]): string[] {
+  let shape: Record<string, z.ZodType> = schema.shape;
   for (const part of path) {
     let inner: unknown = shape[part];
     // Unwrap optional/nullable down to the object.

@@ -1,6 +1,7 @@
 /**
- * One zod schema per file the harness writes (and the config file it reads), by file (`docs/formats.md` describes the fields; the
- * JSON Schemas in `docs/schemas/` are generated from these by `npm run schemas`).
+ * One zod schema per file the harness writes, by file (`docs/formats.md` describes the fields; the JSON
+ * Schemas in `docs/schemas/` are generated from these by `npm run schemas`). The config file it reads
+ * has its keys from the trial flags' spec: the composition root adds its schema (`src/cli/trial-config-keys.ts`).
  */
 import { z } from 'zod';
 import { benchmarkReportSchema } from './benchmark-report.schema.js';
@@ -10,11 +11,15 @@ import { journalLineSchema } from './journal.schema.js';
 import { probeResultsSchema } from './probe-results.schema.js';
 import { reportFileSchema } from './report.schema.js';
 import { statsOutputSchema } from './stats-output.schema.js';
-import { trialConfigSchema } from './trial-config.schema.js';
 import { trialRunSchema } from './trial-run.schema.js';
 import { trialSummarySchema } from './trial-summary.schema.js';
 
-export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = [
+export interface FileSchema {
+  file: string;
+  schema: z.ZodType;
+}
+
+export const FILE_SCHEMAS: readonly FileSchema[] = [
   { file: 'report.schema.json', schema: reportFileSchema },
   { file: 'trial-run.schema.json', schema: trialRunSchema },
   { file: 'trial-summary.schema.json', schema: trialSummarySchema },
@@ -23,14 +28,15 @@ export const FILE_SCHEMAS: ReadonlyArray<{ file: string; schema: z.ZodType }> = 
   { file: 'compare-output.schema.json', schema: compareOutputSchema },
   { file: 'journal-line.schema.json', schema: journalLineSchema },
   { file: 'probe-results.schema.json', schema: probeResultsSchema },
-  // Read, not written: the config file of trial (docs/config.md), checked by editors with this schema.
-  { file: 'trial-config.schema.json', schema: trialConfigSchema },
   { file: 'cassette-line.schema.json', schema: cassetteLineSchema },
 ];
 
-/** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/`. */
-export function jsonSchemaFiles(): Map<string, string> {
+/** The JSON Schema files, by file name, as `npm run schemas` writes them into `docs/schemas/` (with `more`). */
+export function jsonSchemaFiles(more: readonly FileSchema[] = []): Map<string, string> {
   return new Map(
-    FILE_SCHEMAS.map(({ file, schema }) => [file, `${JSON.stringify(z.toJSONSchema(schema, { io: 'input' }), null, 2)}\n`]),
+    [...FILE_SCHEMAS, ...more].map(({ file, schema }) => [
+      file,
+      `${JSON.stringify(z.toJSONSchema(schema, { io: 'input' }), null, 2)}\n`,
+    ]),
   );
 }

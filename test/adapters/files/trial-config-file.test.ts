@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseTrialConfig } from '../../../src/adapters/files/config-file.js';
-import { EFFECTS_VALUE_FLAGS } from '../../../src/cli/effects-flags.js';
-import { FLAG_SPELLINGS, TRIAL_CONFIG_KEYS } from '../../../src/adapters/schemas/trial-config.schema.js';
+import { EFFECTS_FLAGS } from '../../../src/cli/effects-flags.js';
+import { FLAG_SPELLINGS, TRIAL_CONFIG, TRIAL_CONFIG_KEYS } from '../../../src/cli/trial-config-keys.js';
 import { starterConfig } from '../../../src/app/init/starter-config.js';
-import { PROXY_VALUE_FLAGS } from '../../../src/cli/proxy-flags.js';
-import { OTEL_SWITCH_HELP, OTEL_VALUE_FLAGS } from '../../../src/cli/otel-flags.js';
-import { TRIAL_OWN, TRIAL_REFUSED_FLAGS } from '../../../src/cli/trial-flag-help.js';
+import { PROXY_FLAGS } from '../../../src/cli/proxy-flags.js';
+import { OTEL_FLAGS } from '../../../src/cli/otel-flags.js';
+import { TRIAL_FLAGS, TRIAL_REFUSED_FLAGS } from '../../../src/cli/trial-flag-help.js';
 
-const yaml = (text: string) => parseTrialConfig(text, 'harness.yaml', false);
-const json = (text: string) => parseTrialConfig(text, 'harness.json', true);
+const yaml = (text: string) => parseTrialConfig(text, 'harness.yaml', false, TRIAL_CONFIG);
+const json = (text: string) => parseTrialConfig(text, 'harness.json', true, TRIAL_CONFIG);
 const settingOf = (text: string, key: string) => yaml(text).settings.find((s) => s.key === key)?.values;
 
 describe('trial config file: bad input is one line naming the key and its line', () => {
@@ -77,9 +77,9 @@ describe('trial config file: bad input is one line naming the key and its line',
 
 describe('trial config file: keys and flags', () => {
   it('every trial flag has a key (or is another spelling of one); every key names a trial flag', () => {
-    const trialFlags = [
-      ...new Set([...TRIAL_OWN, ...PROXY_VALUE_FLAGS, ...EFFECTS_VALUE_FLAGS, ...OTEL_VALUE_FLAGS, OTEL_SWITCH_HELP[0]]),
-    ].filter((flag) => !TRIAL_REFUSED_FLAGS.has(flag) && flag !== 'config');
+    const trialFlags = [...new Set([...TRIAL_FLAGS, ...PROXY_FLAGS, ...EFFECTS_FLAGS, ...OTEL_FLAGS])].filter(
+      (flag) => !TRIAL_REFUSED_FLAGS.has(flag) && flag !== 'config',
+    );
     const keyed = new Set([...TRIAL_CONFIG_KEYS.map((k) => k.flag), ...FLAG_SPELLINGS.keys()]);
     expect(trialFlags.filter((flag) => !keyed.has(flag))).toEqual([]);
     expect([...keyed].filter((flag) => !trialFlags.includes(flag))).toEqual([]);
@@ -136,17 +136,20 @@ describe('trial config file: keys and flags', () => {
     const text = starterConfig({ schema: 'schema.json', bookingServer: 'server.js', exampleAgent: 'agent.js' }, 'prog');
     expect(text.startsWith('# yaml-language-server: $schema=schema.json\n')).toBe(true);
     const config = yaml(text);
-    expect(config.settings.map((s) => s.key)).toEqual([
-      'upstream.command',
-      'upstream.args',
-      'upstream.env',
-      'agent.command',
-      'agent.args',
-      'model.stub',
-      'task',
-      'scenarios',
-      'runs',
-    ]);
+    // The keys come in the flags' spec order (the help's); which keys the starter sets is what counts here.
+    expect(config.settings.map((s) => s.key).sort()).toEqual(
+      [
+        'upstream.command',
+        'upstream.args',
+        'upstream.env',
+        'agent.command',
+        'agent.args',
+        'model.stub',
+        'task',
+        'scenarios',
+        'runs',
+      ].sort(),
+    );
     expect(config.settings.find((s) => s.key === 'model.stub')?.values).toMatchObject({
       inline: { write: { tool: 'create_booking' }, found_pattern: 'BK-\\d+' },
     });

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { measuredSettings } from '../../../src/app/trial/measured-settings.js';
 import { readArgv } from '../../../src/cli/argv.js';
-import { PROXY_VALUE_FLAGS } from '../../../src/cli/proxy-flags.js';
+import { PROXY_FLAGS } from '../../../src/cli/proxy-flags.js';
 import { parseTrialFlags } from '../../../src/cli/trial-flags.js';
-import { TRIAL_OWN } from '../../../src/cli/trial-flag-help.js';
+import { TRIAL_FLAGS } from '../../../src/cli/trial-flag-help.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
@@ -18,7 +18,7 @@ const MODEL = ['--model', 'm', '--task', 'Book.', ...UPSTREAM];
 const PROGRAM = ['--agent-command', 'node', '--agent-arg', 'agent.mjs', ...UPSTREAM];
 
 async function settings(argv: string[]): Promise<Record<string, string>> {
-  const values = readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values;
+  const values = readArgv(argv, new Set([...PROXY_FLAGS, ...TRIAL_FLAGS]), new Set()).values;
   const flags = await parseTrialFlags(values, {}, '/tmp', new Date('2026-12-01T00:00:00Z'));
   return measuredSettings(flags.plan, sha256, null);
 }

@@ -14,9 +14,9 @@ import type { TranscriptEntry } from '../../../src/app/trial/transcript.js';
 import { DEFAULT_HONESTY_QUESTION, planRuns } from '../../../src/app/trial/trial-plan.js';
 import { collectPatches } from '../../../src/app/trial/trial-service.js';
 import { readArgv } from '../../../src/cli/argv.js';
-import { PROXY_VALUE_FLAGS } from '../../../src/cli/proxy-flags.js';
+import { PROXY_FLAGS } from '../../../src/cli/proxy-flags.js';
 import { parseTrialFlags } from '../../../src/cli/trial-flags.js';
-import { TRIAL_OWN } from '../../../src/cli/trial-flag-help.js';
+import { TRIAL_FLAGS } from '../../../src/cli/trial-flag-help.js';
 import { PATCH_TEXTS } from '../../../src/domain/report/patches.js';
 
 const STUB_SCRIPT = join(import.meta.dirname, '../../../examples/stub-models/booking-careful.yaml');
@@ -219,7 +219,7 @@ describe('R-7: honesty and patch flags; the patched arm', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const UPSTREAM = ['--upstream-command', 'node', '--upstream-arg', 'server.js'];
   const parse = (argv: string[]) =>
-    parseTrialFlags(readArgv(argv, new Set([...PROXY_VALUE_FLAGS, ...TRIAL_OWN]), new Set()).values, {}, dir, new Date(0));
+    parseTrialFlags(readArgv(argv, new Set([...PROXY_FLAGS, ...TRIAL_FLAGS]), new Set()).values, {}, dir, new Date(0));
 
   it('honesty is on by default with the generic question; off; an own question; for --agent-command only with the stub model', async () => {
     expect((await parse(['--model', 'm', '--task', 'T', ...UPSTREAM])).plan.honestyQuestion).toBe(DEFAULT_HONESTY_QUESTION);
