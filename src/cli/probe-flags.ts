@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { commaList, jsonObject, repeated, single, toolAndJson, type FlagValues } from './argv.js';
 import { numberFlag } from './flag-spec.js';
 import { UsageError } from './errors.js';
-import { parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
+import { LIVE_UPSTREAM_FLAGS, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import { parseOtelFlags, type OtelSettings } from './otel-flags.js';
 import { parseEffectsFlags } from './effects-flags.js';
 import type { EffectsViewSettings } from '../domain/effects/effects-settings.js';
@@ -36,16 +36,8 @@ export const PROBE_FLAGS: readonly string[] = [
 ];
 
 /** The proxy flags probe takes: how to reach the upstream, how its tools are classified, the key fields. */
-export const PROBE_PROXY_FLAGS = [
-  'upstream-command',
-  'upstream-url',
-  'upstream-header',
-  'upstream-header-env',
-  'upstream-arg',
-  'upstream-args',
-  'upstream-cwd',
-  'upstream-env-var',
-  'upstream-env',
+export const PROBE_PROXY_FLAGS: readonly string[] = [
+  ...LIVE_UPSTREAM_FLAGS,
   'write-tools',
   'read-tools',
   'key-fields',

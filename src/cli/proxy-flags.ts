@@ -63,11 +63,8 @@ export interface ProxyFlags {
   upstreamTimeoutMs: number;
 }
 
-/**
- * The flags of proxy (their help lines, groups and bounds are the spec's, `flag-spec.ts`); each fault's
- * parameters (`--retry-after`) come from the fault registry.
- */
-export const PROXY_FLAGS: readonly string[] = [
+/** How to start or reach a live upstream: the flags `proxy`, `trial` and `probe` share. */
+export const LIVE_UPSTREAM_FLAGS: readonly string[] = [
   'upstream-command',
   'upstream-url',
   'upstream-header',
@@ -77,6 +74,14 @@ export const PROXY_FLAGS: readonly string[] = [
   'upstream-cwd',
   'upstream-env-var',
   'upstream-env',
+];
+
+/**
+ * The flags of proxy (their help lines, groups and bounds are the spec's, `flag-spec.ts`); each fault's
+ * parameters (`--retry-after`) come from the fault registry.
+ */
+export const PROXY_FLAGS: readonly string[] = [
+  ...LIVE_UPSTREAM_FLAGS,
   'upstream-replay',
   'allow-redacted',
   'redact',
