@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { endSession, naiveAgent, withProxy, type WriteTask } from '../test/support/agents.js';
+import { naiveAgent, withProxy, type WriteTask } from '../test/support/agents.js';
 import { ROOT, textOf, type ReportFile } from '../test/support/proxy-harness.js';
 import { removeOut, runCompiledTrialInProcess } from '../test/support/trial-harness.js';
 
@@ -119,7 +119,10 @@ describe
             const trace = await naiveAgent(run, sameKeyBooking(guest, date, `key-${mode}-${view}`));
             // F1: the first send executed and its answer became a time-out; the second was answered.
             expect(trace.steps.map((s) => s.result.isError === true)).toEqual([true, false]);
-            const report = await endSession(run);
+            // The snapshot after the run is taken once the agent has left: give it the time it needs here
+            // (a node process opening the database), not the SDK client's 2 s before SIGTERM.
+            await run.finish(30_000);
+            const report = run.report();
 
             // What the database itself holds: both sends reached it, the mode decided the rows.
             const db = join(run.dir, 'bookings.db');

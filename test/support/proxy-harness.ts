@@ -3,9 +3,11 @@
  * driven by an SDK `Client` as the agent. The upstream's own ledger is the ground truth; the report file
  * is what the proxy concluded. Every test gets its own temp folder; everything is closed in `stop()`.
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
@@ -34,8 +36,17 @@ export interface ProxyRun {
   report(): ReportFile;
   /** Lines of the upstream's ledger (JSON objects). */
   ledger(): Array<Record<string, unknown>>;
-  /** Closes the agent side (stdin EOF) and waits for the proxy to exit. */
+  /**
+   * Closes the agent side (stdin EOF) and waits for the proxy to exit, as the SDK's client does: 2 s,
+   * then SIGTERM, 2 s, then SIGKILL.
+   */
   stop(): Promise<void>;
+  /**
+   * Closes the agent side (stdin EOF) and waits up to `timeoutMs` for the proxy to end by itself, as an
+   * agent that waits for it would; then {@link stop}. For work the proxy does after the agent has left
+   * (the effects' snapshot after the run) that can take longer than the SDK's 2 s on a loaded machine.
+   */
+  finish(timeoutMs: number): Promise<void>;
 }
 
 export interface ReportFile {
@@ -101,6 +112,16 @@ export async function startProxy(options: StartOptions = {}): Promise<ProxyRun> 
     report: () => JSON.parse(readFileSync(reportFile, 'utf8')) as ReportFile,
     ledger: () => readLines(ledgerFile),
     stop: async () => {
+      await client.close();
+    },
+    finish: async (timeoutMs) => {
+      // The SDK's transport keeps its child private; its stdin is what an agent closes when it leaves.
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((done) => child.once('close', () => done()));
+        child.stdin?.end();
+        await Promise.race([exited, sleep(timeoutMs, undefined, { ref: false })]);
+      }
       await client.close();
     },
   };
