@@ -57,14 +57,16 @@ describe('probe: flags and bad input', { timeout: 60_000 }, () => {
       try {
         const p3 = async (ms: number) => {
           const json = join(dir, `${flag}-${ms}.json`);
-          await runCli([...STRIPE, ...PAYMENT, flag, String(ms), '--json', json]);
+          // A payment works 300 ms here, so a second call at once meets the first still running (with
+          // the fixture's default of 0 ms that was a race the first call could win on a busy machine).
+          await runCli([...STRIPE, ...PAYMENT, '--upstream-env', 'FIXTURE_WORK_MS=300', flag, String(ms), '--json', json]);
           const results = JSON.parse(readFileSync(json, 'utf8')) as {
             tools: Array<{ probes: Array<{ probe: string; label: string }> }>;
           };
           return results.tools[0]!.probes.find((p) => p.probe === 'P3')!.label;
         };
         // At once, while the fixture still works on the payment, the second call is a conflict; a second
-        // after the first, once it was answered, inconclusive.
+        // after the first, once it was answered (300 ms), inconclusive.
         expect(await p3(0)).toBe('conflict_ok');
         expect(await p3(1000)).toBe('inconclusive');
       } finally {
