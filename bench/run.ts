@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureParallel, measurePath, measureStartup, type RunResult } from './drive.js';
 import { median, nowMs } from './measure.js';
-import { formatProfile, profileProxy } from './profile.js';
+import { formatProfile, profilePath } from './profile.js';
 import {
   BIN,
   ROOT,
@@ -293,13 +293,14 @@ async function main(argv: readonly string[]): Promise<void> {
     const calls = Number(argv[profileAt + 1] ?? 5000);
     if (!Number.isInteger(calls) || calls < 1)
       throw new Error(`--profile takes a positive whole number of writes, got "${argv[profileAt + 1]}"`);
-    // `--no-file`: the proxy without --report-file (proxyNoFile), whose target is the naive forwarder's cost.
-    const path = argv.includes('--no-file') ? 'proxyNoFile' : 'proxy';
-    process.stdout.write(`${formatProfile(await profileProxy(calls, path)).join('\n')}\n`);
+    // `--no-file`: the proxy without --report-file (proxyNoFile), whose target is the naive forwarder's
+    // cost; `--floor`: that forwarder itself.
+    const path = argv.includes('--floor') ? 'floor' : argv.includes('--no-file') ? 'proxyNoFile' : 'proxy';
+    process.stdout.write(`${formatProfile(await profilePath(calls, path)).join('\n')}\n`);
     return;
   }
   const unknown = argv.find((arg) => arg !== '--quick');
-  if (unknown !== undefined) throw new Error(`unknown option "${unknown}" (use --quick or --profile [N] [--no-file])`);
+  if (unknown !== undefined) throw new Error(`unknown option "${unknown}" (use --quick or --profile [N] [--no-file | --floor])`);
   await runBench(argv.includes('--quick'));
 }
 
