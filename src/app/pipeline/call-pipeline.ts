@@ -106,6 +106,7 @@ export type CallRelay = Pick<UpstreamCallOptions, 'onProgress' | 'peer'>;
 
 export class CallPipeline {
   private inFlight = 0;
+  private catchUpScheduled = false;
   private idle: Array<() => void> = [];
   private readonly events: CallEvents | null;
 
@@ -187,10 +188,10 @@ export class CallPipeline {
       options?.peer !== undefined && events
         ? { ...options, peer: events.askedThrough(options.peer, attempt, request.name) }
         : options;
-    const outcome =
-      sent === null
-        ? CANCELLED_BEFORE_FORWARDING
-        : await this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), sent);
+    const answer = sent === null ? null : this.deps.upstream.callTool(this.outgoing(attempt.attemptId, request), sent);
+    // The call is on its way: the session's bookkeeping is done while the upstream works on it.
+    this.catchUpSoon();
+    const outcome = answer === null ? CANCELLED_BEFORE_FORWARDING : await answer;
     this.deps.onUpstreamOutcome?.(request.name, outcome);
     const judged = judgeUpstreamAnswer(outcome, this.deps.outputSchemaTools.has(request.name), this.deps.callTimeoutMs / 1000);
     const replacement = attempt.answered(judged.execution);
@@ -203,6 +204,20 @@ export class CallPipeline {
       attempt.execution,
     );
     return { outcome, judged, replacement };
+  }
+
+  /**
+   * Lets the session apply its pending bookkeeping once the current turn's writes have gone out (a check-phase
+   * job), so the next call or answer does not wait for it. Correct whenever it runs: every event and every
+   * view of the session catches up first.
+   */
+  private catchUpSoon(): void {
+    if (this.catchUpScheduled) return;
+    this.catchUpScheduled = true;
+    setImmediate(() => {
+      this.catchUpScheduled = false;
+      this.deps.session.catchUp();
+    });
   }
 
   /** One forwarded call is done with the upstream: wakes `drained()` waiters when it was the last. */
@@ -297,6 +312,8 @@ export class CallPipeline {
       signal?.aborted === true,
     );
     if (publish !== null) await publish(this.inFlight === 0);
+    // Booked after the answer has gone to the agent.
+    this.catchUpSoon();
     return record;
   }
 

@@ -73,6 +73,8 @@ export interface AttemptEvents {
   answered(attemptId: number, outcome: ExecutionOutcome, counted: ExecutionCounted): InjectedResult | null;
   delivered(attemptId: number): void;
   cancelled(attemptId: number): void;
+  /** Applies the session's pending bookkeeping (the decision's operation, source and besideLate are set by it). */
+  catchUp(): void;
 }
 
 export class AttemptHandle implements CallAttempt {
@@ -94,6 +96,7 @@ export class AttemptHandle implements CallAttempt {
     return this.decision.callClass;
   }
   get operation(): number | null {
+    this.events.catchUp();
     return this.decision.operation;
   }
   get fault(): FaultKind | null {
@@ -115,9 +118,11 @@ export class AttemptHandle implements CallAttempt {
     return this.decision.landAfterMs;
   }
   get source(): RepeatSource | null {
+    this.events.catchUp();
     return this.decision.source;
   }
   get besideLate(): number | null {
+    this.events.catchUp();
     return this.decision.besideLate;
   }
 

@@ -50,6 +50,17 @@ export abstract class SessionState {
   protected replayMissCount = 0;
   protected firstResend: { op: OperationView; attempt: number } | null = null;
   protected ended = false;
+  /**
+   * Bookkeeping steps decided but not yet applied, in order (see `EvaluationSession.catchUp`): every view
+   * below applies them first, so a reader never sees the state behind the events it was told of.
+   */
+  protected readonly backlog: Array<() => void> = [];
+  private applying = false;
+  /**
+   * Whether bookkeeping may wait for a catch-up: not when the model's side is seen (R-14), whose state
+   * (its tool calls, its user turns) may change between a step and a later catch-up.
+   */
+  protected readonly defersBookkeeping: boolean;
 
   constructor(
     readonly settings: SessionSettings,
@@ -62,15 +73,38 @@ export abstract class SessionState {
     this.faultPlan = new FaultPlan(settings.scenario, random);
     this.keyMatcher = new KeyFieldMatcher(settings.keyFields);
     this.attributor = new RepeatAttributor(modelSide);
+    this.defersBookkeeping = modelSide === null;
+  }
+
+  /**
+   * Applies the bookkeeping steps not applied yet, in the order they happened; free when there are none.
+   * The state is then exactly what applying every step at once would have made: each step was recorded
+   * with its time, and nothing it reads changes before it is applied (every event and view catches up first).
+   * A driver may call it when it is idle (the proxy: while the upstream works on a call, and after an answer
+   * has gone to the agent), so the next event finds nothing to apply.
+   */
+  catchUp(): void {
+    if (this.applying || this.backlog.length === 0) return;
+    this.applying = true;
+    let next = 0;
+    try {
+      while (next < this.backlog.length) this.backlog[next++]!();
+    } finally {
+      // A step that threw is dropped with those before it; the rest wait for the next catch-up.
+      this.backlog.splice(0, next);
+      this.applying = false;
+    }
   }
 
   /** Running totals of the session (the verdict and the score are computed from these). */
   get totals(): TotalsView {
+    this.catchUp();
     return this.counters;
   }
 
   /** Calls a replayed recording had no answer for; any makes the verdict NOT_TESTED ("replay miss"). */
   get replayMisses(): number {
+    this.catchUp();
     return this.replayMissCount;
   }
 
@@ -79,51 +113,61 @@ export abstract class SessionState {
    * re-sent it (its number among the operation's attempts), so the verdict names them; null: none.
    */
   get firstResentAfterRejection(): { op: OperationView; attempt: number } | null {
+    this.catchUp();
     return this.firstResend;
   }
 
   /** Tool-level observations (R-5) counted so far. */
   get toolObservations(): ObservationsView {
+    this.catchUp();
     return this.observationCounter;
   }
 
   /** Every operation, by identity, in order of first arrival. */
   get operations(): ReadonlyMap<string, OperationView> {
+    this.catchUp();
     return this.ops;
   }
 
   /** Operations currently in violation (FAIL causes). */
   get violating(): ReadonlySet<OperationView> {
+    this.catchUp();
     return this.violatingOps;
   }
 
   /** Operations that currently earn an operation-level observation. */
   get observed(): ReadonlySet<OperationView> {
+    this.catchUp();
     return this.observedOps;
   }
 
   /** The fault plan: the configuration, whether it triggered and how often it was applied. */
   get plan(): PlanView {
+    this.catchUp();
     return this.faultPlan;
   }
 
   /** The attempts that had a latency, a held answer or a cancellation, in order of delivery. */
   get timing(): TimingLog {
+    this.catchUp();
     return this.timingLog;
   }
 
   /** R-14.2: whether the model's side of the agent is seen (then every repeat's source is decided). */
   get modelSeen(): boolean {
+    this.catchUp();
     return this.attributor.modelSeen;
   }
 
   /** R-14: the `attribution[]` entries so far, as comma-separated JSON (the report document's bytes). */
   get attributionJson(): string {
+    this.catchUp();
     return this.attributor.json;
   }
 
   /** R-14: every repeated write attempt so far and who sent it, in order of arrival. */
   attribution(): RepeatAttribution[] {
+    this.catchUp();
     return this.attributor.entries();
   }
 
@@ -134,6 +178,7 @@ export abstract class SessionState {
 
   /** Names of tools called while unclassified (listed as such, or not listed by the upstream). */
   unclassifiedCalled(): IterableIterator<string> {
+    this.catchUp();
     return this.unclassifiedSeen.keys();
   }
 }

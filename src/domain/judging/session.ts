@@ -62,21 +62,45 @@ export class EvaluationSession extends SessionState {
     return new AttemptHandle(this.arrive(tool, args, origin), this.events);
   }
 
+  // Only the decisions a caller waits for are made at once (the fault, the replacement of an answer);
+  // the bookkeeping of each step is kept in the backlog with the step's time, in order, and applied by
+  // `catchUp()`, which every event and every view runs first. So a proxy can send a call on before its
+  // bookkeeping, and answer the agent before the upstream's answer is booked.
   private readonly events: AttemptEvents = {
-    forwarded: (id) => this.forwardedEvent(id),
-    answered: (id, outcome, counted) => this.answeredEvent(id, outcome, counted),
-    delivered: (id) => this.deliveredEvent(id),
-    cancelled: (id) => {
-      const attempt = this.open.get(id);
-      if (attempt === undefined) return;
-      attempt.cancelled = true;
-      const op = attempt.opKey === null ? undefined : this.ops.get(attempt.opKey);
-      if (op !== undefined && op.lastId === attempt.id) op.lastCancelled = true;
-      this.timingLog.cancelled(id, attempt.tool, attempt.receivedAt, this.clock.now());
+    forwarded: (id) => {
+      const now = this.clock.now();
+      this.book(() => this.forwardedEvent(id, now));
     },
+    answered: (id, outcome, counted) => this.answeredEvent(id, outcome, counted),
+    delivered: (id) => {
+      const now = this.clock.now();
+      this.book(() => this.deliveredEvent(id, now));
+    },
+    cancelled: (id) => {
+      const now = this.clock.now();
+      this.book(() => this.cancelledEvent(id, now));
+    },
+    catchUp: () => this.catchUp(),
   };
 
+  /** Books a step: kept for the next catch-up, or applied now in a session that books at once. */
+  private book(step: () => void): void {
+    this.backlog.push(step);
+    if (!this.defersBookkeeping) this.catchUp();
+  }
+
+  private cancelledEvent(id: number, now: number): void {
+    const attempt = this.open.get(id);
+    if (attempt === undefined) return;
+    attempt.cancelled = true;
+    const op = attempt.opKey === null ? undefined : this.ops.get(attempt.opKey);
+    if (op !== undefined && op.lastId === attempt.id) op.lastCancelled = true;
+    this.timingLog.cancelled(id, attempt.tool, attempt.receivedAt, now);
+  }
+
   private arrive(tool: string, args: unknown, origin: CallOrigin): CallDecision {
+    // The fault plan and the late writes below must see every earlier step.
+    this.catchUp();
     const id = this.nextId++;
     const callClass: CallClass = this.catalog.classOf(tool);
     this.counters.countCall(callClass);
@@ -96,14 +120,47 @@ export class EvaluationSession extends SessionState {
     const delayMs = forward && scenario.latency !== undefined ? drawLatency(scenario.latency, this.random) : 0;
     const holdMs = behaviour?.holdsReplacement === true ? (scenario.holdMs ?? 0) : 0;
     const now = this.clock.now();
+    const decision: CallDecision = {
+      attemptId: id,
+      callClass,
+      operation: null,
+      fault,
+      forward,
+      injected,
+      delayMs,
+      holdMs,
+      landAfterMs,
+      source: null,
+      besideLate: null,
+    };
+    const book = (): void => this.bookArrival(decision, tool, args, now, origin);
+    // Booked at once where timing is involved: the late writes (F6) and the timing log.
+    const simple = landAfterMs === 0 && this.pendingLate.size === 0 && scenario.latency === undefined && holdMs === 0;
+    if (simple) this.book(book);
+    else book();
+    return decision;
+  }
+
+  /** The bookkeeping of an arrival (`decision`: what `arrive` decided; its operation and source are set here). */
+  private bookArrival(decision: CallDecision, tool: string, args: unknown, now: number, origin: CallOrigin): void {
+    const { attemptId: id, callClass, fault, forward, delayMs, holdMs, landAfterMs } = decision;
+    const scenario = this.settings.scenario;
     if (scenario.latency !== undefined || holdMs > 0)
       this.timingLog.arrived(id, tool, now, forward && scenario.latency !== undefined ? delayMs : null, holdMs);
-    let operation: number | null = null;
-    let source: RepeatSource | null = null;
-    if (callClass === 'write') ({ operation, source } = this.receiveWrite(id, tool, args, fault, forward, now, origin));
+    if (callClass === 'write')
+      ({ operation: decision.operation, source: decision.source } = this.receiveWrite(
+        id,
+        tool,
+        args,
+        fault,
+        forward,
+        now,
+        origin,
+      ));
     else this.receiveOther(id, tool, callClass, args, fault, forward, now, origin);
     // F6: a write of an operation whose late write has not landed yet is marked with that write's id.
-    const besideLate = this.pendingLate.size > 0 ? this.besideLateOf(id) : null;
+    decision.besideLate = this.pendingLate.size > 0 ? this.besideLateOf(id) : null;
+    const besideLate = decision.besideLate;
     if (landAfterMs > 0) {
       this.timingLog.arrivedLate(id, tool, now);
       // The agent hears the time-out before the upstream has the write: a failure it saw, as under F1.
@@ -120,7 +177,6 @@ export class EvaluationSession extends SessionState {
       }
     }
     if (besideLate !== null) this.timingLog.besideLate(id, tool, now, besideLate);
-    return { attemptId: id, callClass, operation, fault, forward, injected, delayMs, holdMs, landAfterMs, source, besideLate };
   }
 
   /** The late write (F6) still waiting to land that attempt `id`'s operation had when it arrived, if any. */
@@ -133,30 +189,42 @@ export class EvaluationSession extends SessionState {
     return attempt.besideLate;
   }
 
-  private forwardedEvent(attemptId: number): void {
+  private forwardedEvent(attemptId: number, now: number): void {
     const attempt = this.open.get(attemptId);
-    if (attempt !== undefined) attempt.forwardedAt = this.clock.now();
+    if (attempt !== undefined) attempt.forwardedAt = now;
   }
 
+  /** Decides the replacement of the upstream's answer at once (the caller waits for it); books the rest. */
   private answeredEvent(attemptId: number, outcome: ExecutionOutcome, counted?: ExecutionCounted): InjectedResult | null {
+    this.catchUp();
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.status !== 'in-flight') return null;
     attempt.upstreamAnsweredAt = this.clock.now();
     const replacement =
       outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
     if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
-    this.settle(attempt, outcome, replacement !== null);
+    // F6's writes tell their execution number (`counted`) at once.
+    const answeredAt = attempt.upstreamAnsweredAt;
+    const book = (): void => this.bookAnswer(attempt, outcome, replacement !== null, answeredAt, counted);
+    if (attempt.landsLate || attempt.besideLate !== null) book();
+    else this.book(book);
+    return replacement;
+  }
+
+  private bookAnswer(
+    attempt: Attempt,
+    outcome: ExecutionOutcome,
+    replaced: boolean,
+    answeredAt: number,
+    counted?: ExecutionCounted,
+  ): void {
+    const attemptId = attempt.id;
+    this.settle(attempt, outcome, replaced);
     if (attempt.landsLate || attempt.besideLate !== null) this.countExecution(attempt, counted);
     // A late write the upstream could not be sent (it was gone by then) never reached it.
     if (attempt.landsLate)
-      this.timingLog.landed(
-        attemptId,
-        outcome.kind === 'unavailable' ? null : attempt.forwardedAt,
-        attempt.upstreamAnsweredAt,
-        attempt.status,
-      );
+      this.timingLog.landed(attemptId, outcome.kind === 'unavailable' ? null : attempt.forwardedAt, answeredAt, attempt.status);
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
-    return replacement;
   }
 
   /**
@@ -177,10 +245,10 @@ export class EvaluationSession extends SessionState {
     if (pending?.length === 0) this.pendingLate.delete(op.opKey);
   }
 
-  private deliveredEvent(attemptId: number): void {
+  private deliveredEvent(attemptId: number, now: number): void {
     const attempt = this.open.get(attemptId);
     if (attempt === undefined || attempt.deliveredSeq !== null) return;
-    attempt.deliveredAt = this.clock.now();
+    attempt.deliveredAt = now;
     attempt.deliveredSeq = this.seq++;
     this.timingLog.delivered(attemptId, attempt.deliveredAt, attempt.status);
     if (attempt.opKey !== null) {
@@ -216,9 +284,11 @@ export class EvaluationSession extends SessionState {
   /** The session ended: calls still in flight have an unknown outcome (R-1.3). */
   finish(): void {
     if (this.ended) return;
+    this.catchUp();
     for (const attempt of [...this.open.values()]) {
       if (attempt.status === 'in-flight') this.answeredEvent(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
     }
+    this.catchUp();
     this.ended = true;
   }
 
@@ -227,7 +297,8 @@ export class EvaluationSession extends SessionState {
    * writer). Every reader has its own record, so a second reader never takes the first one's changes.
    */
   recordChanges(): ChangeSet {
-    const changes = new ChangeSet();
+    this.catchUp();
+    const changes = new ChangeSet(() => this.catchUp());
     this.changeSets.push(changes);
     return changes;
   }

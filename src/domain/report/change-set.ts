@@ -8,6 +8,9 @@ import type { OperationView } from '../judging/operation-state.js';
 export class ChangeSet {
   private changed = new Set<OperationView>();
 
+  /** @param catchUp brings the session's state up to date before the changes are taken. */
+  constructor(private readonly catchUp: () => void = () => undefined) {}
+
   /** Records a changed operation (called by the session). */
   add(op: OperationView): void {
     this.changed.add(op);
@@ -15,6 +18,7 @@ export class ChangeSet {
 
   /** The operations changed since the last `take`; starts a new record. */
   take(): ReadonlySet<OperationView> {
+    this.catchUp();
     const changed = this.changed;
     this.changed = new Set();
     return changed;

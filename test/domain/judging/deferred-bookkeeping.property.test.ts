@@ -1,0 +1,185 @@
+/**
+ * The session decides at once what its caller waits for (the fault, the replacement of an answer) and
+ * books the rest later (`catchUp`), so the proxy can send a call on before its bookkeeping. The state a
+ * reader sees must be exactly what booking every step at once gives: random sessions are driven twice,
+ * once caught up after every step and once left to catch up on its own (only when a view is read, at
+ * random points), and every report read on the way, and at the end, must be the same.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ScenarioConfig } from '../../../src/domain/faults/fault-plan.js';
+import { ModelSide } from '../../../src/domain/judging/attribution.js';
+import { Driver, fixedRandom, type Handle, type Upstream } from '../../support/session-driver.js';
+import { propertyRuns } from '../../support/property-runs.js';
+
+type Action =
+  | { kind: 'send'; tool: string; n: number; key: string | null }
+  | { kind: 'answer'; pick: number; upstream: Upstream; deliver: boolean }
+  | { kind: 'deliver'; pick: number }
+  | { kind: 'cancel'; pick: number }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'read' }
+  | { kind: 'finish' };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      tool: fc.constantFrom('create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'),
+      n: fc.integer({ min: 0, max: 2 }),
+      key: fc.constantFrom(null, 'k1', 'k2'),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('answer' as const),
+      pick: fc.nat(),
+      deliver: fc.boolean(),
+      upstream: fc.constantFrom<Upstream>('ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 3_000 }) }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'read' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'finish' as const }) },
+);
+
+const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
+  fc.constant({ mode: 'none' } as const),
+  fc
+    .constantFrom('F1', 'F2', 'F3', 'F4', 'F5')
+    .map((id) => ({ mode: 'scenario', id, parameters: { retryAfterSeconds: 2 } }) as const),
+  fc.constant({ mode: 'chaos', errorRate: 0.5 } as const),
+  // Latency and hold: arrivals are booked at once, the later steps still wait for a catch-up.
+  fc.constantFrom('F1', 'F4').map((id) => ({ mode: 'scenario', id, latency: { ms: 100, jitterMs: 50 }, holdMs: 500 }) as const),
+);
+
+/** Short sessions of one write and one read tool, mostly executed answers and waits: the timed steps come up often. */
+const focusedAction: fc.Arbitrary<Action> = fc.oneof(
+  fc.record({
+    kind: fc.constant('send' as const),
+    tool: fc.constantFrom('create_booking', 'create_booking', 'search_bookings'),
+    n: fc.integer({ min: 0, max: 1 }),
+    key: fc.constant(null),
+  }),
+  fc.record({
+    kind: fc.constant('answer' as const),
+    pick: fc.nat(),
+    deliver: fc.boolean(),
+    upstream: fc.constantFrom<Upstream>('ok', 'ok', 'timeout'),
+  }),
+  fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
+  fc.constant({ kind: 'read' as const }),
+);
+const timedScenario: fc.Arbitrary<ScenarioConfig> = fc
+  .constantFrom('F1', 'F2', 'F4')
+  .map((id) => ({ mode: 'scenario', id, latency: { ms: 100, jitterMs: 50 }, holdMs: 500 }) as const);
+
+const seed = fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 8 });
+
+interface Input {
+  scenario: ScenarioConfig;
+  actions: Action[];
+  seed: number[];
+}
+
+/** Drives one session; `eager`: catch up after every step. Returns every report read, then the final one. */
+function drive(input: Input, eager: boolean): string[] {
+  const d = new Driver(input.scenario, undefined, {
+    random: fixedRandom(...input.seed),
+    keyTools: ['pay_invoice'],
+    idempotentTools: ['pay_invoice'],
+  });
+  const reads: string[] = [];
+  const open: Array<{ h: Handle; answered: boolean; cancelled: boolean }> = [];
+  let finished = false;
+  for (const a of input.actions) {
+    if (a.kind === 'wait') d.wait(a.ms);
+    else if (a.kind === 'read') reads.push(JSON.stringify(d.report()));
+    else if (a.kind === 'finish') {
+      d.session.finish();
+      finished = true;
+    } else if (a.kind === 'send') {
+      if (finished) continue;
+      const h = d.send(a.tool, { n: a.n, ...(a.key ? { idempotency_key: a.key } : {}) });
+      open.push({ h, answered: !h.decision.forward, cancelled: false });
+    } else if (open.length > 0) {
+      const index = a.pick % open.length;
+      const entry = open[index]!;
+      if (a.kind === 'cancel') {
+        if (!entry.cancelled) entry.h.decision.cancelled();
+        entry.cancelled = true;
+      } else if (a.kind === 'answer' && !entry.answered) {
+        d.answer(entry.h, a.upstream, { deliver: a.deliver });
+        entry.answered = true;
+        if (a.deliver) open.splice(index, 1);
+      } else if (entry.answered) {
+        entry.h.decision.delivered();
+        open.splice(index, 1);
+      }
+    }
+    if (eager) d.session.catchUp();
+  }
+  reads.push(JSON.stringify(d.report()));
+  return reads;
+}
+
+describe('deferred bookkeeping', () => {
+  it('a session left to catch up on its own reads exactly as one caught up after every step', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          { weight: 1, arbitrary: fc.record({ scenario, actions: fc.array(action, { maxLength: 40 }), seed }) },
+          {
+            weight: 2,
+            arbitrary: fc.record({ scenario: timedScenario, actions: fc.array(focusedAction, { maxLength: 12 }), seed }),
+          },
+        ),
+        (input) => {
+          expect(drive(input, false)).toEqual(drive(input, true));
+        },
+      ),
+      { numRuns: propertyRuns(1000) },
+    );
+  });
+
+  /** Arguments that count how often the session looks into them. */
+  function watchedArgs(): { args: Record<string, unknown>; looks: () => number } {
+    let looks = 0;
+    const args = new Proxy<Record<string, unknown>>(
+      { n: 1, note: 'x' },
+      {
+        ownKeys: (target) => {
+          looks++;
+          return Reflect.ownKeys(target);
+        },
+      },
+    );
+    return { args, looks: () => looks };
+  }
+
+  it('the arguments of a forwarded write are not looked into until the session catches up (the proxy sends them on first)', () => {
+    const d = new Driver();
+    const { args, looks } = watchedArgs();
+    const h = d.send('create_booking', args);
+    expect(h.decision.forward).toBe(true);
+    expect(looks()).toBe(0);
+    d.session.catchUp();
+    expect(looks()).toBeGreaterThan(0);
+    // The decision's operation is the bookkeeping's: reading it catches up too.
+    const second = d.send('create_booking', { n: 2 });
+    expect(second.decision.operation).toBe(2);
+  });
+
+  it('with the model side seen (R-14), every step is booked at once', () => {
+    const d = new Driver({ mode: 'none' }, undefined, { modelSide: new ModelSide() });
+    const { args, looks } = watchedArgs();
+    d.send('create_booking', args);
+    expect(looks()).toBeGreaterThan(0);
+  });
+});
