@@ -217,13 +217,28 @@ export function hashJoined(texts: readonly string[], seed = 0): string {
 
 /** Depth of a value (0 for primitives), computed iteratively and capped at `limit + 1`. */
 export function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 0 }];
-  while (stack.length > 0) {
-    const { v, d } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d + 1 > limit) return true;
-    const children = Array.isArray(v) ? v : ownKeys(v).map((k) => ownValue(v, k));
-    for (const child of children) stack.push({ v: child, d: d + 1 });
+  // Two parallel stacks of the objects still to visit and their depths (an answer is checked on every
+  // call: no frame object per value); primitives are never pushed.
+  const values: object[] = [];
+  const depths: number[] = [];
+  if (typeof value === 'object' && value !== null) {
+    values.push(value);
+    depths.push(1);
+  }
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const d = depths.pop()!;
+    if (d > limit) return true;
+    const isArray = Array.isArray(v);
+    const keys = isArray ? null : ownKeys(v);
+    const length = keys === null ? (v as unknown[]).length : keys.length;
+    for (let i = 0; i < length; i++) {
+      const child = keys === null ? (v as unknown[])[i] : ownValue(v, keys[i]!);
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(d + 1);
+      }
+    }
   }
   return false;
 }
