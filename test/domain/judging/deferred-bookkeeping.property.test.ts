@@ -9,12 +9,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioConfig } from '../../../src/domain/faults/fault-plan.js';
 import { ModelSide } from '../../../src/domain/judging/attribution.js';
-import { Driver, fixedRandom, type Handle, type Upstream } from '../../support/session-driver.js';
+import { Driver, fixedRandom, type Handle } from '../../support/session-driver.js';
 import { propertyRuns } from '../../support/property-runs.js';
+import { answerAction, sendAction, type AnswerAction, type SendAction } from '../../support/session-actions.js';
 
 type Action =
-  | { kind: 'send'; tool: string; n: number; key: string | null }
-  | { kind: 'answer'; pick: number; upstream: Upstream; deliver: boolean }
+  | SendAction
+  | AnswerAction
   | { kind: 'deliver'; pick: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'wait'; ms: number }
@@ -22,24 +23,8 @@ type Action =
   | { kind: 'finish' };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('send' as const),
-      tool: fc.constantFrom('create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'),
-      n: fc.integer({ min: 0, max: 2 }),
-      key: fc.constantFrom(null, 'k1', 'k2'),
-    }),
-  },
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('answer' as const),
-      pick: fc.nat(),
-      deliver: fc.boolean(),
-      upstream: fc.constantFrom<Upstream>('ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'),
-    }),
-  },
+  { weight: 4, arbitrary: sendAction(['create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'], 2) },
+  { weight: 4, arbitrary: answerAction(['ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable']) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 3_000 }) }) },
@@ -59,18 +44,8 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
 
 /** Short sessions of one write and one read tool, mostly executed answers and waits: the timed steps come up often. */
 const focusedAction: fc.Arbitrary<Action> = fc.oneof(
-  fc.record({
-    kind: fc.constant('send' as const),
-    tool: fc.constantFrom('create_booking', 'create_booking', 'search_bookings'),
-    n: fc.integer({ min: 0, max: 1 }),
-    key: fc.constant(null),
-  }),
-  fc.record({
-    kind: fc.constant('answer' as const),
-    pick: fc.nat(),
-    deliver: fc.boolean(),
-    upstream: fc.constantFrom<Upstream>('ok', 'ok', 'timeout'),
-  }),
+  sendAction(['create_booking', 'create_booking', 'search_bookings'], 1, [null]),
+  answerAction(['ok', 'ok', 'timeout']),
   fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3_000 }) }),

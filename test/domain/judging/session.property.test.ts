@@ -8,33 +8,14 @@ import { describe, expect, it } from 'vitest';
 import type { ScenarioConfig } from '../../../src/domain/faults/fault-plan.js';
 import { Driver, fixedRandom, type Handle, type Upstream } from '../../support/session-driver.js';
 import { DEFAULT_RUNS, propertyRuns } from '../../support/property-runs.js';
+import { answerAction, sendAction, type AnswerAction, type SendAction } from '../../support/session-actions.js';
 
-type Action =
-  | { kind: 'send'; tool: string; n: number; key: string | null }
-  | { kind: 'answer'; pick: number; upstream: Upstream; deliver: boolean }
-  | { kind: 'deliver'; pick: number }
-  | { kind: 'wait'; ms: number };
+type Action = SendAction | AnswerAction | { kind: 'deliver'; pick: number } | { kind: 'wait'; ms: number };
 
 const TOOLS = ['create_booking', 'pay_invoice', 'search_bookings', 'sync_ledger'];
 const action: fc.Arbitrary<Action> = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('send' as const),
-      tool: fc.constantFrom(...TOOLS),
-      n: fc.integer({ min: 0, max: 2 }),
-      key: fc.constantFrom(null, 'k1', 'k2'),
-    }),
-  },
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('answer' as const),
-      pick: fc.nat(),
-      deliver: fc.boolean(),
-      upstream: fc.constantFrom<Upstream>('ok', 'ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable'),
-    }),
-  },
+  { weight: 4, arbitrary: sendAction(TOOLS, 2) },
+  { weight: 4, arbitrary: answerAction(['ok', 'ok', { ok: 'other' }, 'reject', 'timeout', 'crash', 'unavailable']) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 3_000 }) }) },
 );
