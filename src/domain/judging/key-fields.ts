@@ -18,9 +18,14 @@ export function normaliseFieldName(name: string): string {
   return name.toLowerCase().replaceAll('-', '').replaceAll('_', '');
 }
 
+/** How many distinct field names a {@link KeyFieldMatcher} remembers its answer for. */
+const REMEMBERED_FIELD_NAMES = 1024;
+
 /** Decides whether an argument field name is one of the configured key fields. */
 export class KeyFieldMatcher {
   private readonly normalised: ReadonlySet<string>;
+  /** The answers for field names seen so far (a session's calls repeat the same few), bounded. */
+  private readonly answers = new Map<string, boolean>();
 
   /**
    * @param keyFields the configured names (`--key-fields` or {@link DEFAULT_KEY_FIELDS}); a name that is
@@ -32,7 +37,12 @@ export class KeyFieldMatcher {
 
   /** True when `name` is a key field, ignoring case, `-` and `_` (`Idempotency-Key`, `idempotencyKey`). */
   isKeyField(name: string): boolean {
-    return this.normalised.has(normaliseFieldName(name));
+    const known = this.answers.get(name);
+    if (known !== undefined) return known;
+    const answer = this.normalised.has(normaliseFieldName(name));
+    // Hostile arguments may bring ever new names: past the bound, they are answered without being kept.
+    if (this.answers.size < REMEMBERED_FIELD_NAMES) this.answers.set(name, answer);
+    return answer;
   }
 }
 
@@ -52,10 +62,6 @@ export interface SplitArguments {
   keys: KeyValue[];
 }
 
-function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /**
  * Splits a call's arguments into the operation's identity and its key values. Only top-level fields are
  * key fields (`meta.idempotency_key` stays part of the operation). The input is read through own
@@ -69,7 +75,7 @@ export function splitArguments(args: unknown, matcher: KeyFieldMatcher): SplitAr
   const keys: KeyValue[] = [];
   if (args === undefined || args === null) return { operationArgs, keys };
   if (!isPlainObject(args)) {
-    defineOwn(operationArgs, NON_OBJECT_ARGUMENTS_KEY, args);
+    operationArgs[NON_OBJECT_ARGUMENTS_KEY] = args;
     return { operationArgs, keys };
   }
   for (const field of ownKeys(args)) {
@@ -77,7 +83,9 @@ export function splitArguments(args: unknown, matcher: KeyFieldMatcher): SplitAr
     if (matcher.isKeyField(field)) {
       keys.push({ field, value: typeof value === 'string' ? value : canonicalJson(value) });
     } else {
-      defineOwn(operationArgs, field, value);
+      // A plain assignment: on a null-prototype object no `__proto__` setter is inherited, so even that
+      // name becomes an own data property.
+      operationArgs[field] = value;
     }
   }
   return { operationArgs, keys };
