@@ -50,6 +50,12 @@ export interface CallPipelineDeps {
   outputSchemaTools: ReadonlySet<string>;
   /** Where the report goes before forwarding and before answering; null: no report (benchmark, demo). */
   publish: PublishReport | null;
+  /**
+   * Told when the session's bookkeeping failed in a catch-up the pipeline ran between calls (a bug: the
+   * step is dropped, as a failed step is dropped when a call runs it); absent: nobody is told. Never lets
+   * such an error end the process.
+   */
+  onBookkeepingError?(error: unknown): void;
   /** Told of every upstream outcome, before it is judged (logging, the size limit). */
   onUpstreamOutcome?(tool: string, outcome: UpstreamCallOutcome): void;
   /** Told every step of every call (the journal, per-call log lines); absent: nobody listens. */
@@ -216,7 +222,11 @@ export class CallPipeline {
     this.catchUpScheduled = true;
     setImmediate(() => {
       this.catchUpScheduled = false;
-      this.deps.session.catchUp();
+      try {
+        this.deps.session.catchUp();
+      } catch (error) {
+        this.deps.onBookkeepingError?.(error);
+      }
     });
   }
 

@@ -171,6 +171,7 @@ export class JudgedSession implements AgentSessionHandler {
         if (outcome.kind !== 'result') ctx.logger.warn({ tool, outcome: outcome.kind }, 'no usable answer from the upstream');
         if (outcome.kind === 'too-large') ctx.onUpstreamTooLarge(outcome.detail);
       },
+      onBookkeepingError: (error) => ctx.logger.error({ error: errorMessage(error) }, 'the session could not book a step'),
       ...eventsOf(ctx),
       ...(ctx.trace !== undefined ? { upstreamMeta: (attempt: number) => ctx.trace!.upstreamMeta(attempt) } : {}),
     });

@@ -89,6 +89,85 @@ describe('CallPipeline: one call from receipt to delivery', () => {
   });
 });
 
+/** Call arguments that count how often their keys are listed, or throw when they are (`broken`). */
+function watchedArguments(broken = false): { args: Record<string, unknown>; looks: () => number } {
+  let looks = 0;
+  const args = new Proxy<Record<string, unknown>>(
+    { n: 1 },
+    {
+      ownKeys: (target) => {
+        looks++;
+        if (broken) throw new Error('arguments that cannot be listed');
+        return Reflect.ownKeys(target);
+      },
+    },
+  );
+  return { args, looks: () => looks };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('CallPipeline: the session books a call while the upstream works on it', () => {
+  it('without a report the call reaches the upstream before its arguments are read; they are booked before the answer', async () => {
+    const { session, upstream, pipeline } = setup({ publish: null });
+    const { args, looks } = watchedArguments();
+    const callTool = upstream.callTool.bind(upstream);
+    let looksAtUpstream = -1;
+    upstream.callTool = (request) => {
+      looksAtUpstream = looks();
+      return callTool(request);
+    };
+    const answer = pipeline.call({ name: 'create_order', arguments: args });
+    const [held] = await upstream.received(1);
+    expect(looksAtUpstream).toBe(0);
+    await nextTurn();
+    expect(looks()).toBeGreaterThan(0);
+    held!.answer(okResult('done'));
+    expect(await answer).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(evaluate(session).verdict.verdict).toBe('PASS');
+  });
+
+  it('with a report the arrival is booked before the call goes on (R-9.2.1: the document shows it in flight)', async () => {
+    const { upstream, pipeline } = setup();
+    const { args, looks } = watchedArguments();
+    const callTool = upstream.callTool.bind(upstream);
+    let looksAtUpstream = -1;
+    upstream.callTool = (request) => {
+      looksAtUpstream = looks();
+      return callTool(request);
+    };
+    const answer = pipeline.call({ name: 'create_order', arguments: args });
+    (await upstream.received(1))[0]!.answer(okResult());
+    await answer;
+    expect(looksAtUpstream).toBeGreaterThan(0);
+  });
+
+  it('a step that fails to book between calls is told to onBookkeepingError, and the call still gets its answer', async () => {
+    const session = new EvaluationSession(
+      { scenario: { mode: 'none' }, keyFields: ['idempotency_key'] },
+      { classOf: () => 'write', acceptsKey: () => false },
+      new TestClock(),
+      fixedRandom(0.5),
+    );
+    const upstream = new HeldUpstream();
+    const errors: unknown[] = [];
+    const pipeline = new CallPipeline({
+      session,
+      upstream,
+      callTimeoutMs: 60_000,
+      outputSchemaTools: new Set(),
+      publish: null,
+      onBookkeepingError: (error) => errors.push(error),
+    });
+    const answer = pipeline.call({ name: 'create_order', arguments: watchedArguments(true).args });
+    const [held] = await upstream.received(1);
+    await nextTurn();
+    expect(errors.map(String)).toEqual(['Error: arguments that cannot be listed']);
+    held!.answer(okResult('done'));
+    expect(await answer).toEqual({ content: [{ type: 'text', text: 'done' }] });
+  });
+});
+
 describe('CallAttempt: the steps of a call cannot come out of order', () => {
   it('R-1.3: answered() before forwarded(), a second delivered(), forwarded() of an injected fault: each throws', () => {
     const { session } = setup({ scenario: { mode: 'scenario', id: 'F2' } });
