@@ -6,7 +6,14 @@ import type { ScenarioConfig } from '../../../src/domain/faults/fault-plan.js';
 import { HeldUpstream, okResult } from '../../support/in-memory-sides.js';
 import { TestClock, fixedRandom } from '../../support/session-driver.js';
 
-function setup(options: { scenario?: ScenarioConfig; outputSchemaTools?: string[]; publish?: PublishReport | null } = {}) {
+function setup(
+  options: {
+    scenario?: ScenarioConfig;
+    outputSchemaTools?: string[];
+    publish?: PublishReport | null;
+    onBookkeepingError?: (error: unknown) => void;
+  } = {},
+) {
   const session = new EvaluationSession(
     { scenario: options.scenario ?? { mode: 'none' }, keyFields: ['idempotency_key'] },
     { classOf: (name) => (name.startsWith('create') ? 'write' : 'read'), acceptsKey: () => false },
@@ -24,6 +31,7 @@ function setup(options: { scenario?: ScenarioConfig; outputSchemaTools?: string[
     callTimeoutMs: 60_000,
     outputSchemaTools: new Set(options.outputSchemaTools ?? []),
     publish: options.publish === undefined ? publish : options.publish,
+    ...(options.onBookkeepingError !== undefined ? { onBookkeepingError: options.onBookkeepingError } : {}),
   });
   return { session, upstream, pipeline, log };
 }
@@ -107,19 +115,25 @@ function watchedArguments(broken = false): { args: Record<string, unknown>; look
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** How often the arguments had been read when the call reached the upstream (-1: it has not yet). */
+function looksWhenForwarded(upstream: HeldUpstream, looks: () => number): () => number {
+  const callTool = upstream.callTool.bind(upstream);
+  let atUpstream = -1;
+  upstream.callTool = (request) => {
+    atUpstream = looks();
+    return callTool(request);
+  };
+  return () => atUpstream;
+}
+
 describe('CallPipeline: the session books a call while the upstream works on it', () => {
   it('without a report the call reaches the upstream before its arguments are read; they are booked before the answer', async () => {
     const { session, upstream, pipeline } = setup({ publish: null });
     const { args, looks } = watchedArguments();
-    const callTool = upstream.callTool.bind(upstream);
-    let looksAtUpstream = -1;
-    upstream.callTool = (request) => {
-      looksAtUpstream = looks();
-      return callTool(request);
-    };
+    const atUpstream = looksWhenForwarded(upstream, looks);
     const answer = pipeline.call({ name: 'create_order', arguments: args });
     const [held] = await upstream.received(1);
-    expect(looksAtUpstream).toBe(0);
+    expect(atUpstream()).toBe(0);
     await nextTurn();
     expect(looks()).toBeGreaterThan(0);
     held!.answer(okResult('done'));
@@ -130,35 +144,16 @@ describe('CallPipeline: the session books a call while the upstream works on it'
   it('with a report the arrival is booked before the call goes on (R-9.2.1: the document shows it in flight)', async () => {
     const { upstream, pipeline } = setup();
     const { args, looks } = watchedArguments();
-    const callTool = upstream.callTool.bind(upstream);
-    let looksAtUpstream = -1;
-    upstream.callTool = (request) => {
-      looksAtUpstream = looks();
-      return callTool(request);
-    };
+    const atUpstream = looksWhenForwarded(upstream, looks);
     const answer = pipeline.call({ name: 'create_order', arguments: args });
     (await upstream.received(1))[0]!.answer(okResult());
     await answer;
-    expect(looksAtUpstream).toBeGreaterThan(0);
+    expect(atUpstream()).toBeGreaterThan(0);
   });
 
   it('a step that fails to book between calls is told to onBookkeepingError, and the call still gets its answer', async () => {
-    const session = new EvaluationSession(
-      { scenario: { mode: 'none' }, keyFields: ['idempotency_key'] },
-      { classOf: () => 'write', acceptsKey: () => false },
-      new TestClock(),
-      fixedRandom(0.5),
-    );
-    const upstream = new HeldUpstream();
     const errors: unknown[] = [];
-    const pipeline = new CallPipeline({
-      session,
-      upstream,
-      callTimeoutMs: 60_000,
-      outputSchemaTools: new Set(),
-      publish: null,
-      onBookkeepingError: (error) => errors.push(error),
-    });
+    const { upstream, pipeline } = setup({ publish: null, onBookkeepingError: (error) => errors.push(error) });
     const answer = pipeline.call({ name: 'create_order', arguments: watchedArguments(true).args });
     const [held] = await upstream.received(1);
     await nextTurn();
