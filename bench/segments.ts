@@ -70,15 +70,17 @@ async function main(): Promise<void> {
     .split(',')
     .map((path) => ({ label: path, path: path as PathName }));
   if (before !== undefined) arms.push({ label: 'proxyNoFile@before', path: 'proxyNoFile', bin: before });
+  const userNodeOptions = process.env['NODE_OPTIONS'];
   const dir = mkdtempSync(join(tmpdir(), 'harness-bench-segments-'));
   try {
     for (let r = 1; r <= rounds; r++) {
       for (const arm of arms) {
         const file = join(dir, `${arm.label}-${r}.json`);
         process.env['BENCH_SEGMENTS_FILE'] = file;
-        process.env['NODE_OPTIONS'] = `--import ${hook}`;
+        process.env['NODE_OPTIONS'] = `${userNodeOptions ?? ''} --import ${hook}`.trim();
         const run = await measurePath(arm.path, calls, [], arm.bin);
-        delete process.env['NODE_OPTIONS'];
+        if (userNodeOptions === undefined) delete process.env['NODE_OPTIONS'];
+        else process.env['NODE_OPTIONS'] = userNodeOptions;
         // The process writes its file as it exits, which may come a moment after the client closed.
         for (let waited = 0; !existsSync(file) && waited < 3000; waited += 50) await delay(50);
         const segments = cutSegments(JSON.parse(readFileSync(file, 'utf8')) as number[]);

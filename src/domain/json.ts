@@ -215,7 +215,7 @@ export function hashJoined(texts: readonly string[], seed = 0): string {
   return finishHash();
 }
 
-/** Depth of a value (0 for primitives), computed iteratively and capped at `limit + 1`. */
+/** Whether a value is nested deeper than `limit` (a primitive has depth 0, `[]` and `{}` depth 1), without recursion. */
 export function depthExceeds(value: unknown, limit: number): boolean {
   // Two parallel stacks of the objects still to visit and their depths (an answer is checked on every
   // call: no frame object per value); primitives are never pushed.

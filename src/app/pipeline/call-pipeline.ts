@@ -218,7 +218,8 @@ export class CallPipeline {
    * view of the session catches up first.
    */
   private catchUpSoon(): void {
-    if (this.catchUpScheduled) return;
+    // With a report the publish before the answer has booked everything already.
+    if (this.catchUpScheduled || !this.deps.session.behind) return;
     this.catchUpScheduled = true;
     setImmediate(() => {
       this.catchUpScheduled = false;

@@ -73,12 +73,12 @@ export interface AttemptEvents {
   answered(attemptId: number, outcome: ExecutionOutcome, counted: ExecutionCounted): InjectedResult | null;
   delivered(attemptId: number): void;
   cancelled(attemptId: number): void;
-  /** Applies the session's pending bookkeeping (the decision's operation, source and besideLate are set by it). */
+  /** Applies the session's pending bookkeeping (the decision's operation, source, besideLate and execution are set by it). */
   catchUp(): void;
 }
 
 export class AttemptHandle implements CallAttempt {
-  execution: number | null = null;
+  private counted: number | null = null;
   private wasForwarded = false;
   private wasAnswered = false;
   private wasDelivered = false;
@@ -124,6 +124,14 @@ export class AttemptHandle implements CallAttempt {
   get besideLate(): number | null {
     this.events.catchUp();
     return this.decision.besideLate;
+  }
+  get execution(): number | null {
+    this.events.catchUp();
+    return this.counted;
+  }
+  /** Written by the session when it books the answer (F6). */
+  set execution(value: number | null) {
+    this.counted = value;
   }
 
   forwarded(): void {

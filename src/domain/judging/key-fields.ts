@@ -18,14 +18,9 @@ export function normaliseFieldName(name: string): string {
   return name.toLowerCase().replaceAll('-', '').replaceAll('_', '');
 }
 
-/** How many distinct field names a {@link KeyFieldMatcher} remembers its answer for. */
-const REMEMBERED_FIELD_NAMES = 1024;
-
 /** Decides whether an argument field name is one of the configured key fields. */
 export class KeyFieldMatcher {
   private readonly normalised: ReadonlySet<string>;
-  /** The answers for field names seen so far (a session's calls repeat the same few), bounded. */
-  private readonly answers = new Map<string, boolean>();
 
   /**
    * @param keyFields the configured names (`--key-fields` or {@link DEFAULT_KEY_FIELDS}); a name that is
@@ -37,12 +32,7 @@ export class KeyFieldMatcher {
 
   /** True when `name` is a key field, ignoring case, `-` and `_` (`Idempotency-Key`, `idempotencyKey`). */
   isKeyField(name: string): boolean {
-    const known = this.answers.get(name);
-    if (known !== undefined) return known;
-    const answer = this.normalised.has(normaliseFieldName(name));
-    // Hostile arguments may bring ever new names: past the bound, they are answered without being kept.
-    if (this.answers.size < REMEMBERED_FIELD_NAMES) this.answers.set(name, answer);
-    return answer;
+    return this.normalised.has(normaliseFieldName(name));
   }
 }
 

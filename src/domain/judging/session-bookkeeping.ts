@@ -105,19 +105,19 @@ export abstract class SessionBookkeeping extends SessionState {
     if (attempt !== undefined) attempt.forwardedAt = now;
   }
 
-  protected bookAnswer(
-    attempt: Attempt,
-    outcome: ExecutionOutcome,
-    replaced: boolean,
-    answeredAt: number,
-    counted?: ExecutionCounted,
-  ): void {
+  protected bookAnswer(attempt: Attempt, outcome: ExecutionOutcome, replaced: boolean, counted?: ExecutionCounted): void {
     const attemptId = attempt.id;
     this.settle(attempt, outcome, replaced);
     if (attempt.landsLate || attempt.besideLate !== null) this.countExecution(attempt, counted);
     // A late write the upstream could not be sent (it was gone by then) never reached it.
     if (attempt.landsLate)
-      this.timingLog.landed(attemptId, outcome.kind === 'unavailable' ? null : attempt.forwardedAt, answeredAt, attempt.status);
+      this.timingLog.landed(
+        attemptId,
+        outcome.kind === 'unavailable' ? null : attempt.forwardedAt,
+        // Set when the answer came, before this step was booked.
+        attempt.upstreamAnsweredAt!,
+        attempt.status,
+      );
     if (attempt.deliveredSeq !== null) this.open.delete(attemptId);
   }
 

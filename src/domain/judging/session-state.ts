@@ -57,7 +57,7 @@ export abstract class SessionState {
   protected readonly backlog: Array<() => void> = [];
   private applying = false;
   /**
-   * Whether bookkeeping may wait for a catch-up: not when the model's side is seen (R-14), whose state
+   * Whether bookkeeping may wait for a catch-up: not when the model's side is attached (R-14), whose state
    * (its tool calls, its user turns) may change between a step and a later catch-up.
    */
   protected readonly defersBookkeeping: boolean;
@@ -94,6 +94,11 @@ export abstract class SessionState {
       this.backlog.splice(0, next);
       this.applying = false;
     }
+  }
+
+  /** Whether steps wait to be booked (a driver then has something for `catchUp()` to do). */
+  get behind(): boolean {
+    return this.backlog.length > 0;
   }
 
   /** Running totals of the session (the verdict and the score are computed from these). */

@@ -50,14 +50,14 @@ export class EvaluationSession extends SessionBookkeeping {
     catchUp: () => this.catchUp(),
   };
 
-  /** Books a step: kept for the next catch-up, or applied now in a session that books at once. */
+  /** Books a step: kept for the next catch-up, or applied now in a session that books at once (R-14). */
   private book(step: () => void): void {
     this.backlog.push(step);
     if (!this.defersBookkeeping) this.catchUp();
   }
 
   private arrive(tool: string, args: unknown, origin: CallOrigin): CallDecision {
-    // The fault plan and the late writes below must see every earlier step.
+    // The fault plan must see every earlier step (a forwarding fault that was not applied is returned, R-4.1).
     this.catchUp();
     const id = this.nextId++;
     const callClass: CallClass = this.catalog.classOf(tool);
@@ -91,11 +91,7 @@ export class EvaluationSession extends SessionBookkeeping {
       source: null,
       besideLate: null,
     };
-    const book = (): void => this.bookArrival(decision, tool, args, now, origin);
-    // Booked at once where timing is involved: the late writes (F6) and the timing log.
-    const simple = landAfterMs === 0 && this.pendingLate.size === 0 && scenario.latency === undefined && holdMs === 0;
-    if (simple) this.book(book);
-    else book();
+    this.book(() => this.bookArrival(decision, tool, args, now, origin));
     return decision;
   }
 
@@ -108,11 +104,7 @@ export class EvaluationSession extends SessionBookkeeping {
     const replacement =
       outcome.kind === 'executed' ? (behaviourOf(attempt.fault)?.replaceExecuted?.(this.faultSettings()) ?? null) : null;
     if (replacement !== null) this.timingLog.replaced(attemptId, attempt.upstreamAnsweredAt);
-    // F6's writes tell their execution number (`counted`) at once.
-    const answeredAt = attempt.upstreamAnsweredAt;
-    const book = (): void => this.bookAnswer(attempt, outcome, replacement !== null, answeredAt, counted);
-    if (attempt.landsLate || attempt.besideLate !== null) book();
-    else this.book(book);
+    this.book(() => this.bookAnswer(attempt, outcome, replacement !== null, counted));
     return replacement;
   }
 
@@ -123,7 +115,6 @@ export class EvaluationSession extends SessionBookkeeping {
     for (const attempt of [...this.open.values()]) {
       if (attempt.status === 'in-flight') this.answeredEvent(attempt.id, { kind: 'unknown', reason: 'still-in-flight' });
     }
-    this.catchUp();
     this.ended = true;
   }
 

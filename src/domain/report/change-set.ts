@@ -9,7 +9,7 @@ export class ChangeSet {
   private changed = new Set<OperationView>();
 
   /** @param catchUp brings the session's state up to date before the changes are taken. */
-  constructor(private readonly catchUp: () => void = () => undefined) {}
+  constructor(private readonly catchUp: () => void) {}
 
   /** Records a changed operation (called by the session). */
   add(op: OperationView): void {

@@ -45,15 +45,19 @@ const scenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
 /** Short sessions of one write and one read tool, mostly executed answers and waits: the timed steps come up often. */
 const focusedAction: fc.Arbitrary<Action> = fc.oneof(
   sendAction(['create_booking', 'create_booking', 'search_bookings'], 1, [null]),
-  answerAction(['ok', 'ok', 'timeout']),
+  answerAction(['ok', 'ok', 'timeout', 'unavailable']),
   fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
   fc.constant({ kind: 'read' as const }),
 );
-const timedScenario: fc.Arbitrary<ScenarioConfig> = fc
-  .constantFrom('F1', 'F2', 'F4')
-  .map((id) => ({ mode: 'scenario', id, latency: { ms: 100, jitterMs: 50 }, holdMs: 500 }) as const);
+const timedScenario: fc.Arbitrary<ScenarioConfig> = fc.oneof(
+  fc
+    .constantFrom('F1', 'F2', 'F4')
+    .map((id) => ({ mode: 'scenario', id, latency: { ms: 100, jitterMs: 50 }, holdMs: 500 }) as const),
+  // F6: the first write's time-out at once, its landing later; writes beside it count their executions.
+  fc.constant({ mode: 'scenario', id: 'F6', parameters: { landAfterMs: 1000 } } as const),
+);
 
 const seed = fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 8 });
 
@@ -71,8 +75,9 @@ function drive(input: Input, eager: boolean): string[] {
     idempotentTools: ['pay_invoice'],
   });
   const reads: string[] = [];
-  const open: Array<{ h: Handle; answered: boolean; cancelled: boolean }> = [];
+  const open: Array<{ h: Handle; answered: boolean; delivered: boolean; cancelled: boolean }> = [];
   let finished = false;
+  const lateWrites = input.scenario.mode === 'scenario' && input.scenario.id === 'F6';
   for (const a of input.actions) {
     if (a.kind === 'wait') d.wait(a.ms);
     else if (a.kind === 'read') reads.push(JSON.stringify(d.report()));
@@ -82,20 +87,31 @@ function drive(input: Input, eager: boolean): string[] {
     } else if (a.kind === 'send') {
       if (finished) continue;
       const h = d.send(a.tool, { n: a.n, ...(a.key ? { idempotency_key: a.key } : {}) });
-      open.push({ h, answered: !h.decision.forward, cancelled: false });
+      open.push({ h, answered: !h.decision.forward, delivered: false, cancelled: false });
     } else if (open.length > 0) {
       const index = a.pick % open.length;
       const entry = open[index]!;
+      // F6: a late write is delivered (its time-out) before the upstream answers it.
+      const late = entry.h.decision.landAfterMs > 0;
       if (a.kind === 'cancel') {
-        if (!entry.cancelled) entry.h.decision.cancelled();
+        if (!entry.cancelled && !entry.delivered) entry.h.decision.cancelled();
         entry.cancelled = true;
       } else if (a.kind === 'answer' && !entry.answered) {
-        d.answer(entry.h, a.upstream, { deliver: a.deliver });
+        const deliver = a.deliver && !entry.delivered;
+        d.answer(entry.h, a.upstream, { deliver });
         entry.answered = true;
-        if (a.deliver) open.splice(index, 1);
-      } else if (entry.answered) {
+        entry.delivered ||= deliver;
+        // The execution number an answer tells under F6 is read as the pipeline reads it: at once (only
+        // there, since reading it catches up, and the other scenarios must show what waits for a view).
+        if (lateWrites) {
+          if (eager) d.session.catchUp();
+          reads.push(`execution ${entry.h.decision.execution}`);
+        }
+        if (entry.delivered) open.splice(index, 1);
+      } else if ((entry.answered || late) && !entry.delivered) {
         entry.h.decision.delivered();
-        open.splice(index, 1);
+        entry.delivered = true;
+        if (entry.answered) open.splice(index, 1);
       }
     }
     if (eager) d.session.catchUp();
@@ -105,7 +121,7 @@ function drive(input: Input, eager: boolean): string[] {
 }
 
 describe('deferred bookkeeping', () => {
-  it('a session left to catch up on its own reads exactly as one caught up after every step', () => {
+  it('R-9.2/R-4.1/R-16.1: a session left to catch up on its own reads exactly as one caught up after every step (reports, fault decisions, F6 execution numbers)', () => {
     fc.assert(
       fc.property(
         fc.oneof(
